@@ -1,0 +1,119 @@
+//! Authentication: password hashes, API keys, the authenticated caller, and the trait
+//! further login methods (OAuth 2.0) implement.
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use async_trait::async_trait;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::id::ObjectId;
+use crate::model::Capability;
+
+/// Hashes a password with argon2id and a random salt into a PHC string.
+pub fn hash_password(password: &str) -> Result<String> {
+    let mut salt = [0u8; 16];
+    rand::rng().fill_bytes(&mut salt);
+    let salt = SaltString::encode_b64(&salt).map_err(|e| Error::internal(format!("cannot encode salt: {e}")))?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| Error::internal(format!("cannot hash password: {e}")))
+}
+
+/// Checks a password against a PHC string; a malformed hash never verifies.
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash)
+        .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+        .unwrap_or(false)
+}
+
+/// A new API key: 32 random bytes, URL-safe Base64.
+pub fn new_api_key() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// A new random password for the first administrator: 20 URL-safe characters.
+pub fn new_password() -> String {
+    let mut bytes = [0u8; 15];
+    rand::rng().fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// What the store keeps of an API key: its SHA-256, hex encoded.
+pub fn hash_api_key(key: &str) -> String {
+    let digest = Sha256::digest(key.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The authenticated user of a call, with the global capabilities of their roles
+/// (their own and their groups').
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub user: ObjectId,
+    pub name: String,
+    pub capabilities: Vec<Capability>,
+}
+
+impl Caller {
+    pub fn has(&self, capability: Capability) -> bool {
+        self.capabilities.contains(&capability)
+    }
+
+    /// Fails with PERMISSION_DENIED unless the caller holds the capability globally.
+    pub fn require(&self, capability: Capability) -> Result<()> {
+        if self.has(capability) {
+            Ok(())
+        } else {
+            Err(Error::forbidden(format!(
+                "user '{}' lacks the global capability {capability:?} this call needs",
+                self.name
+            )))
+        }
+    }
+}
+
+/// Credentials a login method receives.
+#[derive(Debug, Clone)]
+pub enum Credentials {
+    Password { user: String, password: String },
+    /// An OAuth 2.0 access token.
+    BearerToken(String),
+}
+
+/// A login method: turns credentials into the id of an existing, enabled user.
+/// Password login is built in; OAuth 2.0 and others implement this trait.
+#[async_trait]
+pub trait Authenticator: Send + Sync + std::fmt::Debug {
+    /// A short name for logs, e.g. `password` or `oauth2`.
+    fn name(&self) -> &'static str;
+    /// The user the credentials prove, or AUTHENTICATION_ERROR.
+    async fn authenticate(&self, credentials: &Credentials) -> Result<ObjectId>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_verify_only_against_their_hash() {
+        let hash = hash_password("s3cret").unwrap();
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(verify_password("s3cret", &hash));
+        assert!(!verify_password("other", &hash));
+        assert!(!verify_password("s3cret", "not a hash"));
+    }
+
+    #[test]
+    fn api_keys_are_random_and_hashed() {
+        let (a, b) = (new_api_key(), new_api_key());
+        assert_ne!(a, b);
+        assert_eq!(hash_api_key(&a).len(), 64);
+        assert_eq!(hash_api_key(&a), hash_api_key(&a));
+    }
+}

@@ -1,0 +1,327 @@
+//! Reading objects in the legacy entity format, the repository tree, and folders.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::Catalog;
+use crate::auth::Caller;
+use crate::error::{Error, Result};
+use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
+use crate::model::*;
+use crate::store::{Batch, Details, Op, Scope};
+use crate::wire::{Attribute, AttributeTypeRef, EmbeddedEntity, Entity, TypeRef};
+
+/// A node of `repositoryBrowse`'s tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowseNode {
+    pub object_name: String,
+    pub id: String,
+    pub object_type: String,
+    pub links: Vec<BrowseNode>,
+}
+
+/// What `createFolder` is asked to create.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderRequest {
+    /// The parent folder or configuration (id or path); the repository root when absent.
+    pub parent_id: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// `Folder` (default), `Configuration` or `Configuration Version`.
+    pub object_type: Option<String>,
+}
+
+pub(crate) fn type_ref(object: &Object) -> TypeRef {
+    TypeRef { name: object.object_type.qualified(), display_name: object.object_type.name.clone() }
+}
+
+pub(crate) fn embedded(object: &Object) -> EmbeddedEntity {
+    EmbeddedEntity { id: object.id.to_string(), name: object.name.clone(), object_type: type_ref(object) }
+}
+
+fn attribute(name: &str, kind: AttributeKind, value: serde_json::Value) -> Attribute {
+    Attribute {
+        attribute_type: AttributeTypeRef {
+            name: name.to_owned(),
+            display_name: name.to_owned(),
+            kind: kind.as_str().to_owned(),
+        },
+        value,
+    }
+}
+
+impl Catalog {
+    /// The legacy entity of one object, with its system, custom and profile attributes,
+    /// labels, defining terms and data classes.
+    pub async fn entity(&self, object: &Object) -> Result<Entity> {
+        let details = self.store.details(Scope::Objects(vec![object.id])).await?;
+        let meta = self.meta_model().await?;
+        self.entity_with(object, &details, &meta).await
+    }
+
+    async fn entity_with(&self, object: &Object, details: &Details, meta: &MetaModel) -> Result<Entity> {
+        let mut attributes = Vec::new();
+        let mut system = |name: &str, value: serde_json::Value| {
+            if !value.is_null() {
+                attributes.push(attribute(name, AttributeKind::System, value));
+            }
+        };
+        system("Object Id", json!(object.id.to_string()));
+        system("Name", json!(object.name));
+        system("Object Type", json!(object.object_type.name));
+        system("Object Profile", json!(object.object_type.profile));
+        system("Object System Type", json!(object.system_type.as_str()));
+        system("Physical Name", json!(object.physical_name));
+        system("Native Id", json!(object.native_id));
+        system("Object Stable Id", json!(object.stable_id));
+        system("Description", json!(object.description));
+        system("Business Name", json!(object.business_name));
+        system("Business Description", json!(object.business_description));
+        system("Data Type", json!(object.data_type));
+        system("External Url", json!(object.external_url));
+        system("Hide Data", json!(object.hide_data));
+        system("Workflow State", json!(object.workflow_state));
+        system("Model Id", json!(object.model_number()));
+        system("Updated Date", json!(format_datetime(&object.updated_at)));
+        for value in details.attributes.iter().filter(|a| a.object == object.id) {
+            let kind = meta.attribute_type(&value.attribute).map(|a| a.kind).unwrap_or(AttributeKind::Udp);
+            attributes.push(attribute(&value.attribute, kind, json!(value.value)));
+        }
+
+        let labels: Vec<String> = details
+            .tags
+            .iter()
+            .filter(|t| t.object == object.id && t.kind == TagKind::Label)
+            .map(|t| t.value.clone())
+            .collect();
+        let data_classes: Vec<String> = details
+            .classifications
+            .iter()
+            .filter(|c| {
+                c.object == object.id
+                    && matches!(c.status, ClassificationStatus::Matched | ClassificationStatus::Approved)
+            })
+            .map(|c| c.data_class.clone())
+            .collect();
+        let mut terms = Vec::new();
+        for edge in details.edges.iter().filter(|e| e.source == object.id && is_definition(e)) {
+            if let Some(term) = self.store.object(edge.target).await? {
+                terms.push(embedded(&term));
+            }
+        }
+        Ok(Entity {
+            id: object.id.to_string(),
+            name: object.name.clone(),
+            object_type: type_ref(object),
+            entity_type: type_ref(object),
+            attributes,
+            parent_id: self.parent_id(object),
+            labels,
+            term: terms.first().map(|t| t.name.clone()),
+            terms,
+            semantic_types: data_classes.clone(),
+            data_classifications: data_classes,
+        })
+    }
+
+    /// The legacy entities of several objects, reading what hangs on them in one call.
+    pub async fn entities(&self, objects: &[Object]) -> Result<Vec<Entity>> {
+        if objects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let details = self.store.details(Scope::Objects(objects.iter().map(|o| o.id).collect())).await?;
+        let meta = self.meta_model().await?;
+        let mut entities = Vec::with_capacity(objects.len());
+        for object in objects {
+            entities.push(self.entity_with(object, &details, &meta).await?);
+        }
+        Ok(entities)
+    }
+
+    fn parent_id(&self, object: &Object) -> Option<String> {
+        match (object.parent, object.kind) {
+            (Some(parent), _) => Some(parent.to_string()),
+            (None, ObjectKind::ModelObject) => Some(ObjectId::repository(object.id.model).to_string()),
+            (None, _) => None,
+        }
+    }
+
+    /// `GET /entities/{objectId}` in the legacy format.
+    pub async fn get_entity(&self, caller: &Caller, reference: &ObjectRef) -> Result<Entity> {
+        caller.require(Capability::ViewMetadata)?;
+        let object = self.resolve(reference).await?;
+        self.entity(&object).await
+    }
+
+    /// `GET /repository/getContext`: the ancestors of an object, root first, as embedded entities.
+    pub async fn get_context(&self, caller: &Caller, reference: &ObjectRef) -> Result<Vec<EmbeddedEntity>> {
+        caller.require(Capability::ViewMetadata)?;
+        let object = self.resolve(reference).await?;
+        Ok(self.context(&object).await?.iter().map(embedded).collect())
+    }
+
+    /// `GET /configuration/listModels`: the models of a configuration, or all models.
+    pub async fn list_models(&self, caller: &Caller, configuration: Option<&ObjectRef>) -> Result<Vec<Entity>> {
+        caller.require(Capability::ViewMetadata)?;
+        let models = match configuration {
+            None => self.store.objects_of_kind(ObjectKind::Model).await?,
+            Some(reference) => {
+                let configuration = self.resolve(reference).await?;
+                if !matches!(configuration.kind, ObjectKind::Configuration | ObjectKind::ConfigurationVersion) {
+                    return Err(Error::invalid(format!(
+                        "{} ('{}') is a {}, not a configuration",
+                        configuration.id,
+                        configuration.name,
+                        configuration.kind.as_str()
+                    )));
+                }
+                self.edge_targets(EdgeKind::ConfigurationContent, configuration.id, false).await?
+            }
+        };
+        self.entities(&models).await
+    }
+
+    /// `GET /configurations/listConnectedModels`: the models connected to a model, in
+    /// either direction, optionally only those in a configuration.
+    pub async fn list_connected_models(
+        &self,
+        caller: &Caller,
+        model: &ObjectRef,
+        configuration: Option<&ObjectRef>,
+    ) -> Result<Vec<Entity>> {
+        caller.require(Capability::ViewMetadata)?;
+        let model = self.resolve(model).await?;
+        if model.kind != ObjectKind::Model {
+            return Err(Error::invalid(format!("{} ('{}') is not a model", model.id, model.name)));
+        }
+        let mut connected = self.edge_targets(EdgeKind::ModelConnection, model.id, false).await?;
+        connected.extend(self.edge_targets(EdgeKind::ModelConnection, model.id, true).await?);
+        if let Some(reference) = configuration {
+            let configuration = self.resolve(reference).await?;
+            let members = self.store.edges(EdgeKind::ConfigurationContent, configuration.id, false).await?;
+            connected.retain(|m| members.iter().any(|e| e.target == m.id));
+        }
+        connected.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        connected.dedup_by_key(|m| m.id);
+        self.entities(&connected).await
+    }
+
+    /// The objects at the other end of the edges of one kind, sorted by name.
+    async fn edge_targets(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Object>> {
+        let mut found = Vec::new();
+        for edge in self.store.edges(kind, object, incoming).await? {
+            let other = if incoming { edge.source } else { edge.target };
+            if let Some(o) = self.store.object(other).await? {
+                found.push(o);
+            }
+        }
+        found.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        Ok(found)
+    }
+
+    /// `GET /operations/repositoryBrowse`: the repository tree below a path, keeping only
+    /// objects of the given kinds (all when empty) and the folders that lead to them.
+    pub async fn repository_browse(&self, caller: &Caller, path: &str, kinds: &[ObjectKind]) -> Result<Vec<BrowseNode>> {
+        caller.require(Capability::ViewMetadata)?;
+        let names = crate::id::split_path(path)?;
+        let start = if names.is_empty() { None } else { Some(self.resolve(&ObjectRef::Path(names)).await?.id) };
+        let mut stack = vec![(start, 0usize)];
+        // Depth-first, iteratively: collect each level's nodes, then assemble bottom-up.
+        let mut levels: Vec<(Option<ObjectId>, Vec<Object>)> = Vec::new();
+        while let Some((parent, depth)) = stack.pop() {
+            if depth > 1_000 {
+                return Err(Error::internal("the repository tree is deeper than 1000 levels"));
+            }
+            let children = self.store.children(REPOSITORY_MODEL, parent).await?;
+            for child in &children {
+                if child.kind != ObjectKind::Model {
+                    stack.push((Some(child.id), depth + 1));
+                }
+            }
+            levels.push((parent, children));
+        }
+        let lookup: std::collections::HashMap<Option<ObjectId>, Vec<Object>> = levels.into_iter().collect();
+        Ok(build_nodes(start, &lookup, kinds))
+    }
+
+    /// `POST /repository/createFolder`: creates a folder, configuration or configuration
+    /// version; names are unique among siblings.
+    pub async fn create_folder(&self, caller: &Caller, request: &FolderRequest) -> Result<Entity> {
+        caller.require(Capability::ManageRepository)?;
+        let name = request.name.as_deref().map(str::trim).unwrap_or_default();
+        if name.is_empty() {
+            return Err(Error::missing("name"));
+        }
+        if name.contains('/') {
+            return Err(Error::invalid(format!("folder name '{name}' must not contain '/'")));
+        }
+        let kind = match request.object_type.as_deref() {
+            None => ObjectKind::Folder,
+            Some(text) => ObjectKind::parse(text).filter(|k| {
+                matches!(k, ObjectKind::Folder | ObjectKind::Configuration | ObjectKind::ConfigurationVersion)
+            }).ok_or_else(|| {
+                Error::invalid(format!(
+                    "objectType '{text}' cannot be created here; use Folder, Configuration or Configuration Version"
+                ))
+            })?,
+        };
+        let parent = match request.parent_id.as_deref().filter(|p| !p.trim().is_empty() && p.trim() != "/") {
+            None => None,
+            Some(text) => Some(self.resolve_text(text).await?),
+        };
+        let allowed = match (kind, parent.as_ref().map(|p| p.kind)) {
+            (ObjectKind::Folder | ObjectKind::Configuration, None | Some(ObjectKind::Folder)) => true,
+            (ObjectKind::ConfigurationVersion, Some(ObjectKind::Configuration)) => true,
+            _ => false,
+        };
+        if !allowed {
+            let where_ = parent.as_ref().map_or("the repository root".to_owned(), |p| {
+                format!("{} '{}' ({})", p.kind.as_str().to_lowercase(), p.name, p.id)
+            });
+            return Err(Error::invalid(format!("a {} cannot be created in {where_}", kind.as_str().to_lowercase())));
+        }
+        let parent_id = parent.as_ref().map(|p| p.id);
+        if self.store.child_by_name(REPOSITORY_MODEL, parent_id, name).await?.is_some() {
+            return Err(Error::conflict(format!("an object named '{name}' already exists there")));
+        }
+        let id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
+        let system_type = if kind == ObjectKind::Folder { SystemType::Namespace } else { SystemType::Content };
+        let mut object = Object::new(id, kind, TypeName::new(REPOSITORY_PROFILE, kind.as_str()), system_type, name);
+        object.parent = parent_id;
+        object.description = request.description.clone().filter(|d| !d.is_empty());
+        object.updated_by = Some(caller.user);
+        self.store.apply(Batch::from(vec![Op::PutObject(object.clone())])).await?;
+        self.entity(&object).await
+    }
+}
+
+fn is_definition(edge: &Edge) -> bool {
+    match edge.kind {
+        EdgeKind::SemanticLink => true,
+        EdgeKind::CustomRelationship => edge.name == "Is Defined By",
+        _ => false,
+    }
+}
+
+fn build_nodes(
+    parent: Option<ObjectId>,
+    lookup: &std::collections::HashMap<Option<ObjectId>, Vec<Object>>,
+    kinds: &[ObjectKind],
+) -> Vec<BrowseNode> {
+    let Some(children) = lookup.get(&parent) else { return Vec::new() };
+    children
+        .iter()
+        .filter_map(|child| {
+            let links = if child.kind == ObjectKind::Model { Vec::new() } else { build_nodes(Some(child.id), lookup, kinds) };
+            let wanted = kinds.is_empty() || kinds.contains(&child.kind);
+            (wanted || !links.is_empty()).then(|| BrowseNode {
+                object_name: child.name.clone(),
+                id: child.id.to_string(),
+                object_type: child.kind.as_str().to_owned(),
+                links,
+            })
+        })
+        .collect()
+}

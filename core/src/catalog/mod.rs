@@ -1,0 +1,160 @@
+//! The Catalog: the one service every front end (HTTP, CLI) calls. It resolves
+//! identifiers, checks authorization, and turns requests into store reads and batches.
+
+mod auth;
+mod browse;
+mod model_io;
+mod types;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use browse::{BrowseNode, FolderRequest};
+pub use model_io::{ExportOptions, ImportOptions, ImportSummary};
+pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
+
+use crate::archive::ArchiveLimits;
+use crate::error::{Error, ErrorCode, Result};
+use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
+use crate::model::{MetaModel, Object, ObjectKind};
+use crate::store::Store;
+
+/// Settings of the catalog that configuration can change.
+#[derive(Debug, Clone)]
+pub struct CatalogConfig {
+    /// How long an API key stays valid after login.
+    pub login_timeout: Duration,
+    pub archive_limits: ArchiveLimits,
+}
+
+impl Default for CatalogConfig {
+    fn default() -> Self {
+        Self { login_timeout: Duration::from_secs(30 * 60), archive_limits: ArchiveLimits::default() }
+    }
+}
+
+/// The catalog service over one store.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    store: Arc<dyn Store>,
+    config: CatalogConfig,
+}
+
+impl Catalog {
+    pub fn new(store: Arc<dyn Store>, config: CatalogConfig) -> Self {
+        Self { store, config }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub fn config(&self) -> &CatalogConfig {
+        &self.config
+    }
+
+    /// The meta model: the built-in one plus attribute types added at run time.
+    pub async fn meta_model(&self) -> Result<MetaModel> {
+        let mut meta = MetaModel::builtin();
+        for added in self.store.attribute_types().await? {
+            match meta.attribute_types.iter_mut().find(|a| a.name == added.name && a.kind == added.kind) {
+                Some(existing) => *existing = added,
+                None => meta.attribute_types.push(added),
+            }
+        }
+        Ok(meta)
+    }
+
+    /// Finds the object a client named by id, stable id or repository path. A path walks
+    /// the repository tree and, past a model, that model's objects.
+    pub async fn resolve(&self, reference: &ObjectRef) -> Result<Object> {
+        match reference {
+            ObjectRef::Id(id) => self
+                .store
+                .object(*id)
+                .await?
+                .ok_or_else(|| Error::not_found(format!("object {id} does not exist"))),
+            ObjectRef::StableId(stable) => self
+                .store
+                .object_by_stable_id(stable)
+                .await?
+                .ok_or_else(|| Error::not_found(format!("no object has stable id '{stable}'"))),
+            ObjectRef::Path(names) => {
+                let display = format!("/{}", names.join("/"));
+                let mut space = REPOSITORY_MODEL;
+                let mut parent: Option<ObjectId> = None;
+                let mut found: Option<Object> = None;
+                for name in names {
+                    let next = self.store.child_by_name(space, parent, name).await?.ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::InvalidRepositoryPath,
+                            format!("repository path '{display}' does not exist: no '{name}'"),
+                        )
+                    })?;
+                    if next.kind == ObjectKind::Model {
+                        space = next.id.content_model();
+                        parent = None;
+                    } else {
+                        parent = Some(next.id);
+                    }
+                    found = Some(next);
+                }
+                found.ok_or_else(|| {
+                    Error::new(ErrorCode::InvalidRepositoryPath, "the repository root '/' is not an object")
+                })
+            }
+        }
+    }
+
+    /// Resolves an identifier given as text.
+    pub async fn resolve_text(&self, text: &str) -> Result<Object> {
+        self.resolve(&ObjectRef::parse(text)?).await
+    }
+
+    /// The repository path of a repository object, e.g. `/Sales/Warehouse`.
+    pub async fn repository_path(&self, object: &Object) -> Result<String> {
+        let mut names = vec![object.name.clone()];
+        let mut next = object.parent;
+        let mut guard = 0;
+        while let Some(id) = next {
+            let parent = self.store.object(id).await?.ok_or_else(|| {
+                Error::internal(format!("object {} has a missing parent {id}", object.id))
+            })?;
+            names.push(parent.name.clone());
+            next = parent.parent;
+            guard += 1;
+            if guard > 10_000 {
+                return Err(Error::internal(format!("the ancestry of {} has a cycle", object.id)));
+            }
+        }
+        names.reverse();
+        Ok(format!("/{}", names.join("/")))
+    }
+
+    /// The ancestors of an object from the repository root down to its parent: its
+    /// Context. A model object's context runs through its model's folders and model.
+    pub async fn context(&self, object: &Object) -> Result<Vec<Object>> {
+        let mut chain = Vec::new();
+        let mut next = object.parent;
+        if next.is_none() && object.kind == ObjectKind::ModelObject {
+            next = Some(ObjectId::repository(object.id.model));
+        }
+        while let Some(id) = next {
+            if chain.len() > 10_000 {
+                return Err(Error::internal(format!("the ancestry of {} has a cycle", object.id)));
+            }
+            let parent = self
+                .store
+                .object(id)
+                .await?
+                .ok_or_else(|| Error::internal(format!("object {} has a missing ancestor {id}", object.id)))?;
+            next = match parent.parent {
+                None if parent.kind == ObjectKind::ModelObject => Some(ObjectId::repository(parent.id.model)),
+                other => other,
+            };
+            chain.push(parent);
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+}

@@ -1,0 +1,130 @@
+//! The one error type every front end maps to the wire, with its stable `errorCode`.
+
+use serde::Serialize;
+
+/// Stable error codes sent to clients in `error.errorCode`.
+///
+/// The first eight are the codes of the public API documentation; the rest name cases
+/// the documentation leaves open. This list is the whole vocabulary: add a code here,
+/// never invent one at a call site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    AuthenticationError,
+    ObjectNotFound,
+    InvalidRepositoryPath,
+    RequiredParameterNotSpecified,
+    InvalidParameter,
+    OperationNotSupported,
+    ServerError,
+    LicenseError,
+    /// The caller is authenticated but lacks the role or capability the call needs.
+    PermissionDenied,
+    /// The write conflicts with existing data (a duplicate name, a concurrent change).
+    Conflict,
+    /// The method was removed in a past release; the message names its replacement.
+    MethodRemoved,
+    /// The request body or upload exceeds the configured limit.
+    PayloadTooLarge,
+    /// The request body is not in a media type the method accepts.
+    UnsupportedMediaType,
+    /// No route exists for the path.
+    NotFound,
+    /// The route exists but not for this HTTP method.
+    MethodNotAllowed,
+}
+
+impl ErrorCode {
+    /// The code as clients see it, e.g. `OBJECT_NOT_FOUND`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AuthenticationError => "AUTHENTICATION_ERROR",
+            Self::ObjectNotFound => "OBJECT_NOT_FOUND",
+            Self::InvalidRepositoryPath => "INVALID_REPOSITORY_PATH",
+            Self::RequiredParameterNotSpecified => "REQUIRED_PARAMETER_NOT_SPECIFIED",
+            Self::InvalidParameter => "INVALID_PARAMETER",
+            Self::OperationNotSupported => "OPERATION_NOT_SUPPORTED",
+            Self::ServerError => "SERVER_ERROR",
+            Self::LicenseError => "LICENSE_ERROR",
+            Self::PermissionDenied => "PERMISSION_DENIED",
+            Self::Conflict => "CONFLICT",
+            Self::MethodRemoved => "METHOD_REMOVED",
+            Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            Self::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            Self::NotFound => "NOT_FOUND",
+            Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+        }
+    }
+
+    /// The conventional HTTP status for the code.
+    pub fn http_status(self) -> u16 {
+        match self {
+            Self::AuthenticationError => 401,
+            Self::ObjectNotFound | Self::InvalidRepositoryPath | Self::NotFound => 404,
+            Self::RequiredParameterNotSpecified | Self::InvalidParameter => 400,
+            Self::OperationNotSupported => 400,
+            Self::ServerError => 500,
+            Self::LicenseError | Self::PermissionDenied => 403,
+            Self::Conflict => 409,
+            Self::MethodRemoved => 410,
+            Self::PayloadTooLarge => 413,
+            Self::UnsupportedMediaType => 415,
+            Self::MethodNotAllowed => 405,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error of the catalog: a code for clients and a lowercase message that says what
+/// was wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+    pub fn authentication(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::AuthenticationError, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ObjectNotFound, message)
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidParameter, message)
+    }
+    pub fn missing(parameter: &str) -> Self {
+        Self::new(
+            ErrorCode::RequiredParameterNotSpecified,
+            format!("required parameter '{parameter}' is not specified"),
+        )
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Conflict, message)
+    }
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PermissionDenied, message)
+    }
+    pub fn unsupported(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::OperationNotSupported, message)
+    }
+    /// A failure inside the server or its storage; the message is logged and sent.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ServerError, message)
+    }
+    /// A storage failure; `context` says what the store was doing.
+    pub fn storage(context: &str, err: impl std::fmt::Display) -> Self {
+        Self::internal(format!("storage error while {context}: {err}"))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

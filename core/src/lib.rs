@@ -1,0 +1,21 @@
+//! Lore's core: the domain model, the [`Store`] and [`Importer`] traits, authentication,
+//! wire types and the [`Catalog`] service every front end calls.
+//!
+//! The core knows no HTTP and no SQL driver: the server maps requests to [`Catalog`]
+//! calls, backends implement [`Store`].
+
+pub mod archive;
+pub mod auth;
+pub mod catalog;
+pub mod error;
+pub mod id;
+pub mod import;
+pub mod model;
+pub mod store;
+pub mod wire;
+
+pub use catalog::Catalog;
+pub use error::{Error, ErrorCode, Result};
+pub use id::{ObjectId, ObjectRef};
+pub use import::Importer;
+pub use store::Store;

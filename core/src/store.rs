@@ -1,0 +1,172 @@
+//! The storage contract. Backends implement [`Store`]; the [`Catalog`](crate::Catalog)
+//! is its only caller.
+//!
+//! # Contract
+//! - Every method is atomic. [`Store::apply`] takes a whole [`Batch`] and lands it in one
+//!   transaction or not at all: after an error, reads see the store as it was.
+//! - Reads return objects in the order each method names, so every backend answers alike.
+//! - Ids come from [`Store::reserve_ids`]; the store never invents ids on its own.
+//! - Only hashes of API keys are stored ([`Session::key_hash`]).
+
+use async_trait::async_trait;
+
+use crate::error::Result;
+use crate::id::ObjectId;
+use crate::model::*;
+
+/// One write of a [`Batch`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Inserts the object or replaces the one with the same id.
+    PutObject(Object),
+    /// Deletes an object and everything that hangs on it (attributes, edges to and from
+    /// it, tags, classifications, labels, profiling, grants on it). Children are not
+    /// followed: delete them first, or use [`Op::ClearModel`].
+    DeleteObject(ObjectId),
+    /// Deletes every model object of the model number and everything hanging on them,
+    /// keeping the model's repository object.
+    ClearModel(i64),
+    /// Sets the value of an attribute on an object, replacing an earlier value.
+    SetAttribute(AttributeValue),
+    RemoveAttribute { object: ObjectId, attribute: String },
+    /// Adds an edge; adding an existing edge is a no-op.
+    AddEdge(Edge),
+    RemoveEdge(Edge),
+    /// Adds a tag; adding an existing tag is a no-op.
+    AddTag(Tag),
+    RemoveTag(Tag),
+    /// Sets the status of a data class on an object, replacing an earlier status.
+    SetClassification(Classification),
+    RemoveClassification { object: ObjectId, data_class: String },
+    /// Sets the status of a sensitivity label on an object, replacing an earlier status.
+    SetLabelAssignment(LabelAssignment),
+    RemoveLabelAssignment { object: ObjectId, label: String },
+    /// Replaces the profiling and sampling results of an object (both `None` removes them).
+    SetProfiling(Profiling),
+    /// Inserts or replaces the attribute type of that name.
+    PutAttributeType(AttributeType),
+    /// Inserts or replaces the data class of that name.
+    PutDataClass(DataClass),
+    /// Inserts or replaces the sensitivity label of that name.
+    PutSensitivityLabel(SensitivityLabel),
+    /// Inserts or replaces a user (by id); user names are unique, case-insensitively.
+    PutUser(User),
+    /// Inserts or replaces a role (by name).
+    PutRole(Role),
+    /// Adds a grant; adding an existing grant is a no-op.
+    AddGrant(Grant),
+    RemoveGrant(Grant),
+}
+
+/// Writes that land together or not at all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Batch {
+    pub ops: Vec<Op>,
+}
+
+impl Batch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn push(&mut self, op: Op) -> &mut Self {
+        self.ops.push(op);
+        self
+    }
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+impl From<Vec<Op>> for Batch {
+    fn from(ops: Vec<Op>) -> Self {
+        Self { ops }
+    }
+}
+
+/// Which objects a details read covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// These objects.
+    Objects(Vec<ObjectId>),
+    /// Every model object of the model number.
+    Model(i64),
+}
+
+/// What hangs on a set of objects. Each list is sorted (by its derived `Ord`, or by
+/// object then attribute name for attributes, by object for profiling).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Details {
+    pub attributes: Vec<AttributeValue>,
+    /// Edges whose source or target is in scope.
+    pub edges: Vec<Edge>,
+    pub tags: Vec<Tag>,
+    pub classifications: Vec<Classification>,
+    pub labels: Vec<LabelAssignment>,
+    pub profiling: Vec<Profiling>,
+}
+
+/// Storage of the whole catalog. See the module documentation for the contract.
+#[async_trait]
+pub trait Store: Send + Sync + std::fmt::Debug + 'static {
+    /// A short name of the backend (`memory`, `sqlite`, `postgres`) for logs.
+    fn backend(&self) -> &'static str;
+
+    /// Checks that the store answers; used by `/healthz`.
+    async fn ping(&self) -> Result<()>;
+
+    /// Reserves `count` consecutive ids in the id space of `model` (use
+    /// [`REPOSITORY_MODEL`](crate::id::REPOSITORY_MODEL) for repository objects, users and
+    /// groups) and returns the first. Reserved ids are never handed out again, even when
+    /// the batch that was to use them fails.
+    async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64>;
+
+    /// Applies the batch atomically.
+    async fn apply(&self, batch: Batch) -> Result<()>;
+
+    // ---- objects
+
+    async fn object(&self, id: ObjectId) -> Result<Option<Object>>;
+    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>>;
+    /// The child named `name` (exact match) of `parent` inside the id space of `model`;
+    /// `parent` `None` means the repository root or the model's top level.
+    async fn child_by_name(&self, model: i64, parent: Option<ObjectId>, name: &str) -> Result<Option<Object>>;
+    /// The children of `parent` in the id space of `model`, sorted by name then id.
+    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>>;
+    /// Every model object of the model number, sorted by id.
+    async fn model_objects(&self, model: i64) -> Result<Vec<Object>>;
+    /// Every repository object of the kind, sorted by name then id.
+    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>>;
+    /// What hangs on the objects in scope.
+    async fn details(&self, scope: Scope) -> Result<Details>;
+    /// Edges of the kind whose source (or, with `incoming`, target) is `object`, sorted.
+    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>>;
+
+    // ---- meta model and governance definitions
+
+    /// Attribute types added at run time (built-ins come from [`MetaModel::builtin`]), by name.
+    async fn attribute_types(&self) -> Result<Vec<AttributeType>>;
+    async fn data_classes(&self) -> Result<Vec<DataClass>>;
+    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>>;
+    async fn roles(&self) -> Result<Vec<Role>>;
+
+    // ---- users, grants and sessions
+
+    async fn user(&self, id: ObjectId) -> Result<Option<User>>;
+    /// The user of that name, compared case-insensitively.
+    async fn user_by_name(&self, name: &str) -> Result<Option<User>>;
+    async fn user_count(&self) -> Result<u64>;
+    /// Grants held by the grantee, sorted.
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>>;
+
+    async fn put_session(&self, session: Session) -> Result<()>;
+    /// The session with that key hash, if it exists and has not expired at `now`.
+    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>>;
+    async fn delete_session(&self, key_hash: &str) -> Result<()>;
+    /// Ends every session of the user; returns how many ended.
+    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64>;
+    /// Removes sessions that expired before `now`; returns how many.
+    async fn purge_sessions(&self, now: Timestamp) -> Result<u64>;
+}
