@@ -1,0 +1,1 @@
+//! Fresh PostgreSQL databases for test runs (being written).

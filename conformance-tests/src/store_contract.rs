@@ -1,0 +1,1 @@
+//! The `Store` contract, checked against any backend (being written).
