@@ -1,0 +1,908 @@
+//! An in-memory [`Store`] for tests, demos and ephemeral servers.
+//!
+//! Everything lives in one state struct of ordered maps and sets behind a
+//! [`std::sync::RwLock`]; the ordered keys give every read the order the [`Store`]
+//! contract names without sorting. [`Store::apply`] writes straight into the state and
+//! records an undo entry per change: when an op fails, the entries are replayed backwards
+//! so the store is exactly as it was, without copying the whole state per batch.
+//!
+//! Id sequences live under their own lock, so a failed batch never gives back the ids it
+//! reserved.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use async_trait::async_trait;
+use lore_core::error::{Error, Result};
+use lore_core::id::ObjectId;
+use lore_core::model::{
+    AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
+    Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
+    TagKind, Timestamp, User, Value,
+};
+use lore_core::store::{Batch, Details, Op, Scope, Store};
+
+/// The smallest id of a model's id space, to start range scans.
+const fn first_of(model: i64) -> ObjectId {
+    ObjectId::new(model, i64::MIN)
+}
+
+/// The smallest object id, to start range scans over one parent's children.
+const MIN_ID: ObjectId = ObjectId::new(i64::MIN, i64::MIN);
+
+/// An edge as the outgoing index keys it: source, kind, target, name.
+type EdgeKey = (ObjectId, EdgeKind, ObjectId, String);
+
+/// An entry of the children index: model, parent, name, id.
+type ChildKey = (i64, Option<ObjectId>, String, ObjectId);
+
+/// The whole catalog in memory, with the indexes the reads need.
+#[derive(Debug, Default)]
+struct State {
+    objects: BTreeMap<ObjectId, Object>,
+    /// (model, parent, name, id) of every object: children and child-by-name lookups.
+    children: BTreeSet<ChildKey>,
+    by_stable_id: HashMap<String, ObjectId>,
+    /// (name, id) of the objects of each kind.
+    by_kind: HashMap<ObjectKind, BTreeSet<(String, ObjectId)>>,
+    attributes: BTreeMap<(ObjectId, String), Value>,
+    /// Edges keyed (source, kind, target, name).
+    edges_out: BTreeSet<EdgeKey>,
+    /// The same edges keyed (target, kind, source, name).
+    edges_in: BTreeSet<EdgeKey>,
+    tags: BTreeSet<Tag>,
+    classifications: BTreeMap<(ObjectId, String), ClassificationStatus>,
+    labels: BTreeMap<(ObjectId, String), ClassificationStatus>,
+    profiling: BTreeMap<ObjectId, Profiling>,
+    /// Attribute types by (name, kind).
+    attribute_types: BTreeMap<(String, &'static str), AttributeType>,
+    data_classes: BTreeMap<String, DataClass>,
+    sensitivity_labels: BTreeMap<String, SensitivityLabel>,
+    roles: BTreeMap<String, Role>,
+    users: BTreeMap<ObjectId, User>,
+    /// Lowercased user name to user id.
+    user_names: HashMap<String, ObjectId>,
+    grants: BTreeSet<Grant>,
+    /// (object, grant) of every grant on an object.
+    grants_on: BTreeSet<(ObjectId, Grant)>,
+    sessions: HashMap<String, Session>,
+}
+
+/// How to take back one change of a batch.
+#[derive(Debug)]
+enum Undo {
+    Object(ObjectId, Option<Object>),
+    Attribute(ObjectId, String, Option<Value>),
+    Edge(Edge, bool),
+    Tag(Tag, bool),
+    Classification(ObjectId, String, Option<ClassificationStatus>),
+    Label(ObjectId, String, Option<ClassificationStatus>),
+    Profiling(ObjectId, Option<Profiling>),
+    AttributeType((String, &'static str), Option<AttributeType>),
+    DataClass(String, Option<DataClass>),
+    SensitivityLabel(String, Option<SensitivityLabel>),
+    Role(String, Option<Role>),
+    User(ObjectId, Option<User>),
+    Grant(Grant, bool),
+}
+
+fn user_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+impl State {
+    // ---- primitives: each sets one entry, keeps the indexes and returns the old entry
+
+    fn set_object(&mut self, id: ObjectId, object: Option<Object>) -> Option<Object> {
+        let old = match object {
+            Some(object) => self.objects.insert(id, object),
+            None => self.objects.remove(&id),
+        };
+        if let Some(old) = &old {
+            self.children
+                .remove(&(old.id.model, old.parent, old.name.clone(), old.id));
+            if let Some(stable) = &old.stable_id
+                && self.by_stable_id.get(stable) == Some(&old.id)
+            {
+                self.by_stable_id.remove(stable);
+            }
+            if let Some(set) = self.by_kind.get_mut(&old.kind) {
+                set.remove(&(old.name.clone(), old.id));
+            }
+        }
+        if let Some(new) = self.objects.get(&id) {
+            self.children
+                .insert((new.id.model, new.parent, new.name.clone(), new.id));
+            if let Some(stable) = &new.stable_id {
+                self.by_stable_id.insert(stable.clone(), new.id);
+            }
+            self.by_kind
+                .entry(new.kind)
+                .or_default()
+                .insert((new.name.clone(), new.id));
+        }
+        old
+    }
+
+    fn set_attribute(
+        &mut self,
+        object: ObjectId,
+        name: String,
+        value: Option<Value>,
+    ) -> Option<Value> {
+        match value {
+            Some(value) => self.attributes.insert((object, name), value),
+            None => self.attributes.remove(&(object, name)),
+        }
+    }
+
+    fn set_edge(&mut self, edge: Edge, present: bool) -> bool {
+        let out = (edge.source, edge.kind, edge.target, edge.name);
+        let inc = (out.2, out.1, out.0, out.3.clone());
+        if present {
+            self.edges_in.insert(inc);
+            !self.edges_out.insert(out)
+        } else {
+            self.edges_in.remove(&inc);
+            self.edges_out.remove(&out)
+        }
+    }
+
+    fn set_tag(&mut self, tag: Tag, present: bool) -> bool {
+        if present {
+            !self.tags.insert(tag)
+        } else {
+            self.tags.remove(&tag)
+        }
+    }
+
+    fn set_grant(&mut self, grant: Grant, present: bool) -> bool {
+        if let Some(object) = grant.object {
+            if present {
+                self.grants_on.insert((object, grant.clone()));
+            } else {
+                self.grants_on.remove(&(object, grant.clone()));
+            }
+        }
+        if present {
+            !self.grants.insert(grant)
+        } else {
+            self.grants.remove(&grant)
+        }
+    }
+
+    fn set_user(&mut self, id: ObjectId, user: Option<User>) -> Option<User> {
+        let old = match user {
+            Some(user) => self.users.insert(id, user),
+            None => self.users.remove(&id),
+        };
+        if let Some(old) = &old {
+            let key = user_key(&old.name);
+            if self.user_names.get(&key) == Some(&id) {
+                self.user_names.remove(&key);
+            }
+        }
+        if let Some(new) = self.users.get(&id) {
+            self.user_names.insert(user_key(&new.name), id);
+        }
+        old
+    }
+
+    fn undo(&mut self, undo: Undo) {
+        match undo {
+            Undo::Object(id, old) => {
+                self.set_object(id, old);
+            }
+            Undo::Attribute(object, name, old) => {
+                self.set_attribute(object, name, old);
+            }
+            Undo::Edge(edge, was) => {
+                self.set_edge(edge, was);
+            }
+            Undo::Tag(tag, was) => {
+                self.set_tag(tag, was);
+            }
+            Undo::Classification(object, name, old) => {
+                set_entry(&mut self.classifications, (object, name), old);
+            }
+            Undo::Label(object, name, old) => {
+                set_entry(&mut self.labels, (object, name), old);
+            }
+            Undo::Profiling(object, old) => {
+                set_entry(&mut self.profiling, object, old);
+            }
+            Undo::AttributeType(key, old) => {
+                set_entry(&mut self.attribute_types, key, old);
+            }
+            Undo::DataClass(name, old) => {
+                set_entry(&mut self.data_classes, name, old);
+            }
+            Undo::SensitivityLabel(name, old) => {
+                set_entry(&mut self.sensitivity_labels, name, old);
+            }
+            Undo::Role(name, old) => {
+                set_entry(&mut self.roles, name, old);
+            }
+            Undo::User(id, old) => {
+                self.set_user(id, old);
+            }
+            Undo::Grant(grant, was) => {
+                self.set_grant(grant, was);
+            }
+        }
+    }
+
+    // ---- reads
+
+    fn model_range(&self, model: i64) -> impl Iterator<Item = &Object> {
+        self.objects
+            .range(first_of(model)..=ObjectId::new(model, i64::MAX))
+            .map(|(_, o)| o)
+    }
+
+    /// Everything hanging on the objects `ids`; edges go to `edges` to be sorted once.
+    fn collect_details(
+        &self,
+        ids: &BTreeSet<ObjectId>,
+        details: &mut Details,
+        edges: &mut BTreeSet<Edge>,
+    ) {
+        for &id in ids {
+            details.attributes.extend(
+                self.attributes
+                    .range((id, String::new())..)
+                    .take_while(|((o, _), _)| *o == id)
+                    .map(|((object, attribute), value)| AttributeValue {
+                        object: *object,
+                        attribute: attribute.clone(),
+                        value: value.clone(),
+                    }),
+            );
+            edges.extend(self.edges_from(id, None, false));
+            edges.extend(self.edges_from(id, None, true));
+            details.tags.extend(
+                self.tags
+                    .range(
+                        Tag {
+                            object: id,
+                            kind: TagKind::Label,
+                            value: String::new(),
+                        }..,
+                    )
+                    .take_while(|t| t.object == id)
+                    .cloned(),
+            );
+            details.classifications.extend(
+                self.classifications
+                    .range((id, String::new())..)
+                    .take_while(|((o, _), _)| *o == id)
+                    .map(|((object, data_class), status)| Classification {
+                        object: *object,
+                        data_class: data_class.clone(),
+                        status: *status,
+                    }),
+            );
+            details.labels.extend(
+                self.labels
+                    .range((id, String::new())..)
+                    .take_while(|((o, _), _)| *o == id)
+                    .map(|((object, label), status)| LabelAssignment {
+                        object: *object,
+                        label: label.clone(),
+                        status: *status,
+                    }),
+            );
+            details.profiling.extend(self.profiling.get(&id).cloned());
+        }
+    }
+
+    /// Everything hanging on the ids of a model, whether or not the objects exist.
+    fn model_details(&self, model: i64) -> Details {
+        let start = first_of(model);
+        let in_model = |id: &ObjectId| id.model == model;
+        let attributes = self
+            .attributes
+            .range((start, String::new())..)
+            .take_while(|((o, _), _)| in_model(o))
+            .map(|((object, attribute), value)| AttributeValue {
+                object: *object,
+                attribute: attribute.clone(),
+                value: value.clone(),
+            })
+            .collect();
+        let mut edges: BTreeSet<Edge> = BTreeSet::new();
+        for (index, incoming) in [(&self.edges_out, false), (&self.edges_in, true)] {
+            edges.extend(
+                index
+                    .range((
+                        Bound::Included((
+                            start,
+                            EdgeKind::CustomRelationship,
+                            MIN_ID,
+                            String::new(),
+                        )),
+                        Bound::Unbounded,
+                    ))
+                    .take_while(|k| in_model(&k.0))
+                    .map(|k| edge_of(k, incoming)),
+            );
+        }
+        let tags = self
+            .tags
+            .range(
+                Tag {
+                    object: start,
+                    kind: TagKind::Label,
+                    value: String::new(),
+                }..,
+            )
+            .take_while(|t| in_model(&t.object))
+            .cloned()
+            .collect();
+        let classifications = self
+            .classifications
+            .range((start, String::new())..)
+            .take_while(|((o, _), _)| in_model(o))
+            .map(|((object, data_class), status)| Classification {
+                object: *object,
+                data_class: data_class.clone(),
+                status: *status,
+            })
+            .collect();
+        let labels = self
+            .labels
+            .range((start, String::new())..)
+            .take_while(|((o, _), _)| in_model(o))
+            .map(|((object, label), status)| LabelAssignment {
+                object: *object,
+                label: label.clone(),
+                status: *status,
+            })
+            .collect();
+        let profiling = self
+            .profiling
+            .range(start..)
+            .take_while(|(o, _)| in_model(o))
+            .map(|(_, p)| p.clone())
+            .collect();
+        Details {
+            attributes,
+            edges: edges.into_iter().collect(),
+            tags,
+            classifications,
+            labels,
+            profiling,
+        }
+    }
+
+    /// Edges of `object` (outgoing, or incoming), of one kind or all, in `Edge` order
+    /// for a fixed kind and end.
+    fn edges_from(&self, object: ObjectId, kind: Option<EdgeKind>, incoming: bool) -> Vec<Edge> {
+        let index = if incoming {
+            &self.edges_in
+        } else {
+            &self.edges_out
+        };
+        let start = (
+            object,
+            kind.unwrap_or(EdgeKind::CustomRelationship),
+            MIN_ID,
+            String::new(),
+        );
+        index
+            .range((Bound::Included(start), Bound::Unbounded))
+            .take_while(|k| k.0 == object && kind.is_none_or(|kind| k.1 == kind))
+            .map(|k| edge_of(k, incoming))
+            .collect()
+    }
+}
+
+/// Rebuilds an edge from a key of the outgoing or incoming index.
+fn edge_of(key: &EdgeKey, incoming: bool) -> Edge {
+    let (a, kind, b, name) = key;
+    let (source, target) = if incoming { (*b, *a) } else { (*a, *b) };
+    Edge {
+        kind: *kind,
+        source,
+        target,
+        name: name.clone(),
+    }
+}
+
+fn set_entry<K: Ord, V>(map: &mut BTreeMap<K, V>, key: K, value: Option<V>) -> Option<V> {
+    match value {
+        Some(value) => map.insert(key, value),
+        None => map.remove(&key),
+    }
+}
+
+/// A batch being applied: the state and how to take back what it changed so far.
+struct Tx<'a> {
+    state: &'a mut State,
+    undo: Vec<Undo>,
+}
+
+impl Tx<'_> {
+    fn rollback(mut self) {
+        while let Some(undo) = self.undo.pop() {
+            self.state.undo(undo);
+        }
+    }
+
+    fn apply(&mut self, op: Op) -> Result<()> {
+        match op {
+            Op::PutObject(object) => self.put_object(object)?,
+            Op::DeleteObject(id) => self.delete_object(id),
+            Op::ClearModel(model) => {
+                let ids: Vec<ObjectId> = self.state.model_range(model).map(|o| o.id).collect();
+                for id in ids {
+                    self.delete_object(id);
+                }
+                // What hangs on ids of the model whose objects are gone (never put).
+                let details = self.state.model_details(model);
+                self.remove_details(details);
+                let grants: Vec<Grant> = self
+                    .state
+                    .grants_on
+                    .range((
+                        Bound::Included((first_of(model), min_grant())),
+                        Bound::Unbounded,
+                    ))
+                    .take_while(|(o, _)| o.model == model)
+                    .map(|(_, g)| g.clone())
+                    .collect();
+                for grant in grants {
+                    self.grant(grant, false);
+                }
+            }
+            Op::SetAttribute(AttributeValue {
+                object,
+                attribute,
+                value,
+            }) => {
+                let old = self
+                    .state
+                    .set_attribute(object, attribute.clone(), Some(value));
+                self.undo.push(Undo::Attribute(object, attribute, old));
+            }
+            Op::RemoveAttribute { object, attribute } => self.remove_attribute(object, attribute),
+            Op::AddEdge(edge) => self.edge(edge, true),
+            Op::RemoveEdge(edge) => self.edge(edge, false),
+            Op::AddTag(tag) => self.tag(tag, true),
+            Op::RemoveTag(tag) => self.tag(tag, false),
+            Op::SetClassification(Classification {
+                object,
+                data_class,
+                status,
+            }) => self.classification(object, data_class, Some(status)),
+            Op::RemoveClassification { object, data_class } => {
+                self.classification(object, data_class, None)
+            }
+            Op::SetLabelAssignment(LabelAssignment {
+                object,
+                label,
+                status,
+            }) => self.label(object, label, Some(status)),
+            Op::RemoveLabelAssignment { object, label } => self.label(object, label, None),
+            Op::SetProfiling(profiling) => {
+                let object = profiling.object;
+                let value = (profiling.profile.is_some() || profiling.sample.is_some())
+                    .then_some(profiling);
+                self.profiling(object, value);
+            }
+            Op::PutAttributeType(attribute_type) => {
+                let key = (attribute_type.name.clone(), attribute_type.kind.as_str());
+                let old = set_entry(
+                    &mut self.state.attribute_types,
+                    key.clone(),
+                    Some(attribute_type),
+                );
+                self.undo.push(Undo::AttributeType(key, old));
+            }
+            Op::PutDataClass(class) => {
+                let name = class.name.clone();
+                let old = set_entry(&mut self.state.data_classes, name.clone(), Some(class));
+                self.undo.push(Undo::DataClass(name, old));
+            }
+            Op::PutSensitivityLabel(label) => {
+                let name = label.name.clone();
+                let old = set_entry(
+                    &mut self.state.sensitivity_labels,
+                    name.clone(),
+                    Some(label),
+                );
+                self.undo.push(Undo::SensitivityLabel(name, old));
+            }
+            Op::PutUser(user) => {
+                if let Some(other) = self.state.user_names.get(&user_key(&user.name))
+                    && *other != user.id
+                {
+                    return Err(Error::conflict(format!(
+                        "a user named '{}' already exists",
+                        user.name
+                    )));
+                }
+                let id = user.id;
+                let old = self.state.set_user(id, Some(user));
+                self.undo.push(Undo::User(id, old));
+            }
+            Op::PutRole(role) => {
+                let name = role.name.clone();
+                let old = set_entry(&mut self.state.roles, name.clone(), Some(role));
+                self.undo.push(Undo::Role(name, old));
+            }
+            Op::AddGrant(grant) => self.grant(grant, true),
+            Op::RemoveGrant(grant) => self.grant(grant, false),
+        }
+        Ok(())
+    }
+
+    fn put_object(&mut self, object: Object) -> Result<()> {
+        if let Some(parent) = object.parent
+            && parent.model != object.id.model
+        {
+            return Err(Error::invalid(format!(
+                "object {} cannot have parent {parent}: the parent is in another model",
+                object.id
+            )));
+        }
+        if let Some(stable) = &object.stable_id
+            && let Some(other) = self.state.by_stable_id.get(stable)
+            && *other != object.id
+        {
+            return Err(Error::conflict(format!(
+                "object {} cannot take stable id '{stable}': object {other} has it",
+                object.id
+            )));
+        }
+        let id = object.id;
+        let old = self.state.set_object(id, Some(object));
+        self.undo.push(Undo::Object(id, old));
+        Ok(())
+    }
+
+    fn delete_object(&mut self, id: ObjectId) {
+        let old = self.state.set_object(id, None);
+        if old.is_some() {
+            self.undo.push(Undo::Object(id, old));
+        }
+        let mut details = Details::default();
+        let mut edges = BTreeSet::new();
+        self.state
+            .collect_details(&BTreeSet::from([id]), &mut details, &mut edges);
+        details.edges = edges.into_iter().collect();
+        self.remove_details(details);
+        let grants: Vec<Grant> = self
+            .state
+            .grants_on
+            .range((Bound::Included((id, min_grant())), Bound::Unbounded))
+            .take_while(|(o, _)| *o == id)
+            .map(|(_, g)| g.clone())
+            .collect();
+        for grant in grants {
+            self.grant(grant, false);
+        }
+    }
+
+    fn remove_details(&mut self, details: Details) {
+        for a in details.attributes {
+            self.remove_attribute(a.object, a.attribute);
+        }
+        for edge in details.edges {
+            self.edge(edge, false);
+        }
+        for tag in details.tags {
+            self.tag(tag, false);
+        }
+        for c in details.classifications {
+            self.classification(c.object, c.data_class, None);
+        }
+        for l in details.labels {
+            self.label(l.object, l.label, None);
+        }
+        for p in details.profiling {
+            self.profiling(p.object, None);
+        }
+    }
+
+    fn remove_attribute(&mut self, object: ObjectId, attribute: String) {
+        let old = self.state.set_attribute(object, attribute.clone(), None);
+        if old.is_some() {
+            self.undo.push(Undo::Attribute(object, attribute, old));
+        }
+    }
+
+    fn edge(&mut self, edge: Edge, present: bool) {
+        let was = self.state.set_edge(edge.clone(), present);
+        if was != present {
+            self.undo.push(Undo::Edge(edge, was));
+        }
+    }
+
+    fn tag(&mut self, tag: Tag, present: bool) {
+        let was = self.state.set_tag(tag.clone(), present);
+        if was != present {
+            self.undo.push(Undo::Tag(tag, was));
+        }
+    }
+
+    fn grant(&mut self, grant: Grant, present: bool) {
+        let was = self.state.set_grant(grant.clone(), present);
+        if was != present {
+            self.undo.push(Undo::Grant(grant, was));
+        }
+    }
+
+    fn classification(
+        &mut self,
+        object: ObjectId,
+        data_class: String,
+        status: Option<ClassificationStatus>,
+    ) {
+        let old = set_entry(
+            &mut self.state.classifications,
+            (object, data_class.clone()),
+            status,
+        );
+        if old != status {
+            self.undo
+                .push(Undo::Classification(object, data_class, old));
+        }
+    }
+
+    fn label(&mut self, object: ObjectId, label: String, status: Option<ClassificationStatus>) {
+        let old = set_entry(&mut self.state.labels, (object, label.clone()), status);
+        if old != status {
+            self.undo.push(Undo::Label(object, label, old));
+        }
+    }
+
+    fn profiling(&mut self, object: ObjectId, profiling: Option<Profiling>) {
+        let removing = profiling.is_none();
+        let old = set_entry(&mut self.state.profiling, object, profiling);
+        if !(removing && old.is_none()) {
+            self.undo.push(Undo::Profiling(object, old));
+        }
+    }
+}
+
+/// The smallest grant, to start range scans of the grants on an object.
+fn min_grant() -> Grant {
+    Grant {
+        grantee: MIN_ID,
+        role: String::new(),
+        object: None,
+    }
+}
+
+/// An in-memory [`Store`]: fast, atomic per batch, and gone when the process ends.
+///
+/// Reads and writes take one [`RwLock`]; a batch holds the write lock from its first op
+/// to its last, so readers never see half of it.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    state: RwLock<State>,
+    /// The next free id of each id space.
+    sequences: Mutex<HashMap<i64, i64>>,
+}
+
+impl MemoryStore {
+    /// An empty store: no objects, users or roles, every id space starting at 1.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
+        self.state.read().map_err(|_| poisoned())
+    }
+
+    fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {
+        self.state.write().map_err(|_| poisoned())
+    }
+}
+
+fn poisoned() -> Error {
+    Error::internal("the memory store is unusable: a writer panicked while holding its lock")
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    fn backend(&self) -> &'static str {
+        "memory"
+    }
+
+    async fn ping(&self) -> Result<()> {
+        self.read().map(|_| ())
+    }
+
+    async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
+        let mut sequences = self.sequences.lock().map_err(|_| poisoned())?;
+        let next = sequences.entry(model).or_insert(1);
+        let first = *next;
+        let after = i64::try_from(count)
+            .ok()
+            .and_then(|count| first.checked_add(count))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "cannot reserve {count} more ids in the id space of model {model}"
+                ))
+            })?;
+        *next = after;
+        Ok(first)
+    }
+
+    async fn apply(&self, batch: Batch) -> Result<()> {
+        let mut state = self.write()?;
+        let mut tx = Tx {
+            state: &mut state,
+            undo: Vec::new(),
+        };
+        for op in batch.ops {
+            if let Err(e) = tx.apply(op) {
+                tx.rollback();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
+        Ok(self.read()?.objects.get(&id).cloned())
+    }
+
+    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>> {
+        let state = self.read()?;
+        Ok(state
+            .by_stable_id
+            .get(stable_id)
+            .and_then(|id| state.objects.get(id))
+            .cloned())
+    }
+
+    async fn child_by_name(
+        &self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Object>> {
+        let state = self.read()?;
+        let found = state
+            .children
+            .range((model, parent, name.to_owned(), MIN_ID)..)
+            .next()
+            .filter(|(m, p, n, _)| *m == model && *p == parent && n == name)
+            .and_then(|(_, _, _, id)| state.objects.get(id))
+            .cloned();
+        Ok(found)
+    }
+
+    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
+        let state = self.read()?;
+        Ok(state
+            .children
+            .range((model, parent, String::new(), MIN_ID)..)
+            .take_while(|(m, p, _, _)| *m == model && *p == parent)
+            .filter_map(|(_, _, _, id)| state.objects.get(id))
+            .cloned()
+            .collect())
+    }
+
+    async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
+        Ok(self.read()?.model_range(model).cloned().collect())
+    }
+
+    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
+        let state = self.read()?;
+        Ok(state
+            .by_kind
+            .get(&kind)
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, id)| state.objects.get(id))
+            .cloned()
+            .collect())
+    }
+
+    async fn details(&self, scope: Scope) -> Result<Details> {
+        let state = self.read()?;
+        Ok(match scope {
+            Scope::Objects(ids) => {
+                let ids: BTreeSet<ObjectId> = ids.into_iter().collect();
+                let mut details = Details::default();
+                let mut edges = BTreeSet::new();
+                state.collect_details(&ids, &mut details, &mut edges);
+                details.edges = edges.into_iter().collect();
+                details
+            }
+            Scope::Model(model) => state.model_details(model),
+        })
+    }
+
+    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
+        Ok(self.read()?.edges_from(object, Some(kind), incoming))
+    }
+
+    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
+        Ok(self.read()?.attribute_types.values().cloned().collect())
+    }
+
+    async fn data_classes(&self) -> Result<Vec<DataClass>> {
+        Ok(self.read()?.data_classes.values().cloned().collect())
+    }
+
+    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
+        Ok(self.read()?.sensitivity_labels.values().cloned().collect())
+    }
+
+    async fn roles(&self) -> Result<Vec<Role>> {
+        Ok(self.read()?.roles.values().cloned().collect())
+    }
+
+    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
+        Ok(self.read()?.users.get(&id).cloned())
+    }
+
+    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
+        let state = self.read()?;
+        Ok(state
+            .user_names
+            .get(&user_key(name))
+            .and_then(|id| state.users.get(id))
+            .cloned())
+    }
+
+    async fn user_count(&self) -> Result<u64> {
+        Ok(self.read()?.users.len() as u64)
+    }
+
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
+        let start = Grant {
+            grantee,
+            role: String::new(),
+            object: None,
+        };
+        Ok(self
+            .read()?
+            .grants
+            .range(start..)
+            .take_while(|g| g.grantee == grantee)
+            .cloned()
+            .collect())
+    }
+
+    async fn put_session(&self, session: Session) -> Result<()> {
+        self.write()?
+            .sessions
+            .insert(session.key_hash.clone(), session);
+        Ok(())
+    }
+
+    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
+        Ok(self
+            .read()?
+            .sessions
+            .get(key_hash)
+            .filter(|s| s.expires_at > now)
+            .cloned())
+    }
+
+    async fn delete_session(&self, key_hash: &str) -> Result<()> {
+        self.write()?.sessions.remove(key_hash);
+        Ok(())
+    }
+
+    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
+        let mut state = self.write()?;
+        let before = state.sessions.len();
+        state.sessions.retain(|_, s| s.user != user);
+        Ok((before - state.sessions.len()) as u64)
+    }
+
+    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
+        let mut state = self.write()?;
+        let before = state.sessions.len();
+        state.sessions.retain(|_, s| s.expires_at > now);
+        Ok((before - state.sessions.len()) as u64)
+    }
+}
