@@ -1,0 +1,161 @@
+//! The Lore server: the axum application over a [`Catalog`], its configuration, backend
+//! wiring, OpenAPI document and API explorer.
+
+pub mod config;
+mod error;
+mod explorer;
+mod extract;
+mod middleware;
+mod routes;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use lore_core::catalog::{Bootstrap, CatalogConfig};
+use lore_core::{Catalog, Store};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub use config::Settings;
+pub use routes::removed::REMOVED_METHODS;
+
+/// What every handler can reach.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub catalog: Catalog,
+}
+
+/// Opens the store the settings name, running its migrations.
+pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, lore_core::Error> {
+    let storage = &settings.storage;
+    Ok(match storage.backend.as_str() {
+        "memory" => Arc::new(lore_backend_memory::MemoryStore::new()),
+        #[cfg(feature = "sqlite")]
+        "sqlite" => Arc::new(lore_backend_sqlite::SqliteStore::open(&storage.path)?),
+        #[cfg(feature = "postgres")]
+        "postgres" => {
+            let url = storage
+                .url
+                .as_deref()
+                .ok_or_else(|| lore_core::Error::internal("storage.url is not set"))?;
+            Arc::new(lore_backend_postgres::PostgresStore::connect(url).await?)
+        }
+        #[cfg(not(feature = "sqlite"))]
+        "sqlite" => return Err(missing_feature("sqlite")),
+        #[cfg(not(feature = "postgres"))]
+        "postgres" => return Err(missing_feature("postgres")),
+        other => {
+            return Err(lore_core::Error::internal(format!(
+                "storage.backend '{other}' is unknown"
+            )));
+        }
+    })
+}
+
+#[allow(dead_code)]
+fn missing_feature(backend: &str) -> lore_core::Error {
+    lore_core::Error::internal(format!(
+        "this lore was built without the '{backend}' backend; rebuild with `cargo build --features {backend}`"
+    ))
+}
+
+/// The catalog over a store, configured from the settings.
+pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, config::ConfigError> {
+    Ok(Catalog::new(
+        store,
+        CatalogConfig {
+            login_timeout: settings.login_timeout()?,
+            ..CatalogConfig::default()
+        },
+    ))
+}
+
+/// The whole application: the API under the base path, `/healthz`, the OpenAPI document
+/// and the API explorer. Every response, errors included, is in the envelope.
+pub fn app(catalog: Catalog, settings: &Settings) -> Router {
+    let base = settings.server.base_path.clone();
+    let (api, openapi) = routes::api();
+    Router::new()
+        .nest(&base, api)
+        .route("/healthz", axum::routing::get(routes::health::healthz))
+        .merge(explorer::router(&base, openapi))
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::middleware::from_fn(middleware::envelope_and_log))
+        .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
+        .with_state(AppState { catalog })
+}
+
+/// A server running in this process, stopped when dropped or by [`RunningServer::stop`].
+#[derive(Debug)]
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    /// `http://<addr><base_path>`.
+    pub base_url: String,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl RunningServer {
+    /// Stops accepting, lets running calls finish, and waits.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Prepares the store (built-in roles, the first administrator) and serves on the
+/// configured address (port 0 picks a free one) until stopped.
+pub async fn spawn(
+    store: Arc<dyn Store>,
+    settings: &Settings,
+    admin_password: Option<&str>,
+) -> Result<(RunningServer, Bootstrap), lore_core::Error> {
+    let catalog =
+        catalog(store, settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let bootstrap = catalog.bootstrap(admin_password).await?;
+    let listener = TcpListener::bind(&settings.server.listen)
+        .await
+        .map_err(|e| {
+            lore_core::Error::internal(format!("cannot listen on {}: {e}", settings.server.listen))
+        })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let app = app(catalog, settings);
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = rx.await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::error!(error = %e, "server stopped with an error");
+        }
+    });
+    Ok((
+        RunningServer {
+            addr,
+            base_url: format!("http://{addr}{}", settings.server.base_path),
+            shutdown: Some(tx),
+            task: Some(task),
+        },
+        bootstrap,
+    ))
+}

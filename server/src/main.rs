@@ -1,1 +1,124 @@
-fn main() {}
+//! The `lore` command.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use lore_core::catalog::Bootstrap;
+use lore_server::Settings;
+
+#[derive(Parser)]
+#[command(
+    name = "lore",
+    version,
+    about = "Lore, an open metadata management server"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Starts the server.
+    Serve {
+        /// Configuration file (default: lore.toml in the working directory, if present).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve { config } => {
+            let settings = match Settings::load(config.as_deref()) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("lore: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            init_logging(&settings);
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("lore: cannot start the runtime: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(serve(settings)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    eprintln!("lore: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+fn init_logging(settings: &Settings) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&settings.log.level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if settings.log.format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
+    tracing::info!(backend = %settings.storage.backend, storage = ?settings.storage, "opening the store");
+    let store = lore_server::open_store(&settings).await?;
+    let admin_password = std::env::var("LORE_ADMIN_PASSWORD").ok();
+    let (server, bootstrap) =
+        lore_server::spawn(store, &settings, admin_password.as_deref()).await?;
+    match bootstrap {
+        Bootstrap::CreatedWithGeneratedPassword(password) => {
+            println!("Created the first administrator. User: Administrator  Password: {password}");
+            println!("(shown once; set LORE_ADMIN_PASSWORD before the first start to choose it)");
+        }
+        Bootstrap::CreatedWithGivenPassword => {
+            tracing::info!(
+                "created the first administrator with the password from LORE_ADMIN_PASSWORD"
+            )
+        }
+        Bootstrap::Existing => {}
+    }
+    tracing::info!(
+        "listening on http://{}{} (API explorer: http://{}/explorer)",
+        server.addr,
+        settings.server.base_path,
+        server.addr
+    );
+    shutdown_signal().await;
+    tracing::info!("shutting down: finishing running calls");
+    server.stop().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+}

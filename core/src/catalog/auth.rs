@@ -1,11 +1,14 @@
 //! Login, logout, sessions and the first administrator.
 
-
 use super::Catalog;
-use crate::auth::{Caller, hash_api_key, hash_password, new_api_key, new_password, verify_password};
+use crate::auth::{
+    Caller, hash_api_key, hash_password, new_api_key, new_password, verify_password,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
-use crate::model::{ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Capability, Grant, Role, Session, User};
+use crate::model::{
+    ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Capability, Grant, Role, Session, User,
+};
 use crate::store::{Batch, Op};
 
 /// What start-up did to an empty store.
@@ -55,7 +58,11 @@ impl Catalog {
         };
         let mut batch = Batch::new();
         batch.push(Op::PutUser(user));
-        batch.push(Op::AddGrant(Grant { grantee: id, role: ADMINISTRATOR_ROLE.to_owned(), object: None }));
+        batch.push(Op::AddGrant(Grant {
+            grantee: id,
+            role: ADMINISTRATOR_ROLE.to_owned(),
+            object: None,
+        }));
         match self.store.apply(batch).await {
             Ok(()) => Ok(outcome),
             // Another process created the administrator first.
@@ -71,7 +78,11 @@ impl Catalog {
             return Err(Error::missing("user"));
         }
         let refused = || Error::authentication("invalid user name or password");
-        let user = self.store.user_by_name(user_name).await?.ok_or_else(refused)?;
+        let user = self
+            .store
+            .user_by_name(user_name)
+            .await?
+            .ok_or_else(refused)?;
         let hash = user.password_hash.as_deref().ok_or_else(refused)?;
         if !user.enabled || !verify_password(password, hash) {
             return Err(refused());
@@ -90,7 +101,12 @@ impl Catalog {
             .map_err(|_| Error::internal("the login timeout is out of range"))?;
         let key = new_api_key();
         self.store
-            .put_session(Session { key_hash: hash_api_key(&key), user, created_at: now, expires_at: now + timeout })
+            .put_session(Session {
+                key_hash: hash_api_key(&key),
+                user,
+                created_at: now,
+                expires_at: now + timeout,
+            })
             .await?;
         Ok(key)
     }
@@ -102,9 +118,19 @@ impl Catalog {
 
     /// The caller an API key belongs to, or AUTHENTICATION_ERROR.
     pub async fn authenticate(&self, key: &str) -> Result<Caller> {
-        let refused = || Error::authentication("the API key is invalid or has expired; log in again");
-        let session = self.store.session(&hash_api_key(key), crate::model::now()).await?.ok_or_else(refused)?;
-        let user = self.store.user(session.user).await?.filter(|u| u.enabled).ok_or_else(refused)?;
+        let refused =
+            || Error::authentication("the API key is invalid or has expired; log in again");
+        let session = self
+            .store
+            .session(&hash_api_key(key), crate::model::now())
+            .await?
+            .ok_or_else(refused)?;
+        let user = self
+            .store
+            .user(session.user)
+            .await?
+            .filter(|u| u.enabled)
+            .ok_or_else(refused)?;
         let roles = self.store.roles().await?;
         let mut capabilities: Vec<Capability> = self
             .store
@@ -117,6 +143,10 @@ impl Catalog {
             .collect();
         capabilities.sort();
         capabilities.dedup();
-        Ok(Caller { user: user.id, name: user.name, capabilities })
+        Ok(Caller {
+            user: user.id,
+            name: user.name,
+            capabilities,
+        })
     }
 }

@@ -34,11 +34,18 @@ pub struct FolderRequest {
 }
 
 pub(crate) fn type_ref(object: &Object) -> TypeRef {
-    TypeRef { name: object.object_type.qualified(), display_name: object.object_type.name.clone() }
+    TypeRef {
+        name: object.object_type.qualified(),
+        display_name: object.object_type.name.clone(),
+    }
 }
 
 pub(crate) fn embedded(object: &Object) -> EmbeddedEntity {
-    EmbeddedEntity { id: object.id.to_string(), name: object.name.clone(), object_type: type_ref(object) }
+    EmbeddedEntity {
+        id: object.id.to_string(),
+        name: object.name.clone(),
+        object_type: type_ref(object),
+    }
 }
 
 fn attribute(name: &str, kind: AttributeKind, value: serde_json::Value) -> Attribute {
@@ -61,7 +68,12 @@ impl Catalog {
         self.entity_with(object, &details, &meta).await
     }
 
-    async fn entity_with(&self, object: &Object, details: &Details, meta: &MetaModel) -> Result<Entity> {
+    async fn entity_with(
+        &self,
+        object: &Object,
+        details: &Details,
+        meta: &MetaModel,
+    ) -> Result<Entity> {
         let mut attributes = Vec::new();
         let mut system = |name: &str, value: serde_json::Value| {
             if !value.is_null() {
@@ -86,7 +98,10 @@ impl Catalog {
         system("Model Id", json!(object.model_number()));
         system("Updated Date", json!(format_datetime(&object.updated_at)));
         for value in details.attributes.iter().filter(|a| a.object == object.id) {
-            let kind = meta.attribute_type(&value.attribute).map(|a| a.kind).unwrap_or(AttributeKind::Udp);
+            let kind = meta
+                .attribute_type(&value.attribute)
+                .map(|a| a.kind)
+                .unwrap_or(AttributeKind::Udp);
             attributes.push(attribute(&value.attribute, kind, json!(value.value)));
         }
 
@@ -101,12 +116,19 @@ impl Catalog {
             .iter()
             .filter(|c| {
                 c.object == object.id
-                    && matches!(c.status, ClassificationStatus::Matched | ClassificationStatus::Approved)
+                    && matches!(
+                        c.status,
+                        ClassificationStatus::Matched | ClassificationStatus::Approved
+                    )
             })
             .map(|c| c.data_class.clone())
             .collect();
         let mut terms = Vec::new();
-        for edge in details.edges.iter().filter(|e| e.source == object.id && is_definition(e)) {
+        for edge in details
+            .edges
+            .iter()
+            .filter(|e| e.source == object.id && is_definition(e))
+        {
             if let Some(term) = self.store.object(edge.target).await? {
                 terms.push(embedded(&term));
             }
@@ -131,7 +153,10 @@ impl Catalog {
         if objects.is_empty() {
             return Ok(Vec::new());
         }
-        let details = self.store.details(Scope::Objects(objects.iter().map(|o| o.id).collect())).await?;
+        let details = self
+            .store
+            .details(Scope::Objects(objects.iter().map(|o| o.id).collect()))
+            .await?;
         let meta = self.meta_model().await?;
         let mut entities = Vec::with_capacity(objects.len());
         for object in objects {
@@ -143,7 +168,9 @@ impl Catalog {
     fn parent_id(&self, object: &Object) -> Option<String> {
         match (object.parent, object.kind) {
             (Some(parent), _) => Some(parent.to_string()),
-            (None, ObjectKind::ModelObject) => Some(ObjectId::repository(object.id.model).to_string()),
+            (None, ObjectKind::ModelObject) => {
+                Some(ObjectId::repository(object.id.model).to_string())
+            }
             (None, _) => None,
         }
     }
@@ -156,20 +183,31 @@ impl Catalog {
     }
 
     /// `GET /repository/getContext`: the ancestors of an object, root first, as embedded entities.
-    pub async fn get_context(&self, caller: &Caller, reference: &ObjectRef) -> Result<Vec<EmbeddedEntity>> {
+    pub async fn get_context(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+    ) -> Result<Vec<EmbeddedEntity>> {
         caller.require(Capability::ViewMetadata)?;
         let object = self.resolve(reference).await?;
         Ok(self.context(&object).await?.iter().map(embedded).collect())
     }
 
     /// `GET /configuration/listModels`: the models of a configuration, or all models.
-    pub async fn list_models(&self, caller: &Caller, configuration: Option<&ObjectRef>) -> Result<Vec<Entity>> {
+    pub async fn list_models(
+        &self,
+        caller: &Caller,
+        configuration: Option<&ObjectRef>,
+    ) -> Result<Vec<Entity>> {
         caller.require(Capability::ViewMetadata)?;
         let models = match configuration {
             None => self.store.objects_of_kind(ObjectKind::Model).await?,
             Some(reference) => {
                 let configuration = self.resolve(reference).await?;
-                if !matches!(configuration.kind, ObjectKind::Configuration | ObjectKind::ConfigurationVersion) {
+                if !matches!(
+                    configuration.kind,
+                    ObjectKind::Configuration | ObjectKind::ConfigurationVersion
+                ) {
                     return Err(Error::invalid(format!(
                         "{} ('{}') is a {}, not a configuration",
                         configuration.id,
@@ -177,7 +215,8 @@ impl Catalog {
                         configuration.kind.as_str()
                     )));
                 }
-                self.edge_targets(EdgeKind::ConfigurationContent, configuration.id, false).await?
+                self.edge_targets(EdgeKind::ConfigurationContent, configuration.id, false)
+                    .await?
             }
         };
         self.entities(&models).await
@@ -194,13 +233,24 @@ impl Catalog {
         caller.require(Capability::ViewMetadata)?;
         let model = self.resolve(model).await?;
         if model.kind != ObjectKind::Model {
-            return Err(Error::invalid(format!("{} ('{}') is not a model", model.id, model.name)));
+            return Err(Error::invalid(format!(
+                "{} ('{}') is not a model",
+                model.id, model.name
+            )));
         }
-        let mut connected = self.edge_targets(EdgeKind::ModelConnection, model.id, false).await?;
-        connected.extend(self.edge_targets(EdgeKind::ModelConnection, model.id, true).await?);
+        let mut connected = self
+            .edge_targets(EdgeKind::ModelConnection, model.id, false)
+            .await?;
+        connected.extend(
+            self.edge_targets(EdgeKind::ModelConnection, model.id, true)
+                .await?,
+        );
         if let Some(reference) = configuration {
             let configuration = self.resolve(reference).await?;
-            let members = self.store.edges(EdgeKind::ConfigurationContent, configuration.id, false).await?;
+            let members = self
+                .store
+                .edges(EdgeKind::ConfigurationContent, configuration.id, false)
+                .await?;
             connected.retain(|m| members.iter().any(|e| e.target == m.id));
         }
         connected.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
@@ -209,7 +259,12 @@ impl Catalog {
     }
 
     /// The objects at the other end of the edges of one kind, sorted by name.
-    async fn edge_targets(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Object>> {
+    async fn edge_targets(
+        &self,
+        kind: EdgeKind,
+        object: ObjectId,
+        incoming: bool,
+    ) -> Result<Vec<Object>> {
         let mut found = Vec::new();
         for edge in self.store.edges(kind, object, incoming).await? {
             let other = if incoming { edge.source } else { edge.target };
@@ -223,16 +278,27 @@ impl Catalog {
 
     /// `GET /operations/repositoryBrowse`: the repository tree below a path, keeping only
     /// objects of the given kinds (all when empty) and the folders that lead to them.
-    pub async fn repository_browse(&self, caller: &Caller, path: &str, kinds: &[ObjectKind]) -> Result<Vec<BrowseNode>> {
+    pub async fn repository_browse(
+        &self,
+        caller: &Caller,
+        path: &str,
+        kinds: &[ObjectKind],
+    ) -> Result<Vec<BrowseNode>> {
         caller.require(Capability::ViewMetadata)?;
         let names = crate::id::split_path(path)?;
-        let start = if names.is_empty() { None } else { Some(self.resolve(&ObjectRef::Path(names)).await?.id) };
+        let start = if names.is_empty() {
+            None
+        } else {
+            Some(self.resolve(&ObjectRef::Path(names)).await?.id)
+        };
         let mut stack = vec![(start, 0usize)];
         // Depth-first, iteratively: collect each level's nodes, then assemble bottom-up.
         let mut levels: Vec<(Option<ObjectId>, Vec<Object>)> = Vec::new();
         while let Some((parent, depth)) = stack.pop() {
             if depth > 1_000 {
-                return Err(Error::internal("the repository tree is deeper than 1000 levels"));
+                return Err(Error::internal(
+                    "the repository tree is deeper than 1000 levels",
+                ));
             }
             let children = self.store.children(REPOSITORY_MODEL, parent).await?;
             for child in &children {
@@ -242,7 +308,8 @@ impl Catalog {
             }
             levels.push((parent, children));
         }
-        let lookup: std::collections::HashMap<Option<ObjectId>, Vec<Object>> = levels.into_iter().collect();
+        let lookup: std::collections::HashMap<Option<ObjectId>, Vec<Object>> =
+            levels.into_iter().collect();
         Ok(build_nodes(start, &lookup, kinds))
     }
 
@@ -255,7 +322,9 @@ impl Catalog {
             return Err(Error::missing("name"));
         }
         if name.contains('/') {
-            return Err(Error::invalid(format!("folder name '{name}' must not contain '/'")));
+            return Err(Error::invalid(format!(
+                "folder name '{name}' must not contain '/'"
+            )));
         }
         let kind = match request.object_type.as_deref() {
             None => ObjectKind::Folder,
@@ -267,32 +336,65 @@ impl Catalog {
                 ))
             })?,
         };
-        let parent = match request.parent_id.as_deref().filter(|p| !p.trim().is_empty() && p.trim() != "/") {
+        let parent = match request
+            .parent_id
+            .as_deref()
+            .filter(|p| !p.trim().is_empty() && p.trim() != "/")
+        {
             None => None,
             Some(text) => Some(self.resolve_text(text).await?),
         };
-        let allowed = match (kind, parent.as_ref().map(|p| p.kind)) {
-            (ObjectKind::Folder | ObjectKind::Configuration, None | Some(ObjectKind::Folder)) => true,
-            (ObjectKind::ConfigurationVersion, Some(ObjectKind::Configuration)) => true,
-            _ => false,
-        };
+        let allowed = matches!(
+            (kind, parent.as_ref().map(|p| p.kind)),
+            (
+                ObjectKind::Folder | ObjectKind::Configuration,
+                None | Some(ObjectKind::Folder)
+            ) | (
+                ObjectKind::ConfigurationVersion,
+                Some(ObjectKind::Configuration)
+            )
+        );
         if !allowed {
-            let where_ = parent.as_ref().map_or("the repository root".to_owned(), |p| {
-                format!("{} '{}' ({})", p.kind.as_str().to_lowercase(), p.name, p.id)
-            });
-            return Err(Error::invalid(format!("a {} cannot be created in {where_}", kind.as_str().to_lowercase())));
+            let where_ = parent
+                .as_ref()
+                .map_or("the repository root".to_owned(), |p| {
+                    format!("{} '{}' ({})", p.kind.as_str().to_lowercase(), p.name, p.id)
+                });
+            return Err(Error::invalid(format!(
+                "a {} cannot be created in {where_}",
+                kind.as_str().to_lowercase()
+            )));
         }
         let parent_id = parent.as_ref().map(|p| p.id);
-        if self.store.child_by_name(REPOSITORY_MODEL, parent_id, name).await?.is_some() {
-            return Err(Error::conflict(format!("an object named '{name}' already exists there")));
+        if self
+            .store
+            .child_by_name(REPOSITORY_MODEL, parent_id, name)
+            .await?
+            .is_some()
+        {
+            return Err(Error::conflict(format!(
+                "an object named '{name}' already exists there"
+            )));
         }
         let id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
-        let system_type = if kind == ObjectKind::Folder { SystemType::Namespace } else { SystemType::Content };
-        let mut object = Object::new(id, kind, TypeName::new(REPOSITORY_PROFILE, kind.as_str()), system_type, name);
+        let system_type = if kind == ObjectKind::Folder {
+            SystemType::Namespace
+        } else {
+            SystemType::Content
+        };
+        let mut object = Object::new(
+            id,
+            kind,
+            TypeName::new(REPOSITORY_PROFILE, kind.as_str()),
+            system_type,
+            name,
+        );
         object.parent = parent_id;
         object.description = request.description.clone().filter(|d| !d.is_empty());
         object.updated_by = Some(caller.user);
-        self.store.apply(Batch::from(vec![Op::PutObject(object.clone())])).await?;
+        self.store
+            .apply(Batch::from(vec![Op::PutObject(object.clone())]))
+            .await?;
         self.entity(&object).await
     }
 }
@@ -310,11 +412,17 @@ fn build_nodes(
     lookup: &std::collections::HashMap<Option<ObjectId>, Vec<Object>>,
     kinds: &[ObjectKind],
 ) -> Vec<BrowseNode> {
-    let Some(children) = lookup.get(&parent) else { return Vec::new() };
+    let Some(children) = lookup.get(&parent) else {
+        return Vec::new();
+    };
     children
         .iter()
         .filter_map(|child| {
-            let links = if child.kind == ObjectKind::Model { Vec::new() } else { build_nodes(Some(child.id), lookup, kinds) };
+            let links = if child.kind == ObjectKind::Model {
+                Vec::new()
+            } else {
+                build_nodes(Some(child.id), lookup, kinds)
+            };
             let wanted = kinds.is_empty() || kinds.contains(&child.kind);
             (wanted || !links.is_empty()).then(|| BrowseNode {
                 object_name: child.name.clone(),

@@ -9,6 +9,7 @@ mod types;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use model_io::{ExportOptions, ImportOptions, ImportSummary};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
@@ -29,7 +30,10 @@ pub struct CatalogConfig {
 
 impl Default for CatalogConfig {
     fn default() -> Self {
-        Self { login_timeout: Duration::from_secs(30 * 60), archive_limits: ArchiveLimits::default() }
+        Self {
+            login_timeout: Duration::from_secs(30 * 60),
+            archive_limits: ArchiveLimits::default(),
+        }
     }
 }
 
@@ -57,7 +61,11 @@ impl Catalog {
     pub async fn meta_model(&self) -> Result<MetaModel> {
         let mut meta = MetaModel::builtin();
         for added in self.store.attribute_types().await? {
-            match meta.attribute_types.iter_mut().find(|a| a.name == added.name && a.kind == added.kind) {
+            match meta
+                .attribute_types
+                .iter_mut()
+                .find(|a| a.name == added.name && a.kind == added.kind)
+            {
                 Some(existing) => *existing = added,
                 None => meta.attribute_types.push(added),
             }
@@ -85,12 +93,16 @@ impl Catalog {
                 let mut parent: Option<ObjectId> = None;
                 let mut found: Option<Object> = None;
                 for name in names {
-                    let next = self.store.child_by_name(space, parent, name).await?.ok_or_else(|| {
-                        Error::new(
-                            ErrorCode::InvalidRepositoryPath,
-                            format!("repository path '{display}' does not exist: no '{name}'"),
-                        )
-                    })?;
+                    let next = self
+                        .store
+                        .child_by_name(space, parent, name)
+                        .await?
+                        .ok_or_else(|| {
+                            Error::new(
+                                ErrorCode::InvalidRepositoryPath,
+                                format!("repository path '{display}' does not exist: no '{name}'"),
+                            )
+                        })?;
                     if next.kind == ObjectKind::Model {
                         space = next.id.content_model();
                         parent = None;
@@ -100,7 +112,10 @@ impl Catalog {
                     found = Some(next);
                 }
                 found.ok_or_else(|| {
-                    Error::new(ErrorCode::InvalidRepositoryPath, "the repository root '/' is not an object")
+                    Error::new(
+                        ErrorCode::InvalidRepositoryPath,
+                        "the repository root '/' is not an object",
+                    )
                 })
             }
         }
@@ -124,7 +139,10 @@ impl Catalog {
             next = parent.parent;
             guard += 1;
             if guard > 10_000 {
-                return Err(Error::internal(format!("the ancestry of {} has a cycle", object.id)));
+                return Err(Error::internal(format!(
+                    "the ancestry of {} has a cycle",
+                    object.id
+                )));
             }
         }
         names.reverse();
@@ -141,15 +159,18 @@ impl Catalog {
         }
         while let Some(id) = next {
             if chain.len() > 10_000 {
-                return Err(Error::internal(format!("the ancestry of {} has a cycle", object.id)));
+                return Err(Error::internal(format!(
+                    "the ancestry of {} has a cycle",
+                    object.id
+                )));
             }
-            let parent = self
-                .store
-                .object(id)
-                .await?
-                .ok_or_else(|| Error::internal(format!("object {} has a missing ancestor {id}", object.id)))?;
+            let parent = self.store.object(id).await?.ok_or_else(|| {
+                Error::internal(format!("object {} has a missing ancestor {id}", object.id))
+            })?;
             next = match parent.parent {
-                None if parent.kind == ObjectKind::ModelObject => Some(ObjectId::repository(parent.id.model)),
+                None if parent.kind == ObjectKind::ModelObject => {
+                    Some(ObjectId::repository(parent.id.model))
+                }
                 other => other,
             };
             chain.push(parent);

@@ -52,18 +52,36 @@ fn bad(message: String) -> Error {
 impl Catalog {
     /// `POST /repository/model/import`: reads an archive and lands it in one batch.
     /// A defective archive writes nothing.
-    pub async fn import_model(&self, caller: &Caller, content: &[u8], options: &ImportOptions) -> Result<ImportSummary> {
+    pub async fn import_model(
+        &self,
+        caller: &Caller,
+        content: &[u8],
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
         caller.require(Capability::ManageRepository)?;
         let archive = archive::read(content, &self.config.archive_limits)?;
         self.import_archive(caller, archive, options).await
     }
 
     /// Lands a model an importer produced.
-    pub async fn import_archive(&self, caller: &Caller, archive: ModelArchive, options: &ImportOptions) -> Result<ImportSummary> {
+    pub async fn import_archive(
+        &self,
+        caller: &Caller,
+        archive: ModelArchive,
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
         caller.require(Capability::ManageRepository)?;
         let meta = self.meta_model().await?;
-        if !meta.profiles.iter().any(|p| p.name == archive.model.profile) || archive.model.profile == REPOSITORY_PROFILE {
-            return Err(bad(format!("model.csv: profile '{}' does not exist", archive.model.profile)));
+        if !meta
+            .profiles
+            .iter()
+            .any(|p| p.name == archive.model.profile)
+            || archive.model.profile == REPOSITORY_PROFILE
+        {
+            return Err(bad(format!(
+                "model.csv: profile '{}' does not exist",
+                archive.model.profile
+            )));
         }
         let mut batch = Batch::new();
 
@@ -72,7 +90,10 @@ impl Catalog {
             Some(reference) => {
                 let model = self.resolve(reference).await?;
                 if model.kind != ObjectKind::Model {
-                    return Err(Error::invalid(format!("{} ('{}') is not a model", model.id, model.name)));
+                    return Err(Error::invalid(format!(
+                        "{} ('{}') is not a model",
+                        model.id, model.name
+                    )));
                 }
                 let existing: HashMap<String, ObjectId> = self
                     .store
@@ -82,7 +103,11 @@ impl Catalog {
                     .filter_map(|o| o.native_id.map(|n| (n, o.id)))
                     .collect();
                 batch.push(Op::ClearModel(model.id.content_model()));
-                for edge in self.store.edges(EdgeKind::ModelConnection, model.id, false).await? {
+                for edge in self
+                    .store
+                    .edges(EdgeKind::ModelConnection, model.id, false)
+                    .await?
+                {
                     batch.push(Op::RemoveEdge(edge));
                 }
                 (model, false, existing)
@@ -94,17 +119,30 @@ impl Catalog {
                     Some(reference) => {
                         let folder = self.resolve(reference).await?;
                         if folder.kind != ObjectKind::Folder {
-                            return Err(Error::invalid(format!("{} ('{}') is not a folder", folder.id, folder.name)));
+                            return Err(Error::invalid(format!(
+                                "{} ('{}') is not a folder",
+                                folder.id, folder.name
+                            )));
                         }
                         Some(folder.id)
                     }
                 };
-                let name = options.name.clone().unwrap_or_else(|| archive.model.name.clone());
+                let name = options
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| archive.model.name.clone());
                 let name = name.trim();
                 if name.is_empty() || name.contains('/') {
-                    return Err(bad(format!("model name '{name}' must be non-empty and free of '/'")));
+                    return Err(bad(format!(
+                        "model name '{name}' must be non-empty and free of '/'"
+                    )));
                 }
-                if self.store.child_by_name(REPOSITORY_MODEL, folder, name).await?.is_some() {
+                if self
+                    .store
+                    .child_by_name(REPOSITORY_MODEL, folder, name)
+                    .await?
+                    .is_some()
+                {
                     return Err(Error::conflict(format!(
                         "an object named '{name}' already exists there; pass modelId to re-import into it"
                     )));
@@ -134,8 +172,15 @@ impl Catalog {
 
         // Objects, parents first, with ids kept for known native ids.
         let order = topological_order(&archive.objects)?;
-        let new_count = order.iter().filter(|&&i| !existing_ids.contains_key(&archive.objects[i].native_id)).count();
-        let mut next_id = if new_count > 0 { self.store.reserve_ids(number, new_count as u64).await? } else { 0 };
+        let new_count = order
+            .iter()
+            .filter(|&&i| !existing_ids.contains_key(&archive.objects[i].native_id))
+            .count();
+        let mut next_id = if new_count > 0 {
+            self.store.reserve_ids(number, new_count as u64).await?
+        } else {
+            0
+        };
         let mut ids: HashMap<&str, ObjectId> = HashMap::with_capacity(archive.objects.len());
         let now = crate::model::now();
         for &index in &order {
@@ -149,10 +194,19 @@ impl Catalog {
             };
             ids.insert(row.native_id.as_str(), id);
             let object_type = resolve_object_type(&meta, &archive.model.profile, &row.object_type)?;
-            let mut object = Object::new(id, ObjectKind::ModelObject, object_type.name.clone(), object_type.system_type, row.name.clone());
+            let mut object = Object::new(
+                id,
+                ObjectKind::ModelObject,
+                object_type.name.clone(),
+                object_type.system_type,
+                row.name.clone(),
+            );
             object.parent = match &row.parent_native_id {
                 Some(parent) => Some(*ids.get(parent.as_str()).ok_or_else(|| {
-                    bad(format!("objects.csv: object '{}' has unknown parent '{parent}'", row.native_id))
+                    bad(format!(
+                        "objects.csv: object '{}' has unknown parent '{parent}'",
+                        row.native_id
+                    ))
                 })?),
                 None => None,
             };
@@ -172,7 +226,9 @@ impl Catalog {
             batch.push(Op::PutObject(object));
         }
         let id_of = |file: &str, native: &str| -> Result<ObjectId> {
-            ids.get(native).copied().ok_or_else(|| bad(format!("{file}: unknown object '{native}'")))
+            ids.get(native)
+                .copied()
+                .ok_or_else(|| bad(format!("{file}: unknown object '{native}'")))
         };
 
         // Attribute values, defining custom attribute types the meta model lacks.
@@ -218,7 +274,11 @@ impl Catalog {
                     row.value_type.as_str()
                 ))
             })?;
-            batch.push(Op::SetAttribute(AttributeValue { object, attribute: row.attribute.clone(), value }));
+            batch.push(Op::SetAttribute(AttributeValue {
+                object,
+                attribute: row.attribute.clone(),
+                value,
+            }));
         }
         for (name, value_type) in defined {
             batch.ops.insert(
@@ -238,7 +298,12 @@ impl Catalog {
         for row in &archive.relationships {
             let name = match row.kind {
                 EdgeKind::TermReference => ReferenceType::parse(&row.name)
-                    .ok_or_else(|| bad(format!("relationships.csv: '{}' is not a term reference type", row.name)))?
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "relationships.csv: '{}' is not a term reference type",
+                            row.name
+                        ))
+                    })?
                     .as_str()
                     .to_owned(),
                 EdgeKind::CustomRelationship
@@ -260,10 +325,20 @@ impl Catalog {
             }));
         }
         for row in &archive.tags {
-            batch.push(Op::AddTag(Tag { object: id_of("labels.csv", &row.native_id)?, kind: row.kind, value: row.value.clone() }));
+            batch.push(Op::AddTag(Tag {
+                object: id_of("labels.csv", &row.native_id)?,
+                kind: row.kind,
+                value: row.value.clone(),
+            }));
         }
 
-        let known_classes: BTreeSet<String> = self.store.data_classes().await?.into_iter().map(|c| c.name).collect();
+        let known_classes: BTreeSet<String> = self
+            .store
+            .data_classes()
+            .await?
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         let mut new_classes = BTreeSet::new();
         for row in &archive.classifications {
             if !known_classes.contains(&row.data_class) {
@@ -315,18 +390,38 @@ impl Catalog {
             }));
         }
         for row in &archive.connections {
-            let target = self.resolve(&ObjectRef::parse(&row.target_model)?).await.map_err(|e| {
-                bad(format!("connections.csv: connected model '{}' cannot be found: {}", row.target_model, e.message))
-            })?;
+            let target = self
+                .resolve(&ObjectRef::parse(&row.target_model)?)
+                .await
+                .map_err(|e| {
+                    bad(format!(
+                        "connections.csv: connected model '{}' cannot be found: {}",
+                        row.target_model, e.message
+                    ))
+                })?;
             if target.kind != ObjectKind::Model || target.id == model.id {
-                return Err(bad(format!("connections.csv: '{}' is not another model", row.target_model)));
+                return Err(bad(format!(
+                    "connections.csv: '{}' is not another model",
+                    row.target_model
+                )));
             }
-            batch.push(Op::AddEdge(Edge { kind: EdgeKind::ModelConnection, source: model.id, target: target.id, name: row.name.clone() }));
+            batch.push(Op::AddEdge(Edge {
+                kind: EdgeKind::ModelConnection,
+                source: model.id,
+                target: target.id,
+                name: row.name.clone(),
+            }));
         }
         if let Some(reference) = &options.configuration {
             let configuration = self.resolve(reference).await?;
-            if !matches!(configuration.kind, ObjectKind::Configuration | ObjectKind::ConfigurationVersion) {
-                return Err(Error::invalid(format!("{} ('{}') is not a configuration", configuration.id, configuration.name)));
+            if !matches!(
+                configuration.kind,
+                ObjectKind::Configuration | ObjectKind::ConfigurationVersion
+            ) {
+                return Err(Error::invalid(format!(
+                    "{} ('{}') is not a configuration",
+                    configuration.id, configuration.name
+                )));
             }
             batch.push(Op::AddEdge(Edge {
                 kind: EdgeKind::ConfigurationContent,
@@ -339,31 +434,53 @@ impl Catalog {
         let object_count = archive.objects.len();
         self.store.apply(batch).await?;
         tracing::info!(model = %model.id, objects = object_count, created, "model imported");
-        Ok(ImportSummary { model_id: model.id.to_string(), model_name: model.name, created, object_count })
+        Ok(ImportSummary {
+            model_id: model.id.to_string(),
+            model_name: model.name,
+            created,
+            object_count,
+        })
     }
 
     /// `POST /repository/model/export`: the model as an archive.
-    pub async fn export_model(&self, caller: &Caller, model: &ObjectRef, options: &ExportOptions) -> Result<Vec<u8>> {
+    pub async fn export_model(
+        &self,
+        caller: &Caller,
+        model: &ObjectRef,
+        options: &ExportOptions,
+    ) -> Result<Vec<u8>> {
         caller.require(Capability::ViewMetadata)?;
         let archive = self.model_archive(model, options).await?;
         archive::write(&archive)
     }
 
     /// The model as archive rows, ready to write.
-    pub async fn model_archive(&self, model: &ObjectRef, options: &ExportOptions) -> Result<ModelArchive> {
+    pub async fn model_archive(
+        &self,
+        model: &ObjectRef,
+        options: &ExportOptions,
+    ) -> Result<ModelArchive> {
         let mut model = self.resolve(model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {
             // Exporting a term: the model of the object, restricted to that object.
             let object = model.id;
-            model = self.resolve(&ObjectRef::Id(ObjectId::repository(object.model))).await?;
+            model = self
+                .resolve(&ObjectRef::Id(ObjectId::repository(object.model)))
+                .await?;
             return Box::pin(self.model_archive(
                 &ObjectRef::Id(model.id),
-                &ExportOptions { objects: Some(vec![ObjectRef::Id(object)]), ..options.clone() },
+                &ExportOptions {
+                    objects: Some(vec![ObjectRef::Id(object)]),
+                    ..options.clone()
+                },
             ))
             .await;
         }
         if model.kind != ObjectKind::Model {
-            return Err(Error::invalid(format!("{} ('{}') is not a model", model.id, model.name)));
+            return Err(Error::invalid(format!(
+                "{} ('{}') is not a model",
+                model.id, model.name
+            )));
         }
         let number = model.id.content_model();
         let mut objects = self.store.model_objects(number).await?;
@@ -372,7 +489,10 @@ impl Catalog {
             for reference in chosen {
                 let object = self.resolve(reference).await?;
                 if object.kind != ObjectKind::ModelObject || object.id.model != number {
-                    return Err(Error::invalid(format!("{} ('{}') is not an object of model {}", object.id, object.name, model.id)));
+                    return Err(Error::invalid(format!(
+                        "{} ('{}') is not an object of model {}",
+                        object.id, object.name, model.id
+                    )));
                 }
                 keep.insert(object.id);
             }
@@ -393,7 +513,14 @@ impl Catalog {
         }
         let native: HashMap<ObjectId, String> = objects
             .iter()
-            .map(|o| (o.id, o.native_id.clone().unwrap_or_else(|| format!("#{}", o.id.object))))
+            .map(|o| {
+                (
+                    o.id,
+                    o.native_id
+                        .clone()
+                        .unwrap_or_else(|| format!("#{}", o.id.object)),
+                )
+            })
             .collect();
         let details = self.store.details(Scope::Model(number)).await?;
         let model_details = self.store.details(Scope::Objects(vec![model.id])).await?;
@@ -406,14 +533,22 @@ impl Catalog {
         let meta = self.meta_model().await?;
 
         let mut archive = ModelArchive {
-            model: archive::ArchiveModel { name: model.name.clone(), profile: profile.clone(), description: model.description.clone().unwrap_or_default() },
+            model: archive::ArchiveModel {
+                name: model.name.clone(),
+                profile: profile.clone(),
+                description: model.description.clone().unwrap_or_default(),
+            },
             ..Default::default()
         };
         for o in &objects {
             archive.objects.push(ArchiveObject {
                 native_id: native[&o.id].clone(),
                 parent_native_id: o.parent.and_then(|p| native.get(&p).cloned()),
-                object_type: if o.object_type.profile == profile { o.object_type.name.clone() } else { o.object_type.qualified() },
+                object_type: if o.object_type.profile == profile {
+                    o.object_type.name.clone()
+                } else {
+                    o.object_type.qualified()
+                },
                 name: o.name.clone(),
                 physical_name: o.physical_name.clone(),
                 description: o.description.clone(),
@@ -425,14 +560,21 @@ impl Catalog {
                 workflow_state: o.workflow_state.clone(),
             });
         }
-        for a in details.attributes.iter().filter(|a| native.contains_key(&a.object)) {
-            let value_type = meta.attribute_type(&a.attribute).map(|t| t.value_type).unwrap_or(match a.value {
-                Value::Boolean(_) => ValueType::Boolean,
-                Value::Integer(_) => ValueType::Integer,
-                Value::Double(_) => ValueType::Double,
-                Value::DateTime(_) => ValueType::DateTime,
-                Value::Text(_) => ValueType::String,
-            });
+        for a in details
+            .attributes
+            .iter()
+            .filter(|a| native.contains_key(&a.object))
+        {
+            let value_type = meta
+                .attribute_type(&a.attribute)
+                .map(|t| t.value_type)
+                .unwrap_or(match a.value {
+                    Value::Boolean(_) => ValueType::Boolean,
+                    Value::Integer(_) => ValueType::Integer,
+                    Value::Double(_) => ValueType::Double,
+                    Value::DateTime(_) => ValueType::DateTime,
+                    Value::Text(_) => ValueType::String,
+                });
             archive.attributes.push(archive::ArchiveAttribute {
                 native_id: native[&a.object].clone(),
                 attribute: a.attribute.clone(),
@@ -450,17 +592,35 @@ impl Catalog {
                 });
             }
         }
-        for t in details.tags.iter().filter(|t| native.contains_key(&t.object)) {
-            archive.tags.push(archive::ArchiveTag { native_id: native[&t.object].clone(), kind: t.kind, value: t.value.clone() });
-        }
-        for c in details.classifications.iter().filter(|c| native.contains_key(&c.object)) {
-            archive.classifications.push(archive::ArchiveClassification {
-                native_id: native[&c.object].clone(),
-                data_class: c.data_class.clone(),
-                status: c.status,
+        for t in details
+            .tags
+            .iter()
+            .filter(|t| native.contains_key(&t.object))
+        {
+            archive.tags.push(archive::ArchiveTag {
+                native_id: native[&t.object].clone(),
+                kind: t.kind,
+                value: t.value.clone(),
             });
         }
-        for l in details.labels.iter().filter(|l| native.contains_key(&l.object)) {
+        for c in details
+            .classifications
+            .iter()
+            .filter(|c| native.contains_key(&c.object))
+        {
+            archive
+                .classifications
+                .push(archive::ArchiveClassification {
+                    native_id: native[&c.object].clone(),
+                    data_class: c.data_class.clone(),
+                    status: c.status,
+                });
+        }
+        for l in details
+            .labels
+            .iter()
+            .filter(|l| native.contains_key(&l.object))
+        {
             archive.sensitivity_labels.push(archive::ArchiveLabel {
                 native_id: native[&l.object].clone(),
                 label: l.label.clone(),
@@ -468,7 +628,11 @@ impl Catalog {
             });
         }
         if options.include_profiling {
-            for p in details.profiling.iter().filter(|p| native.contains_key(&p.object)) {
+            for p in details
+                .profiling
+                .iter()
+                .filter(|p| native.contains_key(&p.object))
+            {
                 archive.profiling.push(archive::ArchiveProfiling {
                     native_id: native[&p.object].clone(),
                     data_profile: p.profile.clone(),
@@ -476,9 +640,16 @@ impl Catalog {
                 });
             }
         }
-        for e in self.store.edges(EdgeKind::ModelConnection, model.id, false).await? {
+        for e in self
+            .store
+            .edges(EdgeKind::ModelConnection, model.id, false)
+            .await?
+        {
             if let Some(target) = self.store.object(e.target).await? {
-                archive.connections.push(archive::ArchiveConnection { name: e.name.clone(), target_model: self.repository_path(&target).await? });
+                archive.connections.push(archive::ArchiveConnection {
+                    name: e.name.clone(),
+                    target_model: self.repository_path(&target).await?,
+                });
             }
         }
         Ok(archive)
@@ -487,7 +658,11 @@ impl Catalog {
 
 /// Resolves an archive's object type: qualified, or a bare name of the model's profile,
 /// or a bare name unique in the meta model. Repository types are refused.
-fn resolve_object_type<'m>(meta: &'m MetaModel, profile: &str, text: &str) -> Result<&'m ObjectType> {
+fn resolve_object_type<'m>(
+    meta: &'m MetaModel,
+    profile: &str,
+    text: &str,
+) -> Result<&'m ObjectType> {
     let found = meta
         .object_type(&TypeName::new(profile, text))
         .or_else(|| meta.find_object_type(text))
@@ -501,7 +676,10 @@ fn topological_order(objects: &[ArchiveObject]) -> Result<Vec<usize>> {
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(objects.len());
     for (i, o) in objects.iter().enumerate() {
         if index.insert(o.native_id.as_str(), i).is_some() {
-            return Err(bad(format!("objects.csv: native id '{}' appears twice", o.native_id)));
+            return Err(bad(format!(
+                "objects.csv: native id '{}' appears twice",
+                o.native_id
+            )));
         }
     }
     let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -510,9 +688,12 @@ fn topological_order(objects: &[ArchiveObject]) -> Result<Vec<usize>> {
         match &o.parent_native_id {
             None => roots.push(i),
             Some(p) => {
-                let parent = *index
-                    .get(p.as_str())
-                    .ok_or_else(|| bad(format!("objects.csv: object '{}' has unknown parent '{p}'", o.native_id)))?;
+                let parent = *index.get(p.as_str()).ok_or_else(|| {
+                    bad(format!(
+                        "objects.csv: object '{}' has unknown parent '{p}'",
+                        o.native_id
+                    ))
+                })?;
                 children.entry(parent).or_default().push(i);
             }
         }
@@ -532,7 +713,9 @@ fn topological_order(objects: &[ArchiveObject]) -> Result<Vec<usize>> {
             .find(|(i, _)| !order.contains(i))
             .map(|(_, o)| o.native_id.clone())
             .unwrap_or_default();
-        return Err(bad(format!("objects.csv: the parents of '{cyclic}' form a cycle")));
+        return Err(bad(format!(
+            "objects.csv: the parents of '{cyclic}' form a cycle"
+        )));
     }
     Ok(order)
 }

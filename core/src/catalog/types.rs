@@ -61,8 +61,12 @@ fn object_type_info(meta: &MetaModel, t: &ObjectType, include_attributes: bool) 
         profile: t.name.profile.clone(),
         object_system_type: t.system_type.as_str().to_owned(),
         category: t.category.clone(),
-        attribute_types: include_attributes
-            .then(|| meta.attributes_of(t).into_iter().map(AttributeTypeInfo::from).collect()),
+        attribute_types: include_attributes.then(|| {
+            meta.attributes_of(t)
+                .into_iter()
+                .map(AttributeTypeInfo::from)
+                .collect()
+        }),
     }
 }
 
@@ -76,10 +80,8 @@ impl Catalog {
     ) -> Result<Vec<ObjectTypeInfo>> {
         caller.require(Capability::ViewMetadata)?;
         let meta = self.meta_model().await?;
-        if let Some(p) = profile {
-            if !meta.profiles.iter().any(|known| known.name == p) {
-                return Err(Error::not_found(format!("profile '{p}' does not exist")));
-            }
+        if let Some(p) = profile.filter(|p| !meta.profiles.iter().any(|known| known.name == *p)) {
+            return Err(Error::not_found(format!("profile '{p}' does not exist")));
         }
         Ok(meta
             .object_types
@@ -95,23 +97,42 @@ impl Catalog {
     }
 
     /// `GET /types/listAttributeTypes`: all attribute types, or those of one object type.
-    pub async fn list_attribute_types(&self, caller: &Caller, object_type: Option<&str>) -> Result<Vec<AttributeTypeInfo>> {
+    pub async fn list_attribute_types(
+        &self,
+        caller: &Caller,
+        object_type: Option<&str>,
+    ) -> Result<Vec<AttributeTypeInfo>> {
         caller.require(Capability::ViewMetadata)?;
         let meta = self.meta_model().await?;
         Ok(match object_type {
-            None => meta.attribute_types.iter().map(AttributeTypeInfo::from).collect(),
-            Some(name) => meta.attributes_of(Self::find_type(&meta, name)?).into_iter().map(AttributeTypeInfo::from).collect(),
+            None => meta
+                .attribute_types
+                .iter()
+                .map(AttributeTypeInfo::from)
+                .collect(),
+            Some(name) => meta
+                .attributes_of(Self::find_type(&meta, name)?)
+                .into_iter()
+                .map(AttributeTypeInfo::from)
+                .collect(),
         })
     }
 
     /// `GET /types/listGroupTypes`: the attribute groups (of one object type), each with its attribute types.
-    pub async fn list_group_types(&self, caller: &Caller, object_type: Option<&str>) -> Result<Vec<GroupTypeInfo>> {
+    pub async fn list_group_types(
+        &self,
+        caller: &Caller,
+        object_type: Option<&str>,
+    ) -> Result<Vec<GroupTypeInfo>> {
         let attributes = self.list_attribute_types(caller, object_type).await?;
         let mut groups: Vec<GroupTypeInfo> = Vec::new();
         for a in attributes {
             match groups.iter_mut().find(|g| g.name == a.group) {
                 Some(g) => g.attribute_types.push(a),
-                None => groups.push(GroupTypeInfo { name: a.group.clone(), attribute_types: vec![a] }),
+                None => groups.push(GroupTypeInfo {
+                    name: a.group.clone(),
+                    attribute_types: vec![a],
+                }),
             }
         }
         groups.sort_by(|a, b| a.name.cmp(&b.name));
@@ -121,7 +142,13 @@ impl Catalog {
     /// `GET /types/listProfiles`: profile names.
     pub async fn list_profiles(&self, caller: &Caller) -> Result<Vec<String>> {
         caller.require(Capability::ViewMetadata)?;
-        Ok(self.meta_model().await?.profiles.into_iter().map(|p| p.name).collect())
+        Ok(self
+            .meta_model()
+            .await?
+            .profiles
+            .into_iter()
+            .map(|p| p.name)
+            .collect())
     }
 
     /// `GET /types/listCategories`: search categories.

@@ -1,0 +1,152 @@
+//! Extractors that turn requests into core types, with envelope errors on bad input.
+
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use lore_core::auth::Caller;
+use lore_core::{Error, ErrorCode};
+use serde::de::DeserializeOwned;
+
+use crate::AppState;
+use crate::error::{ApiError, code_for_status};
+
+/// The names of the key header: `api-key` since release 11.1, `api_key` before.
+pub const KEY_HEADERS: [&str; 2] = ["api-key", "api_key"];
+
+/// Where the auth extractor leaves the user name for the one-line call log.
+#[derive(Debug, Clone, Default)]
+pub struct CallUser(pub Arc<Mutex<Option<String>>>);
+
+/// The API key of the request, from either header.
+pub fn api_key(parts: &Parts) -> Option<&str> {
+    KEY_HEADERS
+        .iter()
+        .find_map(|name| parts.headers.get(*name))
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+}
+
+/// The authenticated caller; 401 in the envelope when the key is missing or invalid.
+#[derive(Debug, Clone)]
+pub struct Authenticated(pub Caller);
+
+impl<S> FromRequestParts<S> for Authenticated
+where
+    AppState: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let state = AppState::from_ref(state);
+        let key = api_key(parts).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::AuthenticationError,
+                "the api-key (or api_key) header is missing; log in with POST /auth/login",
+            )
+        })?;
+        let caller = state.catalog.authenticate(key).await?;
+        if let Some(mut user) = parts
+            .extensions
+            .get::<CallUser>()
+            .and_then(|slot| slot.0.lock().ok())
+        {
+            *user = Some(caller.name.clone());
+        }
+        Ok(Self(caller))
+    }
+}
+
+/// A JSON body; malformed JSON is INVALID_PARAMETER, a wrong content type 415, an
+/// oversized body 413, all in the envelope.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for JsonBody<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(value)) => Ok(Self(value)),
+            Err(rejection) => {
+                let code = code_for_status(rejection.status());
+                let message = match code {
+                    ErrorCode::UnsupportedMediaType => {
+                        "the request body must be JSON (Content-Type: application/json)".to_owned()
+                    }
+                    ErrorCode::PayloadTooLarge => {
+                        "the request body is larger than the server accepts".to_owned()
+                    }
+                    _ => format!("the request body is not valid: {}", rejection.body_text()),
+                };
+                Err(ApiError::new(code, message))
+            }
+        }
+    }
+}
+
+/// Query parameters; a malformed parameter is INVALID_PARAMETER in the envelope.
+#[derive(Debug)]
+pub struct Params<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for Params<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Self(q.0))
+            .map_err(|rejection| {
+                ApiError::new(
+                    ErrorCode::InvalidParameter,
+                    format!("bad query parameters: {}", rejection.body_text()),
+                )
+            })
+    }
+}
+
+/// The raw body; an oversized body is 413 in the envelope.
+pub async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state).await.map_err(|rejection| {
+        let code = code_for_status(rejection.status());
+        ApiError::new(
+            code,
+            format!("cannot read the request body: {}", rejection.body_text()),
+        )
+    })
+}
+
+/// Parses an optional JSON body: empty means `None`.
+pub fn optional_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<Option<T>, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(bytes).map(Some).map_err(|e| {
+        ApiError(Error::invalid(format!(
+            "the request body is not valid JSON: {e}"
+        )))
+    })
+}
+
+/// Reads a boolean query parameter leniently (`true`/`false`, any case; absent is false).
+pub fn flag(value: Option<&str>, name: &str) -> Result<bool, ApiError> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+        Some(v) => Err(ApiError(Error::invalid(format!(
+            "parameter '{name}' must be true or false, not '{v}'"
+        )))),
+    }
+}

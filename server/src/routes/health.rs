@@ -1,0 +1,13 @@
+use axum::extract::State;
+use axum::response::Response;
+
+use crate::AppState;
+use crate::error::{ApiResult, ok};
+
+/// `GET /healthz`: 200 when the store answers.
+pub async fn healthz(State(state): State<AppState>) -> ApiResult<Response> {
+    state.catalog.store().ping().await?;
+    Ok(ok(
+        serde_json::json!({ "status": "ok", "backend": state.catalog.store().backend() }),
+    ))
+}

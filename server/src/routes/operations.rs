@@ -1,0 +1,56 @@
+//! Operation endpoints.
+
+use axum::extract::State;
+use axum::response::Response;
+use lore_core::Error;
+use lore_core::model::ObjectKind;
+use serde::Deserialize;
+use serde_json::json;
+use utoipa::IntoParams;
+
+use crate::AppState;
+use crate::error::{ApiResult, ok};
+use crate::extract::{Authenticated, Params};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowseParams {
+    /// Comma-separated kinds to keep: Folder, Configuration, Configuration Version, Model.
+    pub object_types: Option<String>,
+    /// Where to start; `/` (the default) is the repository root.
+    pub repository_path: Option<String>,
+}
+
+/// The repository tree below a path: `{"links": [{"objectName", "id", "objectType", "links"}]}`.
+#[utoipa::path(get, path = "/operations/repositoryBrowse", tag = "Operation", security(("api_key" = [])), params(BrowseParams),
+    responses((status = 200, description = "The tree"), (status = 404, description = "No such path")))]
+pub async fn repository_browse(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<BrowseParams>,
+) -> ApiResult<Response> {
+    let mut kinds = Vec::new();
+    for name in params
+        .object_types
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        let kind = ObjectKind::parse(name).filter(|k| k.is_repository()).ok_or_else(|| {
+            Error::invalid(format!("objectTypes: '{name}' is not one of Folder, Configuration, Configuration Version, Model"))
+        })?;
+        kinds.push(kind);
+    }
+    let path = params
+        .repository_path
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or("/");
+    let links = state
+        .catalog
+        .repository_browse(&caller, path, &kinds)
+        .await?;
+    Ok(ok(json!({ "links": links })))
+}

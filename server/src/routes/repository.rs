@@ -1,0 +1,242 @@
+//! Repository endpoints: context, folders, model import and export.
+
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::response::{IntoResponse, Response};
+use lore_core::catalog::{ExportOptions, FolderRequest, ImportOptions};
+use lore_core::{Error, ErrorCode, ObjectRef};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+
+use super::configuration::optional_ref;
+use crate::AppState;
+use crate::error::{ApiError, ApiResult, code_for_status, ok};
+use crate::extract::{Authenticated, JsonBody, Params, body_bytes, flag, optional_json};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextParams {
+    /// The object (id, stable id or repository path).
+    pub object_id: Option<String>,
+}
+
+/// The context of an object: its ancestors from the repository root down, each as
+/// `{id, name, objectType}`.
+#[utoipa::path(get, path = "/repository/getContext", tag = "Repository", security(("api_key" = [])), params(ContextParams),
+    responses((status = 200, description = "Array of embedded entities, root first"), (status = 404, description = "No such object")))]
+pub async fn get_context(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<ContextParams>,
+) -> ApiResult<Response> {
+    let object =
+        optional_ref(params.object_id.as_deref())?.ok_or_else(|| Error::missing("objectId"))?;
+    Ok(ok(state.catalog.get_context(&caller, &object).await?))
+}
+
+/// What createFolder takes.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct CreateFolderBody {
+    /// Parent folder or configuration (id or path); the root when absent.
+    parent_id: Option<String>,
+    name: String,
+    description: Option<String>,
+    /// `Folder` (default), `Configuration` or `Configuration Version`.
+    object_type: Option<String>,
+}
+
+/// Creates a folder, configuration or configuration version.
+#[utoipa::path(post, path = "/repository/createFolder", tag = "Repository", security(("api_key" = [])), request_body = CreateFolderBody,
+    responses((status = 200, description = "The new object (legacy entity)"), (status = 409, description = "The name is taken"), (status = 400, description = "Bad input")))]
+pub async fn create_folder(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<FolderRequest>,
+) -> ApiResult<Response> {
+    Ok(ok(state.catalog.create_folder(&caller, &body).await?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportParams {
+    /// Re-import into this existing model (id or path), replacing its contents.
+    pub model_id: Option<String>,
+    /// Folder of the new model (id or path); the root when absent.
+    pub folder_id: Option<String>,
+    /// Name of the new model; the archive's model name when absent.
+    pub model_name: Option<String>,
+    /// Add the model to this configuration (id or path).
+    pub configuration_id: Option<String>,
+}
+
+/// Imports a model from a zip of CSV files (see docs/model-archive.md), sent as the raw
+/// body (`application/zip`) or as the file part of `multipart/form-data`. Nothing is
+/// written unless the whole archive is valid.
+#[utoipa::path(post, path = "/repository/model/import", tag = "Repository", security(("api_key" = [])), params(ImportParams),
+    request_body(content = Vec<u8>, content_type = "application/zip", description = "The model archive"),
+    responses((status = 200, description = "`{modelId, modelName, created, objectCount}`"), (status = 400, description = "Invalid archive"),
+        (status = 413, description = "Archive too large"), (status = 415, description = "Not a zip or multipart upload")))]
+pub async fn import_model(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<ImportParams>,
+    req: Request,
+) -> ApiResult<Response> {
+    let content = upload(req, &state).await?;
+    if content.is_empty() {
+        return Err(Error::missing("the model archive (request body)").into());
+    }
+    let options = ImportOptions {
+        model: optional_ref(params.model_id.as_deref())?,
+        folder: optional_ref(params.folder_id.as_deref())?,
+        name: params.model_name.filter(|n| !n.trim().is_empty()),
+        configuration: optional_ref(params.configuration_id.as_deref())?,
+    };
+    Ok(ok(state
+        .catalog
+        .import_model(&caller, &content, &options)
+        .await?))
+}
+
+/// The uploaded file: the raw body, or the first file part of a multipart form.
+async fn upload(req: Request, state: &AppState) -> ApiResult<Vec<u8>> {
+    let content_type = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("multipart/form-data") {
+        let mut form = Multipart::from_request(req, state).await.map_err(|e| {
+            ApiError::new(
+                code_for_status(e.status()),
+                format!("cannot read the multipart form: {}", e.body_text()),
+            )
+        })?;
+        while let Some(field) = form.next_field().await.map_err(|e| {
+            ApiError::new(
+                code_for_status(e.status()),
+                format!("cannot read the multipart form: {}", e.body_text()),
+            )
+        })? {
+            if field.file_name().is_some() || field.name() == Some("file") {
+                let bytes = field.bytes().await.map_err(|e| {
+                    ApiError::new(
+                        code_for_status(e.status()),
+                        format!("cannot read the uploaded file: {}", e.body_text()),
+                    )
+                })?;
+                return Ok(bytes.to_vec());
+            }
+        }
+        return Err(Error::missing("file (a multipart part holding the archive)").into());
+    }
+    let accepted = [
+        "",
+        "application/zip",
+        "application/octet-stream",
+        "application/x-zip-compressed",
+        "application/x-download",
+    ];
+    if !accepted
+        .iter()
+        .any(|t| content_type.split(';').next().unwrap_or("").trim() == *t)
+    {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!(
+                "upload the archive as application/zip or multipart/form-data, not '{content_type}'"
+            ),
+        ));
+    }
+    Ok(body_bytes(req, state).await?.to_vec())
+}
+
+/// What model export takes, as query parameters or a JSON body.
+#[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportParams {
+    /// The model (id or path), or a model object to export alone.
+    pub model_id: Option<String>,
+    /// `true` includes data profiling and sampling results.
+    #[serde(default, deserialize_with = "string_or_bool")]
+    pub export_data_profiling_and_sampling: Option<String>,
+    /// Export only these objects (e.g. terms) and their descendants; comma-separated in
+    /// the query, an array in a JSON body.
+    #[serde(default, deserialize_with = "list_or_csv")]
+    pub object_ids: Option<Vec<String>>,
+}
+
+/// Exports a model as a zip of CSV files (`application/x-download`).
+#[utoipa::path(post, path = "/repository/model/export", tag = "Repository", security(("api_key" = [])), params(ExportParams),
+    request_body(content = ExportParams, description = "The same fields as the query parameters (optional)"),
+    responses((status = 200, description = "The archive", content_type = "application/x-download"), (status = 404, description = "No such model")))]
+pub async fn export_model(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(query): Params<ExportParams>,
+    req: Request,
+) -> ApiResult<Response> {
+    let body: ExportParams = optional_json(&body_bytes(req, &state).await?)?.unwrap_or_default();
+    let model_id = query.model_id.or(body.model_id);
+    let model = optional_ref(model_id.as_deref())?.ok_or_else(|| Error::missing("modelId"))?;
+    let profiling = query
+        .export_data_profiling_and_sampling
+        .or(body.export_data_profiling_and_sampling);
+    let objects = match query.object_ids.or(body.object_ids) {
+        Some(ids) if !ids.is_empty() => Some(
+            ids.iter()
+                .map(|id| ObjectRef::parse(id))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        _ => None,
+    };
+    let options = ExportOptions {
+        include_profiling: flag(profiling.as_deref(), "exportDataProfilingAndSampling")?,
+        objects,
+    };
+    let bytes = state
+        .catalog
+        .export_model(&caller, &model, &options)
+        .await?;
+    let file_name = "model.zip";
+    Ok((
+        [
+            (CONTENT_TYPE, "application/x-download".to_owned()),
+            (
+                CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{file_name}\""),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+fn string_or_bool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::Bool(b)) => Some(b.to_string()),
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(other) => Some(other.to_string()),
+    })
+}
+
+fn list_or_csv<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum ListOrCsv {
+        List(Vec<String>),
+        Csv(String),
+    }
+    Ok(Option::<ListOrCsv>::deserialize(d)?.map(|v| match v {
+        ListOrCsv::List(list) => list,
+        ListOrCsv::Csv(text) => text
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    }))
+}
