@@ -1,8 +1,8 @@
 //! Authentication: password hashes, API keys, the authenticated caller, and the trait
 //! further login methods (OAuth 2.0) implement.
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -17,7 +17,8 @@ use crate::model::Capability;
 pub fn hash_password(password: &str) -> Result<String> {
     let mut salt = [0u8; 16];
     rand::rng().fill_bytes(&mut salt);
-    let salt = SaltString::encode_b64(&salt).map_err(|e| Error::internal(format!("cannot encode salt: {e}")))?;
+    let salt = SaltString::encode_b64(&salt)
+        .map_err(|e| Error::internal(format!("cannot encode salt: {e}")))?;
     Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|h| h.to_string())
@@ -27,7 +28,11 @@ pub fn hash_password(password: &str) -> Result<String> {
 /// Checks a password against a PHC string; a malformed hash never verifies.
 pub fn verify_password(password: &str, hash: &str) -> bool {
     PasswordHash::new(hash)
-        .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+        .map(|parsed| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok()
+        })
         .unwrap_or(false)
 }
 
@@ -81,7 +86,10 @@ impl Caller {
 /// Credentials a login method receives.
 #[derive(Debug, Clone)]
 pub enum Credentials {
-    Password { user: String, password: String },
+    Password {
+        user: String,
+        password: String,
+    },
     /// An OAuth 2.0 access token.
     BearerToken(String),
 }

@@ -91,7 +91,10 @@ pub struct Error {
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
+        Self {
+            code,
+            message: message.into(),
+        }
     }
     pub fn authentication(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::AuthenticationError, message)

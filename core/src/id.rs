@@ -50,7 +50,11 @@ impl fmt::Display for ObjectId {
 impl FromStr for ObjectId {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let bad = || Error::invalid(format!("'{s}' is not an object id of the form <model>_<object>"));
+        let bad = || {
+            Error::invalid(format!(
+                "'{s}' is not an object id of the form <model>_<object>"
+            ))
+        };
         let (model, object) = s.split_once('_').ok_or_else(bad)?;
         let model: i64 = model.parse().map_err(|_| bad())?;
         let object: i64 = object.parse().map_err(|_| bad())?;
@@ -98,7 +102,9 @@ impl ObjectRef {
         if let Ok(id) = s.parse::<ObjectId>() {
             return Ok(Self::Id(id));
         }
-        if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'=') {
+        if s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'=')
+        {
             return Ok(Self::StableId(s.trim_end_matches('=').to_owned()));
         }
         Err(Error::invalid(format!(
@@ -111,7 +117,10 @@ impl ObjectRef {
 /// Names may not be empty, so `//` or a trailing empty segment is refused.
 pub fn split_path(path: &str) -> Result<Vec<String>> {
     let trimmed = path.strip_prefix('/').ok_or_else(|| {
-        Error::new(ErrorCode::InvalidRepositoryPath, format!("repository path '{path}' must start with '/'"))
+        Error::new(
+            ErrorCode::InvalidRepositoryPath,
+            format!("repository path '{path}' must start with '/'"),
+        )
     })?;
     let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
     if trimmed.is_empty() {
@@ -144,15 +153,24 @@ mod tests {
 
     #[test]
     fn parses_every_identifier_shape() {
-        assert_eq!(ObjectRef::parse("447_16").unwrap(), ObjectRef::Id(ObjectId::new(447, 16)));
-        assert_eq!(ObjectRef::parse("-1_4").unwrap(), ObjectRef::Id(ObjectId::repository(4)));
+        assert_eq!(
+            ObjectRef::parse("447_16").unwrap(),
+            ObjectRef::Id(ObjectId::new(447, 16))
+        );
+        assert_eq!(
+            ObjectRef::parse("-1_4").unwrap(),
+            ObjectRef::Id(ObjectId::repository(4))
+        );
         assert_eq!(
             ObjectRef::parse("/Configuration/Published").unwrap(),
             ObjectRef::Path(vec!["Configuration".into(), "Published".into()])
         );
         assert_eq!(ObjectRef::parse("/").unwrap(), ObjectRef::Path(vec![]));
         let stable = stable_id(447, "db.schema.table");
-        assert_eq!(ObjectRef::parse(&stable).unwrap(), ObjectRef::StableId(stable.clone()));
+        assert_eq!(
+            ObjectRef::parse(&stable).unwrap(),
+            ObjectRef::StableId(stable.clone())
+        );
         assert!(ObjectRef::parse("a b").is_err());
         assert!(ObjectRef::parse("/a//b").is_err());
         assert!("1_-2".parse::<ObjectId>().is_err());

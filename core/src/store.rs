@@ -28,7 +28,10 @@ pub enum Op {
     ClearModel(i64),
     /// Sets the value of an attribute on an object, replacing an earlier value.
     SetAttribute(AttributeValue),
-    RemoveAttribute { object: ObjectId, attribute: String },
+    RemoveAttribute {
+        object: ObjectId,
+        attribute: String,
+    },
     /// Adds an edge; adding an existing edge is a no-op.
     AddEdge(Edge),
     RemoveEdge(Edge),
@@ -37,10 +40,16 @@ pub enum Op {
     RemoveTag(Tag),
     /// Sets the status of a data class on an object, replacing an earlier status.
     SetClassification(Classification),
-    RemoveClassification { object: ObjectId, data_class: String },
+    RemoveClassification {
+        object: ObjectId,
+        data_class: String,
+    },
     /// Sets the status of a sensitivity label on an object, replacing an earlier status.
     SetLabelAssignment(LabelAssignment),
-    RemoveLabelAssignment { object: ObjectId, label: String },
+    RemoveLabelAssignment {
+        object: ObjectId,
+        label: String,
+    },
     /// Replaces the profiling and sampling results of an object (both `None` removes them).
     SetProfiling(Profiling),
     /// Inserts or replaces the attribute type of that name.
@@ -132,7 +141,12 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>>;
     /// The child named `name` (exact match) of `parent` inside the id space of `model`;
     /// `parent` `None` means the repository root or the model's top level.
-    async fn child_by_name(&self, model: i64, parent: Option<ObjectId>, name: &str) -> Result<Option<Object>>;
+    async fn child_by_name(
+        &self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Object>>;
     /// The children of `parent` in the id space of `model`, sorted by name then id.
     async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>>;
     /// Every model object of the model number, sorted by id.

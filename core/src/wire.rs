@@ -22,7 +22,10 @@ pub struct ErrorBody {
 
 impl<T> ResponseObject<T> {
     pub fn ok(result: T) -> Self {
-        Self { result, error: None }
+        Self {
+            result,
+            error: None,
+        }
     }
 }
 
@@ -30,7 +33,10 @@ impl ResponseObject<String> {
     pub fn failure(error: &Error) -> Self {
         Self {
             result: String::new(),
-            error: Some(ErrorBody { error_code: error.code.as_str().to_owned(), message: error.message.clone() }),
+            error: Some(ErrorBody {
+                error_code: error.code.as_str().to_owned(),
+                message: error.message.clone(),
+            }),
         }
     }
 }

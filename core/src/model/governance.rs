@@ -89,7 +89,14 @@ impl Role {
                 name: ADMINISTRATOR_ROLE.into(),
                 description: "Full control of the server".into(),
                 global: true,
-                capabilities: vec![Administer, ManageRepository, ManageMetaModel, ViewMetadata, EditMetadata, ViewData],
+                capabilities: vec![
+                    Administer,
+                    ManageRepository,
+                    ManageMetaModel,
+                    ViewMetadata,
+                    EditMetadata,
+                    ViewData,
+                ],
             },
             Role {
                 name: "Repository Manager".into(),

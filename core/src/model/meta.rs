@@ -140,7 +140,12 @@ impl Value {
         match value_type {
             ValueType::String | ValueType::Object => Some(Value::Text(text.to_owned())),
             ValueType::Integer => text.trim().parse().ok().map(Value::Integer),
-            ValueType::Double => text.trim().parse::<f64>().ok().filter(|v| v.is_finite()).map(Value::Double),
+            ValueType::Double => text
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(Value::Double),
             ValueType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
                 "true" => Some(Value::Boolean(true)),
                 "false" => Some(Value::Boolean(false)),
@@ -219,25 +224,65 @@ impl MetaModel {
     pub fn builtin() -> Self {
         use SystemType as S;
         let profiles = vec![
-            profile(REPOSITORY_PROFILE, "Folders, configurations, versions and models of the repository"),
-            profile(DATABASE_PROFILE, "Relational databases: schemas, tables, views, columns, keys"),
-            profile(FILE_PROFILE, "File systems: directories, files and their fields"),
-            profile(GLOSSARY_PROFILE, "Business glossaries: terms and their references"),
+            profile(
+                REPOSITORY_PROFILE,
+                "Folders, configurations, versions and models of the repository",
+            ),
+            profile(
+                DATABASE_PROFILE,
+                "Relational databases: schemas, tables, views, columns, keys",
+            ),
+            profile(
+                FILE_PROFILE,
+                "File systems: directories, files and their fields",
+            ),
+            profile(
+                GLOSSARY_PROFILE,
+                "Business glossaries: terms and their references",
+            ),
             profile(CUSTOM_PROFILE, "Custom models: objects defined by users"),
         ];
         let db = |name: &str, system: SystemType, attrs: &[&str]| {
             object_type(DATABASE_PROFILE, name, system, "Database", attrs)
         };
         let object_types = vec![
-            object_type(REPOSITORY_PROFILE, ObjectKind::Folder.as_str(), S::Namespace, "Repository", &[]),
-            object_type(REPOSITORY_PROFILE, ObjectKind::Configuration.as_str(), S::Content, "Repository", &[]),
-            object_type(REPOSITORY_PROFILE, ObjectKind::ConfigurationVersion.as_str(), S::Content, "Repository", &[]),
-            object_type(REPOSITORY_PROFILE, ObjectKind::Model.as_str(), S::Model, "Repository", &[MODEL_PROFILE_ATTRIBUTE]),
+            object_type(
+                REPOSITORY_PROFILE,
+                ObjectKind::Folder.as_str(),
+                S::Namespace,
+                "Repository",
+                &[],
+            ),
+            object_type(
+                REPOSITORY_PROFILE,
+                ObjectKind::Configuration.as_str(),
+                S::Content,
+                "Repository",
+                &[],
+            ),
+            object_type(
+                REPOSITORY_PROFILE,
+                ObjectKind::ConfigurationVersion.as_str(),
+                S::Content,
+                "Repository",
+                &[],
+            ),
+            object_type(
+                REPOSITORY_PROFILE,
+                ObjectKind::Model.as_str(),
+                S::Model,
+                "Repository",
+                &[MODEL_PROFILE_ATTRIBUTE],
+            ),
             db("Database", S::Model, &["Database Version"]),
             db("Schema", S::Schema, &[]),
             db("Table", S::Classifier, &["Row Count"]),
             db("View", S::Classifier, &["View Statement"]),
-            db("Column", S::Feature, &["Nullable", "Position", "Length", "Default Value"]),
+            db(
+                "Column",
+                S::Feature,
+                &["Nullable", "Position", "Length", "Default Value"],
+            ),
             db("Primary Key", S::Key, &[]),
             db("Foreign Key", S::Key, &[]),
             db("Index", S::Key, &[]),
@@ -246,8 +291,20 @@ impl MetaModel {
             object_type(FILE_PROFILE, "File", S::Classifier, "File", &["Format"]),
             object_type(FILE_PROFILE, "Field", S::Feature, "File", &["Position"]),
             object_type(GLOSSARY_PROFILE, "Glossary", S::Model, "Glossary", &[]),
-            object_type(GLOSSARY_PROFILE, "Term", S::Classifier, "Glossary.Term", &["Abbreviation", "Example"]),
-            object_type(CUSTOM_PROFILE, "Custom Object", S::Classifier, "Custom", &[]),
+            object_type(
+                GLOSSARY_PROFILE,
+                "Term",
+                S::Classifier,
+                "Glossary.Term",
+                &["Abbreviation", "Example"],
+            ),
+            object_type(
+                CUSTOM_PROFILE,
+                "Custom Object",
+                S::Classifier,
+                "Custom",
+                &[],
+            ),
             object_type(CUSTOM_PROFILE, "Custom Folder", S::Namespace, "Custom", &[]),
         ];
         let mut attribute_types: Vec<AttributeType> = SYSTEM_ATTRIBUTES
@@ -293,7 +350,11 @@ impl MetaModel {
             group: "Relationships".to_owned(),
             description: "From an object to the glossary terms that define it".to_owned(),
         });
-        Self { profiles, object_types, attribute_types }
+        Self {
+            profiles,
+            object_types,
+            attribute_types,
+        }
     }
 
     pub fn object_type(&self, name: &TypeName) -> Option<&ObjectType> {
@@ -336,7 +397,11 @@ impl MetaModel {
 
     /// The sorted, distinct search categories of all object types.
     pub fn categories(&self) -> Vec<String> {
-        let mut categories: Vec<String> = self.object_types.iter().map(|t| t.category.clone()).collect();
+        let mut categories: Vec<String> = self
+            .object_types
+            .iter()
+            .map(|t| t.category.clone())
+            .collect();
         categories.sort();
         categories.dedup();
         categories
@@ -344,10 +409,19 @@ impl MetaModel {
 }
 
 fn profile(name: &str, description: &str) -> Profile {
-    Profile { name: name.to_owned(), description: description.to_owned() }
+    Profile {
+        name: name.to_owned(),
+        description: description.to_owned(),
+    }
 }
 
-fn object_type(profile: &str, name: &str, system_type: SystemType, category: &str, attributes: &[&str]) -> ObjectType {
+fn object_type(
+    profile: &str,
+    name: &str,
+    system_type: SystemType,
+    category: &str,
+    attributes: &[&str],
+) -> ObjectType {
     ObjectType {
         name: TypeName::new(profile, name),
         display_name: name.to_owned(),
@@ -373,9 +447,21 @@ pub const SYSTEM_ATTRIBUTES: &[(&str, ValueType, &str)] = &[
     ("Content Name", ValueType::String, "Structure"),
     ("Context", ValueType::Object, "Structure"),
     ("Data Classifications", ValueType::Object, "Classification"),
-    ("Data Classifications Approved", ValueType::Object, "Classification"),
-    ("Data Classifications Matched", ValueType::Object, "Classification"),
-    ("Data Classifications Rejected", ValueType::Object, "Classification"),
+    (
+        "Data Classifications Approved",
+        ValueType::Object,
+        "Classification",
+    ),
+    (
+        "Data Classifications Matched",
+        ValueType::Object,
+        "Classification",
+    ),
+    (
+        "Data Classifications Rejected",
+        ValueType::Object,
+        "Classification",
+    ),
     ("Data Profiling", ValueType::Object, "Data Profiling"),
     ("Data Sampling", ValueType::Object, "Data Profiling"),
     ("Data Type", ValueType::String, "Properties"),
@@ -385,7 +471,11 @@ pub const SYSTEM_ATTRIBUTES: &[(&str, ValueType, &str)] = &[
     ("External Url", ValueType::String, "Properties"),
     ("Has Data Impact", ValueType::Boolean, "Lineage"),
     ("Has Data Lineage", ValueType::Boolean, "Lineage"),
-    ("Has Semantic Definition", ValueType::Boolean, "Classification"),
+    (
+        "Has Semantic Definition",
+        ValueType::Boolean,
+        "Classification",
+    ),
     ("Has Semantic Usage", ValueType::Boolean, "Classification"),
     ("Hide Data", ValueType::Boolean, "Data Profiling"),
     ("Inferred Documentation", ValueType::Object, "Documentation"),
@@ -404,9 +494,21 @@ pub const SYSTEM_ATTRIBUTES: &[(&str, ValueType, &str)] = &[
     ("Parent", ValueType::String, "Structure"),
     ("Physical Name", ValueType::String, "General"),
     ("Sensitivity Label", ValueType::Object, "Classification"),
-    ("Sensitivity Label Approved", ValueType::Object, "Classification"),
-    ("Sensitivity Labels Matched", ValueType::Object, "Classification"),
-    ("Sensitivity Labels Rejected", ValueType::Object, "Classification"),
+    (
+        "Sensitivity Label Approved",
+        ValueType::Object,
+        "Classification",
+    ),
+    (
+        "Sensitivity Labels Matched",
+        ValueType::Object,
+        "Classification",
+    ),
+    (
+        "Sensitivity Labels Rejected",
+        ValueType::Object,
+        "Classification",
+    ),
     ("Term Documentation", ValueType::Object, "Documentation"),
     ("Updated By", ValueType::Object, "General"),
     ("Updated Date", ValueType::DateTime, "General"),
@@ -414,14 +516,22 @@ pub const SYSTEM_ATTRIBUTES: &[(&str, ValueType, &str)] = &[
     ("Warned By", ValueType::Object, "Social"),
     ("Watchers", ValueType::Object, "Social"),
     ("Workflow Assignees", ValueType::Object, "Workflow"),
-    ("Workflow Deprecation Requested", ValueType::Boolean, "Workflow"),
+    (
+        "Workflow Deprecation Requested",
+        ValueType::Boolean,
+        "Workflow",
+    ),
     ("Workflow State", ValueType::String, "Workflow"),
     ("Workflow Published", ValueType::Boolean, "Workflow"),
 ];
 
 /// Profile attributes of the built-in profiles.
 pub const PROFILE_ATTRIBUTES: &[(&str, &str, ValueType)] = &[
-    (REPOSITORY_PROFILE, MODEL_PROFILE_ATTRIBUTE, ValueType::String),
+    (
+        REPOSITORY_PROFILE,
+        MODEL_PROFILE_ATTRIBUTE,
+        ValueType::String,
+    ),
     (DATABASE_PROFILE, "Database Version", ValueType::String),
     (DATABASE_PROFILE, "Row Count", ValueType::Integer),
     (DATABASE_PROFILE, "View Statement", ValueType::String),

@@ -39,7 +39,9 @@ impl ObjectKind {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str().eq_ignore_ascii_case(s))
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(s))
     }
 
     pub fn is_repository(self) -> bool {
@@ -107,7 +109,9 @@ impl SystemType {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str().eq_ignore_ascii_case(s))
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(s))
     }
 }
 
@@ -121,7 +125,10 @@ pub struct TypeName {
 
 impl TypeName {
     pub fn new(profile: impl Into<String>, name: impl Into<String>) -> Self {
-        Self { profile: profile.into(), name: name.into() }
+        Self {
+            profile: profile.into(),
+            name: name.into(),
+        }
     }
     /// Reads `<profile>.<name>`; the split is at the last `.` so profile names may hold dots.
     pub fn parse_qualified(s: &str) -> Option<Self> {
@@ -179,7 +186,13 @@ pub struct Object {
 
 impl Object {
     /// A new object with only its identity and names; timestamps are now.
-    pub fn new(id: ObjectId, kind: ObjectKind, object_type: TypeName, system_type: SystemType, name: impl Into<String>) -> Self {
+    pub fn new(
+        id: ObjectId,
+        kind: ObjectKind,
+        object_type: TypeName,
+        system_type: SystemType,
+        name: impl Into<String>,
+    ) -> Self {
         let now = super::now();
         Self {
             id,

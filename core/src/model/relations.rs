@@ -100,7 +100,9 @@ impl ReferenceType {
         match s {
             "More General" => Some(Self::Specializes),
             "More Specific" => Some(Self::Generalizes),
-            _ => Self::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s)),
+            _ => Self::ALL
+                .into_iter()
+                .find(|r| r.as_str().eq_ignore_ascii_case(s)),
         }
     }
 }
@@ -120,7 +122,9 @@ impl TagKind {
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Label, Self::Collection].into_iter().find(|k| k.as_str() == s)
+        [Self::Label, Self::Collection]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 }
 
@@ -164,9 +168,14 @@ impl ClassificationStatus {
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Matched, Self::Proposed, Self::Approved, Self::Rejected]
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(s))
+        [
+            Self::Matched,
+            Self::Proposed,
+            Self::Approved,
+            Self::Rejected,
+        ]
+        .into_iter()
+        .find(|k| k.as_str().eq_ignore_ascii_case(s))
     }
 }
 
