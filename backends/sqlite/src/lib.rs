@@ -77,6 +77,7 @@ impl SqliteStore {
             .ctx("setting the busy timeout")?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::migrate(&mut conn)?;
+        read::create_scope_table(&conn)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             path,

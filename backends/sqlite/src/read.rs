@@ -236,6 +236,19 @@ fn read_profiling(row: &Row<'_>) -> Result<Profiling> {
 const EDGE_COLUMNS: &str =
     "e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name";
 
+/// Creates the temporary table that holds the ids of a `Scope::Objects` read; it lives
+/// as long as the connection.
+pub(crate) fn create_scope_table(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS scope_ids (
+             model_id  INTEGER NOT NULL,
+             object_id INTEGER NOT NULL,
+             PRIMARY KEY (model_id, object_id)
+         ) WITHOUT ROWID",
+    )
+    .ctx("creating the scope table")
+}
+
 /// What hangs on the objects in scope. The ids of `Scope::Objects` go through a
 /// temporary table, so any number of them costs one join per table.
 pub(crate) fn details(conn: &mut Connection, scope: &Scope) -> Result<Details> {
@@ -244,14 +257,6 @@ pub(crate) fn details(conn: &mut Connection, scope: &Scope) -> Result<Details> {
     let tx = conn.transaction().ctx("starting a read")?;
     let (filter, args, edges_sql) = match scope {
         Scope::Objects(ids) => {
-            tx.execute_batch(
-                "CREATE TEMP TABLE IF NOT EXISTS scope_ids (
-                     model_id  INTEGER NOT NULL,
-                     object_id INTEGER NOT NULL,
-                     PRIMARY KEY (model_id, object_id)
-                 ) WITHOUT ROWID",
-            )
-            .ctx("creating the scope table")?;
             {
                 let mut insert = tx
                     .prepare_cached("INSERT OR IGNORE INTO temp.scope_ids (model_id, object_id) VALUES (?1, ?2)")
