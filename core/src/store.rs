@@ -24,7 +24,8 @@ pub enum Op {
     /// followed: delete them first, or use [`Op::ClearModel`].
     DeleteObject(ObjectId),
     /// Deletes every model object of the model number and everything hanging on them,
-    /// keeping the model's repository object.
+    /// keeping the model's repository object. The repository id space
+    /// ([`REPOSITORY_MODEL`](crate::id::REPOSITORY_MODEL)) is refused with INVALID_PARAMETER.
     ClearModel(i64),
     /// Sets the value of an attribute on an object, replacing an earlier value.
     SetAttribute(AttributeValue),
@@ -52,7 +53,8 @@ pub enum Op {
     },
     /// Replaces the profiling and sampling results of an object (both `None` removes them).
     SetProfiling(Profiling),
-    /// Inserts or replaces the attribute type of that name.
+    /// Inserts or replaces the attribute type of that name (names are unique among
+    /// stored attribute types).
     PutAttributeType(AttributeType),
     /// Inserts or replaces the data class of that name.
     PutDataClass(DataClass),
@@ -181,6 +183,7 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn delete_session(&self, key_hash: &str) -> Result<()>;
     /// Ends every session of the user; returns how many ended.
     async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64>;
-    /// Removes sessions that expired before `now`; returns how many.
+    /// Removes sessions expired at `now` (`expires_at <= now`, as [`Store::session`]
+    /// sees them); returns how many.
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64>;
 }

@@ -20,7 +20,6 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::{ClassificationStatus, EdgeKind, ReferenceType, TagKind, ValueType};
 
-mod json;
 pub(super) mod spec;
 #[cfg(test)]
 mod tests;
@@ -311,7 +310,8 @@ impl Row {
         if text.trim().is_empty() {
             return Ok(None);
         }
-        let value = json::parse(text).map_err(|e| self.error(column, format!("bad JSON: {e}")))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| self.error(column, format!("bad JSON: {e}")))?;
         serde_json::from_value::<Option<T>>(value)
             .map_err(|e| self.error(column, format!("bad JSON: not a {what}: {e}")))
     }

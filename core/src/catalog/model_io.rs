@@ -9,6 +9,7 @@ use crate::archive::{self, ArchiveObject, ModelArchive};
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL, stable_id};
+use crate::import::{ImportInput, Importer, ZipCsvImporter};
 use crate::model::*;
 use crate::store::{Batch, Op, Scope};
 
@@ -59,7 +60,13 @@ impl Catalog {
         options: &ImportOptions,
     ) -> Result<ImportSummary> {
         caller.require(Capability::ManageRepository)?;
-        let archive = archive::read(content, &self.config.archive_limits)?;
+        let importer = ZipCsvImporter {
+            limits: self.config.archive_limits,
+        };
+        let archive = importer.import(&ImportInput {
+            content,
+            ..ImportInput::default()
+        })?;
         self.import_archive(caller, archive, options).await
     }
 

@@ -151,10 +151,9 @@ impl Value {
                 "false" => Some(Value::Boolean(false)),
                 _ => None,
             },
-            ValueType::Date => chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .map(|dt| Value::DateTime(dt.and_utc())),
+            // A date is kept as midnight UTC; its canonical text is the full datetime,
+            // so both forms read back.
+            ValueType::Date => parse_datetime(text).map(Value::DateTime),
             ValueType::DateTime => parse_datetime(text).map(Value::DateTime),
         }
     }
