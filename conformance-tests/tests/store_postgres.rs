@@ -1,0 +1,427 @@
+//! The PostgreSQL store, each test on a fresh database: the shared Store contract, and
+//! what only a database shared by several processes can show (migrations, concurrency).
+//!
+//! Tests skip when PostgreSQL is not reachable (and fail under `CI=true`); see
+//! `lore_conformance::postgres`.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use lore_backend_postgres::PostgresStore;
+use lore_conformance::postgres::TestDatabase;
+use lore_core::id::REPOSITORY_MODEL;
+use lore_core::model::*;
+use lore_core::store::{Batch, Op, Scope};
+use lore_core::{ErrorCode, ObjectId, Store};
+use sqlx::{Connection, PgConnection};
+
+/// A fresh database and a store over it, or `None` when PostgreSQL is not reachable.
+async fn fresh() -> Option<(TestDatabase, PostgresStore)> {
+    let db = TestDatabase::create().await?;
+    let store = match PostgresStore::connect(&db.url).await {
+        Ok(store) => store,
+        Err(err) => panic!("connecting to a fresh database: {err}"),
+    };
+    Some((db, store))
+}
+
+/// A raw connection to the test database, to look behind the store.
+async fn raw(db: &TestDatabase) -> PgConnection {
+    match PgConnection::connect(&db.url).await {
+        Ok(connection) => connection,
+        Err(err) => panic!("connecting to {}: {err}", db.name),
+    }
+}
+
+fn folder(object: i64, name: &str) -> Object {
+    Object::new(
+        ObjectId::repository(object),
+        ObjectKind::Folder,
+        TypeName::new(REPOSITORY_PROFILE, ObjectKind::Folder.as_str()),
+        SystemType::Namespace,
+        name,
+    )
+}
+
+fn model_object(model: i64, object: i64, parent: Option<i64>, name: &str) -> Object {
+    let mut o = Object::new(
+        ObjectId::new(model, object),
+        ObjectKind::ModelObject,
+        TypeName::new(DATABASE_PROFILE, "Table"),
+        SystemType::Classifier,
+        name,
+    );
+    o.parent = parent.map(|p| ObjectId::new(model, p));
+    o.native_id = Some(format!("native.{object}"));
+    o.stable_id = Some(lore_core::id::stable_id(model, &format!("native.{object}")));
+    o
+}
+
+fn user(object: i64, name: &str) -> User {
+    User {
+        id: ObjectId::repository(object),
+        name: name.to_owned(),
+        full_name: format!("{name} Full"),
+        email: format!("{name}@example.com"),
+        description: String::new(),
+        password_hash: None,
+        enabled: true,
+        created_at: now(),
+    }
+}
+
+async fn apply(store: &PostgresStore, ops: Vec<Op>) {
+    if let Err(err) = store.apply(Batch::from(ops)).await {
+        panic!("apply failed: {err}");
+    }
+}
+
+#[tokio::test]
+async fn postgres_store_contract() {
+    let Some((_db, store)) = fresh().await else {
+        return;
+    };
+    lore_conformance::store_contract::run(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn migrations_run_once_and_are_recorded() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    // Several processes starting together: the advisory lock lets one migrate.
+    let starts = (0..4).map(|_| {
+        let url = db.url.clone();
+        async move { PostgresStore::connect(&url).await.map(|_| ()) }
+    });
+    for started in join_all(starts).await {
+        if let Err(err) = started {
+            panic!("a concurrent start failed: {err}");
+        }
+    }
+    let mut conn = raw(&db).await;
+    let read = "SELECT version, name, applied_at FROM lore_schema ORDER BY version";
+    let recorded: Vec<(i64, String, Timestamp)> = sqlx::query_as(read)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("reading lore_schema: {e}"));
+    let versions: Vec<i64> = recorded.iter().map(|r| r.0).collect();
+    assert!(!versions.is_empty(), "migrations are recorded");
+    assert_eq!(
+        versions,
+        (1..=versions.len() as i64).collect::<Vec<_>>(),
+        "each migration is recorded once, in order"
+    );
+    assert_eq!(recorded[0].1, "init");
+
+    // A later start finds nothing to do.
+    if let Err(err) = PostgresStore::connect(&db.url).await {
+        panic!("a second start failed: {err}");
+    }
+    let again: Vec<(i64, String, Timestamp)> = sqlx::query_as(read)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("reading lore_schema: {e}"));
+    assert_eq!(again, recorded, "a second start applies nothing");
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let Some((db, store)) = fresh().await else {
+        return;
+    };
+    store.close().await;
+    let mut conn = raw(&db).await;
+    sqlx::query("INSERT INTO lore_schema (version, name, applied_at) VALUES (999, 'from the future', now())")
+        .execute(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("recording a newer version: {e}"));
+    match PostgresStore::connect(&db.url).await {
+        Ok(_) => panic!("a database at a newer schema version was used"),
+        Err(err) => {
+            assert_eq!(err.code, ErrorCode::ServerError);
+            assert!(
+                err.message.contains("999") && err.message.contains("newer"),
+                "unclear refusal: {err}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn connection_errors_name_the_host_but_not_the_password() {
+    let err = match PostgresStore::connect("postgres://lore:s3cr3t-pw@127.0.0.1:1/lore").await {
+        Ok(_) => panic!("connected to a closed port"),
+        Err(err) => err,
+    };
+    assert!(
+        err.message.contains("127.0.0.1:1"),
+        "the error names the host: {err}"
+    );
+    assert!(
+        !err.message.contains("s3cr3t-pw"),
+        "the error leaks the password: {err}"
+    );
+    let err = match PostgresStore::connect("not a url").await {
+        Ok(_) => panic!("connected with a bad URL"),
+        Err(err) => err,
+    };
+    assert!(err.message.contains("URL"), "a bad URL is named: {err}");
+}
+
+#[tokio::test]
+async fn a_batch_failing_midway_leaves_nothing_behind() {
+    let Some((_db, store)) = fresh().await else {
+        return;
+    };
+    apply(&store, vec![Op::PutUser(user(1, "alice"))]).await;
+    let model = 7;
+    let batch = vec![
+        Op::PutObject(folder(2, "Folder")),
+        Op::PutUser(user(3, "ALICE")),
+        Op::PutObject(model_object(model, 1, None, "table")),
+        Op::SetAttribute(AttributeValue {
+            object: ObjectId::new(model, 1),
+            attribute: "A".into(),
+            value: Value::Integer(1),
+        }),
+        Op::PutUser(user(4, "bob")),
+    ];
+    let err = match store.apply(batch.into()).await {
+        Ok(()) => panic!("a duplicate user name was accepted"),
+        Err(err) => err,
+    };
+    assert_eq!(err.code, ErrorCode::Conflict, "{err}");
+    assert!(
+        err.message.contains("a user named 'ALICE' already exists"),
+        "the conflict says what clashed: {err}"
+    );
+    assert_eq!(store.user_count().await.ok(), Some(1), "no user landed");
+    assert_eq!(
+        store.object(ObjectId::repository(2)).await.ok(),
+        Some(None),
+        "no folder landed"
+    );
+    assert_eq!(
+        store.model_objects(model).await.ok().map(|o| o.len()),
+        Some(0),
+        "no model object landed"
+    );
+    let details = store
+        .details(Scope::Model(model))
+        .await
+        .unwrap_or_else(|e| panic!("details: {e}"));
+    assert!(details.attributes.is_empty(), "no attribute landed");
+}
+
+#[tokio::test]
+async fn stable_id_conflicts_say_which_id() {
+    let Some((_db, store)) = fresh().await else {
+        return;
+    };
+    let a = model_object(5, 1, None, "a");
+    let mut b = model_object(5, 2, None, "b");
+    b.stable_id = a.stable_id.clone();
+    apply(&store, vec![Op::PutObject(a.clone())]).await;
+    let err = match store.apply(vec![Op::PutObject(b)].into()).await {
+        Ok(()) => panic!("a duplicate stable id was accepted"),
+        Err(err) => err,
+    };
+    assert_eq!(err.code, ErrorCode::Conflict, "{err}");
+    let sid = a.stable_id.unwrap_or_default();
+    assert!(
+        err.message.contains(&format!("stable id '{sid}'")),
+        "the conflict names the stable id: {err}"
+    );
+}
+
+#[tokio::test]
+async fn reserve_ids_never_repeats_across_stores() {
+    let Some((db, first)) = fresh().await else {
+        return;
+    };
+    let second = PostgresStore::connect(&db.url)
+        .await
+        .unwrap_or_else(|e| panic!("second store: {e}"));
+    assert_eq!(
+        first.reserve_ids(42, 0).await.ok(),
+        Some(1),
+        "a new id space starts at 1"
+    );
+    let stores: Vec<Arc<dyn Store>> = vec![Arc::new(first), Arc::new(second)];
+    let mut tasks = Vec::new();
+    for task in 0..16u64 {
+        let store = stores[(task % 2) as usize].clone();
+        tasks.push(tokio::spawn(async move {
+            let mut ranges = Vec::new();
+            for round in 0..10u64 {
+                let count = 1 + (task + round) % 4;
+                match store.reserve_ids(42, count).await {
+                    Ok(first) => ranges.push((first, count)),
+                    Err(err) => panic!("reserve_ids: {err}"),
+                }
+            }
+            ranges
+        }));
+    }
+    let mut taken = BTreeSet::new();
+    let mut total = 0;
+    for task in tasks {
+        let ranges = task.await.unwrap_or_else(|e| panic!("a task failed: {e}"));
+        for (first, count) in ranges {
+            for id in first..first + count as i64 {
+                assert!(taken.insert(id), "id {id} was handed out twice");
+            }
+            total += count as i64;
+        }
+    }
+    assert_eq!(
+        taken,
+        (1..=total).collect(),
+        "reservations are consecutive from 1 without gaps"
+    );
+    assert_eq!(
+        stores[0].reserve_ids(REPOSITORY_MODEL, 2).await.ok(),
+        Some(1),
+        "id spaces are independent"
+    );
+}
+
+#[tokio::test]
+async fn stores_over_one_database_share_sessions() {
+    let Some((db, a)) = fresh().await else { return };
+    let b = PostgresStore::connect(&db.url)
+        .await
+        .unwrap_or_else(|e| panic!("second store: {e}"));
+    let now = now();
+    let session = Session {
+        key_hash: "shared-hash".into(),
+        user: ObjectId::repository(1),
+        created_at: now,
+        expires_at: now + chrono::Duration::minutes(30),
+    };
+    a.put_session(session.clone())
+        .await
+        .unwrap_or_else(|e| panic!("put_session: {e}"));
+    assert_eq!(
+        b.session("shared-hash", now).await.ok(),
+        Some(Some(session)),
+        "another process sees the session"
+    );
+    b.delete_session("shared-hash")
+        .await
+        .unwrap_or_else(|e| panic!("delete_session: {e}"));
+    assert_eq!(
+        a.session("shared-hash", now).await.ok(),
+        Some(None),
+        "a logout elsewhere ends the session here"
+    );
+}
+
+#[tokio::test]
+async fn unknown_database_values_are_internal_errors() {
+    let Some((db, store)) = fresh().await else {
+        return;
+    };
+    apply(&store, vec![Op::PutObject(folder(1, "f"))]).await;
+    let mut conn = raw(&db).await;
+    sqlx::query("UPDATE objects SET kind = 'Spaceship'")
+        .execute(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("corrupting a kind: {e}"));
+    match store.object(ObjectId::repository(1)).await {
+        Ok(object) => panic!("an unknown kind was read: {object:?}"),
+        Err(err) => {
+            assert_eq!(err.code, ErrorCode::ServerError);
+            assert!(
+                err.message.contains("objects") && err.message.contains("Spaceship"),
+                "{err}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_large_import_lands_in_one_batch() {
+    let Some((_db, store)) = fresh().await else {
+        return;
+    };
+    let model = 9;
+    let count = 25_000;
+    let mut ops = Vec::with_capacity(count * 3);
+    for object in 1..=count as i64 {
+        ops.push(Op::PutObject(model_object(
+            model,
+            object,
+            (object > 1).then_some(1),
+            &format!("t{object:05}"),
+        )));
+        ops.push(Op::SetAttribute(AttributeValue {
+            object: ObjectId::new(model, object),
+            attribute: "Row Count".into(),
+            value: Value::Integer(object),
+        }));
+        ops.push(Op::SetAttribute(AttributeValue {
+            object: ObjectId::new(model, object),
+            attribute: "View Statement".into(),
+            // longer than a B-tree entry may be
+            value: Value::Text("x".repeat(if object == 2 { 10_000 } else { 10 })),
+        }));
+    }
+    let started = std::time::Instant::now();
+    apply(&store, ops).await;
+    eprintln!("{} ops applied in {:?}", count * 3, started.elapsed());
+    assert_eq!(
+        store.model_objects(model).await.ok().map(|o| o.len()),
+        Some(count)
+    );
+    let details = store
+        .details(Scope::Model(model))
+        .await
+        .unwrap_or_else(|e| panic!("details: {e}"));
+    assert_eq!(details.attributes.len(), count * 2);
+    let children = store
+        .children(model, Some(ObjectId::new(model, 1)))
+        .await
+        .unwrap_or_else(|e| panic!("children: {e}"));
+    assert_eq!(children.len(), count - 1);
+    let ids: Vec<ObjectId> = (1..=count as i64)
+        .step_by(7)
+        .map(|o| ObjectId::new(model, o))
+        .collect();
+    let some = store
+        .details(Scope::Objects(ids.clone()))
+        .await
+        .unwrap_or_else(|e| panic!("details: {e}"));
+    assert_eq!(
+        some.attributes.len(),
+        ids.len() * 2,
+        "details of many ids at once"
+    );
+
+    let started = std::time::Instant::now();
+    apply(&store, vec![Op::ClearModel(model)]).await;
+    eprintln!("cleared {count} objects in {:?}", started.elapsed());
+    assert_eq!(
+        store.model_objects(model).await.ok().map(|o| o.len()),
+        Some(0)
+    );
+}
+
+/// Runs the futures concurrently on the test's runtime.
+async fn join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut outputs = Vec::new();
+    for handle in handles {
+        outputs.push(
+            handle
+                .await
+                .unwrap_or_else(|e| panic!("a task failed: {e}")),
+        );
+    }
+    outputs
+}
