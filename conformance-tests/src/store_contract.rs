@@ -1583,6 +1583,28 @@ async fn clear_model(store: &dyn Store) {
         "ClearModel of an unknown model",
     )
     .await;
+
+    let batch = vec![
+        Op::SetAttribute(attr(model_id, "Before", Value::Integer(1))),
+        Op::ClearModel(REPOSITORY_MODEL),
+    ];
+    fails(
+        store.apply(batch.into()).await,
+        ErrorCode::InvalidParameter,
+        "ClearModel of the repository id space (-1)",
+    );
+    assert!(
+        ok(store.object(model_id).await, "object").is_some(),
+        "a refused ClearModel(-1) removes no repository object"
+    );
+    assert!(
+        !details(store, &[model_id], "details")
+            .await
+            .attributes
+            .iter()
+            .any(|a| a.attribute == "Before"),
+        "a batch with a refused ClearModel(-1) lands nothing"
+    );
 }
 
 async fn definitions(store: &dyn Store) {
@@ -1618,6 +1640,24 @@ async fn definitions(store: &dyn Store) {
             attribute_type("alpha", "")
         ],
         "attribute types round-trip, are sorted by name (bytes), and PutAttributeType replaces the type of that name"
+    );
+    let mut udp = attribute_type("alpha", "now a UDP");
+    udp.kind = AttributeKind::Udp;
+    udp.value_type = ValueType::Boolean;
+    apply(
+        store,
+        vec![Op::PutAttributeType(udp.clone())],
+        "PutAttributeType of another kind",
+    )
+    .await;
+    assert_eq!(
+        ok(store.attribute_types().await, "attribute_types")
+            .into_iter()
+            .filter(|t| t.name == "alpha")
+            .collect::<Vec<_>>(),
+        vec![udp],
+        "names are unique among stored attribute types: PutAttributeType replaces the type of that name \
+         whatever its kind"
     );
 
     let class = |name: &str, hide: bool| DataClass {
@@ -1960,10 +2000,29 @@ async fn sessions(store: &dyn Store) {
         "delete_session of an ended session",
     );
 
+    // At the boundary: a session whose expires_at is now has expired.
+    let boundary = session("hash-boundary", b, now);
+    ok(store.put_session(boundary.clone()).await, "put_session");
+    assert_eq!(
+        ok(
+            store
+                .session("hash-boundary", now - Duration::milliseconds(1))
+                .await,
+            "session"
+        ),
+        Some(boundary),
+        "a session is live until its expires_at"
+    );
+    assert_eq!(
+        ok(store.session("hash-boundary", now).await, "session"),
+        None,
+        "a session has expired at its expires_at (expires_at <= now)"
+    );
+
     assert_eq!(
         ok(store.purge_sessions(now).await, "purge_sessions"),
-        2,
-        "purge_sessions removes the sessions that expired before now and counts them"
+        3,
+        "purge_sessions removes the sessions expired at now (expires_at <= now) and counts them"
     );
     assert_eq!(
         ok(store.purge_sessions(now).await, "purge_sessions"),

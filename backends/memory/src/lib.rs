@@ -15,7 +15,7 @@ use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 use lore_core::error::{Error, Result};
-use lore_core::id::ObjectId;
+use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
     Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
@@ -55,8 +55,8 @@ struct State {
     classifications: BTreeMap<(ObjectId, String), ClassificationStatus>,
     labels: BTreeMap<(ObjectId, String), ClassificationStatus>,
     profiling: BTreeMap<ObjectId, Profiling>,
-    /// Attribute types by (name, kind).
-    attribute_types: BTreeMap<(String, &'static str), AttributeType>,
+    /// Attribute types by name (names are unique among stored attribute types).
+    attribute_types: BTreeMap<String, AttributeType>,
     data_classes: BTreeMap<String, DataClass>,
     sensitivity_labels: BTreeMap<String, SensitivityLabel>,
     roles: BTreeMap<String, Role>,
@@ -79,7 +79,7 @@ enum Undo {
     Classification(ObjectId, String, Option<ClassificationStatus>),
     Label(ObjectId, String, Option<ClassificationStatus>),
     Profiling(ObjectId, Option<Profiling>),
-    AttributeType((String, &'static str), Option<AttributeType>),
+    AttributeType(String, Option<AttributeType>),
     DataClass(String, Option<DataClass>),
     SensitivityLabel(String, Option<SensitivityLabel>),
     Role(String, Option<Role>),
@@ -435,6 +435,11 @@ impl Tx<'_> {
             Op::PutObject(object) => self.put_object(object)?,
             Op::DeleteObject(id) => self.delete_object(id),
             Op::ClearModel(model) => {
+                if model == REPOSITORY_MODEL {
+                    return Err(Error::invalid(
+                        "cannot clear the repository id space: only a model's objects can be cleared",
+                    ));
+                }
                 let ids: Vec<ObjectId> = self.state.model_range(model).map(|o| o.id).collect();
                 for id in ids {
                     self.delete_object(id);
@@ -492,7 +497,7 @@ impl Tx<'_> {
                 self.profiling(object, value);
             }
             Op::PutAttributeType(attribute_type) => {
-                let key = (attribute_type.name.clone(), attribute_type.kind.as_str());
+                let key = attribute_type.name.clone();
                 let old = set_entry(
                     &mut self.state.attribute_types,
                     key.clone(),
