@@ -164,14 +164,17 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// Attribute types added at run time (built-ins come from [`MetaModel::builtin`]), by name.
     async fn attribute_types(&self) -> Result<Vec<AttributeType>>;
+    /// Data classes, sorted by name.
     async fn data_classes(&self) -> Result<Vec<DataClass>>;
+    /// Sensitivity labels, sorted by name.
     async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>>;
+    /// Roles, sorted by name.
     async fn roles(&self) -> Result<Vec<Role>>;
 
     // ---- users, grants and sessions
 
     async fn user(&self, id: ObjectId) -> Result<Option<User>>;
-    /// The user of that name, compared case-insensitively.
+    /// The user of that name, compared case-insensitively (Unicode lowercase).
     async fn user_by_name(&self, name: &str) -> Result<Option<User>>;
     async fn user_count(&self) -> Result<u64>;
     /// Grants held by the grantee, sorted.
