@@ -425,3 +425,49 @@ where
     }
     outputs
 }
+
+#[tokio::test]
+async fn what_postgresql_cannot_hold_is_invalid_input() {
+    let Some((_db, store)) = fresh().await else {
+        return;
+    };
+    let nul_name = store
+        .apply(vec![Op::PutObject(folder(1, "a\0b"))].into())
+        .await;
+    assert_eq!(
+        nul_name.map_err(|e| e.code).err(),
+        Some(ErrorCode::InvalidParameter),
+        "a NUL in text"
+    );
+    let sample = DataSample {
+        header: vec!["c".into()],
+        samples: vec![vec![serde_json::json!("a\u{0}b")]],
+    };
+    let profiling = Profiling {
+        object: ObjectId::new(3, 1),
+        profile: None,
+        sample: Some(sample),
+    };
+    let nul_json = store.apply(vec![Op::SetProfiling(profiling)].into()).await;
+    assert_eq!(
+        nul_json.map_err(|e| e.code).err(),
+        Some(ErrorCode::InvalidParameter),
+        "a NUL in JSON"
+    );
+
+    assert_eq!(
+        store.reserve_ids(8, i64::MAX as u64 - 1).await.ok(),
+        Some(1)
+    );
+    let overflow = store.reserve_ids(8, 2).await;
+    assert_eq!(
+        overflow.map_err(|e| e.code).err(),
+        Some(ErrorCode::InvalidParameter),
+        "an id space overflow"
+    );
+    assert_eq!(
+        store.reserve_ids(8, 0).await.ok(),
+        Some(i64::MAX),
+        "a refused reservation takes no ids"
+    );
+}

@@ -26,6 +26,9 @@ use read::{Decode, rows_to};
 /// A query with its arguments bound.
 pub(crate) type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
+/// The SQLSTATE of an overflowing number.
+const NUMERIC_OUT_OF_RANGE: &str = "22003";
+
 /// How many connections one process keeps open at most.
 const MAX_CONNECTIONS: u32 = 16;
 /// How long a caller waits for a free connection (or a new one) before failing.
@@ -150,7 +153,15 @@ impl Store for PostgresStore {
         .bind(count)
         .fetch_one(&self.pool)
         .await
-        .map_err(|e| Error::storage("reserving ids", e))?;
+        .map_err(|e| {
+            if write::sqlstate(&e).as_deref() == Some(NUMERIC_OUT_OF_RANGE) {
+                Error::invalid(format!(
+                    "cannot reserve {count} more ids in the id space of model {model}"
+                ))
+            } else {
+                Error::storage("reserving ids", e)
+            }
+        })?;
         Ok(first)
     }
 

@@ -24,6 +24,9 @@ const BULK_ROWS: usize = 10_000;
 
 /// The SQLSTATE of a unique violation.
 const UNIQUE_VIOLATION: &str = "23505";
+/// The SQLSTATEs of a NUL character in text and in JSON, which PostgreSQL cannot store.
+const NUL_IN_TEXT: &str = "22021";
+const NUL_IN_JSON: &str = "22P05";
 
 /// The key user names are unique by, case-insensitively.
 pub(crate) fn user_name_key(name: &str) -> String {
@@ -495,10 +498,10 @@ impl<'c> Writer<'c> {
         .bind(user.created_at);
         // the only unique key besides the id (an upsert) is the case-insensitive name
         query.execute(&mut *self.conn).await.map_err(|e| {
-            if unique_violation(&e).is_some() {
+            if sqlstate(&e).as_deref() == Some(UNIQUE_VIOLATION) {
                 Error::conflict(format!("a user named '{}' already exists", user.name))
             } else {
-                Error::storage("storing a user", e)
+                write_error("storing a user", e)
             }
         })?;
         Ok(())
@@ -534,36 +537,41 @@ fn last_wins<T, K: Hash + Eq>(rows: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
     kept
 }
 
-/// The database error of a unique violation.
-fn unique_violation(err: &sqlx::Error) -> Option<&dyn sqlx::error::DatabaseError> {
+/// The SQLSTATE of a database error.
+pub(crate) fn sqlstate(err: &sqlx::Error) -> Option<String> {
     match err {
-        sqlx::Error::Database(db) if db.code().as_deref() == Some(UNIQUE_VIOLATION) => {
-            Some(db.as_ref())
-        }
+        sqlx::Error::Database(db) => db.code().map(|code| code.into_owned()),
         _ => None,
     }
 }
 
-/// A failed write as a core error: a unique violation is a conflict saying what clashed.
+/// A failed write as a core error: a unique violation is a conflict saying what clashed,
+/// text PostgreSQL cannot hold is invalid input, anything else a storage error.
 fn write_error(context: &str, err: sqlx::Error) -> Error {
-    let Some(db) = unique_violation(&err) else {
+    let sqlx::Error::Database(db) = &err else {
         return Error::storage(context, err);
     };
-    let value = db
-        .try_downcast_ref::<PgDatabaseError>()
-        .and_then(PgDatabaseError::detail)
-        .and_then(key_value);
-    match (db.constraint(), value) {
-        (Some("objects_stable_id"), Some(value)) => {
-            Error::conflict(format!("an object with stable id '{value}' already exists"))
+    match db.code().as_deref() {
+        Some(UNIQUE_VIOLATION) => {
+            let value = db
+                .try_downcast_ref::<PgDatabaseError>()
+                .and_then(PgDatabaseError::detail)
+                .and_then(key_value);
+            Error::conflict(match (db.constraint(), value) {
+                (Some("objects_stable_id"), Some(value)) => {
+                    format!("an object with stable id '{value}' already exists")
+                }
+                (Some("users_name_key"), Some(value)) => {
+                    format!("a user named '{value}' already exists")
+                }
+                _ => format!("{context} clashes with existing data: {}", db.message()),
+            })
         }
-        (Some("users_name_key"), Some(value)) => {
-            Error::conflict(format!("a user named '{value}' already exists"))
-        }
-        _ => Error::conflict(format!(
-            "{context} clashes with existing data: {}",
+        Some(NUL_IN_TEXT | NUL_IN_JSON) => Error::invalid(format!(
+            "{context}: PostgreSQL cannot store the NUL character (\\0) in text: {}",
             db.message()
         )),
+        _ => Error::storage(context, err),
     }
 }
 
