@@ -1,0 +1,519 @@
+//! The cases of the HTTP suite, written once and registered in [`cases`]: each is an
+//! `async fn(&Target)` with the (method, OpenAPI path, kind) routes it covers.
+//!
+//! [`http_suite!`](crate::http_suite) turns the table into one test per case and backend;
+//! `tests/coverage.rs` checks that every route of the OpenAPI document has a
+//! [`Kind::Normal`] and a [`Kind::BadInput`] case.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::harness::{IntoBackend, Target};
+
+mod auth;
+mod browse;
+mod configuration;
+mod entities;
+mod export;
+mod import;
+mod removed;
+mod repository;
+mod routing;
+mod types;
+
+/// What a case exercises on a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// The route doing its job.
+    Normal,
+    /// The route refusing bad input (missing, malformed or unknown values, bad keys).
+    BadInput,
+}
+
+/// What server a case needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Any Lore, shared with other cases: the case only touches what it creates.
+    AnyServer,
+    /// A server of its own (the case ends the administrator's other sessions): skipped
+    /// on remote targets.
+    OwnServer,
+    /// A server of its own started with `server.max_body_mib = 1`: skipped remotely.
+    SmallBodyLimit,
+}
+
+pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+pub type CaseFn = for<'a> fn(&'a Target) -> CaseFuture<'a>;
+
+/// One case of the suite.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The test name; [`http_suite!`](crate::http_suite) lists the same names.
+    pub name: &'static str,
+    /// `(METHOD, OpenAPI path, kind)` of every route the case exercises.
+    pub covers: Vec<(&'static str, &'static str, Kind)>,
+    pub needs: Needs,
+    pub run: CaseFn,
+}
+
+const N: Kind = Kind::Normal;
+const B: Kind = Kind::BadInput;
+
+macro_rules! case {
+    ($func:path, $needs:ident, [$(($method:literal, $path:literal, $kind:ident)),* $(,)?]) => {
+        Case {
+            name: stringify!($func).rsplit("::").next().unwrap_or_default().trim(),
+            covers: vec![$(($method, $path, $kind)),*],
+            needs: Needs::$needs,
+            run: |t| Box::pin($func(t)),
+        }
+    };
+}
+
+/// Every case, in the order [`http_suite!`](crate::http_suite) lists them.
+pub fn cases() -> Vec<Case> {
+    let mut all = vec![
+        // Authentication
+        case!(
+            auth::login_token_works_in_both_headers,
+            AnyServer,
+            [("POST", "/auth/login", N)]
+        ),
+        case!(
+            auth::login_user_name_is_case_insensitive,
+            AnyServer,
+            [("POST", "/auth/login", N)]
+        ),
+        case!(
+            auth::login_wrong_password,
+            AnyServer,
+            [("POST", "/auth/login", B)]
+        ),
+        case!(
+            auth::login_missing_or_malformed_body,
+            AnyServer,
+            [("POST", "/auth/login", B)]
+        ),
+        case!(
+            auth::login_force_login_ends_other_sessions,
+            OwnServer,
+            [
+                ("POST", "/auth/login", N),
+                ("POST", "/auth/loginPlainText", N)
+            ]
+        ),
+        case!(
+            auth::login_plain_text_returns_bare_key,
+            AnyServer,
+            [("POST", "/auth/loginPlainText", N)]
+        ),
+        case!(
+            auth::login_plain_text_bad_input,
+            AnyServer,
+            [("POST", "/auth/loginPlainText", B)]
+        ),
+        case!(
+            auth::logout_text_plain_without_body,
+            AnyServer,
+            [("POST", "/auth/logout", N)]
+        ),
+        case!(
+            auth::logout_json_empty_object_and_old_header,
+            AnyServer,
+            [("POST", "/auth/logout", N)]
+        ),
+        case!(
+            auth::logout_bad_keys,
+            AnyServer,
+            [("POST", "/auth/logout", B)]
+        ),
+        // Routing and the envelope
+        case!(routing::unknown_route_is_404_in_envelope, AnyServer, []),
+        case!(routing::wrong_method_is_405, AnyServer, []),
+        case!(routing::paths_are_case_sensitive, AnyServer, []),
+        case!(
+            routing::missing_or_invalid_key_is_401,
+            AnyServer,
+            [
+                ("GET", "/types/listProfiles", B),
+                ("GET", "/types/listCategories", B),
+                ("GET", "/configuration/listModels", B),
+            ]
+        ),
+        case!(
+            routing::malformed_json_is_400,
+            AnyServer,
+            [
+                ("POST", "/repository/createFolder", B),
+                ("POST", "/repository/model/export", B)
+            ]
+        ),
+        case!(
+            routing::body_over_limit_is_413,
+            SmallBodyLimit,
+            [
+                ("POST", "/repository/model/import", B),
+                ("POST", "/repository/createFolder", B)
+            ]
+        ),
+        case!(routing::healthz_answers_ok, AnyServer, []),
+        case!(routing::openapi_document_is_served, AnyServer, []),
+        // createFolder and getContext
+        case!(
+            repository::create_folder_root_and_nested,
+            AnyServer,
+            [
+                ("POST", "/repository/createFolder", N),
+                ("GET", "/entities/{objectId}", N)
+            ]
+        ),
+        case!(
+            repository::create_configuration_and_version,
+            AnyServer,
+            [("POST", "/repository/createFolder", N)]
+        ),
+        case!(
+            repository::create_folder_duplicate_is_409,
+            AnyServer,
+            [("POST", "/repository/createFolder", B)]
+        ),
+        case!(
+            repository::create_folder_bad_input,
+            AnyServer,
+            [("POST", "/repository/createFolder", B)]
+        ),
+        case!(
+            repository::create_folder_unknown_parent_is_404,
+            AnyServer,
+            [("POST", "/repository/createFolder", B)]
+        ),
+        case!(
+            repository::create_version_outside_configuration_is_400,
+            AnyServer,
+            [("POST", "/repository/createFolder", B)]
+        ),
+        case!(
+            repository::get_context_of_folders,
+            AnyServer,
+            [("GET", "/repository/getContext", N)]
+        ),
+        case!(
+            repository::get_context_of_model_object,
+            AnyServer,
+            [("GET", "/repository/getContext", N)]
+        ),
+        case!(
+            repository::get_context_bad_input,
+            AnyServer,
+            [("GET", "/repository/getContext", B)]
+        ),
+        // Entities
+        case!(
+            entities::entity_by_id_stable_id_and_path,
+            AnyServer,
+            [("GET", "/entities/{objectId}", N)]
+        ),
+        case!(
+            entities::entity_fields_match_sample,
+            AnyServer,
+            [("GET", "/entities/{objectId}", N)]
+        ),
+        case!(
+            entities::entity_of_repository_objects,
+            AnyServer,
+            [("GET", "/entities/{objectId}", N)]
+        ),
+        case!(
+            entities::entity_unknown_is_404,
+            AnyServer,
+            [("GET", "/entities/{objectId}", B)]
+        ),
+        case!(
+            entities::entity_malformed_is_400,
+            AnyServer,
+            [("GET", "/entities/{objectId}", B)]
+        ),
+        // Models of the repository and of configurations
+        case!(
+            configuration::list_models_all_and_by_configuration,
+            AnyServer,
+            [
+                ("GET", "/configuration/listModels", N),
+                ("POST", "/repository/model/import", N)
+            ]
+        ),
+        case!(
+            configuration::list_models_bad_configuration,
+            AnyServer,
+            [("GET", "/configuration/listModels", B)]
+        ),
+        case!(
+            configuration::list_connected_models,
+            AnyServer,
+            [
+                ("GET", "/configurations/listConnectedModels", N),
+                ("POST", "/repository/model/import", N)
+            ]
+        ),
+        case!(
+            configuration::list_connected_models_bad_input,
+            AnyServer,
+            [("GET", "/configurations/listConnectedModels", B)]
+        ),
+        // Types
+        case!(
+            types::list_object_types,
+            AnyServer,
+            [("GET", "/types/listObjectTypes", N)]
+        ),
+        case!(
+            types::list_object_types_bad_input,
+            AnyServer,
+            [("GET", "/types/listObjectTypes", B)]
+        ),
+        case!(
+            types::list_entity_types_shape,
+            AnyServer,
+            [("GET", "/types/listEntityTypes", N)]
+        ),
+        case!(
+            types::list_entity_types_bad_input,
+            AnyServer,
+            [("GET", "/types/listEntityTypes", B)]
+        ),
+        case!(
+            types::list_attribute_types,
+            AnyServer,
+            [("GET", "/types/listAttributeTypes", N)]
+        ),
+        case!(
+            types::list_attribute_types_unknown_type_is_404,
+            AnyServer,
+            [("GET", "/types/listAttributeTypes", B)]
+        ),
+        case!(
+            types::list_group_types,
+            AnyServer,
+            [("GET", "/types/listGroupTypes", N)]
+        ),
+        case!(
+            types::list_group_types_unknown_type_is_404,
+            AnyServer,
+            [("GET", "/types/listGroupTypes", B)]
+        ),
+        case!(
+            types::list_profiles_and_categories,
+            AnyServer,
+            [
+                ("GET", "/types/listProfiles", N),
+                ("GET", "/types/listCategories", N)
+            ]
+        ),
+        // repositoryBrowse
+        case!(
+            browse::repository_browse_tree,
+            AnyServer,
+            [("GET", "/operations/repositoryBrowse", N)]
+        ),
+        case!(
+            browse::repository_browse_filters,
+            AnyServer,
+            [("GET", "/operations/repositoryBrowse", N)]
+        ),
+        case!(
+            browse::repository_browse_bad_input,
+            AnyServer,
+            [("GET", "/operations/repositoryBrowse", B)]
+        ),
+        // Model import
+        case!(
+            import::import_raw_zip,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
+        case!(
+            import::import_multipart,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
+        case!(
+            import::reimport_keeps_ids,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
+        case!(
+            import::import_into_folder_by_id_and_path,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
+        case!(
+            import::import_name_clash_is_409,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_not_a_zip,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_bad_csv_field_count,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_unknown_column,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_dangling_parent,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_duplicate_native_id,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_path_traversal,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_zip_bomb,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_unknown_object_type,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_empty_body,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_json_content_type_is_415,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_bad_destination,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::reimport_bad_archive_leaves_model_unchanged,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        // Model export
+        case!(
+            export::export_model_id_in_query_and_body,
+            AnyServer,
+            [("POST", "/repository/model/export", N)]
+        ),
+        case!(
+            export::export_with_profiling,
+            AnyServer,
+            [("POST", "/repository/model/export", N)]
+        ),
+        case!(
+            export::export_object_ids_restricts,
+            AnyServer,
+            [("POST", "/repository/model/export", N)]
+        ),
+        case!(
+            export::export_import_export_is_byte_identical,
+            AnyServer,
+            [
+                ("POST", "/repository/model/export", N),
+                ("POST", "/repository/model/import", N)
+            ]
+        ),
+        case!(
+            export::export_unknown_model_is_404,
+            AnyServer,
+            [("POST", "/repository/model/export", B)]
+        ),
+        case!(
+            export::export_bad_input,
+            AnyServer,
+            [("POST", "/repository/model/export", B)]
+        ),
+        // Removed methods
+        case!(
+            removed::removed_auth_methods_name_post_replacement,
+            AnyServer,
+            [
+                ("GET", "/auth/login", N),
+                ("GET", "/auth/loginPlainText", N),
+                ("GET", "/auth/loginOAuth2", N),
+            ]
+        ),
+    ];
+    all.push(removed::every_removed_method_answers_410());
+    all.push(removed::removed_methods_ignore_input());
+    all
+}
+
+/// The names of every case, in table order.
+pub fn names() -> Vec<&'static str> {
+    cases().iter().map(|c| c.name).collect()
+}
+
+/// The case of that name; panics naming the known ones when there is none.
+pub fn case(name: &str) -> Case {
+    cases()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no case named '{name}'; the cases are {:?}", names()))
+}
+
+/// Runs one case on a fresh server over the store the factory makes.
+pub async fn run_on_store<F, Fut, T>(name: &str, factory: F)
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = T>,
+    T: IntoBackend,
+{
+    let case = case(name);
+    let Some(backend) = factory().await.into_backend() else {
+        eprintln!("skipping {name}: the backend is not available");
+        return;
+    };
+    let target = Target::spawn_backend(backend, |settings| {
+        if case.needs == Needs::SmallBodyLimit {
+            settings.server.max_body_mib = 1;
+        }
+    })
+    .await;
+    (case.run)(&target).await;
+    target.shutdown().await;
+}
+
+/// Runs one case against the remote Lore of `LORE_CONFORMANCE_URL`, `_USER` and
+/// `_PASSWORD`; without them, or for a case that needs its own server, it says why it
+/// skips and passes.
+pub async fn run_remote(name: &str) {
+    let case = case(name);
+    let Some(target) = Target::remote_from_env() else {
+        eprintln!(
+            "skipping {name}: set LORE_CONFORMANCE_URL (base URL with base path), \
+             LORE_CONFORMANCE_USER and LORE_CONFORMANCE_PASSWORD to run the suite against a running Lore"
+        );
+        return;
+    };
+    if case.needs != Needs::AnyServer {
+        eprintln!(
+            "skipping {name} on {}: it needs a server of its own ({:?})",
+            target.base_url, case.needs
+        );
+        return;
+    }
+    (case.run)(&target).await;
+}
