@@ -469,13 +469,14 @@ impl Resp {
             .unwrap_or_else(|| panic!("no status line in {head}"));
         let mut headers = HeaderMap::new();
         for line in lines {
-            if let Some((name, value)) = line.split_once(':') {
-                if let (Ok(n), Ok(v)) = (
-                    reqwest::header::HeaderName::from_bytes(name.trim().as_bytes()),
-                    reqwest::header::HeaderValue::from_str(value.trim()),
-                ) {
-                    headers.append(n, v);
-                }
+            let Some((name, value)) = line.split_once(':') else {
+                continue;
+            };
+            if let (Ok(n), Ok(v)) = (
+                reqwest::header::HeaderName::from_bytes(name.trim().as_bytes()),
+                reqwest::header::HeaderValue::from_str(value.trim()),
+            ) {
+                headers.append(n, v);
             }
         }
         let chunked = headers

@@ -78,6 +78,24 @@ pub async fn login_user_name_is_case_insensitive(t: &Target) {
             .to_owned();
         assert!(works_with(t, &key, "api-key").await);
     }
+    // A charset in the content type is fine.
+    let resp = t
+        .send(
+            t.anon(Method::POST, "/auth/login")
+                .header(CONTENT_TYPE, "application/json; charset=UTF-8")
+                .body(json!({"user": t.user, "password": t.password}).to_string()),
+        )
+        .await;
+    assert!(resp.ok()["token"].is_string());
+    // The old field name `username` is read too.
+    let resp = login_body(
+        t,
+        "/auth/login",
+        &[],
+        json!({"username": t.user, "password": t.password}),
+    )
+    .await;
+    assert!(resp.ok()["token"].is_string());
     // forceLogin=false is an ordinary login.
     let resp = login_body(
         t,
@@ -358,4 +376,35 @@ pub async fn logout_bad_keys(t: &Target) {
         .send(t.anon(Method::POST, "/auth/logout").header("api-key", &key))
         .await;
     assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+}
+
+pub async fn login_key_expires_after_login_timeout(t: &Target) {
+    // The target runs with auth.login_timeout = 2s.
+    let key = t.login().await;
+    let resp = t
+        .send(
+            t.anon(Method::POST, "/auth/loginPlainText")
+                .json(&json!({"user": t.user, "password": t.password})),
+        )
+        .await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    let plain = resp.text();
+    assert!(works_with(t, &key, "api-key").await);
+    assert!(works_with(t, &plain, "api_key").await);
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    assert!(
+        !works_with(t, &key, "api-key").await,
+        "a key fails once auth.login_timeout has passed"
+    );
+    assert!(
+        !works_with(t, &plain, "api_key").await,
+        "a key fails once auth.login_timeout has passed"
+    );
+    let resp = t
+        .send(t.anon(Method::POST, "/auth/logout").header("api-key", &key))
+        .await;
+    assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+    // A new login works again.
+    let fresh = t.login().await;
+    assert!(works_with(t, &fresh, "api-key").await);
 }

@@ -72,7 +72,7 @@ pub async fn export_model_id_in_query_and_body(t: &Target) {
         !files.contains_key("profiling.csv"),
         "no profiling.csv unless asked for"
     );
-    for (file, _) in &files {
+    for file in files.keys() {
         assert!(
             file.ends_with(".csv") && !file.contains('/'),
             "a flat archive of CSV files: {file}"

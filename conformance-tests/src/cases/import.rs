@@ -9,7 +9,7 @@ use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Resp, Sample, Target, assert_error, cell, sample_archive, unique, zip_files, zip_map,
+    Resp, Sample, Target, assert_error, cell, sample_archive, unique, unzip, zip_files, zip_map,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -18,6 +18,15 @@ use crate::harness::{
 /// Rewrites a CSV file: `edit` gets the header and the rows and may change them.
 pub(crate) fn rewrite_csv(
     data: &[u8],
+    edit: impl FnOnce(&mut Vec<String>, &mut Vec<Vec<String>>),
+) -> Vec<u8> {
+    rewrite_csv_ending(data, csv::Terminator::Any(b'\n'), edit)
+}
+
+/// [`rewrite_csv`] with records ended by `terminator`.
+fn rewrite_csv_ending(
+    data: &[u8],
+    terminator: csv::Terminator,
     edit: impl FnOnce(&mut Vec<String>, &mut Vec<Vec<String>>),
 ) -> Vec<u8> {
     let mut reader = csv::ReaderBuilder::new()
@@ -37,6 +46,7 @@ pub(crate) fn rewrite_csv(
     edit(&mut header, &mut rows);
     let mut writer = csv::WriterBuilder::new()
         .flexible(true)
+        .terminator(terminator)
         .from_writer(Vec::new());
     writer.write_record(&header).expect("writing a header");
     for row in rows {
@@ -636,6 +646,32 @@ pub async fn import_path_traversal(t: &Target) {
         )
         .await;
     }
+    // Two entries of the same name (written under another name, then renamed).
+    let mut files: Vec<(&str, &[u8])> = sample
+        .files
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_slice()))
+        .collect();
+    files.push(("objects.csx", sample.files["objects.csv"].as_slice()));
+    let mut duplicated = zip_files(files);
+    let patched = patch_entry(&mut duplicated, "objects.csx", |_, _| {});
+    assert_eq!(patched, 2);
+    let mut at = 0;
+    while let Some(found) = duplicated[at..]
+        .windows(11)
+        .position(|w| w == b"objects.csx")
+    {
+        duplicated[at + found + 10] = b'v';
+        at += found + 11;
+    }
+    assert_refused(
+        t,
+        duplicated,
+        Some("application/zip"),
+        400,
+        "INVALID_PARAMETER",
+    )
+    .await;
     // An entry that is not a file of the format.
     let mut files = sample.files.clone();
     files.insert("notes.txt".to_owned(), b"hello".to_vec());
@@ -675,6 +711,7 @@ fn bomb(entry: &str, size: usize) -> Vec<u8> {
 pub async fn import_zip_bomb(t: &Target) {
     // 300 MiB of zeros: more than the default 256 MiB an entry may inflate to.
     let archive = bomb("attributes.csv", 300 << 20);
+    let mut lying = archive.clone();
     assert!(
         archive.len() < 1 << 20,
         "the bomb is small: {} bytes",
@@ -693,6 +730,16 @@ pub async fn import_zip_bomb(t: &Target) {
         "{}",
         resp.message()
     );
+    // The same bomb with its headers claiming 1000 bytes: the inflated size is what counts.
+    let patched = patch_entry(&mut lying, "attributes.csv", |local, central| {
+        local[22..26].copy_from_slice(&1000u32.to_le_bytes());
+        central[24..28].copy_from_slice(&1000u32.to_le_bytes());
+    });
+    assert_eq!(
+        patched, 2,
+        "the bomb's local and central headers were patched"
+    );
+    assert_refused(t, lying, Some("application/zip"), 400, "INVALID_PARAMETER").await;
     // 16 MiB of zeros: under the size limit but far above the allowed compression ratio.
     let archive = bomb("labels.csv", 16 << 20);
     assert_refused(
@@ -803,7 +850,8 @@ pub async fn import_bad_destination(t: &Target) {
         t.snapshot().await
     };
     let name = unique("Nowhere");
-    let cases: Vec<(Vec<(&str, String)>, u16, &str)> = vec![
+    type Query<'a> = Vec<(&'a str, String)>;
+    let cases: Vec<(Query, u16, &str)> = vec![
         (
             vec![("folderId", "-1_999999999".into())],
             404,
@@ -939,4 +987,142 @@ pub async fn reimport_bad_archive_leaves_model_unchanged(t: &Target) {
             "a refused re-import leaves the model as it was"
         );
     }
+}
+
+/// Calls `edit` on the local header (from its signature) and the central directory
+/// record (from its signature) of the entry named `name`; returns how many it found.
+fn patch_entry(zip: &mut [u8], name: &str, edit: impl Fn(&mut [u8], &mut [u8])) -> usize {
+    let name = name.as_bytes();
+    let field = |z: &[u8], p: usize| usize::from(u16::from_le_bytes([z[p], z[p + 1]]));
+    let mut local = None;
+    let mut central = None;
+    let mut at = 0;
+    while at + 46 <= zip.len() {
+        if zip[at..at + 4] == *b"PK\x03\x04"
+            && zip.get(at + 30..at + 30 + field(zip, at + 26)) == Some(name)
+        {
+            local = Some(at);
+        }
+        if zip[at..at + 4] == *b"PK\x01\x02"
+            && zip.get(at + 46..at + 46 + field(zip, at + 28)) == Some(name)
+        {
+            central = Some(at);
+        }
+        at += 1;
+    }
+    let (Some(l), Some(c)) = (local, central) else {
+        return usize::from(local.is_some()) + usize::from(central.is_some());
+    };
+    let mut local_header = zip[l..l + 30].to_vec();
+    let mut central_header = zip[c..c + 46].to_vec();
+    edit(&mut local_header, &mut central_header);
+    zip[l..l + 30].copy_from_slice(&local_header);
+    zip[c..c + 46].copy_from_slice(&central_header);
+    2
+}
+
+pub async fn import_tolerates_csv_variants(t: &Target) {
+    // What spreadsheets write: a byte order mark, CRLF line ends, upper-case headers,
+    // columns in another order. The model is the same as from the plain sample.
+    let sample = Sample::load();
+    let mut variant = BTreeMap::new();
+    for (name, data) in &sample.files {
+        let reordered = rewrite_csv_ending(data, csv::Terminator::CRLF, |header, rows| {
+            header.reverse();
+            for h in header.iter_mut() {
+                *h = h.to_uppercase();
+            }
+            for row in rows.iter_mut() {
+                row.reverse();
+            }
+        });
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice(&reordered);
+        variant.insert(name.clone(), bytes);
+    }
+    let (plain_folder, _) = t.unique_folder("csv-plain").await;
+    let (variant_folder, _) = t.unique_folder("csv-variant").await;
+    let resp = t
+        .import(sample_archive(), &[("folderId", &plain_folder)])
+        .await;
+    let plain = resp.ok()["modelId"].as_str().expect("modelId").to_owned();
+    let resp = t
+        .import(zip_map(&variant), &[("folderId", &variant_folder)])
+        .await;
+    assert_summary(resp.ok(), &sample.name, true, sample.objects.len());
+    let imported = resp.ok()["modelId"].as_str().expect("modelId").to_owned();
+    let query = [("exportDataProfilingAndSampling", "true")];
+    let expected = t.export(&plain, &query).await;
+    let found = t.export(&imported, &query).await;
+    assert_eq!(found.status, 200, "{}", found.describe());
+    if found.bytes != expected.bytes {
+        let (expected, found) = (unzip(&expected.bytes), unzip(&found.bytes));
+        panic!(
+            "the variant archive gives another model than the plain sample: {}",
+            first_difference(&expected, &found)
+        );
+    }
+}
+
+pub async fn import_concurrent_name_clash_conflict(t: &Target) {
+    // Model names are unique in a folder even when many clients import at once: one
+    // import wins, the others get 409.
+    let (folder_id, folder) = t.unique_folder("import-race").await;
+    let name = unique("Racing");
+    let imports = (0..8).map(|_| {
+        let query = [("folderId", folder_id.clone()), ("modelName", name.clone())];
+        async move {
+            let query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            t.import(sample_archive(), &query).await
+        }
+    });
+    let answers = super::repository::futures_join_all(imports).await;
+    let created = answers.iter().filter(|r| r.status == 200).count();
+    for resp in answers.iter().filter(|r| r.status != 200) {
+        assert_error(resp, 409, "CONFLICT");
+    }
+    let tree = t
+        .get_q(
+            "/operations/repositoryBrowse",
+            &[("repositoryPath", &format!("/{folder}"))],
+        )
+        .await;
+    let models = tree.ok()["links"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or_default();
+    assert_eq!(
+        (created, models),
+        (1, 1),
+        "8 concurrent imports named {name}: {created} succeeded and the folder holds {models} models"
+    );
+}
+
+/// The first line in which two archives differ, for messages.
+pub(crate) fn first_difference(
+    a: &BTreeMap<String, Vec<u8>>,
+    b: &BTreeMap<String, Vec<u8>>,
+) -> String {
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for name in names {
+        let (x, y) = (a.get(name), b.get(name));
+        if x == y {
+            continue;
+        }
+        let (Some(x), Some(y)) = (x, y) else {
+            return format!("{name} is only in one of them");
+        };
+        let (x, y) = (String::from_utf8_lossy(x), String::from_utf8_lossy(y));
+        for (i, (l, r)) in x.split('\n').zip(y.split('\n')).enumerate() {
+            if l != r {
+                return format!("{name} line {}: {l:?} vs {r:?}", i + 1);
+            }
+        }
+        return format!(
+            "{name}: {} vs {} lines",
+            x.split('\n').count(),
+            y.split('\n').count()
+        );
+    }
+    "no difference".to_owned()
 }

@@ -40,6 +40,8 @@ pub enum Needs {
     OwnServer,
     /// A server of its own started with `server.max_body_mib = 1`: skipped remotely.
     SmallBodyLimit,
+    /// A server of its own started with `auth.login_timeout = "2s"`: skipped remotely.
+    ShortSessions,
 }
 
 pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
@@ -111,6 +113,14 @@ pub fn cases() -> Vec<Case> {
             auth::login_plain_text_bad_input,
             AnyServer,
             [("POST", "/auth/loginPlainText", B)]
+        ),
+        case!(
+            auth::login_key_expires_after_login_timeout,
+            ShortSessions,
+            [
+                ("POST", "/auth/login", N),
+                ("POST", "/auth/loginPlainText", N)
+            ]
         ),
         case!(
             auth::logout_text_plain_without_body,
@@ -189,6 +199,11 @@ pub fn cases() -> Vec<Case> {
         ),
         case!(
             repository::create_version_outside_configuration_is_400,
+            AnyServer,
+            [("POST", "/repository/createFolder", B)]
+        ),
+        case!(
+            repository::create_folder_concurrent_duplicates_conflict,
             AnyServer,
             [("POST", "/repository/createFolder", B)]
         ),
@@ -347,7 +362,17 @@ pub fn cases() -> Vec<Case> {
             [("POST", "/repository/model/import", N)]
         ),
         case!(
+            import::import_tolerates_csv_variants,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
+        case!(
             import::import_name_clash_is_409,
+            AnyServer,
+            [("POST", "/repository/model/import", B)]
+        ),
+        case!(
+            import::import_concurrent_name_clash_conflict,
             AnyServer,
             [("POST", "/repository/model/import", B)]
         ),
@@ -486,10 +511,10 @@ where
         eprintln!("skipping {name}: the backend is not available");
         return;
     };
-    let target = Target::spawn_backend(backend, |settings| {
-        if case.needs == Needs::SmallBodyLimit {
-            settings.server.max_body_mib = 1;
-        }
+    let target = Target::spawn_backend(backend, |settings| match case.needs {
+        Needs::SmallBodyLimit => settings.server.max_body_mib = 1,
+        Needs::ShortSessions => settings.auth.login_timeout = "2s".into(),
+        Needs::AnyServer | Needs::OwnServer => {}
     })
     .await;
     (case.run)(&target).await;

@@ -239,6 +239,18 @@ pub async fn create_folder_bad_input(t: &Target) {
         )
         .await;
     assert_error(&resp, 400, "INVALID_PARAMETER");
+    // A body that is not JSON.
+    let resp = t
+        .send(
+            t.call(reqwest::Method::POST, "/repository/createFolder")
+                .await
+                .header(reqwest::header::CONTENT_TYPE, "text/plain")
+                .body(format!(
+                    "{{\"name\": \"x\", \"parentId\": \"{folder_id}\"}}"
+                )),
+        )
+        .await;
+    assert_error(&resp, 415, "UNSUPPORTED_MEDIA_TYPE");
     // Without a key nothing is created.
     let resp = t
         .send(
@@ -433,7 +445,16 @@ pub async fn get_context_of_model_object(t: &Target) {
     let path = format!("{model_path}/{}", names.join("/"));
     let entity = t.entity(&path).await;
     let object_id = entity.ok()["id"].as_str().expect("id").to_owned();
-    for reference in [object_id.as_str(), path.as_str()] {
+    let stable = entity.ok()["attributes"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|a| a["attributeType"]["name"] == json!("Object Stable Id"))
+        })
+        .and_then(|a| a["value"].as_str())
+        .expect("an Object Stable Id")
+        .to_owned();
+    for reference in [object_id.as_str(), path.as_str(), stable.as_str()] {
         let resp = t
             .get_q("/repository/getContext", &[("objectId", reference)])
             .await;
@@ -481,4 +502,71 @@ pub async fn get_context_bad_input(t: &Target) {
         )
         .await;
     assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+}
+
+pub async fn create_folder_concurrent_duplicates_conflict(t: &Target) {
+    // Names are unique among siblings even when the same folder is created by many
+    // clients at once: one wins, the others get 409.
+    let (parent, parent_name) = t.unique_folder("race").await;
+    for round in 0..3 {
+        let name = format!("Same-{round}");
+        let requests = (0..12).map(|_| {
+            let body = json!({"name": name, "parentId": parent});
+            async move { t.post("/repository/createFolder", &[], &body).await }
+        });
+        let answers = futures_join_all(requests).await;
+        let created = answers.iter().filter(|r| r.status == 200).count();
+        for resp in answers.iter().filter(|r| r.status != 200) {
+            assert_error(resp, 409, "CONFLICT");
+        }
+        let tree = t
+            .get_q(
+                "/operations/repositoryBrowse",
+                &[("repositoryPath", &format!("/{parent_name}"))],
+            )
+            .await;
+        let same = tree.ok()["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .filter(|l| l["objectName"] == json!(name))
+            .count();
+        assert_eq!(
+            (created, same),
+            (1, 1),
+            "12 concurrent createFolder calls for '{name}': {created} succeeded and the folder holds {same} objects of that name"
+        );
+    }
+}
+
+/// Runs the futures concurrently (on the current task) and collects their outputs.
+pub(crate) async fn futures_join_all<F: std::future::Future>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<F::Output> {
+    let mut set = Vec::new();
+    for f in futures {
+        set.push(Box::pin(f));
+    }
+    let mut outputs: Vec<Option<F::Output>> = set.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, out) in set.iter_mut().zip(outputs.iter_mut()) {
+            if out.is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *out = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    outputs
+        .into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
 }

@@ -34,19 +34,31 @@ pub async fn unknown_route_is_404_in_envelope(t: &Target) {
 }
 
 pub async fn wrong_method_is_405(t: &Target) {
-    let cases: [(Method, &str); 6] = [
-        (Method::GET, "/auth/logout"),
-        (Method::DELETE, "/auth/login"),
-        (Method::PUT, "/auth/loginPlainText"),
-        (Method::POST, "/types/listProfiles"),
-        (Method::DELETE, "/repository/createFolder"),
-        (Method::GET, "/repository/model/import"),
+    // (method, path, a method the path does accept)
+    let cases: [(Method, &str, &str); 6] = [
+        (Method::GET, "/auth/logout", "POST"),
+        (Method::DELETE, "/auth/login", "POST"),
+        (Method::PUT, "/auth/loginPlainText", "POST"),
+        (Method::POST, "/types/listProfiles", "GET"),
+        (Method::DELETE, "/repository/createFolder", "POST"),
+        (Method::GET, "/repository/model/import", "POST"),
     ];
-    for (method, path) in cases {
+    for (method, path, allowed) in cases {
         let resp = t.send(t.call(method.clone(), path).await).await;
         assert_error(&resp, 405, "METHOD_NOT_ALLOWED");
-        let resp = t.send(t.anon(method, path)).await;
+        let resp = t.send(t.anon(method.clone(), path)).await;
         assert_error(&resp, 405, "METHOD_NOT_ALLOWED");
+        // RFC 9110 section 15.5.6: a 405 answer carries an Allow header naming the
+        // methods the resource supports.
+        let allow = resp
+            .headers
+            .get(reqwest::header::ALLOW)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_else(|| panic!("{method} {path}: the 405 answer has no Allow header"));
+        assert!(
+            allow.split(',').any(|m| m.trim() == allowed),
+            "{method} {path}: Allow '{allow}' names {allowed}"
+        );
     }
 }
 
