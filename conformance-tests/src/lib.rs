@@ -69,6 +69,7 @@ macro_rules! http_suite {
             get_context_bad_input,
             entity_by_id_stable_id_and_path,
             entity_fields_match_sample,
+            entity_terms_labels_and_classes,
             entity_of_repository_objects,
             entity_unknown_is_404,
             entity_malformed_is_400,

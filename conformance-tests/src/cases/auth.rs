@@ -151,6 +151,15 @@ pub async fn login_missing_or_malformed_body(t: &Target) {
     assert_error(&resp, 400, "REQUIRED_PARAMETER_NOT_SPECIFIED");
     let resp = login_body(t, "/auth/login", &[], json!({"user": t.user})).await;
     assert_error(&resp, 400, "REQUIRED_PARAMETER_NOT_SPECIFIED");
+    // Body keys are case-sensitive.
+    let resp = login_body(
+        t,
+        "/auth/login",
+        &[],
+        json!({"User": t.user, "Password": t.password}),
+    )
+    .await;
+    assert_error(&resp, 400, "REQUIRED_PARAMETER_NOT_SPECIFIED");
     let resp = login_body(
         t,
         "/auth/login",

@@ -403,3 +403,139 @@ fn encode_base64(text: &str) -> String {
     }
     out
 }
+
+pub async fn entity_terms_labels_and_classes(t: &Target) {
+    // The city column of the sample gets three defining terms (two semantic links and a
+    // custom "Is Defined By" relationship), a label and a collection, and data classes in
+    // every status. Zulu is imported before Alpha, so id order is not name order.
+    let sample = Sample::load();
+    let city = sample
+        .objects
+        .iter()
+        .map(|o| cell(o, "native_id"))
+        .find(|n| {
+            sample.path_is_unique(n)
+                && !cell(sample.object(n).expect("row"), "parent_native_id").is_empty()
+        })
+        .expect("a sample object inside another")
+        .to_owned();
+    let customer_term = sample
+        .objects
+        .iter()
+        .find(|o| cell(o, "object_type").ends_with("Term"))
+        .map(|o| (cell(o, "native_id").to_owned(), cell(o, "name").to_owned()));
+    let objects =
+        crate::cases::import::rewrite_csv(&sample.files["objects.csv"], |header, rows| {
+            let column = |name: &str| header.iter().position(|h| h == name).expect("a column");
+            for (native, name) in [("conformance.zulu", "Zulu"), ("conformance.alpha", "Alpha")] {
+                let mut row = vec![String::new(); header.len()];
+                row[column("native_id")] = native.to_owned();
+                row[column("object_type")] = "Business Glossary.Term".to_owned();
+                row[column("name")] = name.to_owned();
+                rows.push(row);
+            }
+        });
+    let mut relationships = String::from_utf8(
+        sample
+            .files
+            .get("relationships.csv")
+            .cloned()
+            .unwrap_or_else(|| b"kind,name,source_native_id,target_native_id\n".to_vec()),
+    )
+    .expect("UTF-8");
+    relationships.push_str(&format!(
+        "semantic_link,Is Defined By,{city},conformance.zulu\n"
+    ));
+    relationships.push_str(&format!(
+        "semantic_link,Is Defined By,{city},conformance.alpha\n"
+    ));
+    if let Some((term, _)) = &customer_term {
+        relationships.push_str(&format!(
+            "custom_relationship,Is Defined By,{city},{term}\n"
+        ));
+    }
+    // Not a definition: another relationship name.
+    relationships.push_str(&format!(
+        "custom_relationship,Is Related To,{city},conformance.zulu\n"
+    ));
+    let mut labels = String::from("native_id,kind,value\n");
+    labels.push_str(&format!(
+        "{city},label,Geo\n{city},label,Alpha Label\n{city},collection,Things\n"
+    ));
+    let mut classes = String::from("native_id,data_class,status\n");
+    classes.push_str(&format!("{city},City,APPROVED\n{city},Address,MATCHED\n{city},Postal Code,REJECTED\n{city},Region,PROPOSED\n"));
+    let mut files = sample.with_file("objects.csv", Some(objects));
+    files.insert("relationships.csv".into(), relationships.into_bytes());
+    files.insert("labels.csv".into(), labels.into_bytes());
+    files.insert("classifications.csv".into(), classes.into_bytes());
+    files.remove("sensitivity_labels.csv");
+    files.remove("attributes.csv");
+    let (folder_id, folder) = t.unique_folder("terms").await;
+    let resp = t
+        .import(crate::harness::zip_map(&files), &[("folderId", &folder_id)])
+        .await;
+    resp.ok();
+    let model_path = format!("/{folder}/{}", sample.name);
+    let path = format!("{model_path}/{}", sample.names_to(&city).join("/"));
+    let entity = t.entity(&path).await.ok().clone();
+
+    let mut expected_names = vec!["Alpha", "Zulu"];
+    if let Some((_, name)) = &customer_term {
+        expected_names.push(name.as_str());
+    }
+    let mut term_names: Vec<&str> = entity["terms"]
+        .as_array()
+        .expect("terms")
+        .iter()
+        .map(|term| term["name"].as_str().expect("a term name"))
+        .collect();
+    term_names.sort_unstable();
+    expected_names.sort_unstable();
+    assert_eq!(
+        term_names, expected_names,
+        "terms: the defining terms only: {entity}"
+    );
+    for term in entity["terms"].as_array().expect("terms") {
+        assert_eq!(
+            term["objectType"]["name"],
+            json!("Business Glossary.Term"),
+            "{term}"
+        );
+        let by_id = t.entity(term["id"].as_str().expect("id")).await;
+        assert_eq!(
+            by_id.ok()["name"],
+            term["name"],
+            "a term's id names the term"
+        );
+    }
+    assert_eq!(
+        entity["term"],
+        json!(expected_names[0]),
+        "term is the first of terms by name: {entity}"
+    );
+    let mut labels: Vec<&str> = entity["labels"]
+        .as_array()
+        .expect("labels")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    labels.sort_unstable();
+    assert_eq!(
+        labels,
+        vec!["Alpha Label", "Geo"],
+        "labels: label tags, not collections: {entity}"
+    );
+    let mut classes: Vec<&str> = entity["dataClassifications"]
+        .as_array()
+        .expect("dataClassifications")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    classes.sort_unstable();
+    assert_eq!(
+        classes,
+        vec!["Address", "City"],
+        "matched and approved data classes only: {entity}"
+    );
+    assert_eq!(entity["semanticTypes"], entity["dataClassifications"]);
+}

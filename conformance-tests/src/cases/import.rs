@@ -459,6 +459,15 @@ pub async fn import_not_a_zip(t: &Target) {
         "INVALID_PARAMETER",
     )
     .await;
+    // A multipart body that is not a form.
+    assert_refused(
+        t,
+        b"garbage".to_vec(),
+        Some("multipart/form-data; boundary=conformance"),
+        400,
+        "INVALID_PARAMETER",
+    )
+    .await;
     // A zip without objects.csv, and one holding nothing.
     let sample = Sample::load();
     assert_refused(

@@ -15,7 +15,7 @@ mod browse;
 mod configuration;
 mod entities;
 mod export;
-mod import;
+pub(crate) mod import;
 mod removed;
 mod repository;
 mod routing;
@@ -230,6 +230,11 @@ pub fn cases() -> Vec<Case> {
         ),
         case!(
             entities::entity_fields_match_sample,
+            AnyServer,
+            [("GET", "/entities/{objectId}", N)]
+        ),
+        case!(
+            entities::entity_terms_labels_and_classes,
             AnyServer,
             [("GET", "/entities/{objectId}", N)]
         ),

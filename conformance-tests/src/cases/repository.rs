@@ -218,6 +218,8 @@ pub async fn create_folder_bad_input(t: &Target) {
         json!({"name": "   "}),
         json!({"parentId": folder_id}),
         json!({}),
+        // Body keys are case-sensitive: `Name` is not `name`.
+        json!({"Name": "x", "parentId": folder_id}),
     ] {
         let resp = t.post("/repository/createFolder", &[], &body).await;
         assert_error(&resp, 400, "REQUIRED_PARAMETER_NOT_SPECIFIED");
