@@ -832,3 +832,29 @@ pub fn cell<'a>(row: &'a BTreeMap<String, String>, column: &str) -> &'a str {
 pub fn zip_map(files: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
     zip_files(files.iter().map(|(n, d)| (n.as_str(), d.as_slice())))
 }
+
+/// The first line in which two archives differ, for messages.
+pub fn first_difference(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for name in names {
+        let (x, y) = (a.get(name), b.get(name));
+        if x == y {
+            continue;
+        }
+        let (Some(x), Some(y)) = (x, y) else {
+            return format!("{name} is only in one of them");
+        };
+        let (x, y) = (String::from_utf8_lossy(x), String::from_utf8_lossy(y));
+        for (i, (l, r)) in x.split('\n').zip(y.split('\n')).enumerate() {
+            if l != r {
+                return format!("{name} line {}: {l:?} vs {r:?}", i + 1);
+            }
+        }
+        return format!(
+            "{name}: {} vs {} lines",
+            x.split('\n').count(),
+            y.split('\n').count()
+        );
+    }
+    "no difference".to_owned()
+}

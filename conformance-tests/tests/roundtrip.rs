@@ -7,7 +7,7 @@ use std::sync::Arc;
 use lore_backend_memory::MemoryStore;
 use lore_backend_postgres::PostgresStore;
 use lore_backend_sqlite::SqliteStore;
-use lore_conformance::harness::sample_archive;
+use lore_conformance::harness::{first_difference, sample_archive, unzip};
 use lore_conformance::postgres::TestDatabase;
 use lore_conformance::{Backend, Target};
 use serde_json::json;
@@ -61,11 +61,10 @@ fn assert_identical(runs: &[Vec<(String, Vec<u8>)>]) {
                     None => reference = Some(export),
                     Some(first) => assert!(
                         first.1 == export.1,
-                        "{} and {} differ ({} vs {} bytes)",
+                        "{} and {} differ: {}",
                         first.0,
                         export.0,
-                        first.1.len(),
-                        export.1.len()
+                        first_difference(&unzip(&first.1), &unzip(&export.1))
                     ),
                 }
             }

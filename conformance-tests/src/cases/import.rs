@@ -1068,7 +1068,7 @@ pub async fn import_tolerates_csv_variants(t: &Target) {
         let (expected, found) = (unzip(&expected.bytes), unzip(&found.bytes));
         panic!(
             "the variant archive gives another model than the plain sample: {}",
-            first_difference(&expected, &found)
+            crate::harness::first_difference(&expected, &found)
         );
     }
 }
@@ -1105,33 +1105,4 @@ pub async fn import_concurrent_name_clash_conflict(t: &Target) {
         (1, 1),
         "8 concurrent imports named {name}: {created} succeeded and the folder holds {models} models"
     );
-}
-
-/// The first line in which two archives differ, for messages.
-pub(crate) fn first_difference(
-    a: &BTreeMap<String, Vec<u8>>,
-    b: &BTreeMap<String, Vec<u8>>,
-) -> String {
-    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    for name in names {
-        let (x, y) = (a.get(name), b.get(name));
-        if x == y {
-            continue;
-        }
-        let (Some(x), Some(y)) = (x, y) else {
-            return format!("{name} is only in one of them");
-        };
-        let (x, y) = (String::from_utf8_lossy(x), String::from_utf8_lossy(y));
-        for (i, (l, r)) in x.split('\n').zip(y.split('\n')).enumerate() {
-            if l != r {
-                return format!("{name} line {}: {l:?} vs {r:?}", i + 1);
-            }
-        }
-        return format!(
-            "{name}: {} vs {} lines",
-            x.split('\n').count(),
-            y.split('\n').count()
-        );
-    }
-    "no difference".to_owned()
 }

@@ -362,6 +362,18 @@ fn context_chain(result: &Value) -> Vec<(String, String, String)> {
         .expect("getContext answers an array")
         .iter()
         .map(|e| {
+            let mut keys: Vec<&str> = e
+                .as_object()
+                .expect("an object")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            keys.sort_unstable();
+            assert_eq!(
+                keys,
+                ["id", "name", "objectType"],
+                "an embedded entity: {e}"
+            );
             assert!(
                 e["objectType"]["name"].is_string() && e["objectType"]["displayName"].is_string(),
                 "{e}"
