@@ -460,8 +460,9 @@ async fn children_and_lookups(store: &dyn Store) {
         store,
         vec![
             folder(0, None, "Top"),
-            // Same name twice: the higher id is put first, the order must still be by id.
-            folder(2, Some(r[0]), "same"),
+            // Names are unique among one parent's repository objects, so the second
+            // "same" lives under "b"; objects_of_kind still lists both by id.
+            folder(2, Some(r[3]), "same"),
             folder(1, Some(r[0]), "same"),
             folder(3, Some(r[0]), "b"),
             folder(4, Some(r[0]), "B"),
@@ -476,16 +477,24 @@ async fn children_and_lookups(store: &dyn Store) {
     );
     assert_eq!(
         names(&children),
-        ["B", "b", "same", "same", "é"],
+        ["B", "b", "same", "é"],
         "children are sorted by name, comparing bytes (\"B\" < \"b\" < \"é\")"
     );
+    assert_eq!(children[2].id, r[1], "children carry their ids");
+    let clash = ids(store, REPOSITORY_MODEL, 1).await;
+    let err = store
+        .apply(Batch::from(vec![Op::PutObject(repository_object(
+            clash[0].object,
+            ObjectKind::Folder,
+            Some(r[0]),
+            "same",
+        ))]))
+        .await
+        .expect_err("a second repository object of the same parent and name is refused");
     assert_eq!(
-        children[2].id, r[1],
-        "children with the same name are sorted by id"
-    );
-    assert_eq!(
-        children[3].id, r[2],
-        "children with the same name are sorted by id"
+        err.code,
+        ErrorCode::Conflict,
+        "a repository name clash under one parent is a CONFLICT: {err}"
     );
     let roots = only(
         ok(
@@ -619,10 +628,11 @@ async fn children_and_lookups(store: &dyn Store) {
                 None,
                 "conf",
             )),
+            // Same name, other parent: repository names are unique per parent only.
             Op::PutObject(repository_object(
                 c[1].object,
                 ObjectKind::Configuration,
-                None,
+                Some(r[0]),
                 "Conf",
             )),
         ],

@@ -102,6 +102,11 @@ impl ObjectRef {
         if let Ok(id) = s.parse::<ObjectId>() {
             return Ok(Self::Id(id));
         }
+        if looks_like_object_id(s) {
+            return Err(Error::invalid(format!(
+                "'{s}' is not a valid object id: its numbers are out of range or the object number is negative"
+            )));
+        }
         if s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'=')
         {
@@ -111,6 +116,16 @@ impl ObjectRef {
             "'{s}' is neither an object id (<model>_<object>), a stable id nor a repository path"
         )))
     }
+}
+
+/// `<int>_<int>` with signs: the shape of an object id, even when out of range.
+fn looks_like_object_id(s: &str) -> bool {
+    let number = |part: &str| {
+        let digits = part.strip_prefix('-').unwrap_or(part);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    s.split_once('_')
+        .is_some_and(|(model, object)| number(model) && number(object))
 }
 
 /// Splits a repository path into its names; `/` gives no names (the root).
@@ -174,6 +189,7 @@ mod tests {
         assert!(ObjectRef::parse("a b").is_err());
         assert!(ObjectRef::parse("/a//b").is_err());
         assert!("1_-2".parse::<ObjectId>().is_err());
+        assert!(ObjectRef::parse("1_-2").is_err());
     }
 
     #[test]

@@ -17,7 +17,9 @@ use crate::model::*;
 /// One write of a [`Batch`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    /// Inserts the object or replaces the one with the same id.
+    /// Inserts the object or replaces the one with the same id. Names are unique among
+    /// the repository objects of one parent (or the root): another repository object of
+    /// the same parent and name is a CONFLICT.
     PutObject(Object),
     /// Deletes an object and everything that hangs on it (attributes, edges to and from
     /// it, tags, classifications, labels, profiling, grants on it). Children are not

@@ -561,6 +561,21 @@ impl Tx<'_> {
                 object.id
             )));
         }
+        if object.id.is_repository()
+            && let Some((_, _, _, other)) = self
+                .state
+                .children
+                .range((REPOSITORY_MODEL, object.parent, object.name.clone(), MIN_ID)..)
+                .take_while(|(m, p, n, _)| {
+                    *m == REPOSITORY_MODEL && *p == object.parent && *n == object.name
+                })
+                .find(|(_, _, _, other)| *other != object.id)
+        {
+            return Err(Error::conflict(format!(
+                "an object named '{}' already exists there ({other})",
+                object.name
+            )));
+        }
         let id = object.id;
         let old = self.state.set_object(id, Some(object));
         self.undo.push(Undo::Object(id, old));

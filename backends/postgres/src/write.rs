@@ -561,6 +561,10 @@ fn write_error(context: &str, err: sqlx::Error) -> Error {
                 (Some("objects_stable_id"), Some(value)) => {
                     format!("an object with stable id '{value}' already exists")
                 }
+                (Some("objects_repository_name"), _) => {
+                    "a repository object with that name already exists in the same folder"
+                        .to_owned()
+                }
                 (Some("users_name_key"), Some(value)) => {
                     format!("a user named '{value}' already exists")
                 }

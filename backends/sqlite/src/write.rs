@@ -27,13 +27,13 @@ fn run_unique(
     sql: &str,
     params: impl Params,
     what: impl FnOnce() -> String,
-    clash: impl FnOnce() -> String,
+    clash: impl FnOnce(&str) -> String,
 ) -> Result<usize> {
     conn.prepare_cached(sql)
         .and_then(|mut stmt| stmt.execute(params))
         .map_err(|e| {
             if is_unique_violation(&e) {
-                Error::conflict(clash())
+                Error::conflict(clash(&e.to_string()))
             } else {
                 Error::storage(&what(), e)
             }
@@ -337,11 +337,15 @@ fn put_object(conn: &Connection, o: &Object) -> Result<()> {
             o.updated_by.map(|u| u.object),
         ],
         || format!("writing object {}", o.id),
-        || {
-            format!(
-                "an object with stable id '{}' already exists",
-                o.stable_id.as_deref().unwrap_or_default()
-            )
+        |violation| {
+            if violation.contains("objects_repository_name") {
+                format!("an object named '{}' already exists there", o.name)
+            } else {
+                format!(
+                    "an object with stable id '{}' already exists",
+                    o.stable_id.as_deref().unwrap_or_default()
+                )
+            }
         },
     )?;
     Ok(())
@@ -517,7 +521,7 @@ fn put_user(conn: &Connection, u: &User) -> Result<()> {
             millis(&u.created_at),
         ],
         || format!("writing user {}", u.id),
-        || format!("a user named '{}' already exists", u.name),
+        |_| format!("a user named '{}' already exists", u.name),
     )?;
     Ok(())
 }

@@ -209,6 +209,22 @@ pub async fn repository_browse_bad_input(t: &Target) {
             .await;
         assert_error(&resp, 404, "INVALID_REPOSITORY_PATH");
     }
+    // A model is not a folder: browsing into it is refused, not an empty tree.
+    let model = unique("browse-model");
+    let resp = t
+        .import(
+            sample_archive(),
+            &[("folderId", &format!("/{folder}")), ("modelName", &model)],
+        )
+        .await;
+    assert_eq!(resp.status, 200, "import for browse: {}", resp.json);
+    let resp = t
+        .get_q(
+            "/operations/repositoryBrowse",
+            &[("repositoryPath", &format!("/{folder}/{model}"))],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
     let resp = t
         .send(t.anon(reqwest::Method::GET, "/operations/repositoryBrowse"))
         .await;

@@ -893,6 +893,14 @@ pub async fn import_bad_destination(t: &Target) {
         ),
         (
             vec![
+                ("modelId", "-1_999999999".into()),
+                ("folderId", folder_id.clone()),
+            ],
+            400,
+            "INVALID_PARAMETER",
+        ),
+        (
+            vec![
                 ("folderId", folder_id.clone()),
                 ("configurationId", "-1_999999999".into()),
             ],
@@ -915,7 +923,10 @@ pub async fn import_bad_destination(t: &Target) {
     ];
     for (query, status, code) in cases {
         let mut query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        if !query.iter().any(|(k, _)| *k == "modelName") {
+        if !query
+            .iter()
+            .any(|(k, _)| *k == "modelName" || *k == "modelId")
+        {
             query.push(("modelName", &name));
         }
         let resp = t.import(sample_archive(), &query).await;

@@ -130,9 +130,12 @@ impl Catalog {
             .filter(|e| e.source == object.id && is_definition(e))
         {
             if let Some(term) = self.store.object(edge.target).await? {
-                terms.push(embedded(&term));
+                terms.push(term);
             }
         }
+        terms.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        terms.dedup_by_key(|t| t.id);
+        let terms: Vec<EmbeddedEntity> = terms.iter().map(embedded).collect();
         Ok(Entity {
             id: object.id.to_string(),
             name: object.name.clone(),
@@ -289,7 +292,14 @@ impl Catalog {
         let start = if names.is_empty() {
             None
         } else {
-            Some(self.resolve(&ObjectRef::Path(names)).await?.id)
+            let folder = self.resolve(&ObjectRef::Path(names)).await?;
+            if matches!(folder.kind, ObjectKind::Model | ObjectKind::ModelObject) {
+                return Err(Error::invalid(format!(
+                    "repositoryPath '{path}' is a {}; repositoryBrowse lists folders and configurations",
+                    folder.kind.as_str().to_lowercase()
+                )));
+            }
+            Some(folder.id)
         };
         let mut stack = vec![(start, 0usize)];
         // Depth-first, iteratively: collect each level's nodes, then assemble bottom-up.

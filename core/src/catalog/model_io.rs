@@ -94,6 +94,11 @@ impl Catalog {
 
         // The model: an existing one to replace, or a new one.
         let (mut model, created, existing_ids) = match &options.model {
+            Some(_) if options.folder.is_some() || options.name.is_some() => {
+                return Err(Error::invalid(
+                    "modelId re-imports into an existing model and cannot be combined with folderId or modelName",
+                ));
+            }
             Some(reference) => {
                 let model = self.resolve(reference).await?;
                 if model.kind != ObjectKind::Model {

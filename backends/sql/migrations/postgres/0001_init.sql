@@ -34,6 +34,9 @@ CREATE TABLE objects (
     PRIMARY KEY (model_id, object_id)
 );
 CREATE INDEX objects_children ON objects (model_id, parent, name);
+-- Names are unique among the children of a repository folder or configuration (and at
+-- the root): concurrent creations of the same name cannot both land.
+CREATE UNIQUE INDEX objects_repository_name ON objects (COALESCE(parent, -1), name) WHERE model_id = -1;
 CREATE UNIQUE INDEX objects_stable_id ON objects (stable_id);
 CREATE INDEX objects_kind ON objects (kind);
 CREATE INDEX objects_name ON objects (name);

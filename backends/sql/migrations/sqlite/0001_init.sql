@@ -33,6 +33,9 @@ CREATE TABLE objects (
     PRIMARY KEY (model_id, object_id)
 );
 CREATE INDEX objects_by_parent ON objects (model_id, parent, name);
+-- Names are unique among the children of a repository folder or configuration (and at
+-- the root): concurrent creations of the same name cannot both land.
+CREATE UNIQUE INDEX objects_repository_name ON objects (COALESCE(parent, -1), name) WHERE model_id = -1;
 CREATE UNIQUE INDEX objects_by_stable_id ON objects (stable_id) WHERE stable_id IS NOT NULL;
 CREATE INDEX objects_by_kind ON objects (kind, name);
 CREATE INDEX objects_by_name ON objects (name);
