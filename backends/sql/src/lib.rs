@@ -39,7 +39,10 @@ pub fn pending(migrations: &'static [Migration], current: i64) -> Result<&'stati
              upgrade Lore instead of using an older binary on it"
         )));
     }
-    Ok(&migrations[migrations.iter().take_while(|m| m.version <= current).count()..])
+    Ok(&migrations[migrations
+        .iter()
+        .take_while(|m| m.version <= current)
+        .count()..])
 }
 
 #[cfg(test)]
@@ -48,10 +51,21 @@ mod tests {
 
     #[test]
     fn pending_skips_applied_and_refuses_newer() {
-        assert_eq!(pending(SQLITE_MIGRATIONS, 0).unwrap().len(), SQLITE_MIGRATIONS.len());
-        assert!(pending(SQLITE_MIGRATIONS, SQLITE_MIGRATIONS.len() as i64).unwrap().is_empty());
+        assert_eq!(
+            pending(SQLITE_MIGRATIONS, 0).unwrap().len(),
+            SQLITE_MIGRATIONS.len()
+        );
+        assert!(
+            pending(SQLITE_MIGRATIONS, SQLITE_MIGRATIONS.len() as i64)
+                .unwrap()
+                .is_empty()
+        );
         assert!(pending(SQLITE_MIGRATIONS, 999).is_err());
-        for (i, m) in SQLITE_MIGRATIONS.iter().chain(POSTGRES_MIGRATIONS).enumerate() {
+        for (i, m) in SQLITE_MIGRATIONS
+            .iter()
+            .chain(POSTGRES_MIGRATIONS)
+            .enumerate()
+        {
             assert!(m.version > 0, "migration {i} has a version");
         }
     }
