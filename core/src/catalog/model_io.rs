@@ -292,19 +292,17 @@ impl Catalog {
                 value,
             }));
         }
+        // The batch lands whole, so new types may follow the values that use them.
         for (name, value_type) in defined {
-            batch.ops.insert(
-                0,
-                Op::PutAttributeType(AttributeType {
-                    name: name.to_owned(),
-                    display_name: name.to_owned(),
-                    kind: AttributeKind::Custom,
-                    value_type,
-                    profile: None,
-                    group: "Custom Attributes".to_owned(),
-                    description: String::new(),
-                }),
-            );
+            batch.push(Op::PutAttributeType(AttributeType {
+                name: name.to_owned(),
+                display_name: name.to_owned(),
+                kind: AttributeKind::Custom,
+                value_type,
+                profile: None,
+                group: "Custom Attributes".to_owned(),
+                description: String::new(),
+            }));
         }
 
         for row in &archive.relationships {
