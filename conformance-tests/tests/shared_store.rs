@@ -1,0 +1,119 @@
+//! Several Lore processes over one database, as behind a load balancer: they start
+//! together on an empty store (one administrator is created), accept each other's API
+//! keys, see each other's writes, and a logout on one ends the key on all.
+
+use std::sync::Arc;
+
+use lore_backend_postgres::PostgresStore;
+use lore_backend_sqlite::SqliteStore;
+use lore_conformance::harness::{Target, assert_error};
+use lore_conformance::postgres::TestDatabase;
+use lore_core::Store;
+use serde_json::json;
+
+async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
+    let backend = a.backend();
+    // Both start at once over the empty store: exactly one creates the administrator.
+    let (first, second) = tokio::join!(Target::spawn(a), Target::spawn(b));
+    for target in [&first, &second] {
+        let key = target.login().await;
+        assert!(
+            !key.is_empty(),
+            "{backend}: the administrator can log in on every server"
+        );
+    }
+
+    let key = first.login().await;
+    let on_second = |path: &str| {
+        second
+            .client
+            .get(second.url(path))
+            .header("api-key", key.clone())
+    };
+    let resp = second.send(on_second("/types/listProfiles")).await;
+    assert_eq!(
+        resp.status,
+        200,
+        "{backend}: a key from one server works on another: {}",
+        resp.describe()
+    );
+
+    // A write on one server is read on the other.
+    let name = lore_conformance::harness::unique("shared");
+    let created = first
+        .send(
+            first
+                .client
+                .post(first.url("/repository/createFolder"))
+                .header("api-key", key.clone())
+                .json(&json!({ "name": name })),
+        )
+        .await;
+    assert_eq!(
+        created.status,
+        200,
+        "{backend}: createFolder: {}",
+        created.describe()
+    );
+    let id = created.ok()["id"]
+        .as_str()
+        .expect("the folder has an id")
+        .to_owned();
+    let read = second.send(on_second(&format!("/entities/{id}"))).await;
+    assert_eq!(
+        read.status,
+        200,
+        "{backend}: the other server reads the new folder: {}",
+        read.describe()
+    );
+    assert_eq!(read.ok()["name"], json!(name));
+
+    // Logout on the second server ends the key on the first.
+    let logout = second
+        .send(
+            second
+                .client
+                .post(second.url("/auth/logout"))
+                .header("api-key", key.clone()),
+        )
+        .await;
+    assert_eq!(
+        logout.status,
+        200,
+        "{backend}: logout: {}",
+        logout.describe()
+    );
+    let after = first
+        .send(
+            first
+                .client
+                .get(first.url("/types/listProfiles"))
+                .header("api-key", key.clone()),
+        )
+        .await;
+    assert_error(&after, 401, "AUTHENTICATION_ERROR");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_servers_share_keys_and_data() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let a = PostgresStore::connect(&db.url)
+        .await
+        .expect("connecting the first server");
+    let b = PostgresStore::connect(&db.url)
+        .await
+        .expect("connecting the second server");
+    two_servers_share_one_store(Arc::new(a), Arc::new(b)).await;
+    drop(db);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_servers_share_keys_and_data() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("lore.db");
+    let a = SqliteStore::open(&path).expect("opening the first store");
+    let b = SqliteStore::open(&path).expect("opening the second store");
+    two_servers_share_one_store(Arc::new(a), Arc::new(b)).await;
+}
