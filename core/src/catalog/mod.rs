@@ -59,7 +59,9 @@ impl Catalog {
 
     /// The meta model: the built-in one plus attribute types added at run time.
     pub async fn meta_model(&self) -> Result<MetaModel> {
-        let mut meta = MetaModel::builtin();
+        static BUILTIN: std::sync::LazyLock<MetaModel> =
+            std::sync::LazyLock::new(MetaModel::builtin);
+        let mut meta = BUILTIN.clone();
         for added in self.store.attribute_types().await? {
             match meta
                 .attribute_types

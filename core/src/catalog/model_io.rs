@@ -194,6 +194,7 @@ impl Catalog {
             0
         };
         let mut ids: HashMap<&str, ObjectId> = HashMap::with_capacity(archive.objects.len());
+        let mut type_cache: HashMap<&str, &ObjectType> = HashMap::new();
         let now = crate::model::now();
         for &index in &order {
             let row = &archive.objects[index];
@@ -205,7 +206,14 @@ impl Catalog {
                 }
             };
             ids.insert(row.native_id.as_str(), id);
-            let object_type = resolve_object_type(&meta, &archive.model.profile, &row.object_type)?;
+            let object_type = match type_cache.get(row.object_type.as_str()) {
+                Some(t) => *t,
+                None => {
+                    let t = resolve_object_type(&meta, &archive.model.profile, &row.object_type)?;
+                    type_cache.insert(row.object_type.as_str(), t);
+                    t
+                }
+            };
             let mut object = Object::new(
                 id,
                 ObjectKind::ModelObject,
@@ -244,10 +252,11 @@ impl Catalog {
         };
 
         // Attribute values, defining custom attribute types the meta model lacks.
+        let attribute_types = meta.attribute_index();
         let mut defined: BTreeMap<&str, ValueType> = BTreeMap::new();
         for row in &archive.attributes {
             let object = id_of("attributes.csv", &row.native_id)?;
-            match meta.attribute_type(&row.attribute) {
+            match attribute_types.get(row.attribute.as_str()).copied() {
                 Some(known) if known.kind == AttributeKind::System => {
                     return Err(bad(format!(
                         "attributes.csv: '{}' is a system attribute; give it as a column of objects.csv",
@@ -570,13 +579,14 @@ impl Catalog {
                 workflow_state: o.workflow_state.clone(),
             });
         }
+        let attribute_types = meta.attribute_index();
         for a in details
             .attributes
             .iter()
             .filter(|a| native.contains_key(&a.object))
         {
-            let value_type = meta
-                .attribute_type(&a.attribute)
+            let value_type = attribute_types
+                .get(a.attribute.as_str())
                 .map(|t| t.value_type)
                 .unwrap_or(match a.value {
                     Value::Boolean(_) => ValueType::Boolean,

@@ -377,6 +377,16 @@ impl MetaModel {
         self.attribute_types.iter().find(|a| a.name == name)
     }
 
+    /// The attribute types by name (the first of each name, as [`MetaModel::attribute_type`]
+    /// finds it), for lookups in loops over many rows.
+    pub fn attribute_index(&self) -> std::collections::HashMap<&str, &AttributeType> {
+        let mut index = std::collections::HashMap::with_capacity(self.attribute_types.len());
+        for a in &self.attribute_types {
+            index.entry(a.name.as_str()).or_insert(a);
+        }
+        index
+    }
+
     /// Attribute types an object of the given type can carry: system, custom, data
     /// profiling (on features) and the profile attributes the type lists.
     pub fn attributes_of(&self, object_type: &ObjectType) -> Vec<&AttributeType> {
