@@ -80,13 +80,20 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// The underlying cause of an error, kept for the log.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// An error of the catalog: a code for clients and a lowercase message that says what
-/// was wrong.
+/// was wrong. A storage error also keeps its cause (for the log, never sent to clients)
+/// and whether retrying the whole operation may succeed.
 #[derive(Debug, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct Error {
     pub code: ErrorCode,
     pub message: String,
+    #[source]
+    cause: Option<Cause>,
+    retryable: bool,
 }
 
 impl Error {
@@ -94,6 +101,8 @@ impl Error {
         Self {
             code,
             message: message.into(),
+            cause: None,
+            retryable: false,
         }
     }
     pub fn authentication(message: impl Into<String>) -> Self {
@@ -120,13 +129,33 @@ impl Error {
     pub fn unsupported(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::OperationNotSupported, message)
     }
-    /// A failure inside the server or its storage; the message is logged and sent.
+    /// A failure inside the server; the message is logged and sent.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::ServerError, message)
     }
-    /// A storage failure; `context` says what the store was doing.
-    pub fn storage(context: &str, err: impl std::fmt::Display) -> Self {
-        Self::internal(format!("storage error while {context}: {err}"))
+    /// A storage failure; `context` says what the store was doing. The client sees
+    /// only the context; the driver's error is kept as the cause for the log.
+    pub fn storage(context: &str, cause: impl Into<Cause>) -> Self {
+        Self::internal(format!("storage error while {context}")).caused_by(cause)
+    }
+    /// Keeps `cause` as the source of this error.
+    pub fn caused_by(mut self, cause: impl Into<Cause>) -> Self {
+        self.cause = Some(cause.into());
+        self
+    }
+    /// Marks the error as transient: the operation was rolled back and may succeed if
+    /// tried again (a serialization failure, a busy database).
+    pub fn retryable(mut self) -> Self {
+        self.retryable = true;
+        self
+    }
+    /// Whether the operation certainly did not apply and may succeed if tried again.
+    pub fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+    /// The cause, for the log.
+    pub fn cause(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.cause.as_deref()
     }
 }
 

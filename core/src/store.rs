@@ -2,8 +2,10 @@
 //! is its only caller.
 //!
 //! # Contract
-//! - Every method is atomic. [`Store::apply`] takes a whole [`Batch`] and lands it in one
-//!   transaction or not at all: after an error, reads see the store as it was.
+//! - Every method is atomic. [`Store::begin`] opens a [`WriteTx`] that takes writes in
+//!   chunks and lands them all on [`WriteTx::commit`] or none of them (an error, or
+//!   dropping the transaction, rolls back): after an error, reads see the store as it
+//!   was. [`Store::apply`] writes one [`Batch`] the same way.
 //! - Reads return objects in the order each method names, so every backend answers alike.
 //! - Ids come from [`Store::reserve_ids`]; the store never invents ids on its own.
 //! - Only hashes of API keys are stored ([`Session::key_hash`]).
@@ -121,6 +123,38 @@ pub struct Details {
     pub profiling: Vec<Profiling>,
 }
 
+/// A write transaction: writes go in as chunks of [`Op`]s and land together on
+/// [`WriteTx::commit`]. Dropping it uncommitted rolls every write back. After a
+/// `write` fails the transaction is spent: drop it. Reads outside the transaction see
+/// the last committed state until it commits. A backend may report a failed write at
+/// the `write` that caused it or only at `commit`.
+#[async_trait]
+pub trait WriteTx: Send {
+    /// Applies the ops in order inside the transaction.
+    async fn write(&mut self, ops: Vec<Op>) -> Result<()>;
+    /// Makes every write of the transaction visible, or fails and keeps none of them.
+    async fn commit(self: Box<Self>) -> Result<()>;
+}
+
+/// The transaction of stores without a streaming write path: collects the ops and
+/// applies them as one batch at commit.
+#[derive(Debug)]
+struct Buffered<'a, S: ?Sized> {
+    store: &'a S,
+    ops: Vec<Op>,
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> WriteTx for Buffered<'_, S> {
+    async fn write(&mut self, mut ops: Vec<Op>) -> Result<()> {
+        self.ops.append(&mut ops);
+        Ok(())
+    }
+    async fn commit(self: Box<Self>) -> Result<()> {
+        self.store.apply(Batch { ops: self.ops }).await
+    }
+}
+
 /// Storage of the whole catalog. See the module documentation for the contract.
 #[async_trait]
 pub trait Store: Send + Sync + std::fmt::Debug + 'static {
@@ -138,6 +172,15 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// Applies the batch atomically.
     async fn apply(&self, batch: Batch) -> Result<()>;
+
+    /// Opens a write transaction. Writers wait for each other; readers do not wait for
+    /// writers.
+    async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+        Ok(Box::new(Buffered {
+            store: self,
+            ops: Vec::new(),
+        }))
+    }
 
     // ---- objects
 
