@@ -867,8 +867,8 @@ async fn bench_sqlite(archive: &ModelArchive, reps: usize) -> BenchResult<Line> 
         let dir = tempfile::tempdir()?;
         let lore_path = dir.path().join("lore.db");
         let run = lore_run(
-            Arc::new(SqliteStore::open(&lore_path)?),
-            &SqliteStore::open(&dir.path().join("apply.db"))?,
+            Arc::new(SqliteStore::open(&lore_path).await?),
+            &SqliteStore::open(&dir.path().join("apply.db")).await?,
             archive,
         )
         .await?;
@@ -876,7 +876,7 @@ async fn bench_sqlite(archive: &ModelArchive, reps: usize) -> BenchResult<Line> 
         keep_best(&mut apply, run.apply);
 
         let baseline_path = dir.path().join("baseline.db");
-        drop(SqliteStore::open(&baseline_path)?);
+        drop(SqliteStore::open(&baseline_path).await?);
         let mut conn = rusqlite::Connection::open(&baseline_path)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         let start = Instant::now();
@@ -1128,7 +1128,7 @@ fn check_sqlite(lore: &Path, baseline: &Path) -> BenchResult<()> {
 /// store on it.
 async fn postgres_store() -> BenchResult<(PostgresStore, TestDatabase)> {
     let database = TestDatabase::create().await.ok_or("PostgreSQL went away")?;
-    let store = PostgresStore::connect(&database.url).await?;
+    let store = PostgresStore::open(&database.url).await?;
     Ok((store, database))
 }
 
@@ -1151,7 +1151,7 @@ async fn bench_postgres(archive: &ModelArchive, reps: usize) -> BenchResult<Opti
     let mut baseline_import = Duration::MAX;
     for _ in 0..reps {
         if let Some((store, _, _, conn, _)) = last.take() {
-            store.close().await;
+            store.driver().close().await;
             conn.close().await?;
         }
         let (store, database) = postgres_store().await?;
@@ -1159,11 +1159,11 @@ async fn bench_postgres(archive: &ModelArchive, reps: usize) -> BenchResult<Opti
         let run = lore_run(Arc::new(store.clone()), &apply_store, archive).await?;
         keep_best(&mut import, run.import);
         keep_best(&mut apply, run.apply);
-        apply_store.close().await;
+        apply_store.driver().close().await;
         drop(apply_database);
 
         let (baseline_store, baseline) = postgres_store().await?;
-        baseline_store.close().await;
+        baseline_store.driver().close().await;
         let mut conn = PgConnection::connect(&baseline.url).await?;
         let start = Instant::now();
         let rows = baseline_rows(archive, run.model.content_model(), run.user)?;
@@ -1186,7 +1186,7 @@ async fn bench_postgres(archive: &ModelArchive, reps: usize) -> BenchResult<Opti
             return Err(format!("the baseline read {} objects", back.objects()).into());
         }
     }
-    store.close().await;
+    store.driver().close().await;
     conn.close().await?;
     Ok(Some(Line {
         backend: "postgres",

@@ -10,7 +10,7 @@ use lore_conformance::postgres::TestDatabase;
 
 lore_conformance::http_suite!(|| async {
     let db = TestDatabase::create().await?;
-    let store = PostgresStore::connect(&db.url)
+    let store = PostgresStore::open(&db.url)
         .await
         .expect("connecting to the test database");
     Some(Backend::new(Arc::new(store)).keep(db))

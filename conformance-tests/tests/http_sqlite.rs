@@ -8,6 +8,8 @@ use lore_conformance::Backend;
 
 lore_conformance::http_suite!(|| async {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let store = SqliteStore::open(&dir.path().join("lore.db")).expect("opening the SQLite store");
+    let store = SqliteStore::open(&dir.path().join("lore.db"))
+        .await
+        .expect("opening the SQLite store");
     Backend::new(Arc::new(store)).keep(dir)
 });

@@ -78,12 +78,14 @@ async fn exports_are_byte_identical_across_round_trips_and_backends() {
     runs.push(exports(Backend::new(Arc::new(MemoryStore::new()))).await);
 
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let sqlite = SqliteStore::open(&dir.path().join("lore.db")).expect("opening SQLite");
+    let sqlite = SqliteStore::open(&dir.path().join("lore.db"))
+        .await
+        .expect("opening SQLite");
     runs.push(exports(Backend::new(Arc::new(sqlite)).keep(dir)).await);
 
     match TestDatabase::create().await {
         Some(db) => {
-            let store = PostgresStore::connect(&db.url)
+            let store = PostgresStore::open(&db.url)
                 .await
                 .expect("connecting to PostgreSQL");
             runs.push(exports(Backend::new(Arc::new(store)).keep(db)).await);

@@ -99,10 +99,10 @@ async fn postgres_servers_share_keys_and_data() {
     let Some(db) = TestDatabase::create().await else {
         return;
     };
-    let a = PostgresStore::connect(&db.url)
+    let a = PostgresStore::open(&db.url)
         .await
         .expect("connecting the first server");
-    let b = PostgresStore::connect(&db.url)
+    let b = PostgresStore::open(&db.url)
         .await
         .expect("connecting the second server");
     two_servers_share_one_store(Arc::new(a), Arc::new(b)).await;
@@ -113,7 +113,11 @@ async fn postgres_servers_share_keys_and_data() {
 async fn sqlite_servers_share_keys_and_data() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("lore.db");
-    let a = SqliteStore::open(&path).expect("opening the first store");
-    let b = SqliteStore::open(&path).expect("opening the second store");
+    let a = SqliteStore::open(&path)
+        .await
+        .expect("opening the first store");
+    let b = SqliteStore::open(&path)
+        .await
+        .expect("opening the second store");
     two_servers_share_one_store(Arc::new(a), Arc::new(b)).await;
 }

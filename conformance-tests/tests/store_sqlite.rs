@@ -2,12 +2,11 @@
 
 use std::sync::Arc;
 
-use lore_backend_sqlite::SqliteStore;
 use lore_conformance::store_contract;
 
 #[tokio::test]
 async fn sqlite_store_contract() {
-    let store = match SqliteStore::open_in_memory() {
+    let store = match lore_backend_sqlite::open_temporary().await {
         Ok(store) => store,
         Err(e) => panic!("opening an in-memory SQLite store failed: {e}"),
     };

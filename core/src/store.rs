@@ -12,7 +12,7 @@
 
 use async_trait::async_trait;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::*;
 
@@ -71,6 +71,141 @@ pub enum Op {
     /// Adds a grant; adding an existing grant is a no-op.
     AddGrant(Grant),
     RemoveGrant(Grant),
+}
+
+/// Brings an op into the form every backend stores, so all of them answer alike:
+/// timestamps are cut to whole microseconds (UTC), and text holding the NUL character or
+/// a NaN number is refused with INVALID_PARAMETER. Every backend runs each op through
+/// this before it writes.
+pub fn prepare(op: &mut Op) -> Result<()> {
+    match op {
+        Op::PutObject(o) => {
+            o.created_at = micros(o.created_at);
+            o.updated_at = micros(o.updated_at);
+            let what = || format!("object {}", o.id);
+            text(&o.name, &what)?;
+            text(&o.object_type.profile, &what)?;
+            text(&o.object_type.name, &what)?;
+            for field in [
+                &o.physical_name,
+                &o.native_id,
+                &o.stable_id,
+                &o.description,
+                &o.business_name,
+                &o.business_description,
+                &o.data_type,
+                &o.external_url,
+                &o.workflow_state,
+            ] {
+                text(field.as_deref().unwrap_or_default(), &what)?;
+            }
+        }
+        Op::SetAttribute(a) => {
+            let what = || format!("attribute '{}' of {}", a.attribute, a.object);
+            text(&a.attribute, &what)?;
+            match &mut a.value {
+                Value::Text(t) => text(t, &what)?,
+                Value::Double(d) if d.is_nan() => {
+                    return Err(Error::invalid(format!("{} cannot be NaN", what())));
+                }
+                Value::DateTime(t) => *t = micros(*t),
+                _ => {}
+            }
+        }
+        Op::RemoveAttribute { attribute, .. } => text(attribute, &|| "an attribute name".into())?,
+        Op::AddEdge(e) | Op::RemoveEdge(e) => text(&e.name, &|| "an edge name".into())?,
+        Op::AddTag(t) | Op::RemoveTag(t) => {
+            text(&t.value, &|| format!("a {} name", t.kind.as_str()))?
+        }
+        Op::SetClassification(c) => text(&c.data_class, &|| "a data class name".into())?,
+        Op::RemoveClassification { data_class, .. } => {
+            text(data_class, &|| "a data class name".into())?
+        }
+        Op::SetLabelAssignment(l) => text(&l.label, &|| "a sensitivity label name".into())?,
+        Op::RemoveLabelAssignment { label, .. } => {
+            text(label, &|| "a sensitivity label name".into())?
+        }
+        Op::PutAttributeType(t) => {
+            let what = || format!("attribute type '{}'", t.name);
+            for field in [&t.name, &t.display_name, &t.group, &t.description] {
+                text(field, &what)?;
+            }
+            text(t.profile.as_deref().unwrap_or_default(), &what)?;
+        }
+        Op::PutDataClass(c) => {
+            let what = || format!("data class '{}'", c.name);
+            text(&c.name, &what)?;
+            text(&c.description, &what)?;
+            json(&c.definition, &what)?;
+        }
+        Op::PutSensitivityLabel(l) => {
+            let what = || format!("sensitivity label '{}'", l.name);
+            for field in [
+                &l.name,
+                &l.description,
+                &l.foreground_color,
+                &l.background_color,
+            ] {
+                text(field, &what)?;
+            }
+        }
+        Op::PutUser(u) => {
+            u.created_at = micros(u.created_at);
+            let what = || format!("user {}", u.id);
+            for field in [&u.name, &u.full_name, &u.email, &u.description] {
+                text(field, &what)?;
+            }
+        }
+        Op::PutRole(r) => {
+            let what = || format!("role '{}'", r.name);
+            text(&r.name, &what)?;
+            text(&r.description, &what)?;
+        }
+        Op::AddGrant(g) | Op::RemoveGrant(g) => text(&g.role, &|| "a role name".into())?,
+        Op::SetProfiling(p) => {
+            let what = || format!("the profiling of {}", p.object);
+            json(&p.profile, &what)?;
+            json(&p.sample, &what)?;
+        }
+        Op::DeleteObject(_) | Op::ClearModel(_) => {}
+    }
+    Ok(())
+}
+
+/// A session as every backend stores it (see [`prepare`]).
+pub fn prepare_session(session: &mut Session) -> Result<()> {
+    session.created_at = micros(session.created_at);
+    session.expires_at = micros(session.expires_at);
+    text(&session.key_hash, &|| "a session key".into())
+}
+
+/// The timestamp cut to whole microseconds, the precision every backend keeps.
+pub fn micros(t: Timestamp) -> Timestamp {
+    use chrono::SubsecRound;
+    t.trunc_subsecs(6)
+}
+
+/// Refuses JSON whose text holds the NUL character (written `\\u0000`).
+fn json<T: serde::Serialize>(value: &T, what: &dyn Fn() -> String) -> Result<()> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| Error::invalid(format!("{} cannot be written as JSON: {e}", what())))?;
+    if text.contains("\\u0000") {
+        return Err(Error::invalid(format!(
+            "{} holds the NUL character (\\0), which Lore does not store",
+            what()
+        )));
+    }
+    Ok(())
+}
+
+fn text(value: &str, what: &dyn Fn() -> String) -> Result<()> {
+    if value.contains('\0') {
+        return Err(Error::invalid(format!(
+            "{} holds the NUL character (\\0), which Lore does not store",
+            what()
+        )));
+    }
+    Ok(())
 }
 
 /// Writes that land together or not at all.

@@ -33,14 +33,14 @@ pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, lore_core
     Ok(match storage.backend.as_str() {
         "memory" => Arc::new(lore_backend_memory::MemoryStore::new()),
         #[cfg(feature = "sqlite")]
-        "sqlite" => Arc::new(lore_backend_sqlite::SqliteStore::open(&storage.path)?),
+        "sqlite" => Arc::new(lore_backend_sqlite::SqliteStore::open(storage.path.as_path()).await?),
         #[cfg(feature = "postgres")]
         "postgres" => {
             let url = storage
                 .url
                 .as_deref()
                 .ok_or_else(|| lore_core::Error::internal("storage.url is not set"))?;
-            Arc::new(lore_backend_postgres::PostgresStore::connect(url).await?)
+            Arc::new(lore_backend_postgres::PostgresStore::open(url).await?)
         }
         #[cfg(not(feature = "sqlite"))]
         "sqlite" => return Err(missing_feature("sqlite")),

@@ -21,7 +21,7 @@ use lore_core::model::{
     Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
     TagKind, Timestamp, User, Value,
 };
-use lore_core::store::{Batch, Details, Op, Scope, Store};
+use lore_core::store::{Batch, Details, Op, Scope, Store, prepare, prepare_session};
 
 /// The smallest id of a model's id space, to start range scans.
 const fn first_of(model: i64) -> ObjectId {
@@ -758,8 +758,8 @@ impl Store for MemoryStore {
             state: &mut state,
             undo: Vec::new(),
         };
-        for op in batch.ops {
-            if let Err(e) = tx.apply(op) {
+        for mut op in batch.ops {
+            if let Err(e) = prepare(&mut op).and_then(|()| tx.apply(op)) {
                 tx.rollback();
                 return Err(e);
             }
@@ -891,7 +891,8 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn put_session(&self, session: Session) -> Result<()> {
+    async fn put_session(&self, mut session: Session) -> Result<()> {
+        prepare_session(&mut session)?;
         self.write()?
             .sessions
             .insert(session.key_hash.clone(), session);

@@ -1,13 +1,38 @@
-//! What Lore's SQL backends share: the versioned migrations of each dialect and the
-//! rules for applying them.
+//! What Lore's SQL backends share: the schema, every statement, the mapping of each write
+//! to SQL, row decoding and the classification of driver errors — the whole
+//! [`Store`](lore_core::Store) as [`SqlStore`], over a small [`Driver`] trait that
+//! `lore-backend-sqlite` (rusqlite) and `lore-backend-postgres` (sqlx) implement with
+//! their connections, bulk-write paths and type adapters. The few words where the two
+//! dialects differ live in [`Dialect`].
 //!
-//! Each backend keeps a table `lore_schema (version, name, applied_at)`. At start-up it
-//! applies, in one transaction each, the migrations whose version is above the highest
-//! recorded one, and refuses a database whose version is newer than the binary knows.
+//! # One meaning on every backend
+//! Timestamps are stored as UTC microseconds; text compares and orders byte-wise (SQLite's
+//! BINARY collation, `COLLATE "C"` on PostgreSQL); NULLs sort first in ascending order
+//! (SQLite's default, and Rust's for `Option`), so statements that order by a nullable
+//! column say `NULLS FIRST`; NaN and the NUL character never reach the database
+//! ([`lore_core::store::prepare`]).
+//!
+//! # Migrations
+//! Each database keeps `lore_schema (version, name, applied_at)`. At start-up the store
+//! applies, one transaction each, the migrations above the recorded version, and refuses
+//! a database newer than this binary knows.
+
+mod dialect;
+mod driver;
+mod read;
+mod store;
+mod value;
+mod write;
+
+pub use dialect::Dialect;
+pub use driver::{DbError, DbErrorKind, Driver, DriverTx, Outcome, Stmt, Table};
+pub use store::SqlStore;
+pub use value::{ColType, Row, SqlValue};
+pub use write::BULK_ROWS;
 
 use lore_core::{Error, Result};
 
-/// One numbered schema change.
+/// One numbered schema change, a template for [`Dialect::schema`].
 #[derive(Debug, Clone, Copy)]
 pub struct Migration {
     pub version: i64,
@@ -15,28 +40,30 @@ pub struct Migration {
     pub sql: &'static str,
 }
 
-/// Migrations of the SQLite schema, oldest first.
-pub const SQLITE_MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "init",
-    sql: include_str!("../migrations/sqlite/0001_init.sql"),
-}];
-
-/// Migrations of the PostgreSQL schema, oldest first.
-pub const POSTGRES_MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "init",
-    sql: include_str!("../migrations/postgres/0001_init.sql"),
+/// The schema migrations, oldest first. The first one creates the whole schema of a new
+/// database; version 1 was the pre-release's schema, written separately per dialect, and
+/// a database still at it is refused (see [`pending`]).
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 2,
+    name: "one schema for SQLite and PostgreSQL",
+    sql: include_str!("../migrations/0002_schema.sql"),
 }];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an
-/// error when the database is newer than this binary.
+/// error when the database is newer than this binary or older than it can upgrade.
 pub fn pending(migrations: &'static [Migration], current: i64) -> Result<&'static [Migration]> {
     let latest = migrations.last().map_or(0, |m| m.version);
+    let oldest = migrations.first().map_or(0, |m| m.version);
     if current > latest {
         return Err(Error::internal(format!(
             "the database schema is at version {current}, newer than the {latest} this Lore knows; \
              upgrade Lore instead of using an older binary on it"
+        )));
+    }
+    if 0 < current && current < oldest {
+        return Err(Error::internal(format!(
+            "the database schema is at version {current}, written by a pre-release of Lore this \
+             version cannot upgrade; export its models with that release and import them into a new database"
         )));
     }
     Ok(&migrations[migrations
@@ -50,23 +77,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pending_skips_applied_and_refuses_newer() {
-        assert_eq!(
-            pending(SQLITE_MIGRATIONS, 0).unwrap().len(),
-            SQLITE_MIGRATIONS.len()
+    fn pending_skips_applied_and_refuses_newer_and_pre_release() {
+        assert_eq!(pending(MIGRATIONS, 0).unwrap().len(), MIGRATIONS.len());
+        let latest = MIGRATIONS.last().unwrap().version;
+        assert!(pending(MIGRATIONS, latest).unwrap().is_empty());
+        assert!(
+            pending(MIGRATIONS, 999)
+                .unwrap_err()
+                .message
+                .contains("newer")
         );
         assert!(
-            pending(SQLITE_MIGRATIONS, SQLITE_MIGRATIONS.len() as i64)
-                .unwrap()
-                .is_empty()
+            pending(MIGRATIONS, 1)
+                .unwrap_err()
+                .message
+                .contains("pre-release")
         );
-        assert!(pending(SQLITE_MIGRATIONS, 999).is_err());
-        for (i, m) in SQLITE_MIGRATIONS
-            .iter()
-            .chain(POSTGRES_MIGRATIONS)
-            .enumerate()
-        {
-            assert!(m.version > 0, "migration {i} has a version");
+    }
+
+    #[test]
+    fn the_schema_template_has_no_words_left_for_either_dialect() {
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            for m in MIGRATIONS {
+                let sql = dialect.schema(m.sql);
+                assert!(
+                    !sql.contains('{'),
+                    "{dialect:?} migration {} keeps a brace",
+                    m.version
+                );
+            }
         }
     }
 }

@@ -1,235 +1,415 @@
-//! The SQLite [`Store`] of Lore: one database file in WAL mode, through rusqlite with a
-//! bundled SQLite.
+//! The SQLite driver of Lore's shared SQL store ([`lore_backend_sql::SqlStore`]): one
+//! database file in WAL mode through rusqlite with a bundled SQLite.
 //!
-//! rusqlite is synchronous, so the store keeps one connection behind a mutex and runs
-//! every call on tokio's blocking pool. Writes take the write lock up front
-//! (`BEGIN IMMEDIATE`), so several processes on one file wait for each other instead of
-//! failing halfway.
+//! rusqlite is synchronous, so every call runs on tokio's blocking pool. One writer
+//! connection takes the writes, one transaction at a time (`BEGIN IMMEDIATE`, so several
+//! processes on one file wait for each other instead of failing halfway); a pool of
+//! read-only connections answers reads from the last committed state while a write
+//! transaction is open.
 
-mod read;
-mod schema;
-mod sql;
-mod write;
-
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use lore_core::model::*;
-use lore_core::store::{Batch, Details, Scope};
-use lore_core::{Error, ObjectId, Result, Store};
-use rusqlite::Connection;
+use lore_backend_sql::{
+    DbError, DbErrorKind, Dialect, Driver, DriverTx, Outcome, Row, SqlStore, SqlValue, Stmt,
+};
+use lore_core::{Error, Result};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OpenFlags, ToSql};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::sql::Context;
+/// A [`Store`](lore_core::Store) over one SQLite database. `SqliteStore::open(path)`
+/// opens (creating it and its parent directories if needed) the database at `path`,
+/// switches it to WAL mode and applies pending migrations.
+pub type SqliteStore = SqlStore<Sqlite>;
 
 /// How long a statement waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Read connections kept open at most; reads beyond that wait for a free one.
+const READERS: usize = 8;
 
-/// A [`Store`] over one SQLite database.
-#[derive(Debug)]
-pub struct SqliteStore {
-    conn: Arc<Mutex<Connection>>,
-    /// The database file, or `None` for an in-memory database.
-    path: Option<PathBuf>,
+/// Opens a fresh database in a temporary directory that is removed with the store; for
+/// tests and benchmarks.
+pub async fn open_temporary() -> Result<SqliteStore> {
+    let dir =
+        tempfile::tempdir().map_err(|e| Error::storage("creating a temporary directory", e))?;
+    let path = dir.path().join("lore.db");
+    SqlStore::new(Sqlite::open(&path, Some(dir))?).await
 }
 
-impl SqliteStore {
-    /// Opens (creating it and its parent directories if needed) the database at `path`,
-    /// switches it to WAL mode and applies pending migrations.
-    pub fn open(path: &Path) -> Result<Self> {
+/// The SQLite connections of a store: one writer and a pool of readers.
+#[derive(Debug)]
+pub struct Sqlite {
+    path: PathBuf,
+    writer: Arc<Mutex<Connection>>,
+    /// One write transaction at a time.
+    write_gate: Arc<Semaphore>,
+    idle_readers: Arc<Mutex<Vec<Connection>>>,
+    read_gate: Arc<Semaphore>,
+    /// The temporary directory of [`open_temporary`], removed on drop.
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl Sqlite {
+    fn open(path: &Path, temporary: Option<tempfile::TempDir>) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 Error::storage(&format!("creating the directory {}", dir.display()), e)
             })?;
         }
         let opening = format!("opening the database {}", path.display());
-        let conn = Connection::open(path).ctx(&opening)?;
-        let mode: String = conn
+        let writer = Connection::open(path).map_err(|e| Error::storage(&opening, e))?;
+        let mode: String = writer
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .ctx("switching to WAL mode")?;
+            .map_err(|e| Error::storage("switching to WAL mode", e))?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(Error::internal(format!(
                 "the database {} cannot use WAL mode (journal mode is '{mode}')",
                 path.display()
             )));
         }
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .ctx("setting synchronous mode")?;
-        Self::setup(conn, Some(path.to_owned()))
-    }
-
-    /// Opens a fresh in-memory database, for tests; it disappears when the store is dropped.
-    pub fn open_in_memory() -> Result<Self> {
-        let conn = Connection::open_in_memory().ctx("opening an in-memory database")?;
-        Self::setup(conn, None)
-    }
-
-    /// The database file, or `None` for an in-memory store.
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
-    fn setup(mut conn: Connection, path: Option<PathBuf>) -> Result<Self> {
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .ctx("enabling foreign keys")?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .ctx("setting the busy timeout")?;
-        conn.set_prepared_statement_cache_capacity(64);
-        schema::migrate(&mut conn)?;
-        read::create_scope_table(&conn)?;
+        configure(&writer).map_err(|e| Error::storage(&opening, e))?;
         Ok(Self {
-            conn: Arc::new(Mutex::new(conn)),
-            path,
+            path: path.to_owned(),
+            writer: Arc::new(Mutex::new(writer)),
+            write_gate: Arc::new(Semaphore::new(1)),
+            idle_readers: Arc::new(Mutex::new(Vec::new())),
+            read_gate: Arc::new(Semaphore::new(READERS)),
+            _temporary: temporary,
         })
     }
 
-    /// Runs `f` with the connection on tokio's blocking pool.
-    async fn call<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
-    {
-        let conn = Arc::clone(&self.conn);
-        tokio::task::spawn_blocking(move || {
-            // A panic while the lock was held leaves no open transaction behind (it rolls
-            // back on drop), so the connection is still good to use.
-            let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
-            f(&mut conn)
-        })
-        .await
-        .map_err(|e| Error::internal(format!("a sqlite task failed: {e}")))?
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        configure(&conn)?;
+        Ok(conn)
     }
 }
 
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_prepared_statement_cache_capacity(128);
+    Ok(())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while the lock was held leaves no transaction behind that a later user
+    // would inherit (a write transaction rolls back on drop of its SqliteTx), so the
+    // connection is still good to use.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `f` on tokio's blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, DbError> + Send + 'static,
+) -> Result<T, DbError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| DbError::new(DbErrorKind::Other, format!("a sqlite task failed: {e}")))?
+}
+
 #[async_trait]
-impl Store for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
+impl Driver for Sqlite {
+    type Tx = SqliteTx;
+    type Options = PathBuf;
+    const DIALECT: Dialect = Dialect::Sqlite;
+    const NAME: &'static str = "sqlite";
+
+    async fn connect(path: PathBuf) -> Result<Self> {
+        Self::open(&path, None)
     }
 
-    async fn ping(&self) -> Result<()> {
-        self.call(|conn| {
-            conn.query_row("SELECT 1", [], |_| Ok(()))
-                .ctx("pinging the database")
+    async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
+        let permit = Arc::clone(&self.read_gate)
+            .acquire_owned()
+            .await
+            .map_err(|e| DbError::new(DbErrorKind::Other, e))?;
+        let idle = Arc::clone(&self.idle_readers);
+        let path = self.path.clone();
+        blocking(move || {
+            let reused = lock(&idle).pop();
+            let conn = match reused {
+                Some(conn) => conn,
+                None => Sqlite::open_reader(&path).map_err(classify)?,
+            };
+            // Several queries read one snapshot: a read transaction.
+            let snapshot = queries.len() > 1;
+            let result = if snapshot {
+                conn.execute_batch("BEGIN")
+                    .map_err(classify)
+                    .and_then(|()| run_all(&conn, queries))
+            } else {
+                run_all(&conn, queries)
+            };
+            if snapshot && !conn.is_autocommit() {
+                let _ = conn.execute_batch("COMMIT");
+            }
+            lock(&idle).push(conn);
+            drop(permit);
+            result
         })
         .await
     }
 
-    async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
-        self.call(move |conn| write::reserve_ids(conn, model, count))
+    async fn begin(&self) -> Result<SqliteTx, DbError> {
+        let permit = Arc::clone(&self.write_gate)
+            .acquire_owned()
             .await
+            .map_err(|e| DbError::new(DbErrorKind::Other, e))?;
+        let writer = Arc::clone(&self.writer);
+        let mut tx = SqliteTx {
+            writer: Arc::clone(&self.writer),
+            permit: Some(permit),
+            open: false,
+        };
+        blocking(move || {
+            lock(&writer)
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(classify)
+        })
+        .await?;
+        tx.open = true;
+        Ok(tx)
+    }
+}
+
+/// The write transaction on the writer connection; dropping it uncommitted rolls back.
+#[derive(Debug)]
+pub struct SqliteTx {
+    writer: Arc<Mutex<Connection>>,
+    /// Held until the transaction has ended, so the next one starts after it.
+    permit: Option<OwnedSemaphorePermit>,
+    open: bool,
+}
+
+#[async_trait]
+impl DriverTx for SqliteTx {
+    async fn run(&mut self, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
+        let writer = Arc::clone(&self.writer);
+        blocking(move || run_all(&lock(&writer), stmts)).await
     }
 
-    async fn apply(&self, batch: Batch) -> Result<()> {
-        if batch.is_empty() {
-            return Ok(());
+    async fn commit(mut self) -> Result<(), DbError> {
+        let writer = Arc::clone(&self.writer);
+        blocking(move || lock(&writer).execute_batch("COMMIT").map_err(classify)).await?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl Drop for SqliteTx {
+    fn drop(&mut self) {
+        let permit = self.permit.take();
+        if !self.open {
+            return;
         }
-        self.call(move |conn| write::apply(conn, &batch)).await
+        let writer = Arc::clone(&self.writer);
+        let rollback = move || {
+            let conn = lock(&writer);
+            if !conn.is_autocommit()
+                && let Err(e) = conn.execute_batch("ROLLBACK")
+            {
+                tracing::error!(error = %e, "rolling back a sqlite write failed");
+            }
+            drop(permit);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(rollback)),
+            Err(_) => rollback(),
+        }
     }
+}
 
-    async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
-        self.call(move |conn| read::object(conn, id)).await
+/// Runs the statements in order on one connection.
+fn run_all(conn: &Connection, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
+    let mut outcomes = Vec::with_capacity(stmts.len());
+    for (i, stmt) in stmts.into_iter().enumerate() {
+        match run_one(conn, stmt) {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(mut e) => {
+                e.statement = i;
+                return Err(e);
+            }
+        }
     }
+    Ok(outcomes)
+}
 
-    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>> {
-        let stable_id = stable_id.to_owned();
-        self.call(move |conn| read::object_by_stable_id(conn, &stable_id))
-            .await
+fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {
+    match stmt {
+        Stmt::Exec {
+            sql,
+            params,
+            returns_rows,
+        } => {
+            let mut st = conn.prepare_cached(&renumber(&sql)).map_err(classify)?;
+            for (i, value) in params.iter().enumerate() {
+                st.raw_bind_parameter(i + 1, Param(value))
+                    .map_err(classify)?;
+            }
+            if !returns_rows {
+                let affected = st.raw_execute().map_err(classify)?;
+                return Ok(Outcome {
+                    affected: affected as u64,
+                    rows: Vec::new(),
+                });
+            }
+            let columns = st.column_count();
+            let mut rows = st.raw_query();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(classify)? {
+                let mut values = Vec::with_capacity(columns);
+                for i in 0..columns {
+                    values.push(value(row.get_ref(i).map_err(classify)?)?);
+                }
+                out.push(Row(values));
+            }
+            Ok(Outcome {
+                affected: out.len() as u64,
+                rows: out,
+            })
+        }
+        Stmt::Insert { table, rows } => {
+            let placeholders: Vec<String> =
+                (1..=table.columns.len()).map(|i| format!("?{i}")).collect();
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES ({}) {}",
+                table.name,
+                table.column_list(),
+                placeholders.join(", "),
+                table.on_conflict
+            );
+            let mut st = conn.prepare_cached(&sql).map_err(classify)?;
+            let mut affected = 0;
+            for (r, row) in rows.iter().enumerate() {
+                let done = row
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, v)| st.raw_bind_parameter(i + 1, Param(v)))
+                    .and_then(|()| st.raw_execute());
+                match done {
+                    Ok(n) => affected += n as u64,
+                    Err(e) => {
+                        let mut e = classify(e);
+                        e.row = Some(r);
+                        e.failed = Some(Box::new(Stmt::Insert { table, rows }));
+                        return Err(e);
+                    }
+                }
+            }
+            Ok(Outcome {
+                affected,
+                rows: Vec::new(),
+            })
+        }
+        Stmt::Script(sql) => {
+            conn.execute_batch(&sql).map_err(classify)?;
+            Ok(Outcome::default())
+        }
     }
+}
 
-    async fn child_by_name(
-        &self,
-        model: i64,
-        parent: Option<ObjectId>,
-        name: &str,
-    ) -> Result<Option<Object>> {
-        let name = name.to_owned();
-        self.call(move |conn| read::child_by_name(conn, model, parent, &name))
-            .await
+/// The statement with `$n` parameters written as SQLite's `?n`.
+fn renumber(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('$') {
+        return Cow::Borrowed(sql);
     }
-
-    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
-        self.call(move |conn| read::children(conn, model, parent))
-            .await
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(char::is_ascii_digit) {
+            out.push('?');
+        } else {
+            out.push(c);
+        }
     }
+    Cow::Owned(out)
+}
 
-    async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
-        self.call(move |conn| read::model_objects(conn, model))
-            .await
+/// A parameter as rusqlite binds it.
+struct Param<'a>(&'a SqlValue);
+
+impl ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self.0 {
+            SqlValue::Int(Some(v)) => ValueRef::Integer(*v),
+            SqlValue::Real(Some(v)) => ValueRef::Real(*v),
+            SqlValue::Text(Some(v)) => ValueRef::Text(v.as_bytes()),
+            SqlValue::Bool(Some(v)) => ValueRef::Integer(i64::from(*v)),
+            SqlValue::Int(None)
+            | SqlValue::Real(None)
+            | SqlValue::Text(None)
+            | SqlValue::Bool(None)
+            | SqlValue::Null => ValueRef::Null,
+        }))
     }
+}
 
-    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
-        self.call(move |conn| read::objects_of_kind(conn, kind))
-            .await
-    }
+fn value(v: ValueRef<'_>) -> Result<SqlValue, DbError> {
+    Ok(match v {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Int(Some(i)),
+        ValueRef::Real(f) => SqlValue::Real(Some(f)),
+        ValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => SqlValue::Text(Some(text.to_owned())),
+            Err(e) => return Err(DbError::new(DbErrorKind::Other, e)),
+        },
+        ValueRef::Blob(_) => {
+            return Err(DbError::new(
+                DbErrorKind::Other,
+                "a column holds a blob, which Lore never writes",
+            ));
+        }
+    })
+}
 
-    async fn details(&self, scope: Scope) -> Result<Details> {
-        self.call(move |conn| read::details(conn, &scope)).await
-    }
+/// Sorts a rusqlite error into its portable kind.
+fn classify(e: rusqlite::Error) -> DbError {
+    use rusqlite::ffi;
+    let kind = match &e {
+        rusqlite::Error::SqliteFailure(failure, message) => match failure.extended_code {
+            ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
+                DbErrorKind::Unique {
+                    constraint: message.clone().unwrap_or_default(),
+                    detail: None,
+                }
+            }
+            ffi::SQLITE_CONSTRAINT_FOREIGNKEY => DbErrorKind::ForeignKey,
+            _ => match failure.code {
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked => {
+                    DbErrorKind::Retryable
+                }
+                rusqlite::ErrorCode::TooBig => DbErrorKind::InvalidValue,
+                _ => DbErrorKind::Other,
+            },
+        },
+        _ => DbErrorKind::Other,
+    };
+    DbError::new(kind, e)
+}
 
-    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
-        self.call(move |conn| read::edges(conn, kind, object, incoming))
-            .await
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
-        self.call(|conn| read::attribute_types(conn)).await
-    }
-
-    async fn data_classes(&self) -> Result<Vec<DataClass>> {
-        self.call(|conn| read::data_classes(conn)).await
-    }
-
-    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
-        self.call(|conn| read::sensitivity_labels(conn)).await
-    }
-
-    async fn roles(&self) -> Result<Vec<Role>> {
-        self.call(|conn| read::roles(conn)).await
-    }
-
-    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
-        self.call(move |conn| read::user(conn, id)).await
-    }
-
-    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
-        let name = name.to_owned();
-        self.call(move |conn| read::user_by_name(conn, &name)).await
-    }
-
-    async fn user_count(&self) -> Result<u64> {
-        self.call(|conn| read::user_count(conn)).await
-    }
-
-    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
-        self.call(move |conn| read::grants_of(conn, grantee)).await
-    }
-
-    async fn put_session(&self, session: Session) -> Result<()> {
-        self.call(move |conn| write::put_session(conn, &session))
-            .await
-    }
-
-    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
-        let key_hash = key_hash.to_owned();
-        self.call(move |conn| read::session(conn, &key_hash, now))
-            .await
-    }
-
-    async fn delete_session(&self, key_hash: &str) -> Result<()> {
-        let key_hash = key_hash.to_owned();
-        self.call(move |conn| write::delete_session(conn, &key_hash))
-            .await
-    }
-
-    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
-        self.call(move |conn| write::delete_sessions_of(conn, user))
-            .await
-    }
-
-    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
-        self.call(move |conn| write::purge_sessions(conn, now))
-            .await
+    #[test]
+    fn parameters_are_renumbered_for_sqlite() {
+        assert_eq!(
+            renumber("a = $1 AND b = $12 - $1"),
+            "a = ?1 AND b = ?12 - ?1"
+        );
+        assert_eq!(renumber("no parameters"), "no parameters");
     }
 }

@@ -68,7 +68,7 @@ fn values(object: ObjectId) -> Vec<AttributeValue> {
 
 #[tokio::test]
 async fn a_failed_batch_leaves_nothing_behind() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let mut batch = Batch::new();
     batch
         .push(Op::PutObject(folder(1, "Finance")))
@@ -99,7 +99,7 @@ async fn a_failed_batch_leaves_nothing_behind() -> Result<()> {
 
 #[tokio::test]
 async fn a_clashing_stable_id_is_a_conflict() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let a = column(7, 1, None, "A");
     let mut b = column(7, 2, None, "B");
     b.stable_id = a.stable_id.clone();
@@ -114,7 +114,7 @@ async fn a_clashing_stable_id_is_a_conflict() -> Result<()> {
 
 #[tokio::test]
 async fn a_parent_in_another_id_space_is_refused() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let mut o = column(7, 1, None, "A");
     o.parent = Some(ObjectId::new(8, 1));
     let err = store.apply(vec![Op::PutObject(o)].into()).await.err();
@@ -124,7 +124,7 @@ async fn a_parent_in_another_id_space_is_refused() -> Result<()> {
 
 #[tokio::test]
 async fn reserved_ids_never_repeat() -> Result<()> {
-    let store = Arc::new(SqliteStore::open_in_memory()?);
+    let store = Arc::new(lore_backend_sqlite::open_temporary().await?);
     assert_eq!(store.reserve_ids(5, 3).await?, 1);
     assert_eq!(store.reserve_ids(5, 2).await?, 4);
     assert_eq!(store.reserve_ids(6, 1).await?, 1);
@@ -156,7 +156,7 @@ async fn reserved_ids_never_repeat() -> Result<()> {
 
 #[tokio::test]
 async fn values_round_trip_exactly() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let id = ObjectId::new(9, 1);
     let ops: Vec<Op> = values(id).into_iter().rev().map(Op::SetAttribute).collect();
     store.apply(ops.into()).await?;
@@ -167,7 +167,7 @@ async fn values_round_trip_exactly() -> Result<()> {
 
 #[tokio::test]
 async fn delete_and_clear_remove_what_hangs_on_objects() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let model = folder(9, "Model");
     let a = column(9, 1, None, "A");
     let b = column(9, 2, Some(1), "B");
@@ -255,7 +255,7 @@ async fn delete_and_clear_remove_what_hangs_on_objects() -> Result<()> {
 
 #[tokio::test]
 async fn details_take_many_ids() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let mut batch = Batch::new();
     let ids: Vec<ObjectId> = (1..=5000).map(|i| ObjectId::new(3, i)).collect();
     for id in &ids {
@@ -284,7 +284,7 @@ async fn details_take_many_ids() -> Result<()> {
 
 #[tokio::test]
 async fn children_sort_by_name_then_id() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let objects = [
         column(4, 3, Some(1), "b"),
         column(4, 2, Some(1), "b"),
@@ -331,7 +331,7 @@ async fn children_sort_by_name_then_id() -> Result<()> {
 
 #[tokio::test]
 async fn sessions_expire() -> Result<()> {
-    let store = SqliteStore::open_in_memory()?;
+    let store = lore_backend_sqlite::open_temporary().await?;
     let session = |key: &str, expires: i64| Session {
         key_hash: key.to_owned(),
         user: ObjectId::repository(2),
@@ -363,7 +363,7 @@ async fn a_file_store_reopens_with_its_data() -> Result<()> {
     let alice = user(2, "Alice");
     let role = Role::builtin().remove(0);
     {
-        let store = SqliteStore::open(&path)?;
+        let store = SqliteStore::open(&path).await?;
         let mut batch = Batch::new();
         batch
             .push(Op::PutObject(a.clone()))
@@ -375,7 +375,7 @@ async fn a_file_store_reopens_with_its_data() -> Result<()> {
         store.apply(batch).await?;
         assert_eq!(store.reserve_ids(9, 10).await?, 1);
     }
-    let store = SqliteStore::open(&path)?;
+    let store = SqliteStore::open(&path).await?;
     assert_eq!(store.object(a.id).await?, Some(a.clone()));
     assert_eq!(
         store
@@ -397,16 +397,14 @@ async fn a_file_store_reopens_with_its_data() -> Result<()> {
 async fn a_newer_database_is_refused() -> Result<()> {
     let dir = tempfile::tempdir().map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let path = dir.path().join("lore.db");
-    drop(SqliteStore::open(&path)?);
+    drop(SqliteStore::open(&path).await?);
     let conn =
         rusqlite::Connection::open(&path).map_err(|e| lore_core::Error::internal(e.to_string()))?;
-    conn.execute(
-        "INSERT INTO lore_schema VALUES (999, 'future', '2100-01-01T00:00:00.000Z')",
-        [],
-    )
-    .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    conn.execute("INSERT INTO lore_schema VALUES (999, 'future', 0)", [])
+        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     drop(conn);
     let err = SqliteStore::open(&path)
+        .await
         .err()
         .map(|e| e.message)
         .unwrap_or_default();

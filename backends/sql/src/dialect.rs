@@ -1,0 +1,49 @@
+//! The few places where SQLite and PostgreSQL need different SQL text. Everything else,
+//! schema and statements alike, is written once.
+
+/// A SQL dialect Lore speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+impl Dialect {
+    /// The schema template with this dialect's words filled in: `{text}` is a text
+    /// column compared and ordered byte-wise (`COLLATE "C"` on PostgreSQL, SQLite's
+    /// default BINARY collation), `{without_rowid}` a table clustered on its key.
+    pub fn schema(self, template: &str) -> String {
+        let (text, without_rowid) = match self {
+            Self::Sqlite => ("TEXT", "WITHOUT ROWID"),
+            Self::Postgres => ("TEXT COLLATE \"C\"", ""),
+        };
+        template
+            .replace("{text}", text)
+            .replace("{without_rowid}", without_rowid)
+    }
+
+    /// A subquery over the parameter `$n`, a JSON array of `[model, object]` pairs, with
+    /// the columns `model_id` and `object_id`.
+    pub fn id_pairs(self, n: usize) -> String {
+        match self {
+            Self::Sqlite => format!(
+                "SELECT json_extract(value, '$[0]') AS model_id, json_extract(value, '$[1]') AS object_id \
+                 FROM json_each(${n})"
+            ),
+            Self::Postgres => format!(
+                "SELECT (e->>0)::BIGINT AS model_id, (e->>1)::BIGINT AS object_id \
+                 FROM jsonb_array_elements(${n}::jsonb) e"
+            ),
+        }
+    }
+
+    /// A statement that makes concurrent migrations from several processes wait for each
+    /// other inside the migration's transaction (SQLite's write lock already does).
+    pub fn migration_lock(self) -> Option<&'static str> {
+        match self {
+            Self::Sqlite => None,
+            // "LoreSchm" in ASCII
+            Self::Postgres => Some("SELECT pg_advisory_xact_lock(5507746648813693037)"),
+        }
+    }
+}

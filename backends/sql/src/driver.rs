@@ -1,0 +1,153 @@
+//! What a driver (rusqlite, sqlx) provides to the shared store: statements run in a
+//! transaction or a read snapshot, and its errors sorted into portable kinds.
+
+use std::borrow::Cow;
+
+use async_trait::async_trait;
+use lore_core::error::Cause;
+
+use crate::dialect::Dialect;
+use crate::value::{ColType, Row, SqlValue};
+
+/// A table written through a driver's bulk path: the columns in order, with their types,
+/// and what happens on a clash with an existing row.
+#[derive(Debug)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: &'static [(&'static str, ColType)],
+    /// `ON CONFLICT ...`, appended to the insert.
+    pub on_conflict: &'static str,
+}
+
+impl Table {
+    /// The column names, comma separated.
+    pub fn column_list(&self) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|(name, _)| *name).collect();
+        names.join(", ")
+    }
+
+    /// The index of a column.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|(n, _)| *n == name)
+    }
+}
+
+/// One statement for a driver to run. Parameters are written `$1`, `$2`, ... in every
+/// dialect (the SQLite driver renumbers them).
+#[derive(Debug)]
+pub enum Stmt {
+    /// A statement with parameters; `returns_rows` asks for its rows (a SELECT or a
+    /// RETURNING clause).
+    Exec {
+        sql: Cow<'static, str>,
+        params: Vec<SqlValue>,
+        returns_rows: bool,
+    },
+    /// Rows into one table, through the driver's bulk path.
+    Insert {
+        table: &'static Table,
+        rows: Vec<Vec<SqlValue>>,
+    },
+    /// Several statements without parameters (a migration).
+    Script(Cow<'static, str>),
+}
+
+impl Stmt {
+    pub fn exec(sql: impl Into<Cow<'static, str>>, params: Vec<SqlValue>) -> Self {
+        Self::Exec {
+            sql: sql.into(),
+            params,
+            returns_rows: false,
+        }
+    }
+    pub fn query(sql: impl Into<Cow<'static, str>>, params: Vec<SqlValue>) -> Self {
+        Self::Exec {
+            sql: sql.into(),
+            params,
+            returns_rows: true,
+        }
+    }
+}
+
+/// What one statement did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub affected: u64,
+    pub rows: Vec<Row>,
+}
+
+/// The portable kind of a driver error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DbErrorKind {
+    /// A unique or primary key clashed; `constraint` names the index or its columns,
+    /// `detail` the clashing value when the database says it.
+    Unique {
+        constraint: String,
+        detail: Option<String>,
+    },
+    ForeignKey,
+    /// A serialization failure, deadlock or busy database: the transaction was rolled
+    /// back and may succeed if tried again.
+    Retryable,
+    /// A number out of the column's range.
+    OutOfRange,
+    /// Text or a value the database cannot hold.
+    InvalidValue,
+    Other,
+}
+
+/// A failed statement: its kind, which statement of the list (and which row of a bulk
+/// insert, when the driver knows), and the driver's own error.
+#[derive(Debug)]
+pub struct DbError {
+    pub kind: DbErrorKind,
+    /// The index of the failed statement in the list passed to the driver.
+    pub statement: usize,
+    /// The row of a bulk insert that failed.
+    pub row: Option<usize>,
+    /// The failed statement itself, handed back so its values can be named.
+    pub failed: Option<Box<Stmt>>,
+    pub cause: Cause,
+}
+
+impl DbError {
+    pub fn new(kind: DbErrorKind, cause: impl Into<Cause>) -> Self {
+        Self {
+            kind,
+            statement: 0,
+            row: None,
+            failed: None,
+            cause: cause.into(),
+        }
+    }
+}
+
+/// A database connection (pool) the shared store runs over.
+#[async_trait]
+pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
+    type Tx: DriverTx;
+    /// Where the database is: a file path, a URL.
+    type Options: Send;
+
+    const DIALECT: Dialect;
+    /// The backend's name for logs: `sqlite`, `postgres`.
+    const NAME: &'static str;
+
+    /// Opens the connections to the database.
+    async fn connect(options: Self::Options) -> lore_core::Result<Self>;
+
+    /// Runs read-only statements (`Stmt::Exec`) against one consistent snapshot of the
+    /// last committed state, without waiting for writers.
+    async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError>;
+
+    /// Starts a write transaction; writers wait for each other.
+    async fn begin(&self) -> Result<Self::Tx, DbError>;
+}
+
+/// An open write transaction of a driver. Dropping it rolls back.
+#[async_trait]
+pub trait DriverTx: Send + 'static {
+    /// Runs the statements in order; stops at the first failure.
+    async fn run(&mut self, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError>;
+    async fn commit(self) -> Result<(), DbError>;
+}

@@ -1,0 +1,231 @@
+//! Reads: the statements, and rows back into domain types. A value the database holds
+//! but Lore never writes (an unknown enum name, a NULL where a value belongs, JSON of the
+//! wrong shape) is an internal error naming the table.
+
+use lore_core::model::*;
+use lore_core::{Error, ObjectId, Result};
+
+use crate::value::Row;
+
+/// The columns [`object`] reads, in order.
+macro_rules! object_columns {
+    () => {
+        "model_id, object_id, kind, parent, profile, type_name, system_type, name, physical_name, \
+         native_id, stable_id, description, business_name, business_description, data_type, \
+         external_url, hide_data, workflow_state, created_at, updated_at, updated_by_model, \
+         updated_by_object"
+    };
+}
+pub(crate) use object_columns;
+
+/// The columns [`user`] reads, in order.
+macro_rules! user_columns {
+    () => {
+        "model_id, object_id, name, full_name, email, description, password_hash, enabled, created_at"
+    };
+}
+pub(crate) use user_columns;
+
+pub(crate) fn object(mut row: Row) -> Result<Object> {
+    const T: &str = "objects";
+    let model = row.int(0, T)?;
+    let updated_by = match (row.opt_int(20, T)?, row.opt_int(21, T)?) {
+        (Some(m), Some(o)) => Some(ObjectId::new(m, o)),
+        _ => None,
+    };
+    Ok(Object {
+        id: ObjectId::new(model, row.int(1, T)?),
+        kind: row.parse(2, T, "object kind", ObjectKind::parse)?,
+        parent: row.opt_int(3, T)?.map(|p| ObjectId::new(model, p)),
+        object_type: TypeName::new(row.text(4, T)?, row.text(5, T)?),
+        system_type: row.parse(6, T, "system type", SystemType::parse)?,
+        name: row.text(7, T)?,
+        physical_name: row.opt_text(8, T)?,
+        native_id: row.opt_text(9, T)?,
+        stable_id: row.opt_text(10, T)?,
+        description: row.opt_text(11, T)?,
+        business_name: row.opt_text(12, T)?,
+        business_description: row.opt_text(13, T)?,
+        data_type: row.opt_text(14, T)?,
+        external_url: row.opt_text(15, T)?,
+        hide_data: row.bool(16, T)?,
+        workflow_state: row.opt_text(17, T)?,
+        created_at: row.timestamp(18, T)?,
+        updated_at: row.timestamp(19, T)?,
+        updated_by,
+    })
+}
+
+pub(crate) const ATTRIBUTE_COLUMNS: &str = "t.model_id, t.object_id, t.attribute, t.value_kind, \
+    t.text_value, t.integer_value, t.double_value, t.boolean_value, t.datetime_value";
+
+pub(crate) fn attribute(mut row: Row) -> Result<AttributeValue> {
+    const T: &str = "attribute_values";
+    let kind = row.text(3, T)?;
+    let value = match kind.as_str() {
+        "text" => Value::Text(row.text(4, T)?),
+        "integer" => Value::Integer(row.int(5, T)?),
+        "double" => Value::Double(row.real(6, T)?),
+        "boolean" => Value::Boolean(row.bool(7, T)?),
+        "datetime" => Value::DateTime(row.timestamp(8, T)?),
+        other => {
+            return Err(Error::internal(format!(
+                "table {T} holds '{other}', which is not a known value kind"
+            )));
+        }
+    };
+    Ok(AttributeValue {
+        object: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        attribute: row.text(2, T)?,
+        value,
+    })
+}
+
+pub(crate) const EDGE_COLUMNS: &str =
+    "e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name";
+
+pub(crate) fn edge(mut row: Row) -> Result<Edge> {
+    const T: &str = "edges";
+    Ok(Edge {
+        kind: row.parse(0, T, "edge kind", EdgeKind::parse)?,
+        source: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
+        target: ObjectId::new(row.int(3, T)?, row.int(4, T)?),
+        name: row.text(5, T)?,
+    })
+}
+
+pub(crate) const TAG_COLUMNS: &str = "t.model_id, t.object_id, t.kind, t.value";
+
+pub(crate) fn tag(mut row: Row) -> Result<Tag> {
+    const T: &str = "tags";
+    Ok(Tag {
+        object: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        kind: row.parse(2, T, "tag kind", TagKind::parse)?,
+        value: row.text(3, T)?,
+    })
+}
+
+pub(crate) const CLASSIFICATION_COLUMNS: &str = "t.model_id, t.object_id, t.data_class, t.status";
+
+pub(crate) fn classification(mut row: Row) -> Result<Classification> {
+    const T: &str = "classifications";
+    Ok(Classification {
+        object: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        data_class: row.text(2, T)?,
+        status: row.parse(3, T, "classification status", ClassificationStatus::parse)?,
+    })
+}
+
+pub(crate) const LABEL_COLUMNS: &str = "t.model_id, t.object_id, t.label, t.status";
+
+pub(crate) fn label(mut row: Row) -> Result<LabelAssignment> {
+    const T: &str = "label_assignments";
+    Ok(LabelAssignment {
+        object: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        label: row.text(2, T)?,
+        status: row.parse(3, T, "label status", ClassificationStatus::parse)?,
+    })
+}
+
+pub(crate) const PROFILING_COLUMNS: &str = "t.model_id, t.object_id, t.profile, t.sample";
+
+pub(crate) fn profiling(mut row: Row) -> Result<Profiling> {
+    const T: &str = "profiling";
+    Ok(Profiling {
+        object: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        profile: row.json(2, T, "data profile")?,
+        sample: row.json(3, T, "data sample")?,
+    })
+}
+
+pub(crate) fn attribute_type(mut row: Row) -> Result<AttributeType> {
+    const T: &str = "attribute_types";
+    Ok(AttributeType {
+        name: row.text(0, T)?,
+        display_name: row.text(1, T)?,
+        kind: row.parse(2, T, "attribute kind", AttributeKind::parse)?,
+        value_type: row.parse(3, T, "value type", ValueType::parse)?,
+        profile: row.opt_text(4, T)?,
+        group: row.text(5, T)?,
+        description: row.text(6, T)?,
+    })
+}
+
+pub(crate) fn data_class(mut row: Row) -> Result<DataClass> {
+    const T: &str = "data_classes";
+    Ok(DataClass {
+        name: row.text(0, T)?,
+        description: row.text(1, T)?,
+        hide_data: row.bool(2, T)?,
+        definition: row.json(3, T, "data class definition")?.unwrap_or_default(),
+    })
+}
+
+pub(crate) fn sensitivity_label(mut row: Row) -> Result<SensitivityLabel> {
+    const T: &str = "sensitivity_labels";
+    Ok(SensitivityLabel {
+        name: row.text(0, T)?,
+        position: row.int(1, T)?,
+        description: row.text(2, T)?,
+        foreground_color: row.text(3, T)?,
+        background_color: row.text(4, T)?,
+        hide_data: row.bool(5, T)?,
+    })
+}
+
+pub(crate) fn role(mut row: Row) -> Result<Role> {
+    const T: &str = "roles";
+    Ok(Role {
+        name: row.text(0, T)?,
+        description: row.text(1, T)?,
+        global: row.bool(2, T)?,
+        capabilities: row.json(3, T, "capability list")?.unwrap_or_default(),
+    })
+}
+
+pub(crate) fn user(mut row: Row) -> Result<User> {
+    const T: &str = "users";
+    Ok(User {
+        id: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        name: row.text(2, T)?,
+        full_name: row.text(3, T)?,
+        email: row.text(4, T)?,
+        description: row.text(5, T)?,
+        password_hash: row.opt_text(6, T)?,
+        enabled: row.bool(7, T)?,
+        created_at: row.timestamp(8, T)?,
+    })
+}
+
+pub(crate) fn grant(mut row: Row) -> Result<Grant> {
+    const T: &str = "grants";
+    let object = match (row.opt_int(3, T)?, row.opt_int(4, T)?) {
+        (Some(m), Some(o)) => Some(ObjectId::new(m, o)),
+        _ => None,
+    };
+    Ok(Grant {
+        grantee: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        role: row.text(2, T)?,
+        object,
+    })
+}
+
+pub(crate) fn session(mut row: Row) -> Result<Session> {
+    const T: &str = "sessions";
+    Ok(Session {
+        key_hash: row.text(0, T)?,
+        user: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
+        created_at: row.timestamp(3, T)?,
+        expires_at: row.timestamp(4, T)?,
+    })
+}
+
+/// Decodes every row.
+pub(crate) fn all<T>(rows: Vec<Row>, decode: fn(Row) -> Result<T>) -> Result<Vec<T>> {
+    rows.into_iter().map(decode).collect()
+}
+
+/// Decodes the first row, if any.
+pub(crate) fn first<T>(rows: Vec<Row>, decode: fn(Row) -> Result<T>) -> Result<Option<T>> {
+    rows.into_iter().next().map(decode).transpose()
+}

@@ -1,0 +1,642 @@
+//! [`SqlStore`]: the whole [`Store`] over any [`Driver`], written once for SQLite and
+//! PostgreSQL.
+
+use async_trait::async_trait;
+use lore_core::model::*;
+use lore_core::store::{Batch, Details, Op, Scope, WriteTx, prepare, prepare_session};
+use lore_core::{Error, ObjectId, Result, Store};
+
+use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
+use crate::read::{self, object_columns, user_columns};
+use crate::value::{Row, SqlValue};
+use crate::write::{Context, Pending, Writer, user_name_key, write_error};
+use crate::{MIGRATIONS, Migration, pending};
+
+/// A [`Store`] over a SQL database reached through the driver `D`.
+#[derive(Debug, Clone)]
+pub struct SqlStore<D> {
+    driver: D,
+}
+
+impl<D: Driver> SqlStore<D> {
+    /// Connects to the database (`SqliteStore::open(path)`, `PostgresStore::open(url)`)
+    /// and brings its schema up to date; see [`SqlStore::new`].
+    pub async fn open(options: impl Into<D::Options>) -> Result<Self> {
+        Self::new(D::connect(options.into()).await?).await
+    }
+
+    /// A store over the driver's database, after bringing its schema up to date (see
+    /// [`MIGRATIONS`]); a database newer than this binary is refused.
+    pub async fn new(driver: D) -> Result<Self> {
+        let store = Self { driver };
+        store.migrate(MIGRATIONS).await?;
+        Ok(store)
+    }
+
+    pub fn driver(&self) -> &D {
+        &self.driver
+    }
+
+    /// Applies the pending migrations, each in its own write transaction that first
+    /// reads the recorded version, so processes starting together migrate once.
+    async fn migrate(&self, migrations: &'static [Migration]) -> Result<()> {
+        let failed = |context: &str| {
+            let context = context.to_owned();
+            move |e: DbError| Error::storage(&context, e.cause)
+        };
+        loop {
+            let mut tx = self
+                .driver
+                .begin()
+                .await
+                .map_err(failed("starting a migration"))?;
+            let mut check = Vec::new();
+            if let Some(lock) = D::DIALECT.migration_lock() {
+                check.push(Stmt::query(lock, Vec::new()));
+            }
+            check.push(Stmt::exec(
+                "CREATE TABLE IF NOT EXISTS lore_schema (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+                Vec::new(),
+            ));
+            check.push(Stmt::query(
+                "SELECT COALESCE(MAX(version), 0) FROM lore_schema",
+                Vec::new(),
+            ));
+            let mut outcomes = tx
+                .run(check)
+                .await
+                .map_err(failed("reading the schema version"))?;
+            let current = match outcomes.pop().and_then(|o| o.rows.into_iter().next()) {
+                Some(row) => row.int(0, "lore_schema")?,
+                None => 0,
+            };
+            let Some(migration) = pending(migrations, current)?.first() else {
+                tx.commit()
+                    .await
+                    .map_err(failed("ending the migration check"))?;
+                return Ok(());
+            };
+            let context = format!(
+                "applying migration {} ({})",
+                migration.version, migration.name
+            );
+            tx.run(vec![
+                Stmt::Script(D::DIALECT.schema(migration.sql).into()),
+                Stmt::exec(
+                    "INSERT INTO lore_schema (version, name, applied_at) VALUES ($1, $2, $3)",
+                    vec![
+                        migration.version.into(),
+                        migration.name.into(),
+                        now().into(),
+                    ],
+                ),
+            ])
+            .await
+            .map_err(failed(&context))?;
+            tx.commit().await.map_err(failed(&context))?;
+            tracing::info!(
+                backend = D::NAME,
+                version = migration.version,
+                name = migration.name,
+                "applied migration"
+            );
+        }
+    }
+
+    /// Runs read statements on one snapshot.
+    async fn read(&self, queries: Vec<Stmt>, context: &str) -> Result<Vec<Outcome>> {
+        self.driver.read(queries).await.map_err(|e| {
+            write_error(
+                e,
+                &[Context {
+                    what: format!("reading {context}").into(),
+                    on_unique: None,
+                }],
+            )
+        })
+    }
+
+    /// Runs one query and returns its rows.
+    async fn rows(
+        &self,
+        sql: &'static str,
+        params: Vec<SqlValue>,
+        context: &str,
+    ) -> Result<Vec<Row>> {
+        let mut outcomes = self.read(vec![Stmt::query(sql, params)], context).await?;
+        Ok(outcomes.pop().map(|o| o.rows).unwrap_or_default())
+    }
+
+    /// Runs statements in a write transaction of their own.
+    async fn write_now(&self, pending: Pending) -> Result<Vec<Outcome>> {
+        let mut tx = self
+            .driver
+            .begin()
+            .await
+            .map_err(|e| write_error(e, &pending.contexts))?;
+        let Pending { stmts, contexts } = pending;
+        let outcomes = tx.run(stmts).await.map_err(|e| write_error(e, &contexts))?;
+        tx.commit().await.map_err(|e| {
+            let statement = contexts.len().saturating_sub(1);
+            write_error(DbError { statement, ..e }, &contexts)
+        })?;
+        Ok(outcomes)
+    }
+
+    async fn write_one(&self, sql: &'static str, params: Vec<SqlValue>, what: &str) -> Result<u64> {
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::exec(sql, params),
+            Context {
+                what: what.to_owned().into(),
+                on_unique: None,
+            },
+        );
+        Ok(self
+            .write_now(pending)
+            .await?
+            .first()
+            .map_or(0, |o| o.affected))
+    }
+
+    async fn objects(&self, sql: &'static str, params: Vec<SqlValue>) -> Result<Vec<Object>> {
+        read::all(self.rows(sql, params, "objects").await?, read::object)
+    }
+
+    async fn one_object(&self, sql: &'static str, params: Vec<SqlValue>) -> Result<Option<Object>> {
+        read::first(self.rows(sql, params, "objects").await?, read::object)
+    }
+}
+
+/// A write transaction of the shared store over the driver's.
+struct SqlWriteTx<T> {
+    tx: T,
+    writer: Writer,
+}
+
+impl<T: DriverTx> SqlWriteTx<T> {
+    async fn send(&mut self, pending: Pending) -> Result<()> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let Pending { stmts, contexts } = pending;
+        self.tx
+            .run(stmts)
+            .await
+            .map_err(|e| write_error(e, &contexts))?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl<T: DriverTx> WriteTx for SqlWriteTx<T> {
+    async fn write(&mut self, ops: Vec<Op>) -> Result<()> {
+        for mut op in ops {
+            prepare(&mut op)?;
+            self.writer.op(op)?;
+        }
+        let ready = self.writer.take();
+        self.send(ready).await
+    }
+
+    async fn commit(mut self: Box<Self>) -> Result<()> {
+        let rest = self.writer.finish();
+        self.send(rest).await?;
+        self.tx.commit().await.map_err(|e| {
+            write_error(
+                e,
+                &[Context {
+                    what: "committing".into(),
+                    on_unique: None,
+                }],
+            )
+        })
+    }
+}
+
+/// A JSON array of `[model, object]` pairs, the parameter of [`Dialect::id_pairs`](crate::Dialect::id_pairs).
+fn id_pairs(ids: &[ObjectId]) -> SqlValue {
+    let mut pairs: Vec<[i64; 2]> = ids.iter().map(|id| [id.model, id.object]).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    SqlValue::Text(serde_json::to_string(&pairs).ok())
+}
+
+#[async_trait]
+impl<D: Driver> Store for SqlStore<D> {
+    fn backend(&self) -> &'static str {
+        D::NAME
+    }
+
+    async fn ping(&self) -> Result<()> {
+        self.rows("SELECT 1", Vec::new(), "nothing (a ping)")
+            .await?;
+        Ok(())
+    }
+
+    async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
+        let count = i64::try_from(count)
+            .ok()
+            .filter(|c| *c < i64::MAX)
+            .ok_or_else(|| Error::invalid(format!("cannot reserve {count} ids at once")))?;
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::query(
+                "INSERT INTO id_sequences (model, next_id) VALUES ($1, 1 + $2) \
+                 ON CONFLICT (model) DO UPDATE SET next_id = id_sequences.next_id + $2 \
+                 WHERE id_sequences.next_id <= 9223372036854775807 - $2 \
+                 RETURNING next_id - $2",
+                vec![model.into(), count.into()],
+            ),
+            Context {
+                what: format!("reserving ids of id space {model}").into(),
+                on_unique: None,
+            },
+        );
+        let outcomes = self.write_now(pending).await?;
+        match outcomes
+            .into_iter()
+            .next()
+            .and_then(|o| o.rows.into_iter().next())
+        {
+            Some(row) => row.int(0, "id_sequences"),
+            None => Err(Error::invalid(format!(
+                "cannot reserve {count} more ids in the id space of model {model}"
+            ))),
+        }
+    }
+
+    async fn apply(&self, batch: Batch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.begin().await?;
+        tx.write(batch.ops).await?;
+        tx.commit().await
+    }
+
+    async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+        let tx = self.driver.begin().await.map_err(|e| {
+            write_error(
+                e,
+                &[Context {
+                    what: "starting a write".into(),
+                    on_unique: None,
+                }],
+            )
+        })?;
+        Ok(Box::new(SqlWriteTx {
+            tx,
+            writer: Writer::default(),
+        }))
+    }
+
+    async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
+        self.one_object(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND object_id = $2"
+            ),
+            vec![id.model.into(), id.object.into()],
+        )
+        .await
+    }
+
+    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>> {
+        self.one_object(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE stable_id = $1"
+            ),
+            vec![stable_id.into()],
+        )
+        .await
+    }
+
+    async fn child_by_name(
+        &self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Object>> {
+        // a parent is always in the id space of its children
+        if parent.is_some_and(|p| p.model != model) {
+            return Ok(None);
+        }
+        self.one_object(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND parent IS NOT DISTINCT FROM $2 AND name = $3 \
+                 ORDER BY object_id LIMIT 1"
+            ),
+            vec![model.into(), parent.map(|p| p.object).into(), name.into()],
+        )
+        .await
+    }
+
+    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
+        if parent.is_some_and(|p| p.model != model) {
+            return Ok(Vec::new());
+        }
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND parent IS NOT DISTINCT FROM $2 ORDER BY name, object_id"
+            ),
+            vec![model.into(), parent.map(|p| p.object).into()],
+        )
+        .await
+    }
+
+    async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 ORDER BY object_id"
+            ),
+            vec![model.into()],
+        )
+        .await
+    }
+
+    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE kind = $1 ORDER BY name, model_id, object_id"
+            ),
+            vec![kind.as_str().into()],
+        )
+        .await
+    }
+
+    async fn details(&self, scope: Scope) -> Result<Details> {
+        let (join, edge_sources, param) = match &scope {
+            Scope::Objects(ids) => {
+                let pairs = D::DIALECT.id_pairs(1);
+                (
+                    format!(
+                        "JOIN ({pairs}) s ON s.model_id = t.model_id AND s.object_id = t.object_id"
+                    ),
+                    [
+                        format!(
+                            "({pairs}) s JOIN edges e ON e.source_model = s.model_id AND e.source_object = s.object_id"
+                        ),
+                        format!(
+                            "({pairs}) s JOIN edges e ON e.target_model = s.model_id AND e.target_object = s.object_id"
+                        ),
+                    ],
+                    id_pairs(ids),
+                )
+            }
+            Scope::Model(model) => (
+                "WHERE t.model_id = $1".to_owned(),
+                [
+                    "edges e WHERE e.source_model = $1".to_owned(),
+                    "edges e WHERE e.target_model = $1".to_owned(),
+                ],
+                SqlValue::from(*model),
+            ),
+        };
+        let scoped = |columns: &str, table: &str| {
+            Stmt::query(
+                format!("SELECT {columns} FROM {table} t {join}"),
+                vec![param.clone()],
+            )
+        };
+        let [from_sources, from_targets] = edge_sources;
+        let queries = vec![
+            scoped(read::ATTRIBUTE_COLUMNS, "attribute_values"),
+            Stmt::query(
+                format!(
+                    "SELECT {cols} FROM {from_sources} UNION SELECT {cols} FROM {from_targets}",
+                    cols = read::EDGE_COLUMNS
+                ),
+                vec![param.clone()],
+            ),
+            scoped(read::TAG_COLUMNS, "tags"),
+            scoped(read::CLASSIFICATION_COLUMNS, "classifications"),
+            scoped(read::LABEL_COLUMNS, "label_assignments"),
+            scoped(read::PROFILING_COLUMNS, "profiling"),
+        ];
+        let mut results = self
+            .read(queries, "the details of objects")
+            .await?
+            .into_iter()
+            .map(|o| o.rows);
+        let mut next = || results.next().unwrap_or_default();
+        let mut attributes = read::all(next(), read::attribute)?;
+        attributes.sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
+        let mut edges = read::all(next(), read::edge)?;
+        edges.sort();
+        let mut tags = read::all(next(), read::tag)?;
+        tags.sort();
+        let mut classifications = read::all(next(), read::classification)?;
+        classifications.sort();
+        let mut labels = read::all(next(), read::label)?;
+        labels.sort();
+        let mut profiling = read::all(next(), read::profiling)?;
+        profiling.sort_by_key(|p| p.object);
+        Ok(Details {
+            attributes,
+            edges,
+            tags,
+            classifications,
+            labels,
+            profiling,
+        })
+    }
+
+    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
+        let sql = if incoming {
+            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name FROM edges e \
+             WHERE e.target_model = $1 AND e.target_object = $2 AND e.kind = $3"
+        } else {
+            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name FROM edges e \
+             WHERE e.source_model = $1 AND e.source_object = $2 AND e.kind = $3"
+        };
+        let rows = self
+            .rows(
+                sql,
+                vec![
+                    object.model.into(),
+                    object.object.into(),
+                    kind.as_str().into(),
+                ],
+                "edges",
+            )
+            .await?;
+        let mut edges = read::all(rows, read::edge)?;
+        edges.sort();
+        Ok(edges)
+    }
+
+    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
+        let rows = self
+            .rows(
+                "SELECT name, display_name, kind, value_type, profile, group_name, description \
+                 FROM attribute_types ORDER BY name",
+                Vec::new(),
+                "attribute types",
+            )
+            .await?;
+        read::all(rows, read::attribute_type)
+    }
+
+    async fn data_classes(&self) -> Result<Vec<DataClass>> {
+        let rows = self
+            .rows(
+                "SELECT name, description, hide_data, definition FROM data_classes ORDER BY name",
+                Vec::new(),
+                "data classes",
+            )
+            .await?;
+        read::all(rows, read::data_class)
+    }
+
+    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
+        let rows = self
+            .rows(
+                "SELECT name, position, description, foreground_color, background_color, hide_data \
+                 FROM sensitivity_labels ORDER BY name",
+                Vec::new(),
+                "sensitivity labels",
+            )
+            .await?;
+        read::all(rows, read::sensitivity_label)
+    }
+
+    async fn roles(&self) -> Result<Vec<Role>> {
+        let rows = self
+            .rows(
+                "SELECT name, description, global, capabilities FROM roles ORDER BY name",
+                Vec::new(),
+                "roles",
+            )
+            .await?;
+        read::all(rows, read::role)
+    }
+
+    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users WHERE model_id = $1 AND object_id = $2"
+                ),
+                vec![id.model.into(), id.object.into()],
+                "users",
+            )
+            .await?;
+        read::first(rows, read::user)
+    }
+
+    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users WHERE name_key = $1"
+                ),
+                vec![user_name_key(name).into()],
+                "users",
+            )
+            .await?;
+        read::first(rows, read::user)
+    }
+
+    async fn user_count(&self) -> Result<u64> {
+        let rows = self
+            .rows("SELECT COUNT(*) FROM users", Vec::new(), "users")
+            .await?;
+        let count = rows
+            .first()
+            .map(|r| r.int(0, "users"))
+            .transpose()?
+            .unwrap_or(0);
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
+        let rows = self
+            .rows(
+                "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants \
+                 WHERE grantee_model = $1 AND grantee_object = $2",
+                vec![grantee.model.into(), grantee.object.into()],
+                "grants",
+            )
+            .await?;
+        let mut grants = read::all(rows, read::grant)?;
+        grants.sort();
+        Ok(grants)
+    }
+
+    async fn put_session(&self, mut session: Session) -> Result<()> {
+        prepare_session(&mut session)?;
+        let what = format!("writing a session of {}", session.user);
+        self.write_one(
+            "INSERT INTO sessions (key_hash, user_model, user_object, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (key_hash) DO UPDATE SET user_model = excluded.user_model, \
+             user_object = excluded.user_object, created_at = excluded.created_at, expires_at = excluded.expires_at",
+            vec![
+                session.key_hash.into(),
+                session.user.model.into(),
+                session.user.object.into(),
+                session.created_at.into(),
+                session.expires_at.into(),
+            ],
+            &what,
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
+        let rows = self
+            .rows(
+                "SELECT key_hash, user_model, user_object, created_at, expires_at FROM sessions \
+                 WHERE key_hash = $1 AND expires_at > $2",
+                vec![key_hash.into(), now.into()],
+                "sessions",
+            )
+            .await?;
+        read::first(rows, read::session)
+    }
+
+    async fn delete_session(&self, key_hash: &str) -> Result<()> {
+        self.write_one(
+            "DELETE FROM sessions WHERE key_hash = $1",
+            vec![key_hash.into()],
+            "deleting a session",
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
+        self.write_one(
+            "DELETE FROM sessions WHERE user_model = $1 AND user_object = $2",
+            vec![user.model.into(), user.object.into()],
+            &format!("deleting the sessions of {user}"),
+        )
+        .await
+    }
+
+    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
+        self.write_one(
+            "DELETE FROM sessions WHERE expires_at <= $1",
+            vec![now.into()],
+            "purging expired sessions",
+        )
+        .await
+    }
+}
