@@ -15,6 +15,7 @@ pub mod cases;
 pub mod harness;
 pub mod postgres;
 pub mod store_contract;
+pub mod store_rules;
 
 pub use cases::{Case, Kind, Needs};
 pub use harness::{Backend, IntoBackend, Target};

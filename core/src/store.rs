@@ -290,6 +290,19 @@ impl<S: Store + ?Sized> WriteTx for Buffered<'_, S> {
     }
 }
 
+/// What authenticating an API key needs about its user, read at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    pub session: Session,
+    pub user: User,
+    /// The user's grants, sorted.
+    pub grants: Vec<Grant>,
+    /// The stored roles those grants name, sorted by name.
+    pub roles: Vec<Role>,
+    /// The store's [`Store::meta_version`] at the same moment.
+    pub meta_version: i64,
+}
+
 /// Storage of the whole catalog. See the module documentation for the contract.
 #[async_trait]
 pub trait Store: Send + Sync + std::fmt::Debug + 'static {
@@ -350,6 +363,10 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>>;
     /// Roles, sorted by name.
     async fn roles(&self) -> Result<Vec<Role>>;
+    /// A number that changes with every committed write of attribute types, data
+    /// classes, sensitivity labels or roles, so a process can tell when what it cached of
+    /// them is stale (another process over the same database may have written them).
+    async fn meta_version(&self) -> Result<i64>;
 
     // ---- users, grants and sessions
 
@@ -359,6 +376,10 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn user_count(&self) -> Result<u64>;
     /// Grants held by the grantee, sorted.
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>>;
+
+    /// The session of the key hash (if it exists and has not expired at `now`) with its
+    /// user, the user's grants and their roles: one read.
+    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>>;
 
     async fn put_session(&self, session: Session) -> Result<()>;
     /// The session with that key hash, if it exists and has not expired at `now`.

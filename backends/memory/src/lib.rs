@@ -21,7 +21,7 @@ use lore_core::model::{
     Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
     TagKind, Timestamp, User, Value,
 };
-use lore_core::store::{Batch, Details, Op, Scope, Store, prepare, prepare_session};
+use lore_core::store::{Batch, Details, Op, Principal, Scope, Store, prepare, prepare_session};
 
 /// The smallest id of a model's id space, to start range scans.
 const fn first_of(model: i64) -> ObjectId {
@@ -67,6 +67,8 @@ struct State {
     /// (object, grant) of every grant on an object.
     grants_on: BTreeSet<(ObjectId, Grant)>,
     sessions: HashMap<String, Session>,
+    /// Moves with every write of attribute types, data classes, labels and roles.
+    meta_version: i64,
 }
 
 /// How to take back one change of a batch.
@@ -497,6 +499,7 @@ impl Tx<'_> {
                 self.profiling(object, value);
             }
             Op::PutAttributeType(attribute_type) => {
+                self.state.meta_version += 1;
                 let key = attribute_type.name.clone();
                 let old = set_entry(
                     &mut self.state.attribute_types,
@@ -506,11 +509,13 @@ impl Tx<'_> {
                 self.undo.push(Undo::AttributeType(key, old));
             }
             Op::PutDataClass(class) => {
+                self.state.meta_version += 1;
                 let name = class.name.clone();
                 let old = set_entry(&mut self.state.data_classes, name.clone(), Some(class));
                 self.undo.push(Undo::DataClass(name, old));
             }
             Op::PutSensitivityLabel(label) => {
+                self.state.meta_version += 1;
                 let name = label.name.clone();
                 let old = set_entry(
                     &mut self.state.sensitivity_labels,
@@ -533,6 +538,7 @@ impl Tx<'_> {
                 self.undo.push(Undo::User(id, old));
             }
             Op::PutRole(role) => {
+                self.state.meta_version += 1;
                 let name = role.name.clone();
                 let old = set_entry(&mut self.state.roles, name.clone(), Some(role));
                 self.undo.push(Undo::Role(name, old));
@@ -889,6 +895,44 @@ impl Store for MemoryStore {
             .take_while(|g| g.grantee == grantee)
             .cloned()
             .collect())
+    }
+
+    async fn meta_version(&self) -> Result<i64> {
+        Ok(self.read()?.meta_version)
+    }
+
+    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
+        let state = self.read()?;
+        let Some(session) = state.sessions.get(key_hash).filter(|s| s.expires_at > now) else {
+            return Ok(None);
+        };
+        let Some(user) = state.users.get(&session.user) else {
+            return Ok(None);
+        };
+        let start = Grant {
+            grantee: user.id,
+            role: String::new(),
+            object: None,
+        };
+        let grants: Vec<Grant> = state
+            .grants
+            .range(start..)
+            .take_while(|g| g.grantee == user.id)
+            .cloned()
+            .collect();
+        let names: BTreeSet<&str> = grants.iter().map(|g| g.role.as_str()).collect();
+        let roles = names
+            .into_iter()
+            .filter_map(|name| state.roles.get(name))
+            .cloned()
+            .collect();
+        Ok(Some(Principal {
+            session: session.clone(),
+            user: user.clone(),
+            grants,
+            roles,
+            meta_version: state.meta_version,
+        }))
     }
 
     async fn put_session(&self, mut session: Session) -> Result<()> {

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::store::{Batch, Details, Op, Scope, WriteTx, prepare, prepare_session};
+use lore_core::store::{Batch, Details, Op, Principal, Scope, WriteTx, prepare, prepare_session};
 use lore_core::{Error, ObjectId, Result, Store};
 
 use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
@@ -521,6 +521,58 @@ impl<D: Driver> Store for SqlStore<D> {
             )
             .await?;
         read::all(rows, read::role)
+    }
+
+    async fn meta_version(&self) -> Result<i64> {
+        let rows = self
+            .rows(
+                "SELECT version FROM versions WHERE name = 'meta'",
+                Vec::new(),
+                "versions",
+            )
+            .await?;
+        rows.first().map_or(Ok(0), |row| row.int(0, "versions"))
+    }
+
+    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
+        // One statement, one row per grant: the session and user repeat on each.
+        let rows = self
+            .rows(
+                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at,                  u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash,                  u.enabled, u.created_at,                  g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id,                  r.name, r.description, r.global, r.capabilities,                  (SELECT version FROM versions WHERE name = 'meta')                  FROM sessions s                  JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object                  LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object                  LEFT JOIN roles r ON r.name = g.role                  WHERE s.key_hash = $1 AND s.expires_at > $2",
+                vec![key_hash.into(), now.into()],
+                "the caller of a session",
+            )
+            .await?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let session = read::session(first.columns(0..5))?;
+        let user = read::user(first.columns(5..14))?;
+        let meta_version = first.opt_int(23, "versions")?.unwrap_or(0);
+        let mut grants = Vec::new();
+        let mut roles: Vec<Role> = Vec::new();
+        for row in &rows {
+            if row.opt_int(14, "grants")?.is_none() {
+                continue;
+            }
+            grants.push(read::grant(row.columns(14..19))?);
+            // a grant of a role that is not stored joins no role
+            if !matches!(row.0.get(19), None | Some(SqlValue::Null)) {
+                let role = read::role(row.columns(19..23))?;
+                if !roles.iter().any(|r| r.name == role.name) {
+                    roles.push(role);
+                }
+            }
+        }
+        grants.sort();
+        roles.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Some(Principal {
+            session,
+            user,
+            grants,
+            roles,
+            meta_version,
+        }))
     }
 
     async fn user(&self, id: ObjectId) -> Result<Option<User>> {

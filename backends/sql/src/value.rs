@@ -70,6 +70,15 @@ pub enum ColType {
 pub struct Row(pub Vec<SqlValue>);
 
 impl Row {
+    /// The columns `range` of the row as a row of their own, for rows that join tables.
+    pub fn columns(&self, range: std::ops::Range<usize>) -> Row {
+        Row(self
+            .0
+            .get(range)
+            .map(<[SqlValue]>::to_vec)
+            .unwrap_or_default())
+    }
+
     fn wrong(&self, i: usize, table: &str, wanted: &str) -> Error {
         Error::internal(format!(
             "table {table} holds {:?} in column {i} where {wanted} belongs",

@@ -1,0 +1,425 @@
+//! Store contract cases for what must mean the same on every backend (timestamps, NaN
+//! and NUL, error codes), for write transactions read from outside while they are open,
+//! and for the one-read caller lookup. Each case takes a fresh, empty store.
+
+use std::sync::Arc;
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration};
+use lore_core::error::{ErrorCode, Result};
+use lore_core::id::{ObjectId, REPOSITORY_MODEL};
+use lore_core::model::*;
+use lore_core::store::{Batch, Op, Store};
+
+fn ok<T>(result: Result<T>, what: &str) -> T {
+    match result {
+        Ok(value) => value,
+        Err(e) => panic!("{what}: the store failed with {e}"),
+    }
+}
+
+fn fails<T: std::fmt::Debug>(result: Result<T>, code: ErrorCode, what: &str) {
+    match result {
+        Ok(value) => panic!("{what}: expected a {code} error, got Ok({value:?})"),
+        Err(e) => assert_eq!(e.code, code, "{what}: expected a {code} error, got {e}"),
+    }
+}
+
+fn folder(id: i64, name: &str) -> Object {
+    Object::new(
+        ObjectId::repository(id),
+        ObjectKind::Folder,
+        TypeName::new(REPOSITORY_PROFILE, ObjectKind::Folder.as_str()),
+        SystemType::Namespace,
+        name,
+    )
+}
+
+fn user(id: i64, name: &str) -> User {
+    User {
+        id: ObjectId::repository(id),
+        name: name.to_owned(),
+        full_name: String::new(),
+        email: String::new(),
+        description: String::new(),
+        password_hash: None,
+        enabled: true,
+        created_at: now(),
+    }
+}
+
+fn session(key: &str, user: i64, expires_in: Duration) -> Session {
+    let created = now();
+    Session {
+        key_hash: key.to_owned(),
+        user: ObjectId::repository(user),
+        created_at: created,
+        expires_at: created + expires_in,
+    }
+}
+
+/// A timestamp with nanoseconds, which every backend keeps to the microsecond.
+fn nanos() -> (Timestamp, Timestamp) {
+    let exact = DateTime::from_timestamp(1_700_000_000, 123_456_789).expect("in range");
+    let micros = DateTime::from_timestamp(1_700_000_000, 123_456_000).expect("in range");
+    (exact, micros)
+}
+
+/// Timestamps come back in UTC at microsecond precision, on objects, attribute values,
+/// users and sessions alike.
+pub async fn timestamps_keep_microseconds(store: Arc<dyn Store>) {
+    let (exact, micros) = nanos();
+    let mut object = folder(1, "f");
+    object.created_at = exact;
+    object.updated_at = exact;
+    let mut u = user(2, "timekeeper");
+    u.created_at = exact;
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::PutObject(object),
+                Op::SetAttribute(AttributeValue {
+                    object: ObjectId::repository(1),
+                    attribute: "When".into(),
+                    value: Value::DateTime(exact),
+                }),
+                Op::PutUser(u),
+            ]))
+            .await,
+        "writing nanosecond timestamps",
+    );
+    let read = ok(store.object(ObjectId::repository(1)).await, "reading").expect("stored");
+    assert_eq!((read.created_at, read.updated_at), (micros, micros));
+    let details = ok(
+        store
+            .details(lore_core::store::Scope::Objects(vec![
+                ObjectId::repository(1),
+            ]))
+            .await,
+        "reading details",
+    );
+    assert_eq!(details.attributes[0].value, Value::DateTime(micros));
+    let u = ok(store.user(ObjectId::repository(2)).await, "reading").expect("stored");
+    assert_eq!(u.created_at, micros);
+    let mut s = session("k", 2, Duration::days(3650));
+    s.expires_at = exact + Duration::days(36500);
+    ok(store.put_session(s).await, "writing a session");
+    let s = ok(store.session("k", now()).await, "reading").expect("stored");
+    assert_eq!(s.expires_at, micros + Duration::days(36500));
+}
+
+/// NaN and the NUL character are refused with INVALID_PARAMETER, and nothing of the
+/// batch lands.
+pub async fn nan_and_nul_are_invalid_everywhere(store: Arc<dyn Store>) {
+    let id = ObjectId::repository(1);
+    let cases: Vec<(&str, Op)> = vec![
+        (
+            "a NaN attribute",
+            Op::SetAttribute(AttributeValue {
+                object: id,
+                attribute: "Score".into(),
+                value: Value::Double(f64::NAN),
+            }),
+        ),
+        ("a NUL in an object name", Op::PutObject(folder(2, "a\0b"))),
+        (
+            "a NUL in an attribute value",
+            Op::SetAttribute(AttributeValue {
+                object: id,
+                attribute: "Note".into(),
+                value: Value::Text("x\0".into()),
+            }),
+        ),
+        (
+            "a NUL in a tag",
+            Op::AddTag(Tag {
+                object: id,
+                kind: TagKind::Label,
+                value: "\0".into(),
+            }),
+        ),
+        ("a NUL in a user name", Op::PutUser(user(3, "bad\0name"))),
+        (
+            "a NUL in profiling",
+            Op::SetProfiling(Profiling {
+                object: id,
+                profile: None,
+                sample: Some(DataSample {
+                    header: vec!["c".into()],
+                    samples: vec![vec![serde_json::json!("v\0")]],
+                }),
+            }),
+        ),
+    ];
+    for (what, op) in cases {
+        let result = store
+            .apply(Batch::from(vec![Op::PutObject(folder(1, "kept out")), op]))
+            .await;
+        fails(result, ErrorCode::InvalidParameter, what);
+        assert_eq!(
+            ok(store.object(id).await, "reading"),
+            None,
+            "{what}: nothing of the batch lands"
+        );
+    }
+    fails(
+        store
+            .put_session(session("a\0", 1, Duration::hours(1)))
+            .await,
+        ErrorCode::InvalidParameter,
+        "a NUL in a session key",
+    );
+}
+
+/// The same failure is the same error code on every backend.
+pub async fn the_same_failure_has_the_same_code(store: Arc<dyn Store>) {
+    ok(store.reserve_ids(77, 10).await, "reserving ids");
+    fails(
+        store.reserve_ids(77, u64::MAX).await,
+        ErrorCode::InvalidParameter,
+        "reserving more ids than an i64 holds",
+    );
+    fails(
+        store.reserve_ids(77, (i64::MAX - 5) as u64).await,
+        ErrorCode::InvalidParameter,
+        "reserving past the end of the id space",
+    );
+    let next = ok(store.reserve_ids(77, 1).await, "reserving after a refusal");
+    assert_eq!(next, 11, "a refused reservation takes no ids");
+
+    ok(
+        store
+            .apply(Batch::from(vec![Op::PutUser(user(1, "Alice"))]))
+            .await,
+        "writing a user",
+    );
+    let err = store
+        .apply(Batch::from(vec![Op::PutUser(user(2, "ALICE"))]))
+        .await
+        .expect_err("a user name clash is refused");
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert!(
+        err.message.contains("a user named 'ALICE' already exists"),
+        "the clash names the user: {err}"
+    );
+    ok(
+        store
+            .apply(Batch::from(vec![Op::PutObject(folder(5, "Sales"))]))
+            .await,
+        "writing a folder",
+    );
+    fails(
+        store
+            .apply(Batch::from(vec![Op::PutObject(folder(6, "Sales"))]))
+            .await,
+        ErrorCode::Conflict,
+        "a repository name clash",
+    );
+    fails(
+        store
+            .apply(Batch::from(vec![Op::ClearModel(REPOSITORY_MODEL)]))
+            .await,
+        ErrorCode::InvalidParameter,
+        "clearing the repository id space",
+    );
+}
+
+/// A write transaction's writes are invisible from outside until it commits, and a
+/// read (authentication included) answers at once while it is open.
+pub async fn reads_do_not_wait_for_an_open_transaction(store: Arc<dyn Store>) {
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::PutObject(folder(1, "before")),
+                Op::PutUser(user(2, "reader")),
+            ]))
+            .await,
+        "writing the committed state",
+    );
+    ok(
+        store
+            .put_session(session("key", 2, Duration::hours(1)))
+            .await,
+        "opening a session",
+    );
+    let mut tx = ok(store.begin().await, "beginning a transaction");
+    ok(
+        tx.write(vec![Op::PutObject(folder(3, "during"))]).await,
+        "writing inside the transaction",
+    );
+    let reads = async {
+        let during = ok(store.object(ObjectId::repository(3)).await, "reading");
+        let before = ok(store.object(ObjectId::repository(1)).await, "reading");
+        let caller = ok(store.principal("key", now()).await, "authenticating");
+        (during, before, caller)
+    };
+    let (during, before, caller) = tokio::time::timeout(StdDuration::from_secs(5), reads)
+        .await
+        .expect("reads answer while a write transaction is open");
+    assert_eq!(during, None, "uncommitted writes are not visible");
+    assert!(before.is_some(), "the committed state is");
+    assert!(caller.is_some(), "a key still authenticates");
+    ok(tx.commit().await, "committing");
+    assert!(
+        ok(store.object(ObjectId::repository(3)).await, "reading").is_some(),
+        "committed writes are visible"
+    );
+}
+
+/// Dropping an open transaction rolls it back, and the next transaction can start.
+pub async fn a_dropped_transaction_leaves_nothing(store: Arc<dyn Store>) {
+    let mut tx = ok(store.begin().await, "beginning a transaction");
+    ok(
+        tx.write(vec![Op::PutObject(folder(1, "gone"))]).await,
+        "writing a chunk",
+    );
+    ok(
+        tx.write(vec![Op::PutObject(folder(2, "gone too"))]).await,
+        "writing a second chunk",
+    );
+    drop(tx);
+    let mut tx = tokio::time::timeout(StdDuration::from_secs(5), store.begin())
+        .await
+        .expect("a new transaction starts after a dropped one")
+        .expect("beginning");
+    ok(
+        tx.write(vec![Op::PutObject(folder(3, "kept"))]).await,
+        "writing",
+    );
+    ok(tx.commit().await, "committing");
+    assert_eq!(
+        ok(store.object(ObjectId::repository(1)).await, "reading"),
+        None
+    );
+    assert_eq!(
+        ok(store.object(ObjectId::repository(2)).await, "reading"),
+        None
+    );
+    assert!(ok(store.object(ObjectId::repository(3)).await, "reading").is_some());
+}
+
+/// `principal` reads a session's user, grants and roles in one call, and the meta
+/// version moves with writes to the meta model and roles only.
+pub async fn principal_and_meta_version(store: Arc<dyn Store>) {
+    let role = |name: &str, global: bool| Role {
+        name: name.to_owned(),
+        description: String::new(),
+        global,
+        capabilities: vec![Capability::ViewMetadata],
+    };
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::PutUser(user(1, "carol")),
+                Op::PutRole(role("Viewer", true)),
+                Op::PutRole(role("Steward", false)),
+                Op::AddGrant(Grant {
+                    grantee: ObjectId::repository(1),
+                    role: "Viewer".into(),
+                    object: None,
+                }),
+                Op::AddGrant(Grant {
+                    grantee: ObjectId::repository(1),
+                    role: "Steward".into(),
+                    object: Some(ObjectId::repository(9)),
+                }),
+                Op::AddGrant(Grant {
+                    grantee: ObjectId::repository(1),
+                    role: "Unknown".into(),
+                    object: None,
+                }),
+                Op::PutUser(user(2, "dave")),
+            ]))
+            .await,
+        "writing users, roles and grants",
+    );
+    ok(
+        store
+            .put_session(session("carol-key", 1, Duration::hours(1)))
+            .await,
+        "session",
+    );
+    ok(
+        store
+            .put_session(session("dave-key", 2, Duration::hours(1)))
+            .await,
+        "session",
+    );
+    ok(
+        store
+            .put_session(session("old-key", 1, Duration::seconds(-1)))
+            .await,
+        "session",
+    );
+
+    let p = ok(store.principal("carol-key", now()).await, "reading").expect("a principal");
+    assert_eq!(p.user.name, "carol");
+    assert_eq!(p.session.key_hash, "carol-key");
+    assert_eq!(
+        p.grants,
+        ok(store.grants_of(ObjectId::repository(1)).await, "grants")
+    );
+    let names: Vec<&str> = p.roles.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Steward", "Viewer"],
+        "the stored roles the grants name, by name"
+    );
+    assert_eq!(p.meta_version, ok(store.meta_version().await, "version"));
+
+    let p = ok(store.principal("dave-key", now()).await, "reading").expect("a principal");
+    assert!(
+        p.grants.is_empty() && p.roles.is_empty(),
+        "a user without grants"
+    );
+    assert_eq!(
+        ok(store.principal("old-key", now()).await, "reading"),
+        None,
+        "expired"
+    );
+    assert_eq!(
+        ok(store.principal("nobody", now()).await, "reading"),
+        None,
+        "unknown"
+    );
+
+    let before = ok(store.meta_version().await, "version");
+    ok(
+        store
+            .apply(Batch::from(vec![Op::PutObject(folder(5, "f"))]))
+            .await,
+        "writing an object",
+    );
+    assert_eq!(
+        ok(store.meta_version().await, "version"),
+        before,
+        "objects leave it"
+    );
+    ok(
+        store
+            .apply(Batch::from(vec![Op::PutAttributeType(AttributeType {
+                name: "Owner".into(),
+                display_name: "Owner".into(),
+                kind: AttributeKind::Custom,
+                value_type: ValueType::String,
+                profile: None,
+                group: "Custom".into(),
+                description: String::new(),
+            })]))
+            .await,
+        "writing an attribute type",
+    );
+    let after = ok(store.meta_version().await, "version");
+    assert_ne!(after, before, "an attribute type moves it");
+    ok(
+        store
+            .apply(Batch::from(vec![Op::PutRole(role("Other", true))]))
+            .await,
+        "writing a role",
+    );
+    assert_ne!(
+        ok(store.meta_version().await, "version"),
+        after,
+        "a role moves it"
+    );
+}
