@@ -423,3 +423,54 @@ pub async fn principal_and_meta_version(store: Arc<dyn Store>) {
         "a role moves it"
     );
 }
+
+/// `objects` answers the existing objects of a list of ids once each, sorted by id, and
+/// `objects_with_details` adds what hangs on them as `details` answers it.
+pub async fn objects_by_ids_with_details(store: Arc<dyn Store>) {
+    let (a, b, c) = (
+        ObjectId::repository(3),
+        ObjectId::repository(1),
+        ObjectId::repository(2),
+    );
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::PutObject(folder(3, "three")),
+                Op::PutObject(folder(1, "one")),
+                Op::PutObject(folder(2, "two")),
+                Op::AddTag(Tag {
+                    object: a,
+                    kind: TagKind::Label,
+                    value: "PII".into(),
+                }),
+                Op::AddEdge(Edge {
+                    kind: EdgeKind::SemanticLink,
+                    source: b,
+                    target: a,
+                    name: String::new(),
+                }),
+            ]))
+            .await,
+        "writing objects",
+    );
+    let missing = ObjectId::repository(99);
+    let ids = [a, missing, b, a];
+    let objects = ok(store.objects(&ids).await, "reading objects");
+    let found: Vec<ObjectId> = objects.iter().map(|o| o.id).collect();
+    assert_eq!(found, [b, a], "existing objects once each, by id");
+    assert!(ok(store.objects(&[]).await, "reading no objects").is_empty());
+
+    let (objects, details) = ok(store.objects_with_details(&ids).await, "reading both");
+    assert_eq!(objects.iter().map(|o| o.id).collect::<Vec<_>>(), [b, a]);
+    let alone = ok(
+        store
+            .details(lore_core::store::Scope::Objects(ids.to_vec()))
+            .await,
+        "reading details",
+    );
+    assert_eq!(details, alone, "the same details as details()");
+    assert_eq!(details.tags.len(), 1);
+    assert_eq!(details.edges.len(), 1);
+    let (objects, _) = ok(store.objects_with_details(&[c]).await, "reading one");
+    assert_eq!(objects.len(), 1);
+}

@@ -46,4 +46,5 @@ on_every_backend!(
     reads_do_not_wait_for_an_open_transaction,
     a_dropped_transaction_leaves_nothing,
     principal_and_meta_version,
+    objects_by_ids_with_details,
 );

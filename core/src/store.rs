@@ -348,8 +348,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn model_objects(&self, model: i64) -> Result<Vec<Object>>;
     /// Every repository object of the kind, sorted by name then id.
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>>;
+    /// The objects of these ids that exist, sorted by id.
+    async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>>;
     /// What hangs on the objects in scope.
     async fn details(&self, scope: Scope) -> Result<Details>;
+    /// [`Store::objects`] and [`Store::details`] of `Scope::Objects(ids)` together, from
+    /// one snapshot: one read where an entity is shown with what hangs on it.
+    async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)>;
     /// Edges of the kind whose source (or, with `incoming`, target) is `object`, sorted.
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>>;
 

@@ -300,6 +300,24 @@ impl State {
     }
 
     /// Everything hanging on the ids of a model, whether or not the objects exist.
+    /// The objects of the ids that exist, sorted by id.
+    fn objects_of(&self, ids: &[ObjectId]) -> Vec<Object> {
+        let ids: BTreeSet<&ObjectId> = ids.iter().collect();
+        ids.into_iter()
+            .filter_map(|id| self.objects.get(id))
+            .cloned()
+            .collect()
+    }
+
+    fn objects_details(&self, ids: &[ObjectId]) -> Details {
+        let ids: BTreeSet<ObjectId> = ids.iter().copied().collect();
+        let mut details = Details::default();
+        let mut edges = BTreeSet::new();
+        self.collect_details(&ids, &mut details, &mut edges);
+        details.edges = edges.into_iter().collect();
+        details
+    }
+
     fn model_details(&self, model: i64) -> Details {
         let start = first_of(model);
         let in_model = |id: &ObjectId| id.model == model;
@@ -833,16 +851,18 @@ impl Store for MemoryStore {
     async fn details(&self, scope: Scope) -> Result<Details> {
         let state = self.read()?;
         Ok(match scope {
-            Scope::Objects(ids) => {
-                let ids: BTreeSet<ObjectId> = ids.into_iter().collect();
-                let mut details = Details::default();
-                let mut edges = BTreeSet::new();
-                state.collect_details(&ids, &mut details, &mut edges);
-                details.edges = edges.into_iter().collect();
-                details
-            }
+            Scope::Objects(ids) => state.objects_details(&ids),
             Scope::Model(model) => state.model_details(model),
         })
+    }
+
+    async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
+        Ok(self.read()?.objects_of(ids))
+    }
+
+    async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
+        let state = self.read()?;
+        Ok((state.objects_of(ids), state.objects_details(ids)))
     }
 
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {

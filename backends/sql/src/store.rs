@@ -222,6 +222,99 @@ fn id_pairs(ids: &[ObjectId]) -> SqlValue {
     SqlValue::Text(serde_json::to_string(&pairs).ok())
 }
 
+/// The objects of the ids, sorted by id.
+fn objects_query<D: Driver>(ids: &[ObjectId]) -> Stmt {
+    Stmt::query(
+        format!(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE (model_id, object_id) IN (SELECT model_id, object_id FROM ({}) p) \
+                 ORDER BY model_id, object_id"
+            ),
+            D::DIALECT.id_pairs(1)
+        ),
+        vec![id_pairs(ids)],
+    )
+}
+
+/// The six queries of a details read, in the order [`decode_details`] takes them.
+fn details_queries<D: Driver>(scope: &Scope) -> Vec<Stmt> {
+    let (join, edge_sources, param) = match scope {
+        Scope::Objects(ids) => {
+            let pairs = D::DIALECT.id_pairs(1);
+            (
+                format!(
+                    "JOIN ({pairs}) s ON s.model_id = t.model_id AND s.object_id = t.object_id"
+                ),
+                [
+                    format!(
+                        "({pairs}) s JOIN edges e ON e.source_model = s.model_id AND e.source_object = s.object_id"
+                    ),
+                    format!(
+                        "({pairs}) s JOIN edges e ON e.target_model = s.model_id AND e.target_object = s.object_id"
+                    ),
+                ],
+                id_pairs(ids),
+            )
+        }
+        Scope::Model(model) => (
+            "WHERE t.model_id = $1".to_owned(),
+            [
+                "edges e WHERE e.source_model = $1".to_owned(),
+                "edges e WHERE e.target_model = $1".to_owned(),
+            ],
+            SqlValue::from(*model),
+        ),
+    };
+    let scoped = |columns: &str, table: &str| {
+        Stmt::query(
+            format!("SELECT {columns} FROM {table} t {join}"),
+            vec![param.clone()],
+        )
+    };
+    let [from_sources, from_targets] = edge_sources;
+    vec![
+        scoped(read::ATTRIBUTE_COLUMNS, "attribute_values"),
+        Stmt::query(
+            format!(
+                "SELECT {cols} FROM {from_sources} UNION SELECT {cols} FROM {from_targets}",
+                cols = read::EDGE_COLUMNS
+            ),
+            vec![param.clone()],
+        ),
+        scoped(read::TAG_COLUMNS, "tags"),
+        scoped(read::CLASSIFICATION_COLUMNS, "classifications"),
+        scoped(read::LABEL_COLUMNS, "label_assignments"),
+        scoped(read::PROFILING_COLUMNS, "profiling"),
+    ]
+}
+
+/// The results of [`details_queries`], sorted as the contract names.
+fn decode_details(mut results: impl Iterator<Item = Vec<Row>>) -> Result<Details> {
+    let mut next = || results.next().unwrap_or_default();
+    let mut attributes = read::all(next(), read::attribute)?;
+    attributes.sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
+    let mut edges = read::all(next(), read::edge)?;
+    edges.sort();
+    let mut tags = read::all(next(), read::tag)?;
+    tags.sort();
+    let mut classifications = read::all(next(), read::classification)?;
+    classifications.sort();
+    let mut labels = read::all(next(), read::label)?;
+    labels.sort();
+    let mut profiling = read::all(next(), read::profiling)?;
+    profiling.sort_by_key(|p| p.object);
+    Ok(Details {
+        attributes,
+        edges,
+        tags,
+        classifications,
+        labels,
+        profiling,
+    })
+}
+
 #[async_trait]
 impl<D: Driver> Store for SqlStore<D> {
     fn backend(&self) -> &'static str {
@@ -376,81 +469,34 @@ impl<D: Driver> Store for SqlStore<D> {
         .await
     }
 
+    async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut outcomes = self.read(vec![objects_query::<D>(ids)], "objects").await?;
+        read::all(
+            outcomes.pop().map(|o| o.rows).unwrap_or_default(),
+            read::object,
+        )
+    }
+
     async fn details(&self, scope: Scope) -> Result<Details> {
-        let (join, edge_sources, param) = match &scope {
-            Scope::Objects(ids) => {
-                let pairs = D::DIALECT.id_pairs(1);
-                (
-                    format!(
-                        "JOIN ({pairs}) s ON s.model_id = t.model_id AND s.object_id = t.object_id"
-                    ),
-                    [
-                        format!(
-                            "({pairs}) s JOIN edges e ON e.source_model = s.model_id AND e.source_object = s.object_id"
-                        ),
-                        format!(
-                            "({pairs}) s JOIN edges e ON e.target_model = s.model_id AND e.target_object = s.object_id"
-                        ),
-                    ],
-                    id_pairs(ids),
-                )
-            }
-            Scope::Model(model) => (
-                "WHERE t.model_id = $1".to_owned(),
-                [
-                    "edges e WHERE e.source_model = $1".to_owned(),
-                    "edges e WHERE e.target_model = $1".to_owned(),
-                ],
-                SqlValue::from(*model),
-            ),
-        };
-        let scoped = |columns: &str, table: &str| {
-            Stmt::query(
-                format!("SELECT {columns} FROM {table} t {join}"),
-                vec![param.clone()],
-            )
-        };
-        let [from_sources, from_targets] = edge_sources;
-        let queries = vec![
-            scoped(read::ATTRIBUTE_COLUMNS, "attribute_values"),
-            Stmt::query(
-                format!(
-                    "SELECT {cols} FROM {from_sources} UNION SELECT {cols} FROM {from_targets}",
-                    cols = read::EDGE_COLUMNS
-                ),
-                vec![param.clone()],
-            ),
-            scoped(read::TAG_COLUMNS, "tags"),
-            scoped(read::CLASSIFICATION_COLUMNS, "classifications"),
-            scoped(read::LABEL_COLUMNS, "label_assignments"),
-            scoped(read::PROFILING_COLUMNS, "profiling"),
-        ];
+        let outcomes = self
+            .read(details_queries::<D>(&scope), "the details of objects")
+            .await?;
+        decode_details(outcomes.into_iter().map(|o| o.rows))
+    }
+
+    async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
+        let mut queries = vec![objects_query::<D>(ids)];
+        queries.extend(details_queries::<D>(&Scope::Objects(ids.to_vec())));
         let mut results = self
-            .read(queries, "the details of objects")
+            .read(queries, "objects and their details")
             .await?
             .into_iter()
             .map(|o| o.rows);
-        let mut next = || results.next().unwrap_or_default();
-        let mut attributes = read::all(next(), read::attribute)?;
-        attributes.sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
-        let mut edges = read::all(next(), read::edge)?;
-        edges.sort();
-        let mut tags = read::all(next(), read::tag)?;
-        tags.sort();
-        let mut classifications = read::all(next(), read::classification)?;
-        classifications.sort();
-        let mut labels = read::all(next(), read::label)?;
-        labels.sort();
-        let mut profiling = read::all(next(), read::profiling)?;
-        profiling.sort_by_key(|p| p.object);
-        Ok(Details {
-            attributes,
-            edges,
-            tags,
-            classifications,
-            labels,
-            profiling,
-        })
+        let objects = read::all(results.next().unwrap_or_default(), read::object)?;
+        Ok((objects, decode_details(results)?))
     }
 
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
