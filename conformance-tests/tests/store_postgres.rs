@@ -76,12 +76,21 @@ async fn apply(store: &PostgresStore, ops: Vec<Op>) {
     }
 }
 
-#[tokio::test]
-async fn postgres_store_contract() {
-    let Some((_db, store)) = fresh().await else {
-        return;
-    };
-    lore_conformance::store_contract::run(Arc::new(store)).await;
+/// The shared Store contract, one test per case, each on a fresh database.
+mod contract {
+    use std::sync::Arc;
+
+    use lore_backend_postgres::PostgresStore;
+    use lore_conformance::Backend;
+    use lore_conformance::postgres::TestDatabase;
+
+    lore_conformance::store_suite!(|| async {
+        let db = TestDatabase::create().await?;
+        let store = PostgresStore::connect(&db.url)
+            .await
+            .expect("connecting to the test database");
+        Some(Backend::new(Arc::new(store)).keep(db))
+    });
 }
 
 #[tokio::test]
