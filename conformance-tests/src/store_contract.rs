@@ -2488,7 +2488,6 @@ async fn reserve_ids_overflow_is_refused_and_takes_nothing(store: Arc<dyn Store>
         5,
         "a refused reservation takes no ids"
     );
-
 }
 
 async fn children_sorted_by_name_then_id(store: Arc<dyn Store>) {
@@ -2582,12 +2581,7 @@ async fn attribute_values_read_back_in_name_order(store: Arc<dyn Store>) {
         attr(id, "Reviewed", Value::DateTime(at(1_700_000_000_123))),
         attr(id, "Score", Value::Double(0.1)),
     ];
-    let ops: Vec<Op> = values
-        .iter()
-        .rev()
-        .cloned()
-        .map(Op::SetAttribute)
-        .collect();
+    let ops: Vec<Op> = values.iter().rev().cloned().map(Op::SetAttribute).collect();
     apply(store, ops, "SetAttribute").await;
     assert_eq!(details(store, &[id], "details").await.attributes, values);
 }
@@ -2631,7 +2625,11 @@ async fn delete_and_clear_keep_other_models_and_repository_objects(store: Arc<dy
     let mut batch = Vec::new();
     for o in [&model, &a, &b, &other] {
         batch.push(Op::PutObject(o.clone()));
-        batch.push(Op::SetAttribute(attr(o.id, "Note", Value::Text(o.name.clone()))));
+        batch.push(Op::SetAttribute(attr(
+            o.id,
+            "Note",
+            Value::Text(o.name.clone()),
+        )));
         batch.push(Op::AddTag(tag(o.id, TagKind::Label, "pii")));
         batch.push(Op::SetClassification(Classification {
             object: o.id,
@@ -2716,9 +2714,7 @@ async fn session_expiring_now_is_expired(store: Arc<dyn Store>) {
     );
     assert_eq!(ok(store.purge_sessions(now).await, "purge_sessions"), 1);
     ok(
-        store
-            .put_session(session(now + Duration::seconds(1)))
-            .await,
+        store.put_session(session(now + Duration::seconds(1))).await,
         "put_session of a purged key hash",
     );
     assert!(
@@ -2777,8 +2773,7 @@ async fn apply_failing_midway_lands_nothing(store: Arc<dyn Store>) {
     };
     assert_eq!(err.code, ErrorCode::Conflict, "{err}");
     assert!(
-        err.message
-            .contains("a user named 'ALICE' already exists"),
+        err.message.contains("a user named 'ALICE' already exists"),
         "the conflict says what clashed: {err}"
     );
     assert_eq!(store.user_count().await.ok(), Some(1), "no user landed");
@@ -2816,7 +2811,10 @@ async fn duplicate_user_name_in_a_batch_lands_nothing(store: Arc<dyn Store>) {
         )),
         "two users of one name (in another case) in one batch"
     );
-    assert_eq!(ok(store.object(ObjectId::repository(1)).await, "object"), None);
+    assert_eq!(
+        ok(store.object(ObjectId::repository(1)).await, "object"),
+        None
+    );
     assert_eq!(ok(store.user_count().await, "user_count"), 0);
 
     apply(
@@ -2886,23 +2884,32 @@ async fn apply_failure_restores_every_index(store: Arc<dyn Store>) {
         "a batch ending in a duplicate user name",
     );
 
-    assert_eq!(
-        ok(store.details(Scope::Model(5)).await, "details"),
-        before
-    );
+    assert_eq!(ok(store.details(Scope::Model(5)).await, "details"), before);
     assert_eq!(
         object_names(&ok(store.children(5, Some(a)).await, "children")),
         ["b"]
     );
     assert!(
-        ok(store.child_by_name(5, None, "renamed").await, "child_by_name").is_none()
+        ok(
+            store.child_by_name(5, None, "renamed").await,
+            "child_by_name"
+        )
+        .is_none()
     );
     assert!(ok(store.child_by_name(5, None, "new").await, "child_by_name").is_none());
     assert!(
-        ok(store.object_by_stable_id("other").await, "object_by_stable_id").is_none()
+        ok(
+            store.object_by_stable_id("other").await,
+            "object_by_stable_id"
+        )
+        .is_none()
     );
     assert_eq!(
-        ok(store.object_by_stable_id("s5_2").await, "object_by_stable_id").map(|o| o.id),
+        ok(
+            store.object_by_stable_id("s5_2").await,
+            "object_by_stable_id"
+        )
+        .map(|o| o.id),
         Some(b)
     );
     assert_eq!(
@@ -2953,7 +2960,10 @@ async fn a_large_batch_lands_whole(store: Arc<dyn Store>) {
     let started = std::time::Instant::now();
     apply(store, ops, "a batch of 75,000 ops").await;
     eprintln!("{} ops applied in {:?}", count * 3, started.elapsed());
-    assert_eq!(ok(store.model_objects(model).await, "model_objects").len(), count);
+    assert_eq!(
+        ok(store.model_objects(model).await, "model_objects").len(),
+        count
+    );
     let all = ok(store.details(Scope::Model(model)).await, "details");
     assert_eq!(all.attributes.len(), count * 2);
     let children = ok(
