@@ -306,6 +306,8 @@ async fn what_postgresql_cannot_hold_is_invalid_input() {
         "a NUL in JSON"
     );
 
+    // Contract for every backend, but SQLite answers SERVER_ERROR ("id space 8 has no 2
+    // ids left"): this moves into the shared suite once the SQL backends agree.
     assert_eq!(
         store.reserve_ids(8, i64::MAX as u64 - 1).await.ok(),
         Some(1)
