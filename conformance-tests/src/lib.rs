@@ -1,6 +1,7 @@
 //! Lore's conformance suite.
 //!
-//! - [`store_contract`]: the `Store` contract, run directly against each backend.
+//! - [`store_contract`]: the `Store` contract, run directly against each backend;
+//!   [`store_suite!`] instantiates every case for one backend in one line.
 //! - [`postgres`]: a fresh PostgreSQL database per run, dropped afterwards.
 //! - [`harness`] and [`cases`]: the HTTP suite. Every case runs against a Lore over
 //!   HTTP; [`http_suite!`] instantiates all of them for one backend in one line.
@@ -19,7 +20,7 @@ pub mod store_rules;
 
 pub use cases::{Case, Kind, Needs};
 pub use harness::{Backend, IntoBackend, Target};
-/// Re-exported for [`http_suite!`]: the tests it generates need no tokio dependency.
+/// Re-exported for [`http_suite!`] and [`store_suite!`]: the tests it generates need no tokio dependency.
 pub use tokio;
 
 /// Expands to one `#[tokio::test]` per case of the HTTP suite (and one test that checks
@@ -146,5 +147,90 @@ macro_rules! http_suite {
     };
     ($factory:expr $(,)?) => {
         $crate::http_suite!(@all [store $factory]);
+    };
+}
+
+/// Expands to one `#[tokio::test]` per case of the Store contract (and one test that
+/// checks the list below against [`store_contract::cases`]).
+///
+/// `store_suite!(factory)`: each test calls `factory()` (a closure returning a future)
+/// for a fresh, empty store and runs the case on it. The future may give an
+/// `Arc<dyn Store>`, a [`Backend`] (a store plus guards kept alive until the case is
+/// done) or an `Option` of either, `None` skipping the case with a message.
+///
+/// ```ignore
+/// lore_conformance::store_suite!(|| async {
+///     std::sync::Arc::new(lore_backend_memory::MemoryStore::new()) as std::sync::Arc<dyn lore_core::Store>
+/// });
+/// ```
+#[macro_export]
+macro_rules! store_suite {
+    (@expand $factory:tt; $($name:ident,)*) => {
+        $( $crate::store_suite!(@one $factory $name); )*
+
+        #[test]
+        fn store_suite_lists_every_case() {
+            assert_eq!(
+                vec![$(stringify!($name)),*],
+                $crate::store_contract::names(),
+                "store_suite! and store_contract::cases() must list the same cases in the same order"
+            );
+        }
+    };
+    (@one [$factory:expr] $name:ident) => {
+        #[$crate::tokio::test(flavor = "multi_thread", worker_threads = 2, crate = "lore_conformance::tokio")]
+        async fn $name() {
+            $crate::store_contract::run_on_store(stringify!($name), $factory).await;
+        }
+    };
+    ($factory:expr $(,)?) => {
+        $crate::store_suite!(@expand [$factory];
+            fresh_store_is_empty_and_answers,
+            reserve_ids_consecutive_per_id_space,
+            reserve_ids_not_reused_after_failed_batch,
+            reserve_ids_concurrently_never_repeat,
+            reserve_ids_mixed_counts_concurrently_have_no_gaps,
+            reserve_ids_overflow_is_refused_and_takes_nothing,
+            objects_round_trip_and_put_replaces_whole,
+            children_sorted_by_name_bytes_and_looked_up_exactly,
+            children_sorted_by_name_then_id,
+            parents_stay_in_their_id_space,
+            stable_ids_unique_and_movable_within_a_batch,
+            stable_id_clash_within_a_batch_is_a_conflict,
+            stable_id_conflict_names_the_id,
+            attribute_values_round_trip_and_sort_by_name,
+            attribute_values_read_back_in_name_order,
+            edges_once_each_sorted_and_removed_exactly,
+            tags_once_each_sorted_and_removed_exactly,
+            classifications_and_labels_replace_status,
+            profiling_round_trips_and_replaces,
+            details_cover_scope_model_and_objects,
+            details_of_many_ids_sorted_by_object,
+            delete_object_removes_what_hangs_on_it,
+            clear_model_removes_model_objects_only,
+            delete_and_clear_keep_other_models_and_repository_objects,
+            definitions_round_trip_and_replace_by_name,
+            user_names_unique_case_insensitively,
+            grants_once_each_sorted_and_removed_exactly,
+            sessions_expire_at_expires_at,
+            session_expiring_now_is_expired,
+            sessions_expire_purge_and_end_per_user,
+            apply_is_atomic_on_conflict,
+            apply_is_atomic_on_invalid_parent,
+            apply_failing_midway_lands_nothing,
+            duplicate_user_name_in_a_batch_lands_nothing,
+            apply_failure_restores_every_index,
+            a_large_batch_lands_whole,
+            begin_lands_every_chunk_on_commit,
+            begin_dropped_uncommitted_leaves_store_unchanged,
+            begin_failing_chunk_lands_nothing,
+            reads_do_not_wait_for_an_open_transaction,
+            a_dropped_transaction_leaves_nothing,
+            timestamps_keep_microseconds,
+            nan_and_nul_are_invalid_everywhere,
+            the_same_failure_has_the_same_code,
+            principal_and_meta_version,
+            objects_by_ids_with_details,
+        );
     };
 }

@@ -1,9 +1,10 @@
 //! The [`Store`] contract, checked directly against any backend.
 //!
-//! [`run`] takes a fresh, empty store and walks every method and [`Op`] of the trait,
-//! section by section, so a failure names the area and the behaviour. Each backend's
-//! test (`tests/store_memory.rs`, `tests/store_sqlite.rs`, `tests/store_postgres.rs`)
-//! calls it once with its own store.
+//! Each case is an `async fn(Arc<dyn Store>)` that gets a fresh, empty store and pins
+//! one behaviour of the trait, so a failure names the area and the behaviour. [`cases`]
+//! lists them; [`store_suite!`](crate::store_suite) turns the list into one test per
+//! case for a backend (`tests/store_memory.rs`, `tests/store_sqlite.rs`,
+//! `tests/store_postgres.rs`).
 //!
 //! Orders are the ones the trait documents. Strings compare as Rust's `String` does
 //! (by bytes: `"B" < "a" < "é"`), so SQL backends must sort names with a binary
@@ -13,6 +14,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
+use std::future::Future;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration};
@@ -21,28 +23,120 @@ use lore_core::id::{ObjectId, REPOSITORY_MODEL, stable_id};
 use lore_core::model::*;
 use lore_core::store::{Batch, Details, Op, Scope, Store};
 
-/// Runs the whole contract against `store`, which must be empty.
-pub async fn run(store: Arc<dyn Store>) {
-    let s: &dyn Store = store.as_ref();
-    basics(s).await;
-    reserve_ids(s).await;
-    reserve_ids_concurrently(store.clone()).await;
-    objects(s).await;
-    children_and_lookups(s).await;
-    attribute_values(s).await;
-    edges(s).await;
-    tags(s).await;
-    classifications_and_labels(s).await;
-    profiling(s).await;
-    scopes(s).await;
-    delete_object_cascades(s).await;
-    clear_model(s).await;
-    definitions(s).await;
-    users(s).await;
-    grants(s).await;
-    sessions(s).await;
-    atomic_batches(s).await;
-    object_rules(s).await;
+use crate::cases::CaseFuture;
+use crate::harness::IntoBackend;
+use crate::store_rules::*;
+
+pub type StoreCaseFn = fn(Arc<dyn Store>) -> CaseFuture<'static>;
+
+/// One case of the Store contract.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreCase {
+    /// The test name; [`store_suite!`](crate::store_suite) lists the same names.
+    pub name: &'static str,
+    pub run: StoreCaseFn,
+}
+
+macro_rules! case {
+    ($func:ident) => {
+        StoreCase {
+            name: stringify!($func),
+            run: |store| Box::pin($func(store)),
+        }
+    };
+}
+
+/// Every case, in the order [`store_suite!`](crate::store_suite) lists them.
+pub fn cases() -> Vec<StoreCase> {
+    vec![
+        // A fresh store, ids
+        case!(fresh_store_is_empty_and_answers),
+        case!(reserve_ids_consecutive_per_id_space),
+        case!(reserve_ids_not_reused_after_failed_batch),
+        case!(reserve_ids_concurrently_never_repeat),
+        case!(reserve_ids_mixed_counts_concurrently_have_no_gaps),
+        case!(reserve_ids_overflow_is_refused_and_takes_nothing),
+        // Objects and the tree
+        case!(objects_round_trip_and_put_replaces_whole),
+        case!(children_sorted_by_name_bytes_and_looked_up_exactly),
+        case!(children_sorted_by_name_then_id),
+        case!(parents_stay_in_their_id_space),
+        case!(stable_ids_unique_and_movable_within_a_batch),
+        case!(stable_id_clash_within_a_batch_is_a_conflict),
+        case!(stable_id_conflict_names_the_id),
+        // What hangs on objects
+        case!(attribute_values_round_trip_and_sort_by_name),
+        case!(attribute_values_read_back_in_name_order),
+        case!(edges_once_each_sorted_and_removed_exactly),
+        case!(tags_once_each_sorted_and_removed_exactly),
+        case!(classifications_and_labels_replace_status),
+        case!(profiling_round_trips_and_replaces),
+        case!(details_cover_scope_model_and_objects),
+        case!(details_of_many_ids_sorted_by_object),
+        // Deleting
+        case!(delete_object_removes_what_hangs_on_it),
+        case!(clear_model_removes_model_objects_only),
+        case!(delete_and_clear_keep_other_models_and_repository_objects),
+        // Definitions, users, grants, sessions
+        case!(definitions_round_trip_and_replace_by_name),
+        case!(user_names_unique_case_insensitively),
+        case!(grants_once_each_sorted_and_removed_exactly),
+        case!(sessions_expire_at_expires_at),
+        case!(session_expiring_now_is_expired),
+        case!(sessions_expire_purge_and_end_per_user),
+        // Atomic writes
+        case!(apply_is_atomic_on_conflict),
+        case!(apply_is_atomic_on_invalid_parent),
+        case!(apply_failing_midway_lands_nothing),
+        case!(duplicate_user_name_in_a_batch_lands_nothing),
+        case!(apply_failure_restores_every_index),
+        case!(a_large_batch_lands_whole),
+        // Write transactions
+        case!(begin_lands_every_chunk_on_commit),
+        case!(begin_dropped_uncommitted_leaves_store_unchanged),
+        case!(begin_failing_chunk_lands_nothing),
+        case!(reads_do_not_wait_for_an_open_transaction),
+        case!(a_dropped_transaction_leaves_nothing),
+        // One meaning on every backend
+        case!(timestamps_keep_microseconds),
+        case!(nan_and_nul_are_invalid_everywhere),
+        case!(the_same_failure_has_the_same_code),
+        // Reads for the request path
+        case!(principal_and_meta_version),
+        case!(objects_by_ids_with_details),
+    ]
+}
+
+/// The names of every case, in table order.
+pub fn names() -> Vec<&'static str> {
+    cases().iter().map(|c| c.name).collect()
+}
+
+/// The case of that name; panics naming the known ones when there is none.
+pub fn case(name: &str) -> StoreCase {
+    cases()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no store case named '{name}'; the cases are {:?}", names()))
+}
+
+/// Runs one case on the fresh store the factory makes. The factory's guards (a
+/// temporary directory, a test database) live until the case and the store are done; a
+/// factory giving `None` skips the case with a message.
+pub async fn run_on_store<F, Fut, T>(name: &str, factory: F)
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = T>,
+    T: IntoBackend,
+{
+    let case = case(name);
+    let Some(backend) = factory().await.into_backend() else {
+        eprintln!("skipping {name}: the backend is not available");
+        return;
+    };
+    (case.run)(backend.store.clone()).await;
+    // The store goes before its guards (declaration order in `Backend`).
+    drop(backend);
 }
 
 // ---------------------------------------------------------------- helpers
@@ -130,7 +224,7 @@ async fn ids(store: &dyn Store, model: i64, count: u64) -> Vec<ObjectId> {
         .collect()
 }
 
-fn names(objects: &[Object]) -> Vec<&str> {
+fn object_names(objects: &[Object]) -> Vec<&str> {
     objects.iter().map(|o| o.name.as_str()).collect()
 }
 
@@ -191,7 +285,8 @@ fn is_empty(details: &Details) -> bool {
 
 // ---------------------------------------------------------------- sections
 
-async fn basics(store: &dyn Store) {
+async fn fresh_store_is_empty_and_answers(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     assert!(
         ["memory", "sqlite", "postgres"].contains(&store.backend()),
         "backend() names the backend: got '{}'",
@@ -230,7 +325,8 @@ async fn basics(store: &dyn Store) {
     ok(store.apply(Batch::new()).await, "applying an empty batch");
 }
 
-async fn reserve_ids(store: &dyn Store) {
+async fn reserve_ids_consecutive_per_id_space(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     assert_eq!(
         ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids"),
         1,
@@ -266,8 +362,10 @@ async fn reserve_ids(store: &dyn Store) {
         6,
         "model spaces do not move -1"
     );
+}
 
-    // A failed batch does not give its ids back.
+async fn reserve_ids_not_reused_after_failed_batch(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let first = ok(store.reserve_ids(9003, 2).await, "reserve_ids");
     let failing = vec![
         Op::PutObject(model_object(9003, first, None, "a")),
@@ -289,7 +387,7 @@ async fn reserve_ids(store: &dyn Store) {
     );
 }
 
-async fn reserve_ids_concurrently(store: Arc<dyn Store>) {
+async fn reserve_ids_concurrently_never_repeat(store: Arc<dyn Store>) {
     let mut tasks = Vec::new();
     for _ in 0..8 {
         let store = store.clone();
@@ -320,7 +418,8 @@ async fn reserve_ids_concurrently(store: Arc<dyn Store>) {
     );
 }
 
-async fn objects(store: &dyn Store) {
+async fn objects_round_trip_and_put_replaces_whole(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (model_id, model) = new_model(store, "Objects Model").await;
     let id = ids(store, model, 1).await[0];
 
@@ -445,7 +544,8 @@ async fn objects(store: &dyn Store) {
     );
 }
 
-async fn children_and_lookups(store: &dyn Store) {
+async fn children_sorted_by_name_bytes_and_looked_up_exactly(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     // Repository tree: folders under the root, sorted by name (bytes) then id.
     let r = ids(store, REPOSITORY_MODEL, 6).await;
     let folder = |i: usize, parent: Option<ObjectId>, name: &str| {
@@ -476,7 +576,7 @@ async fn children_and_lookups(store: &dyn Store) {
         "children",
     );
     assert_eq!(
-        names(&children),
+        object_names(&children),
         ["B", "b", "same", "é"],
         "children are sorted by name, comparing bytes (\"B\" < \"b\" < \"é\")"
     );
@@ -581,7 +681,7 @@ async fn children_and_lookups(store: &dyn Store) {
         "children(model, None) lists the model's top level"
     );
     assert_eq!(
-        names(&ok(store.children(model, Some(m[0])).await, "children")),
+        object_names(&ok(store.children(model, Some(m[0])).await, "children")),
         ["Table", "table"],
         "children of a model object are sorted by name"
     );
@@ -659,7 +759,7 @@ async fn children_and_lookups(store: &dyn Store) {
         &r,
     );
     assert_eq!(
-        names(&folders),
+        object_names(&folders),
         ["B", "Top", "b", "same", "same", "é"],
         "objects_of_kind(Folder) lists folders by name"
     );
@@ -675,7 +775,8 @@ async fn children_and_lookups(store: &dyn Store) {
     );
 }
 
-async fn attribute_values(store: &dyn Store) {
+async fn attribute_values_round_trip_and_sort_by_name(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (_, model) = new_model(store, "Values Model").await;
     let o = ids(store, model, 2).await;
     apply(
@@ -784,7 +885,8 @@ async fn attribute_values(store: &dyn Store) {
     );
 }
 
-async fn edges(store: &dyn Store) {
+async fn edges_once_each_sorted_and_removed_exactly(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (_, model) = new_model(store, "Edges Model").await;
     let o = ids(store, model, 4).await;
     let mut batch: Vec<Op> = o
@@ -876,7 +978,8 @@ async fn edges(store: &dyn Store) {
     );
 }
 
-async fn tags(store: &dyn Store) {
+async fn tags_once_each_sorted_and_removed_exactly(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (_, model) = new_model(store, "Tags Model").await;
     let o = ids(store, model, 2).await;
     let t1 = tag(o[0], TagKind::Collection, "Favourites");
@@ -924,7 +1027,8 @@ async fn tags(store: &dyn Store) {
     );
 }
 
-async fn classifications_and_labels(store: &dyn Store) {
+async fn classifications_and_labels_replace_status(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (_, model) = new_model(store, "Classification Model").await;
     let o = ids(store, model, 2).await;
     let class = |object, name: &str, status| Classification {
@@ -1078,7 +1182,8 @@ fn sample() -> DataSample {
     }
 }
 
-async fn profiling(store: &dyn Store) {
+async fn profiling_round_trips_and_replaces(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (_, model) = new_model(store, "Profiling Model").await;
     let o = ids(store, model, 3).await;
     let mut batch: Vec<Op> = o
@@ -1146,7 +1251,8 @@ async fn profiling(store: &dyn Store) {
     );
 }
 
-async fn scopes(store: &dyn Store) {
+async fn details_cover_scope_model_and_objects(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (model_id, model) = new_model(store, "Scope Model").await;
     let (other_id, other) = new_model(store, "Other Scope Model").await;
     let m = ids(store, model, 2).await;
@@ -1281,7 +1387,8 @@ async fn scopes(store: &dyn Store) {
     );
 }
 
-async fn delete_object_cascades(store: &dyn Store) {
+async fn delete_object_removes_what_hangs_on_it(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (_, model) = new_model(store, "Delete Model").await;
     let o = ids(store, model, 4).await;
     let (victim, keep, child, third) = (o[0], o[1], o[2], o[3]);
@@ -1411,7 +1518,8 @@ async fn delete_object_cascades(store: &dyn Store) {
     .await;
 }
 
-async fn clear_model(store: &dyn Store) {
+async fn clear_model_removes_model_objects_only(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (model_id, model) = new_model(store, "Cleared Model").await;
     let (other_id, other) = new_model(store, "Kept Model").await;
     let configuration = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
@@ -1617,7 +1725,8 @@ async fn clear_model(store: &dyn Store) {
     );
 }
 
-async fn definitions(store: &dyn Store) {
+async fn definitions_round_trip_and_replace_by_name(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let attribute_type = |name: &str, description: &str| AttributeType {
         name: name.to_owned(),
         display_name: format!("{name} display"),
@@ -1748,7 +1857,8 @@ async fn definitions(store: &dyn Store) {
     );
 }
 
-async fn users(store: &dyn Store) {
+async fn user_names_unique_case_insensitively(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let first = ok(store.reserve_ids(REPOSITORY_MODEL, 3).await, "reserve_ids");
     let mut ann = user(first, "Ann");
     ann.password_hash = Some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into());
@@ -1861,7 +1971,8 @@ async fn users(store: &dyn Store) {
     );
 }
 
-async fn grants(store: &dyn Store) {
+async fn grants_once_each_sorted_and_removed_exactly(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let first = ok(store.reserve_ids(REPOSITORY_MODEL, 3).await, "reserve_ids");
     let (a, b, folder) = (
         ObjectId::repository(first),
@@ -1939,7 +2050,8 @@ async fn grants(store: &dyn Store) {
     );
 }
 
-async fn sessions(store: &dyn Store) {
+async fn sessions_expire_at_expires_at(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let now = now();
     let hour = Duration::hours(1);
     let first = ok(store.reserve_ids(REPOSITORY_MODEL, 2).await, "reserve_ids");
@@ -2069,7 +2181,8 @@ async fn sessions(store: &dyn Store) {
     );
 }
 
-async fn atomic_batches(store: &dyn Store) {
+async fn apply_is_atomic_on_conflict(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (model_id, model) = new_model(store, "Atomic Model").await;
     let o = ids(store, model, 3).await;
     let first = ok(store.reserve_ids(REPOSITORY_MODEL, 2).await, "reserve_ids");
@@ -2192,12 +2305,17 @@ async fn atomic_batches(store: &dyn Store) {
         "a failed batch leaves no stable ids behind"
     );
     assert_eq!(
-        names(&ok(store.children(model, None).await, "children")),
+        object_names(&ok(store.children(model, None).await, "children")),
         ["original"],
         "a failed batch leaves the children as they were"
     );
+}
 
-    // A batch that fails on an invalid parent lands nothing either.
+async fn apply_is_atomic_on_invalid_parent(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Atomic Parent Model").await;
+    let o = ids(store, model, 3).await;
+    let first = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
     let batch = vec![
         Op::PutObject(model_object(model, o[2].object, None, "first")),
         Op::PutObject(model_object(
@@ -2219,7 +2337,8 @@ async fn atomic_batches(store: &dyn Store) {
     );
 }
 
-async fn object_rules(store: &dyn Store) {
+async fn parents_stay_in_their_id_space(store: Arc<dyn Store>) {
+    let store = store.as_ref();
     let (model_id, model) = new_model(store, "Rules Model").await;
     let o = ids(store, model, 3).await;
     fails(
@@ -2253,7 +2372,19 @@ async fn object_rules(store: &dyn Store) {
         ErrorCode::InvalidParameter,
         "a repository object whose parent is a model object",
     );
+    let mut elsewhere = model_object(model, o[1].object, None, "elsewhere");
+    elsewhere.parent = Some(ObjectId::new(model + 1, 1));
+    fails(
+        store.apply(vec![Op::PutObject(elsewhere)].into()).await,
+        ErrorCode::InvalidParameter,
+        "a model object whose parent is in another model",
+    );
+}
 
+async fn stable_ids_unique_and_movable_within_a_batch(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Stable Id Model").await;
+    let o = ids(store, model, 3).await;
     let a = model_object(model, o[0].object, None, "a");
     apply(store, vec![Op::PutObject(a.clone())], "PutObject").await;
     let mut thief = model_object(model, o[1].object, None, "b");
@@ -2302,5 +2433,802 @@ async fn object_rules(store: &dyn Store) {
         .map(|o| o.id),
         Some(taker.id),
         "a stable id freed earlier in a batch can be taken later in it"
+    );
+}
+
+// ---------------------------------------------------------------- checks first written for one backend
+
+async fn reserve_ids_mixed_counts_concurrently_have_no_gaps(store: Arc<dyn Store>) {
+    assert_eq!(ok(store.reserve_ids(5, 3).await, "reserve_ids"), 1);
+    assert_eq!(ok(store.reserve_ids(5, 2).await, "reserve_ids"), 4);
+    assert_eq!(
+        ok(store.reserve_ids(6, 1).await, "reserve_ids"),
+        1,
+        "another id space starts at 1"
+    );
+    let mut tasks = Vec::new();
+    for i in 0..16_u64 {
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(async move {
+            let count = i % 4 + 1;
+            store
+                .reserve_ids(5, count)
+                .await
+                .map(|first| (first, count))
+        }));
+    }
+    let mut seen = BTreeSet::from([1, 2, 3, 4, 5]);
+    for task in tasks {
+        let (first, count) = ok(
+            task.await.expect("a reserve_ids task panicked"),
+            "concurrent reserve_ids",
+        );
+        for id in first..first + count as i64 {
+            assert!(seen.insert(id), "id {id} was handed out twice");
+        }
+    }
+    assert_eq!(
+        seen.len() as i64,
+        seen.last().copied().unwrap_or(0),
+        "every id up to the highest was handed out exactly once"
+    );
+}
+
+async fn reserve_ids_overflow_is_refused_and_takes_nothing(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    assert_eq!(ok(store.reserve_ids(7, 3).await, "reserve_ids"), 1);
+    let mut orphan = model_object(7, 1, None, "x");
+    orphan.parent = Some(ObjectId::new(8, 1));
+    fails(
+        store.apply(vec![Op::PutObject(orphan)].into()).await,
+        ErrorCode::InvalidParameter,
+        "a parent in another model",
+    );
+    assert_eq!(
+        ok(store.reserve_ids(7, 1).await, "reserve_ids"),
+        4,
+        "a failed batch gives no ids back"
+    );
+    assert!(
+        store.reserve_ids(7, u64::MAX).await.is_err(),
+        "a reservation beyond the id range is refused"
+    );
+    assert_eq!(
+        ok(store.reserve_ids(7, 1).await, "reserve_ids"),
+        5,
+        "a refused reservation takes no ids"
+    );
+}
+
+async fn children_sorted_by_name_then_id(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let parent = Some(ObjectId::new(4, 1));
+    apply(
+        store,
+        vec![
+            Op::PutObject(model_object(4, 1, None, "root")),
+            Op::PutObject(model_object(4, 3, parent, "b")),
+            Op::PutObject(model_object(4, 2, parent, "b")),
+            Op::PutObject(model_object(4, 4, parent, "a")),
+        ],
+        "PutObject",
+    )
+    .await;
+    let names: Vec<(String, i64)> = ok(store.children(4, parent).await, "children")
+        .into_iter()
+        .map(|o| (o.name, o.id.object))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("a".to_owned(), 4),
+            ("b".to_owned(), 2),
+            ("b".to_owned(), 3)
+        ],
+        "model objects of one name under one parent are sorted by id"
+    );
+    assert_eq!(
+        ok(store.child_by_name(4, parent, "b").await, "child_by_name").map(|o| o.id.object),
+        Some(2),
+        "child_by_name of a name two model objects share gives the lower id"
+    );
+    assert_eq!(
+        ok(store.child_by_name(4, None, "root").await, "child_by_name").map(|o| o.id.object),
+        Some(1)
+    );
+    assert!(
+        ok(store.children(5, parent).await, "children").is_empty(),
+        "children look only inside the given id space"
+    );
+}
+
+async fn stable_id_clash_within_a_batch_is_a_conflict(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let a = model_object(7, 1, None, "A");
+    let mut b = model_object(7, 2, None, "B");
+    b.stable_id = a.stable_id.clone();
+    fails(
+        store
+            .apply(vec![Op::PutObject(a), Op::PutObject(b)].into())
+            .await,
+        ErrorCode::Conflict,
+        "two objects of one batch with one stable id",
+    );
+    assert!(
+        ok(store.model_objects(7).await, "model_objects").is_empty(),
+        "a batch with a stable id clash lands nothing"
+    );
+}
+
+async fn stable_id_conflict_names_the_id(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let a = model_object(5, 1, None, "a");
+    let mut b = model_object(5, 2, None, "b");
+    b.stable_id = a.stable_id.clone();
+    apply(store, vec![Op::PutObject(a.clone())], "PutObject").await;
+    let err = match store.apply(vec![Op::PutObject(b)].into()).await {
+        Ok(()) => panic!("a duplicate stable id was accepted"),
+        Err(err) => err,
+    };
+    assert_eq!(err.code, ErrorCode::Conflict, "{err}");
+    let sid = a.stable_id.unwrap_or_default();
+    assert!(
+        err.message.contains(&format!("stable id '{sid}'")),
+        "the conflict names the stable id: {err}"
+    );
+}
+
+/// Six values of every variant on an object nobody has put: attributes read back
+/// exactly (a whole `Double` stays a `Double`), sorted by name.
+async fn attribute_values_read_back_in_name_order(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = ObjectId::new(9, 1);
+    let values = vec![
+        attr(id, "Default Value", Value::Text("n/a".to_owned())),
+        attr(id, "Length", Value::Integer(i64::MAX)),
+        attr(id, "Nullable", Value::Boolean(false)),
+        attr(id, "Ratio", Value::Double(3.0)),
+        attr(id, "Reviewed", Value::DateTime(at(1_700_000_000_123))),
+        attr(id, "Score", Value::Double(0.1)),
+    ];
+    let ops: Vec<Op> = values.iter().rev().cloned().map(Op::SetAttribute).collect();
+    apply(store, ops, "SetAttribute").await;
+    assert_eq!(details(store, &[id], "details").await.attributes, values);
+}
+
+async fn details_of_many_ids_sorted_by_object(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let ids: Vec<ObjectId> = (1..=5000).map(|i| ObjectId::new(3, i)).collect();
+    let ops: Vec<Op> = ids
+        .iter()
+        .map(|id| Op::SetAttribute(attr(*id, "Position", Value::Integer(id.object))))
+        .collect();
+    apply(store, ops, "SetAttribute on 5000 objects").await;
+    let reversed: Vec<ObjectId> = ids.iter().rev().copied().collect();
+    let read = details(store, &reversed, "details of 5000 ids").await;
+    assert_eq!(
+        read.attributes.len(),
+        ids.len(),
+        "details of many ids at once"
+    );
+    assert!(
+        read.attributes
+            .windows(2)
+            .all(|w| w[0].object < w[1].object),
+        "details.attributes are sorted by object whatever the order of the ids"
+    );
+    assert_eq!(
+        details(store, &ids[..1], "details").await.attributes.len(),
+        1,
+        "the scope of one call does not leak into the next"
+    );
+}
+
+async fn delete_and_clear_keep_other_models_and_repository_objects(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let model = repository_object(9, ObjectKind::Folder, None, "Model");
+    let a = model_object(9, 1, None, "A");
+    let b = model_object(9, 2, Some(ObjectId::new(9, 1)), "B");
+    let other = model_object(10, 1, None, "Other");
+    let grantee = ObjectId::repository(50);
+    let link = |source, target| edge(EdgeKind::SemanticLink, source, target, "defines");
+    let mut batch = Vec::new();
+    for o in [&model, &a, &b, &other] {
+        batch.push(Op::PutObject(o.clone()));
+        batch.push(Op::SetAttribute(attr(
+            o.id,
+            "Note",
+            Value::Text(o.name.clone()),
+        )));
+        batch.push(Op::AddTag(tag(o.id, TagKind::Label, "pii")));
+        batch.push(Op::SetClassification(Classification {
+            object: o.id,
+            data_class: "Email".to_owned(),
+            status: ClassificationStatus::Matched,
+        }));
+        batch.push(Op::SetLabelAssignment(LabelAssignment {
+            object: o.id,
+            label: "Secret".to_owned(),
+            status: ClassificationStatus::Approved,
+        }));
+        batch.push(Op::SetProfiling(Profiling {
+            object: o.id,
+            profile: Some(DataProfile {
+                total_profiled_rows: Some(10),
+                ..Default::default()
+            }),
+            sample: None,
+        }));
+        batch.push(Op::AddGrant(Grant {
+            grantee,
+            role: "Steward".to_owned(),
+            object: Some(o.id),
+        }));
+    }
+    batch.push(Op::AddEdge(link(a.id, other.id)));
+    batch.push(Op::AddEdge(link(other.id, b.id)));
+    batch.push(Op::AddEdge(link(model.id, other.id)));
+    apply(store, batch, "filling two models").await;
+
+    let in_model = ok(store.details(Scope::Model(9)).await, "details");
+    assert_eq!(in_model.attributes.len(), 2);
+    assert_eq!(
+        in_model.edges,
+        vec![link(a.id, other.id), link(other.id, b.id)]
+    );
+    assert_eq!(ok(store.grants_of(grantee).await, "grants_of").len(), 4);
+
+    apply(store, vec![Op::DeleteObject(a.id)], "DeleteObject").await;
+    assert_eq!(ok(store.object(a.id).await, "object"), None);
+    assert_eq!(
+        details(store, &[a.id], "details").await,
+        Details::default(),
+        "DeleteObject removes what hangs on the object"
+    );
+    assert_eq!(
+        ok(store.object(b.id).await, "object").map(|o| o.parent),
+        Some(Some(a.id)),
+        "children are not followed"
+    );
+
+    apply(store, vec![Op::ClearModel(9)], "ClearModel").await;
+    assert!(ok(store.model_objects(9).await, "model_objects").is_empty());
+    assert_eq!(
+        ok(store.details(Scope::Model(9)).await, "details"),
+        Details::default()
+    );
+    assert_eq!(ok(store.grants_of(grantee).await, "grants_of").len(), 2);
+    assert!(
+        ok(store.object(model.id).await, "object").is_some(),
+        "the model's repository object is untouched"
+    );
+    let rest = details(store, &[model.id, other.id], "details").await;
+    assert_eq!(rest.attributes.len(), 2, "the other model is untouched");
+    assert_eq!(rest.edges, vec![link(model.id, other.id)]);
+    assert_eq!(rest.profiling.len(), 2);
+}
+
+async fn session_expiring_now_is_expired(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let now = now();
+    let session = |expires_at| Session {
+        key_hash: "h".into(),
+        user: ObjectId::repository(1),
+        created_at: now,
+        expires_at,
+    };
+    ok(store.put_session(session(now)).await, "put_session");
+    assert!(
+        ok(store.session("h", now).await, "session").is_none(),
+        "a session expiring now is expired"
+    );
+    assert_eq!(ok(store.purge_sessions(now).await, "purge_sessions"), 1);
+    ok(
+        store.put_session(session(now + Duration::seconds(1))).await,
+        "put_session of a purged key hash",
+    );
+    assert!(
+        ok(store.session("h", now).await, "session").is_some(),
+        "a purged key hash can be used again"
+    );
+}
+
+async fn sessions_expire_purge_and_end_per_user(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let session = |key: &str, expires: i64| Session {
+        key_hash: key.to_owned(),
+        user: ObjectId::repository(2),
+        created_at: at(1_000),
+        expires_at: at(expires),
+    };
+    ok(store.put_session(session("a", 5_000)).await, "put_session");
+    ok(store.put_session(session("b", 9_000)).await, "put_session");
+    assert_eq!(
+        ok(store.session("a", at(4_999)).await, "session"),
+        Some(session("a", 5_000))
+    );
+    assert_eq!(ok(store.session("a", at(5_000)).await, "session"), None);
+    assert_eq!(
+        ok(store.purge_sessions(at(5_000)).await, "purge_sessions"),
+        1
+    );
+    assert_eq!(
+        ok(store.session("b", at(5_000)).await, "session").map(|s| s.key_hash),
+        Some("b".to_owned())
+    );
+    assert_eq!(
+        ok(
+            store.delete_sessions_of(ObjectId::repository(2)).await,
+            "delete_sessions_of"
+        ),
+        1
+    );
+    assert_eq!(ok(store.session("b", at(5_000)).await, "session"), None);
+}
+
+async fn apply_failing_midway_lands_nothing(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    apply(store, vec![Op::PutUser(user(1, "alice"))], "PutUser").await;
+    let model = 7;
+    let batch = vec![
+        Op::PutObject(repository_object(2, ObjectKind::Folder, None, "Folder")),
+        Op::PutUser(user(3, "ALICE")),
+        Op::PutObject(model_object(model, 1, None, "table")),
+        Op::SetAttribute(attr(ObjectId::new(model, 1), "A", Value::Integer(1))),
+        Op::PutUser(user(4, "bob")),
+    ];
+    let err = match store.apply(batch.into()).await {
+        Ok(()) => panic!("a duplicate user name was accepted"),
+        Err(err) => err,
+    };
+    assert_eq!(err.code, ErrorCode::Conflict, "{err}");
+    assert!(
+        err.message.contains("a user named 'ALICE' already exists"),
+        "the conflict says what clashed: {err}"
+    );
+    assert_eq!(store.user_count().await.ok(), Some(1), "no user landed");
+    assert_eq!(
+        store.object(ObjectId::repository(2)).await.ok(),
+        Some(None),
+        "no folder landed"
+    );
+    assert_eq!(
+        store.model_objects(model).await.ok().map(|o| o.len()),
+        Some(0),
+        "no model object landed"
+    );
+    let read = ok(store.details(Scope::Model(model)).await, "details");
+    assert!(read.attributes.is_empty(), "no attribute landed");
+}
+
+async fn duplicate_user_name_in_a_batch_lands_nothing(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let batch = vec![
+        Op::PutObject(repository_object(1, ObjectKind::Folder, None, "Finance")),
+        Op::PutUser(user(2, "alice")),
+        Op::PutUser(user(3, "ALICE")),
+    ];
+    let err = store
+        .apply(batch.into())
+        .await
+        .err()
+        .map(|e| (e.code, e.message));
+    assert_eq!(
+        err,
+        Some((
+            ErrorCode::Conflict,
+            "a user named 'ALICE' already exists".to_owned()
+        )),
+        "two users of one name (in another case) in one batch"
+    );
+    assert_eq!(
+        ok(store.object(ObjectId::repository(1)).await, "object"),
+        None
+    );
+    assert_eq!(ok(store.user_count().await, "user_count"), 0);
+
+    apply(
+        store,
+        vec![Op::PutUser(user(2, "alice"))],
+        "a batch after a failed one",
+    )
+    .await;
+    assert_eq!(
+        ok(store.user_by_name("ALICE").await, "user_by_name").map(|u| u.id),
+        Some(ObjectId::repository(2)),
+        "a batch after a failed one lands"
+    );
+}
+
+/// A failed batch that renamed, re-parented, deleted and cleared before failing leaves
+/// every lookup (children, names, stable ids, kinds, user names, grants) as it was.
+async fn apply_failure_restores_every_index(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let object = |id: ObjectId, parent: Option<ObjectId>, name: &str| {
+        let mut o = Object::new(
+            id,
+            ObjectKind::ModelObject,
+            TypeName::new("P", "T"),
+            SystemType::Classifier,
+            name,
+        );
+        o.parent = parent;
+        o.stable_id = Some(format!("s{}_{}", id.model, id.object));
+        o
+    };
+    let a = ObjectId::new(5, 1);
+    let b = ObjectId::new(5, 2);
+    apply(
+        store,
+        vec![
+            Op::PutObject(object(a, None, "a")),
+            Op::PutObject(object(b, Some(a), "b")),
+            Op::SetAttribute(attr(b, "x", Value::Integer(1))),
+            Op::AddEdge(edge(EdgeKind::Lineage, a, b, "l")),
+            Op::AddTag(tag(b, TagKind::Collection, "c")),
+            Op::AddGrant(Grant {
+                grantee: ObjectId::repository(9),
+                role: "r".into(),
+                object: Some(b),
+            }),
+            Op::PutUser(user(9, "Ann")),
+        ],
+        "first batch",
+    )
+    .await;
+    let before = ok(store.details(Scope::Model(5)).await, "details");
+
+    let mut renamed = object(b, None, "renamed");
+    renamed.stable_id = Some("other".into());
+    let batch = vec![
+        Op::PutObject(renamed),
+        Op::DeleteObject(a),
+        Op::ClearModel(5),
+        Op::PutUser(user(9, "Bob")),
+        Op::PutObject(object(ObjectId::new(5, 3), None, "new")),
+        Op::PutUser(user(10, "BOB")),
+    ];
+    fails(
+        store.apply(batch.into()).await,
+        ErrorCode::Conflict,
+        "a batch ending in a duplicate user name",
+    );
+
+    assert_eq!(ok(store.details(Scope::Model(5)).await, "details"), before);
+    assert_eq!(
+        object_names(&ok(store.children(5, Some(a)).await, "children")),
+        ["b"]
+    );
+    assert!(
+        ok(
+            store.child_by_name(5, None, "renamed").await,
+            "child_by_name"
+        )
+        .is_none()
+    );
+    assert!(ok(store.child_by_name(5, None, "new").await, "child_by_name").is_none());
+    assert!(
+        ok(
+            store.object_by_stable_id("other").await,
+            "object_by_stable_id"
+        )
+        .is_none()
+    );
+    assert_eq!(
+        ok(
+            store.object_by_stable_id("s5_2").await,
+            "object_by_stable_id"
+        )
+        .map(|o| o.id),
+        Some(b)
+    );
+    assert_eq!(
+        ok(
+            store.objects_of_kind(ObjectKind::ModelObject).await,
+            "objects_of_kind"
+        )
+        .len(),
+        2
+    );
+    assert_eq!(
+        ok(store.user_by_name("ann").await, "user_by_name").map(|u| u.id),
+        Some(ObjectId::repository(9))
+    );
+    assert!(ok(store.user_by_name("bob").await, "user_by_name").is_none());
+    assert_eq!(
+        ok(store.grants_of(ObjectId::repository(9)).await, "grants_of").len(),
+        1
+    );
+}
+
+/// 25,000 objects with two attributes each (one longer than a B-tree entry may be) in
+/// one batch, read back whole and by many ids, then cleared.
+async fn a_large_batch_lands_whole(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let model = 9;
+    let count = 25_000;
+    let mut ops = Vec::with_capacity(count * 3);
+    for object in 1..=count as i64 {
+        let parent = (object > 1).then_some(ObjectId::new(model, 1));
+        ops.push(Op::PutObject(model_object(
+            model,
+            object,
+            parent,
+            &format!("t{object:05}"),
+        )));
+        ops.push(Op::SetAttribute(attr(
+            ObjectId::new(model, object),
+            "Row Count",
+            Value::Integer(object),
+        )));
+        ops.push(Op::SetAttribute(attr(
+            ObjectId::new(model, object),
+            "View Statement",
+            Value::Text("x".repeat(if object == 2 { 10_000 } else { 10 })),
+        )));
+    }
+    let started = std::time::Instant::now();
+    apply(store, ops, "a batch of 75,000 ops").await;
+    eprintln!("{} ops applied in {:?}", count * 3, started.elapsed());
+    assert_eq!(
+        ok(store.model_objects(model).await, "model_objects").len(),
+        count
+    );
+    let all = ok(store.details(Scope::Model(model)).await, "details");
+    assert_eq!(all.attributes.len(), count * 2);
+    let children = ok(
+        store.children(model, Some(ObjectId::new(model, 1))).await,
+        "children",
+    );
+    assert_eq!(children.len(), count - 1);
+    let ids: Vec<ObjectId> = (1..=count as i64)
+        .step_by(7)
+        .map(|o| ObjectId::new(model, o))
+        .collect();
+    assert_eq!(
+        details(store, &ids, "details").await.attributes.len(),
+        ids.len() * 2,
+        "details of many ids at once"
+    );
+
+    let started = std::time::Instant::now();
+    apply(store, vec![Op::ClearModel(model)], "ClearModel").await;
+    eprintln!("cleared {count} objects in {:?}", started.elapsed());
+    assert!(ok(store.model_objects(model).await, "model_objects").is_empty());
+}
+
+// ---------------------------------------------------------------- write transactions
+
+/// Writes `chunks` in one transaction and commits it.
+async fn commit_chunks(store: &dyn Store, chunks: Vec<Vec<Op>>, what: &str) {
+    let mut tx = ok(store.begin().await, what);
+    for chunk in chunks {
+        ok(tx.write(chunk).await, what);
+    }
+    ok(tx.commit().await, what);
+}
+
+async fn begin_lands_every_chunk_on_commit(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (model_id, model) = new_model(store, "Tx Model").await;
+    let o = ids(store, model, 2).await;
+    let r = ids(store, REPOSITORY_MODEL, 2).await;
+    let folder = repository_object(r[0].object, ObjectKind::Folder, None, "Tx Folder");
+    let mut renamed = folder.clone();
+    renamed.name = "Tx Folder Renamed".into();
+    let table = model_object(model, o[0].object, None, "table");
+    let column = model_object(model, o[1].object, Some(o[0]), "column");
+
+    let mut tx = ok(store.begin().await, "begin");
+    ok(
+        tx.write(vec![
+            Op::PutObject(folder.clone()),
+            Op::PutUser(user(r[1].object, "Tx User")),
+        ])
+        .await,
+        "write of a first chunk",
+    );
+    ok(
+        tx.write(vec![
+            Op::PutObject(table.clone()),
+            Op::PutObject(column.clone()),
+            Op::SetAttribute(attr(o[1], "A", Value::Integer(1))),
+        ])
+        .await,
+        "write of a second chunk whose objects hang on the first's",
+    );
+    ok(
+        tx.write(vec![
+            Op::PutObject(renamed.clone()),
+            Op::SetAttribute(attr(o[1], "A", Value::Integer(2))),
+            Op::AddEdge(edge(EdgeKind::Lineage, o[0], model_id, "e")),
+        ])
+        .await,
+        "write of a third chunk replacing what the first two wrote",
+    );
+    assert_eq!(
+        ok(store.object(folder.id).await, "object"),
+        None,
+        "reads outside an open transaction do not see its writes"
+    );
+    assert_eq!(
+        ok(store.user_count().await, "user_count"),
+        0,
+        "reads outside an open transaction do not see its users"
+    );
+    ok(tx.commit().await, "commit");
+
+    assert_eq!(
+        ok(store.object(folder.id).await, "object"),
+        Some(renamed),
+        "every chunk lands on commit, later chunks over earlier ones"
+    );
+    assert_eq!(
+        ok(store.user_by_name("tx user").await, "user_by_name").map(|u| u.id),
+        Some(r[1]),
+        "the first chunk's user landed"
+    );
+    assert_eq!(
+        ok(store.model_objects(model).await, "model_objects"),
+        vec![table, column],
+        "the second chunk's objects landed"
+    );
+    let read = details(store, &o, "details").await;
+    assert_eq!(
+        read.attributes,
+        vec![attr(o[1], "A", Value::Integer(2))],
+        "a later chunk replaces an earlier chunk's value"
+    );
+    assert_eq!(
+        read.edges,
+        vec![edge(EdgeKind::Lineage, o[0], model_id, "e")],
+        "the third chunk's edge landed"
+    );
+    commit_chunks(store, vec![], "committing a transaction without writes").await;
+}
+
+async fn begin_dropped_uncommitted_leaves_store_unchanged(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (model_id, model) = new_model(store, "Dropped Tx Model").await;
+    let o = ids(store, model, 2).await;
+    let kept = model_object(model, o[0].object, None, "kept");
+    apply(
+        store,
+        vec![
+            Op::PutObject(kept.clone()),
+            Op::SetAttribute(attr(o[0], "A", Value::Integer(1))),
+        ],
+        "setting up",
+    )
+    .await;
+    let before = ok(store.details(Scope::Model(model)).await, "details");
+
+    let mut tx = ok(store.begin().await, "begin");
+    let mut changed = kept.clone();
+    changed.name = "changed".into();
+    ok(
+        tx.write(vec![
+            Op::PutObject(changed),
+            Op::PutObject(model_object(model, o[1].object, None, "new")),
+        ])
+        .await,
+        "write",
+    );
+    ok(
+        tx.write(vec![
+            Op::SetAttribute(attr(o[0], "A", Value::Integer(2))),
+            Op::AddTag(tag(o[0], TagKind::Label, "t")),
+            Op::PutUser(user(1, "Dropped")),
+            Op::DeleteObject(model_id),
+        ])
+        .await,
+        "write",
+    );
+    drop(tx);
+
+    assert_eq!(
+        ok(store.model_objects(model).await, "model_objects"),
+        vec![kept],
+        "a dropped transaction adds and replaces no objects"
+    );
+    assert_eq!(
+        ok(store.details(Scope::Model(model)).await, "details"),
+        before,
+        "a dropped transaction changes nothing that hangs on objects"
+    );
+    assert_eq!(
+        ok(store.user_count().await, "user_count"),
+        0,
+        "a dropped transaction adds no users"
+    );
+    assert!(
+        ok(store.object(model_id).await, "object").is_some(),
+        "a dropped transaction deletes nothing"
+    );
+
+    commit_chunks(
+        store,
+        vec![vec![Op::PutUser(user(1, "After"))]],
+        "a transaction after a dropped one",
+    )
+    .await;
+    assert_eq!(
+        ok(store.user_count().await, "user_count"),
+        1,
+        "a transaction after a dropped one commits"
+    );
+}
+
+async fn begin_failing_chunk_lands_nothing(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (model_id, model) = new_model(store, "Failing Tx Model").await;
+    let o = ids(store, model, 1).await;
+    let r = ids(store, REPOSITORY_MODEL, 4).await;
+    let taken = repository_object(r[0].object, ObjectKind::Folder, None, "Taken");
+    apply(store, vec![Op::PutObject(taken.clone())], "setting up").await;
+
+    let mut tx = ok(store.begin().await, "begin");
+    ok(
+        tx.write(vec![
+            Op::PutObject(repository_object(
+                r[1].object,
+                ObjectKind::Folder,
+                None,
+                "Fresh",
+            )),
+            Op::PutUser(user(r[2].object, "Early")),
+            Op::PutObject(model_object(model, o[0].object, None, "table")),
+            Op::SetAttribute(attr(model_id, "A", Value::Integer(1))),
+        ])
+        .await,
+        "write of a good first chunk",
+    );
+    let clash = vec![Op::PutObject(repository_object(
+        r[3].object,
+        ObjectKind::Folder,
+        None,
+        "Taken",
+    ))];
+    let outcome = match tx.write(clash).await {
+        Ok(()) => tx.commit().await,
+        Err(err) => {
+            drop(tx);
+            Err(err)
+        }
+    };
+    fails(
+        outcome,
+        ErrorCode::Conflict,
+        "a transaction whose second chunk puts a repository name twice under the root",
+    );
+
+    assert_eq!(
+        ok(store.object(r[1]).await, "object"),
+        None,
+        "nothing of the earlier chunk lands: no folder"
+    );
+    assert_eq!(
+        ok(store.user_count().await, "user_count"),
+        0,
+        "nothing of the earlier chunk lands: no user"
+    );
+    assert!(
+        ok(store.model_objects(model).await, "model_objects").is_empty(),
+        "nothing of the earlier chunk lands: no model object"
+    );
+    assert!(
+        details(store, &[model_id], "details")
+            .await
+            .attributes
+            .is_empty(),
+        "nothing of the earlier chunk lands: no attribute"
+    );
+    assert_eq!(
+        ok(
+            store.child_by_name(REPOSITORY_MODEL, None, "Taken").await,
+            "child_by_name"
+        ),
+        Some(taken),
+        "the clashing name still finds the object that had it"
     );
 }

@@ -1,4 +1,4 @@
-//! Store contract cases for what must mean the same on every backend (timestamps, NaN
+//! Store contract cases (registered in [`crate::store_contract::cases`]) for what must mean the same on every backend (timestamps, NaN
 //! and NUL, error codes), for write transactions read from outside while they are open,
 //! and for the one-read caller lookup. Each case takes a fresh, empty store.
 
@@ -186,6 +186,20 @@ pub async fn the_same_failure_has_the_same_code(store: Arc<dyn Store>) {
     );
     let next = ok(store.reserve_ids(77, 1).await, "reserving after a refusal");
     assert_eq!(next, 11, "a refused reservation takes no ids");
+    assert_eq!(
+        ok(store.reserve_ids(8, i64::MAX as u64 - 1).await, "reserving"),
+        1
+    );
+    fails(
+        store.reserve_ids(8, 2).await,
+        ErrorCode::InvalidParameter,
+        "an id space overflow",
+    );
+    assert_eq!(
+        ok(store.reserve_ids(8, 0).await, "reserving nothing"),
+        i64::MAX,
+        "a refused reservation takes no ids"
+    );
 
     ok(
         store

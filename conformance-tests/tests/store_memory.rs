@@ -1,11 +1,9 @@
-//! The `Store` contract against the in-memory backend.
+//! The `Store` contract against the in-memory backend: one test per case, each on a
+//! new store.
 
 use std::sync::Arc;
 
 use lore_backend_memory::MemoryStore;
-use lore_conformance::store_contract::run;
+use lore_core::Store;
 
-#[tokio::test]
-async fn memory_store_contract() {
-    run(Arc::new(MemoryStore::new())).await
-}
+lore_conformance::store_suite!(|| async { Arc::new(MemoryStore::new()) as Arc<dyn Store> });

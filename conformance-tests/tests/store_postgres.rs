@@ -1,5 +1,7 @@
-//! The PostgreSQL store, each test on a fresh database: the shared Store contract, and
-//! what only a database shared by several processes can show (migrations, concurrency).
+//! The PostgreSQL store, each test on a fresh database: the shared Store contract
+//! ([`lore_conformance::store_suite!`], in `contract`), and what only PostgreSQL shows:
+//! migrations, several processes over one database, what the database cannot hold, and
+//! values changed behind the store's back.
 //!
 //! Tests skip when PostgreSQL is not reachable (and fail under `CI=true`); see
 //! `lore_conformance::postgres`.
@@ -11,7 +13,7 @@ use lore_backend_postgres::PostgresStore;
 use lore_conformance::postgres::TestDatabase;
 use lore_core::id::REPOSITORY_MODEL;
 use lore_core::model::*;
-use lore_core::store::{Batch, Op, Scope};
+use lore_core::store::{Batch, Op};
 use lore_core::{ErrorCode, ObjectId, Store};
 use sqlx::{Connection, PgConnection};
 
@@ -43,45 +45,27 @@ fn folder(object: i64, name: &str) -> Object {
     )
 }
 
-fn model_object(model: i64, object: i64, parent: Option<i64>, name: &str) -> Object {
-    let mut o = Object::new(
-        ObjectId::new(model, object),
-        ObjectKind::ModelObject,
-        TypeName::new(DATABASE_PROFILE, "Table"),
-        SystemType::Classifier,
-        name,
-    );
-    o.parent = parent.map(|p| ObjectId::new(model, p));
-    o.native_id = Some(format!("native.{object}"));
-    o.stable_id = Some(lore_core::id::stable_id(model, &format!("native.{object}")));
-    o
-}
-
-fn user(object: i64, name: &str) -> User {
-    User {
-        id: ObjectId::repository(object),
-        name: name.to_owned(),
-        full_name: format!("{name} Full"),
-        email: format!("{name}@example.com"),
-        description: String::new(),
-        password_hash: None,
-        enabled: true,
-        created_at: now(),
-    }
-}
-
 async fn apply(store: &PostgresStore, ops: Vec<Op>) {
     if let Err(err) = store.apply(Batch::from(ops)).await {
         panic!("apply failed: {err}");
     }
 }
 
-#[tokio::test]
-async fn postgres_store_contract() {
-    let Some((_db, store)) = fresh().await else {
-        return;
-    };
-    lore_conformance::store_contract::run(Arc::new(store)).await;
+/// The shared Store contract, one test per case, each on a fresh database.
+mod contract {
+    use std::sync::Arc;
+
+    use lore_backend_postgres::PostgresStore;
+    use lore_conformance::Backend;
+    use lore_conformance::postgres::TestDatabase;
+
+    lore_conformance::store_suite!(|| async {
+        let db = TestDatabase::create().await?;
+        let store = PostgresStore::open(&db.url)
+            .await
+            .expect("connecting to the test database");
+        Some(Backend::new(Arc::new(store)).keep(db))
+    });
 }
 
 #[tokio::test]
@@ -171,72 +155,6 @@ async fn connection_errors_name_the_host_but_not_the_password() {
         Err(err) => err,
     };
     assert!(err.message.contains("URL"), "a bad URL is named: {err}");
-}
-
-#[tokio::test]
-async fn a_batch_failing_midway_leaves_nothing_behind() {
-    let Some((_db, store)) = fresh().await else {
-        return;
-    };
-    apply(&store, vec![Op::PutUser(user(1, "alice"))]).await;
-    let model = 7;
-    let batch = vec![
-        Op::PutObject(folder(2, "Folder")),
-        Op::PutUser(user(3, "ALICE")),
-        Op::PutObject(model_object(model, 1, None, "table")),
-        Op::SetAttribute(AttributeValue {
-            object: ObjectId::new(model, 1),
-            attribute: "A".into(),
-            value: Value::Integer(1),
-        }),
-        Op::PutUser(user(4, "bob")),
-    ];
-    let err = match store.apply(batch.into()).await {
-        Ok(()) => panic!("a duplicate user name was accepted"),
-        Err(err) => err,
-    };
-    assert_eq!(err.code, ErrorCode::Conflict, "{err}");
-    assert!(
-        err.message.contains("a user named 'ALICE' already exists"),
-        "the conflict says what clashed: {err}"
-    );
-    assert_eq!(store.user_count().await.ok(), Some(1), "no user landed");
-    assert_eq!(
-        store.object(ObjectId::repository(2)).await.ok(),
-        Some(None),
-        "no folder landed"
-    );
-    assert_eq!(
-        store.model_objects(model).await.ok().map(|o| o.len()),
-        Some(0),
-        "no model object landed"
-    );
-    let details = store
-        .details(Scope::Model(model))
-        .await
-        .unwrap_or_else(|e| panic!("details: {e}"));
-    assert!(details.attributes.is_empty(), "no attribute landed");
-}
-
-#[tokio::test]
-async fn stable_id_conflicts_say_which_id() {
-    let Some((_db, store)) = fresh().await else {
-        return;
-    };
-    let a = model_object(5, 1, None, "a");
-    let mut b = model_object(5, 2, None, "b");
-    b.stable_id = a.stable_id.clone();
-    apply(&store, vec![Op::PutObject(a.clone())]).await;
-    let err = match store.apply(vec![Op::PutObject(b)].into()).await {
-        Ok(()) => panic!("a duplicate stable id was accepted"),
-        Err(err) => err,
-    };
-    assert_eq!(err.code, ErrorCode::Conflict, "{err}");
-    let sid = a.stable_id.unwrap_or_default();
-    assert!(
-        err.message.contains(&format!("stable id '{sid}'")),
-        "the conflict names the stable id: {err}"
-    );
 }
 
 #[tokio::test]
@@ -345,73 +263,6 @@ async fn unknown_database_values_are_internal_errors() {
     }
 }
 
-#[tokio::test]
-async fn a_large_import_lands_in_one_batch() {
-    let Some((_db, store)) = fresh().await else {
-        return;
-    };
-    let model = 9;
-    let count = 25_000;
-    let mut ops = Vec::with_capacity(count * 3);
-    for object in 1..=count as i64 {
-        ops.push(Op::PutObject(model_object(
-            model,
-            object,
-            (object > 1).then_some(1),
-            &format!("t{object:05}"),
-        )));
-        ops.push(Op::SetAttribute(AttributeValue {
-            object: ObjectId::new(model, object),
-            attribute: "Row Count".into(),
-            value: Value::Integer(object),
-        }));
-        ops.push(Op::SetAttribute(AttributeValue {
-            object: ObjectId::new(model, object),
-            attribute: "View Statement".into(),
-            // longer than a B-tree entry may be
-            value: Value::Text("x".repeat(if object == 2 { 10_000 } else { 10 })),
-        }));
-    }
-    let started = std::time::Instant::now();
-    apply(&store, ops).await;
-    eprintln!("{} ops applied in {:?}", count * 3, started.elapsed());
-    assert_eq!(
-        store.model_objects(model).await.ok().map(|o| o.len()),
-        Some(count)
-    );
-    let details = store
-        .details(Scope::Model(model))
-        .await
-        .unwrap_or_else(|e| panic!("details: {e}"));
-    assert_eq!(details.attributes.len(), count * 2);
-    let children = store
-        .children(model, Some(ObjectId::new(model, 1)))
-        .await
-        .unwrap_or_else(|e| panic!("children: {e}"));
-    assert_eq!(children.len(), count - 1);
-    let ids: Vec<ObjectId> = (1..=count as i64)
-        .step_by(7)
-        .map(|o| ObjectId::new(model, o))
-        .collect();
-    let some = store
-        .details(Scope::Objects(ids.clone()))
-        .await
-        .unwrap_or_else(|e| panic!("details: {e}"));
-    assert_eq!(
-        some.attributes.len(),
-        ids.len() * 2,
-        "details of many ids at once"
-    );
-
-    let started = std::time::Instant::now();
-    apply(&store, vec![Op::ClearModel(model)]).await;
-    eprintln!("cleared {count} objects in {:?}", started.elapsed());
-    assert_eq!(
-        store.model_objects(model).await.ok().map(|o| o.len()),
-        Some(0)
-    );
-}
-
 /// Runs the futures concurrently on the test's runtime.
 async fn join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
 where
@@ -428,50 +279,4 @@ where
         );
     }
     outputs
-}
-
-#[tokio::test]
-async fn what_postgresql_cannot_hold_is_invalid_input() {
-    let Some((_db, store)) = fresh().await else {
-        return;
-    };
-    let nul_name = store
-        .apply(vec![Op::PutObject(folder(1, "a\0b"))].into())
-        .await;
-    assert_eq!(
-        nul_name.map_err(|e| e.code).err(),
-        Some(ErrorCode::InvalidParameter),
-        "a NUL in text"
-    );
-    let sample = DataSample {
-        header: vec!["c".into()],
-        samples: vec![vec![serde_json::json!("a\u{0}b")]],
-    };
-    let profiling = Profiling {
-        object: ObjectId::new(3, 1),
-        profile: None,
-        sample: Some(sample),
-    };
-    let nul_json = store.apply(vec![Op::SetProfiling(profiling)].into()).await;
-    assert_eq!(
-        nul_json.map_err(|e| e.code).err(),
-        Some(ErrorCode::InvalidParameter),
-        "a NUL in JSON"
-    );
-
-    assert_eq!(
-        store.reserve_ids(8, i64::MAX as u64 - 1).await.ok(),
-        Some(1)
-    );
-    let overflow = store.reserve_ids(8, 2).await;
-    assert_eq!(
-        overflow.map_err(|e| e.code).err(),
-        Some(ErrorCode::InvalidParameter),
-        "an id space overflow"
-    );
-    assert_eq!(
-        store.reserve_ids(8, 0).await.ok(),
-        Some(i64::MAX),
-        "a refused reservation takes no ids"
-    );
 }

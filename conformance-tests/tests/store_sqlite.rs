@@ -1,14 +1,15 @@
-//! The `Store` contract against the SQLite backend, on a fresh in-memory database.
+//! The `Store` contract against SQLite: one test per case, each on a fresh database
+//! file (so WAL mode is in play) in a temporary directory kept until the case is done.
 
 use std::sync::Arc;
 
-use lore_conformance::store_contract;
+use lore_backend_sqlite::SqliteStore;
+use lore_conformance::Backend;
 
-#[tokio::test]
-async fn sqlite_store_contract() {
-    let store = match lore_backend_sqlite::open_temporary().await {
-        Ok(store) => store,
-        Err(e) => panic!("opening an in-memory SQLite store failed: {e}"),
-    };
-    store_contract::run(Arc::new(store)).await;
-}
+lore_conformance::store_suite!(|| async {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let store = SqliteStore::open(&dir.path().join("lore.db"))
+        .await
+        .expect("opening the SQLite store");
+    Backend::new(Arc::new(store)).keep(dir)
+});
