@@ -18,35 +18,6 @@ pub struct User {
     pub created_at: Timestamp,
 }
 
-/// A user group. Groups are `-1_<n>` objects.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Group {
-    pub id: ObjectId,
-    pub name: String,
-    pub description: String,
-    pub members: Vec<ObjectId>,
-}
-
-/// Who a role is granted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum GranteeType {
-    User,
-    UserGroup,
-}
-
-/// A user or group as MQL's Grantee shape shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Grantee {
-    pub id: ObjectId,
-    pub name: String,
-    pub full_name: String,
-    #[serde(rename = "type")]
-    pub grantee_type: GranteeType,
-    pub description: String,
-    pub email: String,
-}
-
 /// What a role lets its holders do. Global roles carry global capabilities; object roles
 /// carry object capabilities, inherited down the repository tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

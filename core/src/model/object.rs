@@ -140,18 +140,6 @@ impl TypeName {
     }
 }
 
-/// Workflow of objects in workflow-enabled models.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum WorkflowAction {
-    Discard,
-    #[serde(rename = "Mark for Deprecation")]
-    MarkForDeprecation,
-    #[serde(rename = "Start Review")]
-    StartReview,
-    #[serde(rename = "Submit for Approval")]
-    SubmitForApproval,
-}
-
 /// Any object of the repository: a folder, configuration, version, model or model object.
 ///
 /// The system attributes MQL filters and sorts on are fields here (and indexed columns in

@@ -283,28 +283,3 @@ pub struct Profiling {
     pub profile: Option<DataProfile>,
     pub sample: Option<DataSample>,
 }
-
-/// A social action of a user on an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum SocialKind {
-    Endorsement,
-    Certification,
-    Comment,
-    Warning,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SocialAction {
-    pub object: ObjectId,
-    pub user: ObjectId,
-    pub kind: SocialKind,
-    pub text: String,
-    pub at: Timestamp,
-}
-
-/// A user or group watching a model for changes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Watcher {
-    pub model: ObjectId,
-    pub grantee: ObjectId,
-}
