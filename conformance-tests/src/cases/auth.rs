@@ -388,7 +388,8 @@ pub async fn logout_bad_keys(t: &Target) {
 }
 
 pub async fn login_key_expires_after_login_timeout(t: &Target) {
-    // The target runs with auth.login_timeout = 2s.
+    // The target runs with auth.login_timeout = 5s: long enough for two password logins
+    // (argon2, unoptimized in test builds) on a loaded machine.
     let key = t.login().await;
     let resp = t
         .send(
@@ -400,7 +401,7 @@ pub async fn login_key_expires_after_login_timeout(t: &Target) {
     let plain = resp.text();
     assert!(works_with(t, &key, "api-key").await);
     assert!(works_with(t, &plain, "api_key").await);
-    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(6000)).await;
     assert!(
         !works_with(t, &key, "api-key").await,
         "a key fails once auth.login_timeout has passed"

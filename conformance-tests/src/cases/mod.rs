@@ -45,7 +45,7 @@ pub enum Needs {
     OwnServer,
     /// A server of its own started with `server.max_body_mib = 1`: skipped remotely.
     SmallBodyLimit,
-    /// A server of its own started with `auth.login_timeout = "2s"`: skipped remotely.
+    /// A server of its own started with `auth.login_timeout = "5s"`: skipped remotely.
     ShortSessions,
 }
 
@@ -559,7 +559,7 @@ where
     };
     let target = Target::spawn_backend(backend, |settings| match case.needs {
         Needs::SmallBodyLimit => settings.server.max_body_mib = 1,
-        Needs::ShortSessions => settings.auth.login_timeout = "2s".into(),
+        Needs::ShortSessions => settings.auth.login_timeout = "5s".into(),
         Needs::AnyServer | Needs::OwnServer => {}
     })
     .await;
