@@ -376,6 +376,9 @@ async fn catalog(store: Arc<dyn Store>) -> BenchResult<(Catalog, Caller)> {
 #[derive(Debug)]
 struct LoreRun {
     catalog: Catalog,
+    /// The store under `catalog`, for the reads that bypass it.
+    store: Arc<dyn Store>,
+    caller: Caller,
     model: ObjectId,
     user: ObjectId,
     import: Duration,
@@ -389,7 +392,7 @@ async fn lore_run(
     b: &dyn Store,
     archive: &ModelArchive,
 ) -> BenchResult<LoreRun> {
-    let (catalog, caller) = catalog(a).await?;
+    let (catalog, caller) = catalog(a.clone()).await?;
     let copy = archive.clone();
     let start = Instant::now();
     let summary = catalog
@@ -398,14 +401,16 @@ async fn lore_run(
     let import = start.elapsed();
     let model: ObjectId = summary.model_id.parse()?;
 
-    let batch = lore_batch(archive, model.content_model(), caller.user)?;
+    let batch = lore_batch(archive, model.content_model(), caller.user())?;
     let start = Instant::now();
     b.apply(batch).await?;
     let apply = start.elapsed();
     Ok(LoreRun {
         catalog,
+        store: a,
+        user: caller.user(),
+        caller,
         model,
-        user: caller.user,
         import,
         apply,
     })
@@ -503,14 +508,16 @@ fn lore_batch(archive: &ModelArchive, model: i64, user: ObjectId) -> BenchResult
 
 /// Reads the model back as archive rows (the export path), then with only the store
 /// reads that path makes; returns both times.
-async fn lore_reads(
-    catalog: &Catalog,
-    model: ObjectId,
-    objects: usize,
-) -> BenchResult<(Duration, Duration)> {
+async fn lore_reads(run: &LoreRun, objects: usize) -> BenchResult<(Duration, Duration)> {
+    let model = run.model;
     let start = Instant::now();
-    let archive = catalog
-        .model_archive(&ObjectRef::Id(model), &ExportOptions::default())
+    let archive = run
+        .catalog
+        .model_archive(
+            &run.caller,
+            &ObjectRef::Id(model),
+            &ExportOptions::default(),
+        )
         .await?;
     let export = start.elapsed();
     if archive.objects.len() != objects {
@@ -522,7 +529,7 @@ async fn lore_reads(
     }
     drop(archive);
 
-    let store = catalog.store();
+    let store = &run.store;
     let start = Instant::now();
     let read = store.model_objects(model.content_model()).await?;
     let details = store.details(Scope::Model(model.content_model())).await?;
@@ -548,8 +555,8 @@ impl Reads {
         }
     }
 
-    async fn run(&mut self, catalog: &Catalog, model: ObjectId, objects: usize) -> BenchResult<()> {
-        let (export, store) = lore_reads(catalog, model, objects).await?;
+    async fn run(&mut self, run: &LoreRun, objects: usize) -> BenchResult<()> {
+        let (export, store) = lore_reads(run, objects).await?;
         keep_best(&mut self.export, export);
         keep_best(&mut self.store, store);
         Ok(())
@@ -572,7 +579,7 @@ async fn bench_memory(archive: &ModelArchive, reps: usize) -> BenchResult<Line> 
     let run = last.ok_or("no import ran")?;
     let mut reads = Reads::new();
     for _ in 0..reps {
-        reads.run(&run.catalog, run.model, n).await?;
+        reads.run(&run, n).await?;
     }
     Ok(Line {
         backend: "memory",
@@ -892,7 +899,7 @@ async fn bench_sqlite(archive: &ModelArchive, reps: usize) -> BenchResult<Line> 
     let mut reads = Reads::new();
     let mut baseline_read = Duration::MAX;
     for _ in 0..reps {
-        reads.run(&run.catalog, run.model, n).await?;
+        reads.run(&run, n).await?;
         let start = Instant::now();
         let back = sqlite_read(&conn, run.model.content_model())?;
         keep_best(&mut baseline_read, start.elapsed());
@@ -1178,7 +1185,7 @@ async fn bench_postgres(archive: &ModelArchive, reps: usize) -> BenchResult<Opti
     let mut reads = Reads::new();
     let mut baseline_read = Duration::MAX;
     for _ in 0..reps {
-        reads.run(&run.catalog, run.model, n).await?;
+        reads.run(&run, n).await?;
         let start = Instant::now();
         let back = postgres_read(&mut conn, run.model.content_model()).await?;
         keep_best(&mut baseline_read, start.elapsed());

@@ -93,6 +93,9 @@ pub struct Target {
     pub backend: String,
     remote: bool,
     key: OnceCell<String>,
+    /// The store under a local server, to create what no endpoint creates yet (users
+    /// with fewer rights); `None` on remote targets.
+    store: Option<Arc<dyn Store>>,
     server: Option<RunningServer>,
     guards: Vec<Box<dyn Any + Send + Sync>>,
 }
@@ -140,6 +143,7 @@ impl Target {
         settings.server.listen = "127.0.0.1:0".into();
         adjust(&mut settings);
         let name = backend.store.backend().to_owned();
+        let store = backend.store.clone();
         let (server, _bootstrap) =
             lore_server::spawn(backend.store, &settings, Some(ADMIN_PASSWORD))
                 .await
@@ -152,6 +156,7 @@ impl Target {
             backend: name,
             remote: false,
             key: OnceCell::new(),
+            store: Some(store),
             server: Some(server),
             guards: backend.guards,
         }
@@ -167,6 +172,7 @@ impl Target {
             backend: "remote".into(),
             remote: true,
             key: OnceCell::new(),
+            store: None,
             server: None,
             guards: Vec::new(),
         }
@@ -320,6 +326,60 @@ impl Target {
     /// The key this target's requests use, from one login.
     pub async fn key(&self) -> String {
         self.key.get_or_init(|| self.login()).await.clone()
+    }
+
+    /// Logs in as a new user (under a unique name) that holds only the given built-in
+    /// global roles (none at all for `&[]`), and returns its key. There is no endpoint
+    /// for users yet, so the user is written straight into the store: `None` on a remote
+    /// target, where cases that need such a user skip.
+    pub async fn key_with_roles(&self, roles: &[&str]) -> Option<String> {
+        use lore_core::id::{ObjectId, REPOSITORY_MODEL};
+        use lore_core::model::{Grant, Role, User};
+        use lore_core::store::{Batch, Op};
+
+        let store = self.store.as_ref()?;
+        for role in roles {
+            assert!(
+                Role::builtin().iter().any(|r| r.name == *role && r.global),
+                "'{role}' is no built-in global role"
+            );
+        }
+        let name = unique("conformance-user");
+        let password = unique("Password");
+        let first = store
+            .reserve_ids(REPOSITORY_MODEL, 1)
+            .await
+            .expect("reserving a user id");
+        let id = ObjectId::repository(first);
+        let mut batch = Batch::new();
+        batch.push(Op::PutUser(User {
+            id,
+            name: name.clone(),
+            full_name: name.clone(),
+            email: String::new(),
+            description: format!("conformance user with roles {roles:?}"),
+            password_hash: Some(
+                lore_core::auth::hash_password(&password).expect("hashing a password"),
+            ),
+            enabled: true,
+            created_at: lore_core::model::now(),
+        }));
+        for role in roles {
+            batch.push(Op::AddGrant(Grant {
+                grantee: id,
+                role: (*role).to_owned(),
+                object: None,
+            }));
+        }
+        store.apply(batch).await.expect("creating a user");
+        let resp = self
+            .send(
+                self.anon(Method::POST, "/auth/login")
+                    .json(&json!({"user": name, "password": password})),
+            )
+            .await;
+        let key = resp.ok()["token"].as_str().map(str::to_owned);
+        Some(key.unwrap_or_else(|| panic!("login answered no result.token: {}", resp.describe())))
     }
 
     // ---- repository helpers

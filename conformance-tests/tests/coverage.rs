@@ -1,6 +1,8 @@
 //! Endpoint coverage: every (method, path) of the OpenAPI document Lore serves has a
-//! Normal and a BadInput case in the suite, and no case claims a route the document
-//! does not have.
+//! Normal and a BadInput case in the suite, every route the document says needs a
+//! capability (the scopes of its `api_key` security) has a Denied case, and no case
+//! claims a route the document does not have, or Denied on a route that needs only a
+//! login or none.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -13,7 +15,7 @@ const METHODS: [&str; 8] = [
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_route_has_a_normal_and_a_bad_input_case() {
+async fn every_route_has_its_cases() {
     let target = Target::spawn(Arc::new(MemoryStore::new())).await;
     let resp = target
         .send(target.anon(reqwest::Method::GET, "/openapi.json"))
@@ -23,13 +25,32 @@ async fn every_route_has_a_normal_and_a_bad_input_case() {
         .as_object()
         .expect("the document has paths");
     let mut routes: BTreeSet<(String, String)> = BTreeSet::new();
+    // Routes that need a capability, with the capabilities the document names.
+    let mut needs: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for (path, item) in paths {
         for method in METHODS {
-            if item.get(method).is_some() {
-                routes.insert((method.to_uppercase(), path.clone()));
+            let Some(operation) = item.get(method) else {
+                continue;
+            };
+            let route = (method.to_uppercase(), path.clone());
+            let capabilities: Vec<String> = operation["security"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|requirement| requirement["api_key"].as_array())
+                .flatten()
+                .filter_map(|scope| scope.as_str().map(str::to_owned))
+                .collect();
+            if !capabilities.is_empty() {
+                needs.insert(route.clone(), capabilities);
             }
+            routes.insert(route);
         }
     }
+    assert!(
+        !needs.is_empty(),
+        "the document names the capabilities routes need"
+    );
     assert!(!routes.is_empty(), "the document lists routes");
 
     let mut covered: BTreeMap<(String, String), BTreeSet<Kind>> = BTreeMap::new();
@@ -39,6 +60,12 @@ async fn every_route_has_a_normal_and_a_bad_input_case() {
             let route = ((*method).to_owned(), (*path).to_owned());
             if !routes.contains(&route) {
                 unknown.push(format!("{} claims {method} {path}", case.name));
+            }
+            if *kind == Kind::Denied && !needs.contains_key(&route) {
+                unknown.push(format!(
+                    "{} claims Denied on {method} {path}, which needs no capability",
+                    case.name
+                ));
             }
             covered.entry(route).or_default().insert(*kind);
         }
@@ -50,6 +77,14 @@ async fn every_route_has_a_normal_and_a_bad_input_case() {
             if !kinds.contains(&kind) {
                 missing.push(format!("{} {} has no {kind:?} case", route.0, route.1));
             }
+        }
+        if let Some(capabilities) = needs.get(route)
+            && !kinds.contains(&Kind::Denied)
+        {
+            missing.push(format!(
+                "{} {} needs {capabilities:?} and has no Denied case",
+                route.0, route.1
+            ));
         }
     }
     target.shutdown().await;

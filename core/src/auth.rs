@@ -57,15 +57,36 @@ pub fn hash_api_key(key: &str) -> String {
 }
 
 /// The authenticated user of a call, with the global capabilities of their roles
-/// (their own and their groups').
+/// (their own and their groups'). Only [`Catalog::authenticate`](crate::Catalog::authenticate)
+/// makes one, so holding a `Caller` proves a valid API key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    pub user: ObjectId,
-    pub name: String,
-    pub capabilities: Vec<Capability>,
+    user: ObjectId,
+    name: String,
+    capabilities: Vec<Capability>,
 }
 
 impl Caller {
+    /// A caller for a user whose key the catalog has just checked.
+    pub(crate) fn new(user: ObjectId, name: String, capabilities: Vec<Capability>) -> Self {
+        Self {
+            user,
+            name,
+            capabilities,
+        }
+    }
+
+    /// The id of the user.
+    pub fn user(&self) -> ObjectId {
+        self.user
+    }
+
+    /// The user name, for logs and messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the caller holds the capability globally.
     pub fn has(&self, capability: Capability) -> bool {
         self.capabilities.contains(&capability)
     }

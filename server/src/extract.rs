@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use lore_core::auth::Caller;
-use lore_core::{Error, ErrorCode};
+use lore_core::{Catalog, Error, ErrorCode};
 use serde::de::DeserializeOwned;
 
 use crate::AppState;
@@ -29,7 +29,8 @@ pub fn api_key(parts: &Parts) -> Option<&str> {
         .filter(|k| !k.is_empty())
 }
 
-/// The authenticated caller; 401 in the envelope when the key is missing or invalid.
+/// The caller of a request to a route off the public list: the key gate
+/// ([`crate::gate::require_key`]) has authenticated it before the handler runs.
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Caller);
 
@@ -41,23 +42,36 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let state = AppState::from_ref(state);
-        let key = api_key(parts).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::AuthenticationError,
-                "the api-key (or api_key) header is missing; log in with POST /auth/login",
-            )
-        })?;
-        let caller = state.catalog.authenticate(key).await?;
-        if let Some(mut user) = parts
-            .extensions
-            .get::<CallUser>()
-            .and_then(|slot| slot.0.lock().ok())
-        {
-            *user = Some(caller.name.clone());
+        if let Some(caller) = parts.extensions.get::<Caller>() {
+            return Ok(Self(caller.clone()));
         }
+        // A route the gate let through (a public one): the handler still gets a caller
+        // only with a valid key.
+        let state = AppState::from_ref(state);
+        let caller = authenticate(&state.catalog, parts).await?;
+        parts.extensions.insert(caller.clone());
         Ok(Self(caller))
     }
+}
+
+/// The caller the request's API key belongs to, noted for the call log; 401 in the
+/// envelope when the key is missing, invalid, expired or logged out.
+pub async fn authenticate(catalog: &Catalog, parts: &Parts) -> Result<Caller, ApiError> {
+    let key = api_key(parts).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::AuthenticationError,
+            "the api-key (or api_key) header is missing; log in with POST /auth/login",
+        )
+    })?;
+    let caller = catalog.authenticate(key).await?;
+    if let Some(mut user) = parts
+        .extensions
+        .get::<CallUser>()
+        .and_then(|slot| slot.0.lock().ok())
+    {
+        *user = Some(caller.name().to_owned());
+    }
+    Ok(caller)
 }
 
 /// A JSON body; malformed JSON is INVALID_PARAMETER, a wrong content type 415, an

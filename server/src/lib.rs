@@ -5,6 +5,7 @@ pub mod config;
 mod error;
 mod explorer;
 mod extract;
+mod gate;
 mod middleware;
 mod routes;
 
@@ -19,6 +20,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 pub use config::Settings;
+pub use gate::{PUBLIC_ROUTES, is_public};
 pub use routes::removed::REMOVED_METHODS;
 
 /// What every handler can reach.
@@ -73,15 +75,24 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
 }
 
 /// The whole application: the API under the base path, `/healthz`, the OpenAPI document
-/// and the API explorer. Every response, errors included, is in the envelope.
+/// and the API explorer. Every response, errors included, is in the envelope. Every
+/// route off [`PUBLIC_ROUTES`] answers 401 without a valid key before its handler runs;
+/// unknown paths (404) and wrong methods (405) answer the same with or without a key.
 pub fn app(catalog: Catalog, settings: &Settings) -> Router {
     let base = settings.server.base_path.clone();
     let (api, openapi) = routes::api();
+    let gate = gate::Gate::new(catalog.clone(), &base);
     Router::new()
         .nest(&base, api)
         .route("/healthz", axum::routing::get(routes::health::healthz))
         .merge(explorer::router(&base, openapi))
+        .route_layer(axum::middleware::from_fn_with_state(
+            gate,
+            gate::require_key,
+        ))
         .fallback(routes::not_found)
+        // After the gate: it replaces the gated default 405 answer of every route, so an
+        // unknown path (404) or a wrong method (405) answers the same with or without a key.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(axum::middleware::from_fn(middleware::envelope_and_log))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))

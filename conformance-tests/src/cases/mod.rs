@@ -3,7 +3,8 @@
 //!
 //! [`http_suite!`](crate::http_suite) turns the table into one test per case and backend;
 //! `tests/coverage.rs` checks that every route of the OpenAPI document has a
-//! [`Kind::Normal`] and a [`Kind::BadInput`] case.
+//! [`Kind::Normal`] and a [`Kind::BadInput`] case, and a [`Kind::Denied`] case when the
+//! document says the route needs a capability (scopes of its `api_key` security).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,6 +14,7 @@ use crate::harness::{IntoBackend, Target};
 mod auth;
 mod browse;
 mod configuration;
+mod denied;
 mod entities;
 mod export;
 pub(crate) mod import;
@@ -28,6 +30,9 @@ pub enum Kind {
     Normal,
     /// The route refusing bad input (missing, malformed or unknown values, bad keys).
     BadInput,
+    /// The route refusing a logged-in caller without the capability it needs: 403
+    /// PERMISSION_DENIED.
+    Denied,
 }
 
 /// What server a case needs.
@@ -40,7 +45,7 @@ pub enum Needs {
     OwnServer,
     /// A server of its own started with `server.max_body_mib = 1`: skipped remotely.
     SmallBodyLimit,
-    /// A server of its own started with `auth.login_timeout = "2s"`: skipped remotely.
+    /// A server of its own started with `auth.login_timeout = "5s"`: skipped remotely.
     ShortSessions,
 }
 
@@ -60,6 +65,7 @@ pub struct Case {
 
 const N: Kind = Kind::Normal;
 const B: Kind = Kind::BadInput;
+const D: Kind = Kind::Denied;
 
 macro_rules! case {
     ($func:path, $needs:ident, [$(($method:literal, $path:literal, $kind:ident)),* $(,)?]) => {
@@ -168,6 +174,7 @@ pub fn cases() -> Vec<Case> {
         ),
         case!(routing::healthz_answers_ok, AnyServer, []),
         case!(routing::openapi_document_is_served, AnyServer, []),
+        case!(routing::every_gated_route_needs_a_key, AnyServer, []),
         // createFolder and getContext
         case!(
             repository::create_folder_root_and_nested,
@@ -475,6 +482,40 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("POST", "/repository/model/export", B)]
         ),
+        // Permissions
+        case!(
+            denied::reads_without_view_metadata_are_denied,
+            AnyServer,
+            [
+                ("GET", "/entities/{objectId}", D),
+                ("GET", "/repository/getContext", D),
+                ("GET", "/configuration/listModels", D),
+                ("GET", "/configurations/listConnectedModels", D),
+                ("GET", "/operations/repositoryBrowse", D),
+                ("POST", "/repository/model/export", D),
+                ("POST", "/auth/logout", N),
+            ]
+        ),
+        case!(
+            denied::types_without_view_metadata_are_denied,
+            AnyServer,
+            [
+                ("GET", "/types/listObjectTypes", D),
+                ("GET", "/types/listEntityTypes", D),
+                ("GET", "/types/listAttributeTypes", D),
+                ("GET", "/types/listGroupTypes", D),
+                ("GET", "/types/listProfiles", D),
+                ("GET", "/types/listCategories", D),
+            ]
+        ),
+        case!(
+            denied::writes_without_manage_repository_are_denied,
+            AnyServer,
+            [
+                ("POST", "/repository/createFolder", D),
+                ("POST", "/repository/model/import", D),
+            ]
+        ),
         // Removed methods
         case!(
             removed::removed_auth_methods_name_post_replacement,
@@ -518,7 +559,7 @@ where
     };
     let target = Target::spawn_backend(backend, |settings| match case.needs {
         Needs::SmallBodyLimit => settings.server.max_body_mib = 1,
-        Needs::ShortSessions => settings.auth.login_timeout = "2s".into(),
+        Needs::ShortSessions => settings.auth.login_timeout = "5s".into(),
         Needs::AnyServer | Needs::OwnServer => {}
     })
     .await;

@@ -76,12 +76,18 @@ pub fn every_removed_method_answers_410() -> Case {
     }
 }
 
+/// Whether a removed method is public (the removed GET logins): callers of it have no key.
+fn is_public(verb: &str, path: &str) -> bool {
+    lore_server::is_public(verb, &format!("{{base}}{path}"))
+}
+
 async fn removed_ignoring_input(t: &Target) {
     for &(verb, path, replacement) in lore_server::REMOVED_METHODS {
-        // No key, a malformed body: the answer is still that the method is gone.
+        // A malformed body, junk parameters: the answer is still that the method is gone.
         let resp = t
             .send(
-                t.anon(method(verb), &concrete(path))
+                t.call(method(verb), &concrete(path))
+                    .await
                     .header(CONTENT_TYPE, "application/json")
                     .body("{not json"),
             )
@@ -89,16 +95,30 @@ async fn removed_ignoring_input(t: &Target) {
         assert_removed(&resp, verb, path, replacement);
         let resp = t
             .send(
-                t.anon(method(verb), &concrete(path))
-                    .header("api-key", "not-a-key")
+                t.call(method(verb), &concrete(path))
+                    .await
                     .query(&[("junk", "1")]),
             )
             .await;
         assert_removed(&resp, verb, path, replacement);
+        // Without a valid key, only the public ones (the removed logins) answer 410; the
+        // others are routes like any other and want a key first.
+        for key in [None, Some("not-a-key")] {
+            let mut request = t.anon(method(verb), &concrete(path));
+            if let Some(key) = key {
+                request = request.header("api-key", key);
+            }
+            let resp = t.send(request).await;
+            if is_public(verb, path) {
+                assert_removed(&resp, verb, path, replacement);
+            } else {
+                assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+            }
+        }
     }
 }
 
-/// Every removed method without a key and with junk input.
+/// Every removed method with junk input, and without a valid key.
 pub fn removed_methods_ignore_input() -> Case {
     Case {
         name: "removed_methods_ignore_input",

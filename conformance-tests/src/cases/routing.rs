@@ -277,3 +277,94 @@ pub async fn openapi_document_is_served(t: &Target) {
         );
     }
 }
+
+/// An OpenAPI path template with every `{parameter}` filled with a dummy value.
+fn fill_parameters(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut in_parameter = false;
+    for c in template.chars() {
+        match c {
+            '{' => {
+                in_parameter = true;
+                out.push_str("1_1");
+            }
+            '}' => in_parameter = false,
+            c if !in_parameter => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every route of the served OpenAPI document off the public list answers 401
+/// AUTHENTICATION_ERROR without a key, with a wrong key and with a logged-out key, in
+/// either header, whatever the route: the router denies by default. A public route
+/// answers without a key (whatever else it says, not 401).
+pub async fn every_gated_route_needs_a_key(t: &Target) {
+    let resp = t.send(t.anon(Method::GET, "/openapi.json")).await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    let paths = resp.json["paths"].as_object().expect("paths").clone();
+    let logged_out = t.login().await;
+    let resp = t
+        .send(
+            t.anon(Method::POST, "/auth/logout")
+                .header("api-key", &logged_out),
+        )
+        .await;
+    resp.ok();
+    let keys: [(&str, Option<&str>); 5] = [
+        ("api-key", None),
+        ("api-key", Some("not-a-key")),
+        ("api_key", Some("0123456789abcdef0123456789abcdef")),
+        ("api-key", Some(&logged_out)),
+        ("api_key", Some(&logged_out)),
+    ];
+    let (mut gated, mut public) = (0, 0);
+    for (template, item) in &paths {
+        let path = fill_parameters(template);
+        for (verb, _operation) in item.as_object().expect("a path item") {
+            let Ok(method) = Method::from_bytes(verb.to_uppercase().as_bytes()) else {
+                continue;
+            };
+            if !["GET", "PUT", "POST", "DELETE", "PATCH"].contains(&method.as_str()) {
+                continue;
+            }
+            let request = |header: &str, key: Option<&str>| {
+                let mut request = t.anon(method.clone(), &path);
+                if let Some(key) = key {
+                    request = request.header(header, key);
+                }
+                if method != Method::GET {
+                    request = request.json(&json!({}));
+                }
+                request
+            };
+            if lore_server::is_public(method.as_str(), &format!("{{base}}{template}")) {
+                public += 1;
+                let resp = t.send(request("api-key", None)).await;
+                assert_ne!(
+                    resp.status,
+                    401,
+                    "{method} {template} is public: {}",
+                    resp.describe()
+                );
+                continue;
+            }
+            gated += 1;
+            for (header, key) in keys {
+                let resp = t.send(request(header, key)).await;
+                assert_eq!(
+                    resp.status,
+                    401,
+                    "{method} {path} with {header} {key:?} must answer 401 before anything else: {}",
+                    resp.describe()
+                );
+                assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+            }
+        }
+    }
+    assert!(
+        gated > 10 && public > 0,
+        "the document lists gated ({gated}) and public ({public}) routes"
+    );
+}

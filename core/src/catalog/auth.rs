@@ -90,8 +90,8 @@ impl Catalog {
         self.open_session(user.id, force).await
     }
 
-    /// Opens a session for a user another login method has proven.
-    pub async fn open_session(&self, user: ObjectId, force: bool) -> Result<String> {
+    /// Opens a session for a user a login method has proven.
+    pub(crate) async fn open_session(&self, user: ObjectId, force: bool) -> Result<String> {
         let now = crate::model::now();
         if force {
             self.store.delete_sessions_of(user).await?;
@@ -143,10 +143,6 @@ impl Catalog {
             .collect();
         capabilities.sort();
         capabilities.dedup();
-        Ok(Caller {
-            user: user.id,
-            name: user.name,
-            capabilities,
-        })
+        Ok(Caller::new(user.id, user.name, capabilities))
     }
 }

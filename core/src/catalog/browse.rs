@@ -62,7 +62,7 @@ fn attribute(name: &str, kind: AttributeKind, value: serde_json::Value) -> Attri
 impl Catalog {
     /// The legacy entity of one object, with its system, custom and profile attributes,
     /// labels, defining terms and data classes.
-    pub async fn entity(&self, object: &Object) -> Result<Entity> {
+    pub(crate) async fn entity(&self, object: &Object) -> Result<Entity> {
         let details = self.store.details(Scope::Objects(vec![object.id])).await?;
         let meta = self.meta_model().await?;
         self.entity_with(object, &details, &meta).await
@@ -152,7 +152,7 @@ impl Catalog {
     }
 
     /// The legacy entities of several objects, reading what hangs on them in one call.
-    pub async fn entities(&self, objects: &[Object]) -> Result<Vec<Entity>> {
+    pub(crate) async fn entities(&self, objects: &[Object]) -> Result<Vec<Entity>> {
         if objects.is_empty() {
             return Ok(Vec::new());
         }
@@ -401,7 +401,7 @@ impl Catalog {
         );
         object.parent = parent_id;
         object.description = request.description.clone().filter(|d| !d.is_empty());
-        object.updated_by = Some(caller.user);
+        object.updated_by = Some(caller.user());
         self.store
             .apply(Batch::from(vec![Op::PutObject(object.clone())]))
             .await?;

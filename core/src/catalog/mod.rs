@@ -1,5 +1,11 @@
 //! The Catalog: the one service every front end (HTTP, CLI) calls. It resolves
 //! identifiers, checks authorization, and turns requests into store reads and batches.
+//!
+//! Authorization by construction: every public method a front end may call takes the
+//! [`Caller`](crate::auth::Caller) that only [`Catalog::authenticate`] makes, except the
+//! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::authenticate`],
+//! [`Catalog::logout`]) and [`Catalog::ping`]. The store and the unchecked helpers
+//! (resolving identifiers, reading entities) stay inside the crate.
 
 mod auth;
 mod browse;
@@ -49,16 +55,19 @@ impl Catalog {
         Self { store, config }
     }
 
-    pub fn store(&self) -> &Arc<dyn Store> {
-        &self.store
-    }
-
     pub fn config(&self) -> &CatalogConfig {
         &self.config
     }
 
+    /// Answers the name of the storage backend once the store has answered a trivial
+    /// read; for health checks, which need no key.
+    pub async fn ping(&self) -> Result<&'static str> {
+        self.store.ping().await?;
+        Ok(self.store.backend())
+    }
+
     /// The meta model: the built-in one plus attribute types added at run time.
-    pub async fn meta_model(&self) -> Result<MetaModel> {
+    pub(crate) async fn meta_model(&self) -> Result<MetaModel> {
         static BUILTIN: std::sync::LazyLock<MetaModel> =
             std::sync::LazyLock::new(MetaModel::builtin);
         let mut meta = BUILTIN.clone();
@@ -77,7 +86,7 @@ impl Catalog {
 
     /// Finds the object a client named by id, stable id or repository path. A path walks
     /// the repository tree and, past a model, that model's objects.
-    pub async fn resolve(&self, reference: &ObjectRef) -> Result<Object> {
+    pub(crate) async fn resolve(&self, reference: &ObjectRef) -> Result<Object> {
         match reference {
             ObjectRef::Id(id) => self
                 .store
@@ -124,12 +133,12 @@ impl Catalog {
     }
 
     /// Resolves an identifier given as text.
-    pub async fn resolve_text(&self, text: &str) -> Result<Object> {
+    pub(crate) async fn resolve_text(&self, text: &str) -> Result<Object> {
         self.resolve(&ObjectRef::parse(text)?).await
     }
 
     /// The repository path of a repository object, e.g. `/Sales/Warehouse`.
-    pub async fn repository_path(&self, object: &Object) -> Result<String> {
+    pub(crate) async fn repository_path(&self, object: &Object) -> Result<String> {
         let mut names = vec![object.name.clone()];
         let mut next = object.parent;
         let mut guard = 0;
@@ -153,7 +162,7 @@ impl Catalog {
 
     /// The ancestors of an object from the repository root down to its parent: its
     /// Context. A model object's context runs through its model's folders and model.
-    pub async fn context(&self, object: &Object) -> Result<Vec<Object>> {
+    pub(crate) async fn context(&self, object: &Object) -> Result<Vec<Object>> {
         let mut chain = Vec::new();
         let mut next = object.parent;
         if next.is_none() && object.kind == ObjectKind::ModelObject {

@@ -174,7 +174,7 @@ impl Catalog {
         let number = model.id.content_model();
         model.description = Some(archive.model.description.clone()).filter(|d| !d.is_empty());
         model.updated_at = crate::model::now();
-        model.updated_by = Some(caller.user);
+        model.updated_by = Some(caller.user());
         batch.push(Op::PutObject(model.clone()));
         batch.push(Op::SetAttribute(AttributeValue {
             object: model.id,
@@ -242,7 +242,7 @@ impl Catalog {
             object.workflow_state = row.workflow_state.clone();
             object.created_at = now;
             object.updated_at = now;
-            object.updated_by = Some(caller.user);
+            object.updated_by = Some(caller.user());
             batch.push(Op::PutObject(object));
         }
         let id_of = |file: &str, native: &str| -> Result<ObjectId> {
@@ -468,17 +468,18 @@ impl Catalog {
         model: &ObjectRef,
         options: &ExportOptions,
     ) -> Result<Vec<u8>> {
-        caller.require(Capability::ViewMetadata)?;
-        let archive = self.model_archive(model, options).await?;
+        let archive = self.model_archive(caller, model, options).await?;
         archive::write(&archive)
     }
 
     /// The model as archive rows, ready to write.
     pub async fn model_archive(
         &self,
+        caller: &Caller,
         model: &ObjectRef,
         options: &ExportOptions,
     ) -> Result<ModelArchive> {
+        caller.require(Capability::ViewMetadata)?;
         let mut model = self.resolve(model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {
             // Exporting a term: the model of the object, restricted to that object.
@@ -487,6 +488,7 @@ impl Catalog {
                 .resolve(&ObjectRef::Id(ObjectId::repository(object.model)))
                 .await?;
             return Box::pin(self.model_archive(
+                caller,
                 &ObjectRef::Id(model.id),
                 &ExportOptions {
                     objects: Some(vec![ObjectRef::Id(object)]),

@@ -1,6 +1,6 @@
 //! Login and logout.
 
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use lore_core::Error;
 use serde::Deserialize;
@@ -58,13 +58,17 @@ pub async fn login_plain_text(
     Ok(key.into_response())
 }
 
-/// Logs out: the key fails afterwards. Any body (none, text, `{}`) is accepted.
+/// Logs out: the key fails afterwards. Any body (none, text, `{}`) is accepted. Needs a
+/// valid key, and no capability.
 #[utoipa::path(post, path = "/auth/logout", tag = "Authentication", security(("api_key" = [])),
     responses((status = 200, description = "`{\"result\": \"\"}`"), (status = 401, description = "Missing or invalid key")))]
-pub async fn logout(State(state): State<AppState>, req: Request) -> ApiResult<Response> {
-    let (mut parts, _body) = req.into_parts();
-    Authenticated::from_request_parts(&mut parts, &state).await?;
-    let key = api_key(&parts).unwrap_or_default().to_owned();
-    state.catalog.logout(&key).await?;
+pub async fn logout(
+    State(state): State<AppState>,
+    Authenticated(_caller): Authenticated,
+    req: Request,
+) -> ApiResult<Response> {
+    let (parts, _body) = req.into_parts();
+    let key = api_key(&parts).unwrap_or_default();
+    state.catalog.logout(key).await?;
     Ok(ok(""))
 }

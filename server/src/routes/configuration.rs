@@ -27,7 +27,7 @@ pub struct ListModelsParams {
 }
 
 /// Lists the models of a configuration, or of the whole repository.
-#[utoipa::path(get, path = "/configuration/listModels", tag = "Browse", security(("api_key" = [])), params(ListModelsParams),
+#[utoipa::path(get, path = "/configuration/listModels", tag = "Browse", security(("api_key" = ["ViewMetadata"])), params(ListModelsParams),
     responses((status = 200, description = "Array of entities (legacy format)"), (status = 404, description = "No such configuration")))]
 pub async fn list_models(
     State(state): State<AppState>,
@@ -51,7 +51,7 @@ pub struct ConnectedModelsParams {
 }
 
 /// Lists the models connected to a model.
-#[utoipa::path(get, path = "/configurations/listConnectedModels", tag = "Browse", security(("api_key" = [])), params(ConnectedModelsParams),
+#[utoipa::path(get, path = "/configurations/listConnectedModels", tag = "Browse", security(("api_key" = ["ViewMetadata"])), params(ConnectedModelsParams),
     responses((status = 200, description = "Array of entities (legacy format)"), (status = 400, description = "modelId missing or not a model")))]
 pub async fn list_connected_models(
     State(state): State<AppState>,

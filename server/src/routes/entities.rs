@@ -21,7 +21,7 @@ pub struct EntityParams {
 
 /// Reads one object (model object, repository object) by id or stable id, in the
 /// legacy entity format.
-#[utoipa::path(get, path = "/entities/{objectId}", tag = "Browse", security(("api_key" = [])),
+#[utoipa::path(get, path = "/entities/{objectId}", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
     params(("objectId" = String, Path, description = "Object id (`447_16`, `-1_4`), stable id, or URL-encoded repository path"), EntityParams),
     responses((status = 200, description = "The entity"), (status = 404, description = "No such object")))]
 pub async fn get_entity(

@@ -71,11 +71,9 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(types::list_categories))
         .routes(routes!(operations::repository_browse));
     let (router, mut openapi) = router.split_for_parts();
-    let router = removed::register(router, &mut openapi);
-    (
-        router.method_not_allowed_fallback(method_not_allowed),
-        openapi,
-    )
+    // The 405 answer is set by `app`, after the key gate, so that a wrong method answers
+    // 405 with or without a key.
+    (removed::register(router, &mut openapi), openapi)
 }
 
 pub async fn not_found(method: Method, uri: Uri) -> ApiError {
@@ -93,4 +91,48 @@ pub async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
         ErrorCode::MethodNotAllowed,
         format!("{} does not accept {method}", uri.path()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use lore_core::model::Capability;
+
+    use crate::gate::{BASE, is_public};
+
+    /// The document says what the gate does: a public route declares no security, every
+    /// other one the `api_key` scheme, its scopes naming the global capabilities the call
+    /// needs (none: a login is enough).
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn the_document_declares_the_key_every_gated_route_needs() {
+        let (_, doc) = super::api();
+        let doc = serde_json::to_value(&doc).unwrap();
+        let mut checked = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let Some(security) = operation.get("security") else {
+                    assert!(
+                        is_public(method, &format!("{BASE}{path}")),
+                        "{method} {path} is off the public list and must declare api_key"
+                    );
+                    checked += 1;
+                    continue;
+                };
+                assert!(
+                    !is_public(method, &format!("{BASE}{path}")),
+                    "{method} {path} is public and must declare no security"
+                );
+                let scopes = security[0]["api_key"].as_array().unwrap_or_else(|| {
+                    panic!("{method} {path}: security names the api_key scheme: {security}")
+                });
+                for scope in scopes {
+                    serde_json::from_value::<Capability>(scope.clone()).unwrap_or_else(|e| {
+                        panic!("{method} {path}: scope {scope} is no capability: {e}")
+                    });
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} operations");
+    }
 }

@@ -22,7 +22,7 @@ pub struct BrowseParams {
 }
 
 /// The repository tree below a path: `{"links": [{"objectName", "id", "objectType", "links"}]}`.
-#[utoipa::path(get, path = "/operations/repositoryBrowse", tag = "Operation", security(("api_key" = [])), params(BrowseParams),
+#[utoipa::path(get, path = "/operations/repositoryBrowse", tag = "Operation", security(("api_key" = ["ViewMetadata"])), params(BrowseParams),
     responses((status = 200, description = "The tree"), (status = 404, description = "No such path")))]
 pub async fn repository_browse(
     State(state): State<AppState>,

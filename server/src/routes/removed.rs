@@ -1,5 +1,7 @@
 //! Methods removed in release 11.0: they answer 410 METHOD_REMOVED naming their
-//! replacement, so an old client learns what to call instead.
+//! replacement, so an old client learns what to call instead. The removed GET logins are
+//! public (their callers have no key yet); every other removed method wants a valid key
+//! first, like any route off the public list.
 
 use axum::Router;
 use axum::routing::{MethodFilter, on};
@@ -7,6 +9,7 @@ use lore_core::ErrorCode;
 use utoipa::openapi::OpenApi;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
 use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::security::SecurityRequirement;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -96,15 +99,25 @@ pub fn register(mut router: Router<AppState>, openapi: &mut OpenApi) -> Router<A
                 ApiError::new(ErrorCode::MethodRemoved, message)
             }),
         );
-        let operation = OperationBuilder::new()
+        let mut operation = OperationBuilder::new()
             .tag("Removed")
             .summary(Some(format!("Removed in 11.0; use {replacement}")))
             .deprecated(Some(utoipa::openapi::Deprecated::True))
             .response(
                 "410",
                 ResponseBuilder::new().description("METHOD_REMOVED, naming the replacement"),
-            )
-            .build();
+            );
+        // Like any route off the public list, a removed one wants a key first (any
+        // user's: the answer is the same for all).
+        if !crate::gate::is_public(method, &format!("{}{path}", crate::gate::BASE)) {
+            operation = operation
+                .security(SecurityRequirement::new("api_key", Vec::<String>::new()))
+                .response(
+                    "401",
+                    ResponseBuilder::new().description("Missing or invalid key"),
+                );
+        }
+        let operation = operation.build();
         match openapi.paths.paths.get_mut(path) {
             Some(item) => item.merge_operations(PathItem::new(http_method, operation)),
             None => {

@@ -22,7 +22,7 @@ pub struct ContextParams {
 
 /// The context of an object: its ancestors from the repository root down, each as
 /// `{id, name, objectType}`.
-#[utoipa::path(get, path = "/repository/getContext", tag = "Repository", security(("api_key" = [])), params(ContextParams),
+#[utoipa::path(get, path = "/repository/getContext", tag = "Repository", security(("api_key" = ["ViewMetadata"])), params(ContextParams),
     responses((status = 200, description = "Array of embedded entities, root first"), (status = 404, description = "No such object")))]
 pub async fn get_context(
     State(state): State<AppState>,
@@ -48,7 +48,7 @@ pub struct CreateFolderBody {
 }
 
 /// Creates a folder, configuration or configuration version.
-#[utoipa::path(post, path = "/repository/createFolder", tag = "Repository", security(("api_key" = [])), request_body = CreateFolderBody,
+#[utoipa::path(post, path = "/repository/createFolder", tag = "Repository", security(("api_key" = ["ManageRepository"])), request_body = CreateFolderBody,
     responses((status = 200, description = "The new object (legacy entity)"), (status = 409, description = "The name is taken"), (status = 400, description = "Bad input")))]
 pub async fn create_folder(
     State(state): State<AppState>,
@@ -74,7 +74,7 @@ pub struct ImportParams {
 /// Imports a model from a zip of CSV files (see docs/model-archive.md), sent as the raw
 /// body (`application/zip`) or as the file part of `multipart/form-data`. Nothing is
 /// written unless the whole archive is valid.
-#[utoipa::path(post, path = "/repository/model/import", tag = "Repository", security(("api_key" = [])), params(ImportParams),
+#[utoipa::path(post, path = "/repository/model/import", tag = "Repository", security(("api_key" = ["ManageRepository"])), params(ImportParams),
     request_body(content = Vec<u8>, content_type = "application/zip", description = "The model archive"),
     responses((status = 200, description = "`{modelId, modelName, created, objectCount}`"), (status = 400, description = "Invalid archive"),
         (status = 413, description = "Archive too large"), (status = 415, description = "Not a zip or multipart upload")))]
@@ -170,7 +170,7 @@ pub struct ExportParams {
 }
 
 /// Exports a model as a zip of CSV files (`application/x-download`).
-#[utoipa::path(post, path = "/repository/model/export", tag = "Repository", security(("api_key" = [])), params(ExportParams),
+#[utoipa::path(post, path = "/repository/model/export", tag = "Repository", security(("api_key" = ["ViewMetadata"])), params(ExportParams),
     request_body(content = ExportParams, description = "The same fields as the query parameters (optional)"),
     responses((status = 200, description = "The archive", content_type = "application/x-download"), (status = 404, description = "No such model")))]
 pub async fn export_model(

@@ -20,7 +20,7 @@ pub struct ObjectTypesParams {
 }
 
 /// Lists object types.
-#[utoipa::path(get, path = "/types/listObjectTypes", tag = "Types", security(("api_key" = [])), params(ObjectTypesParams),
+#[utoipa::path(get, path = "/types/listObjectTypes", tag = "Types", security(("api_key" = ["ViewMetadata"])), params(ObjectTypesParams),
     responses((status = 200, description = "Array of object types"), (status = 404, description = "Unknown profile")))]
 pub async fn list_object_types(
     State(state): State<AppState>,
@@ -35,7 +35,7 @@ pub async fn list_object_types(
 }
 
 /// Deprecated name of listObjectTypes: `[{"entityTypes": [...]}]`.
-#[utoipa::path(get, path = "/types/listEntityTypes", tag = "Types", security(("api_key" = [])), params(ObjectTypesParams),
+#[utoipa::path(get, path = "/types/listEntityTypes", tag = "Types", security(("api_key" = ["ViewMetadata"])), params(ObjectTypesParams),
     responses((status = 200, description = "`[{\"entityTypes\": [...]}]`"), (status = 404, description = "Unknown profile")))]
 pub async fn list_entity_types(
     State(state): State<AppState>,
@@ -69,7 +69,7 @@ impl ObjectTypeParam {
 }
 
 /// Lists attribute types, of all objects or of one object type.
-#[utoipa::path(get, path = "/types/listAttributeTypes", tag = "Types", security(("api_key" = [])), params(ObjectTypeParam),
+#[utoipa::path(get, path = "/types/listAttributeTypes", tag = "Types", security(("api_key" = ["ViewMetadata"])), params(ObjectTypeParam),
     responses((status = 200, description = "Array of attribute types"), (status = 404, description = "Unknown object type")))]
 pub async fn list_attribute_types(
     State(state): State<AppState>,
@@ -83,7 +83,7 @@ pub async fn list_attribute_types(
 }
 
 /// Lists attribute groups with their attribute types.
-#[utoipa::path(get, path = "/types/listGroupTypes", tag = "Types", security(("api_key" = [])), params(ObjectTypeParam),
+#[utoipa::path(get, path = "/types/listGroupTypes", tag = "Types", security(("api_key" = ["ViewMetadata"])), params(ObjectTypeParam),
     responses((status = 200, description = "Array of groups"), (status = 404, description = "Unknown object type")))]
 pub async fn list_group_types(
     State(state): State<AppState>,
@@ -97,7 +97,7 @@ pub async fn list_group_types(
 }
 
 /// Lists profile names.
-#[utoipa::path(get, path = "/types/listProfiles", tag = "Types", security(("api_key" = [])),
+#[utoipa::path(get, path = "/types/listProfiles", tag = "Types", security(("api_key" = ["ViewMetadata"])),
     responses((status = 200, description = "Array of profile names"), (status = 401, description = "Missing or invalid key")))]
 pub async fn list_profiles(
     State(state): State<AppState>,
@@ -107,7 +107,7 @@ pub async fn list_profiles(
 }
 
 /// Lists search categories.
-#[utoipa::path(get, path = "/types/listCategories", tag = "Types", security(("api_key" = [])),
+#[utoipa::path(get, path = "/types/listCategories", tag = "Types", security(("api_key" = ["ViewMetadata"])),
     responses((status = 200, description = "Array of category names"), (status = 401, description = "Missing or invalid key")))]
 pub async fn list_categories(
     State(state): State<AppState>,

@@ -1,0 +1,106 @@
+//! The router denies by default: every route answers 401 AUTHENTICATION_ERROR before its
+//! handler runs unless the request carries a valid API key, except the routes of one
+//! explicit list, [`PUBLIC_ROUTES`].
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use lore_core::Catalog;
+
+use crate::extract::authenticate;
+
+/// Stands for the configured base path (default `/MM/rest/v1`) in [`PUBLIC_ROUTES`].
+pub const BASE: &str = "{base}";
+
+/// Every route a client may call without an API key, as `(method, route)`; [`BASE`]
+/// stands for the base path, and a `GET` route answers `HEAD` too. Every other route
+/// (API, removed or added later) needs a valid key before its handler runs.
+pub const PUBLIC_ROUTES: &[(&str, &str)] = &[
+    // The way in: a client has no key before it logs in.
+    ("POST", "{base}/auth/login"),
+    ("POST", "{base}/auth/loginPlainText"),
+    // Login methods removed in 11.0: a client calling them has no key either; they
+    // answer 410 naming the POST replacement.
+    ("GET", "{base}/auth/login"),
+    ("GET", "{base}/auth/loginPlainText"),
+    ("GET", "{base}/auth/loginOAuth2"),
+    // Health checks of load balancers and orchestrators.
+    ("GET", "/healthz"),
+    // The OpenAPI document, the API explorer (its login form gets the key) and its assets.
+    ("GET", "{base}/openapi.json"),
+    ("GET", "/"),
+    ("GET", "/explorer"),
+    ("GET", "/swagger-ui"),
+    ("GET", "/swagger-ui/"),
+    ("GET", "/swagger-ui/{*rest}"),
+];
+
+/// Whether `(method, route)` is on [`PUBLIC_ROUTES`], `route` with [`BASE`] for the base
+/// path as the list writes it.
+pub fn is_public(method: &str, route: &str) -> bool {
+    let method = if method.eq_ignore_ascii_case("HEAD") {
+        "GET"
+    } else {
+        method
+    };
+    PUBLIC_ROUTES
+        .iter()
+        .any(|&(m, r)| m.eq_ignore_ascii_case(method) && r == route)
+}
+
+/// What the gate needs: the catalog that authenticates, and the public routes with the
+/// base path filled in.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    catalog: Catalog,
+    public: Arc<HashSet<(Method, String)>>,
+}
+
+impl Gate {
+    pub fn new(catalog: Catalog, base: &str) -> Self {
+        let mut public = HashSet::new();
+        for &(method, route) in PUBLIC_ROUTES {
+            if let Ok(method) = Method::from_bytes(method.as_bytes()) {
+                public.insert((method, route.replace(BASE, base)));
+            }
+        }
+        Self {
+            catalog,
+            public: Arc::new(public),
+        }
+    }
+
+    fn admits(&self, method: &Method, route: &str) -> bool {
+        let method = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        self.public.contains(&(method.clone(), route.to_owned()))
+    }
+}
+
+/// The layer on every route: a public route passes; any other authenticates the key
+/// and leaves the [`Caller`](lore_core::auth::Caller) in the request extensions for the
+/// [`Authenticated`](crate::extract::Authenticated) extractor, or answers 401.
+pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> Response {
+    let public = req
+        .extensions()
+        .get::<MatchedPath>()
+        .is_some_and(|route| gate.admits(req.method(), route.as_str()));
+    if public {
+        return next.run(req).await;
+    }
+    let (mut parts, body) = req.into_parts();
+    match authenticate(&gate.catalog, &parts).await {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
