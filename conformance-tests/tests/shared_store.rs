@@ -68,6 +68,26 @@ async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
     );
     assert_eq!(read.ok()["name"], json!(name));
 
+    // The second server's cached meta model follows a change made through the first:
+    // importing the sample adds the custom attribute type "Security Level".
+    let has_security_level = |resp: &lore_conformance::harness::Resp| {
+        resp.ok_array()
+            .iter()
+            .any(|t| t["name"] == json!("Security Level"))
+    };
+    let before = second.send(on_second("/types/listAttributeTypes")).await;
+    assert!(
+        !has_security_level(&before),
+        "{backend}: a fresh store has no custom attribute types"
+    );
+    first.import_sample().await;
+    let after = second.send(on_second("/types/listAttributeTypes")).await;
+    assert!(
+        has_security_level(&after),
+        "{backend}: the other server sees the attribute type the import added: {}",
+        after.describe()
+    );
+
     // Logout on the second server ends the key on the first.
     let logout = second
         .send(

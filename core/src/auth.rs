@@ -64,16 +64,29 @@ pub struct Caller {
     user: ObjectId,
     name: String,
     capabilities: Vec<Capability>,
+    /// The store's meta model version when the key was checked, read with it.
+    meta_version: i64,
 }
 
 impl Caller {
     /// A caller for a user whose key the catalog has just checked.
-    pub(crate) fn new(user: ObjectId, name: String, capabilities: Vec<Capability>) -> Self {
+    pub(crate) fn new(
+        user: ObjectId,
+        name: String,
+        capabilities: Vec<Capability>,
+        meta_version: i64,
+    ) -> Self {
         Self {
             user,
             name,
             capabilities,
+            meta_version,
         }
+    }
+
+    /// The meta model version read with the caller's key.
+    pub(crate) fn meta_version(&self) -> i64 {
+        self.meta_version
     }
 
     /// The id of the user.

@@ -120,29 +120,31 @@ impl Catalog {
     pub async fn authenticate(&self, key: &str) -> Result<Caller> {
         let refused =
             || Error::authentication("the API key is invalid or has expired; log in again");
-        let session = self
+        let principal = self
             .store
-            .session(&hash_api_key(key), crate::model::now())
+            .principal(&hash_api_key(key), crate::model::now())
             .await?
+            .filter(|p| p.user.enabled)
             .ok_or_else(refused)?;
-        let user = self
-            .store
-            .user(session.user)
-            .await?
-            .filter(|u| u.enabled)
-            .ok_or_else(refused)?;
-        let roles = self.store.roles().await?;
-        let mut capabilities: Vec<Capability> = self
-            .store
-            .grants_of(user.id)
-            .await?
+        let mut capabilities: Vec<Capability> = principal
+            .grants
             .iter()
             .filter(|g| g.object.is_none())
-            .filter_map(|g| roles.iter().find(|r| r.name == g.role && r.global))
+            .filter_map(|g| {
+                principal
+                    .roles
+                    .iter()
+                    .find(|r| r.name == g.role && r.global)
+            })
             .flat_map(|r| r.capabilities.iter().copied())
             .collect();
         capabilities.sort();
         capabilities.dedup();
-        Ok(Caller::new(user.id, user.name, capabilities))
+        Ok(Caller::new(
+            principal.user.id,
+            principal.user.name,
+            capabilities,
+            principal.meta_version,
+        ))
     }
 }

@@ -62,9 +62,9 @@ fn attribute(name: &str, kind: AttributeKind, value: serde_json::Value) -> Attri
 impl Catalog {
     /// The legacy entity of one object, with its system, custom and profile attributes,
     /// labels, defining terms and data classes.
-    pub(crate) async fn entity(&self, object: &Object) -> Result<Entity> {
+    pub(crate) async fn entity(&self, caller: &Caller, object: &Object) -> Result<Entity> {
         let details = self.store.details(Scope::Objects(vec![object.id])).await?;
-        let meta = self.meta_model().await?;
+        let meta = self.meta_model_for(caller).await?;
         self.entity_with(object, &details, &meta).await
     }
 
@@ -123,16 +123,17 @@ impl Catalog {
             })
             .map(|c| c.data_class.clone())
             .collect();
-        let mut terms = Vec::new();
-        for edge in details
+        let term_ids: Vec<ObjectId> = details
             .edges
             .iter()
             .filter(|e| e.source == object.id && is_definition(e))
-        {
-            if let Some(term) = self.store.object(edge.target).await? {
-                terms.push(term);
-            }
-        }
+            .map(|e| e.target)
+            .collect();
+        let mut terms = if term_ids.is_empty() {
+            Vec::new()
+        } else {
+            self.store.objects(&term_ids).await?
+        };
         terms.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         terms.dedup_by_key(|t| t.id);
         let terms: Vec<EmbeddedEntity> = terms.iter().map(embedded).collect();
@@ -152,7 +153,11 @@ impl Catalog {
     }
 
     /// The legacy entities of several objects, reading what hangs on them in one call.
-    pub(crate) async fn entities(&self, objects: &[Object]) -> Result<Vec<Entity>> {
+    pub(crate) async fn entities(
+        &self,
+        caller: &Caller,
+        objects: &[Object],
+    ) -> Result<Vec<Entity>> {
         if objects.is_empty() {
             return Ok(Vec::new());
         }
@@ -160,7 +165,7 @@ impl Catalog {
             .store
             .details(Scope::Objects(objects.iter().map(|o| o.id).collect()))
             .await?;
-        let meta = self.meta_model().await?;
+        let meta = self.meta_model_for(caller).await?;
         let mut entities = Vec::with_capacity(objects.len());
         for object in objects {
             entities.push(self.entity_with(object, &details, &meta).await?);
@@ -181,8 +186,24 @@ impl Catalog {
     /// `GET /entities/{objectId}` in the legacy format.
     pub async fn get_entity(&self, caller: &Caller, reference: &ObjectRef) -> Result<Entity> {
         caller.require(Capability::ViewMetadata)?;
-        let object = self.resolve(reference).await?;
-        self.entity(&object).await
+        // By id, the object and what hangs on it come in one read.
+        let (object, details) = match reference {
+            ObjectRef::Id(id) => {
+                let (objects, details) = self.store.objects_with_details(&[*id]).await?;
+                let object = objects
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| Error::not_found(format!("object {id} does not exist")))?;
+                (object, details)
+            }
+            other => {
+                let object = self.resolve(other).await?;
+                let details = self.store.details(Scope::Objects(vec![object.id])).await?;
+                (object, details)
+            }
+        };
+        let meta = self.meta_model_for(caller).await?;
+        self.entity_with(&object, &details, &meta).await
     }
 
     /// `GET /repository/getContext`: the ancestors of an object, root first, as embedded entities.
@@ -222,7 +243,7 @@ impl Catalog {
                     .await?
             }
         };
-        self.entities(&models).await
+        self.entities(caller, &models).await
     }
 
     /// `GET /configurations/listConnectedModels`: the models connected to a model, in
@@ -258,7 +279,7 @@ impl Catalog {
         }
         connected.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         connected.dedup_by_key(|m| m.id);
-        self.entities(&connected).await
+        self.entities(caller, &connected).await
     }
 
     /// The objects at the other end of the edges of one kind, sorted by name.
@@ -405,7 +426,7 @@ impl Catalog {
         self.store
             .apply(Batch::from(vec![Op::PutObject(object.clone())]))
             .await?;
-        self.entity(&object).await
+        self.entity(caller, &object).await
     }
 }
 

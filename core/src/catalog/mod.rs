@@ -12,7 +12,7 @@ mod browse;
 mod model_io;
 mod types;
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 pub use auth::Bootstrap;
@@ -21,6 +21,7 @@ pub use model_io::{ExportOptions, ImportOptions, ImportSummary};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 
 use crate::archive::ArchiveLimits;
+use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
 use crate::model::{MetaModel, Object, ObjectKind};
@@ -48,11 +49,17 @@ impl Default for CatalogConfig {
 pub struct Catalog {
     store: Arc<dyn Store>,
     config: CatalogConfig,
+    /// The meta model with the store version it was read at, shared by the clones.
+    meta: Arc<RwLock<Option<(i64, Arc<MetaModel>)>>>,
 }
 
 impl Catalog {
     pub fn new(store: Arc<dyn Store>, config: CatalogConfig) -> Self {
-        Self { store, config }
+        Self {
+            store,
+            config,
+            meta: Arc::default(),
+        }
     }
 
     pub fn config(&self) -> &CatalogConfig {
@@ -66,11 +73,35 @@ impl Catalog {
         Ok(self.store.backend())
     }
 
-    /// The meta model: the built-in one plus attribute types added at run time.
-    pub(crate) async fn meta_model(&self) -> Result<MetaModel> {
+    /// The meta model as the store holds it now: the built-in one plus attribute types
+    /// added at run time.
+    pub(crate) async fn meta_model(&self) -> Result<Arc<MetaModel>> {
+        let version = self.store.meta_version().await?;
+        self.meta_model_at(version).await
+    }
+
+    /// The meta model as of the version read with the caller's key: no store read
+    /// unless the meta model changed since it was cached (in this process or another
+    /// one over the same database).
+    pub(crate) async fn meta_model_for(&self, caller: &Caller) -> Result<Arc<MetaModel>> {
+        self.meta_model_at(caller.meta_version()).await
+    }
+
+    async fn meta_model_at(&self, version: i64) -> Result<Arc<MetaModel>> {
+        if let Some((cached, meta)) = self
+            .meta
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            && *cached == version
+        {
+            return Ok(Arc::clone(meta));
+        }
         static BUILTIN: std::sync::LazyLock<MetaModel> =
             std::sync::LazyLock::new(MetaModel::builtin);
         let mut meta = BUILTIN.clone();
+        // Read after `version` was: what is read is at least that version, so the cache
+        // never holds something older than its tag.
         for added in self.store.attribute_types().await? {
             match meta
                 .attribute_types
@@ -81,6 +112,9 @@ impl Catalog {
                 None => meta.attribute_types.push(added),
             }
         }
+        let meta = Arc::new(meta);
+        *self.meta.write().unwrap_or_else(PoisonError::into_inner) =
+            Some((version, Arc::clone(&meta)));
         Ok(meta)
     }
 

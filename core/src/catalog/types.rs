@@ -79,7 +79,7 @@ impl Catalog {
         include_attributes: bool,
     ) -> Result<Vec<ObjectTypeInfo>> {
         caller.require(Capability::ViewMetadata)?;
-        let meta = self.meta_model().await?;
+        let meta = self.meta_model_for(caller).await?;
         if let Some(p) = profile.filter(|p| !meta.profiles.iter().any(|known| known.name == *p)) {
             return Err(Error::not_found(format!("profile '{p}' does not exist")));
         }
@@ -103,7 +103,7 @@ impl Catalog {
         object_type: Option<&str>,
     ) -> Result<Vec<AttributeTypeInfo>> {
         caller.require(Capability::ViewMetadata)?;
-        let meta = self.meta_model().await?;
+        let meta = self.meta_model_for(caller).await?;
         Ok(match object_type {
             None => meta
                 .attribute_types
@@ -143,17 +143,17 @@ impl Catalog {
     pub async fn list_profiles(&self, caller: &Caller) -> Result<Vec<String>> {
         caller.require(Capability::ViewMetadata)?;
         Ok(self
-            .meta_model()
+            .meta_model_for(caller)
             .await?
             .profiles
-            .into_iter()
-            .map(|p| p.name)
+            .iter()
+            .map(|p| p.name.clone())
             .collect())
     }
 
     /// `GET /types/listCategories`: search categories.
     pub async fn list_categories(&self, caller: &Caller) -> Result<Vec<String>> {
         caller.require(Capability::ViewMetadata)?;
-        Ok(self.meta_model().await?.categories())
+        Ok(self.meta_model_for(caller).await?.categories())
     }
 }

@@ -1,0 +1,185 @@
+//! The request path stays short: finding the caller is one store read, the meta model
+//! is cached between calls, and `GET /entities/{objectId}` makes at most three store
+//! reads (caller; object with what hangs on it; its defining terms).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use lore_backend_memory::MemoryStore;
+use lore_conformance::Target;
+use lore_core::model::*;
+use lore_core::store::{Batch, Details, Principal, Scope, Store, WriteTx};
+use lore_core::{ObjectId, Result};
+
+/// A store that counts the reads it is asked for.
+#[derive(Debug, Default)]
+struct Counting {
+    inner: MemoryStore,
+    reads: AtomicUsize,
+}
+
+impl Counting {
+    fn read(&self) {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+    }
+    fn take(&self) -> usize {
+        self.reads.swap(0, Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl Store for Counting {
+    fn backend(&self) -> &'static str {
+        "counting"
+    }
+    async fn ping(&self) -> Result<()> {
+        self.inner.ping().await
+    }
+    async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
+        self.inner.reserve_ids(model, count).await
+    }
+    async fn apply(&self, batch: Batch) -> Result<()> {
+        self.inner.apply(batch).await
+    }
+    async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+        self.inner.begin().await
+    }
+    async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
+        self.read();
+        self.inner.object(id).await
+    }
+    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>> {
+        self.read();
+        self.inner.object_by_stable_id(stable_id).await
+    }
+    async fn child_by_name(
+        &self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Object>> {
+        self.read();
+        self.inner.child_by_name(model, parent, name).await
+    }
+    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
+        self.read();
+        self.inner.children(model, parent).await
+    }
+    async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
+        self.read();
+        self.inner.model_objects(model).await
+    }
+    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
+        self.read();
+        self.inner.objects_of_kind(kind).await
+    }
+    async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
+        self.read();
+        self.inner.objects(ids).await
+    }
+    async fn details(&self, scope: Scope) -> Result<Details> {
+        self.read();
+        self.inner.details(scope).await
+    }
+    async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
+        self.read();
+        self.inner.objects_with_details(ids).await
+    }
+    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
+        self.read();
+        self.inner.edges(kind, object, incoming).await
+    }
+    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
+        self.read();
+        self.inner.attribute_types().await
+    }
+    async fn data_classes(&self) -> Result<Vec<DataClass>> {
+        self.read();
+        self.inner.data_classes().await
+    }
+    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
+        self.read();
+        self.inner.sensitivity_labels().await
+    }
+    async fn roles(&self) -> Result<Vec<Role>> {
+        self.read();
+        self.inner.roles().await
+    }
+    async fn meta_version(&self) -> Result<i64> {
+        self.read();
+        self.inner.meta_version().await
+    }
+    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
+        self.read();
+        self.inner.user(id).await
+    }
+    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
+        self.read();
+        self.inner.user_by_name(name).await
+    }
+    async fn user_count(&self) -> Result<u64> {
+        self.read();
+        self.inner.user_count().await
+    }
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
+        self.read();
+        self.inner.grants_of(grantee).await
+    }
+    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
+        self.read();
+        self.inner.principal(key_hash, now).await
+    }
+    async fn put_session(&self, session: Session) -> Result<()> {
+        self.inner.put_session(session).await
+    }
+    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
+        self.read();
+        self.inner.session(key_hash, now).await
+    }
+    async fn delete_session(&self, key_hash: &str) -> Result<()> {
+        self.inner.delete_session(key_hash).await
+    }
+    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
+        self.inner.delete_sessions_of(user).await
+    }
+    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
+        self.inner.purge_sessions(now).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_per_call_stay_few() {
+    let store = Arc::new(Counting::default());
+    let target = Target::spawn(store.clone()).await;
+    let imported = target.import_sample().await;
+    // A column with a defining term: the most an entity read needs.
+    let path = format!("{}/Sales DB/sales/customer/email", imported.path);
+    let resp = target.entity(&path).await;
+    let id = resp.ok()["id"]
+        .as_str()
+        .expect("the column has an id")
+        .to_owned();
+    assert!(
+        !resp.ok()["terms"].as_array().is_none_or(Vec::is_empty),
+        "the column has a defining term: {}",
+        resp.describe()
+    );
+
+    // Warm: the meta model is cached after the first call.
+    target.get("/types/listProfiles").await;
+    store.take();
+    let resp = target.get("/types/listProfiles").await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert_eq!(
+        store.take(),
+        1,
+        "an authenticated call finds its caller in one read"
+    );
+
+    let resp = target.entity(&id).await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    let reads = store.take();
+    assert!(reads <= 3, "GET /entities/{{id}} made {reads} store reads");
+    target.shutdown().await;
+}
