@@ -44,13 +44,16 @@ impl Default for CatalogConfig {
     }
 }
 
+/// A meta model and the [`Store::meta_version`] it was read at.
+type CachedMeta = (i64, Arc<MetaModel>);
+
 /// The catalog service over one store.
 #[derive(Debug, Clone)]
 pub struct Catalog {
     store: Arc<dyn Store>,
     config: CatalogConfig,
     /// The meta model with the store version it was read at, shared by the clones.
-    meta: Arc<RwLock<Option<(i64, Arc<MetaModel>)>>>,
+    meta: Arc<RwLock<Option<CachedMeta>>>,
 }
 
 impl Catalog {
