@@ -757,7 +757,7 @@ fn clash_message(err: &DbError, constraint: &str, detail: Option<&str>, what: &s
             None => "an object with that stable id already exists".to_owned(),
         }
     } else {
-        format!("{what} clashes with existing data ({constraint})")
+        format!("{what} clashes with existing data")
     }
 }
 
