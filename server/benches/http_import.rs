@@ -102,7 +102,7 @@ async fn run(sizes: &[usize]) -> BenchResult<()> {
         let edited = write_archive(&dir.path().join("edited.zip"), n, true)?;
         println!(
             "{n} objects: {} attribute values, {} relationships, {} tags ({} rows); \
-             archive {:.1} MB, edited archive {:.1} MB, both written in {:.1} s",
+             archive {:.2} MB, edited archive {:.2} MB, both written in {:.1} s",
             archive.attributes,
             archive.relationships,
             archive.tags,
@@ -306,7 +306,7 @@ fn print_tables(lines: &[Line]) {
         let share = l.baseline.as_secs_f64() / l.fresh.wall.as_secs_f64();
         let under = l.fresh.peak_kib.is_some_and(|k| k * 1024 < 300_000_000);
         println!(
-            "| {:<8} | {:>7} | {:>8} | {:>5.1} MB | {:>11} | {:>9.0} | {:>12} | {:>9.0} | {:>12.0}% | {:>8} | {:>15} | {:<29} |",
+            "| {:<8} | {:>7} | {:>8} | {:>5.2} MB | {:>11} | {:>9.0} | {:>12} | {:>9.0} | {:>12.0}% | {:>8} | {:>15} | {:<29} |",
             l.backend,
             l.objects,
             l.rows,

@@ -80,7 +80,7 @@ async fn run(objects: usize, duration: Duration, connections: usize) -> BenchRes
     let clock = Instant::now();
     let archive = write_archive(&dir.path().join("model.zip"), objects, false)?;
     println!(
-        "HTTP reads: {} objects ({} tables, {} rows), archive {:.1} MB written in {:.1} s; \
+        "HTTP reads: {} objects ({} tables, {} rows), archive {:.2} MB written in {:.1} s; \
          {connections} connections, {} s per endpoint after {} s of warm-up",
         archive.objects,
         archive.tables.len(),
