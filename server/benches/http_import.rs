@@ -273,18 +273,20 @@ fn secs(d: Duration) -> String {
     format!("{:.2} s", d.as_secs_f64())
 }
 
-/// The diff counts of a re-import's answer, where it has them.
+/// The diff counts of a re-import's answer, where it has them: members of the result, or
+/// of one object in it.
 fn counts(result: &serde_json::Value) -> String {
     let keys = ["added", "updated", "removed", "unchanged"];
-    let found: Vec<String> = keys
-        .iter()
-        .filter_map(|k| result[*k].as_u64().map(|v| v.to_string()))
-        .collect();
-    if found.len() == keys.len() {
-        found.join("/")
-    } else {
-        "-".to_owned()
-    }
+    let of = |v: &serde_json::Value| -> Option<String> {
+        let found: Option<Vec<String>> = keys
+            .iter()
+            .map(|k| v[*k].as_u64().map(|n| n.to_string()))
+            .collect();
+        found.map(|f| f.join("/"))
+    };
+    of(result)
+        .or_else(|| result.as_object()?.values().find_map(of))
+        .unwrap_or_else(|| "-".to_owned())
 }
 
 /// The peak memory of an import, starred when VmHWM could not be reset before it.
