@@ -1,0 +1,358 @@
+//! How fast the real server imports a large model over HTTP, and how much memory it takes
+//! to do so, against hand-written SQL writing the same rows in the same run; then how long
+//! re-importing the same archive takes, unchanged and with 1% of its objects edited.
+//!
+//! ```text
+//! cargo bench -p lore-server --bench http_import
+//! ```
+//!
+//! For each size of `LORE_BENCH_SIZES` (default `100000,1000000` objects), the synthetic
+//! model (`conformance-tests/benches/common/model.rs`, the model of the import bench) is
+//! streamed to a zip file on disk, once as it is and once with every 100th object's
+//! description edited. Then, for SQLite (a file in a temporary directory) and PostgreSQL
+//! (a fresh database on `LORE_TEST_POSTGRES_URL`, dropped afterwards; skipped when
+//! unreachable), a fresh `lore serve` child process of this build:
+//!
+//! - imports the archive as a new model with `POST /repository/model/import` (the zip as
+//!   the raw body, streamed from disk): wall time from the first byte sent to the answer,
+//!   objects/s, and the server's peak resident memory during the import (`VmHWM` of
+//!   `/proc/<pid>/status`, reset before each import through `/proc/<pid>/clear_refs`, and
+//!   the largest `VmRSS` sampled every 50 ms);
+//! - re-imports the same archive into that model (`modelId`), then the edited one,
+//!   printing the answer's `added`/`updated`/`removed`/`unchanged` counts where it has
+//!   them.
+//!
+//! With the server stopped, the SQL baseline of the import bench writes the same rows in
+//! one transaction into a fresh database of Lore's schema (SQLite: prepared `INSERT`s;
+//! PostgreSQL: one `UNNEST` insert per table), starting from the model in memory; building
+//! the rows is timed, generating the model is not. Nothing here asserts a speed.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use lore_backend_postgres::PostgresStore;
+use lore_backend_sqlite::SqliteStore;
+use lore_core::ObjectId;
+use sqlx::{Connection, PgConnection};
+
+#[path = "support/archive.rs"]
+mod archive;
+#[path = "../../conformance-tests/benches/common/baseline.rs"]
+mod baseline;
+#[path = "../../conformance-tests/benches/common/model.rs"]
+mod model;
+#[path = "../../conformance-tests/src/postgres.rs"]
+#[allow(unused_imports, reason = "its unit tests run in lore-conformance")]
+mod postgres;
+#[path = "support/server.rs"]
+mod server;
+
+use archive::{ArchiveFile, write_archive};
+use postgres::TestDatabase;
+use server::{BenchResult, LoreServer, Storage, env_list, mb, vm_kib};
+
+fn main() -> BenchResult<()> {
+    let sizes = env_list("LORE_BENCH_SIZES", &[100_000, 1_000_000])?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run(&sizes))
+}
+
+/// One import through HTTP.
+#[derive(Debug)]
+struct Import {
+    wall: Duration,
+    /// The `result` of the answer.
+    result: serde_json::Value,
+    /// VmHWM after the import, in KiB: the peak since the reset before it (or since the
+    /// server started, when the reset failed).
+    peak_kib: Option<u64>,
+    /// The largest VmRSS sampled during the import, in KiB.
+    sampled_kib: Option<u64>,
+    /// Whether VmHWM was reset before the import.
+    reset: bool,
+}
+
+/// The figures of one backend and size.
+#[derive(Debug)]
+struct Line {
+    backend: &'static str,
+    objects: usize,
+    rows: usize,
+    zip_bytes: u64,
+    fresh: Import,
+    unchanged: Import,
+    edited: Import,
+    baseline: Duration,
+}
+
+async fn run(sizes: &[usize]) -> BenchResult<()> {
+    let started = Instant::now();
+    println!("Lore HTTP import benchmark");
+    let mut lines = Vec::new();
+    let mut postgres_reachable = true;
+    for &n in sizes {
+        let dir = tempfile::tempdir()?;
+        let clock = Instant::now();
+        let archive = write_archive(&dir.path().join("model.zip"), n, false)?;
+        let edited = write_archive(&dir.path().join("edited.zip"), n, true)?;
+        println!(
+            "{n} objects: {} attribute values, {} relationships, {} tags ({} rows); \
+             archive {:.2} MB, edited archive {:.2} MB, both written in {:.1} s",
+            archive.attributes,
+            archive.relationships,
+            archive.tags,
+            archive.rows(),
+            archive.bytes as f64 / 1e6,
+            edited.bytes as f64 / 1e6,
+            clock.elapsed().as_secs_f64()
+        );
+
+        let sqlite_dir = tempfile::tempdir()?;
+        let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
+        lines.push(bench(&storage, sqlite_dir.path(), &archive, &edited).await?);
+        drop(sqlite_dir);
+
+        if postgres_reachable {
+            match TestDatabase::create().await {
+                Some(database) => {
+                    let storage = Storage::Postgres(database.url.clone());
+                    lines.push(bench(&storage, dir.path(), &archive, &edited).await?);
+                    drop(database);
+                }
+                None => {
+                    println!("postgres: skipped (PostgreSQL not reachable, see stderr)");
+                    postgres_reachable = false;
+                }
+            }
+        }
+    }
+    println!();
+    print_tables(&lines);
+    println!();
+    println!("total time {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Imports and re-imports on a fresh server over `storage`, then runs the baseline.
+async fn bench(
+    storage: &Storage,
+    dir: &Path,
+    archive: &ArchiveFile,
+    edited: &ArchiveFile,
+) -> BenchResult<Line> {
+    let backend = storage.backend();
+    let n = archive.objects;
+    eprintln!("{backend} {n}: starting lore serve ...");
+    let server = LoreServer::start(storage, dir)?;
+    let key = server::login(server.addr).await?;
+
+    eprintln!("{backend} {n}: import ...");
+    let fresh = import(&server, &key, &archive.path, None).await?;
+    let model_id = fresh.result["modelId"]
+        .as_str()
+        .ok_or("the import answered no modelId")?
+        .to_owned();
+    let objects = fresh.result["objectCount"].as_u64();
+    if objects != Some(n as u64) {
+        return Err(format!("the import answered objectCount {objects:?}, not {n}").into());
+    }
+    eprintln!("{backend} {n}: re-import, unchanged ...");
+    let unchanged = import(&server, &key, &archive.path, Some(&model_id)).await?;
+    eprintln!("{backend} {n}: re-import, 1% edited ...");
+    let edited = import(&server, &key, &edited.path, Some(&model_id)).await?;
+    drop(server);
+
+    eprintln!("{backend} {n}: SQL baseline ...");
+    let model: ObjectId = model_id.parse()?;
+    let baseline = baseline(storage, n, model.content_model()).await?;
+    Ok(Line {
+        backend,
+        objects: n,
+        rows: archive.rows(),
+        zip_bytes: archive.bytes,
+        fresh,
+        unchanged,
+        edited,
+        baseline,
+    })
+}
+
+/// One timed `POST /repository/model/import`, with the server's memory watched.
+async fn import(
+    server: &LoreServer,
+    key: &str,
+    archive: &Path,
+    model_id: Option<&str>,
+) -> BenchResult<Import> {
+    let pid = server.pid();
+    // Writing 5 to clear_refs resets the peak resident set size (VmHWM).
+    let reset = std::fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok();
+    let sampler = Sampler::start(pid);
+    let clock = Instant::now();
+    let result = server::import(server.addr, key, archive, model_id).await;
+    let wall = clock.elapsed();
+    let sampled_kib = sampler.stop();
+    let result = result.map_err(|e| format!("{e}\nthe server's log:\n{}", server.log_tail()))?;
+    Ok(Import {
+        wall,
+        result,
+        peak_kib: vm_kib(pid, "VmHWM"),
+        sampled_kib,
+        reset,
+    })
+}
+
+/// Samples a process's VmRSS every 50 ms on a thread of its own, keeping the largest.
+#[derive(Debug)]
+struct Sampler {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<Option<u64>>,
+}
+
+impl Sampler {
+    fn start(pid: u32) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut max = None;
+            loop {
+                max = max.max(vm_kib(pid, "VmRSS"));
+                if flag.load(Ordering::Relaxed) {
+                    return max;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Sampler { stop, thread }
+    }
+
+    fn stop(self) -> Option<u64> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().ok().flatten()
+    }
+}
+
+/// The hand-written SQL baseline: the same rows written in one transaction into a fresh
+/// database of Lore's schema, as model `model`.
+async fn baseline(storage: &Storage, n: usize, model: i64) -> BenchResult<Duration> {
+    let archive = model::synthetic_archive(n);
+    // Who the rows say updated them; no row refers to a user's row.
+    let user = ObjectId::repository(1);
+    match storage {
+        Storage::Sqlite(_) => {
+            let dir = tempfile::tempdir()?;
+            let path = dir.path().join("baseline.db");
+            drop(SqliteStore::open(&path)?);
+            let mut conn = rusqlite::Connection::open(&path)?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            let clock = Instant::now();
+            let rows = baseline::baseline_rows(&archive, model, user)?;
+            baseline::sqlite_insert(&mut conn, &rows)?;
+            Ok(clock.elapsed())
+        }
+        Storage::Postgres(_) => {
+            let database = TestDatabase::create().await.ok_or("PostgreSQL went away")?;
+            PostgresStore::connect(&database.url).await?.close().await;
+            let mut conn = PgConnection::connect(&database.url).await?;
+            let clock = Instant::now();
+            let rows = baseline::baseline_rows(&archive, model, user)?;
+            baseline::postgres_insert(&mut conn, &rows).await?;
+            let elapsed = clock.elapsed();
+            conn.close().await?;
+            Ok(elapsed)
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// The diff counts of a re-import's answer, where it has them: members of the result, or
+/// of one object in it.
+fn counts(result: &serde_json::Value) -> String {
+    let keys = ["added", "updated", "removed", "unchanged"];
+    let of = |v: &serde_json::Value| -> Option<String> {
+        let found: Option<Vec<String>> = keys
+            .iter()
+            .map(|k| v[*k].as_u64().map(|n| n.to_string()))
+            .collect();
+        found.map(|f| f.join("/"))
+    };
+    of(result)
+        .or_else(|| result.as_object()?.values().find_map(of))
+        .unwrap_or_else(|| "-".to_owned())
+}
+
+/// The peak memory of an import, starred when VmHWM could not be reset before it.
+fn peak(import: &Import) -> String {
+    let star = if import.reset { "" } else { "*" };
+    format!("{}{star}", mb(import.peak_kib))
+}
+
+fn print_tables(lines: &[Line]) {
+    println!("Import of a new model through HTTP:");
+    println!();
+    println!(
+        "| backend  | objects |     rows |      zip | Lore import | objects/s | SQL baseline | objects/s | Lore/SQL rate | peak RSS | max sampled RSS | target: ≥70% of SQL, < 300 MB |"
+    );
+    println!(
+        "|----------|--------:|---------:|---------:|------------:|----------:|-------------:|----------:|--------------:|---------:|----------------:|-------------------------------|"
+    );
+    for l in lines {
+        let share = l.baseline.as_secs_f64() / l.fresh.wall.as_secs_f64();
+        let under = l.fresh.peak_kib.is_some_and(|k| k * 1024 < 300_000_000);
+        println!(
+            "| {:<8} | {:>7} | {:>8} | {:>5.2} MB | {:>11} | {:>9.0} | {:>12} | {:>9.0} | {:>12.0}% | {:>8} | {:>15} | {:<29} |",
+            l.backend,
+            l.objects,
+            l.rows,
+            l.zip_bytes as f64 / 1e6,
+            secs(l.fresh.wall),
+            l.objects as f64 / l.fresh.wall.as_secs_f64(),
+            secs(l.baseline),
+            l.objects as f64 / l.baseline.as_secs_f64(),
+            share * 100.0,
+            peak(&l.fresh),
+            mb(l.fresh.sampled_kib),
+            if share >= 0.7 && under {
+                "met"
+            } else {
+                "missed"
+            },
+        );
+    }
+    println!();
+    println!("Re-import into the same model (modelId), after the import above:");
+    println!();
+    println!(
+        "| backend  | objects | new model | unchanged | added/updated/removed/unchanged | peak RSS | 1% edited | added/updated/removed/unchanged | peak RSS |"
+    );
+    println!(
+        "|----------|--------:|----------:|----------:|---------------------------------|---------:|----------:|---------------------------------|---------:|"
+    );
+    for l in lines {
+        println!(
+            "| {:<8} | {:>7} | {:>9} | {:>9} | {:<31} | {:>8} | {:>9} | {:<31} | {:>8} |",
+            l.backend,
+            l.objects,
+            secs(l.fresh.wall),
+            secs(l.unchanged.wall),
+            counts(&l.unchanged.result),
+            peak(&l.unchanged),
+            secs(l.edited.wall),
+            counts(&l.edited.result),
+            peak(&l.edited),
+        );
+    }
+    println!();
+    println!(
+        "peak RSS: the server's VmHWM over the import (reset before it; * where the reset \
+         failed and it counts from the server's start). Counts: '-' where the answer has none."
+    );
+}

@@ -1,0 +1,243 @@
+//! How fast the real server answers reads over HTTP, against `/healthz` of the same
+//! server in the same run.
+//!
+//! ```text
+//! cargo bench -p lore-server --bench http_reads
+//! ```
+//!
+//! For SQLite (a file in a temporary directory) and PostgreSQL (a fresh database on
+//! `LORE_TEST_POSTGRES_URL`, dropped afterwards; skipped when unreachable), the bench
+//! starts `lore serve` from this build as a child process, imports the synthetic model of
+//! `LORE_BENCH_OBJECTS` objects (default 100,000) through `POST /repository/model/import`,
+//! then runs `LORE_BENCH_CONNECTIONS` (default 8) keep-alive connections for
+//! `LORE_BENCH_SECONDS` (default 10) each: first `GET /healthz`, then
+//! `GET /entities/{id}` of random tables of the model. It prints requests per second,
+//! latency p50, p99 and max, errors, and the entity rate as a share of the `/healthz`
+//! rate, beside the targets. Nothing here asserts a speed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+
+#[path = "support/archive.rs"]
+mod archive;
+#[path = "support/load.rs"]
+mod load;
+#[path = "../../conformance-tests/benches/common/model.rs"]
+#[allow(dead_code, reason = "the in-memory model is for the import benches")]
+mod model;
+#[path = "../../conformance-tests/src/postgres.rs"]
+#[allow(unused_imports, reason = "its unit tests run in lore-conformance")]
+mod postgres;
+#[path = "support/server.rs"]
+mod server;
+
+use archive::{ArchiveFile, write_archive};
+use load::Report;
+use lore_core::ObjectId;
+use postgres::TestDatabase;
+use server::{BASE, BenchResult, LoreServer, Storage, env_list, mb, vm_kib};
+
+/// Seconds of requests before the timed runs, so that caches are warm.
+const WARM_UP: Duration = Duration::from_secs(1);
+
+fn main() -> BenchResult<()> {
+    let objects = env_number("LORE_BENCH_OBJECTS", 100_000)?;
+    let seconds = env_number("LORE_BENCH_SECONDS", 10)?.max(1);
+    let connections = env_number("LORE_BENCH_CONNECTIONS", 8)?.max(1);
+    // One thread for the load generator: the server gets the other cores.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run(
+        objects,
+        Duration::from_secs(seconds as u64),
+        connections,
+    ))
+}
+
+fn env_number(name: &str, default: usize) -> BenchResult<usize> {
+    Ok(env_list(name, &[default])?
+        .first()
+        .copied()
+        .unwrap_or(default))
+}
+
+/// The figures of one backend.
+#[derive(Debug)]
+struct Line {
+    backend: &'static str,
+    healthz: Report,
+    entities: Report,
+    /// The server's peak resident memory (VmHWM) at the end.
+    peak_kib: Option<u64>,
+}
+
+async fn run(objects: usize, duration: Duration, connections: usize) -> BenchResult<()> {
+    let started = Instant::now();
+    let dir = tempfile::tempdir()?;
+    let clock = Instant::now();
+    let archive = write_archive(&dir.path().join("model.zip"), objects, false)?;
+    println!(
+        "HTTP reads: {} objects ({} tables, {} rows), archive {:.2} MB written in {:.1} s; \
+         {connections} connections, {} s per endpoint after {} s of warm-up",
+        archive.objects,
+        archive.tables.len(),
+        archive.rows(),
+        archive.bytes as f64 / 1e6,
+        clock.elapsed().as_secs_f64(),
+        duration.as_secs(),
+        WARM_UP.as_secs(),
+    );
+    let mut lines = Vec::new();
+
+    let sqlite_dir = tempfile::tempdir()?;
+    let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
+    lines.push(bench(&storage, sqlite_dir.path(), &archive, duration, connections).await?);
+    drop(sqlite_dir);
+
+    match TestDatabase::create().await {
+        Some(database) => {
+            let storage = Storage::Postgres(database.url.clone());
+            lines.push(bench(&storage, dir.path(), &archive, duration, connections).await?);
+            drop(database);
+        }
+        None => println!("postgres: skipped (PostgreSQL not reachable, see stderr)"),
+    }
+
+    println!();
+    print_table(&lines);
+    println!();
+    for l in &lines {
+        println!(
+            "{}: the server's peak resident memory (VmHWM, import included) {}",
+            l.backend,
+            mb(l.peak_kib)
+        );
+    }
+    println!("total time {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Starts a server over `storage`, imports the archive, and runs the load.
+async fn bench(
+    storage: &Storage,
+    dir: &std::path::Path,
+    archive: &ArchiveFile,
+    duration: Duration,
+    connections: usize,
+) -> BenchResult<Line> {
+    let backend = storage.backend();
+    eprintln!("{backend}: starting lore serve ...");
+    let server = LoreServer::start(storage, dir)?;
+    let addr = server.addr;
+    let key = server::login(addr).await?;
+    let clock = Instant::now();
+    let result = server::import(addr, &key, &archive.path, None).await?;
+    let model: ObjectId = result["modelId"]
+        .as_str()
+        .ok_or("the import answered no modelId")?
+        .parse()?;
+    let model = model.content_model();
+    eprintln!(
+        "{backend}: imported {} objects in {:.1} s",
+        archive.objects,
+        clock.elapsed().as_secs_f64()
+    );
+
+    // The tables are numbered in archive order: check one before the clock runs.
+    let first = *archive.tables.first().ok_or("the model has no tables")?;
+    check_table(addr, &key, model, first).await?;
+
+    let healthz: load::PathMaker = Arc::new(|_| "/healthz".to_owned());
+    let tables = Arc::new(archive.tables.clone());
+    let entities: load::PathMaker = Arc::new(move |rng| {
+        let table = tables[rng.random_range(0..tables.len())];
+        format!("{BASE}/entities/{model}_{table}")
+    });
+    load::run(addr, &key, connections, WARM_UP, entities.clone()).await?;
+    eprintln!("{backend}: GET /healthz for {} s ...", duration.as_secs());
+    let healthz = load::run(addr, &key, connections, duration, healthz).await?;
+    eprintln!(
+        "{backend}: GET /entities/{{id}} for {} s ...",
+        duration.as_secs()
+    );
+    let entities = load::run(addr, &key, connections, duration, entities).await?;
+    let peak_kib = vm_kib(server.pid(), "VmHWM");
+    drop(server);
+    Ok(Line {
+        backend,
+        healthz,
+        entities,
+        peak_kib,
+    })
+}
+
+/// Reads the first table of the model and checks it is the table the archive named so.
+async fn check_table(
+    addr: std::net::SocketAddr,
+    key: &str,
+    model: i64,
+    table: i64,
+) -> BenchResult<()> {
+    use hyper::header::HOST;
+    let request = hyper::Request::get(format!("{BASE}/entities/{model}_{table}"))
+        .header(HOST, addr.to_string())
+        .header("api-key", key)
+        .body(http_body_util::Empty::<bytes::Bytes>::new())?;
+    let (status, body) = server::call(addr, request).await?;
+    let body = String::from_utf8_lossy(&body);
+    if status != hyper::StatusCode::OK || !body.contains("\"table_0_0\"") {
+        return Err(
+            format!("GET /entities/{model}_{table} is not table_0_0: {status} {body}").into(),
+        );
+    }
+    Ok(())
+}
+
+fn print_table(lines: &[Line]) {
+    println!(
+        "| backend  | endpoint                | requests |   req/s |  p50 ms |  p99 ms |  max ms | errors | of /healthz | target                         |"
+    );
+    println!(
+        "|----------|-------------------------|---------:|--------:|--------:|--------:|--------:|-------:|------------:|--------------------------------|"
+    );
+    for l in lines {
+        let share = l.entities.per_second() / l.healthz.per_second();
+        let floor = if l.backend == "sqlite" { 0.30 } else { 0.20 };
+        let met = share >= floor && l.entities.ms_at(0.99) < 10.0 && l.entities.errors == 0;
+        for (endpoint, report, share, target) in [
+            (
+                "GET /healthz",
+                &l.healthz,
+                "100%".to_owned(),
+                "-".to_owned(),
+            ),
+            (
+                "GET /entities/{id}",
+                &l.entities,
+                format!("{:.0}%", share * 100.0),
+                format!(
+                    "≥{:.0}%, p99 < 10 ms: {}",
+                    floor * 100.0,
+                    if met { "met" } else { "missed" }
+                ),
+            ),
+        ] {
+            println!(
+                "| {:<8} | {:<23} | {:>8} | {:>7.0} | {:>7.2} | {:>7.2} | {:>7.2} | {:>6} | {:>11} | {:<30} |",
+                l.backend,
+                endpoint,
+                report.requests,
+                report.per_second(),
+                report.ms_at(0.5),
+                report.ms_at(0.99),
+                report.max_ms(),
+                report.errors,
+                share,
+                target,
+            );
+        }
+    }
+}

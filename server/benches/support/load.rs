@@ -1,0 +1,155 @@
+//! A small HTTP load generator: a fixed number of workers, each with its own keep-alive
+//! HTTP/1.1 connection (so the pool is exactly one connection per worker), sending `GET`s
+//! back to back for a fixed time and recording each response's latency in a histogram.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http1::SendRequest;
+use hyper::header::HOST;
+use hyper::{Request, StatusCode};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use super::server::{BenchResult, connect};
+
+/// Makes the path (and query) of the next request.
+pub type PathMaker = Arc<dyn Fn(&mut SmallRng) -> String + Send + Sync>;
+
+/// What one run measured.
+#[derive(Debug)]
+pub struct Report {
+    /// Responses received (of any status).
+    pub requests: u64,
+    /// Responses other than 200, and requests that got no response.
+    pub errors: u64,
+    pub elapsed: Duration,
+    /// Latency of every response, in microseconds.
+    pub latency: Histogram<u64>,
+}
+
+impl Report {
+    pub fn per_second(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// The latency at `quantile` (0.5, 0.99), in milliseconds.
+    pub fn ms_at(&self, quantile: f64) -> f64 {
+        self.latency.value_at_quantile(quantile) as f64 / 1000.0
+    }
+
+    pub fn max_ms(&self) -> f64 {
+        self.latency.max() as f64 / 1000.0
+    }
+}
+
+/// Runs `workers` connections against `addr` for `duration`, each sending
+/// `GET <path>` with the `api-key` header, the paths made by `path`. The connections are
+/// opened before the clock starts.
+pub async fn run(
+    addr: SocketAddr,
+    key: &str,
+    workers: usize,
+    duration: Duration,
+    path: PathMaker,
+) -> BenchResult<Report> {
+    let mut senders = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        senders.push(connect::<Empty<Bytes>>(addr).await?);
+    }
+    let start = Instant::now();
+    let deadline = start + duration;
+    let mut tasks = Vec::with_capacity(workers);
+    for (i, sender) in senders.into_iter().enumerate() {
+        let worker = Worker {
+            addr,
+            host: addr.to_string(),
+            key: key.to_owned(),
+            path: path.clone(),
+            rng: SmallRng::seed_from_u64(i as u64),
+            latency: histogram()?,
+            requests: 0,
+            errors: 0,
+        };
+        tasks.push(tokio::spawn(worker.run(sender, deadline)));
+    }
+    let mut report = Report {
+        requests: 0,
+        errors: 0,
+        elapsed: Duration::ZERO,
+        latency: histogram()?,
+    };
+    for task in tasks {
+        let worker = task.await??;
+        report.requests += worker.requests;
+        report.errors += worker.errors;
+        report.latency.add(&worker.latency)?;
+    }
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+/// Microseconds from 1 µs to 60 s, 3 significant digits.
+fn histogram() -> BenchResult<Histogram<u64>> {
+    Ok(Histogram::new_with_bounds(1, 60_000_000, 3)?)
+}
+
+struct Worker {
+    addr: SocketAddr,
+    host: String,
+    key: String,
+    path: PathMaker,
+    rng: SmallRng,
+    latency: Histogram<u64>,
+    requests: u64,
+    errors: u64,
+}
+
+impl Worker {
+    async fn run(
+        mut self,
+        mut sender: SendRequest<Empty<Bytes>>,
+        deadline: Instant,
+    ) -> BenchResult<Worker> {
+        while Instant::now() < deadline {
+            let path = (self.path)(&mut self.rng);
+            let request = Request::get(path)
+                .header(HOST, &self.host)
+                .header("api-key", &self.key)
+                .body(Empty::new())?;
+            let sent = Instant::now();
+            match Self::send(&mut sender, request).await {
+                Ok(status) => {
+                    let micros = sent.elapsed().as_micros().max(1) as u64;
+                    self.latency.saturating_record(micros);
+                    self.requests += 1;
+                    if status != StatusCode::OK {
+                        self.errors += 1;
+                    }
+                }
+                Err(_) => {
+                    // The connection broke: count it and open another.
+                    self.errors += 1;
+                    sender = connect(self.addr).await?;
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// Sends one request and reads the whole response.
+    async fn send(
+        sender: &mut SendRequest<Empty<Bytes>>,
+        request: Request<Empty<Bytes>>,
+    ) -> BenchResult<StatusCode> {
+        sender.ready().await?;
+        let response = sender.send_request(request).await?;
+        let status = response.status();
+        response.into_body().collect().await?;
+        Ok(status)
+    }
+}
