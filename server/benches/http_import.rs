@@ -247,7 +247,7 @@ async fn baseline(storage: &Storage, n: usize, model: i64) -> BenchResult<Durati
         Storage::Sqlite(_) => {
             let dir = tempfile::tempdir()?;
             let path = dir.path().join("baseline.db");
-            drop(SqliteStore::open(&path)?);
+            drop(SqliteStore::open(&path).await?);
             let mut conn = rusqlite::Connection::open(&path)?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             let clock = Instant::now();
@@ -257,7 +257,11 @@ async fn baseline(storage: &Storage, n: usize, model: i64) -> BenchResult<Durati
         }
         Storage::Postgres(_) => {
             let database = TestDatabase::create().await.ok_or("PostgreSQL went away")?;
-            PostgresStore::connect(&database.url).await?.close().await;
+            PostgresStore::open(&database.url)
+                .await?
+                .driver()
+                .close()
+                .await;
             let mut conn = PgConnection::connect(&database.url).await?;
             let clock = Instant::now();
             let rows = baseline::baseline_rows(&archive, model, user)?;
