@@ -21,6 +21,7 @@ mod dialect;
 mod driver;
 mod read;
 mod store;
+mod union;
 mod value;
 mod write;
 

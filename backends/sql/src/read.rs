@@ -56,9 +56,6 @@ pub(crate) fn object(mut row: Row) -> Result<Object> {
     })
 }
 
-pub(crate) const ATTRIBUTE_COLUMNS: &str = "t.model_id, t.object_id, t.attribute, t.value_kind, \
-    t.text_value, t.integer_value, t.double_value, t.boolean_value, t.datetime_value";
-
 pub(crate) fn attribute(mut row: Row) -> Result<AttributeValue> {
     const T: &str = "attribute_values";
     let kind = row.text(3, T)?;
@@ -94,8 +91,6 @@ pub(crate) fn edge(mut row: Row) -> Result<Edge> {
     })
 }
 
-pub(crate) const TAG_COLUMNS: &str = "t.model_id, t.object_id, t.kind, t.value";
-
 pub(crate) fn tag(mut row: Row) -> Result<Tag> {
     const T: &str = "tags";
     Ok(Tag {
@@ -104,8 +99,6 @@ pub(crate) fn tag(mut row: Row) -> Result<Tag> {
         value: row.text(3, T)?,
     })
 }
-
-pub(crate) const CLASSIFICATION_COLUMNS: &str = "t.model_id, t.object_id, t.data_class, t.status";
 
 pub(crate) fn classification(mut row: Row) -> Result<Classification> {
     const T: &str = "classifications";
@@ -116,8 +109,6 @@ pub(crate) fn classification(mut row: Row) -> Result<Classification> {
     })
 }
 
-pub(crate) const LABEL_COLUMNS: &str = "t.model_id, t.object_id, t.label, t.status";
-
 pub(crate) fn label(mut row: Row) -> Result<LabelAssignment> {
     const T: &str = "label_assignments";
     Ok(LabelAssignment {
@@ -126,8 +117,6 @@ pub(crate) fn label(mut row: Row) -> Result<LabelAssignment> {
         status: row.parse(3, T, "label status", ClassificationStatus::parse)?,
     })
 }
-
-pub(crate) const PROFILING_COLUMNS: &str = "t.model_id, t.object_id, t.profile, t.sample";
 
 pub(crate) fn profiling(mut row: Row) -> Result<Profiling> {
     const T: &str = "profiling";

@@ -8,8 +8,10 @@ use lore_core::{Error, ObjectId, Result, Store};
 
 use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
 use crate::read::{self, object_columns, user_columns};
+use crate::union::{Part, split, union_all};
+use crate::value::ColType;
 use crate::value::{Row, SqlValue};
-use crate::write::{Context, Pending, Writer, user_name_key, write_error};
+use crate::write::{self, Context, Pending, Writer, user_name_key, write_error};
 use crate::{MIGRATIONS, Migration, pending};
 
 /// A [`Store`] over a SQL database reached through the driver `D`.
@@ -114,6 +116,12 @@ impl<D: Driver> SqlStore<D> {
                 }],
             )
         })
+    }
+
+    /// Runs one statement and returns its rows.
+    async fn rows_of(&self, query: Stmt, context: &str) -> Result<Vec<Row>> {
+        let mut outcomes = self.read(vec![query], context).await?;
+        Ok(outcomes.pop().map(|o| o.rows).unwrap_or_default())
     }
 
     /// Runs one query and returns its rows.
@@ -222,24 +230,50 @@ fn id_pairs(ids: &[ObjectId]) -> SqlValue {
     SqlValue::Text(serde_json::to_string(&pairs).ok())
 }
 
-/// The objects of the ids, sorted by id.
-fn objects_query<D: Driver>(ids: &[ObjectId]) -> Stmt {
-    Stmt::query(
-        format!(
-            concat!(
-                "SELECT ",
-                object_columns!(),
-                " FROM objects WHERE (model_id, object_id) IN (SELECT model_id, object_id FROM ({}) p) \
-                 ORDER BY model_id, object_id"
-            ),
+/// The objects of the ids.
+fn objects_part<D: Driver>(ids: &[ObjectId]) -> (Part, SqlValue) {
+    let part = Part {
+        columns: write::OBJECTS.columns,
+        from: format!(
+            "FROM objects t JOIN ({}) s ON s.model_id = t.model_id AND s.object_id = t.object_id",
             D::DIALECT.id_pairs(1)
         ),
-        vec![id_pairs(ids)],
-    )
+    };
+    (part, id_pairs(ids))
 }
 
-/// The six queries of a details read, in the order [`decode_details`] takes them.
-fn details_queries<D: Driver>(scope: &Scope) -> Vec<Stmt> {
+use crate::value::ColType::{Int, Text};
+
+const EDGE_PART: &[(&str, ColType)] = &[
+    ("kind", Text),
+    ("source_model", Int),
+    ("source_object", Int),
+    ("target_model", Int),
+    ("target_object", Int),
+    ("name", Text),
+];
+const CLASSIFICATION_PART: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("data_class", Text),
+    ("status", Text),
+];
+const LABEL_PART: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("label", Text),
+    ("status", Text),
+];
+const PROFILING_PART: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("profile", Text),
+    ("sample", Text),
+];
+
+/// The six parts of a details read, in the order [`decode_details`] takes them, and
+/// their one parameter.
+fn details_parts<D: Driver>(scope: &Scope) -> (Vec<Part>, SqlValue) {
     let (join, edge_sources, param) = match scope {
         Scope::Objects(ids) => {
             let pairs = D::DIALECT.id_pairs(1);
@@ -267,30 +301,29 @@ fn details_queries<D: Driver>(scope: &Scope) -> Vec<Stmt> {
             SqlValue::from(*model),
         ),
     };
-    let scoped = |columns: &str, table: &str| {
-        Stmt::query(
-            format!("SELECT {columns} FROM {table} t {join}"),
-            vec![param.clone()],
-        )
-    };
     let [from_sources, from_targets] = edge_sources;
-    vec![
-        scoped(read::ATTRIBUTE_COLUMNS, "attribute_values"),
-        Stmt::query(
-            format!(
-                "SELECT {cols} FROM {from_sources} UNION SELECT {cols} FROM {from_targets}",
+    let part = |columns, table: &str| Part {
+        columns,
+        from: format!("FROM {table} t {join}"),
+    };
+    let parts = vec![
+        part(write::ATTRIBUTE_VALUES.columns, "attribute_values"),
+        Part {
+            columns: EDGE_PART,
+            from: format!(
+                "FROM (SELECT {cols} FROM {from_sources} UNION SELECT {cols} FROM {from_targets}) t",
                 cols = read::EDGE_COLUMNS
             ),
-            vec![param.clone()],
-        ),
-        scoped(read::TAG_COLUMNS, "tags"),
-        scoped(read::CLASSIFICATION_COLUMNS, "classifications"),
-        scoped(read::LABEL_COLUMNS, "label_assignments"),
-        scoped(read::PROFILING_COLUMNS, "profiling"),
-    ]
+        },
+        part(write::TAGS.columns, "tags"),
+        part(CLASSIFICATION_PART, "classifications"),
+        part(LABEL_PART, "label_assignments"),
+        part(PROFILING_PART, "profiling"),
+    ];
+    (parts, param)
 }
 
-/// The results of [`details_queries`], sorted as the contract names.
+/// The rows of [`details_parts`], sorted as the contract names.
 fn decode_details(mut results: impl Iterator<Item = Vec<Row>>) -> Result<Details> {
     let mut next = || results.next().unwrap_or_default();
     let mut attributes = read::all(next(), read::attribute)?;
@@ -473,30 +506,55 @@ impl<D: Driver> Store for SqlStore<D> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut outcomes = self.read(vec![objects_query::<D>(ids)], "objects").await?;
-        read::all(
-            outcomes.pop().map(|o| o.rows).unwrap_or_default(),
-            read::object,
-        )
+        let (part, param) = objects_part::<D>(ids);
+        let rows = self
+            .rows_of(Stmt::query(part.query(), vec![param]), "objects")
+            .await?;
+        let mut objects = read::all(rows, read::object)?;
+        objects.sort_by_key(|o| o.id);
+        Ok(objects)
     }
 
     async fn details(&self, scope: Scope) -> Result<Details> {
-        let outcomes = self
-            .read(details_queries::<D>(&scope), "the details of objects")
-            .await?;
-        decode_details(outcomes.into_iter().map(|o| o.rows))
+        let (parts, param) = details_parts::<D>(&scope);
+        let rows = if matches!(scope, Scope::Model(_)) {
+            // A whole model: one query per part (in one snapshot), each row as narrow as
+            // its table.
+            let queries = parts
+                .iter()
+                .map(|p| Stmt::query(p.query(), vec![param.clone()]))
+                .collect();
+            self.read(queries, "the details of a model")
+                .await?
+                .into_iter()
+                .map(|o| o.rows)
+                .collect()
+        } else {
+            let rows = self
+                .rows_of(
+                    Stmt::query(union_all(&parts), vec![param]),
+                    "the details of objects",
+                )
+                .await?;
+            split(&parts, rows)?
+        };
+        decode_details(rows.into_iter())
     }
 
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
-        let mut queries = vec![objects_query::<D>(ids)];
-        queries.extend(details_queries::<D>(&Scope::Objects(ids.to_vec())));
-        let mut results = self
-            .read(queries, "objects and their details")
-            .await?
-            .into_iter()
-            .map(|o| o.rows);
-        let objects = read::all(results.next().unwrap_or_default(), read::object)?;
-        Ok((objects, decode_details(results)?))
+        let (objects, param) = objects_part::<D>(ids);
+        let (mut parts, _) = details_parts::<D>(&Scope::Objects(Vec::new()));
+        parts.insert(0, objects);
+        let rows = self
+            .rows_of(
+                Stmt::query(union_all(&parts), vec![param]),
+                "objects and their details",
+            )
+            .await?;
+        let mut rows = split(&parts, rows)?.into_iter();
+        let mut objects = read::all(rows.next().unwrap_or_default(), read::object)?;
+        objects.sort_by_key(|o| o.id);
+        Ok((objects, decode_details(rows)?))
     }
 
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
