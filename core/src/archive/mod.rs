@@ -8,7 +8,7 @@
 mod read;
 mod write;
 
-pub use read::read;
+pub use read::{ArchiveReader, read};
 pub use write::write;
 
 use serde::{Deserialize, Serialize};
