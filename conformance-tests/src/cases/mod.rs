@@ -38,7 +38,8 @@ pub enum Needs {
     /// A server of its own (the case ends the administrator's other sessions): skipped
     /// on remote targets.
     OwnServer,
-    /// A server of its own started with `server.max_body_mib = 1`: skipped remotely.
+    /// A server of its own started with `server.max_body_mib = 1` and
+    /// `server.max_upload_mib = 1`: skipped remotely.
     SmallBodyLimit,
     /// A server of its own started with `auth.login_timeout = "2s"`: skipped remotely.
     ShortSessions,
@@ -517,7 +518,10 @@ where
         return;
     };
     let target = Target::spawn_backend(backend, |settings| match case.needs {
-        Needs::SmallBodyLimit => settings.server.max_body_mib = 1,
+        Needs::SmallBodyLimit => {
+            settings.server.max_body_mib = 1;
+            settings.server.max_upload_mib = 1;
+        }
         Needs::ShortSessions => settings.auth.login_timeout = "2s".into(),
         Needs::AnyServer | Needs::OwnServer => {}
     })

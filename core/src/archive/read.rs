@@ -218,11 +218,6 @@ impl<R: Read + Seek> ArchiveReader<R> {
         })
     }
 
-    /// Whether the archive holds the file.
-    pub(crate) fn has(&self, file: &FileSpec) -> bool {
-        self.entries.contains_key(file.name)
-    }
-
     /// Reads model.csv: exactly one data row of a known format version.
     pub fn model(&mut self) -> Result<ArchiveModel> {
         let mut first = None;
@@ -992,10 +987,6 @@ impl ObjectIndex {
             at = self.next[at as usize];
         }
         None
-    }
-
-    pub(crate) fn native(&self, object: u32) -> &str {
-        &self.natives[object as usize]
     }
 
     /// The parent's number, or [`NO_PARENT`] (only meaningful after `finish`).
