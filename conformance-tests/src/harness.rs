@@ -93,6 +93,9 @@ pub struct Target {
     pub backend: String,
     remote: bool,
     key: OnceCell<String>,
+    /// The store under a local server, for cases that set up or check what no endpoint
+    /// reaches (grants, edges from other models).
+    store: Option<Arc<dyn Store>>,
     server: Option<RunningServer>,
     guards: Vec<Box<dyn Any + Send + Sync>>,
 }
@@ -140,6 +143,7 @@ impl Target {
         settings.server.listen = "127.0.0.1:0".into();
         adjust(&mut settings);
         let name = backend.store.backend().to_owned();
+        let store = Arc::clone(&backend.store);
         let (server, _bootstrap) =
             lore_server::spawn(backend.store, &settings, Some(ADMIN_PASSWORD))
                 .await
@@ -152,6 +156,7 @@ impl Target {
             backend: name,
             remote: false,
             key: OnceCell::new(),
+            store: Some(store),
             server: Some(server),
             guards: backend.guards,
         }
@@ -167,6 +172,7 @@ impl Target {
             backend: "remote".into(),
             remote: true,
             key: OnceCell::new(),
+            store: None,
             server: None,
             guards: Vec::new(),
         }
@@ -179,6 +185,11 @@ impl Target {
         let user = std::env::var("LORE_CONFORMANCE_USER").ok()?;
         let password = std::env::var("LORE_CONFORMANCE_PASSWORD").ok()?;
         Some(Self::remote(&url, &user, &password))
+    }
+
+    /// The store under a local server; `None` for a remote target.
+    pub fn store(&self) -> Option<&Arc<dyn Store>> {
+        self.store.as_ref()
     }
 
     /// Whether the target is a server the suite did not start (and shares with others).

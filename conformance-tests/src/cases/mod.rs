@@ -442,6 +442,11 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("POST", "/repository/model/import", B)]
         ),
+        case!(
+            import::reimport_keeps_curation,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
         // Model export
         case!(
             export::export_model_id_in_query_and_body,
