@@ -1310,7 +1310,11 @@ pub async fn reimport_keeps_curation(t: &Target) {
                 .find(|a| a["attributeType"]["name"] == json!("Object Stable Id"))
                 .and_then(|a| a["value"].as_str())
         });
-        assert_eq!(stable_after, Some(stable.as_str()), "{native} keeps its ids");
+        assert_eq!(
+            stable_after,
+            Some(stable.as_str()),
+            "{native} keeps its ids"
+        );
     }
     let entity = t.entity(&ids[&changed].0).await;
     assert!(
