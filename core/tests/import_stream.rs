@@ -43,7 +43,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Tests that measure memory must not overlap with other tests.
-static MEASURING: Mutex<()> = Mutex::new(());
+static MEASURING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 // ---------------------------------------------------------------------------------------
 // A store that records what a transaction is sent
@@ -267,7 +267,7 @@ async fn import_measured(catalog: &Catalog, archive: &[u8]) -> (usize, usize) {
 
 #[tokio::test]
 async fn ops_reach_the_store_in_bounded_chunks() {
-    let _guard = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = MEASURING.lock().await;
     let (catalog, store) = recording(false, None);
     let archive = database(12_000);
     let (count, _) = import_measured(&catalog, &archive).await;
@@ -280,7 +280,7 @@ async fn ops_reach_the_store_in_bounded_chunks() {
 
 #[tokio::test]
 async fn a_failure_half_way_writes_nothing() {
-    let _guard = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = MEASURING.lock().await;
     let (catalog, store) = recording(true, Some(2));
     let archive = database(12_000);
     let error = catalog
@@ -301,7 +301,7 @@ async fn a_failure_half_way_writes_nothing() {
 
 #[tokio::test]
 async fn reimport_writes_only_the_difference() {
-    let _guard = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = MEASURING.lock().await;
     let (catalog, store) = recording(true, None);
     let archive = database(100);
     let summary = catalog
@@ -346,7 +346,7 @@ async fn reimport_writes_only_the_difference() {
 #[tokio::test]
 #[ignore = "slow in debug builds; run with --ignored"]
 async fn import_memory_does_not_hold_the_rows() {
-    let _guard = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = MEASURING.lock().await;
     let (catalog, _) = recording(false, None);
     let small = database(20_000);
     let (small_count, small_peak) = import_measured(&catalog, &small).await;
@@ -365,9 +365,9 @@ async fn import_memory_does_not_hold_the_rows() {
 #[tokio::test]
 #[ignore = "slow in debug builds; run with --ignored"]
 async fn import_200k_objects() {
-    let _guard = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = MEASURING.lock().await;
     let (catalog, store) = recording(false, None);
-    let archive = database(190_000);
+    let archive = database(190_500);
     let started = std::time::Instant::now();
     let (count, peak) = import_measured(&catalog, &archive).await;
     let rss = std::fs::read_to_string("/proc/self/status")

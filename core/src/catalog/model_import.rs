@@ -813,9 +813,7 @@ impl Plan {
                 definition: serde_json::Value::Null,
             }));
         }
-        let mut position = self.label_position;
-        for name in &self.sensitivity_labels {
-            position += 1;
+        for (position, name) in (self.label_position + 1..).zip(&self.sensitivity_labels) {
             ops.push(Op::PutSensitivityLabel(SensitivityLabel {
                 name: name.clone(),
                 position,
