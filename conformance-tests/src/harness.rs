@@ -94,7 +94,7 @@ pub struct Target {
     remote: bool,
     key: OnceCell<String>,
     /// The store under a local server, to create what no endpoint creates yet (users
-    /// with fewer rights); `None` on remote targets.
+    /// with fewer rights, grants, edges from other models); `None` on remote targets.
     store: Option<Arc<dyn Store>>,
     server: Option<RunningServer>,
     guards: Vec<Box<dyn Any + Send + Sync>>,
@@ -185,6 +185,11 @@ impl Target {
         let user = std::env::var("LORE_CONFORMANCE_USER").ok()?;
         let password = std::env::var("LORE_CONFORMANCE_PASSWORD").ok()?;
         Some(Self::remote(&url, &user, &password))
+    }
+
+    /// The store under a local server; `None` for a remote target.
+    pub fn store(&self) -> Option<&Arc<dyn Store>> {
+        self.store.as_ref()
     }
 
     /// Whether the target is a server the suite did not start (and shares with others).

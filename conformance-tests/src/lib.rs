@@ -111,6 +111,7 @@ macro_rules! http_suite {
             import_json_content_type_is_415,
             import_bad_destination,
             reimport_bad_archive_leaves_model_unchanged,
+            reimport_keeps_curation,
             export_model_id_in_query_and_body,
             export_with_profiling,
             export_object_ids_restricts,

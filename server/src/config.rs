@@ -20,8 +20,10 @@ pub struct ServerSettings {
     pub listen: String,
     /// Path prefix of every API route.
     pub base_path: String,
-    /// Largest accepted request body (uploads included), in MiB.
+    /// Largest accepted request body, in MiB (model archive uploads excepted).
     pub max_body_mib: u64,
+    /// Largest accepted model archive upload, in MiB; spooled to a temporary file.
+    pub max_upload_mib: u64,
 }
 
 /// Which store to use and where it keeps its data.
@@ -66,6 +68,7 @@ impl Default for Settings {
                 listen: "127.0.0.1:11480".into(),
                 base_path: "/MM/rest/v1".into(),
                 max_body_mib: 64,
+                max_upload_mib: 1024,
             },
             storage: StorageSettings {
                 backend: "sqlite".into(),
@@ -97,6 +100,7 @@ impl Settings {
             .set_default("server.listen", defaults.server.listen)
             .and_then(|b| b.set_default("server.base_path", defaults.server.base_path))
             .and_then(|b| b.set_default("server.max_body_mib", defaults.server.max_body_mib))
+            .and_then(|b| b.set_default("server.max_upload_mib", defaults.server.max_upload_mib))
             .and_then(|b| b.set_default("storage.backend", defaults.storage.backend))
             .and_then(|b| {
                 b.set_default(
@@ -149,6 +153,11 @@ impl Settings {
         if self.server.max_body_mib == 0 {
             return Err(ConfigError("server.max_body_mib must be at least 1".into()));
         }
+        if self.server.max_upload_mib == 0 {
+            return Err(ConfigError(
+                "server.max_upload_mib must be at least 1".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -163,6 +172,10 @@ impl Settings {
 
     pub fn max_body_bytes(&self) -> usize {
         usize::try_from(self.server.max_body_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+    }
+
+    pub fn max_upload_bytes(&self) -> usize {
+        usize::try_from(self.server.max_upload_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
     }
 }
 

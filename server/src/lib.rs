@@ -27,6 +27,8 @@ pub use routes::removed::REMOVED_METHODS;
 #[derive(Debug, Clone)]
 pub struct AppState {
     pub catalog: Catalog,
+    /// Largest model archive upload, in bytes (`server.max_upload_mib`).
+    pub max_upload_bytes: usize,
 }
 
 /// Opens the store the settings name, running its migrations.
@@ -96,7 +98,10 @@ pub fn app(catalog: Catalog, settings: &Settings) -> Router {
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(axum::middleware::from_fn(middleware::envelope_and_log))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
-        .with_state(AppState { catalog })
+        .with_state(AppState {
+            catalog,
+            max_upload_bytes: settings.max_upload_bytes(),
+        })
 }
 
 /// A server running in this process, stopped when dropped or by [`RunningServer::stop`].

@@ -1117,3 +1117,264 @@ pub async fn import_concurrent_name_clash_conflict(t: &Target) {
         "8 concurrent imports named {name}: {created} succeeded and the folder holds {models} models"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Re-import by difference
+
+/// The sample's files without the rows of `gone` (in every file) and with the
+/// description of `changed` replaced.
+fn sample_without(sample: &Sample, gone: &str, changed: &str, description: &str) -> Vec<u8> {
+    let mut files = sample.files.clone();
+    for (name, data) in files.iter_mut() {
+        if name == "model.csv" || name == "connections.csv" {
+            continue;
+        }
+        *data = rewrite_csv(data, |header, rows| {
+            let refs: Vec<usize> = header
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.trim().to_ascii_lowercase().ends_with("native_id"))
+                .map(|(i, _)| i)
+                .collect();
+            rows.retain(|row| !refs.iter().any(|&i| row.get(i).is_some_and(|c| c == gone)));
+            if name == "objects.csv" {
+                let native = column(header, "native_id");
+                let at = header
+                    .iter()
+                    .position(|h| h.trim().eq_ignore_ascii_case("description"));
+                let at = match at {
+                    Some(at) => at,
+                    None => {
+                        header.push("description".to_owned());
+                        header.len() - 1
+                    }
+                };
+                for row in rows.iter_mut() {
+                    row.resize(header.len(), String::new());
+                    if row[native] == changed {
+                        row[at] = description.to_owned();
+                    }
+                }
+            }
+        });
+    }
+    zip_map(&files)
+}
+
+#[track_caller]
+fn assert_counts(summary: &Value, objects: usize, counts: [usize; 4]) {
+    let got = ["added", "updated", "removed", "unchanged"].map(|k| {
+        summary[k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("summary has {k}: {summary}")) as usize
+    });
+    assert_eq!(
+        got, counts,
+        "[added, updated, removed, unchanged] of {summary}"
+    );
+    assert_eq!(summary["objectCount"], json!(objects), "{summary}");
+}
+
+pub async fn reimport_keeps_curation(t: &Target) {
+    use lore_core::ObjectId;
+    use lore_core::model::{Edge, EdgeKind, Grant};
+    use lore_core::store::{Batch, Op, Scope};
+
+    let sample = Sample::load();
+    let imported = t.import_sample().await;
+    let other = t.import_sample().await;
+    let ids = ids_by_native(t, &sample, &imported.path).await;
+    let other_ids = ids_by_native(t, &sample, &other.path).await;
+
+    // The object that vanishes: a leaf, preferably the target of a relationship.
+    let parents: Vec<&str> = sample
+        .objects
+        .iter()
+        .map(|r| cell(r, "parent_native_id"))
+        .collect();
+    let relationships = sample.rows("relationships.csv");
+    let leaves: Vec<&String> = ids
+        .keys()
+        .filter(|n| !parents.contains(&n.as_str()))
+        .collect();
+    let gone = leaves
+        .iter()
+        .find(|n| {
+            relationships
+                .iter()
+                .any(|r| cell(r, "target_native_id") == n.as_str())
+        })
+        .or(leaves.first())
+        .expect("the sample has a leaf")
+        .to_string();
+    let changed = ids
+        .keys()
+        .find(|n| **n != gone)
+        .expect("another object")
+        .clone();
+    let mut expect_updated: Vec<String> = relationships
+        .iter()
+        .filter(|r| cell(r, "target_native_id") == gone && cell(r, "source_native_id") != gone)
+        .map(|r| cell(r, "source_native_id").to_owned())
+        .collect();
+    expect_updated.push(changed.clone());
+    expect_updated.sort();
+    expect_updated.dedup();
+    let total = sample.objects.len();
+
+    // Curation no archive carries: edges from another model, grants on objects.
+    let store = t.store().cloned();
+    let id = |text: &str| text.parse::<ObjectId>().expect("an object id");
+    let (kept_id, gone_id) = (id(&ids[&changed].0), id(&ids[&gone].0));
+    let source = id(&other_ids[&changed].0);
+    let edge = |target| Edge {
+        kind: EdgeKind::SemanticLink,
+        source,
+        target,
+        name: "Conformance Curation".to_owned(),
+    };
+    let mut grantee = None;
+    if let Some(store) = &store {
+        let admin = store
+            .user_by_name(&t.user)
+            .await
+            .expect("reading users")
+            .expect("the administrator");
+        grantee = Some(admin.id);
+        let grant = |object| Grant {
+            grantee: admin.id,
+            role: "Data Viewer".to_owned(),
+            object: Some(object),
+        };
+        store
+            .apply(Batch::from(vec![
+                Op::AddEdge(edge(kept_id)),
+                Op::AddEdge(edge(gone_id)),
+                Op::AddGrant(grant(kept_id)),
+                Op::AddGrant(grant(gone_id)),
+            ]))
+            .await
+            .expect("adding curation");
+    }
+
+    // A broken re-import leaves everything as it was, curation included.
+    let state = async || match &store {
+        None => Value::Null,
+        Some(store) => {
+            let number = id(&imported.model_id).object;
+            let objects = store.model_objects(number).await.expect("objects");
+            let details = store.details(Scope::Model(number)).await.expect("details");
+            let grants = store
+                .grants_of(grantee.expect("a grantee"))
+                .await
+                .expect("grants");
+            Value::String(format!("{objects:?}\n{details:?}\n{grants:?}"))
+        }
+    };
+    let before = state().await;
+    let export_before = t.export(&imported.model_id, &[]).await;
+    let mut broken = sample.files.clone();
+    broken.insert(
+        "labels.csv".to_owned(),
+        b"native_id,kind,value\nconformance-nobody,label,x\n".to_vec(),
+    );
+    let resp = t
+        .import(zip_map(&broken), &[("modelId", &imported.model_id)])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    assert_eq!(state().await, before, "a refused re-import writes nothing");
+    assert_eq!(
+        t.export(&imported.model_id, &[]).await.bytes,
+        export_before.bytes
+    );
+
+    // The re-import: one object gone, one changed.
+    let archive = sample_without(&sample, &gone, &changed, "Changed by the conformance suite");
+    let resp = t
+        .import(archive.clone(), &[("modelId", &imported.model_id)])
+        .await;
+    let summary = resp.ok().clone();
+    assert_summary(&summary, &imported.model_name, false, total - 1);
+    let updated = expect_updated.len();
+    assert_counts(&summary, total - 1, [0, updated, 1, total - 1 - updated]);
+
+    // The changed object: same id, same stable id, new description.
+    for (native, (object_id, stable)) in &ids {
+        if *native == gone {
+            continue;
+        }
+        let resp = t.entity(object_id).await;
+        let entity = resp.ok();
+        let stable_after = entity["attributes"].as_array().and_then(|a| {
+            a.iter()
+                .find(|a| a["attributeType"]["name"] == json!("Object Stable Id"))
+                .and_then(|a| a["value"].as_str())
+        });
+        assert_eq!(
+            stable_after,
+            Some(stable.as_str()),
+            "{native} keeps its ids"
+        );
+    }
+    let entity = t.entity(&ids[&changed].0).await;
+    assert!(
+        entity.text().contains("Changed by the conformance suite"),
+        "{}",
+        entity.describe()
+    );
+    assert_error(&t.entity(&ids[&gone].0).await, 404, "OBJECT_NOT_FOUND");
+
+    if let Some(store) = &store {
+        let edges = store
+            .edges(EdgeKind::SemanticLink, source, false)
+            .await
+            .expect("edges");
+        assert!(
+            edges.contains(&edge(kept_id)),
+            "an edge from another model stays"
+        );
+        assert!(
+            !edges.contains(&edge(gone_id)),
+            "an edge to a vanished object goes"
+        );
+        let grants = store
+            .grants_of(grantee.expect("a grantee"))
+            .await
+            .expect("grants");
+        assert!(
+            grants.iter().any(|g| g.object == Some(kept_id)),
+            "a grant on a surviving object stays"
+        );
+        assert!(
+            !grants.iter().any(|g| g.object == Some(gone_id)),
+            "a grant on a vanished object goes"
+        );
+    }
+
+    // The same archive again writes nothing.
+    let before = state().await;
+    let model_before = t.entity(&imported.model_id).await.ok().clone();
+    let export_before = t.export(&imported.model_id, &[]).await;
+    let resp = t.import(archive, &[("modelId", &imported.model_id)]).await;
+    assert_counts(resp.ok(), total - 1, [0, 0, 0, total - 1]);
+    assert_eq!(
+        state().await,
+        before,
+        "an unchanged re-import writes nothing"
+    );
+    assert_eq!(
+        t.entity(&imported.model_id).await.ok(),
+        &model_before,
+        "an unchanged re-import leaves the model's timestamps"
+    );
+    assert_eq!(
+        t.export(&imported.model_id, &[]).await.bytes,
+        export_before.bytes
+    );
+
+    // And the sample again: the vanished object comes back as a new one.
+    let resp = t
+        .import(sample_archive(), &[("modelId", &imported.model_id)])
+        .await;
+    assert_counts(resp.ok(), total, [1, updated, 0, total - 1 - updated]);
+}

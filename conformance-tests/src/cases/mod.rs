@@ -43,7 +43,8 @@ pub enum Needs {
     /// A server of its own (the case ends the administrator's other sessions): skipped
     /// on remote targets.
     OwnServer,
-    /// A server of its own started with `server.max_body_mib = 1`: skipped remotely.
+    /// A server of its own started with `server.max_body_mib = 1` and
+    /// `server.max_upload_mib = 1`: skipped remotely.
     SmallBodyLimit,
     /// A server of its own started with `auth.login_timeout = "5s"`: skipped remotely.
     ShortSessions,
@@ -448,6 +449,11 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("POST", "/repository/model/import", B)]
         ),
+        case!(
+            import::reimport_keeps_curation,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
         // Model export
         case!(
             export::export_model_id_in_query_and_body,
@@ -558,7 +564,10 @@ where
         return;
     };
     let target = Target::spawn_backend(backend, |settings| match case.needs {
-        Needs::SmallBodyLimit => settings.server.max_body_mib = 1,
+        Needs::SmallBodyLimit => {
+            settings.server.max_body_mib = 1;
+            settings.server.max_upload_mib = 1;
+        }
         Needs::ShortSessions => settings.auth.login_timeout = "5s".into(),
         Needs::AnyServer | Needs::OwnServer => {}
     })

@@ -5,10 +5,10 @@
 //! Objects refer to each other by native id, never by database id, so an archive can be
 //! imported into any store and exported again unchanged.
 
-mod read;
+pub(crate) mod read;
 mod write;
 
-pub use read::read;
+pub use read::{ArchiveReader, read};
 pub use write::write;
 
 use serde::{Deserialize, Serialize};

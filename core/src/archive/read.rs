@@ -4,13 +4,19 @@
 //! bombs), the CSV structure, cell values and the references between rows by native id.
 //! The checks that need the store or the meta model (object types, attribute types,
 //! connected models) are the catalog's.
+//!
+//! [`ArchiveReader`] streams: it checks the zip's directory without inflating anything,
+//! then inflates one entry at a time as its CSV rows are read, so a whole archive is
+//! never held in memory. [`read`] collects every row into a [`ModelArchive`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt::Display;
-use std::io::{Cursor, Read};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
 
 use serde::de::DeserializeOwned;
 use zip::ZipArchive;
+use zip::read::ZipFile;
 
 use super::{
     ArchiveAttribute, ArchiveClassification, ArchiveConnection, ArchiveLabel, ArchiveLimits,
@@ -20,11 +26,11 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::{ClassificationStatus, EdgeKind, ReferenceType, TagKind, ValueType};
 
-pub(super) mod spec;
+pub(crate) mod spec;
 #[cfg(test)]
 mod tests;
 
-use spec::FileSpec;
+pub(crate) use spec::FileSpec;
 
 /// The ratio limit applies to entries that inflate beyond this.
 const RATIO_THRESHOLD: u64 = 1 << 20;
@@ -36,142 +42,284 @@ fn bad(message: impl Display) -> Error {
 /// Reads and checks an archive. Nothing is partially accepted: any defect is an
 /// INVALID_PARAMETER error naming the file, line and column at fault.
 pub fn read(bytes: &[u8], limits: &ArchiveLimits) -> Result<ModelArchive> {
-    let entries = unpack(bytes, limits)?;
-    parse(&entries)
+    let mut reader = ArchiveReader::open(Cursor::new(bytes), limits)?;
+    let model = reader.model()?;
+
+    let mut index = ObjectIndex::default();
+    let mut objects = Vec::new();
+    reader.each(&spec::OBJECTS, |row| {
+        let object = object_row(&row)?;
+        index.add(&row, &object.native_id, object.parent_native_id.as_deref())?;
+        objects.push(object);
+        Ok(())
+    })?;
+    index.finish()?;
+    let known = |native: &str| index.find(native).is_some();
+
+    let mut attributes = Vec::new();
+    let mut attribute_check = AttributeCheck::default();
+    reader.each(&spec::ATTRIBUTES, |row| {
+        let attribute = attribute_row(&row, &known)?;
+        attribute_check.check(&row, &index, &attribute)?;
+        attributes.push(attribute);
+        Ok(())
+    })?;
+    let mut relationships = Vec::new();
+    reader.each(&spec::RELATIONSHIPS, |row| {
+        relationships.push(relationship_row(&row, &known)?);
+        Ok(())
+    })?;
+    let mut tags = Vec::new();
+    reader.each(&spec::LABELS, |row| {
+        tags.push(tag_row(&row, &known)?);
+        Ok(())
+    })?;
+    let mut classifications = Vec::new();
+    reader.each(&spec::CLASSIFICATIONS, |row| {
+        classifications.push(classification_row(&row, &known)?);
+        Ok(())
+    })?;
+    let mut sensitivity_labels = Vec::new();
+    reader.each(&spec::SENSITIVITY_LABELS, |row| {
+        sensitivity_labels.push(label_row(&row, &known)?);
+        Ok(())
+    })?;
+    let mut profiling = Vec::new();
+    let mut profiling_check = ProfilingCheck::default();
+    reader.each(&spec::PROFILING, |row| {
+        let result = profiling_row(&row, &known)?;
+        profiling_check.check(&row, &index, &result.native_id)?;
+        profiling.push(result);
+        Ok(())
+    })?;
+    let mut connections = Vec::new();
+    reader.each(&spec::CONNECTIONS, |row| {
+        connections.push(connection_row(&row)?);
+        Ok(())
+    })?;
+
+    Ok(ModelArchive {
+        model,
+        objects,
+        attributes,
+        relationships,
+        tags,
+        classifications,
+        sensitivity_labels,
+        profiling,
+        connections,
+    })
 }
 
 // ---------------------------------------------------------------------------------------
 // The zip
 
-/// The inflated entries by file name, after every check on the zip itself.
-fn unpack(bytes: &[u8], limits: &ArchiveLimits) -> Result<BTreeMap<&'static str, Vec<u8>>> {
-    let mut zip = ZipArchive::new(Cursor::new(bytes))
-        .map_err(|e| bad(format!("not a zip archive, or a corrupt one: {e}")))?;
+/// A checked archive whose entries are inflated lazily, one at a time, as their rows are
+/// read. Opening it checks the zip's directory (names, duplicates, encryption, declared
+/// sizes and ratios); reading an entry checks the bytes actually inflated. An entry may
+/// be read more than once.
+#[derive(Debug)]
+pub struct ArchiveReader<R: Read + Seek> {
+    zip: ZipArchive<R>,
+    limits: ArchiveLimits,
+    /// The size of the source, which bounds any compressed size it declares.
+    source_len: u64,
+    /// The zip index of each file of the format present, by file name.
+    entries: HashMap<&'static str, usize>,
+    /// The most bytes each entry inflated to so far, for the limit in all.
+    inflated: HashMap<&'static str, u64>,
+}
 
-    // The zip crate keeps one entry per name, so count and compare the central directory's
-    // own records to see duplicates and the true number of entries.
-    let records = central_directory_names(bytes, zip.central_directory_start(), limits.max_entries);
-    let count = records.len().max(zip.len());
-    if count > limits.max_entries {
-        return Err(bad(format!(
-            "the archive holds more than {} entries, the most allowed",
-            limits.max_entries
-        )));
-    }
-    let mut seen = HashSet::new();
-    for name in &records {
-        if !seen.insert(name.as_slice()) {
-            return Err(bad(format!(
-                "duplicate entry '{}'",
-                String::from_utf8_lossy(name).escape_debug()
-            )));
-        }
-    }
-    if records.len() > zip.len() {
-        return Err(bad("duplicate entry names"));
-    }
+impl<R: Read + Seek> ArchiveReader<R> {
+    /// Checks the zip and its directory; nothing is inflated yet. `model.csv` and
+    /// `objects.csv` must be present.
+    pub fn open(mut source: R, limits: &ArchiveLimits) -> Result<Self> {
+        let source_len = source
+            .seek(SeekFrom::End(0))
+            .map_err(|e| bad(format!("the archive cannot be read: {e}")))?;
+        let zip = ZipArchive::new(source)
+            .map_err(|e| bad(format!("not a zip archive, or a corrupt one: {e}")))?;
 
-    // Names, encryption and declared sizes first: nothing is inflated before they pass.
-    let mut names = Vec::with_capacity(zip.len());
-    let mut declared_total: u64 = 0;
-    for index in 0..zip.len() {
-        let file = zip
-            .by_index_raw(index)
-            .map_err(|e| bad(format!("corrupt zip entry: {e}")))?;
-        let name = check_name(file.name(), file.is_dir())?;
-        if file.encrypted() {
+        // The zip crate keeps one entry per name, so count and compare the central
+        // directory's own records to see duplicates and the true number of entries.
+        let start = zip.central_directory_start();
+        let zip_len = zip.len();
+        let mut source = zip.into_inner();
+        let records = central_directory_names(&mut source, start, limits.max_entries);
+        let count = records.len().max(zip_len);
+        if count > limits.max_entries {
             return Err(bad(format!(
-                "entry '{name}' is encrypted; encrypted archives are not supported"
+                "the archive holds more than {} entries, the most allowed",
+                limits.max_entries
             )));
         }
-        let size = file.size();
-        let compressed = file.compressed_size().min(bytes.len() as u64);
-        if size > limits.max_entry_size {
-            return Err(bad(format!(
-                "entry '{name}' declares {size} bytes inflated, more than the limit of {} bytes per entry (zip bomb?)",
-                limits.max_entry_size
-            )));
+        let mut seen = HashSet::new();
+        for name in &records {
+            if !seen.insert(name.as_slice()) {
+                return Err(bad(format!(
+                    "duplicate entry '{}'",
+                    String::from_utf8_lossy(name).escape_debug()
+                )));
+            }
         }
-        if size > RATIO_THRESHOLD && size > compressed.saturating_mul(limits.max_ratio) {
-            return Err(bad(format!(
-                "entry '{name}' declares a compression ratio above the limit of {} (zip bomb?)",
-                limits.max_ratio
-            )));
+        if records.len() > zip_len {
+            return Err(bad("duplicate entry names"));
         }
-        declared_total = declared_total.saturating_add(size);
-        names.push(name);
-    }
-    if declared_total > limits.max_total_size {
-        return Err(bad(format!(
-            "the entries declare {declared_total} bytes inflated, more than the limit of {} bytes in all (zip bomb?)",
-            limits.max_total_size
-        )));
-    }
+        let mut zip = ZipArchive::new(source)
+            .map_err(|e| bad(format!("not a zip archive, or a corrupt one: {e}")))?;
 
-    // Then inflate, never trusting the declared sizes: each entry is read through a
-    // `take` one byte above what it may still inflate to.
-    let mut entries = BTreeMap::new();
-    let mut total: u64 = 0;
-    for (index, name) in names.into_iter().enumerate() {
-        let mut file = zip
-            .by_index(index)
-            .map_err(|e| bad(format!("entry '{name}' cannot be read: {e}")))?;
-        let compressed = file.compressed_size().min(bytes.len() as u64);
-        let entry_cap = limits.max_entry_size;
-        let total_cap = limits.max_total_size.saturating_sub(total);
-        let ratio_cap = RATIO_THRESHOLD.max(compressed.saturating_mul(limits.max_ratio));
-        let cap = entry_cap.min(total_cap).min(ratio_cap);
-        let mut data = Vec::new();
-        (&mut file)
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|e| bad(format!("entry '{name}' is corrupt: {e}")))?;
-        let size = data.len() as u64;
-        if size > cap {
-            return Err(if size > entry_cap {
-                bad(format!(
-                    "entry '{name}' inflates to more than {entry_cap} bytes, the limit per entry (zip bomb?)"
-                ))
-            } else if size > total_cap {
-                bad(format!(
-                    "the entries inflate to more than {} bytes, the limit in all (zip bomb?)",
-                    limits.max_total_size
-                ))
-            } else {
-                bad(format!(
-                    "entry '{name}' inflates more than {} times its compressed size, the limit (zip bomb?)",
+        // Names, encryption and declared sizes: nothing is inflated before they pass.
+        let mut entries = HashMap::with_capacity(zip.len());
+        let mut declared_total: u64 = 0;
+        for index in 0..zip.len() {
+            let file = zip
+                .by_index_raw(index)
+                .map_err(|e| bad(format!("corrupt zip entry: {e}")))?;
+            let name = check_name(file.name(), file.is_dir())?;
+            if file.encrypted() {
+                return Err(bad(format!(
+                    "entry '{name}' is encrypted; encrypted archives are not supported"
+                )));
+            }
+            let size = file.size();
+            let compressed = file.compressed_size().min(source_len);
+            if size > limits.max_entry_size {
+                return Err(bad(format!(
+                    "entry '{name}' declares {size} bytes inflated, more than the limit of {} bytes per entry (zip bomb?)",
+                    limits.max_entry_size
+                )));
+            }
+            if size > RATIO_THRESHOLD && size > compressed.saturating_mul(limits.max_ratio) {
+                return Err(bad(format!(
+                    "entry '{name}' declares a compression ratio above the limit of {} (zip bomb?)",
                     limits.max_ratio
-                ))
-            });
+                )));
+            }
+            declared_total = declared_total.saturating_add(size);
+            entries.insert(name, index);
         }
-        total += size;
-        entries.insert(name, data);
+        if declared_total > limits.max_total_size {
+            return Err(bad(format!(
+                "the entries declare {declared_total} bytes inflated, more than the limit of {} bytes in all (zip bomb?)",
+                limits.max_total_size
+            )));
+        }
+        for required in [&spec::MODEL, &spec::OBJECTS] {
+            if !entries.contains_key(required.name) {
+                return Err(bad(format!("{} is missing", required.name)));
+            }
+        }
+        Ok(Self {
+            zip,
+            limits: *limits,
+            source_len,
+            entries,
+            inflated: HashMap::new(),
+        })
     }
-    Ok(entries)
+
+    /// Reads model.csv: exactly one data row of a known format version.
+    pub fn model(&mut self) -> Result<ArchiveModel> {
+        let mut first = None;
+        let mut count = 0;
+        self.each(&spec::MODEL, |row| {
+            count += 1;
+            if first.is_none() {
+                first = Some(row);
+            }
+            Ok(())
+        })?;
+        match first {
+            Some(row) if count == 1 => model_row_of(&row),
+            _ => Err(bad(format!(
+                "model.csv must have exactly one data row, it has {count}"
+            ))),
+        }
+    }
+
+    /// Calls `visit` with every data row of the file in order; a file the archive does
+    /// not hold has no rows.
+    pub(crate) fn each(
+        &mut self,
+        file: &'static FileSpec,
+        mut visit: impl FnMut(Row) -> Result<()>,
+    ) -> Result<()> {
+        let Some(mut table) = self.table(file)? else {
+            return Ok(());
+        };
+        while let Some(row) = table.next_row()? {
+            visit(row)?;
+        }
+        Ok(())
+    }
+
+    /// The rows of the file, read as they are inflated; `None` when the archive does not
+    /// hold it. The header is read and checked here.
+    pub(crate) fn table(&mut self, file: &'static FileSpec) -> Result<Option<Table<'_, R>>> {
+        let Some(&index) = self.entries.get(file.name) else {
+            return Ok(None);
+        };
+        let others: u64 = self
+            .inflated
+            .iter()
+            .filter(|(name, _)| **name != file.name)
+            .map(|(_, size)| *size)
+            .sum();
+        let limits = self.limits;
+        let entry = self
+            .zip
+            .by_index(index)
+            .map_err(|e| bad(format!("entry '{}' cannot be read: {e}", file.name)))?;
+        let compressed = entry.compressed_size().min(self.source_len);
+        let entry_cap = limits.max_entry_size;
+        let total_cap = limits.max_total_size.saturating_sub(others);
+        let ratio_cap = RATIO_THRESHOLD.max(compressed.saturating_mul(limits.max_ratio));
+        let inflated = self.inflated.entry(file.name).or_insert(0);
+        let reader = EntryReader {
+            inner: entry,
+            name: file.name,
+            count: 0,
+            cap: entry_cap.min(total_cap).min(ratio_cap),
+            entry_cap,
+            total_cap,
+            limits,
+            inflated,
+            head: Vec::new(),
+            head_done: false,
+            quote: QuoteState::FieldStart,
+            line: 1,
+            opened: 1,
+            eof: false,
+        };
+        Table::new(file, reader).map(Some)
+    }
 }
 
 /// The raw names of the central directory's records, at most `max + 1` of them.
-fn central_directory_names(bytes: &[u8], start: u64, max: usize) -> Vec<Vec<u8>> {
+fn central_directory_names<R: Read + Seek>(source: &mut R, start: u64, max: usize) -> Vec<Vec<u8>> {
     const SIGNATURE: [u8; 4] = [0x50, 0x4b, 0x01, 0x02];
     const FIXED: usize = 46;
     let mut names = Vec::new();
-    let Ok(mut pos) = usize::try_from(start) else {
+    if source.seek(SeekFrom::Start(start)).is_err() {
         return names;
-    };
+    }
+    let mut source = io::BufReader::new(source);
     while names.len() <= max {
-        let Some(header) = bytes.get(pos..pos.saturating_add(FIXED)) else {
-            break;
-        };
-        if header[..4] != SIGNATURE {
+        let mut header = [0u8; FIXED];
+        if source.read_exact(&mut header).is_err() || header[..4] != SIGNATURE {
             break;
         }
-        let field = |at: usize| usize::from(u16::from_le_bytes([header[at], header[at + 1]]));
+        let field = |at: usize| u16::from_le_bytes([header[at], header[at + 1]]);
         let (name_len, extra_len, comment_len) = (field(28), field(30), field(32));
-        let Some(name) = bytes.get(pos + FIXED..pos + FIXED + name_len) else {
+        let mut name = vec![0u8; usize::from(name_len)];
+        if source.read_exact(&mut name).is_err() {
             break;
-        };
-        names.push(name.to_vec());
-        pos += FIXED + name_len + extra_len + comment_len;
+        }
+        names.push(name);
+        let skip = i64::from(extra_len) + i64::from(comment_len);
+        if source.seek_relative(skip).is_err() {
+            break;
+        }
     }
     names
 }
@@ -209,14 +357,287 @@ fn check_name(name: &str, is_dir: bool) -> Result<&'static str> {
         })
 }
 
+/// A refusal raised inside a reader (its whole message), carried through the CSV parser
+/// as an I/O error.
+#[derive(Debug)]
+struct Refusal(String);
+
+impl Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+fn refusal(error: Error) -> io::Error {
+    io::Error::other(Refusal(error.message))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum QuoteState {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    QuoteInQuoted,
+}
+
+/// An entry as it inflates: never past its caps (per entry, in all, ratio), without a
+/// byte-order mark, watching for a quoted field that runs to the end of the data (the
+/// CSV parser would silently take the rest of the file as that field's value).
+struct EntryReader<'a, R: Read> {
+    inner: ZipFile<'a, R>,
+    name: &'static str,
+    count: u64,
+    cap: u64,
+    entry_cap: u64,
+    total_cap: u64,
+    limits: ArchiveLimits,
+    inflated: &'a mut u64,
+    /// The first bytes, held back until it is known whether they are a byte-order mark.
+    head: Vec<u8>,
+    head_done: bool,
+    quote: QuoteState,
+    line: u64,
+    /// The line the last quoted field opened on.
+    opened: u64,
+    eof: bool,
+}
+
+impl<R: Read> EntryReader<'_, R> {
+    fn inflate(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self
+            .inner
+            .read(buf)
+            .map_err(|e| refusal(bad(format!("entry '{}' is corrupt: {e}", self.name))))?;
+        self.count += n as u64;
+        *self.inflated = (*self.inflated).max(self.count);
+        if self.count > self.cap {
+            let name = self.name;
+            return Err(refusal(if self.count > self.entry_cap {
+                bad(format!(
+                    "entry '{name}' inflates to more than {} bytes, the limit per entry (zip bomb?)",
+                    self.entry_cap
+                ))
+            } else if self.count > self.total_cap {
+                bad(format!(
+                    "the entries inflate to more than {} bytes, the limit in all (zip bomb?)",
+                    self.limits.max_total_size
+                ))
+            } else {
+                bad(format!(
+                    "entry '{name}' inflates more than {} times its compressed size, the limit (zip bomb?)",
+                    self.limits.max_ratio
+                ))
+            }));
+        }
+        Ok(n)
+    }
+
+    /// The line of a quoted field left open at the end of the data, once the end is read.
+    fn unclosed_quote(&self) -> Option<u64> {
+        (self.eof && self.quote == QuoteState::Quoted).then_some(self.opened)
+    }
+
+    fn track(&mut self, data: &[u8]) {
+        for &byte in data {
+            self.quote = match (self.quote, byte) {
+                (QuoteState::Quoted, b'"') => QuoteState::QuoteInQuoted,
+                (QuoteState::Quoted, _) => QuoteState::Quoted,
+                (QuoteState::FieldStart, b'"') => {
+                    self.opened = self.line;
+                    QuoteState::Quoted
+                }
+                (QuoteState::QuoteInQuoted, b'"') => QuoteState::Quoted,
+                (_, b',' | b'\n' | b'\r') => QuoteState::FieldStart,
+                (_, _) => QuoteState::Unquoted,
+            };
+            if byte == b'\n' {
+                self.line += 1;
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for EntryReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.head_done {
+            let mut head = [0u8; 3];
+            let mut filled = 0;
+            while filled < head.len() {
+                let n = self.inflate(&mut head[filled..])?;
+                if n == 0 {
+                    break;
+                }
+                filled += n;
+            }
+            self.head_done = true;
+            if head[..filled] != *b"\xEF\xBB\xBF" {
+                self.head = head[..filled].to_vec();
+            }
+        }
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let n = if self.head.is_empty() {
+            let n = self.inflate(buf)?;
+            if n == 0 {
+                self.eof = true;
+            }
+            n
+        } else {
+            let n = self.head.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.head[..n]);
+            self.head.drain(..n);
+            n
+        };
+        self.track(&buf[..n]);
+        Ok(n)
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // CSV tables
 
+/// The data rows of one CSV file, read as the entry inflates.
+pub(crate) struct Table<'a, R: Read> {
+    file: &'static FileSpec,
+    reader: csv::Reader<EntryReader<'a, R>>,
+    mapping: Vec<usize>,
+    record: csv::ByteRecord,
+}
+
+impl<'a, R: Read> Table<'a, R> {
+    /// Reads the header: columns by name (any order), no unknown or duplicate ones, every
+    /// required one.
+    fn new(file: &'static FileSpec, entry: EntryReader<'a, R>) -> Result<Self> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(entry);
+        let mut record = csv::ByteRecord::new();
+        let got = reader
+            .read_byte_record(&mut record)
+            .map_err(|e| csv_error(file, e))?;
+        if let Some(line) = reader.get_ref().unclosed_quote() {
+            return Err(unclosed(file, line));
+        }
+        if !got {
+            return Err(bad(format!(
+                "{}: the file is empty; it needs at least its header row",
+                file.name
+            )));
+        }
+        let header_line = record.position().map_or(1, |p| p.line());
+        let mut mapping = Vec::with_capacity(record.len());
+        for (index, raw) in record.iter().enumerate() {
+            let name = std::str::from_utf8(raw).map_err(|_| {
+                bad(format!(
+                    "{} line {header_line}, column {}: invalid UTF-8",
+                    file.name,
+                    index + 1
+                ))
+            })?;
+            let name = name.trim();
+            let column = file
+                .columns
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{} line {header_line}: unknown column '{}'; the columns are {}",
+                        file.name,
+                        name.escape_debug(),
+                        file.columns.join(", ")
+                    ))
+                })?;
+            if mapping.contains(&column) {
+                return Err(bad(format!(
+                    "{} line {header_line}: duplicate column '{}'",
+                    file.name, file.columns[column]
+                )));
+            }
+            mapping.push(column);
+        }
+        for required in file.required {
+            let index = file
+                .columns
+                .iter()
+                .position(|c| c == required)
+                .unwrap_or(usize::MAX);
+            if !mapping.contains(&index) {
+                return Err(bad(format!(
+                    "{} line {header_line}: missing required column '{required}'",
+                    file.name
+                )));
+            }
+        }
+        Ok(Self {
+            file,
+            reader,
+            mapping,
+            record,
+        })
+    }
+
+    /// The next data row, `None` at the end of the file.
+    pub(crate) fn next_row(&mut self) -> Result<Option<Row>> {
+        let file = self.file;
+        let got = self
+            .reader
+            .read_byte_record(&mut self.record)
+            .map_err(|e| csv_error(file, e))?;
+        if let Some(line) = self.reader.get_ref().unclosed_quote() {
+            return Err(unclosed(file, line));
+        }
+        if !got {
+            return Ok(None);
+        }
+        let line = self.record.position().map_or(0, |p| p.line());
+        if self.record.len() != self.mapping.len() {
+            return Err(bad(format!(
+                "{} line {line}: bad CSV: {} fields, but the header has {}",
+                file.name,
+                self.record.len(),
+                self.mapping.len()
+            )));
+        }
+        let mut cells = vec![None; file.columns.len()];
+        for (raw, &column) in self.record.iter().zip(&self.mapping) {
+            let text = std::str::from_utf8(raw).map_err(|_| {
+                bad(format!(
+                    "{} line {line}, column {}: invalid UTF-8",
+                    file.name, file.columns[column]
+                ))
+            })?;
+            cells[column] = Some(text.to_owned());
+        }
+        Ok(Some(Row { file, line, cells }))
+    }
+}
+
+fn unclosed(file: &FileSpec, line: u64) -> Error {
+    bad(format!(
+        "{} line {line}: bad CSV: a quoted field opened on this line is never closed",
+        file.name
+    ))
+}
+
+/// A CSV error, or the refusal an entry reader raised underneath it.
+fn csv_error(file: &FileSpec, error: csv::Error) -> Error {
+    if let csv::ErrorKind::Io(io) = error.kind()
+        && let Some(refusal) = io.get_ref().and_then(|e| e.downcast_ref::<Refusal>())
+    {
+        return Error::invalid(refusal.0.clone());
+    }
+    bad(format!("{}: bad CSV: {error}", file.name))
+}
+
 /// One data row, its cells in the order of the file's documented columns; `None` for a
 /// column the header leaves out.
-struct Row {
+pub(crate) struct Row {
     file: &'static FileSpec,
-    line: u64,
+    pub(crate) line: u64,
     cells: Vec<Option<String>>,
 }
 
@@ -226,7 +647,7 @@ impl Row {
         self.cells[index].as_deref()
     }
 
-    fn error(&self, column: &str, message: impl Display) -> Error {
+    pub(crate) fn error(&self, column: &str, message: impl Display) -> Error {
         bad(format!(
             "{} line {}, column {column}: {message}",
             self.file.name, self.line
@@ -289,9 +710,9 @@ impl Row {
     }
 
     /// A native id that must be one of objects.csv.
-    fn reference(&self, column: &str, objects: &HashSet<String>) -> Result<String> {
+    fn reference(&self, column: &str, known: &dyn Fn(&str) -> bool) -> Result<String> {
         let id = self.required(column)?;
-        if objects.contains(&id) {
+        if known(&id) {
             Ok(id)
         } else {
             Err(self.error(
@@ -317,156 +738,13 @@ impl Row {
     }
 }
 
-/// Reads one CSV file: header by name (any order), then rows of the header's width.
-fn table(file: &'static FileSpec, data: &[u8]) -> Result<Vec<Row>> {
-    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
-    if let Some(line) = unclosed_quote(data) {
-        return Err(bad(format!(
-            "{} line {line}: bad CSV: a quoted field opened on this line is never closed",
-            file.name
-        )));
-    }
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(data);
-    let mut record = csv::ByteRecord::new();
-    let read_error = |e: csv::Error| bad(format!("{}: bad CSV: {e}", file.name));
-    if !reader.read_byte_record(&mut record).map_err(read_error)? {
-        return Err(bad(format!(
-            "{}: the file is empty; it needs at least its header row",
-            file.name
-        )));
-    }
-    let header_line = record.position().map_or(1, |p| p.line());
-    let mut mapping = Vec::with_capacity(record.len());
-    for (index, raw) in record.iter().enumerate() {
-        let name = std::str::from_utf8(raw).map_err(|_| {
-            bad(format!(
-                "{} line {header_line}, column {}: invalid UTF-8",
-                file.name,
-                index + 1
-            ))
-        })?;
-        let name = name.trim();
-        let column = file
-            .columns
-            .iter()
-            .position(|c| c.eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                bad(format!(
-                    "{} line {header_line}: unknown column '{}'; the columns are {}",
-                    file.name,
-                    name.escape_debug(),
-                    file.columns.join(", ")
-                ))
-            })?;
-        if mapping.contains(&column) {
-            return Err(bad(format!(
-                "{} line {header_line}: duplicate column '{}'",
-                file.name, file.columns[column]
-            )));
-        }
-        mapping.push(column);
-    }
-    for required in file.required {
-        let index = file
-            .columns
-            .iter()
-            .position(|c| c == required)
-            .unwrap_or(usize::MAX);
-        if !mapping.contains(&index) {
-            return Err(bad(format!(
-                "{} line {header_line}: missing required column '{required}'",
-                file.name
-            )));
-        }
-    }
-
-    let mut rows = Vec::new();
-    while reader.read_byte_record(&mut record).map_err(read_error)? {
-        let line = record.position().map_or(0, |p| p.line());
-        if record.len() != mapping.len() {
-            return Err(bad(format!(
-                "{} line {line}: bad CSV: {} fields, but the header has {}",
-                file.name,
-                record.len(),
-                mapping.len()
-            )));
-        }
-        let mut cells = vec![None; file.columns.len()];
-        for (raw, &column) in record.iter().zip(&mapping) {
-            let text = std::str::from_utf8(raw).map_err(|_| {
-                bad(format!(
-                    "{} line {line}, column {}: invalid UTF-8",
-                    file.name, file.columns[column]
-                ))
-            })?;
-            cells[column] = Some(text.to_owned());
-        }
-        rows.push(Row { file, line, cells });
-    }
-    Ok(rows)
-}
-
-/// The line of a quoted field that runs to the end of the data, if any. The CSV parser
-/// would silently take the rest of the file as that field's value.
-fn unclosed_quote(data: &[u8]) -> Option<u64> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        FieldStart,
-        Unquoted,
-        Quoted,
-        QuoteInQuoted,
-    }
-    let mut state = State::FieldStart;
-    let mut line: u64 = 1;
-    let mut opened = 1;
-    for &byte in data {
-        state = match (state, byte) {
-            (State::Quoted, b'"') => State::QuoteInQuoted,
-            (State::Quoted, _) => State::Quoted,
-            (State::FieldStart, b'"') => {
-                opened = line;
-                State::Quoted
-            }
-            (State::QuoteInQuoted, b'"') => State::Quoted,
-            (_, b',' | b'\n' | b'\r') => State::FieldStart,
-            (_, _) => State::Unquoted,
-        };
-        if byte == b'\n' {
-            line += 1;
-        }
-    }
-    (state == State::Quoted).then_some(opened)
-}
-
 // ---------------------------------------------------------------------------------------
-// Rows to the archive
+// Rows to the archive's values
 
-fn parse(entries: &BTreeMap<&'static str, Vec<u8>>) -> Result<ModelArchive> {
-    let rows = |file: &'static FileSpec| -> Result<Vec<Row>> {
-        match entries.get(file.name) {
-            Some(data) => table(file, data),
-            None => Ok(Vec::new()),
-        }
-    };
-    for required in [&spec::MODEL, &spec::OBJECTS] {
-        if !entries.contains_key(required.name) {
-            return Err(bad(format!("{} is missing", required.name)));
-        }
-    }
-
-    let model_rows = rows(&spec::MODEL)?;
-    let [model_row] = model_rows.as_slice() else {
-        return Err(bad(format!(
-            "model.csv must have exactly one data row, it has {}",
-            model_rows.len()
-        )));
-    };
-    let version = model_row.required("format_version")?;
+fn model_row_of(row: &Row) -> Result<ArchiveModel> {
+    let version = row.required("format_version")?;
     if version.trim().parse::<u32>().ok() != Some(FORMAT_VERSION) {
-        return Err(model_row.error(
+        return Err(row.error(
             "format_version",
             format!(
                 "unknown format_version '{}'; this server reads format_version {FORMAT_VERSION}",
@@ -474,150 +752,125 @@ fn parse(entries: &BTreeMap<&'static str, Vec<u8>>) -> Result<ModelArchive> {
             ),
         ));
     }
-    let model = ArchiveModel {
-        name: model_row.required("name")?,
-        profile: model_row.required("profile")?,
-        description: model_row.text("description"),
-    };
+    Ok(ArchiveModel {
+        name: row.required("name")?,
+        profile: row.required("profile")?,
+        description: row.text("description"),
+    })
+}
 
-    let object_rows = rows(&spec::OBJECTS)?;
-    let objects = objects(&object_rows)?;
-    let known: HashSet<String> = objects.iter().map(|o| o.native_id.clone()).collect();
+/// An objects.csv row, its cells checked (references are [`ObjectIndex`]'s).
+pub(crate) fn object_row(row: &Row) -> Result<ArchiveObject> {
+    Ok(ArchiveObject {
+        native_id: row.required("native_id")?,
+        parent_native_id: row.optional("parent_native_id"),
+        object_type: row.required("object_type")?,
+        name: row.required("name")?,
+        physical_name: row.optional("physical_name"),
+        description: row.optional("description"),
+        business_name: row.optional("business_name"),
+        business_description: row.optional("business_description"),
+        data_type: row.optional("data_type"),
+        external_url: row.optional("external_url"),
+        hide_data: row.boolean("hide_data")?,
+        workflow_state: row.optional("workflow_state"),
+    })
+}
 
-    let mut attributes = Vec::new();
-    let mut attribute_lines: HashMap<(String, String), u64> = HashMap::new();
-    for row in rows(&spec::ATTRIBUTES)? {
-        let native_id = row.reference("native_id", &known)?;
-        let attribute = row.required("attribute")?;
-        if let Some(first) =
-            attribute_lines.insert((native_id.clone(), attribute.clone()), row.line)
-        {
-            return Err(row.error(
-                "attribute",
-                format!(
-                    "attribute '{}' of '{}' is given twice (first on line {first})",
-                    attribute.escape_debug(),
-                    native_id.escape_debug()
-                ),
-            ));
-        }
-        attributes.push(ArchiveAttribute {
-            native_id,
-            attribute,
-            value_type: row.choice("value_type", ValueType::parse, &VALUE_TYPES)?,
-            value: row.text("value"),
-        });
-    }
+pub(crate) fn attribute_row(row: &Row, known: &dyn Fn(&str) -> bool) -> Result<ArchiveAttribute> {
+    Ok(ArchiveAttribute {
+        native_id: row.reference("native_id", known)?,
+        attribute: row.required("attribute")?,
+        value_type: row.choice("value_type", ValueType::parse, &VALUE_TYPES)?,
+        value: row.text("value"),
+    })
+}
 
-    let mut relationships = Vec::new();
-    for row in rows(&spec::RELATIONSHIPS)? {
-        let kind = row.choice(
+pub(crate) fn relationship_row(
+    row: &Row,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<ArchiveRelationship> {
+    let kind = row.choice(
+        "kind",
+        |s| EdgeKind::parse(&s.to_ascii_lowercase()),
+        &EDGE_KINDS,
+    )?;
+    if matches!(
+        kind,
+        EdgeKind::ModelConnection | EdgeKind::ConfigurationContent
+    ) {
+        return Err(row.error(
             "kind",
-            |s| EdgeKind::parse(&s.to_ascii_lowercase()),
-            &EDGE_KINDS,
-        )?;
-        if matches!(
-            kind,
-            EdgeKind::ModelConnection | EdgeKind::ConfigurationContent
-        ) {
-            return Err(row.error(
-                "kind",
-                format!(
-                    "kind '{}' cannot appear in relationships.csv (connections go into connections.csv); the kinds are {}",
-                    kind.as_str(),
-                    EDGE_KINDS.join(", ")
-                ),
-            ));
-        }
-        let name = row.text("name");
-        if kind == EdgeKind::TermReference && ReferenceType::parse(&name).is_none() {
-            let types: Vec<&str> = ReferenceType::ALL.iter().map(|t| t.as_str()).collect();
-            return Err(row.error(
-                "name",
-                format!(
-                    "'{}' is not a term reference type ({})",
-                    name.escape_debug(),
-                    types.join(", ")
-                ),
-            ));
-        }
-        relationships.push(ArchiveRelationship {
-            kind,
-            name,
-            source_native_id: row.reference("source_native_id", &known)?,
-            target_native_id: row.reference("target_native_id", &known)?,
-        });
+            format!(
+                "kind '{}' cannot appear in relationships.csv (connections go into connections.csv); the kinds are {}",
+                kind.as_str(),
+                EDGE_KINDS.join(", ")
+            ),
+        ));
     }
-
-    let mut tags = Vec::new();
-    for row in rows(&spec::LABELS)? {
-        tags.push(ArchiveTag {
-            native_id: row.reference("native_id", &known)?,
-            kind: row.choice(
-                "kind",
-                |s| TagKind::parse(&s.to_ascii_lowercase()),
-                &TAG_KINDS,
-            )?,
-            value: row.required("value")?,
-        });
+    let name = row.text("name");
+    if kind == EdgeKind::TermReference && ReferenceType::parse(&name).is_none() {
+        let types: Vec<&str> = ReferenceType::ALL.iter().map(|t| t.as_str()).collect();
+        return Err(row.error(
+            "name",
+            format!(
+                "'{}' is not a term reference type ({})",
+                name.escape_debug(),
+                types.join(", ")
+            ),
+        ));
     }
+    Ok(ArchiveRelationship {
+        kind,
+        name,
+        source_native_id: row.reference("source_native_id", known)?,
+        target_native_id: row.reference("target_native_id", known)?,
+    })
+}
 
-    let mut classifications = Vec::new();
-    for row in rows(&spec::CLASSIFICATIONS)? {
-        classifications.push(ArchiveClassification {
-            native_id: row.reference("native_id", &known)?,
-            data_class: row.required("data_class")?,
-            status: row.choice("status", ClassificationStatus::parse, &STATUSES)?,
-        });
-    }
+pub(crate) fn tag_row(row: &Row, known: &dyn Fn(&str) -> bool) -> Result<ArchiveTag> {
+    Ok(ArchiveTag {
+        native_id: row.reference("native_id", known)?,
+        kind: row.choice(
+            "kind",
+            |s| TagKind::parse(&s.to_ascii_lowercase()),
+            &TAG_KINDS,
+        )?,
+        value: row.required("value")?,
+    })
+}
 
-    let mut sensitivity_labels = Vec::new();
-    for row in rows(&spec::SENSITIVITY_LABELS)? {
-        sensitivity_labels.push(ArchiveLabel {
-            native_id: row.reference("native_id", &known)?,
-            label: row.required("label")?,
-            status: row.choice("status", ClassificationStatus::parse, &STATUSES)?,
-        });
-    }
+pub(crate) fn classification_row(
+    row: &Row,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<ArchiveClassification> {
+    Ok(ArchiveClassification {
+        native_id: row.reference("native_id", known)?,
+        data_class: row.required("data_class")?,
+        status: row.choice("status", ClassificationStatus::parse, &STATUSES)?,
+    })
+}
 
-    let mut profiling = Vec::new();
-    let mut profiling_lines: HashMap<String, u64> = HashMap::new();
-    for row in rows(&spec::PROFILING)? {
-        let native_id = row.reference("native_id", &known)?;
-        if let Some(first) = profiling_lines.insert(native_id.clone(), row.line) {
-            return Err(row.error(
-                "native_id",
-                format!(
-                    "'{}' is profiled twice (first on line {first})",
-                    native_id.escape_debug()
-                ),
-            ));
-        }
-        profiling.push(ArchiveProfiling {
-            native_id,
-            data_profile: row.json("data_profile", "DataProfile")?,
-            data_sample: row.json("data_sample", "DataSample")?,
-        });
-    }
+pub(crate) fn label_row(row: &Row, known: &dyn Fn(&str) -> bool) -> Result<ArchiveLabel> {
+    Ok(ArchiveLabel {
+        native_id: row.reference("native_id", known)?,
+        label: row.required("label")?,
+        status: row.choice("status", ClassificationStatus::parse, &STATUSES)?,
+    })
+}
 
-    let mut connections = Vec::new();
-    for row in rows(&spec::CONNECTIONS)? {
-        connections.push(ArchiveConnection {
-            name: row.text("name"),
-            target_model: row.required("target_model")?,
-        });
-    }
+pub(crate) fn profiling_row(row: &Row, known: &dyn Fn(&str) -> bool) -> Result<ArchiveProfiling> {
+    Ok(ArchiveProfiling {
+        native_id: row.reference("native_id", known)?,
+        data_profile: row.json("data_profile", "DataProfile")?,
+        data_sample: row.json("data_sample", "DataSample")?,
+    })
+}
 
-    Ok(ModelArchive {
-        model,
-        objects,
-        attributes,
-        relationships,
-        tags,
-        classifications,
-        sensitivity_labels,
-        profiling,
-        connections,
+pub(crate) fn connection_row(row: &Row) -> Result<ArchiveConnection> {
+    Ok(ArchiveConnection {
+        name: row.text("name"),
+        target_model: row.required("target_model")?,
     })
 }
 
@@ -634,91 +887,201 @@ const EDGE_KINDS: [&str; 5] = [
 const TAG_KINDS: [&str; 2] = ["label", "collection"];
 const STATUSES: [&str; 4] = ["MATCHED", "PROPOSED", "APPROVED", "REJECTED"];
 
-/// objects.csv's rows, checked: unique native ids, known parents, no parent cycle.
-fn objects(rows: &[Row]) -> Result<Vec<ArchiveObject>> {
-    let mut objects: Vec<ArchiveObject> = Vec::with_capacity(rows.len());
-    let mut index: HashMap<String, usize> = HashMap::with_capacity(rows.len());
-    for (position, row) in rows.iter().enumerate() {
-        let native_id = row.required("native_id")?;
-        if let Some(first) = index.insert(native_id.clone(), position) {
+/// Refuses a second value of one attribute on one object. Keeps a pair of small
+/// numbers per row, not the row.
+#[derive(Debug, Default)]
+pub(crate) struct AttributeCheck {
+    names: HashMap<String, u32>,
+    lines: HashMap<(u32, u32), u64>,
+}
+
+impl AttributeCheck {
+    pub(crate) fn check(
+        &mut self,
+        row: &Row,
+        index: &ObjectIndex,
+        attribute: &ArchiveAttribute,
+    ) -> Result<()> {
+        let object = index.find(&attribute.native_id).unwrap_or(u32::MAX);
+        let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        let name = *self
+            .names
+            .entry(attribute.attribute.clone())
+            .or_insert(next);
+        if let Some(first) = self.lines.insert((object, name), row.line) {
+            return Err(row.error(
+                "attribute",
+                format!(
+                    "attribute '{}' of '{}' is given twice (first on line {first})",
+                    attribute.attribute.escape_debug(),
+                    attribute.native_id.escape_debug()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a second profiling row of one object.
+#[derive(Debug, Default)]
+pub(crate) struct ProfilingCheck {
+    lines: HashMap<u32, u64>,
+}
+
+impl ProfilingCheck {
+    pub(crate) fn check(&mut self, row: &Row, index: &ObjectIndex, native_id: &str) -> Result<()> {
+        let object = index.find(native_id).unwrap_or(u32::MAX);
+        if let Some(first) = self.lines.insert(object, row.line) {
+            return Err(row.error(
+                "native_id",
+                format!(
+                    "'{}' is profiled twice (first on line {first})",
+                    native_id.escape_debug()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// No parent.
+pub(crate) const NO_PARENT: u32 = u32::MAX;
+/// The end of a hash chain.
+const END: u32 = u32::MAX;
+
+/// The objects of objects.csv by native id, compactly: for each object (numbered in file
+/// order) its native id, its parent's number and its line. Refuses duplicate native ids,
+/// dangling parents and parent cycles; holds no other cell of the rows.
+#[derive(Debug, Default)]
+pub(crate) struct ObjectIndex {
+    natives: Vec<Box<str>>,
+    parents: Vec<u32>,
+    lines: Vec<u64>,
+    /// The next object whose native id has the same hash.
+    next: Vec<u32>,
+    /// The first object of each native id hash.
+    heads: HashMap<u64, u32>,
+    /// Parents named before their row: (child, parent's native id), resolved by `finish`.
+    pending: Vec<(u32, Box<str>)>,
+}
+
+fn native_hash(native: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    native.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl ObjectIndex {
+    /// How many objects there are.
+    pub(crate) fn len(&self) -> usize {
+        self.natives.len()
+    }
+
+    /// The number of the object with that native id.
+    pub(crate) fn find(&self, native: &str) -> Option<u32> {
+        let mut at = *self.heads.get(&native_hash(native))?;
+        while at != END {
+            if *self.natives[at as usize] == *native {
+                return Some(at);
+            }
+            at = self.next[at as usize];
+        }
+        None
+    }
+
+    /// The parent's number, or [`NO_PARENT`] (only meaningful after `finish`).
+    pub(crate) fn parent(&self, object: u32) -> u32 {
+        self.parents[object as usize]
+    }
+
+    /// Adds the object of an objects.csv row; refuses a native id seen before.
+    pub(crate) fn add(&mut self, row: &Row, native: &str, parent: Option<&str>) -> Result<u32> {
+        if let Some(first) = self.find(native) {
             return Err(row.error(
                 "native_id",
                 format!(
                     "duplicate native_id '{}' (first on line {})",
-                    native_id.escape_debug(),
-                    rows[first].line
+                    native.escape_debug(),
+                    self.lines[first as usize]
                 ),
             ));
         }
-        objects.push(ArchiveObject {
-            native_id,
-            parent_native_id: row.optional("parent_native_id"),
-            object_type: row.required("object_type")?,
-            name: row.required("name")?,
-            physical_name: row.optional("physical_name"),
-            description: row.optional("description"),
-            business_name: row.optional("business_name"),
-            business_description: row.optional("business_description"),
-            data_type: row.optional("data_type"),
-            external_url: row.optional("external_url"),
-            hide_data: row.boolean("hide_data")?,
-            workflow_state: row.optional("workflow_state"),
-        });
-    }
-
-    let mut parents = Vec::with_capacity(objects.len());
-    for (object, row) in objects.iter().zip(rows) {
-        parents.push(match &object.parent_native_id {
-            None => None,
-            Some(parent) => Some(*index.get(parent).ok_or_else(|| {
-                row.error(
-                    "parent_native_id",
-                    format!(
-                        "dangling parent '{}' of '{}': objects.csv has no such native_id",
-                        parent.escape_debug(),
-                        object.native_id.escape_debug()
-                    ),
-                )
-            })?),
-        });
-    }
-
-    // Walk up from every object; meeting an object of the current walk again is a cycle.
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        New,
-        OnPath,
-        Done,
-    }
-    let mut state = vec![State::New; objects.len()];
-    for start in 0..objects.len() {
-        let mut path: Vec<usize> = Vec::new();
-        let mut current = Some(start);
-        while let Some(i) = current {
-            match state[i] {
-                State::Done => break,
-                State::OnPath => {
-                    let from = path.iter().position(|&p| p == i).unwrap_or(0);
-                    let mut names: Vec<String> = path[from..]
-                        .iter()
-                        .map(|&p| objects[p].native_id.escape_debug().to_string())
-                        .collect();
-                    names.push(objects[i].native_id.escape_debug().to_string());
-                    return Err(rows[i].error(
-                        "parent_native_id",
-                        format!("parent cycle: {}", names.join(" -> ")),
-                    ));
+        let number = u32::try_from(self.natives.len())
+            .ok()
+            .filter(|n| *n < END)
+            .ok_or_else(|| bad("objects.csv has too many rows"))?;
+        let parent = match parent {
+            None => NO_PARENT,
+            Some(parent) => match self.find(parent) {
+                Some(found) => found,
+                None => {
+                    self.pending.push((number, parent.into()));
+                    NO_PARENT
                 }
-                State::New => {
-                    state[i] = State::OnPath;
-                    path.push(i);
-                    current = parents[i];
+            },
+        };
+        let hash = native_hash(native);
+        let head = self.heads.insert(hash, number).unwrap_or(END);
+        self.next.push(head);
+        self.natives.push(native.into());
+        self.parents.push(parent);
+        self.lines.push(row.line);
+        Ok(number)
+    }
+
+    /// Resolves parents named before their rows and refuses dangling parents and cycles.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        for (child, parent) in std::mem::take(&mut self.pending) {
+            let Some(found) = self.find(&parent) else {
+                return Err(bad(format!(
+                    "{} line {}, column parent_native_id: dangling parent '{}' of '{}': objects.csv has no such native_id",
+                    spec::OBJECTS.name,
+                    self.lines[child as usize],
+                    parent.escape_debug(),
+                    self.natives[child as usize].escape_debug()
+                )));
+            };
+            self.parents[child as usize] = found;
+        }
+
+        // Walk up from every object; meeting an object of the current walk again is a cycle.
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; self.natives.len()];
+        let mut path: Vec<u32> = Vec::new();
+        for start in 0..self.natives.len() {
+            path.clear();
+            let mut current = start as u32;
+            while current != NO_PARENT {
+                let i = current as usize;
+                match state[i] {
+                    DONE => break,
+                    ON_PATH => {
+                        let from = path.iter().position(|&p| p == current).unwrap_or(0);
+                        let mut names: Vec<String> = path[from..]
+                            .iter()
+                            .map(|&p| self.natives[p as usize].escape_debug().to_string())
+                            .collect();
+                        names.push(self.natives[i].escape_debug().to_string());
+                        return Err(bad(format!(
+                            "{} line {}, column parent_native_id: parent cycle: {}",
+                            spec::OBJECTS.name,
+                            self.lines[i],
+                            names.join(" -> ")
+                        )));
+                    }
+                    _ => {
+                        state[i] = ON_PATH;
+                        path.push(current);
+                        current = self.parents[i];
+                    }
                 }
             }
+            for &i in &path {
+                state[i as usize] = DONE;
+            }
         }
-        for i in path {
-            state[i] = State::Done;
-        }
+        Ok(())
     }
-    Ok(objects)
 }

@@ -9,6 +9,7 @@
 
 mod auth;
 mod browse;
+mod model_import;
 mod model_io;
 mod types;
 
@@ -17,7 +18,8 @@ use std::time::Duration;
 
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
-pub use model_io::{ExportOptions, ImportOptions, ImportSummary};
+pub use model_import::{ImportOptions, ImportSummary};
+pub use model_io::ExportOptions;
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 
 use crate::archive::ArchiveLimits;

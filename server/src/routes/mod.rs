@@ -11,6 +11,7 @@ pub mod repository;
 pub mod types;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, Uri};
 use lore_core::ErrorCode;
 use utoipa::openapi::OpenApi as OpenApiDoc;
@@ -59,7 +60,12 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(entities::get_entity))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
-        .routes(routes!(repository::import_model))
+        .merge(
+            // Uploads have their own limit (`server.max_upload_mib`), applied as they spool.
+            OpenApiRouter::new()
+                .routes(routes!(repository::import_model))
+                .layer(DefaultBodyLimit::disable()),
+        )
         .routes(routes!(repository::export_model))
         .routes(routes!(configuration::list_models))
         .routes(routes!(configuration::list_connected_models))

@@ -1,8 +1,13 @@
 //! Repository endpoints: context, folders, model import and export.
 
+use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom, Write};
+
+use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use lore_core::catalog::{ExportOptions, FolderRequest, ImportOptions};
 use lore_core::{Error, ErrorCode, ObjectRef};
 use serde::Deserialize;
@@ -61,7 +66,8 @@ pub async fn create_folder(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportParams {
-    /// Re-import into this existing model (id or path), replacing its contents.
+    /// Re-import into this existing model (id or path): objects are matched by native
+    /// id; new ones are added, changed ones updated in place, vanished ones deleted.
     pub model_id: Option<String>,
     /// Folder of the new model (id or path); the root when absent.
     pub folder_id: Option<String>,
@@ -72,11 +78,13 @@ pub struct ImportParams {
 }
 
 /// Imports a model from a zip of CSV files (see docs/model-archive.md), sent as the raw
-/// body (`application/zip`) or as the file part of `multipart/form-data`. Nothing is
-/// written unless the whole archive is valid.
+/// body (`application/zip`) or as the file part of `multipart/form-data`, up to
+/// `server.max_upload_mib`. The upload is spooled to a temporary file and read entry by
+/// entry. Nothing is written unless the whole archive is valid; a re-import (`modelId`)
+/// writes only what changed.
 #[utoipa::path(post, path = "/repository/model/import", tag = "Repository", security(("api_key" = ["ManageRepository"])), params(ImportParams),
     request_body(content = Vec<u8>, content_type = "application/zip", description = "The model archive"),
-    responses((status = 200, description = "`{modelId, modelName, created, objectCount}`"), (status = 400, description = "Invalid archive"),
+    responses((status = 200, description = "`{modelId, modelName, created, objectCount, added, updated, removed, unchanged}`"), (status = 400, description = "Invalid archive"),
         (status = 413, description = "Archive too large"), (status = 415, description = "Not a zip or multipart upload")))]
 pub async fn import_model(
     State(state): State<AppState>,
@@ -84,8 +92,8 @@ pub async fn import_model(
     Params(params): Params<ImportParams>,
     req: Request,
 ) -> ApiResult<Response> {
-    let content = upload(req, &state).await?;
-    if content.is_empty() {
+    let (content, size) = spool_upload(req, &state).await?;
+    if size == 0 {
         return Err(Error::missing("the model archive (request body)").into());
     }
     let options = ImportOptions {
@@ -96,39 +104,50 @@ pub async fn import_model(
     };
     Ok(ok(state
         .catalog
-        .import_model(&caller, &content, &options)
+        .import_model_from(&caller, BufReader::new(content), &options)
         .await?))
 }
 
-/// The uploaded file: the raw body, or the first file part of a multipart form.
-async fn upload(req: Request, state: &AppState) -> ApiResult<Vec<u8>> {
+/// The uploaded file (the raw body, or the first file part of a multipart form)
+/// spooled to an anonymous temporary file, rewound, and its size. The upload may not
+/// exceed `server.max_upload_mib` (413); the file goes away when it is dropped.
+async fn spool_upload(req: Request, state: &AppState) -> ApiResult<(File, u64)> {
+    let limit = state.max_upload_bytes;
+    let req = req.map(|body| Body::new(Limited::new(body, limit)));
     let content_type = req
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
+    let mut spool = Spool::new(limit)?;
     if content_type.starts_with("multipart/form-data") {
+        let form_error = |what: &str, e: axum::extract::multipart::MultipartError| {
+            ApiError::new(
+                code_for_status(e.status()),
+                format!("cannot read {what}: {}", e.body_text()),
+            )
+        };
         let mut form = Multipart::from_request(req, state).await.map_err(|e| {
             ApiError::new(
                 code_for_status(e.status()),
                 format!("cannot read the multipart form: {}", e.body_text()),
             )
         })?;
-        while let Some(field) = form.next_field().await.map_err(|e| {
-            ApiError::new(
-                code_for_status(e.status()),
-                format!("cannot read the multipart form: {}", e.body_text()),
-            )
-        })? {
+        while let Some(mut field) = form
+            .next_field()
+            .await
+            .map_err(|e| form_error("the multipart form", e))?
+        {
             if field.file_name().is_some() || field.name() == Some("file") {
-                let bytes = field.bytes().await.map_err(|e| {
-                    ApiError::new(
-                        code_for_status(e.status()),
-                        format!("cannot read the uploaded file: {}", e.body_text()),
-                    )
-                })?;
-                return Ok(bytes.to_vec());
+                while let Some(chunk) = field
+                    .chunk()
+                    .await
+                    .map_err(|e| form_error("the uploaded file", e))?
+                {
+                    spool.write(&chunk)?;
+                }
+                return spool.finish();
             }
         }
         return Err(Error::missing("file (a multipart part holding the archive)").into());
@@ -151,7 +170,85 @@ async fn upload(req: Request, state: &AppState) -> ApiResult<Vec<u8>> {
             ),
         ));
     }
-    Ok(body_bytes(req, state).await?.to_vec())
+    let mut body = req.into_body();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            let e = e.into_inner();
+            if is_too_large(e.as_ref()) {
+                spool.too_large()
+            } else {
+                ApiError::new(
+                    ErrorCode::InvalidParameter,
+                    format!("cannot read the request body: {e}"),
+                )
+            }
+        })?;
+        if let Ok(data) = frame.into_data() {
+            spool.write(&data)?;
+        }
+    }
+    spool.finish()
+}
+
+/// An upload on its way to a temporary file.
+struct Spool {
+    file: File,
+    size: u64,
+    limit: usize,
+}
+
+impl Spool {
+    fn new(limit: usize) -> ApiResult<Self> {
+        let file = tempfile::tempfile().map_err(|e| {
+            Error::internal(format!(
+                "cannot create a temporary file for the upload: {e}"
+            ))
+        })?;
+        Ok(Self {
+            file,
+            size: 0,
+            limit,
+        })
+    }
+
+    fn write(&mut self, data: &[u8]) -> ApiResult<()> {
+        self.size += data.len() as u64;
+        if self.size > self.limit as u64 {
+            return Err(self.too_large());
+        }
+        self.file
+            .write_all(data)
+            .map_err(|e| Error::internal(format!("cannot spool the upload: {e}")).into())
+    }
+
+    fn too_large(&self) -> ApiError {
+        ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "the model archive is larger than the server accepts ({} MiB, server.max_upload_mib)",
+                self.limit >> 20
+            ),
+        )
+    }
+
+    fn finish(mut self) -> ApiResult<(File, u64)> {
+        self.file
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| Error::internal(format!("cannot read the spooled upload: {e}")))?;
+        Ok((self.file, self.size))
+    }
+}
+
+/// Whether a body error is the upload limit being passed.
+fn is_too_large(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if e.is::<LengthLimitError>() {
+            return true;
+        }
+        current = e.source();
+    }
+    false
 }
 
 /// What model export takes, as query parameters or a JSON body.

@@ -1,0 +1,1222 @@
+//! Model import: an archive streams into the store through one write transaction, in
+//! chunks, and a re-import writes only the difference, so what the archive cannot carry
+//! (edges from other models, grants on objects, social data) stays on surviving objects.
+//!
+//! The import reads the archive in passes, one entry at a time, keeping only a compact
+//! index of native ids and a fingerprint per object, never whole rows:
+//! 1. objects.csv: the [`ObjectIndex`] (duplicate native ids, dangling parents, cycles);
+//! 2. the stored model, in pages: each object's fingerprint, matched by native id;
+//! 3. every file: the archive's fingerprints and the checks that need the meta model;
+//! 4. the writes, only for added and changed objects, then the deletions.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::{Cursor, Read, Seek};
+
+use serde::{Deserialize, Serialize};
+
+use super::Catalog;
+use crate::archive::read::{
+    AttributeCheck, NO_PARENT, ObjectIndex, ProfilingCheck, attribute_row, classification_row,
+    connection_row, label_row, object_row, profiling_row, relationship_row, spec, tag_row,
+};
+use crate::archive::{self, ArchiveLimits, ArchiveReader, ModelArchive};
+use crate::auth::Caller;
+use crate::error::{Error, Result};
+use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL, stable_id};
+use crate::model::*;
+use crate::store::{Details, Op, Scope, WriteTx};
+
+/// Ops sent to the store in one `write`.
+const CHUNK: usize = 5_000;
+/// Objects whose details are read at once.
+const PAGE: usize = 1_000;
+
+/// Where and how an archive is imported.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Re-import into this existing model: objects are matched by native id, added,
+    /// updated in place (same id and stable id) or deleted.
+    pub model: Option<ObjectRef>,
+    /// Create the new model in this folder (the repository root when absent).
+    pub folder: Option<ObjectRef>,
+    /// Name of the new model; the archive's model name when absent.
+    pub name: Option<String>,
+    /// Add the model to this configuration or configuration version.
+    pub configuration: Option<ObjectRef>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportSummary {
+    pub model_id: String,
+    pub model_name: String,
+    /// Whether a new model was created (otherwise an existing one was re-imported).
+    pub created: bool,
+    /// Objects in the archive.
+    pub object_count: usize,
+    /// Objects that were not in the model before.
+    #[serde(default)]
+    pub added: usize,
+    /// Objects whose content (fields, attributes, relationships, labels,
+    /// classifications, sensitivity labels, profiling) changed.
+    #[serde(default)]
+    pub updated: usize,
+    /// Objects of the model that the archive no longer has, deleted.
+    #[serde(default)]
+    pub removed: usize,
+    /// Objects left exactly as they were.
+    #[serde(default)]
+    pub unchanged: usize,
+}
+
+fn bad(message: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("model archive: {message}"))
+}
+
+/// What happens to an object of the archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+/// An object of the archive, by its number in the [`ObjectIndex`].
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    id: ObjectId,
+    /// When the stored object of the same native id was created, if there is one.
+    stored_created: Option<Timestamp>,
+    stored_fingerprint: u64,
+    fingerprint: u64,
+}
+
+impl Node {
+    fn fate(&self) -> Fate {
+        match self.stored_created {
+            None => Fate::Added,
+            Some(_) if self.stored_fingerprint == self.fingerprint => Fate::Unchanged,
+            Some(_) => Fate::Updated,
+        }
+    }
+    fn writes(&self) -> bool {
+        self.fate() != Fate::Unchanged
+    }
+}
+
+/// Ops on their way to a write transaction, sent in chunks.
+struct Sink<'a> {
+    tx: Box<dyn WriteTx + 'a>,
+    ops: Vec<Op>,
+}
+
+impl Sink<'_> {
+    async fn push(&mut self, op: Op) -> Result<()> {
+        self.ops.push(op);
+        if self.ops.len() >= CHUNK {
+            let chunk = std::mem::replace(&mut self.ops, Vec::with_capacity(CHUNK));
+            self.tx.write(chunk).await?;
+        }
+        Ok(())
+    }
+
+    async fn commit(mut self) -> Result<()> {
+        if !self.ops.is_empty() {
+            self.tx.write(std::mem::take(&mut self.ops)).await?;
+        }
+        self.tx.commit().await
+    }
+}
+
+/// Limits for archives the server wrote itself from an importer's [`ModelArchive`].
+const UNLIMITED: ArchiveLimits = ArchiveLimits {
+    max_entries: 64,
+    max_entry_size: u64::MAX,
+    max_total_size: u64::MAX,
+    max_ratio: u64::MAX,
+};
+
+impl Catalog {
+    /// `POST /repository/model/import` of an archive in memory. See
+    /// [`Catalog::import_model_from`].
+    pub async fn import_model(
+        &self,
+        caller: &Caller,
+        content: &[u8],
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
+        self.import_model_from(caller, Cursor::new(content), options)
+            .await
+    }
+
+    /// `POST /repository/model/import`: reads an archive from a seekable source (a
+    /// spooled upload), inflating one entry at a time, and lands it through one write
+    /// transaction in chunks. A defective archive, or an import dropped half-way,
+    /// writes nothing.
+    pub async fn import_model_from<R: Read + Seek + Send>(
+        &self,
+        caller: &Caller,
+        source: R,
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
+        caller.require(Capability::ManageRepository)?;
+        let reader = ArchiveReader::open(source, &self.config.archive_limits)?;
+        self.land(caller, reader, options).await
+    }
+
+    /// Lands a model an importer produced, with the format checks of an uploaded archive.
+    pub async fn import_archive(
+        &self,
+        caller: &Caller,
+        archive: ModelArchive,
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
+        caller.require(Capability::ManageRepository)?;
+        let bytes = archive::write(&archive)?;
+        drop(archive);
+        let reader = ArchiveReader::open(Cursor::new(bytes.as_slice()), &UNLIMITED)?;
+        self.land(caller, reader, options).await
+    }
+
+    async fn land<R: Read + Seek + Send>(
+        &self,
+        caller: &Caller,
+        mut reader: ArchiveReader<R>,
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
+        let meta = self.meta_model().await?;
+        let archive_model = reader.model()?;
+        if !meta
+            .profiles
+            .iter()
+            .any(|p| p.name == archive_model.profile)
+            || archive_model.profile == REPOSITORY_PROFILE
+        {
+            return Err(bad(format!(
+                "model.csv: profile '{}' does not exist",
+                archive_model.profile
+            )));
+        }
+
+        // Pass 1: the objects by native id.
+        let mut index = ObjectIndex::default();
+        reader.each(&spec::OBJECTS, |row| {
+            let object = object_row(&row)?;
+            index.add(&row, &object.native_id, object.parent_native_id.as_deref())?;
+            Ok(())
+        })?;
+        index.finish()?;
+
+        let (mut model, created) = self.import_target(options, &archive_model.name).await?;
+        let number = model.id.content_model();
+
+        // Pass 2: the stored objects, matched by native id, with their fingerprints.
+        let mut matched: Vec<Option<(ObjectId, Timestamp, u64)>> = vec![None; index.len()];
+        let mut vanished: Vec<(ObjectId, Option<ObjectId>)> = Vec::new();
+        if !created {
+            let stored = self.store.model_objects(number).await?;
+            for page in stored.chunks(PAGE) {
+                let details = self
+                    .store
+                    .details(Scope::Objects(page.iter().map(|o| o.id).collect()))
+                    .await?;
+                let prints = stored_fingerprints(page, &details, number);
+                for object in page {
+                    let key = match &object.native_id {
+                        Some(native) => index.find(native),
+                        None => index.find(&format!("#{}", object.id.object)),
+                    };
+                    match key {
+                        Some(at) if matched[at as usize].is_none() => {
+                            let print = prints.get(&object.id).copied().unwrap_or_default();
+                            matched[at as usize] = Some((object.id, object.created_at, print));
+                        }
+                        _ => vanished.push((object.id, object.parent)),
+                    }
+                }
+            }
+        }
+        let new_count = matched.iter().filter(|m| m.is_none()).count();
+        let mut next = if new_count > 0 {
+            self.store.reserve_ids(number, new_count as u64).await?
+        } else {
+            0
+        };
+        let mut nodes: Vec<Node> = matched
+            .into_iter()
+            .map(|m| match m {
+                Some((id, created_at, print)) => Node {
+                    id,
+                    stored_created: Some(created_at),
+                    stored_fingerprint: print,
+                    fingerprint: 0,
+                },
+                None => {
+                    next += 1;
+                    Node {
+                        id: ObjectId::new(number, next - 1),
+                        stored_created: None,
+                        stored_fingerprint: 0,
+                        fingerprint: 0,
+                    }
+                }
+            })
+            .collect();
+
+        // Pass 3: the archive's fingerprints, and the checks that need the meta model.
+        let plan = self
+            .fingerprint_archive(
+                &mut reader,
+                &meta,
+                &archive_model.profile,
+                &index,
+                &mut nodes,
+            )
+            .await?;
+
+        // What changes.
+        let mut counts = [0usize; 3];
+        for node in &nodes {
+            counts[node.fate() as usize] += 1;
+        }
+        let [added, updated, unchanged] = counts;
+        let removed = vanished.len();
+        let description = Some(archive_model.description.clone()).filter(|d| !d.is_empty());
+        let profile_value = Value::Text(archive_model.profile.clone());
+        let stored_profile = if created {
+            None
+        } else {
+            self.store
+                .details(Scope::Objects(vec![model.id]))
+                .await?
+                .attributes
+                .into_iter()
+                .find(|a| a.attribute == MODEL_PROFILE_ATTRIBUTE)
+                .map(|a| a.value)
+        };
+        let mut wanted_connections = BTreeSet::new();
+        for connection in &plan.connections {
+            let target = self
+                .resolve(&ObjectRef::parse(&connection.target_model)?)
+                .await
+                .map_err(|e| {
+                    bad(format!(
+                        "connections.csv: connected model '{}' cannot be found: {}",
+                        connection.target_model, e.message
+                    ))
+                })?;
+            if target.kind != ObjectKind::Model || target.id == model.id {
+                return Err(bad(format!(
+                    "connections.csv: '{}' is not another model",
+                    connection.target_model
+                )));
+            }
+            wanted_connections.insert(Edge {
+                kind: EdgeKind::ModelConnection,
+                source: model.id,
+                target: target.id,
+                name: connection.name.clone(),
+            });
+        }
+        let stored_connections: BTreeSet<Edge> = if created {
+            BTreeSet::new()
+        } else {
+            self.store
+                .edges(EdgeKind::ModelConnection, model.id, false)
+                .await?
+                .into_iter()
+                .collect()
+        };
+        let configuration_edge = match &options.configuration {
+            None => None,
+            Some(reference) => {
+                let configuration = self.resolve(reference).await?;
+                if !matches!(
+                    configuration.kind,
+                    ObjectKind::Configuration | ObjectKind::ConfigurationVersion
+                ) {
+                    return Err(Error::invalid(format!(
+                        "{} ('{}') is not a configuration",
+                        configuration.id, configuration.name
+                    )));
+                }
+                let edge = Edge {
+                    kind: EdgeKind::ConfigurationContent,
+                    source: configuration.id,
+                    target: model.id,
+                    name: String::new(),
+                };
+                let present = !created
+                    && self
+                        .store
+                        .edges(EdgeKind::ConfigurationContent, configuration.id, false)
+                        .await?
+                        .contains(&edge);
+                (!present).then_some(edge)
+            }
+        };
+
+        let model_changed = created
+            || model.description != description
+            || stored_profile.as_ref() != Some(&profile_value);
+        let anything = model_changed
+            || added + updated + removed > 0
+            || wanted_connections != stored_connections
+            || configuration_edge.is_some()
+            || !plan.attribute_types.is_empty()
+            || !plan.data_classes.is_empty()
+            || !plan.sensitivity_labels.is_empty();
+        let summary = |model: &Object| ImportSummary {
+            model_id: model.id.to_string(),
+            model_name: model.name.clone(),
+            created,
+            object_count: nodes.len(),
+            added,
+            updated,
+            removed,
+            unchanged,
+        };
+        if !anything {
+            tracing::info!(model = %model.id, objects = nodes.len(), "model re-imported unchanged");
+            return Ok(summary(&model));
+        }
+
+        // Pass 4: the writes, in one transaction.
+        let mut sink = Sink {
+            tx: self.store.begin().await?,
+            ops: Vec::with_capacity(CHUNK),
+        };
+        model.description = description;
+        model.updated_at = now();
+        model.updated_by = Some(caller.user());
+        sink.push(Op::PutObject(model.clone())).await?;
+        sink.push(Op::SetAttribute(AttributeValue {
+            object: model.id,
+            attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
+            value: profile_value,
+        }))
+        .await?;
+        for op in plan.definitions() {
+            sink.push(op).await?;
+        }
+
+        // What the archive carries on changed objects goes, to be written anew.
+        let changed: Vec<ObjectId> = nodes
+            .iter()
+            .filter(|n| n.fate() == Fate::Updated)
+            .map(|n| n.id)
+            .collect();
+        for page in changed.chunks(PAGE) {
+            let details = self.store.details(Scope::Objects(page.to_vec())).await?;
+            let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
+            for op in carried_removals(details, &in_page, number) {
+                sink.push(op).await?;
+            }
+        }
+        drop(changed);
+
+        self.write_rows(
+            &mut reader,
+            &mut sink,
+            &meta,
+            &archive_model.profile,
+            &index,
+            &nodes,
+            number,
+            caller,
+        )
+        .await?;
+
+        // Vanished objects, children before parents.
+        for id in deletion_order(vanished) {
+            sink.push(Op::DeleteObject(id)).await?;
+        }
+        for edge in stored_connections.difference(&wanted_connections) {
+            sink.push(Op::RemoveEdge(edge.clone())).await?;
+        }
+        for edge in wanted_connections.difference(&stored_connections) {
+            sink.push(Op::AddEdge(edge.clone())).await?;
+        }
+        if let Some(edge) = configuration_edge {
+            sink.push(Op::AddEdge(edge)).await?;
+        }
+        sink.commit().await?;
+        tracing::info!(
+            model = %model.id, objects = nodes.len(), created, added, updated, removed, unchanged,
+            "model imported"
+        );
+        Ok(summary(&model))
+    }
+
+    /// The model to import into: an existing one (`modelId`), or a new one, not yet
+    /// written, with a reserved id.
+    async fn import_target(
+        &self,
+        options: &ImportOptions,
+        archive_name: &str,
+    ) -> Result<(Object, bool)> {
+        match &options.model {
+            Some(_) if options.folder.is_some() || options.name.is_some() => Err(Error::invalid(
+                "modelId re-imports into an existing model and cannot be combined with folderId or modelName",
+            )),
+            Some(reference) => {
+                let model = self.resolve(reference).await?;
+                if model.kind != ObjectKind::Model {
+                    return Err(Error::invalid(format!(
+                        "{} ('{}') is not a model",
+                        model.id, model.name
+                    )));
+                }
+                Ok((model, false))
+            }
+            None => {
+                let folder = match &options.folder {
+                    None => None,
+                    Some(ObjectRef::Path(p)) if p.is_empty() => None,
+                    Some(reference) => {
+                        let folder = self.resolve(reference).await?;
+                        if folder.kind != ObjectKind::Folder {
+                            return Err(Error::invalid(format!(
+                                "{} ('{}') is not a folder",
+                                folder.id, folder.name
+                            )));
+                        }
+                        Some(folder.id)
+                    }
+                };
+                let name = options.name.as_deref().unwrap_or(archive_name).trim();
+                if name.is_empty() || name.contains('/') {
+                    return Err(bad(format!(
+                        "model name '{name}' must be non-empty and free of '/'"
+                    )));
+                }
+                if self
+                    .store
+                    .child_by_name(REPOSITORY_MODEL, folder, name)
+                    .await?
+                    .is_some()
+                {
+                    return Err(Error::conflict(format!(
+                        "an object named '{name}' already exists there; pass modelId to re-import into it"
+                    )));
+                }
+                let id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
+                let mut model = Object::new(
+                    id,
+                    ObjectKind::Model,
+                    TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
+                    SystemType::Model,
+                    name,
+                );
+                model.parent = folder;
+                Ok((model, true))
+            }
+        }
+    }
+
+    /// Reads every file once: checks what needs the meta model and the store, adds each
+    /// row's hash to its object's fingerprint, and collects the definitions to create.
+    async fn fingerprint_archive<R: Read + Seek>(
+        &self,
+        reader: &mut ArchiveReader<R>,
+        meta: &MetaModel,
+        profile: &str,
+        index: &ObjectIndex,
+        nodes: &mut [Node],
+    ) -> Result<Plan> {
+        let known = |native: &str| index.find(native).is_some();
+        let id_of = |native: &str| index.find(native).map(|at| nodes[at as usize].id);
+        let mut prints = vec![0u64; nodes.len()];
+        let mut types = TypeCache::default();
+        let mut at = 0usize;
+        reader.each(&spec::OBJECTS, |row| {
+            let object = object_row(&row)?;
+            let object_type = types.resolve(meta, profile, &object.object_type, &row)?;
+            let parent = match index.parent(at as u32) {
+                NO_PARENT => None,
+                p => Some(nodes[p as usize].id),
+            };
+            prints[at] = object_print(
+                &object_type.name,
+                parent,
+                &object.name,
+                [
+                    &object.physical_name,
+                    &object.description,
+                    &object.business_name,
+                    &object.business_description,
+                    &object.data_type,
+                    &object.external_url,
+                    &object.workflow_state,
+                ],
+                object.hide_data,
+            );
+            at += 1;
+            Ok(())
+        })?;
+
+        let mut plan = Plan::default();
+        let attribute_types = meta.attribute_index();
+        let mut attribute_check = AttributeCheck::default();
+        reader.each(&spec::ATTRIBUTES, |row| {
+            let attribute = attribute_row(&row, &known)?;
+            attribute_check.check(&row, index, &attribute)?;
+            let value = checked_value(&row, &attribute, &attribute_types, &mut plan)?;
+            let at = index.find(&attribute.native_id).unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(attribute_print(&attribute.attribute, &value));
+            Ok(())
+        })?;
+        reader.each(&spec::RELATIONSHIPS, |row| {
+            let relationship = relationship_row(&row, &known)?;
+            let name = edge_name(relationship.kind, &relationship.name);
+            let target = id_of(&relationship.target_native_id).unwrap_or(ObjectId::new(0, 0));
+            let at = index
+                .find(&relationship.source_native_id)
+                .unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(edge_print(relationship.kind, &name, target));
+            Ok(())
+        })?;
+        reader.each(&spec::LABELS, |row| {
+            let tag = tag_row(&row, &known)?;
+            let at = index.find(&tag.native_id).unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(tag_print(tag.kind, &tag.value));
+            Ok(())
+        })?;
+        let known_classes: BTreeSet<String> = self
+            .store
+            .data_classes()
+            .await?
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        reader.each(&spec::CLASSIFICATIONS, |row| {
+            let c = classification_row(&row, &known)?;
+            if !known_classes.contains(&c.data_class) {
+                plan.data_classes.insert(c.data_class.clone());
+            }
+            let at = index.find(&c.native_id).unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(classification_print(&c.data_class, c.status));
+            Ok(())
+        })?;
+        let known_labels = self.store.sensitivity_labels().await?;
+        plan.label_position = known_labels.iter().map(|l| l.position).max().unwrap_or(0);
+        reader.each(&spec::SENSITIVITY_LABELS, |row| {
+            let l = label_row(&row, &known)?;
+            if !known_labels.iter().any(|k| k.name == l.label) {
+                plan.sensitivity_labels.insert(l.label.clone());
+            }
+            let at = index.find(&l.native_id).unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(label_print(&l.label, l.status));
+            Ok(())
+        })?;
+        let mut profiling_check = ProfilingCheck::default();
+        reader.each(&spec::PROFILING, |row| {
+            let p = profiling_row(&row, &known)?;
+            profiling_check.check(&row, index, &p.native_id)?;
+            let at = index.find(&p.native_id).unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(profiling_print(&p.data_profile, &p.data_sample));
+            Ok(())
+        })?;
+        reader.each(&spec::CONNECTIONS, |row| {
+            plan.connections.push(connection_row(&row)?);
+            Ok(())
+        })?;
+        for (node, print) in nodes.iter_mut().zip(prints) {
+            node.fingerprint = print;
+        }
+        Ok(plan)
+    }
+
+    /// Pass 4 over the archive: the rows of added and changed objects, as ops.
+    #[allow(clippy::too_many_arguments)]
+    async fn write_rows<R: Read + Seek + Send>(
+        &self,
+        reader: &mut ArchiveReader<R>,
+        sink: &mut Sink<'_>,
+        meta: &MetaModel,
+        profile: &str,
+        index: &ObjectIndex,
+        nodes: &[Node],
+        number: i64,
+        caller: &Caller,
+    ) -> Result<()> {
+        let node = |native: &str| -> Result<&Node> {
+            index
+                .find(native)
+                .map(|at| &nodes[at as usize])
+                .ok_or_else(|| bad(format!("unknown object '{native}'")))
+        };
+        let now = now();
+        let mut types = TypeCache::default();
+        if let Some(mut table) = reader.table(&spec::OBJECTS)? {
+            let mut at = 0usize;
+            while let Some(row) = table.next_row()? {
+                let node = nodes[at];
+                let parent = index.parent(at as u32);
+                at += 1;
+                if !node.writes() {
+                    continue;
+                }
+                let row_object = object_row(&row)?;
+                let object_type = types.resolve(meta, profile, &row_object.object_type, &row)?;
+                let mut object = Object::new(
+                    node.id,
+                    ObjectKind::ModelObject,
+                    object_type.name.clone(),
+                    object_type.system_type,
+                    row_object.name,
+                );
+                object.parent = (parent != NO_PARENT).then(|| nodes[parent as usize].id);
+                object.stable_id = Some(stable_id(number, &row_object.native_id));
+                object.native_id = Some(row_object.native_id);
+                object.physical_name = row_object.physical_name;
+                object.description = row_object.description;
+                object.business_name = row_object.business_name;
+                object.business_description = row_object.business_description;
+                object.data_type = row_object.data_type;
+                object.external_url = row_object.external_url;
+                object.hide_data = row_object.hide_data;
+                object.workflow_state = row_object.workflow_state;
+                object.created_at = node.stored_created.unwrap_or(now);
+                object.updated_at = now;
+                object.updated_by = Some(caller.user());
+                sink.push(Op::PutObject(object)).await?;
+            }
+        }
+        let known = |native: &str| index.find(native).is_some();
+        let attribute_types = meta.attribute_index();
+        if let Some(mut table) = reader.table(&spec::ATTRIBUTES)? {
+            let mut ignored = Plan::default();
+            while let Some(row) = table.next_row()? {
+                let attribute = attribute_row(&row, &known)?;
+                let owner = node(&attribute.native_id)?;
+                if owner.writes() {
+                    let value = checked_value(&row, &attribute, &attribute_types, &mut ignored)?;
+                    sink.push(Op::SetAttribute(AttributeValue {
+                        object: owner.id,
+                        attribute: attribute.attribute,
+                        value,
+                    }))
+                    .await?;
+                }
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::RELATIONSHIPS)? {
+            while let Some(row) = table.next_row()? {
+                let relationship = relationship_row(&row, &known)?;
+                let source = node(&relationship.source_native_id)?;
+                if source.writes() {
+                    sink.push(Op::AddEdge(Edge {
+                        kind: relationship.kind,
+                        source: source.id,
+                        target: node(&relationship.target_native_id)?.id,
+                        name: edge_name(relationship.kind, &relationship.name),
+                    }))
+                    .await?;
+                }
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::LABELS)? {
+            while let Some(row) = table.next_row()? {
+                let tag = tag_row(&row, &known)?;
+                let owner = node(&tag.native_id)?;
+                if owner.writes() {
+                    sink.push(Op::AddTag(Tag {
+                        object: owner.id,
+                        kind: tag.kind,
+                        value: tag.value,
+                    }))
+                    .await?;
+                }
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::CLASSIFICATIONS)? {
+            while let Some(row) = table.next_row()? {
+                let c = classification_row(&row, &known)?;
+                let owner = node(&c.native_id)?;
+                if owner.writes() {
+                    sink.push(Op::SetClassification(Classification {
+                        object: owner.id,
+                        data_class: c.data_class,
+                        status: c.status,
+                    }))
+                    .await?;
+                }
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::SENSITIVITY_LABELS)? {
+            while let Some(row) = table.next_row()? {
+                let l = label_row(&row, &known)?;
+                let owner = node(&l.native_id)?;
+                if owner.writes() {
+                    sink.push(Op::SetLabelAssignment(LabelAssignment {
+                        object: owner.id,
+                        label: l.label,
+                        status: l.status,
+                    }))
+                    .await?;
+                }
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::PROFILING)? {
+            while let Some(row) = table.next_row()? {
+                let p = profiling_row(&row, &known)?;
+                let owner = node(&p.native_id)?;
+                if owner.writes() {
+                    sink.push(Op::SetProfiling(Profiling {
+                        object: owner.id,
+                        profile: p.data_profile,
+                        sample: p.data_sample,
+                    }))
+                    .await?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the archive asks to create besides objects, and its connections.
+#[derive(Debug, Default)]
+struct Plan {
+    /// Custom attribute types the meta model lacks, by name.
+    attribute_types: std::collections::BTreeMap<String, ValueType>,
+    data_classes: BTreeSet<String>,
+    sensitivity_labels: BTreeSet<String>,
+    /// The highest position of the stored sensitivity labels.
+    label_position: i64,
+    connections: Vec<archive::ArchiveConnection>,
+}
+
+impl Plan {
+    /// The definitions to create, before the values that use them.
+    fn definitions(&self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        for (name, value_type) in &self.attribute_types {
+            ops.push(Op::PutAttributeType(AttributeType {
+                name: name.clone(),
+                display_name: name.clone(),
+                kind: AttributeKind::Custom,
+                value_type: *value_type,
+                profile: None,
+                group: "Custom Attributes".to_owned(),
+                description: String::new(),
+            }));
+        }
+        for name in &self.data_classes {
+            ops.push(Op::PutDataClass(DataClass {
+                name: name.clone(),
+                description: String::new(),
+                hide_data: false,
+                definition: serde_json::Value::Null,
+            }));
+        }
+        for (position, name) in (self.label_position + 1..).zip(&self.sensitivity_labels) {
+            ops.push(Op::PutSensitivityLabel(SensitivityLabel {
+                name: name.clone(),
+                position,
+                description: String::new(),
+                foreground_color: "#000000".to_owned(),
+                background_color: "#ffffff".to_owned(),
+                hide_data: false,
+            }));
+        }
+        ops
+    }
+}
+
+/// Object types resolved so far, by the text of the archive.
+#[derive(Debug, Default)]
+struct TypeCache<'m> {
+    types: HashMap<String, &'m ObjectType>,
+}
+
+impl<'m> TypeCache<'m> {
+    fn resolve(
+        &mut self,
+        meta: &'m MetaModel,
+        profile: &str,
+        text: &str,
+        row: &archive::read::Row,
+    ) -> Result<&'m ObjectType> {
+        if let Some(found) = self.types.get(text) {
+            return Ok(found);
+        }
+        let found = meta
+            .object_type(&TypeName::new(profile, text))
+            .or_else(|| meta.find_object_type(text))
+            .filter(|t| t.name.profile != REPOSITORY_PROFILE)
+            .ok_or_else(|| {
+                row.error(
+                    "object_type",
+                    format!(
+                        "object type '{text}' does not exist in profile '{profile}' or the meta model"
+                    ),
+                )
+            })?;
+        self.types.insert(text.to_owned(), found);
+        Ok(found)
+    }
+}
+
+/// The value of an attributes.csv row, checked against the meta model; notes attribute
+/// types to define in `plan`.
+fn checked_value(
+    row: &archive::read::Row,
+    attribute: &archive::ArchiveAttribute,
+    attribute_types: &HashMap<&str, &AttributeType>,
+    plan: &mut Plan,
+) -> Result<Value> {
+    match attribute_types.get(attribute.attribute.as_str()).copied() {
+        Some(known) if known.kind == AttributeKind::System => {
+            return Err(row.error(
+                "attribute",
+                format!(
+                    "'{}' is a system attribute; give it as a column of objects.csv",
+                    attribute.attribute
+                ),
+            ));
+        }
+        Some(known) if known.value_type != attribute.value_type => {
+            return Err(row.error(
+                "value_type",
+                format!(
+                    "attribute '{}' is of type {}, not {}",
+                    attribute.attribute,
+                    known.value_type.as_str(),
+                    attribute.value_type.as_str()
+                ),
+            ));
+        }
+        Some(_) => {}
+        None => match plan.attribute_types.get(attribute.attribute.as_str()) {
+            Some(t) if *t != attribute.value_type => {
+                return Err(row.error(
+                    "value_type",
+                    format!(
+                        "attribute '{}' is given both as {} and {}",
+                        attribute.attribute,
+                        t.as_str(),
+                        attribute.value_type.as_str()
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                plan.attribute_types
+                    .insert(attribute.attribute.clone(), attribute.value_type);
+            }
+        },
+    }
+    Value::parse(attribute.value_type, &attribute.value).ok_or_else(|| {
+        row.error(
+            "value",
+            format!(
+                "value '{}' of '{}' on '{}' is not a {}",
+                attribute.value,
+                attribute.attribute,
+                attribute.native_id,
+                attribute.value_type.as_str()
+            ),
+        )
+    })
+}
+
+/// The stored name of an edge: the canonical reference type of a term reference.
+fn edge_name(kind: EdgeKind, name: &str) -> String {
+    match kind {
+        EdgeKind::TermReference => ReferenceType::parse(name)
+            .map(|r| r.as_str().to_owned())
+            .unwrap_or_else(|| name.to_owned()),
+        _ => name.to_owned(),
+    }
+}
+
+/// Whether an edge between two objects of the model is one the archive carries.
+fn carried_edge(edge: &Edge, number: i64) -> bool {
+    edge.source.model == number
+        && edge.target.model == number
+        && !matches!(
+            edge.kind,
+            EdgeKind::ModelConnection | EdgeKind::ConfigurationContent
+        )
+}
+
+/// Removes what the archive carries on the objects of `page` (their edges to objects
+/// of the model counted from the source), keeping edges to other models and grants.
+fn carried_removals(details: Details, page: &BTreeSet<ObjectId>, number: i64) -> Vec<Op> {
+    let mut ops = Vec::new();
+    for a in details.attributes {
+        if page.contains(&a.object) {
+            ops.push(Op::RemoveAttribute {
+                object: a.object,
+                attribute: a.attribute,
+            });
+        }
+    }
+    for e in details.edges {
+        if page.contains(&e.source) && carried_edge(&e, number) {
+            ops.push(Op::RemoveEdge(e));
+        }
+    }
+    for t in details.tags {
+        if page.contains(&t.object) {
+            ops.push(Op::RemoveTag(t));
+        }
+    }
+    for c in details.classifications {
+        if page.contains(&c.object) {
+            ops.push(Op::RemoveClassification {
+                object: c.object,
+                data_class: c.data_class,
+            });
+        }
+    }
+    for l in details.labels {
+        if page.contains(&l.object) {
+            ops.push(Op::RemoveLabelAssignment {
+                object: l.object,
+                label: l.label,
+            });
+        }
+    }
+    for p in details.profiling {
+        if page.contains(&p.object) && (p.profile.is_some() || p.sample.is_some()) {
+            ops.push(Op::SetProfiling(Profiling {
+                object: p.object,
+                profile: None,
+                sample: None,
+            }));
+        }
+    }
+    ops
+}
+
+/// The ids to delete, every object after its descendants among them.
+fn deletion_order(vanished: Vec<(ObjectId, Option<ObjectId>)>) -> Vec<ObjectId> {
+    let parents: HashMap<ObjectId, Option<ObjectId>> = vanished.iter().copied().collect();
+    let mut depths: HashMap<ObjectId, usize> = HashMap::with_capacity(parents.len());
+    let mut ordered: Vec<(usize, ObjectId)> = Vec::with_capacity(parents.len());
+    for &(id, _) in &vanished {
+        // Walk up through vanished ancestors, then fill in depths on the way back.
+        let mut chain = vec![id];
+        let mut base = 0;
+        while let Some(&last) = chain.last() {
+            if let Some(&d) = depths.get(&last) {
+                chain.pop();
+                base = d + 1;
+                break;
+            }
+            match parents.get(&last).copied().flatten() {
+                Some(parent) if parents.contains_key(&parent) && chain.len() <= parents.len() => {
+                    chain.push(parent)
+                }
+                _ => break,
+            }
+        }
+        for (offset, at) in chain.iter().rev().enumerate() {
+            depths.insert(*at, base + offset);
+        }
+        ordered.push((depths.get(&id).copied().unwrap_or_default(), id));
+    }
+    ordered.sort_by(|a, b| b.cmp(a));
+    ordered.into_iter().map(|(_, id)| id).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Fingerprints: a hash of everything the archive carries for one object, the same for
+// the stored object and the archive's rows. Row hashes are added, so row order does not
+// matter. They are compared within one process only, never stored.
+
+fn print(write: impl FnOnce(&mut DefaultHasher)) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    write(&mut hasher);
+    hasher.finish()
+}
+
+fn object_print(
+    object_type: &TypeName,
+    parent: Option<ObjectId>,
+    name: &str,
+    texts: [&Option<String>; 7],
+    hide_data: bool,
+) -> u64 {
+    print(|h| {
+        "object".hash(h);
+        object_type.hash(h);
+        parent.hash(h);
+        name.hash(h);
+        texts.hash(h);
+        hide_data.hash(h);
+    })
+}
+
+fn attribute_print(attribute: &str, value: &Value) -> u64 {
+    let kind = match value {
+        Value::Boolean(_) => 0u8,
+        Value::Integer(_) => 1,
+        Value::Double(_) => 2,
+        Value::DateTime(_) => 3,
+        Value::Text(_) => 4,
+    };
+    print(|h| {
+        "attribute".hash(h);
+        attribute.hash(h);
+        kind.hash(h);
+        value.to_text().hash(h);
+    })
+}
+
+fn edge_print(kind: EdgeKind, name: &str, target: ObjectId) -> u64 {
+    print(|h| {
+        "edge".hash(h);
+        kind.hash(h);
+        name.hash(h);
+        target.hash(h);
+    })
+}
+
+fn tag_print(kind: TagKind, value: &str) -> u64 {
+    print(|h| {
+        "tag".hash(h);
+        kind.hash(h);
+        value.hash(h);
+    })
+}
+
+fn classification_print(data_class: &str, status: ClassificationStatus) -> u64 {
+    print(|h| {
+        "classification".hash(h);
+        data_class.hash(h);
+        status.hash(h);
+    })
+}
+
+fn label_print(label: &str, status: ClassificationStatus) -> u64 {
+    print(|h| {
+        "label".hash(h);
+        label.hash(h);
+        status.hash(h);
+    })
+}
+
+fn profiling_print(profile: &Option<DataProfile>, sample: &Option<DataSample>) -> u64 {
+    if profile.is_none() && sample.is_none() {
+        return 0;
+    }
+    print(|h| {
+        "profiling".hash(h);
+        serde_json::to_string(profile).unwrap_or_default().hash(h);
+        serde_json::to_string(sample).unwrap_or_default().hash(h);
+    })
+}
+
+/// The fingerprints of stored objects of model `number`, from their details.
+fn stored_fingerprints(
+    objects: &[Object],
+    details: &Details,
+    number: i64,
+) -> HashMap<ObjectId, u64> {
+    let mut prints: HashMap<ObjectId, u64> = objects
+        .iter()
+        .map(|o| {
+            let texts = [
+                &o.physical_name,
+                &o.description,
+                &o.business_name,
+                &o.business_description,
+                &o.data_type,
+                &o.external_url,
+                &o.workflow_state,
+            ];
+            (
+                o.id,
+                object_print(&o.object_type, o.parent, &o.name, texts, o.hide_data),
+            )
+        })
+        .collect();
+    let mut add = |object: ObjectId, hash: u64| {
+        if let Some(print) = prints.get_mut(&object) {
+            *print = print.wrapping_add(hash);
+        }
+    };
+    for a in &details.attributes {
+        add(a.object, attribute_print(&a.attribute, &a.value));
+    }
+    for e in &details.edges {
+        if carried_edge(e, number) {
+            add(e.source, edge_print(e.kind, &e.name, e.target));
+        }
+    }
+    for t in &details.tags {
+        add(t.object, tag_print(t.kind, &t.value));
+    }
+    for c in &details.classifications {
+        add(c.object, classification_print(&c.data_class, c.status));
+    }
+    for l in &details.labels {
+        add(l.object, label_print(&l.label, l.status));
+    }
+    for p in &details.profiling {
+        add(p.object, profiling_print(&p.profile, &p.sample));
+    }
+    prints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: i64) -> ObjectId {
+        ObjectId::new(7, n)
+    }
+
+    #[test]
+    fn deletion_order_puts_children_first() {
+        // 1 <- 2 <- 3, 1 <- 4, and 5 whose parent survives.
+        let vanished = vec![
+            (id(1), None),
+            (id(2), Some(id(1))),
+            (id(3), Some(id(2))),
+            (id(4), Some(id(1))),
+            (id(5), Some(id(99))),
+        ];
+        let order = deletion_order(vanished);
+        let at = |n: i64| order.iter().position(|&i| i == id(n)).expect("listed");
+        assert_eq!(order.len(), 5);
+        assert!(at(3) < at(2) && at(2) < at(1) && at(4) < at(1));
+    }
+
+    #[test]
+    fn row_order_does_not_change_a_fingerprint() {
+        let a = attribute_print("Row Count", &Value::Integer(3));
+        let b = tag_print(TagKind::Label, "PII");
+        assert_eq!(a.wrapping_add(b), b.wrapping_add(a));
+        assert_ne!(a, attribute_print("Row Count", &Value::Text("3".into())));
+        assert_ne!(
+            edge_print(EdgeKind::Lineage, "x", id(1)),
+            edge_print(EdgeKind::Lineage, "x", id(2))
+        );
+    }
+
+    #[test]
+    fn carried_edges_stay_inside_the_model() {
+        let edge = |kind, source: ObjectId, target: ObjectId| Edge {
+            kind,
+            source,
+            target,
+            name: String::new(),
+        };
+        assert!(carried_edge(&edge(EdgeKind::SemanticLink, id(1), id(2)), 7));
+        assert!(!carried_edge(
+            &edge(EdgeKind::SemanticLink, id(1), ObjectId::new(8, 1)),
+            7
+        ));
+        assert!(!carried_edge(
+            &edge(EdgeKind::SemanticLink, ObjectId::new(8, 1), id(1)),
+            7
+        ));
+    }
+}
