@@ -236,6 +236,7 @@ macro_rules! store_suite {
             the_same_failure_has_the_same_code,
             principal_and_meta_version,
             objects_by_ids_with_details,
+            model_objects_in_pages,
         );
     };
 }

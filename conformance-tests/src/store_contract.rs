@@ -104,6 +104,7 @@ pub fn cases() -> Vec<StoreCase> {
         // Reads for the request path
         case!(principal_and_meta_version),
         case!(objects_by_ids_with_details),
+        case!(model_objects_in_pages),
     ]
 }
 

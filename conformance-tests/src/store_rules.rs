@@ -488,3 +488,50 @@ pub async fn objects_by_ids_with_details(store: Arc<dyn Store>) {
     let (objects, _) = ok(store.objects_with_details(&[c]).await, "reading one");
     assert_eq!(objects.len(), 1);
 }
+
+/// `model_objects_page` walks a model's objects in id order, `limit` at a time, and
+/// stays inside the model.
+pub async fn model_objects_in_pages(store: Arc<dyn Store>) {
+    let model = |m: i64, n: i64| {
+        let mut o = Object::new(
+            ObjectId::new(m, n),
+            ObjectKind::ModelObject,
+            TypeName::new(DATABASE_PROFILE, "Table"),
+            SystemType::Classifier,
+            format!("t{n}"),
+        );
+        o.native_id = Some(format!("t{n}"));
+        o
+    };
+    let mut ops: Vec<Op> = (1..=7).rev().map(|n| Op::PutObject(model(4, n))).collect();
+    ops.push(Op::PutObject(model(3, 99)));
+    ops.push(Op::PutObject(model(5, 1)));
+    ok(
+        store.apply(Batch::from(ops)).await,
+        "writing objects of three models",
+    );
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = ok(
+            store.model_objects_page(4, after, 3).await,
+            "reading a page",
+        );
+        assert!(page.len() <= 3, "a page holds at most `limit` objects");
+        let Some(last) = page.last() else { break };
+        after = Some(last.id.object);
+        seen.extend(page.iter().map(|o| o.id.object));
+    }
+    assert_eq!(
+        seen,
+        [1, 2, 3, 4, 5, 6, 7],
+        "every object of the model once, in id order"
+    );
+    assert!(
+        ok(
+            store.model_objects_page(6, None, 10).await,
+            "an empty model"
+        )
+        .is_empty()
+    );
+}

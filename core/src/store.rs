@@ -346,6 +346,14 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>>;
     /// Every model object of the model number, sorted by id.
     async fn model_objects(&self, model: i64) -> Result<Vec<Object>>;
+    /// At most `limit` model objects of the model number whose object number is above
+    /// `after` (from the first with `None`), sorted by id: a model read page by page.
+    async fn model_objects_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Object>>;
     /// Every repository object of the kind, sorted by name then id.
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>>;
     /// The objects of these ids that exist, sorted by id.

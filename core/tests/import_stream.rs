@@ -181,6 +181,14 @@ impl Store for Recording {
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
         self.inner.purge_sessions(now).await
     }
+    async fn model_objects_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Object>> {
+        self.inner.model_objects_page(model, after, limit).await
+    }
     async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
         self.inner.objects(ids).await
     }

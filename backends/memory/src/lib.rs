@@ -856,6 +856,25 @@ impl Store for MemoryStore {
         })
     }
 
+    async fn model_objects_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Object>> {
+        let state = self.read()?;
+        let first = match after {
+            Some(after) => Bound::Excluded(ObjectId::new(model, after)),
+            None => Bound::Included(first_of(model)),
+        };
+        Ok(state
+            .objects
+            .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
+            .take(limit)
+            .map(|(_, o)| o.clone())
+            .collect())
+    }
+
     async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
         Ok(self.read()?.objects_of(ids))
     }

@@ -490,6 +490,24 @@ impl<D: Driver> Store for SqlStore<D> {
         .await
     }
 
+    async fn model_objects_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Object>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND object_id > $2 ORDER BY object_id LIMIT $3"
+            ),
+            vec![model.into(), after.unwrap_or(i64::MIN).into(), limit.into()],
+        )
+        .await
+    }
+
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
         self.objects(
             concat!(

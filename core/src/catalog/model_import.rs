@@ -216,8 +216,14 @@ impl Catalog {
         let mut matched: Vec<Option<(ObjectId, Timestamp, u64)>> = vec![None; index.len()];
         let mut vanished: Vec<(ObjectId, Option<ObjectId>)> = Vec::new();
         if !created {
-            let stored = self.store.model_objects(number).await?;
-            for page in stored.chunks(PAGE) {
+            let mut after = None;
+            loop {
+                let page = self.store.model_objects_page(number, after, PAGE).await?;
+                let Some(last) = page.last() else {
+                    break;
+                };
+                after = Some(last.id.object);
+                let page = page.as_slice();
                 let details = self
                     .store
                     .details(Scope::Objects(page.iter().map(|o| o.id).collect()))
