@@ -46,4 +46,14 @@ impl Dialect {
             Self::Postgres => Some("SELECT pg_advisory_xact_lock(5507746648813693037)"),
         }
     }
+
+    /// What to run after a transaction wrote many rows, so the planner's statistics know
+    /// the new sizes (a freshly loaded PostgreSQL table has none until autovacuum comes
+    /// by, and its plans scan instead of using indexes).
+    pub fn after_bulk_write(self) -> &'static str {
+        match self {
+            Self::Sqlite => "PRAGMA optimize",
+            Self::Postgres => "ANALYZE objects, attribute_values, edges, tags",
+        }
+    }
 }

@@ -177,12 +177,27 @@ impl<D: Driver> SqlStore<D> {
 }
 
 /// A write transaction of the shared store over the driver's.
-struct SqlWriteTx<T> {
-    tx: T,
+struct SqlWriteTx<'a, D: Driver> {
+    driver: &'a D,
+    tx: D::Tx,
     writer: Writer,
 }
 
-impl<T: DriverTx> SqlWriteTx<T> {
+/// Brings the planner's statistics up to date after a large write, so the next reads
+/// use the indexes. The write has landed; a failure here is only logged.
+async fn refresh_statistics<D: Driver>(driver: &D) {
+    let refreshed = async {
+        let mut tx = driver.begin().await?;
+        tx.run(vec![Stmt::exec(D::DIALECT.after_bulk_write(), Vec::new())])
+            .await?;
+        tx.commit().await
+    };
+    if let Err(e) = refreshed.await {
+        tracing::warn!(error = %e.cause, "refreshing the planner statistics failed");
+    }
+}
+
+impl<D: Driver> SqlWriteTx<'_, D> {
     async fn send(&mut self, pending: Pending) -> Result<()> {
         if pending.is_empty() {
             return Ok(());
@@ -197,7 +212,7 @@ impl<T: DriverTx> SqlWriteTx<T> {
 }
 
 #[async_trait]
-impl<T: DriverTx> WriteTx for SqlWriteTx<T> {
+impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
     async fn write(&mut self, ops: Vec<Op>) -> Result<()> {
         for mut op in ops {
             prepare(&mut op)?;
@@ -210,7 +225,8 @@ impl<T: DriverTx> WriteTx for SqlWriteTx<T> {
     async fn commit(mut self: Box<Self>) -> Result<()> {
         let rest = self.writer.finish();
         self.send(rest).await?;
-        self.tx.commit().await.map_err(|e| {
+        let Self { driver, tx, writer } = *self;
+        tx.commit().await.map_err(|e| {
             write_error(
                 e,
                 &[Context {
@@ -218,7 +234,11 @@ impl<T: DriverTx> WriteTx for SqlWriteTx<T> {
                     on_unique: None,
                 }],
             )
-        })
+        })?;
+        if writer.bulk_rows() >= write::BULK_ROWS {
+            refresh_statistics(driver).await;
+        }
+        Ok(())
     }
 }
 
@@ -412,6 +432,7 @@ impl<D: Driver> Store for SqlStore<D> {
             )
         })?;
         Ok(Box::new(SqlWriteTx {
+            driver: &self.driver,
             tx,
             writer: Writer::default(),
         }))

@@ -156,6 +156,8 @@ pub struct Writer {
     tags: Vec<Vec<SqlValue>>,
     meta_changed: bool,
     pending: Pending,
+    /// Rows sent through the bulk path so far.
+    bulk_rows: usize,
 }
 
 impl Writer {
@@ -472,7 +474,13 @@ impl Writer {
         self.bulk(&TAGS, rows, "adding tags");
     }
 
+    /// Rows sent through the bulk path so far.
+    pub fn bulk_rows(&self) -> usize {
+        self.bulk_rows
+    }
+
     fn bulk(&mut self, table: &'static Table, rows: Vec<Vec<SqlValue>>, what: &'static str) {
+        self.bulk_rows += rows.len();
         if !rows.is_empty() {
             self.pending
                 .push(Stmt::Insert { table, rows }, Context::of(what));
