@@ -41,8 +41,8 @@ use lore_core::catalog::{CatalogConfig, ExportOptions, ImportOptions};
 use lore_core::id::stable_id;
 use lore_core::model::{
     ADMINISTRATOR_USER, AttributeKind, AttributeType, AttributeValue, DATABASE_PROFILE, Edge,
-    MODEL_PROFILE_ATTRIBUTE, Object, ObjectKind, REPOSITORY_PROFILE, SystemType, Tag, Timestamp,
-    TypeName, Value, ValueType,
+    MODEL_PROFILE_ATTRIBUTE, Object, ObjectKind, REPOSITORY_PROFILE, SystemType, Tag, TypeName,
+    Value, ValueType,
 };
 use lore_core::store::{Batch, Op, Scope};
 use lore_core::{Catalog, ObjectId, ObjectRef, Store};
@@ -560,7 +560,7 @@ fn sqlite_read(conn: &rusqlite::Connection, model: i64) -> BenchResult<ReadBack>
     let mut stmt = conn.prepare_cached(
         "SELECT model_id, object_id, kind, parent, profile, type_name, system_type, name, physical_name, \
          native_id, stable_id, description, business_name, business_description, data_type, external_url, \
-         hide_data, workflow_state, created_at, updated_at, updated_by_model, updated_by \
+         hide_data, workflow_state, created_at, updated_at, updated_by_model, updated_by_object \
          FROM objects WHERE model_id = ?1 ORDER BY object_id",
     )?;
     let mut rows = stmt.query([model])?;
@@ -633,9 +633,9 @@ fn sqlite_read(conn: &rusqlite::Connection, model: i64) -> BenchResult<ReadBack>
 /// must be empty for the baseline to have written what Lore wrote.
 const SQLITE_DIFFERENCES: [&str; 5] = [
     "SELECT model_id, object_id, kind, parent, profile, type_name, system_type, name, physical_name, \
-     native_id, stable_id, description, data_type, hide_data, updated_by_model, updated_by FROM {a}.objects \
+     native_id, stable_id, description, data_type, hide_data, updated_by_model, updated_by_object FROM {a}.objects \
      EXCEPT SELECT model_id, object_id, kind, parent, profile, type_name, system_type, name, physical_name, \
-     native_id, stable_id, description, data_type, hide_data, updated_by_model, updated_by FROM {b}.objects",
+     native_id, stable_id, description, data_type, hide_data, updated_by_model, updated_by_object FROM {b}.objects",
     "SELECT * FROM {a}.attribute_values EXCEPT SELECT * FROM {b}.attribute_values",
     "SELECT * FROM {a}.edges EXCEPT SELECT * FROM {b}.edges",
     "SELECT * FROM {a}.tags EXCEPT SELECT * FROM {b}.tags",
@@ -781,8 +781,8 @@ async fn postgres_read(conn: &mut PgConnection, model: i64) -> BenchResult<ReadB
             external_url: r.try_get(15)?,
             hide_data: r.try_get(16)?,
             workflow_state: r.try_get(17)?,
-            created_at: r.try_get::<Timestamp, _>(18)?.timestamp_millis(),
-            updated_at: r.try_get::<Timestamp, _>(19)?.timestamp_millis(),
+            created_at: r.try_get(18)?,
+            updated_at: r.try_get(19)?,
             updated_by_model: r.try_get(20)?,
             updated_by: r.try_get(21)?,
         });

@@ -254,7 +254,7 @@ pub fn sqlite_insert(conn: &mut rusqlite::Connection, rows: &Rows<'_>) -> BenchR
         let mut stmt = tx.prepare(
             "INSERT INTO objects (model_id, object_id, kind, parent, profile, type_name, system_type, name, \
              physical_name, native_id, stable_id, description, business_name, business_description, data_type, \
-             external_url, hide_data, workflow_state, created_at, updated_at, updated_by_model, updated_by) \
+             external_url, hide_data, workflow_state, created_at, updated_at, updated_by_model, updated_by_object) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
         )?;
         for o in &rows.objects {
@@ -277,8 +277,8 @@ pub fn sqlite_insert(conn: &mut rusqlite::Connection, rows: &Rows<'_>) -> BenchR
                 o.external_url,
                 o.hide_data,
                 o.workflow_state,
-                o.created_at.timestamp_millis(),
-                o.updated_at.timestamp_millis(),
+                o.created_at.timestamp_micros(),
+                o.updated_at.timestamp_micros(),
                 o.updated_by.model,
                 o.updated_by.object,
             ])?;
@@ -354,7 +354,7 @@ pub async fn postgres_insert(conn: &mut PgConnection, rows: &Rows<'_>) -> BenchR
          external_url, hide_data, workflow_state, created_at, updated_at, updated_by_model, updated_by_object) \
          SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[], \
          $7::TEXT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::TEXT[], $13::TEXT[], $14::TEXT[], \
-         $15::TEXT[], $16::TEXT[], $17::BOOLEAN[], $18::TEXT[], $19::TIMESTAMPTZ[], $20::TIMESTAMPTZ[], \
+         $15::TEXT[], $16::TEXT[], $17::BOOLEAN[], $18::TEXT[], $19::BIGINT[], $20::BIGINT[], \
          $21::BIGINT[], $22::BIGINT[])",
     )
     .bind(col(o, |r| r.model))
@@ -375,8 +375,8 @@ pub async fn postgres_insert(conn: &mut PgConnection, rows: &Rows<'_>) -> BenchR
     .bind(col(o, |r| r.external_url))
     .bind(col(o, |r| r.hide_data))
     .bind(col(o, |r| r.workflow_state))
-    .bind(col(o, |r| r.created_at))
-    .bind(col(o, |r| r.updated_at))
+    .bind(col(o, |r| r.created_at.timestamp_micros()))
+    .bind(col(o, |r| r.updated_at.timestamp_micros()))
     .bind(col(o, |r| r.updated_by.model))
     .bind(col(o, |r| r.updated_by.object))
     .execute(&mut *tx)
