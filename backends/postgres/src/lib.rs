@@ -81,7 +81,6 @@ impl Driver for Postgres {
     type Tx = PgTx;
     type Options = String;
     const DIALECT: Dialect = Dialect::Postgres;
-    const NAME: &'static str = "postgres";
 
     async fn connect(url: String) -> Result<Self> {
         connect(&url).await

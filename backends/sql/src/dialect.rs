@@ -9,6 +9,14 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// The backend's name for logs: `sqlite`, `postgres`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+
     /// The schema template with this dialect's words filled in: `{text}` is a text
     /// column compared and ordered byte-wise (`COLLATE "C"` on PostgreSQL, SQLite's
     /// default BINARY collation), `{without_rowid}` a table clustered on its key.

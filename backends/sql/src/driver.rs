@@ -122,6 +122,24 @@ impl DbError {
     }
 }
 
+/// The outcomes of statements run in order, stopping at the first failure, which is
+/// numbered with its statement.
+pub fn in_order(
+    results: impl Iterator<Item = Result<Outcome, DbError>>,
+) -> Result<Vec<Outcome>, DbError> {
+    let mut outcomes = Vec::new();
+    for (i, result) in results.enumerate() {
+        match result {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(mut e) => {
+                e.statement = i;
+                return Err(e);
+            }
+        }
+    }
+    Ok(outcomes)
+}
+
 /// A database connection (pool) the shared store runs over.
 #[async_trait]
 pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
@@ -130,8 +148,6 @@ pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
     type Options: Send;
 
     const DIALECT: Dialect;
-    /// The backend's name for logs: `sqlite`, `postgres`.
-    const NAME: &'static str;
 
     /// Opens the connections to the database.
     async fn connect(options: Self::Options) -> lore_core::Result<Self>;

@@ -97,7 +97,7 @@ impl<D: Driver> SqlStore<D> {
             .map_err(failed(&context))?;
             tx.commit().await.map_err(failed(&context))?;
             tracing::info!(
-                backend = D::NAME,
+                backend = D::DIALECT.name(),
                 version = migration.version,
                 name = migration.name,
                 "applied migration"
@@ -371,7 +371,7 @@ fn decode_details(mut results: impl Iterator<Item = Vec<Row>>) -> Result<Details
 #[async_trait]
 impl<D: Driver> Store for SqlStore<D> {
     fn backend(&self) -> &'static str {
-        D::NAME
+        D::DIALECT.name()
     }
 
     async fn ping(&self) -> Result<()> {

@@ -15,6 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use lore_backend_sql::{
     DbError, DbErrorKind, Dialect, Driver, DriverTx, Outcome, Row, SqlStore, SqlValue, Stmt,
+    in_order,
 };
 use lore_core::{Error, Result};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -125,7 +126,6 @@ impl Driver for Sqlite {
     type Tx = SqliteTx;
     type Options = PathBuf;
     const DIALECT: Dialect = Dialect::Sqlite;
-    const NAME: &'static str = "sqlite";
 
     async fn connect(path: PathBuf) -> Result<Self> {
         Self::open(&path, None)
@@ -234,17 +234,7 @@ impl Drop for SqliteTx {
 
 /// Runs the statements in order on one connection.
 fn run_all(conn: &Connection, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
-    let mut outcomes = Vec::with_capacity(stmts.len());
-    for (i, stmt) in stmts.into_iter().enumerate() {
-        match run_one(conn, stmt) {
-            Ok(outcome) => outcomes.push(outcome),
-            Err(mut e) => {
-                e.statement = i;
-                return Err(e);
-            }
-        }
-    }
-    Ok(outcomes)
+    in_order(stmts.into_iter().map(|stmt| run_one(conn, stmt)))
 }
 
 fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {
