@@ -954,7 +954,9 @@ const END: u32 = u32::MAX;
 /// dangling parents and parent cycles; holds no other cell of the rows.
 #[derive(Debug, Default)]
 pub(crate) struct ObjectIndex {
-    natives: Vec<Box<str>>,
+    /// Every native id, one after the other; `ends[i]` is where object i's ends.
+    arena: String,
+    ends: Vec<u32>,
     parents: Vec<u32>,
     lines: Vec<u64>,
     /// The next object whose native id has the same hash.
@@ -974,14 +976,25 @@ fn native_hash(native: &str) -> u64 {
 impl ObjectIndex {
     /// How many objects there are.
     pub(crate) fn len(&self) -> usize {
-        self.natives.len()
+        self.ends.len()
+    }
+
+    /// The native id of an object.
+    fn native(&self, object: usize) -> &str {
+        let start = match object {
+            0 => 0,
+            _ => self.ends[object - 1] as usize,
+        };
+        self.arena
+            .get(start..self.ends[object] as usize)
+            .unwrap_or_default()
     }
 
     /// The number of the object with that native id.
     pub(crate) fn find(&self, native: &str) -> Option<u32> {
         let mut at = *self.heads.get(&native_hash(native))?;
         while at != END {
-            if *self.natives[at as usize] == *native {
+            if self.native(at as usize) == native {
                 return Some(at);
             }
             at = self.next[at as usize];
@@ -1006,7 +1019,7 @@ impl ObjectIndex {
                 ),
             ));
         }
-        let number = u32::try_from(self.natives.len())
+        let number = u32::try_from(self.ends.len())
             .ok()
             .filter(|n| *n < END)
             .ok_or_else(|| bad("objects.csv has too many rows"))?;
@@ -1023,7 +1036,10 @@ impl ObjectIndex {
         let hash = native_hash(native);
         let head = self.heads.insert(hash, number).unwrap_or(END);
         self.next.push(head);
-        self.natives.push(native.into());
+        self.arena.push_str(native);
+        let end = u32::try_from(self.arena.len())
+            .map_err(|_| bad("objects.csv holds more than 4 GiB of native ids"))?;
+        self.ends.push(end);
         self.parents.push(parent);
         self.lines.push(row.line);
         Ok(number)
@@ -1038,7 +1054,7 @@ impl ObjectIndex {
                     spec::OBJECTS.name,
                     self.lines[child as usize],
                     parent.escape_debug(),
-                    self.natives[child as usize].escape_debug()
+                    self.native(child as usize).escape_debug()
                 )));
             };
             self.parents[child as usize] = found;
@@ -1048,9 +1064,9 @@ impl ObjectIndex {
         const NEW: u8 = 0;
         const ON_PATH: u8 = 1;
         const DONE: u8 = 2;
-        let mut state = vec![NEW; self.natives.len()];
+        let mut state = vec![NEW; self.len()];
         let mut path: Vec<u32> = Vec::new();
-        for start in 0..self.natives.len() {
+        for start in 0..self.len() {
             path.clear();
             let mut current = start as u32;
             while current != NO_PARENT {
@@ -1061,9 +1077,9 @@ impl ObjectIndex {
                         let from = path.iter().position(|&p| p == current).unwrap_or(0);
                         let mut names: Vec<String> = path[from..]
                             .iter()
-                            .map(|&p| self.natives[p as usize].escape_debug().to_string())
+                            .map(|&p| self.native(p as usize).escape_debug().to_string())
                             .collect();
-                        names.push(self.natives[i].escape_debug().to_string());
+                        names.push(self.native(i).escape_debug().to_string());
                         return Err(bad(format!(
                             "{} line {}, column parent_native_id: parent cycle: {}",
                             spec::OBJECTS.name,

@@ -213,7 +213,15 @@ impl Catalog {
         let number = model.id.content_model();
 
         // Pass 2: the stored objects, matched by native id, with their fingerprints.
-        let mut matched: Vec<Option<(ObjectId, Timestamp, u64)>> = vec![None; index.len()];
+        // One node per archive object, in the index's numbering; matched ones take the
+        // stored object's id, the others get new ids below.
+        let unmatched = Node {
+            id: ObjectId::new(number, 0),
+            stored_created: None,
+            stored_fingerprint: 0,
+            fingerprint: 0,
+        };
+        let mut nodes: Vec<Node> = vec![unmatched; index.len()];
         let mut vanished: Vec<(ObjectId, Option<ObjectId>)> = Vec::new();
         if !created {
             let mut after = None;
@@ -235,41 +243,30 @@ impl Catalog {
                         None => index.find(&format!("#{}", object.id.object)),
                     };
                     match key {
-                        Some(at) if matched[at as usize].is_none() => {
+                        Some(at) if nodes[at as usize].stored_created.is_none() => {
                             let print = prints.get(&object.id).copied().unwrap_or_default();
-                            matched[at as usize] = Some((object.id, object.created_at, print));
+                            nodes[at as usize] = Node {
+                                id: object.id,
+                                stored_created: Some(object.created_at),
+                                stored_fingerprint: print,
+                                fingerprint: 0,
+                            };
                         }
                         _ => vanished.push((object.id, object.parent)),
                     }
                 }
             }
         }
-        let new_count = matched.iter().filter(|m| m.is_none()).count();
+        let new_count = nodes.iter().filter(|n| n.stored_created.is_none()).count();
         let mut next = if new_count > 0 {
             self.store.reserve_ids(number, new_count as u64).await?
         } else {
             0
         };
-        let mut nodes: Vec<Node> = matched
-            .into_iter()
-            .map(|m| match m {
-                Some((id, created_at, print)) => Node {
-                    id,
-                    stored_created: Some(created_at),
-                    stored_fingerprint: print,
-                    fingerprint: 0,
-                },
-                None => {
-                    next += 1;
-                    Node {
-                        id: ObjectId::new(number, next - 1),
-                        stored_created: None,
-                        stored_fingerprint: 0,
-                        fingerprint: 0,
-                    }
-                }
-            })
-            .collect();
+        for node in nodes.iter_mut().filter(|n| n.stored_created.is_none()) {
+            node.id = ObjectId::new(number, next);
+            next += 1;
+        }
 
         // Pass 3: the archive's fingerprints, and the checks that need the meta model.
         let plan = self
