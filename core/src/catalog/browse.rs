@@ -397,17 +397,7 @@ impl Catalog {
             )));
         }
         let parent_id = parent.as_ref().map(|p| p.id);
-        if self
-            .store
-            .child_by_name(REPOSITORY_MODEL, parent_id, name)
-            .await?
-            .is_some()
-        {
-            return Err(Error::conflict(format!(
-                "an object named '{name}' already exists there"
-            )));
-        }
-        let id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
+        let id = self.new_repository_id(parent_id, name, "").await?;
         let system_type = if kind == ObjectKind::Folder {
             SystemType::Namespace
         } else {

@@ -123,6 +123,30 @@ impl Catalog {
         Ok(meta)
     }
 
+    /// Reserves the id of a new repository object named `name` under `parent` (`None`:
+    /// the root), refusing with CONFLICT a name a sibling already has; `hint` ends that
+    /// message. The store's unique index still guards against a concurrent creation.
+    pub(crate) async fn new_repository_id(
+        &self,
+        parent: Option<ObjectId>,
+        name: &str,
+        hint: &str,
+    ) -> Result<ObjectId> {
+        if self
+            .store
+            .child_by_name(REPOSITORY_MODEL, parent, name)
+            .await?
+            .is_some()
+        {
+            return Err(Error::conflict(format!(
+                "an object named '{name}' already exists there{hint}"
+            )));
+        }
+        Ok(ObjectId::repository(
+            self.store.reserve_ids(REPOSITORY_MODEL, 1).await?,
+        ))
+    }
+
     /// Finds the object a client named by id, stable id or repository path. A path walks
     /// the repository tree and, past a model, that model's objects.
     pub(crate) async fn resolve(&self, reference: &ObjectRef) -> Result<Object> {

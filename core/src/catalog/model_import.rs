@@ -23,7 +23,7 @@ use crate::archive::read::{
 use crate::archive::{self, ArchiveLimits, ArchiveReader, ModelArchive};
 use crate::auth::Caller;
 use crate::error::{Error, Result};
-use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL, stable_id};
+use crate::id::{ObjectId, ObjectRef, stable_id};
 use crate::model::*;
 use crate::store::{Details, Op, Scope, WriteTx};
 
@@ -495,17 +495,9 @@ impl Catalog {
                         "model name '{name}' must be non-empty and free of '/'"
                     )));
                 }
-                if self
-                    .store
-                    .child_by_name(REPOSITORY_MODEL, folder, name)
-                    .await?
-                    .is_some()
-                {
-                    return Err(Error::conflict(format!(
-                        "an object named '{name}' already exists there; pass modelId to re-import into it"
-                    )));
-                }
-                let id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
+                let id = self
+                    .new_repository_id(folder, name, "; pass modelId to re-import into it")
+                    .await?;
                 let mut model = Object::new(
                     id,
                     ObjectKind::Model,
