@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Display;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
 
 use serde::de::DeserializeOwned;
@@ -887,12 +887,15 @@ const EDGE_KINDS: [&str; 5] = [
 const TAG_KINDS: [&str; 2] = ["label", "collection"];
 const STATUSES: [&str; 4] = ["MATCHED", "PROPOSED", "APPROVED", "REJECTED"];
 
-/// Refuses a second value of one attribute on one object. Keeps a pair of small
-/// numbers per row, not the row.
+/// Refuses a second value of one attribute on one object. Keeps one word per object (a
+/// bit for each of the first 64 attribute names), not the rows.
 #[derive(Debug, Default)]
 pub(crate) struct AttributeCheck {
     names: HashMap<String, u32>,
-    lines: HashMap<(u32, u32), u64>,
+    /// Bit `n` of word `o`: object `o` has a value of attribute name `n` (n < 64).
+    seen: Vec<u64>,
+    /// (object, name) for names from the 65th on.
+    more: HashSet<(u32, u32)>,
 }
 
 impl AttributeCheck {
@@ -904,15 +907,30 @@ impl AttributeCheck {
     ) -> Result<()> {
         let object = index.find(&attribute.native_id).unwrap_or(u32::MAX);
         let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-        let name = *self
-            .names
-            .entry(attribute.attribute.clone())
-            .or_insert(next);
-        if let Some(first) = self.lines.insert((object, name), row.line) {
+        let name = match self.names.get(attribute.attribute.as_str()) {
+            Some(name) => *name,
+            None => {
+                self.names.insert(attribute.attribute.clone(), next);
+                next
+            }
+        };
+        if self.seen.is_empty() {
+            self.seen = vec![0; index.len()];
+        }
+        let first = match self.seen.get_mut(object as usize) {
+            Some(word) if name < 64 => {
+                let bit = 1u64 << name;
+                let first = *word & bit == 0;
+                *word |= bit;
+                first
+            }
+            _ => self.more.insert((object, name)),
+        };
+        if !first {
             return Err(row.error(
                 "attribute",
                 format!(
-                    "attribute '{}' of '{}' is given twice (first on line {first})",
+                    "attribute '{}' of '{}' is given twice",
                     attribute.attribute.escape_debug(),
                     attribute.native_id.escape_debug()
                 ),
@@ -922,22 +940,31 @@ impl AttributeCheck {
     }
 }
 
-/// Refuses a second profiling row of one object.
+/// Refuses a second profiling row of one object: one bit per object.
 #[derive(Debug, Default)]
 pub(crate) struct ProfilingCheck {
-    lines: HashMap<u32, u64>,
+    seen: Vec<u64>,
+    unknown: bool,
 }
 
 impl ProfilingCheck {
     pub(crate) fn check(&mut self, row: &Row, index: &ObjectIndex, native_id: &str) -> Result<()> {
-        let object = index.find(native_id).unwrap_or(u32::MAX);
-        if let Some(first) = self.lines.insert(object, row.line) {
+        let first = match index.find(native_id) {
+            Some(object) => {
+                if self.seen.is_empty() {
+                    self.seen = vec![0; index.len().div_ceil(64)];
+                }
+                let (word, bit) = (object as usize / 64, 1u64 << (object % 64));
+                let first = self.seen[word] & bit == 0;
+                self.seen[word] |= bit;
+                first
+            }
+            None => !std::mem::replace(&mut self.unknown, true),
+        };
+        if !first {
             return Err(row.error(
                 "native_id",
-                format!(
-                    "'{}' is profiled twice (first on line {first})",
-                    native_id.escape_debug()
-                ),
+                format!("'{}' is profiled twice", native_id.escape_debug()),
             ));
         }
         Ok(())
@@ -946,8 +973,6 @@ impl ProfilingCheck {
 
 /// No parent.
 pub(crate) const NO_PARENT: u32 = u32::MAX;
-/// The end of a hash chain.
-const END: u32 = u32::MAX;
 
 /// The objects of objects.csv by native id, compactly: for each object (numbered in file
 /// order) its native id, its parent's number and its line. Refuses duplicate native ids,
@@ -958,19 +983,22 @@ pub(crate) struct ObjectIndex {
     arena: String,
     ends: Vec<u32>,
     parents: Vec<u32>,
-    lines: Vec<u64>,
-    /// The next object whose native id has the same hash.
-    next: Vec<u32>,
-    /// The first object of each native id hash.
-    heads: HashMap<u64, u32>,
+    /// Line numbers, for messages (saturating at `u32::MAX`).
+    lines: Vec<u32>,
+    /// The objects' numbers, hashed by their native ids (which stay in `arena`).
+    numbers: hashbrown::HashTable<u32>,
+    hasher: RandomState,
     /// Parents named before their row: (child, parent's native id), resolved by `finish`.
     pending: Vec<(u32, Box<str>)>,
 }
 
-fn native_hash(native: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    native.hash(&mut hasher);
-    hasher.finish()
+/// Object `object`'s native id in an index's arena.
+fn native_of<'a>(arena: &'a str, ends: &[u32], object: usize) -> &'a str {
+    let start = match object {
+        0 => 0,
+        _ => ends[object - 1] as usize,
+    };
+    arena.get(start..ends[object] as usize).unwrap_or_default()
 }
 
 impl ObjectIndex {
@@ -981,25 +1009,15 @@ impl ObjectIndex {
 
     /// The native id of an object.
     fn native(&self, object: usize) -> &str {
-        let start = match object {
-            0 => 0,
-            _ => self.ends[object - 1] as usize,
-        };
-        self.arena
-            .get(start..self.ends[object] as usize)
-            .unwrap_or_default()
+        native_of(&self.arena, &self.ends, object)
     }
 
     /// The number of the object with that native id.
     pub(crate) fn find(&self, native: &str) -> Option<u32> {
-        let mut at = *self.heads.get(&native_hash(native))?;
-        while at != END {
-            if self.native(at as usize) == native {
-                return Some(at);
-            }
-            at = self.next[at as usize];
-        }
-        None
+        let hash = self.hasher.hash_one(native);
+        self.numbers
+            .find(hash, |&at| self.native(at as usize) == native)
+            .copied()
     }
 
     /// The parent's number, or [`NO_PARENT`] (only meaningful after `finish`).
@@ -1021,7 +1039,7 @@ impl ObjectIndex {
         }
         let number = u32::try_from(self.ends.len())
             .ok()
-            .filter(|n| *n < END)
+            .filter(|n| *n < NO_PARENT)
             .ok_or_else(|| bad("objects.csv has too many rows"))?;
         let parent = match parent {
             None => NO_PARENT,
@@ -1033,15 +1051,17 @@ impl ObjectIndex {
                 }
             },
         };
-        let hash = native_hash(native);
-        let head = self.heads.insert(hash, number).unwrap_or(END);
-        self.next.push(head);
         self.arena.push_str(native);
         let end = u32::try_from(self.arena.len())
             .map_err(|_| bad("objects.csv holds more than 4 GiB of native ids"))?;
         self.ends.push(end);
         self.parents.push(parent);
-        self.lines.push(row.line);
+        self.lines.push(u32::try_from(row.line).unwrap_or(u32::MAX));
+        let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
+        self.numbers
+            .insert_unique(hasher.hash_one(native), number, |&at| {
+                hasher.hash_one(native_of(arena, ends, at as usize))
+            });
         Ok(number)
     }
 

@@ -14,6 +14,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{Cursor, Read, Seek};
 
 use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
 
 use super::Catalog;
 use crate::archive::read::{
@@ -83,22 +84,34 @@ enum Fate {
     Unchanged,
 }
 
-/// An object of the archive, by its number in the [`ObjectIndex`].
+/// An object of the archive, by its number in the [`ObjectIndex`]: 32 bytes, one per
+/// object, the bulk of an import's memory.
 #[derive(Debug, Clone, Copy)]
 struct Node {
-    id: ObjectId,
-    /// When the stored object of the same native id was created, if there is one.
-    stored_created: Option<Timestamp>,
+    /// The object's number in its model ([`ObjectId::object`]).
+    object: i64,
+    /// When the stored object of the same native id was created, in microseconds since
+    /// the epoch, or [`NOT_STORED`].
+    stored_created: i64,
     stored_fingerprint: u64,
     fingerprint: u64,
 }
 
+/// [`Node::stored_created`] of an object the model does not have yet.
+const NOT_STORED: i64 = i64::MIN;
+
 impl Node {
+    fn id(&self, model: i64) -> ObjectId {
+        ObjectId::new(model, self.object)
+    }
+    fn stored(&self) -> bool {
+        self.stored_created != NOT_STORED
+    }
     fn fate(&self) -> Fate {
-        match self.stored_created {
-            None => Fate::Added,
-            Some(_) if self.stored_fingerprint == self.fingerprint => Fate::Unchanged,
-            Some(_) => Fate::Updated,
+        match self.stored() {
+            false => Fate::Added,
+            true if self.stored_fingerprint == self.fingerprint => Fate::Unchanged,
+            true => Fate::Updated,
         }
     }
     fn writes(&self) -> bool {
@@ -106,28 +119,47 @@ impl Node {
     }
 }
 
-/// Ops on their way to a write transaction, sent in chunks.
-struct Sink<'a> {
-    tx: Box<dyn WriteTx + 'a>,
+/// Ops on their way to a write transaction, sent in chunks to [`write_chunks`].
+struct Sink {
+    chunks: mpsc::Sender<Vec<Op>>,
     ops: Vec<Op>,
 }
 
-impl Sink<'_> {
+impl Sink {
     async fn push(&mut self, op: Op) -> Result<()> {
         self.ops.push(op);
         if self.ops.len() >= CHUNK {
-            let chunk = std::mem::replace(&mut self.ops, Vec::with_capacity(CHUNK));
-            self.tx.write(chunk).await?;
+            self.flush().await?;
         }
         Ok(())
     }
 
-    async fn commit(mut self) -> Result<()> {
-        if !self.ops.is_empty() {
-            self.tx.write(std::mem::take(&mut self.ops)).await?;
+    /// Sends the ops so far; fails when the writing has stopped on an error.
+    async fn flush(&mut self) -> Result<()> {
+        if self.ops.is_empty() {
+            return Ok(());
         }
-        self.tx.commit().await
+        let chunk = std::mem::replace(&mut self.ops, Vec::with_capacity(CHUNK));
+        self.chunks
+            .send(chunk)
+            .await
+            .map_err(|_| Error::internal("the import's write transaction stopped"))
     }
+}
+
+/// Writes the chunks a [`Sink`] sends, in order, until it is dropped; answers the
+/// transaction, still open, for the caller to commit, and the time spent writing.
+async fn write_chunks<'a>(
+    mut tx: Box<dyn WriteTx + 'a>,
+    mut queue: mpsc::Receiver<Vec<Op>>,
+) -> Result<(Box<dyn WriteTx + 'a>, std::time::Duration)> {
+    let mut busy = std::time::Duration::ZERO;
+    while let Some(chunk) = queue.recv().await {
+        let started = std::time::Instant::now();
+        tx.write(chunk).await?;
+        busy += started.elapsed();
+    }
+    Ok((tx, busy))
 }
 
 /// Limits for archives the server wrote itself from an importer's [`ModelArchive`].
@@ -201,6 +233,7 @@ impl Catalog {
         }
 
         // Pass 1: the objects by native id.
+        let started = std::time::Instant::now();
         let mut index = ObjectIndex::default();
         reader.each(&spec::OBJECTS, |row| {
             let object = object_row(&row)?;
@@ -216,8 +249,8 @@ impl Catalog {
         // One node per archive object, in the index's numbering; matched ones take the
         // stored object's id, the others get new ids below.
         let unmatched = Node {
-            id: ObjectId::new(number, 0),
-            stored_created: None,
+            object: 0,
+            stored_created: NOT_STORED,
             stored_fingerprint: 0,
             fingerprint: 0,
         };
@@ -243,11 +276,11 @@ impl Catalog {
                         None => index.find(&format!("#{}", object.id.object)),
                     };
                     match key {
-                        Some(at) if nodes[at as usize].stored_created.is_none() => {
+                        Some(at) if !nodes[at as usize].stored() => {
                             let print = prints.get(&object.id).copied().unwrap_or_default();
                             nodes[at as usize] = Node {
-                                id: object.id,
-                                stored_created: Some(object.created_at),
+                                object: object.id.object,
+                                stored_created: object.created_at.timestamp_micros(),
                                 stored_fingerprint: print,
                                 fingerprint: 0,
                             };
@@ -257,27 +290,33 @@ impl Catalog {
                 }
             }
         }
-        let new_count = nodes.iter().filter(|n| n.stored_created.is_none()).count();
+        let new_count = nodes.iter().filter(|n| !n.stored()).count();
         let mut next = if new_count > 0 {
             self.store.reserve_ids(number, new_count as u64).await?
         } else {
             0
         };
-        for node in nodes.iter_mut().filter(|n| n.stored_created.is_none()) {
-            node.id = ObjectId::new(number, next);
+        for node in nodes.iter_mut().filter(|n| !n.stored()) {
+            node.object = next;
             next += 1;
         }
 
-        // Pass 3: the archive's fingerprints, and the checks that need the meta model.
-        let plan = self
-            .fingerprint_archive(
+        // Pass 3, for a re-import: the archive's fingerprints, and the checks that need
+        // the meta model and the store. Every object of a new model is added whatever
+        // its fingerprint, so a new model has its rows checked as they are written.
+        let connections = read_connections(&mut reader)?;
+        let mut checks = self.checks(&meta).await?;
+        if !created {
+            Self::fingerprint_archive(
                 &mut reader,
                 &meta,
                 &archive_model.profile,
                 &index,
                 &mut nodes,
-            )
-            .await?;
+                number,
+                &mut checks,
+            )?;
+        }
 
         // What changes.
         let mut counts = [0usize; 3];
@@ -300,7 +339,7 @@ impl Catalog {
                 .map(|a| a.value)
         };
         let mut wanted_connections = BTreeSet::new();
-        for connection in &plan.connections {
+        for connection in &connections {
             let target = self
                 .resolve(&ObjectRef::parse(&connection.target_model)?)
                 .await
@@ -368,9 +407,7 @@ impl Catalog {
             || added + updated + removed > 0
             || wanted_connections != stored_connections
             || configuration_edge.is_some()
-            || !plan.attribute_types.is_empty()
-            || !plan.data_classes.is_empty()
-            || !plan.sensitivity_labels.is_empty();
+            || !checks.plan.is_empty();
         let summary = |model: &Object| ImportSummary {
             model_id: model.id.to_string(),
             model_name: model.name.clone(),
@@ -386,68 +423,94 @@ impl Catalog {
             return Ok(summary(&model));
         }
 
-        // Pass 4: the writes, in one transaction.
-        let mut sink = Sink {
-            tx: self.store.begin().await?,
-            ops: Vec::with_capacity(CHUNK),
-        };
+        // Pass 4: the writes, in one transaction. The archive is read into chunks while
+        // the store writes the chunk before (on another thread or in the database).
+        let compared = started.elapsed();
+        let tx = self.store.begin().await?;
+        let (chunks, queue) = mpsc::channel(1);
         model.description = description;
         model.updated_at = now();
         model.updated_by = Some(caller.user());
-        sink.push(Op::PutObject(model.clone())).await?;
-        sink.push(Op::SetAttribute(AttributeValue {
-            object: model.id,
-            attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
-            value: profile_value,
-        }))
-        .await?;
-        for op in plan.definitions() {
-            sink.push(op).await?;
-        }
-
-        // What the archive carries on changed objects goes, to be written anew.
-        let changed: Vec<ObjectId> = nodes
-            .iter()
-            .filter(|n| n.fate() == Fate::Updated)
-            .map(|n| n.id)
-            .collect();
-        for page in changed.chunks(PAGE) {
-            let details = self.store.details(Scope::Objects(page.to_vec())).await?;
-            let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
-            for op in carried_removals(details, &in_page, number) {
-                sink.push(op).await?;
+        let produce = async {
+            let mut sink = Sink {
+                chunks,
+                ops: Vec::with_capacity(CHUNK),
+            };
+            sink.push(Op::PutObject(model.clone())).await?;
+            sink.push(Op::SetAttribute(AttributeValue {
+                object: model.id,
+                attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
+                value: profile_value,
+            }))
+            .await?;
+            // A re-import's definitions are known from pass 3; a new model's come after
+            // its rows (nothing refers to them by key inside the transaction).
+            if !created {
+                for op in checks.plan.definitions() {
+                    sink.push(op).await?;
+                }
             }
-        }
-        drop(changed);
 
-        self.write_rows(
-            &mut reader,
-            &mut sink,
-            &meta,
-            &archive_model.profile,
-            &index,
-            &nodes,
-            number,
-            caller,
-        )
-        .await?;
+            // What the archive carries on changed objects goes, to be written anew.
+            let changed: Vec<ObjectId> = nodes
+                .iter()
+                .filter(|n| n.fate() == Fate::Updated)
+                .map(|n| n.id(number))
+                .collect();
+            for page in changed.chunks(PAGE) {
+                let details = self.store.details(Scope::Objects(page.to_vec())).await?;
+                let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
+                for op in carried_removals(details, &in_page, number) {
+                    sink.push(op).await?;
+                }
+            }
+            drop(changed);
 
-        // Vanished objects, children before parents.
-        for id in deletion_order(vanished) {
-            sink.push(Op::DeleteObject(id)).await?;
-        }
-        for edge in stored_connections.difference(&wanted_connections) {
-            sink.push(Op::RemoveEdge(edge.clone())).await?;
-        }
-        for edge in wanted_connections.difference(&stored_connections) {
-            sink.push(Op::AddEdge(edge.clone())).await?;
-        }
-        if let Some(edge) = configuration_edge {
-            sink.push(Op::AddEdge(edge)).await?;
-        }
-        sink.commit().await?;
+            self.write_rows(
+                &mut reader,
+                &mut sink,
+                &meta,
+                &archive_model.profile,
+                &index,
+                &nodes,
+                number,
+                caller,
+                created.then_some(&mut checks),
+            )
+            .await?;
+            if created {
+                for op in checks.plan.definitions() {
+                    sink.push(op).await?;
+                }
+            }
+
+            // Vanished objects, children before parents.
+            for id in deletion_order(vanished) {
+                sink.push(Op::DeleteObject(id)).await?;
+            }
+            for edge in stored_connections.difference(&wanted_connections) {
+                sink.push(Op::RemoveEdge(edge.clone())).await?;
+            }
+            for edge in wanted_connections.difference(&stored_connections) {
+                sink.push(Op::AddEdge(edge.clone())).await?;
+            }
+            if let Some(edge) = configuration_edge {
+                sink.push(Op::AddEdge(edge)).await?;
+            }
+            sink.flush().await
+        };
+        let (produced, written) = tokio::join!(produce, write_chunks(tx, queue));
+        // A failed write stops the reading; its error is the one to tell.
+        let (tx, writing) = written?;
+        produced?;
+        let written = started.elapsed();
+        tx.commit().await?;
         tracing::info!(
             model = %model.id, objects = nodes.len(), created, added, updated, removed, unchanged,
+            read_ms = compared.as_millis(),
+            write_ms = (written - compared).as_millis(),
+            store_busy_ms = writing.as_millis(),
+            commit_ms = (started.elapsed() - written).as_millis(),
             "model imported"
         );
         Ok(summary(&model))
@@ -511,18 +574,19 @@ impl Catalog {
         }
     }
 
-    /// Reads every file once: checks what needs the meta model and the store, adds each
-    /// row's hash to its object's fingerprint, and collects the definitions to create.
-    async fn fingerprint_archive<R: Read + Seek>(
-        &self,
+    /// Reads every file but connections.csv once: runs `checks` on every row and sets
+    /// each object's fingerprint.
+    fn fingerprint_archive<R: Read + Seek>(
         reader: &mut ArchiveReader<R>,
         meta: &MetaModel,
         profile: &str,
         index: &ObjectIndex,
         nodes: &mut [Node],
-    ) -> Result<Plan> {
+        number: i64,
+        checks: &mut Checks<'_>,
+    ) -> Result<()> {
         let known = |native: &str| index.find(native).is_some();
-        let id_of = |native: &str| index.find(native).map(|at| nodes[at as usize].id);
+        let id_of = |native: &str| index.find(native).map(|at| nodes[at as usize].id(number));
         let mut prints = vec![0u64; nodes.len()];
         let mut types = TypeCache::default();
         let mut at = 0usize;
@@ -531,7 +595,7 @@ impl Catalog {
             let object_type = types.resolve(meta, profile, &object.object_type, &row)?;
             let parent = match index.parent(at as u32) {
                 NO_PARENT => None,
-                p => Some(nodes[p as usize].id),
+                p => Some(nodes[p as usize].id(number)),
             };
             prints[at] = object_print(
                 &object_type.name,
@@ -552,13 +616,9 @@ impl Catalog {
             Ok(())
         })?;
 
-        let mut plan = Plan::default();
-        let attribute_types = meta.attribute_index();
-        let mut attribute_check = AttributeCheck::default();
         reader.each(&spec::ATTRIBUTES, |row| {
             let attribute = attribute_row(&row, &known)?;
-            attribute_check.check(&row, index, &attribute)?;
-            let value = checked_value(&row, &attribute, &attribute_types, &mut plan)?;
+            let value = checks.attribute(&row, index, &attribute)?;
             let at = index.find(&attribute.native_id).unwrap_or_default() as usize;
             prints[at] = prints[at].wrapping_add(attribute_print(&attribute.attribute, &value));
             Ok(())
@@ -579,49 +639,31 @@ impl Catalog {
             prints[at] = prints[at].wrapping_add(tag_print(tag.kind, &tag.value));
             Ok(())
         })?;
-        let known_classes: BTreeSet<String> = self
-            .store
-            .data_classes()
-            .await?
-            .into_iter()
-            .map(|c| c.name)
-            .collect();
         reader.each(&spec::CLASSIFICATIONS, |row| {
             let c = classification_row(&row, &known)?;
-            if !known_classes.contains(&c.data_class) {
-                plan.data_classes.insert(c.data_class.clone());
-            }
+            checks.classification(&c);
             let at = index.find(&c.native_id).unwrap_or_default() as usize;
             prints[at] = prints[at].wrapping_add(classification_print(&c.data_class, c.status));
             Ok(())
         })?;
-        let known_labels = self.store.sensitivity_labels().await?;
-        plan.label_position = known_labels.iter().map(|l| l.position).max().unwrap_or(0);
         reader.each(&spec::SENSITIVITY_LABELS, |row| {
             let l = label_row(&row, &known)?;
-            if !known_labels.iter().any(|k| k.name == l.label) {
-                plan.sensitivity_labels.insert(l.label.clone());
-            }
+            checks.label(&l);
             let at = index.find(&l.native_id).unwrap_or_default() as usize;
             prints[at] = prints[at].wrapping_add(label_print(&l.label, l.status));
             Ok(())
         })?;
-        let mut profiling_check = ProfilingCheck::default();
         reader.each(&spec::PROFILING, |row| {
             let p = profiling_row(&row, &known)?;
-            profiling_check.check(&row, index, &p.native_id)?;
+            checks.profiling(&row, index, &p.native_id)?;
             let at = index.find(&p.native_id).unwrap_or_default() as usize;
             prints[at] = prints[at].wrapping_add(profiling_print(&p.data_profile, &p.data_sample));
-            Ok(())
-        })?;
-        reader.each(&spec::CONNECTIONS, |row| {
-            plan.connections.push(connection_row(&row)?);
             Ok(())
         })?;
         for (node, print) in nodes.iter_mut().zip(prints) {
             node.fingerprint = print;
         }
-        Ok(plan)
+        Ok(())
     }
 
     /// Pass 4 over the archive: the rows of added and changed objects, as ops.
@@ -629,13 +671,14 @@ impl Catalog {
     async fn write_rows<R: Read + Seek + Send>(
         &self,
         reader: &mut ArchiveReader<R>,
-        sink: &mut Sink<'_>,
+        sink: &mut Sink,
         meta: &MetaModel,
         profile: &str,
         index: &ObjectIndex,
         nodes: &[Node],
         number: i64,
         caller: &Caller,
+        mut checks: Option<&mut Checks<'_>>,
     ) -> Result<()> {
         let node = |native: &str| -> Result<&Node> {
             index
@@ -657,13 +700,13 @@ impl Catalog {
                 let row_object = object_row(&row)?;
                 let object_type = types.resolve(meta, profile, &row_object.object_type, &row)?;
                 let mut object = Object::new(
-                    node.id,
+                    node.id(number),
                     ObjectKind::ModelObject,
                     object_type.name.clone(),
                     object_type.system_type,
                     row_object.name,
                 );
-                object.parent = (parent != NO_PARENT).then(|| nodes[parent as usize].id);
+                object.parent = (parent != NO_PARENT).then(|| nodes[parent as usize].id(number));
                 object.stable_id = Some(stable_id(number, &row_object.native_id));
                 object.native_id = Some(row_object.native_id);
                 object.physical_name = row_object.physical_name;
@@ -674,7 +717,10 @@ impl Catalog {
                 object.external_url = row_object.external_url;
                 object.hide_data = row_object.hide_data;
                 object.workflow_state = row_object.workflow_state;
-                object.created_at = node.stored_created.unwrap_or(now);
+                object.created_at = match node.stored() {
+                    true => Timestamp::from_timestamp_micros(node.stored_created).unwrap_or(now),
+                    false => now,
+                };
                 object.updated_at = now;
                 object.updated_by = Some(caller.user());
                 sink.push(Op::PutObject(object)).await?;
@@ -687,10 +733,17 @@ impl Catalog {
             while let Some(row) = table.next_row()? {
                 let attribute = attribute_row(&row, &known)?;
                 let owner = node(&attribute.native_id)?;
+                let value = match checks.as_mut() {
+                    Some(checks) => Some(checks.attribute(&row, index, &attribute)?),
+                    None => None,
+                };
                 if owner.writes() {
-                    let value = checked_value(&row, &attribute, &attribute_types, &mut ignored)?;
+                    let value = match value {
+                        Some(value) => value,
+                        None => checked_value(&row, &attribute, &attribute_types, &mut ignored)?,
+                    };
                     sink.push(Op::SetAttribute(AttributeValue {
-                        object: owner.id,
+                        object: owner.id(number),
                         attribute: attribute.attribute,
                         value,
                     }))
@@ -705,8 +758,8 @@ impl Catalog {
                 if source.writes() {
                     sink.push(Op::AddEdge(Edge {
                         kind: relationship.kind,
-                        source: source.id,
-                        target: node(&relationship.target_native_id)?.id,
+                        source: source.id(number),
+                        target: node(&relationship.target_native_id)?.id(number),
                         name: edge_name(relationship.kind, &relationship.name),
                     }))
                     .await?;
@@ -719,7 +772,7 @@ impl Catalog {
                 let owner = node(&tag.native_id)?;
                 if owner.writes() {
                     sink.push(Op::AddTag(Tag {
-                        object: owner.id,
+                        object: owner.id(number),
                         kind: tag.kind,
                         value: tag.value,
                     }))
@@ -730,10 +783,13 @@ impl Catalog {
         if let Some(mut table) = reader.table(&spec::CLASSIFICATIONS)? {
             while let Some(row) = table.next_row()? {
                 let c = classification_row(&row, &known)?;
+                if let Some(checks) = checks.as_mut() {
+                    checks.classification(&c);
+                }
                 let owner = node(&c.native_id)?;
                 if owner.writes() {
                     sink.push(Op::SetClassification(Classification {
-                        object: owner.id,
+                        object: owner.id(number),
                         data_class: c.data_class,
                         status: c.status,
                     }))
@@ -744,10 +800,13 @@ impl Catalog {
         if let Some(mut table) = reader.table(&spec::SENSITIVITY_LABELS)? {
             while let Some(row) = table.next_row()? {
                 let l = label_row(&row, &known)?;
+                if let Some(checks) = checks.as_mut() {
+                    checks.label(&l);
+                }
                 let owner = node(&l.native_id)?;
                 if owner.writes() {
                     sink.push(Op::SetLabelAssignment(LabelAssignment {
-                        object: owner.id,
+                        object: owner.id(number),
                         label: l.label,
                         status: l.status,
                     }))
@@ -758,10 +817,13 @@ impl Catalog {
         if let Some(mut table) = reader.table(&spec::PROFILING)? {
             while let Some(row) = table.next_row()? {
                 let p = profiling_row(&row, &known)?;
+                if let Some(checks) = checks.as_mut() {
+                    checks.profiling(&row, index, &p.native_id)?;
+                }
                 let owner = node(&p.native_id)?;
                 if owner.writes() {
                     sink.push(Op::SetProfiling(Profiling {
-                        object: owner.id,
+                        object: owner.id(number),
                         profile: p.data_profile,
                         sample: p.data_sample,
                     }))
@@ -773,7 +835,7 @@ impl Catalog {
     }
 }
 
-/// What the archive asks to create besides objects, and its connections.
+/// What the archive asks to create besides objects.
 #[derive(Debug, Default)]
 struct Plan {
     /// Custom attribute types the meta model lacks, by name.
@@ -782,10 +844,15 @@ struct Plan {
     sensitivity_labels: BTreeSet<String>,
     /// The highest position of the stored sensitivity labels.
     label_position: i64,
-    connections: Vec<archive::ArchiveConnection>,
 }
 
 impl Plan {
+    fn is_empty(&self) -> bool {
+        self.attribute_types.is_empty()
+            && self.data_classes.is_empty()
+            && self.sensitivity_labels.is_empty()
+    }
+
     /// The definitions to create, before the values that use them.
     fn definitions(&self) -> Vec<Op> {
         let mut ops = Vec::new();
@@ -820,6 +887,87 @@ impl Plan {
         }
         ops
     }
+}
+
+/// The checks of rows after objects.csv that need the meta model or the store, run once
+/// on every row (in the fingerprint pass of a re-import, or as a new model's rows are
+/// written), and what they find to define.
+struct Checks<'m> {
+    attribute_types: HashMap<&'m str, &'m AttributeType>,
+    attributes: AttributeCheck,
+    profiling: ProfilingCheck,
+    known_classes: BTreeSet<String>,
+    known_labels: BTreeSet<String>,
+    plan: Plan,
+}
+
+impl Checks<'_> {
+    /// Checks an attributes.csv row and answers its value.
+    fn attribute(
+        &mut self,
+        row: &archive::read::Row,
+        index: &ObjectIndex,
+        attribute: &archive::ArchiveAttribute,
+    ) -> Result<Value> {
+        self.attributes.check(row, index, attribute)?;
+        checked_value(row, attribute, &self.attribute_types, &mut self.plan)
+    }
+
+    fn classification(&mut self, c: &archive::ArchiveClassification) {
+        if !self.known_classes.contains(&c.data_class) {
+            self.plan.data_classes.insert(c.data_class.clone());
+        }
+    }
+
+    fn label(&mut self, l: &archive::ArchiveLabel) {
+        if !self.known_labels.contains(&l.label) {
+            self.plan.sensitivity_labels.insert(l.label.clone());
+        }
+    }
+
+    fn profiling(
+        &mut self,
+        row: &archive::read::Row,
+        index: &ObjectIndex,
+        native_id: &str,
+    ) -> Result<()> {
+        self.profiling.check(row, index, native_id)
+    }
+}
+
+impl Catalog {
+    async fn checks<'m>(&self, meta: &'m MetaModel) -> Result<Checks<'m>> {
+        let known_labels = self.store.sensitivity_labels().await?;
+        Ok(Checks {
+            attribute_types: meta.attribute_index(),
+            attributes: AttributeCheck::default(),
+            profiling: ProfilingCheck::default(),
+            known_classes: self
+                .store
+                .data_classes()
+                .await?
+                .into_iter()
+                .map(|c| c.name)
+                .collect(),
+            plan: Plan {
+                label_position: known_labels.iter().map(|l| l.position).max().unwrap_or(0),
+                ..Plan::default()
+            },
+            known_labels: known_labels.into_iter().map(|l| l.name).collect(),
+        })
+    }
+}
+
+/// The rows of connections.csv.
+fn read_connections<R: Read + Seek>(
+    reader: &mut ArchiveReader<R>,
+) -> Result<Vec<archive::ArchiveConnection>> {
+    let mut connections = Vec::new();
+    reader.each(&spec::CONNECTIONS, |row| {
+        connections.push(connection_row(&row)?);
+        Ok(())
+    })?;
+    Ok(connections)
 }
 
 /// Object types resolved so far, by the text of the archive.
