@@ -1,6 +1,8 @@
 //! [`SqlStore`]: the whole [`Store`] over any [`Driver`], written once for SQLite and
 //! PostgreSQL.
 
+use std::sync::OnceLock;
+
 use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::store::{Batch, Details, Op, Principal, Scope, WriteTx, prepare, prepare_session};
@@ -343,6 +345,28 @@ fn details_parts<D: Driver>(scope: &Scope) -> (Vec<Part>, SqlValue) {
     (parts, param)
 }
 
+/// A union read of objects by id, built once per dialect: its parts and its statement.
+struct Union {
+    parts: Vec<Part>,
+    sql: String,
+}
+
+/// The union reads of objects by id (one `id_pairs` parameter): what hangs on them, and
+/// the objects with what hangs on them.
+fn object_unions<D: Driver>() -> &'static [Union; 2] {
+    static BUILT: [OnceLock<[Union; 2]>; 2] = [const { OnceLock::new() }; 2];
+    BUILT[D::DIALECT as usize].get_or_init(|| {
+        let union = |parts: Vec<Part>| Union {
+            sql: union_all(&parts),
+            parts,
+        };
+        let (details, _) = details_parts::<D>(&Scope::Objects(Vec::new()));
+        let (mut with_objects, _) = details_parts::<D>(&Scope::Objects(Vec::new()));
+        with_objects.insert(0, objects_part::<D>(&[]).0);
+        [union(details), union(with_objects)]
+    })
+}
+
 /// The rows of [`details_parts`], sorted as the contract names.
 fn decode_details(mut results: impl Iterator<Item = Vec<Row>>) -> Result<Details> {
     let mut next = || results.next().unwrap_or_default();
@@ -569,28 +593,27 @@ impl<D: Driver> Store for SqlStore<D> {
                 .map(|o| o.rows)
                 .collect()
         } else {
+            let union = &object_unions::<D>()[0];
             let rows = self
                 .rows_of(
-                    Stmt::query(union_all(&parts), vec![param]),
+                    Stmt::query(union.sql.as_str(), vec![param]),
                     "the details of objects",
                 )
                 .await?;
-            split(&parts, rows)?
+            split(&union.parts, rows)?
         };
         decode_details(rows.into_iter())
     }
 
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
-        let (objects, param) = objects_part::<D>(ids);
-        let (mut parts, _) = details_parts::<D>(&Scope::Objects(Vec::new()));
-        parts.insert(0, objects);
+        let union = &object_unions::<D>()[1];
         let rows = self
             .rows_of(
-                Stmt::query(union_all(&parts), vec![param]),
+                Stmt::query(union.sql.as_str(), vec![id_pairs(ids)]),
                 "objects and their details",
             )
             .await?;
-        let mut rows = split(&parts, rows)?.into_iter();
+        let mut rows = split(&union.parts, rows)?.into_iter();
         let mut objects = read::all(rows.next().unwrap_or_default(), read::object)?;
         objects.sort_by_key(|o| o.id);
         Ok((objects, decode_details(rows)?))

@@ -7,7 +7,6 @@
 //! read-only connections answers reads from the last committed state while a write
 //! transaction is open.
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -244,10 +243,16 @@ fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {
             params,
             returns_rows,
         } => {
-            let mut st = conn.prepare_cached(&renumber(&sql)).map_err(classify)?;
+            // `$1`, `$2`, ... are named parameters to SQLite, numbered in order of first
+            // appearance: each is bound by its name.
+            let mut st = conn.prepare_cached(&sql).map_err(classify)?;
             for (i, value) in params.iter().enumerate() {
-                st.raw_bind_parameter(i + 1, Param(value))
-                    .map_err(classify)?;
+                if let Some(at) = st
+                    .parameter_index(&format!("${}", i + 1))
+                    .map_err(classify)?
+                {
+                    st.raw_bind_parameter(at, Param(value)).map_err(classify)?;
+                }
             }
             if !returns_rows {
                 let affected = st.raw_execute().map_err(classify)?;
@@ -309,23 +314,6 @@ fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {
             Ok(Outcome::default())
         }
     }
-}
-
-/// The statement with `$n` parameters written as SQLite's `?n`.
-fn renumber(sql: &str) -> Cow<'_, str> {
-    if !sql.contains('$') {
-        return Cow::Borrowed(sql);
-    }
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(char::is_ascii_digit) {
-            out.push('?');
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// A parameter as rusqlite binds it.
@@ -395,11 +383,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parameters_are_renumbered_for_sqlite() {
-        assert_eq!(
-            renumber("a = $1 AND b = $12 - $1"),
-            "a = ?1 AND b = ?12 - ?1"
+    fn parameters_are_bound_by_number_in_any_order() {
+        let conn = Connection::open_in_memory().unwrap();
+        let stmt = Stmt::query(
+            "SELECT $2, $1, $2 || '$1'",
+            vec![
+                SqlValue::from("a".to_owned()),
+                SqlValue::from("b".to_owned()),
+            ],
         );
-        assert_eq!(renumber("no parameters"), "no parameters");
+        let outcome = run_one(&conn, stmt).unwrap();
+        let row = &outcome.rows[0].0;
+        let texts: Vec<_> = row
+            .iter()
+            .map(|v| match v {
+                SqlValue::Text(t) => t.as_deref().unwrap_or("?"),
+                _ => "?",
+            })
+            .collect();
+        assert_eq!(texts, ["b", "a", "b$1"]);
     }
 }

@@ -97,6 +97,58 @@ struct Node {
     fingerprint: u64,
 }
 
+/// The archive's objects, in the [`ObjectIndex`]'s numbering.
+enum Nodes {
+    /// Into a new model: every object is added, numbered in archive order from
+    /// `first`; no node is kept.
+    New { first: i64, len: usize },
+    /// Into an existing model: a node per object.
+    Matched(Vec<Node>),
+}
+
+impl Nodes {
+    fn len(&self) -> usize {
+        match self {
+            Self::New { len, .. } => *len,
+            Self::Matched(nodes) => nodes.len(),
+        }
+    }
+
+    fn count(&self, fate: Fate) -> usize {
+        match self {
+            Self::New { len, .. } => match fate {
+                Fate::Added => *len,
+                _ => 0,
+            },
+            Self::Matched(nodes) => nodes.iter().filter(|n| n.fate() == fate).count(),
+        }
+    }
+
+    /// Numbers the objects the model does not have yet, from `first` on.
+    fn number_new(&mut self, first: i64) {
+        match self {
+            Self::New { first: from, .. } => *from = first,
+            Self::Matched(nodes) => {
+                for (node, object) in nodes.iter_mut().filter(|n| !n.stored()).zip(first..) {
+                    node.object = object;
+                }
+            }
+        }
+    }
+
+    fn get(&self, at: u32) -> Node {
+        match self {
+            Self::New { first, .. } => Node {
+                object: first + i64::from(at),
+                stored_created: NOT_STORED,
+                stored_fingerprint: 0,
+                fingerprint: 0,
+            },
+            Self::Matched(nodes) => nodes[at as usize],
+        }
+    }
+}
+
 /// [`Node::stored_created`] of an object the model does not have yet.
 const NOT_STORED: i64 = i64::MIN;
 
@@ -245,85 +297,48 @@ impl Catalog {
         let (mut model, created) = self.import_target(options, &archive_model.name).await?;
         let number = model.id.content_model();
 
-        // Pass 2: the stored objects, matched by native id, with their fingerprints.
-        // One node per archive object, in the index's numbering; matched ones take the
-        // stored object's id, the others get new ids below.
-        let unmatched = Node {
-            object: 0,
-            stored_created: NOT_STORED,
-            stored_fingerprint: 0,
-            fingerprint: 0,
-        };
-        let mut nodes: Vec<Node> = vec![unmatched; index.len()];
-        let mut vanished: Vec<(ObjectId, Option<ObjectId>)> = Vec::new();
-        if !created {
-            let mut after = None;
-            loop {
-                let page = self.store.model_objects_page(number, after, PAGE).await?;
-                let Some(last) = page.last() else {
-                    break;
-                };
-                after = Some(last.id.object);
-                let page = page.as_slice();
-                let details = self
-                    .store
-                    .details(Scope::Objects(page.iter().map(|o| o.id).collect()))
-                    .await?;
-                let prints = stored_fingerprints(page, &details, number);
-                for object in page {
-                    let key = match &object.native_id {
-                        Some(native) => index.find(native),
-                        None => index.find(&format!("#{}", object.id.object)),
-                    };
-                    match key {
-                        Some(at) if !nodes[at as usize].stored() => {
-                            let print = prints.get(&object.id).copied().unwrap_or_default();
-                            nodes[at as usize] = Node {
-                                object: object.id.object,
-                                stored_created: object.created_at.timestamp_micros(),
-                                stored_fingerprint: print,
-                                fingerprint: 0,
-                            };
-                        }
-                        _ => vanished.push((object.id, object.parent)),
-                    }
-                }
+        // Pass 2, for a re-import: the stored objects, matched by native id, with their
+        // fingerprints. Objects the model does not have yet get new ids.
+        let (mut nodes, vanished) = match created {
+            true => (
+                Nodes::New {
+                    first: 0,
+                    len: index.len(),
+                },
+                Vec::new(),
+            ),
+            false => {
+                let (nodes, vanished) = self.match_stored(number, &index).await?;
+                (Nodes::Matched(nodes), vanished)
             }
-        }
-        let new_count = nodes.iter().filter(|n| !n.stored()).count();
-        let mut next = if new_count > 0 {
-            self.store.reserve_ids(number, new_count as u64).await?
-        } else {
-            0
         };
-        for node in nodes.iter_mut().filter(|n| !n.stored()) {
-            node.object = next;
-            next += 1;
-        }
+        let new_count = nodes.count(Fate::Added);
+        let first = match new_count {
+            0 => 0,
+            n => self.store.reserve_ids(number, n as u64).await?,
+        };
+        nodes.number_new(first);
 
         // Pass 3, for a re-import: the archive's fingerprints, and the checks that need
         // the meta model and the store. Every object of a new model is added whatever
         // its fingerprint, so a new model has its rows checked as they are written.
         let connections = read_connections(&mut reader)?;
         let mut checks = self.checks(&meta).await?;
-        if !created {
+        if let Nodes::Matched(nodes) = &mut nodes {
             Self::fingerprint_archive(
                 &mut reader,
                 &meta,
                 &archive_model.profile,
                 &index,
-                &mut nodes,
+                nodes,
                 number,
                 &mut checks,
             )?;
         }
 
         // What changes.
-        let mut counts = [0usize; 3];
-        for node in &nodes {
-            counts[node.fate() as usize] += 1;
-        }
-        let [added, updated, unchanged] = counts;
+        let [added, updated, unchanged] =
+            [Fate::Added, Fate::Updated, Fate::Unchanged].map(|fate| nodes.count(fate));
         let removed = vanished.len();
         let description = Some(archive_model.description.clone()).filter(|d| !d.is_empty());
         let profile_value = Value::Text(archive_model.profile.clone());
@@ -452,11 +467,14 @@ impl Catalog {
             }
 
             // What the archive carries on changed objects goes, to be written anew.
-            let changed: Vec<ObjectId> = nodes
-                .iter()
-                .filter(|n| n.fate() == Fate::Updated)
-                .map(|n| n.id(number))
-                .collect();
+            let changed: Vec<ObjectId> = match &nodes {
+                Nodes::New { .. } => Vec::new(),
+                Nodes::Matched(nodes) => nodes
+                    .iter()
+                    .filter(|n| n.fate() == Fate::Updated)
+                    .map(|n| n.id(number))
+                    .collect(),
+            };
             for page in changed.chunks(PAGE) {
                 let details = self.store.details(Scope::Objects(page.to_vec())).await?;
                 let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
@@ -514,6 +532,57 @@ impl Catalog {
             "model imported"
         );
         Ok(summary(&model))
+    }
+
+    /// Matches the stored objects of model `number` with the archive's by native id:
+    /// one node per archive object, in the index's numbering (those the model lacks
+    /// still without a number), and the stored objects the archive no longer has.
+    async fn match_stored(
+        &self,
+        number: i64,
+        index: &ObjectIndex,
+    ) -> Result<(Vec<Node>, Vec<(ObjectId, Option<ObjectId>)>)> {
+        let unmatched = Node {
+            object: 0,
+            stored_created: NOT_STORED,
+            stored_fingerprint: 0,
+            fingerprint: 0,
+        };
+        let mut nodes: Vec<Node> = vec![unmatched; index.len()];
+        let mut vanished = Vec::new();
+        let mut after = None;
+        loop {
+            let page = self.store.model_objects_page(number, after, PAGE).await?;
+            let Some(last) = page.last() else {
+                break;
+            };
+            after = Some(last.id.object);
+            let page = page.as_slice();
+            let details = self
+                .store
+                .details(Scope::Objects(page.iter().map(|o| o.id).collect()))
+                .await?;
+            let prints = stored_fingerprints(page, &details, number);
+            for object in page {
+                let key = match &object.native_id {
+                    Some(native) => index.find(native),
+                    None => index.find(&format!("#{}", object.id.object)),
+                };
+                match key {
+                    Some(at) if !nodes[at as usize].stored() => {
+                        let print = prints.get(&object.id).copied().unwrap_or_default();
+                        nodes[at as usize] = Node {
+                            object: object.id.object,
+                            stored_created: object.created_at.timestamp_micros(),
+                            stored_fingerprint: print,
+                            fingerprint: 0,
+                        };
+                    }
+                    _ => vanished.push((object.id, object.parent)),
+                }
+            }
+        }
+        Ok((nodes, vanished))
     }
 
     /// The model to import into: an existing one (`modelId`), or a new one, not yet
@@ -675,15 +744,15 @@ impl Catalog {
         meta: &MetaModel,
         profile: &str,
         index: &ObjectIndex,
-        nodes: &[Node],
+        nodes: &Nodes,
         number: i64,
         caller: &Caller,
         mut checks: Option<&mut Checks<'_>>,
     ) -> Result<()> {
-        let node = |native: &str| -> Result<&Node> {
+        let node = |native: &str| -> Result<Node> {
             index
                 .find(native)
-                .map(|at| &nodes[at as usize])
+                .map(|at| nodes.get(at))
                 .ok_or_else(|| bad(format!("unknown object '{native}'")))
         };
         let now = now();
@@ -691,7 +760,7 @@ impl Catalog {
         if let Some(mut table) = reader.table(&spec::OBJECTS)? {
             let mut at = 0usize;
             while let Some(row) = table.next_row()? {
-                let node = nodes[at];
+                let node = nodes.get(at as u32);
                 let parent = index.parent(at as u32);
                 at += 1;
                 if !node.writes() {
@@ -706,7 +775,7 @@ impl Catalog {
                     object_type.system_type,
                     row_object.name,
                 );
-                object.parent = (parent != NO_PARENT).then(|| nodes[parent as usize].id(number));
+                object.parent = (parent != NO_PARENT).then(|| nodes.get(parent).id(number));
                 object.stable_id = Some(stable_id(number, &row_object.native_id));
                 object.native_id = Some(row_object.native_id);
                 object.physical_name = row_object.physical_name;
