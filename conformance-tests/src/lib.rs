@@ -229,6 +229,7 @@ macro_rules! store_suite {
             begin_lands_every_chunk_on_commit,
             begin_dropped_uncommitted_leaves_store_unchanged,
             begin_failing_chunk_lands_nothing,
+            new_rows_land_as_written_and_a_clash_lands_nothing,
             reads_do_not_wait_for_an_open_transaction,
             a_dropped_transaction_leaves_nothing,
             timestamps_keep_microseconds,

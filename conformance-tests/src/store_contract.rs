@@ -95,6 +95,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(begin_lands_every_chunk_on_commit),
         case!(begin_dropped_uncommitted_leaves_store_unchanged),
         case!(begin_failing_chunk_lands_nothing),
+        case!(new_rows_land_as_written_and_a_clash_lands_nothing),
         case!(reads_do_not_wait_for_an_open_transaction),
         case!(a_dropped_transaction_leaves_nothing),
         // One meaning on every backend
@@ -3157,6 +3158,71 @@ async fn begin_dropped_uncommitted_leaves_store_unchanged(store: Arc<dyn Store>)
         ok(store.user_count().await, "user_count"),
         1,
         "a transaction after a dropped one commits"
+    );
+}
+
+async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "New Rows Model").await;
+    let o = ids(store, model, 3).await;
+    let table = model_object(model, o[0].object, None, "table");
+    let column = model_object(model, o[1].object, Some(o[0]), "column");
+    let values = vec![
+        attr(o[1], "A", Value::Integer(1)),
+        attr(o[1], "B", Value::Text("b".into())),
+    ];
+    let mut tx = ok(store.begin().await, "begin");
+    tx.expect_new_rows();
+    let mut ops = vec![Op::PutObject(table.clone()), Op::PutObject(column.clone())];
+    ops.extend(values.iter().cloned().map(Op::SetAttribute));
+    ok(tx.write(ops).await, "write of new rows");
+    ok(tx.commit().await, "commit of new rows");
+    assert_eq!(
+        ok(store.model_objects(model).await, "model_objects"),
+        vec![table.clone(), column.clone()],
+        "objects promised new land as written"
+    );
+    assert_eq!(
+        details(store, &o, "details").await.attributes,
+        values,
+        "attribute values promised new land as written"
+    );
+
+    // A broken promise: the table exists. A store may fail the transaction (then
+    // nothing of it lands) or write as `write` would.
+    let mut renamed = table.clone();
+    renamed.name = "renamed".into();
+    let extra = model_object(model, o[2].object, None, "extra");
+    let mut tx = ok(store.begin().await, "begin");
+    tx.expect_new_rows();
+    let outcome = match tx
+        .write(vec![
+            Op::PutObject(extra.clone()),
+            Op::PutObject(renamed.clone()),
+        ])
+        .await
+    {
+        Ok(()) => tx.commit().await,
+        Err(err) => {
+            drop(tx);
+            Err(err)
+        }
+    };
+    let expected = match outcome {
+        Err(err) => {
+            assert_eq!(
+                err.code,
+                ErrorCode::Conflict,
+                "a row promised new that exists is a conflict: {err:?}"
+            );
+            vec![table, column]
+        }
+        Ok(()) => vec![renamed, column, extra],
+    };
+    assert_eq!(
+        ok(store.model_objects(model).await, "model_objects"),
+        expected,
+        "a transaction with a clashing new row lands whole or not at all"
     );
 }
 

@@ -224,6 +224,10 @@ impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
         self.send(ready).await
     }
 
+    fn expect_new_rows(&mut self) {
+        self.writer.expect_new_rows();
+    }
+
     async fn commit(mut self: Box<Self>) -> Result<()> {
         let rest = self.writer.finish();
         self.send(rest).await?;

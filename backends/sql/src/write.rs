@@ -22,32 +22,34 @@ pub const BULK_ROWS: usize = 10_000;
 
 use ColType::{Bool, Int, Real, Text};
 
+const OBJECT_COLUMNS: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("kind", Text),
+    ("parent", Int),
+    ("profile", Text),
+    ("type_name", Text),
+    ("system_type", Text),
+    ("name", Text),
+    ("physical_name", Text),
+    ("native_id", Text),
+    ("stable_id", Text),
+    ("description", Text),
+    ("business_name", Text),
+    ("business_description", Text),
+    ("data_type", Text),
+    ("external_url", Text),
+    ("hide_data", Bool),
+    ("workflow_state", Text),
+    ("created_at", Int),
+    ("updated_at", Int),
+    ("updated_by_model", Int),
+    ("updated_by_object", Int),
+];
+
 pub static OBJECTS: Table = Table {
     name: "objects",
-    columns: &[
-        ("model_id", Int),
-        ("object_id", Int),
-        ("kind", Text),
-        ("parent", Int),
-        ("profile", Text),
-        ("type_name", Text),
-        ("system_type", Text),
-        ("name", Text),
-        ("physical_name", Text),
-        ("native_id", Text),
-        ("stable_id", Text),
-        ("description", Text),
-        ("business_name", Text),
-        ("business_description", Text),
-        ("data_type", Text),
-        ("external_url", Text),
-        ("hide_data", Bool),
-        ("workflow_state", Text),
-        ("created_at", Int),
-        ("updated_at", Int),
-        ("updated_by_model", Int),
-        ("updated_by_object", Int),
-    ],
+    columns: OBJECT_COLUMNS,
     on_conflict: "ON CONFLICT (model_id, object_id) DO UPDATE SET kind = excluded.kind, \
         parent = excluded.parent, profile = excluded.profile, type_name = excluded.type_name, \
         system_type = excluded.system_type, name = excluded.name, \
@@ -60,23 +62,38 @@ pub static OBJECTS: Table = Table {
         updated_by_model = excluded.updated_by_model, updated_by_object = excluded.updated_by_object",
 };
 
+const ATTRIBUTE_VALUE_COLUMNS: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("attribute", Text),
+    ("value_kind", Text),
+    ("text_value", Text),
+    ("integer_value", Int),
+    ("double_value", Real),
+    ("boolean_value", Bool),
+    ("datetime_value", Int),
+];
+
 pub static ATTRIBUTE_VALUES: Table = Table {
     name: "attribute_values",
-    columns: &[
-        ("model_id", Int),
-        ("object_id", Int),
-        ("attribute", Text),
-        ("value_kind", Text),
-        ("text_value", Text),
-        ("integer_value", Int),
-        ("double_value", Real),
-        ("boolean_value", Bool),
-        ("datetime_value", Int),
-    ],
+    columns: ATTRIBUTE_VALUE_COLUMNS,
     on_conflict: "ON CONFLICT (model_id, object_id, attribute) DO UPDATE SET \
         value_kind = excluded.value_kind, text_value = excluded.text_value, \
         integer_value = excluded.integer_value, double_value = excluded.double_value, \
         boolean_value = excluded.boolean_value, datetime_value = excluded.datetime_value",
+};
+
+/// [`OBJECTS`] and [`ATTRIBUTE_VALUES`] for rows promised new
+/// ([`Writer::expect_new_rows`]): plain inserts, which a clash fails.
+static NEW_OBJECTS: Table = Table {
+    name: "objects",
+    columns: OBJECT_COLUMNS,
+    on_conflict: "",
+};
+static NEW_ATTRIBUTE_VALUES: Table = Table {
+    name: "attribute_values",
+    columns: ATTRIBUTE_VALUE_COLUMNS,
+    on_conflict: "",
 };
 
 pub static EDGES: Table = Table {
@@ -158,6 +175,8 @@ pub struct Writer {
     pending: Pending,
     /// Rows sent through the bulk path so far.
     bulk_rows: usize,
+    /// Objects and attribute values from here on are new ([`Writer::expect_new_rows`]).
+    new_rows: bool,
 }
 
 impl Writer {
@@ -452,16 +471,32 @@ impl Writer {
         self.flush_tags();
     }
 
+    /// From here on, objects and attribute values are inserted without looking for a
+    /// row to update (see `WriteTx::expect_new_rows`).
+    pub fn expect_new_rows(&mut self) {
+        self.flush();
+        self.new_rows = true;
+    }
+
     fn flush_objects(&mut self) {
-        // One upsert statement must not touch a row twice: the last write of each
-        // object wins, as it would written one by one.
-        let rows = last_wins(std::mem::take(&mut self.objects), 2);
-        self.bulk(&OBJECTS, rows, "storing objects");
+        let rows = std::mem::take(&mut self.objects);
+        if self.new_rows {
+            self.bulk(&NEW_OBJECTS, rows, "storing new objects");
+        } else {
+            // One upsert statement must not touch a row twice: the last write of each
+            // object wins, as it would written one by one.
+            self.bulk(&OBJECTS, last_wins(rows, 2), "storing objects");
+        }
     }
 
     fn flush_attributes(&mut self) {
-        let rows = last_wins(std::mem::take(&mut self.attributes), 3);
-        self.bulk(&ATTRIBUTE_VALUES, rows, "storing attribute values");
+        let rows = std::mem::take(&mut self.attributes);
+        if self.new_rows {
+            self.bulk(&NEW_ATTRIBUTE_VALUES, rows, "storing new attribute values");
+        } else {
+            let rows = last_wins(rows, 3);
+            self.bulk(&ATTRIBUTE_VALUES, rows, "storing attribute values");
+        }
     }
 
     fn flush_edges(&mut self) {

@@ -441,7 +441,11 @@ impl Catalog {
         // Pass 4: the writes, in one transaction. The archive is read into chunks while
         // the store writes the chunk before (on another thread or in the database).
         let compared = started.elapsed();
-        let tx = self.store.begin().await?;
+        let mut tx = self.store.begin().await?;
+        if created {
+            // The checks (unique native ids and attributes) prove a new model's rows new.
+            tx.expect_new_rows();
+        }
         let (chunks, queue) = mpsc::channel(1);
         model.description = description;
         model.updated_at = now();
