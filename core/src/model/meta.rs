@@ -2,6 +2,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ObjectKind, SystemType, Timestamp, TypeName};
 use crate::id::ObjectId;
+use crate::mql::catalog;
 
 /// A profile groups object types of one kind of source (a database, a file system, a glossary).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -306,15 +307,17 @@ impl MetaModel {
             ),
             object_type(CUSTOM_PROFILE, "Custom Folder", S::Namespace, "Custom", &[]),
         ];
-        let mut attribute_types: Vec<AttributeType> = SYSTEM_ATTRIBUTES
+        // The current system attributes of MQL (the deprecated ones are not listed).
+        let mut attribute_types: Vec<AttributeType> = catalog::SYSTEM_ATTRIBUTES
             .iter()
-            .map(|(name, value_type, group)| AttributeType {
-                name: (*name).to_owned(),
-                display_name: (*name).to_owned(),
+            .filter(|a| !a.deprecated)
+            .map(|a| AttributeType {
+                name: a.name.to_owned(),
+                display_name: a.name.to_owned(),
                 kind: AttributeKind::System,
-                value_type: *value_type,
+                value_type: a.shape.value_type(),
                 profile: None,
-                group: (*group).to_owned(),
+                group: a.group.to_owned(),
                 description: String::new(),
             })
             .collect();
@@ -329,14 +332,14 @@ impl MetaModel {
                 description: String::new(),
             });
         }
-        for (name, value_type) in DATA_PROFILING_ATTRIBUTES {
+        for a in catalog::PROFILING_ATTRIBUTES {
             attribute_types.push(AttributeType {
-                name: (*name).to_owned(),
-                display_name: (*name).to_owned(),
+                name: a.name.to_owned(),
+                display_name: a.name.to_owned(),
                 kind: AttributeKind::DataProfiling,
-                value_type: *value_type,
+                value_type: a.shape.value_type(),
                 profile: None,
-                group: "Data Profiling".to_owned(),
+                group: catalog::DATA_PROFILING.to_owned(),
                 description: String::new(),
             });
         }
@@ -440,100 +443,6 @@ fn object_type(
     }
 }
 
-/// The system attributes of MQL section 2.4, with their value types and display groups.
-pub const SYSTEM_ATTRIBUTES: &[(&str, ValueType, &str)] = &[
-    ("Business Description", ValueType::String, "Documentation"),
-    ("Business Name", ValueType::String, "Documentation"),
-    ("Certified By", ValueType::Object, "Social"),
-    ("Certified", ValueType::Boolean, "Social"),
-    ("Children", ValueType::Object, "Structure"),
-    ("Collections", ValueType::Object, "Classification"),
-    ("Column Histogram", ValueType::Object, "Data Profiling"),
-    ("Column Statistics", ValueType::Object, "Data Profiling"),
-    ("Comment Count", ValueType::Integer, "Social"),
-    ("Commented By", ValueType::Object, "Social"),
-    ("Content Description", ValueType::String, "Structure"),
-    ("Content Name", ValueType::String, "Structure"),
-    ("Context", ValueType::Object, "Structure"),
-    ("Data Classifications", ValueType::Object, "Classification"),
-    (
-        "Data Classifications Approved",
-        ValueType::Object,
-        "Classification",
-    ),
-    (
-        "Data Classifications Matched",
-        ValueType::Object,
-        "Classification",
-    ),
-    (
-        "Data Classifications Rejected",
-        ValueType::Object,
-        "Classification",
-    ),
-    ("Data Profiling", ValueType::Object, "Data Profiling"),
-    ("Data Sampling", ValueType::Object, "Data Profiling"),
-    ("Data Type", ValueType::String, "Properties"),
-    ("Description", ValueType::String, "Documentation"),
-    ("Endorsement Count", ValueType::Integer, "Social"),
-    ("Endorsed By", ValueType::Object, "Social"),
-    ("External Url", ValueType::String, "Properties"),
-    ("Has Data Impact", ValueType::Boolean, "Lineage"),
-    ("Has Data Lineage", ValueType::Boolean, "Lineage"),
-    (
-        "Has Semantic Definition",
-        ValueType::Boolean,
-        "Classification",
-    ),
-    ("Has Semantic Usage", ValueType::Boolean, "Classification"),
-    ("Hide Data", ValueType::Boolean, "Data Profiling"),
-    ("Inferred Documentation", ValueType::Object, "Documentation"),
-    ("Labels", ValueType::Object, "Classification"),
-    ("Last Change Event", ValueType::String, "Structure"),
-    ("Model Id", ValueType::Integer, "Structure"),
-    ("My Workflow Tasks", ValueType::Object, "Workflow"),
-    ("Name", ValueType::String, "General"),
-    ("Native Id", ValueType::String, "General"),
-    ("Object Id", ValueType::String, "General"),
-    ("Object Profile", ValueType::String, "General"),
-    ("Object Stable Id", ValueType::String, "General"),
-    ("Object System Type", ValueType::String, "General"),
-    ("Object Type", ValueType::String, "General"),
-    ("Object Type Id", ValueType::String, "General"),
-    ("Parent", ValueType::String, "Structure"),
-    ("Physical Name", ValueType::String, "General"),
-    ("Sensitivity Label", ValueType::Object, "Classification"),
-    (
-        "Sensitivity Label Approved",
-        ValueType::Object,
-        "Classification",
-    ),
-    (
-        "Sensitivity Labels Matched",
-        ValueType::Object,
-        "Classification",
-    ),
-    (
-        "Sensitivity Labels Rejected",
-        ValueType::Object,
-        "Classification",
-    ),
-    ("Term Documentation", ValueType::Object, "Documentation"),
-    ("Updated By", ValueType::Object, "General"),
-    ("Updated Date", ValueType::DateTime, "General"),
-    ("Warning Count", ValueType::Integer, "Social"),
-    ("Warned By", ValueType::Object, "Social"),
-    ("Watchers", ValueType::Object, "Social"),
-    ("Workflow Assignees", ValueType::Object, "Workflow"),
-    (
-        "Workflow Deprecation Requested",
-        ValueType::Boolean,
-        "Workflow",
-    ),
-    ("Workflow State", ValueType::String, "Workflow"),
-    ("Workflow Published", ValueType::Boolean, "Workflow"),
-];
-
 /// Profile attributes of the built-in profiles.
 pub const PROFILE_ATTRIBUTES: &[(&str, &str, ValueType)] = &[
     (
@@ -552,24 +461,4 @@ pub const PROFILE_ATTRIBUTES: &[(&str, &str, ValueType)] = &[
     (FILE_PROFILE, "Position", ValueType::Integer),
     (GLOSSARY_PROFILE, "Abbreviation", ValueType::String),
     (GLOSSARY_PROFILE, "Example", ValueType::String),
-];
-
-/// The data profiling attributes of MQL section 2.7.
-pub const DATA_PROFILING_ATTRIBUTES: &[(&str, ValueType)] = &[
-    ("Distinct", ValueType::Integer),
-    ("Duplicate", ValueType::Integer),
-    ("Valid", ValueType::Integer),
-    ("Empty", ValueType::Integer),
-    ("Invalid", ValueType::Integer),
-    ("Min", ValueType::Double),
-    ("Max", ValueType::Double),
-    ("Mean", ValueType::Double),
-    ("Variance", ValueType::Double),
-    ("Median", ValueType::Double),
-    ("Lower Quantile", ValueType::Double),
-    ("Upper Quantile", ValueType::Double),
-    ("Avg Length", ValueType::Double),
-    ("Min Length", ValueType::Integer),
-    ("Max Length", ValueType::Integer),
-    ("Inferred Data Types", ValueType::Object),
 ];

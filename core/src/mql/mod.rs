@@ -1,0 +1,3 @@
+//! MQL, the query language: what it knows about attributes ([`catalog`]).
+
+pub mod catalog;
