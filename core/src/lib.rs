@@ -11,6 +11,7 @@ pub mod error;
 pub mod id;
 pub mod import;
 pub mod model;
+pub mod mql;
 pub mod store;
 pub mod wire;
 
