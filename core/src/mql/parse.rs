@@ -81,7 +81,11 @@ impl Display for SyntaxError {
         if self.found.is_empty() {
             f.write_str("found end of input")
         } else {
-            write!(f, "found '{}'", self.found)?;
+            if self.found.starts_with(['\'', '"']) {
+                write!(f, "found {}", self.found)?;
+            } else {
+                write!(f, "found '{}'", self.found)?;
+            }
             if is_reserved(&self.found) {
                 f.write_str(" (a reserved word: quote it to use it as a name or value)")?;
             }
@@ -282,12 +286,7 @@ fn syntax_error(text: &str, errors: easy::Errors<char, &str, SourcePosition>) ->
             easy::Error::Unexpected(_) => {}
         }
     }
-    // A value covers the keywords a value may be; combine also reports the bare
-    // spellings its string matchers tried, which the quoted labels already name.
-    if expected.iter().any(|e| e == VALUE) {
-        expected.retain(|e| e == VALUE || !VALUE_WORDS.contains(&e.as_str()));
-    }
-    expected.retain(|e| !e.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+    tidy_expected(&mut expected);
     SyntaxError {
         line,
         column,
@@ -296,6 +295,97 @@ fn syntax_error(text: &str, errors: easy::Errors<char, &str, SourcePosition>) ->
         message,
     }
 }
+
+/// Drops what the grammar's own labels already say: combine also reports the raw
+/// tokens its matchers tried (unquoted, e.g. `)` or `WHERE`), and the alternatives
+/// that a descriptive label such as "an operator" stands for.
+fn tidy_expected(expected: &mut Vec<String>) {
+    expected.retain(|e| e.starts_with('\'') || e.starts_with(char::is_lowercase));
+    let covered: Vec<&str> = COVERS
+        .iter()
+        .filter(|(label, _)| expected.iter().any(|e| e == label))
+        .flat_map(|(_, words)| words.iter().copied())
+        .collect();
+    expected.retain(|e| !covered.contains(&e.as_str()));
+    // After a condition only AND, OR or what ends it may follow, never another one;
+    // combine also lists the start of the condition it would read after AND or OR.
+    let after_condition = ["'AND'", "'OR'"]
+        .iter()
+        .all(|word| expected.iter().any(|e| e == word));
+    if after_condition {
+        expected.retain(|e| e != "'('" && e != FILTER);
+    }
+}
+
+/// Labels and the expected items each stands for.
+const COVERS: &[(&str, &[&str])] = &[
+    (
+        VALUE,
+        &[
+            "'ME'",
+            "'TODAY'",
+            "'YESTERDAY'",
+            "'LAST'",
+            "'WHERE'",
+            "'ANY'",
+            "'ALL'",
+        ],
+    ),
+    (
+        OPERATOR,
+        &[
+            "'.'",
+            "'!='",
+            "'<>'",
+            "'<='",
+            "'>='",
+            "'<'",
+            "'>'",
+            "'='",
+            "'EXISTS'",
+            "'NOT'",
+            "'STARTS'",
+            "'ENDS'",
+            "'CONTAINS'",
+            "'BEFORE'",
+            "'AFTER'",
+            "'BETWEEN'",
+        ],
+    ),
+    (
+        FILTER,
+        &[
+            "'COUNT'",
+            "'TEXT'",
+            "'SEMANTIC_SEARCH_TEXT'",
+            "'CATEGORY'",
+            "'CONTENT'",
+            "'EXPANDEDMEMBERSOFROLE'",
+            NAME,
+        ],
+    ),
+    (SELECT_ITEM, &["'COUNT'", "'MEMBERSOFROLE'", NAME]),
+    (ORDER_KEY, &["'RELEVANCE'", NAME]),
+    (
+        TIME_UNIT,
+        &[
+            "'DAYS'",
+            "'DAY'",
+            "'HOURS'",
+            "'HOUR'",
+            "'MINUTES'",
+            "'MINUTE'",
+        ],
+    ),
+];
+
+/// The labels of the grammar's alternatives.
+const OPERATOR: &str = "an operator";
+const FILTER: &str = "a filter (an attribute name, text, category, content or a function)";
+const NAME: &str = "an attribute name";
+const SELECT_ITEM: &str = "an attribute name or a function";
+const ORDER_KEY: &str = "an attribute name or Relevance";
+const TIME_UNIT: &str = "a time unit (DAYS, HOURS or MINUTES)";
 
 /// The text of one piece of combine's error information.
 fn info_text(info: &easy::Info<char, &str>) -> String {
@@ -441,7 +531,7 @@ fn name<'a>() -> impl Parser<Input<'a>, Output = Name> {
         unreserved_word().map(Name::plain),
     ))
     .skip(whitespace())
-    .expected("an attribute name")
+    .expected(NAME)
 }
 
 /// A path: names joined by dots.
@@ -487,7 +577,7 @@ fn select_list<'a>() -> impl Parser<Input<'a>, Output = Vec<SelectItem>> {
             .map(SelectItem::Count),
         path().map(SelectItem::Attribute),
     ))
-    .expected("an attribute name or a function");
+    .expected(SELECT_ITEM);
     sep_by1(item, symbol(","))
 }
 
@@ -527,7 +617,7 @@ fn order_keys<'a>() -> impl Parser<Input<'a>, Output = Vec<OrderKey>> {
         (path(), optional(direction))
             .map(|(path, direction)| OrderKey::Attribute { path, direction }),
     ))
-    .expected("an attribute name or Relevance");
+    .expected(ORDER_KEY);
     sep_by1(key, symbol(","))
 }
 
@@ -641,22 +731,11 @@ fn subject<'a>() -> impl Parser<Input<'a>, Output = Subject> {
             .map(Subject::Count),
         path().map(Subject::Attribute),
     ))
-    .expected("a filter (an attribute name, text, category, content or a function)")
+    .expected(FILTER)
 }
 
 /// The label for a missing value.
 const VALUE: &str = "a value in single quotes, a number or a date";
-
-/// The labels of the keywords that [`VALUE`] covers.
-const VALUE_WORDS: &[&str] = &[
-    "'ME'",
-    "'TODAY'",
-    "'YESTERDAY'",
-    "'LAST'",
-    "'WHERE'",
-    "'ANY'",
-    "'ALL'",
-];
 
 /// An operator and its values.
 fn operator<'a>() -> impl Parser<Input<'a>, Output = Op> {
@@ -693,7 +772,7 @@ fn operator<'a>() -> impl Parser<Input<'a>, Output = Op> {
         symbol("=").with(equals_operand()),
         words,
     ))
-    .expected("an operator")
+    .expected(OPERATOR)
 }
 
 /// What follows `=`: ANY or ALL with a list, WHERE with scope filters, or a value.
@@ -780,7 +859,7 @@ fn time_unit<'a>() -> impl Parser<Input<'a>, Output = TimeUnit> {
         keyword("MINUTES").map(|_| TimeUnit::Minutes),
         keyword("MINUTE").map(|_| TimeUnit::Minutes),
     ))
-    .expected("DAYS, HOURS or MINUTES")
+    .expected(TIME_UNIT)
 }
 
 /// The characters of an unquoted value.

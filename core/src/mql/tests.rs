@@ -1185,3 +1185,49 @@ fn search_unclosed_phrase_runs_to_the_end_and_wildcards_collapse() {
         vec![term(SearchKind::Prefix("abc".into()), Presence::Optional)]
     );
 }
+
+#[test]
+fn error_messages_name_what_may_come() {
+    let message = |result: Result<Expr, SyntaxError>| syntax_error(result).to_string();
+    assert_eq!(
+        message(parse_where("Name = 'x' foo")),
+        "line 1, column 12: expected 'AND', 'OR' or end of input, found 'foo'"
+    );
+    assert_eq!(
+        message(parse_where("Name")),
+        "line 1, column 5: expected an operator, found end of input"
+    );
+    assert_eq!(
+        message(parse_where("(Name = 'x'")),
+        "line 1, column 12: expected ')', found end of input"
+    );
+    assert_eq!(
+        message(parse_where("Name = ANY ('a' 'b')")),
+        "line 1, column 17: expected ',' or ')', found 'b'"
+    );
+    assert_eq!(
+        message(parse_where("Name NOT 'x'")),
+        "line 1, column 10: expected 'EXISTS', 'STARTS', 'ENDS' or 'CONTAINS', found 'x'"
+    );
+    assert_eq!(
+        message(parse_where("Name = 'x' AND")),
+        "line 1, column 15: expected a filter (an attribute name, text, category, content or a function), \
+         found end of input"
+    );
+    assert_eq!(
+        message(parse_where("Name BETWEEN 1 2")),
+        "line 1, column 16: expected 'AND', found '2'"
+    );
+    assert_eq!(
+        message(parse_where("Name = LAST 7")),
+        "line 1, column 14: expected a time unit (DAYS, HOURS or MINUTES), found end of input"
+    );
+    assert_eq!(
+        syntax_error(parse_select("Name Description")).to_string(),
+        "line 1, column 6: expected ',' or end of input, found 'Description'"
+    );
+    assert_eq!(
+        syntax_error(parse_query("SELECT Name FROM x ORDER Name")).to_string(),
+        "line 1, column 26: expected 'BY', found 'Name'"
+    );
+}
