@@ -1231,3 +1231,15 @@ fn error_messages_name_what_may_come() {
         "line 1, column 26: expected 'BY', found 'Name'"
     );
 }
+
+#[test]
+fn long_flat_input_parses() {
+    let filters = vec!["Name = 'x'"; 6000].join(" OR ");
+    assert!(filters.chars().count() < MAX_INPUT_CHARS);
+    match parse_where(&filters) {
+        Ok(Expr::Or(parts)) => assert_eq!(parts.len(), 6000),
+        other => panic!("{other:?}"),
+    }
+    let select = vec!["\"Object Type\""; 5000].join(", ");
+    assert_eq!(parse_select(&select).unwrap().len(), 5000);
+}
