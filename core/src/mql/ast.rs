@@ -55,10 +55,15 @@ pub fn is_reserved(word: &str) -> bool {
 /// SELECT list may be absent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
+    /// The SELECT list, in order; never empty when parsed.
     pub select: Vec<SelectItem>,
+    /// The FROM clause.
     pub from: Option<FromClause>,
+    /// The CONTEXT clause: where inferred business names and descriptions are looked up.
     pub context: Option<SourceId>,
+    /// The WHERE clause.
     pub filter: Option<Expr>,
+    /// The ORDER BY keys, in order; empty for the default order.
     pub order_by: Vec<OrderKey>,
 }
 
@@ -168,7 +173,9 @@ impl SourceId {
 /// The FROM clause: the from id and its optional scope filters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FromClause {
+    /// The from id.
     pub id: SourceId,
+    /// The scope filters that select the models of the source.
     pub scope: Option<Expr>,
 }
 
@@ -189,7 +196,9 @@ pub enum Expr {
 /// A filter: what is tested and how.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
+    /// What is tested.
     pub subject: Subject,
+    /// The operator and its values.
     pub op: Op,
 }
 

@@ -16,7 +16,7 @@ pub use ast::{
     SelectItem, SourceId, Subject, TimeUnit, Value, is_reserved,
 };
 pub use parse::{
-    MAX_DEPTH, MAX_INPUT_CHARS, SyntaxError, parse_context, parse_from, parse_order_by,
-    parse_query, parse_select, parse_where,
+    MAX_DEPTH, MAX_INPUT_CHARS, QueryFields, SyntaxError, parse_context, parse_fields, parse_from,
+    parse_order_by, parse_query, parse_select, parse_where,
 };
 pub use search::{Presence, SearchKind, SearchTerm, parse_search_text};

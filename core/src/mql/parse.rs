@@ -132,6 +132,66 @@ pub fn parse_order_by(text: &str) -> Result<Vec<OrderKey>, SyntaxError> {
     run(text, order_keys)
 }
 
+/// The clauses of a query as the query endpoints carry them, one field each, without
+/// the SELECT, FROM, WHERE or ORDER BY keywords. A blank optional field counts as absent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueryFields<'a> {
+    /// `select`
+    pub select: &'a str,
+    /// `from`: the from id, with optional scope filters in parentheses.
+    pub from: Option<&'a str>,
+    /// `scope`: scope filters.
+    pub scope: Option<&'a str>,
+    /// `context`
+    pub context: Option<&'a str>,
+    /// `where`
+    pub filter: Option<&'a str>,
+    /// `orderby`
+    pub order_by: Option<&'a str>,
+}
+
+/// Parses the fields of a query. An error is INVALID_PARAMETER naming the field and the
+/// place in it (`invalid MQL in 'where': line 1, column 8: ...`), or
+/// REQUIRED_PARAMETER_NOT_SPECIFIED for a blank `select`. Scope filters in both `from`
+/// and `scope` must both hold; `scope` without `from` is an error.
+pub fn parse_fields(fields: &QueryFields<'_>) -> Result<Query, Error> {
+    if fields.select.trim().is_empty() {
+        return Err(Error::missing("select"));
+    }
+    let select = field("select", Some(fields.select), parse_select)?.unwrap_or_default();
+    let mut from = field("from", fields.from, parse_from)?;
+    if let Some(scope) = field("scope", fields.scope, parse_where)? {
+        let Some(from) = from.as_mut() else {
+            return Err(Error::invalid("invalid MQL: 'scope' needs 'from'"));
+        };
+        from.scope = Some(match from.scope.take() {
+            Some(inline) => Expr::And(vec![inline, scope]),
+            None => scope,
+        });
+    }
+    Ok(Query {
+        select,
+        from,
+        context: field("context", fields.context, parse_context)?,
+        filter: field("where", fields.filter, parse_where)?,
+        order_by: field("orderby", fields.order_by, parse_order_by)?.unwrap_or_default(),
+    })
+}
+
+/// Parses one field when it is present and not blank.
+fn field<T>(
+    name: &str,
+    text: Option<&str>,
+    parse: fn(&str) -> Result<T, SyntaxError>,
+) -> Result<Option<T>, Error> {
+    match text {
+        Some(text) if !text.trim().is_empty() => parse(text)
+            .map(Some)
+            .map_err(|error| Error::invalid(format!("invalid MQL in '{name}': {error}"))),
+        _ => Ok(None),
+    }
+}
+
 /// Parses the from id or path of the CONTEXT clause (the `context` parameter).
 pub fn parse_context(text: &str) -> Result<SourceId, SyntaxError> {
     run(text, source_id)

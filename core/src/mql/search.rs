@@ -34,7 +34,9 @@ pub enum Presence {
 /// One term of a search text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchTerm {
+    /// What the term matches.
     pub kind: SearchKind,
+    /// Whether it must, may or must not match.
     pub presence: Presence,
 }
 

@@ -1243,3 +1243,58 @@ fn long_flat_input_parses() {
     let select = vec!["\"Object Type\""; 5000].join(", ");
     assert_eq!(parse_select(&select).unwrap().len(), 5000);
 }
+
+#[test]
+fn query_from_separate_fields() {
+    let query = parse_fields(&QueryFields {
+        select: "Name, \"Object Type\"",
+        from: Some("/Configuration/Published (Name = 'A')"),
+        scope: Some("Model = WHERE (Name = 'Sales')"),
+        context: Some(" "),
+        filter: Some("\"Object Type\" = ANY ('Table')"),
+        order_by: Some("Name desc"),
+    })
+    .unwrap();
+    assert_eq!(
+        query.to_string(),
+        "SELECT Name, \"Object Type\" FROM /Configuration/Published \
+         (Name = 'A' AND Model = WHERE (Name = 'Sales')) WHERE \"Object Type\" = ANY ('Table') ORDER BY Name DESC"
+    );
+    assert_eq!(query.context, None);
+
+    let only_select = parse_fields(&QueryFields {
+        select: "Name",
+        ..QueryFields::default()
+    })
+    .unwrap();
+    assert_eq!(only_select.from, None);
+    assert_eq!(only_select.filter, None);
+
+    let missing = parse_fields(&QueryFields::default()).unwrap_err();
+    assert_eq!(missing.code, ErrorCode::RequiredParameterNotSpecified);
+
+    let bad = parse_fields(&QueryFields {
+        select: "Name",
+        filter: Some("Name ="),
+        ..QueryFields::default()
+    })
+    .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::InvalidParameter);
+    assert_eq!(
+        bad.message,
+        "invalid MQL in 'where': line 1, column 7: expected a value in single quotes, a number or a date, \
+         found end of input"
+    );
+
+    let orphan = parse_fields(&QueryFields {
+        select: "Name",
+        scope: Some("Name = 'x'"),
+        ..QueryFields::default()
+    })
+    .unwrap_err();
+    assert!(
+        orphan.message.contains("'scope' needs 'from'"),
+        "{}",
+        orphan.message
+    );
+}
