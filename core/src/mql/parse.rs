@@ -9,8 +9,10 @@
 //!
 //! A defect is a [`SyntaxError`] naming the line and column (1-based, in characters),
 //! what was expected and what was found. No input makes the parser panic: the input's
-//! length and its parenthesis depth are checked before the grammar runs, so the
-//! recursion stays shallow.
+//! length and its parenthesis depth are checked before the grammar runs, and nested
+//! input is parsed on a short-lived thread whose stack is sized for its depth.
+//! [`parse_fields`] assembles a query from the endpoints' fields, with errors that name
+//! the field.
 
 use std::fmt::{self, Display, Formatter};
 
