@@ -1,5 +1,25 @@
-//! MQL, the query language: what it knows about attributes ([`catalog`]) and how a name
-//! of a query finds its attribute ([`resolve`]).
+//! MQL, the query language of the query endpoints: its syntax tree and parser, the search
+//! text of `text` filters, what it knows about attributes ([`catalog`]) and how a name of
+//! a query finds its attribute ([`resolve`]).
+//!
+//! Parsing only reads the syntax; resolving attribute names and checking operators
+//! against them is the validator's job.
 
+pub mod ast;
 pub mod catalog;
+pub mod parse;
 pub mod resolve;
+pub mod search;
+
+#[cfg(test)]
+mod tests;
+
+pub use ast::{
+    Direction, Expr, Filter, FromClause, Name, Notation, Op, OrderKey, Path, Query, RESERVED_WORDS,
+    SelectItem, SourceId, Subject, TimeUnit, Value, is_reserved,
+};
+pub use parse::{
+    MAX_DEPTH, MAX_INPUT_CHARS, QueryFields, SyntaxError, parse_context, parse_fields, parse_from,
+    parse_order_by, parse_query, parse_select, parse_where,
+};
+pub use search::{Presence, SearchKind, SearchTerm, parse_search_text};

@@ -1,0 +1,172 @@
+//! The search text of `text = '...'` (spec section 2.12): words, "exact phrases",
+//! `+required` and `-excluded` terms, trailing `*` wildcards and `parent.child` names.
+//!
+//! Search text is typed by people, so it is read leniently and never fails: the
+//! typographic quotes and dashes that word processors put in (“ ” ‘ ’ – —) count as
+//! their plain forms, an unclosed phrase runs to the end, and a lone sign or wildcard is
+//! dropped.
+
+/// What a search term matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchKind {
+    /// A word.
+    Word(String),
+    /// An exact phrase, written in double quotes.
+    Phrase(String),
+    /// Words starting with the text, written with a trailing `*`.
+    Prefix(String),
+    /// A child named `child` of a parent named `parent`, written `parent.child`; either
+    /// part may be a quoted phrase.
+    ParentChild { parent: String, child: String },
+}
+
+/// Whether a term must, may or must not match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Presence {
+    /// No sign: the term may match.
+    Optional,
+    /// `+term`: the term must match.
+    Required,
+    /// `-term`: the term must not match.
+    Excluded,
+}
+
+/// One term of a search text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchTerm {
+    /// What the term matches.
+    pub kind: SearchKind,
+    /// Whether it must, may or must not match.
+    pub presence: Presence,
+}
+
+/// Splits search text into its terms. An empty or blank text has none (the spec
+/// ignores an empty text filter).
+pub fn parse_search_text(text: &str) -> Vec<SearchTerm> {
+    let chars: Vec<char> = text.chars().map(plain_form).collect();
+    let mut scanner = Scanner {
+        chars: &chars,
+        at: 0,
+    };
+    let mut terms = Vec::new();
+    while scanner.skip_whitespace() {
+        if let Some(term) = scanner.term() {
+            terms.push(term);
+        }
+    }
+    terms
+}
+
+/// The plain character for a typographic quote or dash.
+fn plain_form(c: char) -> char {
+    match c {
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2212}' => '-',
+        c => c,
+    }
+}
+
+/// A cursor over the characters of a search text.
+struct Scanner<'a> {
+    chars: &'a [char],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    /// Skips whitespace; whether any text is left.
+    fn skip_whitespace(&mut self) -> bool {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.at += 1;
+        }
+        self.at < self.chars.len()
+    }
+
+    /// Reads one term at the cursor, which is on a non-blank character; `None` when the
+    /// text there is only a sign, a wildcard or an empty phrase.
+    fn term(&mut self) -> Option<SearchTerm> {
+        let presence = match self.peek() {
+            Some('+') => Presence::Required,
+            Some('-') => Presence::Excluded,
+            _ => Presence::Optional,
+        };
+        if presence != Presence::Optional {
+            self.at += 1;
+        }
+        let first = self.part()?;
+        let kind = if self.peek() == Some('.') && self.continues_after_dot() {
+            self.at += 1;
+            let child = self.part()?;
+            SearchKind::ParentChild {
+                parent: first.text,
+                child: child.text,
+            }
+        } else {
+            first.into_kind()?
+        };
+        Some(SearchTerm { kind, presence })
+    }
+
+    /// Whether a part follows the dot at the cursor.
+    fn continues_after_dot(&self) -> bool {
+        self.chars
+            .get(self.at + 1)
+            .is_some_and(|c| !c.is_whitespace() && *c != '.')
+    }
+
+    /// Reads a phrase or a word up to whitespace, a quote or a dot.
+    fn part(&mut self) -> Option<Part> {
+        if self.peek() == Some('"') {
+            self.at += 1;
+            let start = self.at;
+            while self.peek().is_some_and(|c| c != '"') {
+                self.at += 1;
+            }
+            let text: String = self.chars[start..self.at].iter().collect();
+            if self.peek() == Some('"') {
+                self.at += 1;
+            }
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            return (!text.is_empty()).then_some(Part { text, phrase: true });
+        }
+        let start = self.at;
+        while let Some(c) = self.peek() {
+            let splits = c == '.' && self.at > start && self.continues_after_dot();
+            if c.is_whitespace() || c == '"' || splits {
+                break;
+            }
+            self.at += 1;
+        }
+        let text: String = self.chars[start..self.at].iter().collect();
+        (!text.is_empty()).then_some(Part {
+            text,
+            phrase: false,
+        })
+    }
+}
+
+/// A word or phrase read by [`Scanner::part`].
+struct Part {
+    text: String,
+    phrase: bool,
+}
+
+impl Part {
+    /// The kind of a term made of this part alone; `None` for a lone wildcard.
+    fn into_kind(self) -> Option<SearchKind> {
+        if self.phrase {
+            return Some(SearchKind::Phrase(self.text));
+        }
+        match self.text.strip_suffix('*') {
+            Some(stem) => {
+                let stem = stem.trim_end_matches('*');
+                (!stem.is_empty()).then(|| SearchKind::Prefix(stem.to_owned()))
+            }
+            None => Some(SearchKind::Word(self.text)),
+        }
+    }
+}
