@@ -34,86 +34,76 @@ use OpKind::*;
 
 use crate::model::ValueType;
 
-/// Operator set S: strings.
-pub const S: &[OpKind] = &[
-    Eq,
-    Ne,
-    EqAny,
-    NeAny,
-    EqAll,
-    NeAll,
-    Exists,
-    NotExists,
+/// A set of operators, a bit each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpSet(u32);
+
+impl OpSet {
+    /// The set of these operators.
+    pub const fn of(ops: &[OpKind]) -> Self {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < ops.len() {
+            bits |= 1 << ops[i] as u32;
+            i += 1;
+        }
+        Self(bits)
+    }
+
+    /// This set with the operators of `other`.
+    pub const fn and(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    pub const fn contains(self, op: OpKind) -> bool {
+        self.0 & (1 << op as u32) != 0
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+const EQ_NE: OpSet = OpSet::of(&[Eq, Ne]);
+const EXISTENCE: OpSet = OpSet::of(&[Exists, NotExists]);
+const ANY: OpSet = OpSet::of(&[EqAny, NeAny]);
+const ALL: OpSet = OpSet::of(&[EqAll, NeAll]);
+const TEXT: OpSet = OpSet::of(&[
     StartsWith,
     NotStartsWith,
     EndsWith,
     NotEndsWith,
     Contains,
     NotContains,
-];
-/// Operator set M: multi-valued attributes.
-pub const M: &[OpKind] = &[Eq, Ne, EqAny, NeAny, EqAll, NeAll, Exists, NotExists];
-/// Operator set B: booleans.
-pub const B: &[OpKind] = &[Eq, Ne, Exists, NotExists];
-/// Operator set N: numbers.
-pub const N: &[OpKind] = &[Eq, Ne, Lt, Le, Gt, Ge, Between];
+]);
+const COMPARE: OpSet = OpSet::of(&[Lt, Le, Gt, Ge, Between]);
+
 /// Operator set E: object-valued attributes, only [NOT] EXISTS (and only under AND).
-pub const E: &[OpKind] = &[Exists, NotExists];
+pub const E: OpSet = EXISTENCE;
 /// Operator set I: identifiers.
-pub const I: &[OpKind] = &[Eq, Ne, EqAny, NeAny];
+pub const I: OpSet = EQ_NE.and(ANY);
+/// Operator set B: booleans.
+pub const B: OpSet = EQ_NE.and(EXISTENCE);
+/// Operator set M: multi-valued attributes.
+pub const M: OpSet = I.and(ALL).and(EXISTENCE);
+/// Operator set S: strings.
+pub const S: OpSet = M.and(TEXT);
+/// Operator set N: numbers.
+pub const N: OpSet = EQ_NE.and(COMPARE);
 /// No operator: the attribute cannot be a filter.
-pub const NONE: &[OpKind] = &[];
-/// Custom and profile attributes: S plus the comparisons.
-pub const CUSTOM: &[OpKind] = &[
-    Eq,
-    Ne,
-    EqAny,
-    NeAny,
-    EqAll,
-    NeAll,
-    Exists,
-    NotExists,
-    StartsWith,
-    NotStartsWith,
-    EndsWith,
-    NotEndsWith,
-    Contains,
-    NotContains,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Between,
-    Before,
-    After,
-];
+pub const NONE: OpSet = OpSet::of(&[]);
+/// Custom and profile attributes (spec 2.12): S plus the comparisons, BEFORE and AFTER.
+pub const CUSTOM: OpSet = S.and(COMPARE).and(OpSet::of(&[Before, After]));
 /// UDPs (spec 2.12): no ALL, no comparisons.
-pub const UDP: &[OpKind] = &[
-    Eq,
-    Ne,
-    EqAny,
-    NeAny,
-    Exists,
-    NotExists,
-    StartsWith,
-    NotStartsWith,
-    EndsWith,
-    NotEndsWith,
-    Contains,
-    NotContains,
-];
-const CERTIFIED: &[OpKind] = &[Eq, Ne];
-const PARENT: &[OpKind] = &[Eq, EqAny];
-const LABEL: &[OpKind] = &[Eq, Ne, EqAny, NeAny, Exists, NotExists];
-const UPDATED_DATE: &[OpKind] = &[Eq, Before, After, Between];
+pub const UDP: OpSet = I.and(EXISTENCE).and(TEXT);
 /// Data profiling attributes (spec 2.7).
-pub const PROFILING: &[OpKind] = &[
-    Eq, Ne, EqAny, NeAny, Exists, NotExists, Lt, Le, Gt, Ge, Between,
-];
+pub const PROFILING: OpSet = I.and(EXISTENCE).and(COMPARE);
 /// Inferred Data Types: the data profiling set plus = ALL and != ALL.
-pub const PROFILING_ARRAY: &[OpKind] = &[
-    Eq, Ne, EqAny, NeAny, EqAll, NeAll, Exists, NotExists, Lt, Le, Gt, Ge, Between,
-];
+pub const PROFILING_ARRAY: OpSet = PROFILING.and(ALL);
+const CERTIFIED: OpSet = EQ_NE;
+const PARENT: OpSet = OpSet::of(&[Eq, EqAny]);
+const LABEL: OpSet = I.and(EXISTENCE);
+const UPDATED_DATE: OpSet = OpSet::of(&[Eq, Before, After, Between]);
 
 /// The value of an attribute as MQL shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +187,7 @@ pub struct SystemAttribute {
     pub name: &'static str,
     pub shape: Shape,
     /// The operators a filter on it may use; empty when it cannot be a filter.
-    pub operators: &'static [OpKind],
+    pub operators: OpSet,
     /// Filter values are user (and group) names; `ME` is the caller.
     pub takes_principals: bool,
     /// Deprecated by the spec (kept working).
@@ -211,7 +201,7 @@ pub struct SystemAttribute {
 const fn attribute(
     name: &'static str,
     shape: Shape,
-    operators: &'static [OpKind],
+    operators: OpSet,
     group: &'static str,
 ) -> SystemAttribute {
     SystemAttribute {
@@ -354,7 +344,7 @@ pub fn system_attribute(name: &str) -> Option<&'static SystemAttribute> {
 pub struct ProfilingAttribute {
     pub name: &'static str,
     pub shape: Shape,
-    pub operators: &'static [OpKind],
+    pub operators: OpSet,
 }
 
 const fn profiling(name: &'static str, shape: Shape) -> ProfilingAttribute {
@@ -584,6 +574,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn operator_sets_are_those_of_the_spec() {
+        assert!(S.contains(NotStartsWith) && S.contains(EqAll) && !S.contains(Lt));
+        assert!(M.contains(NeAll) && !M.contains(Contains));
+        assert!(N.contains(Between) && !N.contains(Exists));
+        assert!(I.contains(NeAny) && !I.contains(Exists));
+        assert!(CUSTOM.contains(Before) && CUSTOM.contains(Ge) && CUSTOM.contains(Contains));
+        assert!(!UDP.contains(EqAll) && !UDP.contains(Lt));
+        assert!(PROFILING_ARRAY.contains(EqAll) && !PROFILING.contains(EqAll));
+        assert!(NONE.is_empty() && E == OpSet::of(&[NotExists, Exists]));
     }
 
     #[test]
