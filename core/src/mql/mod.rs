@@ -1,6 +1,7 @@
 //! MQL, the query language of the query endpoints: its syntax tree and parser, the search
-//! text of `text` filters, what it knows about attributes ([`catalog`]) and how a name of
-//! a query finds its attribute ([`resolve`]).
+//! text of `text` filters, what it knows about attributes ([`catalog`]), how a name of a
+//! query finds its attribute ([`resolve`]) and the checks of a parsed query against the
+//! spec's rules and the meta model ([`validate`]).
 //!
 //! Parsing only reads the syntax; resolving attribute names and checking operators
 //! against them is the validator's job.
@@ -10,6 +11,7 @@ pub mod catalog;
 pub mod parse;
 pub mod resolve;
 pub mod search;
+pub mod validate;
 
 #[cfg(test)]
 mod tests;
