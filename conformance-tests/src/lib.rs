@@ -118,6 +118,8 @@ macro_rules! http_suite {
             export_import_export_is_byte_identical,
             export_unknown_model_is_404,
             export_bad_input,
+            validate_mql_query_answers_current_syntax_and_warnings,
+            validate_mql_query_refuses_invalid_queries,
             reads_without_view_metadata_are_denied,
             types_without_view_metadata_are_denied,
             writes_without_manage_repository_are_denied,

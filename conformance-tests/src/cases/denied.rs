@@ -68,8 +68,14 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
     let imported = t.import_sample().await;
     let model = imported.model_id.as_str();
     let entity = format!("/entities/{}", encode_segment(model));
-    let calls: [Call<'_>; 7] = [
+    let calls: [Call<'_>; 8] = [
         (Method::GET, entity.as_str(), vec![], None),
+        (
+            Method::GET,
+            "/entities/validateMQLQuery",
+            vec![("select", "Name"), ("from", model)],
+            None,
+        ),
         (
             Method::GET,
             "/repository/getContext",

@@ -18,6 +18,7 @@ mod denied;
 mod entities;
 mod export;
 pub(crate) mod import;
+mod query;
 mod removed;
 mod repository;
 mod routing;
@@ -488,12 +489,24 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("POST", "/repository/model/export", B)]
         ),
+        // MQL queries
+        case!(
+            query::validate_mql_query_answers_current_syntax_and_warnings,
+            AnyServer,
+            [("GET", "/entities/validateMQLQuery", N)]
+        ),
+        case!(
+            query::validate_mql_query_refuses_invalid_queries,
+            AnyServer,
+            [("GET", "/entities/validateMQLQuery", B)]
+        ),
         // Permissions
         case!(
             denied::reads_without_view_metadata_are_denied,
             AnyServer,
             [
                 ("GET", "/entities/{objectId}", D),
+                ("GET", "/entities/validateMQLQuery", D),
                 ("GET", "/repository/getContext", D),
                 ("GET", "/configuration/listModels", D),
                 ("GET", "/configurations/listConnectedModels", D),

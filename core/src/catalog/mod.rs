@@ -11,6 +11,7 @@ mod auth;
 mod browse;
 mod model_import;
 mod model_io;
+mod query;
 mod types;
 
 use std::sync::{Arc, PoisonError, RwLock};
@@ -20,6 +21,7 @@ pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
+pub use query::{QueryValidation, mql_version};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 
 use crate::archive::ArchiveLimits;

@@ -2,6 +2,8 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
+use lore_core::catalog::mql_version;
+use lore_core::mql::QueryFields;
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -44,4 +46,57 @@ pub async fn get_entity(
     }
     let reference = ObjectRef::parse(&object_id)?;
     Ok(ok(state.catalog.get_entity(&caller, &reference).await?))
+}
+
+/// The clauses of an MQL query as query parameters, without the SELECT, FROM, WHERE and
+/// ORDER BY keywords.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct QueryParams {
+    /// The SELECT list, e.g. `Name, "Object Type"`.
+    pub select: Option<String>,
+    /// The from id (repository path, object id or stable id).
+    pub from: Option<String>,
+    /// Scope filters on the from id, e.g. `Model = WHERE (Name = 'Sales')`.
+    pub scope: Option<String>,
+    /// The WHERE filters.
+    #[serde(rename = "where")]
+    pub filter: Option<String>,
+    /// Sort keys: `Name asc`, `Name desc`, `Relevance`, `"Updated Date"`.
+    pub orderby: Option<String>,
+    /// The CONTEXT clause: the path or id of a content or version of a configuration.
+    pub context: Option<String>,
+    /// MQL version, 1 to 3 (current 3); below 3 accepts the deprecated names and marks.
+    #[serde(rename = "mqlVersion")]
+    pub mql_version: Option<String>,
+}
+
+impl QueryParams {
+    fn fields(&self) -> QueryFields<'_> {
+        QueryFields {
+            select: self.select.as_deref().unwrap_or_default(),
+            from: self.from.as_deref(),
+            scope: self.scope.as_deref(),
+            context: self.context.as_deref(),
+            filter: self.filter.as_deref(),
+            order_by: self.orderby.as_deref(),
+        }
+    }
+}
+
+/// Validates an MQL query: 200 with the query in current syntax and warnings about what
+/// may surprise when it runs (unknown attributes or ids), or 400 naming what is wrong
+/// (a syntax error with its line and column, an operator the attribute does not take).
+#[utoipa::path(get, path = "/entities/validateMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    params(QueryParams),
+    responses((status = 200, description = "{valid, query, warnings}"), (status = 400, description = "The query is not valid MQL")))]
+pub async fn validate_mql_query(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<QueryParams>,
+) -> ApiResult<Response> {
+    let version = mql_version(params.mql_version.as_deref())?;
+    Ok(ok(state
+        .catalog
+        .validate_query(&caller, &params.fields(), version)
+        .await?))
 }

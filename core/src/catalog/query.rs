@@ -1,0 +1,83 @@
+//! MQL queries: validation (`GET /entities/validateMQLQuery`).
+
+use serde::{Deserialize, Serialize};
+
+use super::Catalog;
+use crate::auth::Caller;
+use crate::error::{Error, ErrorCode, Result};
+use crate::id::ObjectRef;
+use crate::model::Capability;
+use crate::mql::parse::{QueryFields, parse_fields};
+use crate::mql::validate::{CURRENT_VERSION, validate};
+
+/// What validating a query found: it is valid (an invalid query is an error naming what
+/// is wrong), here is the query in current MQL syntax, and what may surprise when it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryValidation {
+    pub valid: bool,
+    /// The query written back in current syntax (`mqlVersion` 3): keywords in upper case,
+    /// notation marks dropped.
+    pub query: String,
+    /// Why the query may give surprising results (spec section 7): unknown attributes, a
+    /// FROM id that does not exist, names of earlier MQL versions.
+    pub warnings: Vec<String>,
+}
+
+/// The MQL version of an `mqlVersion` parameter: 1 to 3, 3 when absent.
+pub fn mql_version(text: Option<&str>) -> Result<u32> {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(CURRENT_VERSION);
+    };
+    match text.parse::<u32>() {
+        Ok(version @ 1..=CURRENT_VERSION) => Ok(version),
+        _ => Err(Error::invalid(format!(
+            "mqlVersion '{text}' is not an MQL version: 1, 2 or {CURRENT_VERSION}"
+        ))),
+    }
+}
+
+impl Catalog {
+    /// `GET /entities/validateMQLQuery`: parses and validates a query against the meta
+    /// model; unknown FROM and CONTEXT ids are warnings, as the query would find nothing.
+    pub async fn validate_query(
+        &self,
+        caller: &Caller,
+        fields: &QueryFields<'_>,
+        version: u32,
+    ) -> Result<QueryValidation> {
+        caller.require(Capability::ViewMetadata)?;
+        let query = parse_fields(fields)?;
+        let meta = self.meta_model_for(caller).await?;
+        let mut warnings = validate(&query, &meta, version)?.warnings;
+        let sources = [
+            ("FROM", query.from.as_ref().map(|f| &f.id)),
+            ("CONTEXT", query.context.as_ref()),
+        ];
+        for (clause, id) in sources {
+            let Some(id) = id else { continue };
+            match self.resolve(&ObjectRef::parse(&id.text)?).await {
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.code,
+                        ErrorCode::NotFound
+                            | ErrorCode::ObjectNotFound
+                            | ErrorCode::InvalidRepositoryPath
+                    ) =>
+                {
+                    warnings.push(format!(
+                        "{clause} '{}' does not exist; the query finds nothing",
+                        id.text
+                    ))
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(QueryValidation {
+            valid: true,
+            query: query.to_string(),
+            warnings,
+        })
+    }
+}
