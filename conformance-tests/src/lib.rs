@@ -120,6 +120,8 @@ macro_rules! http_suite {
             export_bad_input,
             validate_mql_query_answers_current_syntax_and_warnings,
             validate_mql_query_refuses_invalid_queries,
+            upgrade_mql_query_rewrites_earlier_syntax,
+            upgrade_mql_query_refuses_invalid_queries,
             reads_without_view_metadata_are_denied,
             types_without_view_metadata_are_denied,
             writes_without_manage_repository_are_denied,

@@ -68,13 +68,19 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
     let imported = t.import_sample().await;
     let model = imported.model_id.as_str();
     let entity = format!("/entities/{}", encode_segment(model));
-    let calls: [Call<'_>; 8] = [
+    let calls: [Call<'_>; 9] = [
         (Method::GET, entity.as_str(), vec![], None),
         (
             Method::GET,
             "/entities/validateMQLQuery",
             vec![("select", "Name"), ("from", model)],
             None,
+        ),
+        (
+            Method::POST,
+            "/entities/upgradeMQLQuery",
+            vec![],
+            Some(json!({"select": "#Name#", "mqlVersion": 1})),
         ),
         (
             Method::GET,

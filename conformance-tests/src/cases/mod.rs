@@ -500,6 +500,19 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("GET", "/entities/validateMQLQuery", B)]
         ),
+        case!(
+            query::upgrade_mql_query_rewrites_earlier_syntax,
+            AnyServer,
+            [
+                ("POST", "/entities/upgradeMQLQuery", N),
+                ("GET", "/entities/validateMQLQuery", N)
+            ]
+        ),
+        case!(
+            query::upgrade_mql_query_refuses_invalid_queries,
+            AnyServer,
+            [("POST", "/entities/upgradeMQLQuery", B)]
+        ),
         // Permissions
         case!(
             denied::reads_without_view_metadata_are_denied,
@@ -507,6 +520,7 @@ pub fn cases() -> Vec<Case> {
             [
                 ("GET", "/entities/{objectId}", D),
                 ("GET", "/entities/validateMQLQuery", D),
+                ("POST", "/entities/upgradeMQLQuery", D),
                 ("GET", "/repository/getContext", D),
                 ("GET", "/configuration/listModels", D),
                 ("GET", "/configurations/listConnectedModels", D),

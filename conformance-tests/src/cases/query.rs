@@ -143,3 +143,108 @@ pub async fn validate_mql_query_refuses_invalid_queries(t: &Target) {
         .await;
     assert_error(&resp, 401, "AUTHENTICATION_ERROR");
 }
+
+const UPGRADE: &str = "/entities/upgradeMQLQuery";
+
+/// A version-1 query comes back clause by clause in current syntax; the answer is a
+/// valid current query.
+pub async fn upgrade_mql_query_rewrites_earlier_syntax(t: &Target) {
+    let imported = t.import_sample().await;
+    let model = imported.model_id.as_str();
+    let resp = t
+        .post(
+            UPGRADE,
+            &[],
+            &json!({
+                "select": "#Name#, {Semantic Types}, Stewards",
+                "from": model,
+                "where": "label = 'PII' AND \"Last Modified Date\" AFTER TODAY AND steward = ME",
+                "orderby": "#Name# desc",
+                "mqlVersion": 1
+            }),
+        )
+        .await;
+    let result = resp.ok();
+    assert_eq!(
+        result["select"],
+        json!("Name, \"Data Classifications\", MembersOfRole('Steward')"),
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(result["from"], json!(model));
+    assert_eq!(
+        result["where"],
+        json!(
+            "Labels = 'PII' AND \"Updated Date\" AFTER TODAY AND ExpandedMembersOfRole('Steward') = ME"
+        )
+    );
+    assert_eq!(result["orderby"], json!("Name DESC"));
+    assert_eq!(result["mqlVersion"], json!(3));
+    assert_eq!(result["warnings"], json!([]));
+
+    // The rewritten query validates under the current version without warnings.
+    let resp = validate(
+        t,
+        &[
+            ("select", result["select"].as_str().unwrap_or_default()),
+            ("from", model),
+            ("where", result["where"].as_str().unwrap_or_default()),
+            ("orderby", result["orderby"].as_str().unwrap_or_default()),
+        ],
+    )
+    .await;
+    assert_eq!(warnings(&resp), Vec::<String>::new(), "{}", resp.describe());
+
+    // A current query stays as it is; mqlVersion may be a string.
+    let resp = t
+        .post(
+            UPGRADE,
+            &[],
+            &json!({"select": "Name", "where": "Name = 'a'", "mqlVersion": "3"}),
+        )
+        .await;
+    assert_eq!(
+        resp.ok()["where"],
+        json!("Name = 'a'"),
+        "{}",
+        resp.describe()
+    );
+}
+
+/// A body that is not a query of its version is 400.
+pub async fn upgrade_mql_query_refuses_invalid_queries(t: &Target) {
+    let cases = [
+        (
+            json!({"select": "Name", "where": "Name ="}),
+            "INVALID_PARAMETER",
+        ),
+        (
+            json!({"where": "Name = 'a'"}),
+            "REQUIRED_PARAMETER_NOT_SPECIFIED",
+        ),
+        (
+            json!({"select": "Name", "mqlVersion": 9}),
+            "INVALID_PARAMETER",
+        ),
+        (
+            json!({"select": "Name", "mqlVersion": "one"}),
+            "INVALID_PARAMETER",
+        ),
+        (
+            json!({"select": "Name", "where": "Name < 'a'", "mqlVersion": 1}),
+            "INVALID_PARAMETER",
+        ),
+        (json!({"select": 3}), "INVALID_PARAMETER"),
+    ];
+    for (body, code) in cases {
+        let resp = t.post(UPGRADE, &[], &body).await;
+        assert_error(&resp, 400, code);
+    }
+    let resp = t
+        .send(
+            t.anon(reqwest::Method::POST, UPGRADE)
+                .json(&json!({"select": "Name"})),
+        )
+        .await;
+    assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+}

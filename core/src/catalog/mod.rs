@@ -21,7 +21,7 @@ pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
-pub use query::{QueryValidation, mql_version};
+pub use query::{QueryValidation, UpgradedQuery, mql_version};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 
 use crate::archive::ArchiveLimits;

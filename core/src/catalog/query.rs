@@ -1,4 +1,5 @@
-//! MQL queries: validation (`GET /entities/validateMQLQuery`).
+//! MQL queries: validation (`GET /entities/validateMQLQuery`) and the upgrade to current
+//! syntax (`POST /entities/upgradeMQLQuery`).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,6 +9,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectRef;
 use crate::model::Capability;
 use crate::mql::parse::{QueryFields, parse_fields};
+use crate::mql::upgrade::upgrade;
 use crate::mql::validate::{CURRENT_VERSION, validate};
 
 /// What validating a query found: it is valid (an invalid query is an error naming what
@@ -77,6 +79,66 @@ impl Catalog {
         Ok(QueryValidation {
             valid: true,
             query: query.to_string(),
+            warnings,
+        })
+    }
+}
+
+/// A query rewritten in current MQL syntax, clause by clause as the query endpoints take
+/// them (`POST /entities/upgradeMQLQuery`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpgradedQuery {
+    pub select: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orderby: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Always the current version.
+    pub mql_version: u32,
+    /// What could not be rewritten, and what the rewritten query would find nothing for.
+    pub warnings: Vec<String>,
+}
+
+/// Items written with `, ` between them.
+fn listed<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Catalog {
+    /// `POST /entities/upgradeMQLQuery`: validates the query in its version, rewrites it
+    /// in current syntax and validates the result.
+    pub async fn upgrade_query(
+        &self,
+        caller: &Caller,
+        fields: &QueryFields<'_>,
+        version: u32,
+    ) -> Result<UpgradedQuery> {
+        caller.require(Capability::ViewMetadata)?;
+        let query = parse_fields(fields)?;
+        let meta = self.meta_model_for(caller).await?;
+        // An earlier version's query is upgraded and then validated as current syntax.
+        let warnings = validate(&query, &meta, version)?.warnings;
+        let (mut upgraded, _) = upgrade(&query, &meta);
+        let scope = upgraded.from.as_mut().and_then(|f| f.scope.take());
+        Ok(UpgradedQuery {
+            select: listed(&upgraded.select),
+            from: upgraded.from.as_ref().map(ToString::to_string),
+            scope: scope.as_ref().map(ToString::to_string),
+            filter: upgraded.filter.as_ref().map(ToString::to_string),
+            orderby: (!upgraded.order_by.is_empty()).then(|| listed(&upgraded.order_by)),
+            context: upgraded.context.as_ref().map(ToString::to_string),
+            mql_version: CURRENT_VERSION,
             warnings,
         })
     }

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod parse;
 pub mod resolve;
 pub mod search;
+pub mod upgrade;
 pub mod validate;
 
 #[cfg(test)]

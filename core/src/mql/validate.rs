@@ -12,6 +12,7 @@
 use super::ast::{Expr, Filter, Name, Op, OrderKey, Path, Query, SelectItem, Subject, Value};
 use super::catalog::{self, OpKind, OpSet, Replacement, Shape};
 use super::resolve::{Property, Resolved, resolve};
+use super::upgrade::upgrade;
 use crate::error::{Error, Result};
 use crate::model::{AttributeKind, MetaModel};
 
@@ -37,11 +38,19 @@ pub struct Validated<'m> {
     pub warnings: Vec<String>,
 }
 
-/// Validates `query` for MQL version `version` against the meta model.
+/// Validates `query` for MQL version `version` against the meta model. A query of an
+/// earlier version is upgraded to current syntax first ([`upgrade`]) and validated as
+/// that.
 pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<Validated<'m>> {
+    if version < CURRENT_VERSION {
+        let (upgraded, mut warnings) = upgrade(query, meta);
+        let mut validated = validate(&upgraded, meta, CURRENT_VERSION)?;
+        warnings.append(&mut validated.warnings);
+        validated.warnings = warnings;
+        return Ok(validated);
+    }
     let mut v = Validator {
         meta,
-        version,
         warnings: Vec::new(),
     };
     let mut select = Vec::new();
@@ -73,7 +82,6 @@ pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<
 
 struct Validator<'m> {
     meta: &'m MetaModel,
-    version: u32,
     warnings: Vec<String>,
 }
 
@@ -158,39 +166,32 @@ impl<'m> Validator<'m> {
         }
     }
 
-    /// The names of a path, with notation marks and earlier names handled by version.
+    /// The names of a path in current syntax: notation marks are refused, earlier names
+    /// warned about (an earlier version's query comes here upgraded).
     fn names(&mut self, path: &Path) -> Result<Vec<String>> {
         let mut names = Vec::with_capacity(path.0.len());
         for Name { text, marks, .. } in &path.0 {
-            if marks.is_some() && self.version >= CURRENT_VERSION {
+            if marks.is_some() {
                 return Err(Error::invalid(format!(
                     "the notation marks around '{text}' are MQL version 1 syntax; drop them, or pass mqlVersion=1"
                 )));
             }
             names.push(text.clone());
         }
-        if let [only] = names.as_mut_slice()
+        if let [only] = names.as_slice()
             && let Some(replacement) = catalog::earlier_name(only)
         {
             let current = match replacement {
-                Replacement::Attribute(name) | Replacement::Grantees(name) => Some(name),
-                Replacement::Term => Some("Term Documentation"),
-                Replacement::InferredDocumentation => Some("Inferred Documentation"),
-                Replacement::Stewards => None,
-            };
-            match (self.version < CURRENT_VERSION, current) {
-                (true, Some(name)) => *only = name.to_owned(),
-                (true, None) => {
-                    return Err(Error::invalid(format!(
-                        "'{only}' is replaced by MembersOfRole('Steward') in SELECT and ExpandedMembersOfRole('Steward') in filters"
-                    )));
+                Replacement::Attribute(name) | Replacement::Grantees(name) => name,
+                Replacement::Term => "Term Documentation",
+                Replacement::InferredDocumentation => "Inferred Documentation",
+                Replacement::Stewards => {
+                    "MembersOfRole('Steward') or ExpandedMembersOfRole('Steward')"
                 }
-                (false, _) => self.warnings.push(format!(
-                    "'{only}' is a name of MQL version 2 and earlier; with mqlVersion=3 write {}",
-                    current
-                        .unwrap_or("MembersOfRole('Steward') or ExpandedMembersOfRole('Steward')")
-                )),
-            }
+            };
+            self.warnings.push(format!(
+                "'{only}' is a name of MQL version 2 and earlier; with mqlVersion=3 write {current}"
+            ));
         }
         Ok(names)
     }
@@ -598,8 +599,18 @@ mod tests {
                 .any(|w| w.contains("write Data Classifications")),
             "{warnings:?}"
         );
-        let refusal = check("Name", Some("Stewards = 'ann'"), None, 2).unwrap_err();
-        assert!(refusal.message.contains("ExpandedMembersOfRole('Steward')"));
+        assert!(
+            check("Stewards", Some("Stewards = 'ann'"), None, 2)
+                .unwrap()
+                .is_empty()
+        );
+        let warnings = filter("Stewards = 'ann'").unwrap();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("ExpandedMembersOfRole('Steward')")),
+            "{warnings:?}"
+        );
     }
 
     #[test]

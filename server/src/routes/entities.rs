@@ -6,11 +6,11 @@ use lore_core::catalog::mql_version;
 use lore_core::mql::QueryFields;
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
 use crate::error::{ApiResult, ok};
-use crate::extract::{Authenticated, Params};
+use crate::extract::{Authenticated, JsonBody, Params};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -98,5 +98,60 @@ pub async fn validate_mql_query(
     Ok(ok(state
         .catalog
         .validate_query(&caller, &params.fields(), version)
+        .await?))
+}
+
+/// The body of upgradeMQLQuery: the clauses of a query, as executeMQLQuery takes them.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct QueryBody {
+    pub select: Option<String>,
+    pub from: Option<String>,
+    pub scope: Option<String>,
+    #[serde(rename = "where")]
+    pub filter: Option<String>,
+    pub orderby: Option<String>,
+    pub context: Option<String>,
+    /// The MQL version the query is written in (a number or a string; 3 when absent).
+    #[serde(rename = "mqlVersion")]
+    #[schema(value_type = Option<String>)]
+    pub mql_version: Option<serde_json::Value>,
+}
+
+impl QueryBody {
+    fn fields(&self) -> QueryFields<'_> {
+        QueryFields {
+            select: self.select.as_deref().unwrap_or_default(),
+            from: self.from.as_deref(),
+            scope: self.scope.as_deref(),
+            context: self.context.as_deref(),
+            filter: self.filter.as_deref(),
+            order_by: self.orderby.as_deref(),
+        }
+    }
+
+    fn version(&self) -> Result<u32, Error> {
+        match &self.mql_version {
+            None | Some(serde_json::Value::Null) => mql_version(None),
+            Some(serde_json::Value::String(text)) => mql_version(Some(text)),
+            Some(other) => mql_version(Some(&other.to_string())),
+        }
+    }
+}
+
+/// Rewrites a query of an earlier MQL version (`mqlVersion` 1 or 2: notation marks,
+/// earlier attribute names, removed filter words) in current syntax, clause by clause,
+/// with warnings for what has no current equivalent.
+#[utoipa::path(post, path = "/entities/upgradeMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    request_body = QueryBody,
+    responses((status = 200, description = "{select, from, scope, where, orderby, context, mqlVersion, warnings}"), (status = 400, description = "The query is not valid MQL of its version")))]
+pub async fn upgrade_mql_query(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<QueryBody>,
+) -> ApiResult<Response> {
+    let version = body.version()?;
+    Ok(ok(state
+        .catalog
+        .upgrade_query(&caller, &body.fields(), version)
         .await?))
 }

@@ -59,6 +59,7 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(auth::logout))
         .routes(routes!(entities::get_entity))
         .routes(routes!(entities::validate_mql_query))
+        .routes(routes!(entities::upgrade_mql_query))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(
