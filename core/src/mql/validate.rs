@@ -14,7 +14,7 @@ use super::catalog::{self, OpKind, OpSet, Replacement, Shape};
 use super::resolve::{Property, Resolved, resolve};
 use super::upgrade::upgrade;
 use crate::error::{Error, Result};
-use crate::model::{AttributeKind, MetaModel};
+use crate::model::{AttributeKind, MetaModel, ValueType};
 
 /// The current MQL version.
 pub const CURRENT_VERSION: u32 = 3;
@@ -147,8 +147,68 @@ struct Rules {
     existence_only: bool,
     /// Values are user or group names (`ME` allowed).
     principals: bool,
-    /// A date-valued attribute (dates, TODAY, YESTERDAY, LAST n ...).
-    dates: bool,
+    /// What the values must be.
+    values: Values,
+}
+
+/// The values an attribute compares with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Values {
+    Any,
+    /// Numbers, written without quotes (quoted numbers are taken too).
+    Numbers,
+    /// Dates and datetimes, TODAY, YESTERDAY, LAST n DAYS|HOURS|MINUTES.
+    Dates,
+    /// `true` or `false`.
+    Booleans,
+}
+
+impl Values {
+    fn of_shape(shape: Shape) -> Self {
+        match shape {
+            Shape::Integer | Shape::Long | Shape::Double => Self::Numbers,
+            Shape::DateTime => Self::Dates,
+            Shape::Boolean => Self::Booleans,
+            _ => Self::Any,
+        }
+    }
+
+    fn of_type(value_type: ValueType) -> Self {
+        match value_type {
+            ValueType::Integer | ValueType::Double => Self::Numbers,
+            ValueType::Date | ValueType::DateTime => Self::Dates,
+            ValueType::Boolean => Self::Booleans,
+            ValueType::String | ValueType::Object => Self::Any,
+        }
+    }
+
+    /// What `value` should have been, or `None` when it is one of these values.
+    fn refuses(self, value: &Value) -> Option<&'static str> {
+        let text = match value {
+            Value::Text(text) | Value::Bare(text) => Some(text.trim()),
+            _ => None,
+        };
+        let (fits, expected) = match self {
+            Self::Any => (true, ""),
+            Self::Numbers => (
+                matches!(value, Value::Number { .. })
+                    || text.is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite)),
+                "a number",
+            ),
+            Self::Dates => (
+                matches!(value, Value::Today | Value::Yesterday | Value::Last { .. })
+                    || value.date_time().is_some(),
+                "a date ('YYYY-MM-DD' or 'YYYY-MM-DD hh:mm:ss' in UTC), TODAY, YESTERDAY or LAST n DAYS|HOURS|MINUTES",
+            ),
+            Self::Booleans => (
+                text.is_some_and(|t| {
+                    t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("false")
+                }),
+                "true or false",
+            ),
+        };
+        (!fits).then_some(expected)
+    }
 }
 
 impl<'m> Validator<'m> {
@@ -265,7 +325,13 @@ impl<'m> Validator<'m> {
                     ..plain(catalog::M)
                 },
             ),
-            Subject::Count(relationship) => (format!("Count('{relationship}')"), plain(catalog::N)),
+            Subject::Count(relationship) => (
+                format!("Count('{relationship}')"),
+                Rules {
+                    values: Values::Numbers,
+                    ..plain(catalog::N)
+                },
+            ),
         };
         if !rules.operators.contains(kind) {
             return Err(Error::invalid(format!(
@@ -285,7 +351,9 @@ impl<'m> Validator<'m> {
                         "ME stands for the caller and is a value of user filters only, not of {what}"
                     )));
                 }
-                Value::Today | Value::Yesterday | Value::Last { .. } if !rules.dates => {
+                Value::Today | Value::Yesterday | Value::Last { .. }
+                    if rules.values != Values::Dates =>
+                {
                     return Err(Error::invalid(format!(
                         "{what} is not a date; TODAY, YESTERDAY and LAST ... are values of date filters"
                     )));
@@ -296,6 +364,11 @@ impl<'m> Validator<'m> {
                     )));
                 }
                 _ => {}
+            }
+            if let Some(expected) = rules.values.refuses(value) {
+                return Err(Error::invalid(format!(
+                    "{what} takes {expected}; {value} is not one"
+                )));
             }
         }
         Ok(())
@@ -319,9 +392,12 @@ impl<'m> Validator<'m> {
                 operators: attribute.operators,
                 existence_only: attribute.shape.is_object_valued(),
                 principals: attribute.takes_principals,
-                dates: attribute.shape == Shape::DateTime,
+                values: Values::of_shape(attribute.shape),
             },
-            Found::Profiling(attribute) => plain(attribute.operators),
+            Found::Profiling(attribute) => Rules {
+                values: Values::of_shape(attribute.shape),
+                ..plain(attribute.operators)
+            },
             Found::Meta(kind, value_type) => match kind {
                 AttributeKind::CustomRelationship => Rules {
                     existence_only: true,
@@ -334,10 +410,7 @@ impl<'m> Validator<'m> {
                 }
                 AttributeKind::Udp => plain(catalog::UDP),
                 _ => Rules {
-                    dates: matches!(
-                        value_type,
-                        crate::model::ValueType::Date | crate::model::ValueType::DateTime
-                    ),
+                    values: Values::of_type(value_type),
                     ..plain(catalog::CUSTOM)
                 },
             },
@@ -382,7 +455,7 @@ impl<'m> Validator<'m> {
                     !matches!(
                         kind,
                         AttributeKind::CustomRelationship | AttributeKind::ProfileRelationship
-                    ) && value_type != crate::model::ValueType::Object
+                    ) && value_type != ValueType::Object
                 }
                 Some(Found::DataClass) => true,
             };
@@ -400,7 +473,7 @@ impl<'m> Validator<'m> {
 enum Found {
     System(&'static catalog::SystemAttribute),
     Profiling(&'static catalog::ProfilingAttribute),
-    Meta(AttributeKind, crate::model::ValueType),
+    Meta(AttributeKind, ValueType),
     DataClass,
 }
 
@@ -409,7 +482,7 @@ fn plain(operators: OpSet) -> Rules {
         operators,
         existence_only: false,
         principals: false,
-        dates: false,
+        values: Values::Any,
     }
 }
 
@@ -535,6 +608,18 @@ mod tests {
         accepted("\"Updated Date\" BETWEEN YESTERDAY AND TODAY");
         refused("\"Updated Date\" BEFORE LAST 7 DAYS", "only be used with =");
         refused("Name = TODAY", "is not a date");
+        accepted("\"Updated Date\" BETWEEN 2024-01-01 AND '2024-06-30 12:00:00'");
+        refused("\"Updated Date\" AFTER 'last week'", "takes a date");
+        accepted(
+            "\"Comment Count\" > 2 AND \"Data Profiling\".Mean <= '3.5' AND \"Row Count\" > 10",
+        );
+        refused(
+            "\"Comment Count\" > 'many'",
+            "takes a number; 'many' is not one",
+        );
+        refused("\"Data Profiling\".Max BETWEEN 1 AND 'x'", "takes a number");
+        accepted("\"Hide Data\" = 'TRUE' AND Certified != false");
+        refused("\"Hide Data\" = 'yes'", "takes true or false");
     }
 
     #[test]
