@@ -7,10 +7,10 @@ use super::Catalog;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectRef;
-use crate::model::Capability;
+use crate::model::{Capability, MetaModel};
 use crate::mql::parse::{QueryFields, parse_fields};
 use crate::mql::upgrade::upgrade;
-use crate::mql::validate::{CURRENT_VERSION, validate};
+use crate::mql::validate::{CURRENT_VERSION, Validated, validate};
 
 /// What validating a query found: it is valid (an invalid query is an error naming what
 /// is wrong), here is the query in current MQL syntax, and what may surprise when it runs.
@@ -49,9 +49,9 @@ impl Catalog {
         version: u32,
     ) -> Result<QueryValidation> {
         caller.require(Capability::ViewMetadata)?;
-        let query = parse_fields(fields)?;
         let meta = self.meta_model_for(caller).await?;
-        let mut warnings = validate(&query, &meta, version)?.warnings;
+        let validated = Self::checked_query(fields, version, &meta)?;
+        let (query, mut warnings) = (validated.query, validated.warnings);
         let sources = [
             ("FROM", query.from.as_ref().map(|f| &f.id)),
             ("CONTEXT", query.context.as_ref()),
@@ -81,6 +81,18 @@ impl Catalog {
             query: query.to_string(),
             warnings,
         })
+    }
+}
+
+impl Catalog {
+    /// Parses the fields of a query and validates it for its version (after the caller's
+    /// capability is checked): what every query endpoint starts with.
+    fn checked_query<'m>(
+        fields: &QueryFields<'_>,
+        version: u32,
+        meta: &'m MetaModel,
+    ) -> Result<Validated<'m>> {
+        validate(&parse_fields(fields)?, meta, version)
     }
 }
 
@@ -125,11 +137,12 @@ impl Catalog {
         version: u32,
     ) -> Result<UpgradedQuery> {
         caller.require(Capability::ViewMetadata)?;
-        let query = parse_fields(fields)?;
         let meta = self.meta_model_for(caller).await?;
-        // An earlier version's query is upgraded and then validated as current syntax.
-        let warnings = validate(&query, &meta, version)?.warnings;
-        let (mut upgraded, _) = upgrade(&query, &meta);
+        // An earlier version's query comes back upgraded; a current one may still use
+        // earlier names (with warnings), which the upgrade replaces.
+        let validated = Self::checked_query(fields, version, &meta)?;
+        let warnings = validated.warnings;
+        let (mut upgraded, _) = upgrade(&validated.query, &meta);
         let scope = upgraded.from.as_mut().and_then(|f| f.scope.take());
         Ok(UpgradedQuery {
             select: listed(&upgraded.select),

@@ -34,6 +34,9 @@ pub enum Selected<'m> {
 /// A query that passed validation, with what its names refer to and its warnings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Validated<'m> {
+    /// The query that was validated, in current syntax (an earlier version's query
+    /// upgraded).
+    pub query: Query,
     pub select: Vec<Selected<'m>>,
     pub warnings: Vec<String>,
 }
@@ -75,6 +78,7 @@ pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<
     }
     v.order_by(&query.order_by)?;
     Ok(Validated {
+        query: query.clone(),
         select,
         warnings: v.warnings,
     })

@@ -48,10 +48,10 @@ pub async fn get_entity(
     Ok(ok(state.catalog.get_entity(&caller, &reference).await?))
 }
 
-/// The clauses of an MQL query as query parameters, without the SELECT, FROM, WHERE and
-/// ORDER BY keywords.
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct QueryParams {
+/// The clauses of an MQL query, without the SELECT, FROM, WHERE and ORDER BY keywords:
+/// the query parameters of validateMQLQuery and the body of upgradeMQLQuery.
+#[derive(Debug, Deserialize, IntoParams, ToSchema)]
+pub struct QueryInput {
     /// The SELECT list, e.g. `Name, "Object Type"`.
     pub select: Option<String>,
     /// The from id (repository path, object id or stable id).
@@ -65,59 +65,15 @@ pub struct QueryParams {
     pub orderby: Option<String>,
     /// The CONTEXT clause: the path or id of a content or version of a configuration.
     pub context: Option<String>,
-    /// MQL version, 1 to 3 (current 3); below 3 accepts the deprecated names and marks.
+    /// MQL version, 1 to 3 (current 3; a number or a string); below 3 accepts the
+    /// deprecated names and marks.
     #[serde(rename = "mqlVersion")]
-    pub mql_version: Option<String>,
-}
-
-impl QueryParams {
-    fn fields(&self) -> QueryFields<'_> {
-        QueryFields {
-            select: self.select.as_deref().unwrap_or_default(),
-            from: self.from.as_deref(),
-            scope: self.scope.as_deref(),
-            context: self.context.as_deref(),
-            filter: self.filter.as_deref(),
-            order_by: self.orderby.as_deref(),
-        }
-    }
-}
-
-/// Validates an MQL query: 200 with the query in current syntax and warnings about what
-/// may surprise when it runs (unknown attributes or ids), or 400 naming what is wrong
-/// (a syntax error with its line and column, an operator the attribute does not take).
-#[utoipa::path(get, path = "/entities/validateMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
-    params(QueryParams),
-    responses((status = 200, description = "{valid, query, warnings}"), (status = 400, description = "The query is not valid MQL")))]
-pub async fn validate_mql_query(
-    State(state): State<AppState>,
-    Authenticated(caller): Authenticated,
-    Params(params): Params<QueryParams>,
-) -> ApiResult<Response> {
-    let version = mql_version(params.mql_version.as_deref())?;
-    Ok(ok(state
-        .catalog
-        .validate_query(&caller, &params.fields(), version)
-        .await?))
-}
-
-/// The body of upgradeMQLQuery: the clauses of a query, as executeMQLQuery takes them.
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct QueryBody {
-    pub select: Option<String>,
-    pub from: Option<String>,
-    pub scope: Option<String>,
-    #[serde(rename = "where")]
-    pub filter: Option<String>,
-    pub orderby: Option<String>,
-    pub context: Option<String>,
-    /// The MQL version the query is written in (a number or a string; 3 when absent).
-    #[serde(rename = "mqlVersion")]
+    #[param(value_type = Option<String>)]
     #[schema(value_type = Option<String>)]
     pub mql_version: Option<serde_json::Value>,
 }
 
-impl QueryBody {
+impl QueryInput {
     fn fields(&self) -> QueryFields<'_> {
         QueryFields {
             select: self.select.as_deref().unwrap_or_default(),
@@ -138,16 +94,34 @@ impl QueryBody {
     }
 }
 
+/// Validates an MQL query: 200 with the query in current syntax and warnings about what
+/// may surprise when it runs (unknown attributes or ids), or 400 naming what is wrong
+/// (a syntax error with its line and column, an operator the attribute does not take).
+#[utoipa::path(get, path = "/entities/validateMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    params(QueryInput),
+    responses((status = 200, description = "{valid, query, warnings}"), (status = 400, description = "The query is not valid MQL")))]
+pub async fn validate_mql_query(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<QueryInput>,
+) -> ApiResult<Response> {
+    let version = params.version()?;
+    Ok(ok(state
+        .catalog
+        .validate_query(&caller, &params.fields(), version)
+        .await?))
+}
+
 /// Rewrites a query of an earlier MQL version (`mqlVersion` 1 or 2: notation marks,
 /// earlier attribute names, removed filter words) in current syntax, clause by clause,
 /// with warnings for what has no current equivalent.
 #[utoipa::path(post, path = "/entities/upgradeMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
-    request_body = QueryBody,
+    request_body = QueryInput,
     responses((status = 200, description = "{select, from, scope, where, orderby, context, mqlVersion, warnings}"), (status = 400, description = "The query is not valid MQL of its version")))]
 pub async fn upgrade_mql_query(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
-    JsonBody(body): JsonBody<QueryBody>,
+    JsonBody(body): JsonBody<QueryInput>,
 ) -> ApiResult<Response> {
     let version = body.version()?;
     Ok(ok(state
