@@ -2,6 +2,7 @@
 //! is cached between calls, and `GET /entities/{objectId}` makes at most three store
 //! reads (caller; object with what hangs on it; its defining terms).
 
+use lore_core::mql::plan::{Page, Plan};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -130,6 +131,18 @@ impl Store for Counting {
     async fn user_count(&self) -> Result<u64> {
         self.read();
         self.inner.user_count().await
+    }
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
+        self.read();
+        self.inner.grants_of_role(role).await
+    }
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        self.read();
+        self.inner.query(plan, page).await
+    }
+    async fn count(&self, plan: &Plan) -> Result<u64> {
+        self.read();
+        self.inner.count(plan).await
     }
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
         self.read();

@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::*;
+use crate::mql::plan::{Page, Plan};
 
 /// One write of a [`Batch`].
 #[derive(Debug, Clone, PartialEq)]
@@ -295,6 +296,15 @@ impl<S: Store + ?Sized> WriteTx for Buffered<'_, S> {
     }
 }
 
+/// How a SQL store runs a plan.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Explanation {
+    /// The statement of a page.
+    pub sql: String,
+    /// The database's plan of it (`EXPLAIN QUERY PLAN`, `EXPLAIN`), one line each.
+    pub database_plan: Vec<String>,
+}
+
 /// What authenticating an API key needs about its user, read at once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Principal {
@@ -371,6 +381,21 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Edges of the kind whose source (or, with `incoming`, target) is `object`, sorted.
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>>;
 
+    // ---- MQL
+
+    /// The ids of the objects that satisfy the plan, in its order, the page cut out:
+    /// one read, run inside the store (see [`crate::mql::plan`]).
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>>;
+    /// How many objects satisfy the plan.
+    async fn count(&self, plan: &Plan) -> Result<u64>;
+    /// How the store runs the plan: its statement and the database's own plan, for
+    /// `validateMQLQuery` with `explain=true`. `None` where there is no statement (the
+    /// memory backend evaluates the plan directly).
+    async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
+        let _ = (plan, page);
+        Ok(None)
+    }
+
     // ---- meta model and governance definitions
 
     /// Attribute types added at run time (built-ins come from [`MetaModel::builtin`]), by name.
@@ -394,6 +419,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn user_count(&self) -> Result<u64>;
     /// Grants held by the grantee, sorted.
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>>;
+    /// Grants of the role (role names compare exactly), sorted.
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>>;
 
     /// The session of the key hash (if it exists and has not expired at `now`) with its
     /// user, the user's grants and their roles: one read.

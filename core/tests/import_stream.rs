@@ -5,6 +5,7 @@
 // A counting global allocator measures the import's peak allocation.
 #![allow(unsafe_code)]
 
+use lore_core::mql::plan::{Page, Plan};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Cursor, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -162,6 +163,15 @@ impl Store for Recording {
     }
     async fn user_count(&self) -> Result<u64> {
         self.inner.user_count().await
+    }
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
+        self.inner.grants_of_role(role).await
+    }
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        self.inner.query(plan, page).await
+    }
+    async fn count(&self, plan: &Plan) -> Result<u64> {
+        self.inner.count(plan).await
     }
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
         self.inner.grants_of(grantee).await

@@ -21,6 +21,8 @@ use lore_core::model::{
     Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
     TagKind, Timestamp, User, Value,
 };
+use lore_core::mql::eval::{self, Facts};
+use lore_core::mql::plan::{Page, Plan};
 use lore_core::store::{Batch, Details, Op, Principal, Scope, Store, prepare, prepare_session};
 
 /// The smallest id of a model's id space, to start range scans.
@@ -69,6 +71,80 @@ struct State {
     sessions: HashMap<String, Session>,
     /// Moves with every write of attribute types, data classes, labels and roles.
     meta_version: i64,
+}
+
+/// The reference evaluator reads the state directly.
+impl Facts for State {
+    fn object(&self, id: ObjectId) -> Option<&Object> {
+        self.objects.get(&id)
+    }
+
+    fn children_of(&self, model: i64, parent: Option<i64>) -> Vec<&Object> {
+        let parent = parent.map(|p| ObjectId::new(model, p));
+        self.children
+            .range((model, parent, String::new(), MIN_ID)..)
+            .take_while(|(m, p, _, _)| *m == model && *p == parent)
+            .filter_map(|(_, _, _, id)| self.objects.get(id))
+            .collect()
+    }
+
+    fn attribute(&self, id: ObjectId, name: &str) -> Option<&Value> {
+        self.attributes.get(&(id, name.to_owned()))
+    }
+
+    fn tags(&self, id: ObjectId, kind: TagKind) -> Vec<&str> {
+        let start = Tag {
+            object: id,
+            kind,
+            value: String::new(),
+        };
+        self.tags
+            .range(start..)
+            .take_while(|t| t.object == id && t.kind == kind)
+            .map(|t| t.value.as_str())
+            .collect()
+    }
+
+    fn classifications(&self, id: ObjectId) -> Vec<(&str, ClassificationStatus)> {
+        self.classifications
+            .range((id, String::new())..)
+            .take_while(|((o, _), _)| *o == id)
+            .map(|((_, name), status)| (name.as_str(), *status))
+            .collect()
+    }
+
+    fn data_class(&self, name: &str) -> Option<&DataClass> {
+        self.data_classes.get(name)
+    }
+
+    fn label_assignments(&self, id: ObjectId) -> Vec<(&str, ClassificationStatus)> {
+        self.labels
+            .range((id, String::new())..)
+            .take_while(|((o, _), _)| *o == id)
+            .map(|((_, name), status)| (name.as_str(), *status))
+            .collect()
+    }
+
+    fn sensitivity_label(&self, name: &str) -> Option<&SensitivityLabel> {
+        self.sensitivity_labels.get(name)
+    }
+
+    fn profiling(&self, id: ObjectId) -> Option<&Profiling> {
+        self.profiling.get(&id)
+    }
+
+    fn edge_names(&self, id: ObjectId, kind: EdgeKind, outgoing: bool) -> Vec<&str> {
+        let index = if outgoing {
+            &self.edges_out
+        } else {
+            &self.edges_in
+        };
+        index
+            .range((id, kind, MIN_ID, String::new())..)
+            .take_while(|(o, k, _, _)| *o == id && *k == kind)
+            .map(|(_, _, _, name)| name.as_str())
+            .collect()
+    }
 }
 
 /// How to take back one change of a batch.
@@ -879,6 +955,16 @@ impl Store for MemoryStore {
         Ok(self.read()?.objects_of(ids))
     }
 
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        let state = self.read()?;
+        Ok(eval::run(plan, &*state, state.objects.values(), Some(page)))
+    }
+
+    async fn count(&self, plan: &Plan) -> Result<u64> {
+        let state = self.read()?;
+        Ok(eval::run(plan, &*state, state.objects.values(), None).len() as u64)
+    }
+
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
         let state = self.read()?;
         Ok((state.objects_of(ids), state.objects_details(ids)))
@@ -919,6 +1005,16 @@ impl Store for MemoryStore {
 
     async fn user_count(&self) -> Result<u64> {
         Ok(self.read()?.users.len() as u64)
+    }
+
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
+        Ok(self
+            .read()?
+            .grants
+            .iter()
+            .filter(|g| g.role == role)
+            .cloned()
+            .collect())
     }
 
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {

@@ -5,9 +5,14 @@ use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::store::{Batch, Details, Op, Principal, Scope, WriteTx, prepare, prepare_session};
+use lore_core::mql::plan::{Page, Plan};
+use lore_core::store::{
+    Batch, Details, Explanation, Op, Principal, Scope, WriteTx, prepare, prepare_session,
+};
 use lore_core::{Error, ObjectId, Result, Store};
 
+use crate::compile;
+use crate::dialect::Dialect;
 use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
 use crate::read::{self, object_columns, user_columns};
 use crate::union::{Part, split, union_all};
@@ -569,6 +574,51 @@ impl<D: Driver> Store for SqlStore<D> {
         .await
     }
 
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        let compiled = compile::page(plan, D::DIALECT, page);
+        let rows = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ObjectId::new(
+                    row.int(0, "objects")?,
+                    row.int(1, "objects")?,
+                ))
+            })
+            .collect()
+    }
+
+    async fn count(&self, plan: &Plan) -> Result<u64> {
+        let compiled = compile::count(plan, D::DIALECT);
+        let rows = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "a count")
+            .await?;
+        let n = rows.first().map(|r| r.int(0, "objects")).transpose()?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
+        let compiled = compile::page(plan, D::DIALECT, page);
+        let explain = match D::DIALECT {
+            Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {}", compiled.sql),
+            Dialect::Postgres => format!("EXPLAIN {}", compiled.sql),
+        };
+        let rows = self
+            .rows_of(Stmt::query(explain, compiled.params), "a query plan")
+            .await?;
+        let mut lines = Vec::new();
+        for mut row in rows {
+            // SQLite: (id, parent, notused, detail); PostgreSQL: one line of text.
+            let last = row.0.len().saturating_sub(1);
+            lines.push(row.text(last, "query plan")?);
+        }
+        Ok(Some(Explanation {
+            sql: compiled.sql,
+            database_plan: lines,
+        }))
+    }
+
     async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
         if ids.is_empty() {
             return Ok(Vec::new());
@@ -785,6 +835,19 @@ impl<D: Driver> Store for SqlStore<D> {
             .transpose()?
             .unwrap_or(0);
         Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
+        let rows = self
+            .rows(
+                "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants WHERE role = $1",
+                vec![role.into()],
+                "grants",
+            )
+            .await?;
+        let mut grants = read::all(rows, read::grant)?;
+        grants.sort();
+        Ok(grants)
     }
 
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {

@@ -68,7 +68,7 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
     let imported = t.import_sample().await;
     let model = imported.model_id.as_str();
     let entity = format!("/entities/{}", encode_segment(model));
-    let calls: [Call<'_>; 9] = [
+    let calls: [Call<'_>; 11] = [
         (Method::GET, entity.as_str(), vec![], None),
         (
             Method::GET,
@@ -81,6 +81,18 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
             "/entities/upgradeMQLQuery",
             vec![],
             Some(json!({"select": "#Name#", "mqlVersion": 1})),
+        ),
+        (
+            Method::GET,
+            "/entities/countMQLQuery",
+            vec![("select", "Name"), ("from", model)],
+            None,
+        ),
+        (
+            Method::POST,
+            "/entities/executeMQLQuery",
+            vec![],
+            Some(json!({"select": "Name", "from": model})),
         ),
         (
             Method::GET,

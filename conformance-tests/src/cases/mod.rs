@@ -16,6 +16,7 @@ mod browse;
 mod configuration;
 mod denied;
 mod entities;
+mod execute;
 mod export;
 pub(crate) mod import;
 mod query;
@@ -513,6 +514,37 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("POST", "/entities/upgradeMQLQuery", B)]
         ),
+        case!(
+            execute::execute_mql_query_filters_orders_and_pages,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", N),
+                ("GET", "/entities/countMQLQuery", N)
+            ]
+        ),
+        case!(
+            execute::execute_mql_query_follows_the_multi_valued_rules,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", N),
+                ("GET", "/entities/countMQLQuery", N)
+            ]
+        ),
+        case!(
+            execute::execute_mql_query_legacy_format_and_unknown_names,
+            AnyServer,
+            [("POST", "/entities/executeMQLQuery", N)]
+        ),
+        case!(
+            execute::execute_mql_query_refuses_bad_input,
+            AnyServer,
+            [("POST", "/entities/executeMQLQuery", B)]
+        ),
+        case!(
+            execute::count_mql_query_refuses_bad_input,
+            AnyServer,
+            [("GET", "/entities/countMQLQuery", B)]
+        ),
         // Permissions
         case!(
             denied::reads_without_view_metadata_are_denied,
@@ -521,6 +553,8 @@ pub fn cases() -> Vec<Case> {
                 ("GET", "/entities/{objectId}", D),
                 ("GET", "/entities/validateMQLQuery", D),
                 ("POST", "/entities/upgradeMQLQuery", D),
+                ("GET", "/entities/countMQLQuery", D),
+                ("POST", "/entities/executeMQLQuery", D),
                 ("GET", "/repository/getContext", D),
                 ("GET", "/configuration/listModels", D),
                 ("GET", "/configurations/listConnectedModels", D),

@@ -87,7 +87,7 @@ impl Catalog {
 impl Catalog {
     /// Parses the fields of a query and validates it for its version (after the caller's
     /// capability is checked): what every query endpoint starts with.
-    fn checked_query<'m>(
+    pub(crate) fn checked_query<'m>(
         fields: &QueryFields<'_>,
         version: u32,
         meta: &'m MetaModel,

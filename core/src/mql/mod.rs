@@ -8,7 +8,10 @@
 
 pub mod ast;
 pub mod catalog;
+pub mod eval;
+pub mod lower;
 pub mod parse;
+pub mod plan;
 pub mod resolve;
 pub mod search;
 pub mod upgrade;

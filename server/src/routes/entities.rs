@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use lore_core::catalog::mql_version;
+use lore_core::catalog::{PageRequest, mql_version};
 use lore_core::mql::QueryFields;
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
@@ -127,5 +127,105 @@ pub async fn upgrade_mql_query(
     Ok(ok(state
         .catalog
         .upgrade_query(&caller, &body.fields(), version)
+        .await?))
+}
+
+/// Counts the objects an MQL query finds.
+#[utoipa::path(get, path = "/entities/countMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    params(QueryInput),
+    responses((status = 200, description = "The number of objects"), (status = 400, description = "The query is not valid MQL")))]
+pub async fn count_mql_query(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<QueryInput>,
+) -> ApiResult<Response> {
+    let version = params.version()?;
+    Ok(ok(state
+        .catalog
+        .count_query(&caller, &params.fields(), version)
+        .await?))
+}
+
+/// The body of executeMQLQuery: the query's clauses, the page and the entity format.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecuteInput {
+    #[serde(flatten)]
+    pub query: QueryInput,
+    /// Rows per page, 1 to 10,000 (default 20).
+    #[schema(value_type = Option<i64>)]
+    pub page_size: Option<serde_json::Value>,
+    /// The page, from 1 (default 1).
+    #[schema(value_type = Option<i64>)]
+    pub page_number: Option<serde_json::Value>,
+    /// Deprecated: answer entities in the legacy format.
+    pub legacy_entity_format: Option<bool>,
+}
+
+/// What executeMQLQuery also takes as query parameters: CONTEXT (as clients send it)
+/// and the page.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecuteParams {
+    /// The CONTEXT clause: the path or id of a content or version of a configuration.
+    pub context: Option<String>,
+    /// Rows per page, when the body names none.
+    pub page_size: Option<String>,
+    /// The page, when the body names none.
+    pub page_number: Option<String>,
+}
+
+/// A whole number from JSON (a number or a string holding one).
+fn whole_number(name: &str, value: Option<&serde_json::Value>) -> Result<Option<i64>, Error> {
+    let text = match value {
+        None | Some(serde_json::Value::Null) => return Ok(None),
+        Some(serde_json::Value::String(s)) => s.trim().to_owned(),
+        Some(other) => other.to_string(),
+    };
+    text.parse::<i64>()
+        .map(Some)
+        .map_err(|_| Error::invalid(format!("{name} '{text}' is not a whole number")))
+}
+
+/// Runs an MQL query: one page of the objects it finds, in the MQL entity format (one
+/// attribute per SELECT item), or in the legacy format with `legacyEntityFormat`.
+#[utoipa::path(post, path = "/entities/executeMQLQuery", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    params(ExecuteParams),
+    request_body = ExecuteInput,
+    responses((status = 200, description = "An array of entities"), (status = 400, description = "The query is not valid MQL, or the page is out of range")))]
+pub async fn execute_mql_query(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<ExecuteParams>,
+    JsonBody(mut body): JsonBody<ExecuteInput>,
+) -> ApiResult<Response> {
+    if body.query.context.is_none() {
+        body.query.context = params.context;
+    }
+    let version = body.query.version()?;
+    let size = match whole_number("pageSize", body.page_size.as_ref())? {
+        Some(n) => Some(n),
+        None => whole_number(
+            "pageSize",
+            params.page_size.map(serde_json::Value::String).as_ref(),
+        )?,
+    };
+    let number = match whole_number("pageNumber", body.page_number.as_ref())? {
+        Some(n) => Some(n),
+        None => whole_number(
+            "pageNumber",
+            params.page_number.map(serde_json::Value::String).as_ref(),
+        )?,
+    };
+    let page = PageRequest { size, number };
+    Ok(ok(state
+        .catalog
+        .execute_query(
+            &caller,
+            &body.query.fields(),
+            version,
+            page,
+            body.legacy_entity_format.unwrap_or(false),
+        )
         .await?))
 }

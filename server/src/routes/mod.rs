@@ -60,6 +60,8 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(entities::get_entity))
         .routes(routes!(entities::validate_mql_query))
         .routes(routes!(entities::upgrade_mql_query))
+        .routes(routes!(entities::count_mql_query))
+        .routes(routes!(entities::execute_mql_query))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(

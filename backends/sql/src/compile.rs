@@ -1,0 +1,595 @@
+//! The MQL compiler: a [`Plan`] becomes one SQL statement for a page or a count, in
+//! either dialect. Its meaning is the reference evaluator's
+//! ([`lore_core::mql::eval`]); the cross-backend test compares the two.
+//!
+//! Every condition compiles to an expression that is never NULL, so `NOT` means what
+//! the evaluator means: a test on a nullable column says `col IS NOT NULL AND ...`, and
+//! what hangs on an object (tags, attribute values, classifications, profiling) is
+//! tested with `(model_id, object_id) IN (SELECT ...)` over its own table, which the
+//! database runs once, on that table's indexes.
+
+use lore_core::model::{ClassificationStatus, ObjectKind};
+use lore_core::mql::plan::{
+    ClassStatuses, Column, Cond, Field, FieldType, LabelSet, Lit, Page, Plan, ProfilingPart,
+    Relation, Test, Within,
+};
+
+use crate::dialect::Dialect;
+use crate::value::SqlValue;
+
+/// A statement and its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    pub sql: String,
+    pub params: Vec<SqlValue>,
+}
+
+/// The statement of a page of the plan's objects: `(model_id, object_id)` rows in order.
+pub fn page(plan: &Plan, dialect: Dialect, page: Page) -> Compiled {
+    let mut c = Compiler::new(dialect);
+    let condition = c.cond(&plan.condition(), Row::Object("o"));
+    let mut order = Vec::new();
+    for key in &plan.order {
+        let value = c.sort_value(&key.field, "o");
+        let direction = if key.descending { "DESC" } else { "ASC" };
+        order.push(format!("{value} {direction} NULLS LAST"));
+    }
+    order.push("o.model_id".to_owned());
+    order.push("o.object_id".to_owned());
+    let limit = c.param(SqlValue::Int(Some(clamp(page.limit))));
+    let offset = c.param(SqlValue::Int(Some(clamp(page.offset))));
+    let sql = format!(
+        "SELECT o.model_id, o.object_id FROM objects o WHERE {condition} ORDER BY {} LIMIT {limit} OFFSET {offset}",
+        order.join(", ")
+    );
+    Compiled {
+        sql,
+        params: c.params,
+    }
+}
+
+/// The statement that counts the plan's objects: one row, one column.
+pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
+    let mut c = Compiler::new(dialect);
+    let condition = c.cond(&plan.condition(), Row::Object("o"));
+    Compiled {
+        sql: format!("SELECT COUNT(*) FROM objects o WHERE {condition}"),
+        params: c.params,
+    }
+}
+
+fn clamp(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The row a condition is compiled on: an object or a data class, by alias.
+#[derive(Debug, Clone, Copy)]
+enum Row<'a> {
+    Object(&'a str),
+    DataClass(&'a str),
+}
+
+/// Where a field's values come from.
+enum Source {
+    /// An expression of the row; `nullable` when it may be NULL.
+    Expr { sql: String, nullable: bool },
+    /// Rows of another table: `SELECT model_id, object_id` of the objects whose values
+    /// pass, with `value` the value column and `from` the rest after `FROM`.
+    Rows {
+        key: (String, String),
+        from: String,
+        value: String,
+    },
+}
+
+struct Compiler {
+    dialect: Dialect,
+    params: Vec<SqlValue>,
+    aliases: usize,
+}
+
+impl Compiler {
+    fn new(dialect: Dialect) -> Self {
+        Self {
+            dialect,
+            params: Vec::new(),
+            aliases: 0,
+        }
+    }
+
+    fn param(&mut self, value: SqlValue) -> String {
+        self.params.push(value);
+        format!("${}", self.params.len())
+    }
+
+    fn text(&mut self, text: &str) -> String {
+        self.param(SqlValue::Text(Some(text.to_owned())))
+    }
+
+    fn alias(&mut self, prefix: &str) -> String {
+        self.aliases += 1;
+        format!("{prefix}{}", self.aliases)
+    }
+
+    /// The expression folded like [`lore_core::mql::plan::fold`]: ASCII letters lowered.
+    fn fold(&self, expr: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => format!("lower({expr})"),
+            Dialect::Postgres => format!(
+                "translate({expr}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+            ),
+        }
+    }
+
+    /// A text value read from JSON, ordered byte-wise.
+    fn json_text(&self, expr: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => expr.to_owned(),
+            Dialect::Postgres => format!("({expr} COLLATE \"C\")"),
+        }
+    }
+
+    fn cond(&mut self, cond: &Cond, row: Row<'_>) -> String {
+        match cond {
+            Cond::True => "1 = 1".to_owned(),
+            Cond::False => "1 = 0".to_owned(),
+            Cond::And(items) => self.join(items, " AND ", row),
+            Cond::Or(items) => self.join(items, " OR ", row),
+            Cond::Not(inner) => format!("NOT ({})", self.cond(inner, row)),
+            Cond::Test(field, test) => self.test(field, Some(test), row),
+            Cond::Has(field) => self.test(field, None, row),
+            Cond::Related(relation, inner) => self.related(*relation, inner, row),
+            Cond::Ids(ids) => {
+                let Row::Object(o) = row else {
+                    return "1 = 0".to_owned();
+                };
+                let parts: Vec<String> = ids
+                    .iter()
+                    .map(|id| {
+                        let m = self.param(SqlValue::Int(Some(id.model)));
+                        let n = self.param(SqlValue::Int(Some(id.object)));
+                        format!("({o}.model_id = {m} AND {o}.object_id = {n})")
+                    })
+                    .collect();
+                format!("({})", parts.join(" OR "))
+            }
+            Cond::Kinds(kinds) => {
+                let Row::Object(o) = row else {
+                    return "1 = 0".to_owned();
+                };
+                let list: Vec<String> = kinds.iter().map(|k| self.text(k.as_str())).collect();
+                format!("{o}.kind IN ({})", list.join(", "))
+            }
+            Cond::Within(within) => match row {
+                Row::Object(o) => self.within(within, o),
+                Row::DataClass(_) => "1 = 0".to_owned(),
+            },
+            Cond::Edge {
+                kind,
+                name,
+                outgoing,
+            } => {
+                let Row::Object(o) = row else {
+                    return "1 = 0".to_owned();
+                };
+                let e = self.alias("e");
+                let (this, _) = if *outgoing {
+                    ("source", "target")
+                } else {
+                    ("target", "source")
+                };
+                let kind = self.text(kind.as_str());
+                let name = match name {
+                    Some(n) => format!(" AND {e}.name = {}", self.text(n)),
+                    None => String::new(),
+                };
+                format!(
+                    "EXISTS (SELECT 1 FROM edges {e} WHERE {e}.{this}_model = {o}.model_id AND {e}.{this}_object = {o}.object_id AND {e}.kind = {kind}{name})"
+                )
+            }
+            Cond::DataHidden => {
+                let Row::Object(o) = row else {
+                    return "1 = 0".to_owned();
+                };
+                let (c, d, l, s) = (
+                    self.alias("c"),
+                    self.alias("d"),
+                    self.alias("l"),
+                    self.alias("s"),
+                );
+                let matched = self.text(ClassificationStatus::Matched.as_str());
+                let approved = self.text(ClassificationStatus::Approved.as_str());
+                format!(
+                    "({o}.hide_data \
+                     OR EXISTS (SELECT 1 FROM classifications {c} JOIN data_classes {d} ON {d}.name = {c}.data_class \
+                     WHERE {c}.model_id = {o}.model_id AND {c}.object_id = {o}.object_id AND {c}.status IN ({matched}, {approved}) AND {d}.hide_data) \
+                     OR EXISTS (SELECT 1 FROM label_assignments {l} JOIN sensitivity_labels {s} ON {s}.name = {l}.label \
+                     WHERE {l}.model_id = {o}.model_id AND {l}.object_id = {o}.object_id AND {l}.status IN ({matched}, {approved}) AND {s}.hide_data))"
+                )
+            }
+        }
+    }
+
+    fn join(&mut self, items: &[Cond], with: &str, row: Row<'_>) -> String {
+        let parts: Vec<String> = items
+            .iter()
+            .map(|c| format!("({})", self.cond(c, row)))
+            .collect();
+        parts.join(with)
+    }
+
+    fn within(&mut self, within: &Within, o: &str) -> String {
+        let mut parts = Vec::new();
+        if !within.models.is_empty() {
+            let models = self.int_list(&within.models);
+            let model = self.text(ObjectKind::Model.as_str());
+            parts.push(format!("{o}.model_id IN ({models})"));
+            parts.push(format!(
+                "({o}.model_id = -1 AND {o}.kind = {model} AND {o}.object_id IN ({models}))"
+            ));
+        }
+        for root in &within.subtrees {
+            let m = self.param(SqlValue::Int(Some(root.model)));
+            let n = self.param(SqlValue::Int(Some(root.object)));
+            let (sub, c) = (self.alias("sub"), self.alias("c"));
+            parts.push(format!(
+                "({o}.model_id, {o}.object_id) IN (WITH RECURSIVE {sub}(model_id, object_id) AS \
+                 (SELECT {m}, {n} UNION ALL SELECT {c}.model_id, {c}.object_id FROM objects {c} \
+                 JOIN {sub} ON {c}.model_id = {sub}.model_id AND {c}.parent = {sub}.object_id) \
+                 SELECT model_id, object_id FROM {sub})"
+            ));
+        }
+        if parts.is_empty() {
+            return "1 = 0".to_owned();
+        }
+        format!("({})", parts.join(" OR "))
+    }
+
+    /// A list of integers as parameters (or, when long, one JSON parameter).
+    fn int_list(&mut self, values: &[i64]) -> String {
+        if values.len() <= 100 {
+            let params: Vec<String> = values
+                .iter()
+                .map(|v| self.param(SqlValue::Int(Some(*v))))
+                .collect();
+            return params.join(", ");
+        }
+        let json = serde_json::to_string(values).unwrap_or_else(|_| "[]".to_owned());
+        let p = self.text(&json);
+        match self.dialect {
+            Dialect::Sqlite => format!("SELECT value FROM json_each({p})"),
+            Dialect::Postgres => format!("SELECT (jsonb_array_elements_text({p}::jsonb))::BIGINT"),
+        }
+    }
+
+    fn related(&mut self, relation: Relation, inner: &Cond, row: Row<'_>) -> String {
+        let Row::Object(o) = row else {
+            return "1 = 0".to_owned();
+        };
+        match relation {
+            Relation::Parent => {
+                let p = self.alias("p");
+                let inner = self.cond(inner, Row::Object(&p));
+                format!(
+                    "({o}.parent IS NOT NULL OR {o}.model_id <> -1) AND EXISTS (SELECT 1 FROM objects {p} \
+                     WHERE {p}.model_id = CASE WHEN {o}.parent IS NULL THEN -1 ELSE {o}.model_id END \
+                     AND {p}.object_id = COALESCE({o}.parent, {o}.model_id) AND ({inner}))"
+                )
+            }
+            Relation::Children => {
+                let ch = self.alias("ch");
+                let inner = self.cond(inner, Row::Object(&ch));
+                let model = self.text(ObjectKind::Model.as_str());
+                format!(
+                    "EXISTS (SELECT 1 FROM objects {ch} WHERE ((({ch}.model_id = {o}.model_id AND {ch}.parent = {o}.object_id)) \
+                     OR ({o}.kind = {model} AND {ch}.model_id = {o}.object_id AND {ch}.parent IS NULL)) AND ({inner}))"
+                )
+            }
+            Relation::DataClasses(statuses) => {
+                let (c, d) = (self.alias("c"), self.alias("d"));
+                let statuses = self.statuses(statuses);
+                let inner = self.cond(inner, Row::DataClass(&d));
+                format!(
+                    "({o}.model_id, {o}.object_id) IN (SELECT {c}.model_id, {c}.object_id FROM classifications {c} \
+                     JOIN data_classes {d} ON {d}.name = {c}.data_class WHERE {c}.status IN ({statuses}) AND ({inner}))"
+                )
+            }
+        }
+    }
+
+    fn statuses(&mut self, statuses: ClassStatuses) -> String {
+        let list: Vec<String> = statuses
+            .statuses()
+            .into_iter()
+            .map(|s| self.text(s.as_str()))
+            .collect();
+        list.join(", ")
+    }
+
+    /// Some value of the field passes the test (`None`: the field has a value).
+    fn test(&mut self, field: &Field, test: Option<&Test>, row: Row<'_>) -> String {
+        let ty = field.ty();
+        match self.source(field, row) {
+            None => "1 = 0".to_owned(),
+            Some(Source::Expr { sql, nullable }) => {
+                let present = nullable.then(|| format!("{sql} IS NOT NULL"));
+                let pass = test.map(|t| self.pass(&sql, ty, t));
+                match (present, pass) {
+                    (Some(p), Some(t)) => format!("{p} AND {t}"),
+                    (Some(p), None) => p,
+                    (None, Some(t)) => t,
+                    (None, None) => "1 = 1".to_owned(),
+                }
+            }
+            Some(Source::Rows { key, from, value }) => {
+                let Row::Object(o) = row else {
+                    return "1 = 0".to_owned();
+                };
+                let pass = match test {
+                    Some(t) => format!(" AND {}", self.pass(&value, ty, t)),
+                    None => String::new(),
+                };
+                format!(
+                    "({o}.model_id, {o}.object_id) IN (SELECT {}, {} FROM {from} AND {value} IS NOT NULL{pass})",
+                    key.0, key.1
+                )
+            }
+        }
+    }
+
+    /// The expression that holds when `value` (not NULL) passes the test.
+    fn pass(&mut self, value: &str, ty: FieldType, test: &Test) -> String {
+        let value = if ty == FieldType::Text {
+            self.fold(value)
+        } else {
+            value.to_owned()
+        };
+        match test {
+            Test::Eq(lit) => format!("{value} = {}", self.lit(lit)),
+            Test::In(lits) => {
+                let list: Vec<String> = lits.iter().map(|l| self.lit(l)).collect();
+                format!("{value} IN ({})", list.join(", "))
+            }
+            Test::Range { low, high } => {
+                let mut parts = Vec::new();
+                if let Some((lit, inclusive)) = low {
+                    let op = if *inclusive { ">=" } else { ">" };
+                    parts.push(format!("{value} {op} {}", self.lit(lit)));
+                }
+                if let Some((lit, inclusive)) = high {
+                    let op = if *inclusive { "<=" } else { "<" };
+                    parts.push(format!("{value} {op} {}", self.lit(lit)));
+                }
+                if parts.is_empty() {
+                    "1 = 1".to_owned()
+                } else {
+                    parts.join(" AND ")
+                }
+            }
+            Test::StartsWith(s) if s.is_empty() => "1 = 1".to_owned(),
+            Test::EndsWith(s) if s.is_empty() => "1 = 1".to_owned(),
+            Test::Contains(s) if s.is_empty() => "1 = 1".to_owned(),
+            Test::StartsWith(s) => {
+                let n = s.chars().count();
+                format!("substr({value}, 1, {n}) = {}", self.text(s))
+            }
+            Test::EndsWith(s) => {
+                let n = s.chars().count();
+                let tail = match self.dialect {
+                    Dialect::Sqlite => format!("substr({value}, -{n})"),
+                    Dialect::Postgres => format!("right({value}, {n})"),
+                };
+                format!("{tail} = {}", self.text(s))
+            }
+            Test::Contains(s) => {
+                let p = self.text(s);
+                match self.dialect {
+                    Dialect::Sqlite => format!("instr({value}, {p}) > 0"),
+                    Dialect::Postgres => format!("strpos({value}, {p}) > 0"),
+                }
+            }
+        }
+    }
+
+    fn lit(&mut self, lit: &Lit) -> String {
+        match lit {
+            Lit::Text(t) => self.text(t),
+            Lit::Integer(i) => self.param(SqlValue::Int(Some(*i))),
+            Lit::Double(d) => self.param(SqlValue::Real(Some(*d))),
+            Lit::Boolean(b) => self.param(SqlValue::Bool(Some(*b))),
+            Lit::Time(t) => self.param(SqlValue::Int(Some(*t))),
+        }
+    }
+
+    /// The value of a single-valued field to sort on.
+    fn sort_value(&mut self, field: &Field, o: &str) -> String {
+        match self.source(field, Row::Object(o)) {
+            None => "NULL".to_owned(),
+            Some(Source::Expr { sql, .. }) => sql,
+            Some(Source::Rows { key, from, value }) => format!(
+                "(SELECT {value} FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id LIMIT 1)",
+                key.0, key.1
+            ),
+        }
+    }
+
+    /// Where the field's values come from on the row; `None` when the row has none.
+    fn source(&mut self, field: &Field, row: Row<'_>) -> Option<Source> {
+        let o = match row {
+            Row::Object(o) => o,
+            Row::DataClass(d) => {
+                return match field {
+                    Field::ClassName => Some(expr(format!("{d}.name"), false)),
+                    Field::ClassDescription => Some(expr(format!("{d}.description"), false)),
+                    _ => None,
+                };
+            }
+        };
+        Some(match field {
+            Field::Column(column) => self.column(*column, o),
+            Field::Tags(kind) => {
+                let t = self.alias("t");
+                let kind = self.text(kind.as_str());
+                rows(
+                    &t,
+                    format!("tags {t} WHERE {t}.kind = {kind}"),
+                    format!("{t}.value"),
+                )
+            }
+            Field::Labels(set) => self.labels(set, o),
+            Field::Attribute { name, ty } => {
+                let a = self.alias("a");
+                let column = match ty {
+                    FieldType::Text | FieldType::ExactText => "text_value",
+                    FieldType::Integer => "integer_value",
+                    FieldType::Double => "double_value",
+                    FieldType::Boolean => "boolean_value",
+                    FieldType::Time => "datetime_value",
+                };
+                let name = self.text(name);
+                rows(
+                    &a,
+                    format!("attribute_values {a} WHERE {a}.attribute = {name}"),
+                    format!("{a}.{column}"),
+                )
+            }
+            Field::Statistic(statistic) => {
+                let p = self.alias("p");
+                let key = statistic.key();
+                let value = match (self.dialect, statistic.ty()) {
+                    (Dialect::Sqlite, _) => {
+                        format!("json_extract({p}.profile, '$.statistics.{key}')")
+                    }
+                    (Dialect::Postgres, FieldType::Integer) => {
+                        format!("(({p}.profile::jsonb)->'statistics'->>'{key}')::BIGINT")
+                    }
+                    (Dialect::Postgres, _) => {
+                        format!("(({p}.profile::jsonb)->'statistics'->>'{key}')::DOUBLE PRECISION")
+                    }
+                };
+                rows(&p, format!("profiling {p} WHERE 1 = 1"), value)
+            }
+            Field::InferredDataTypes => {
+                let (p, j) = (self.alias("p"), self.alias("j"));
+                let from = match self.dialect {
+                    Dialect::Sqlite => format!(
+                        "profiling {p}, json_each({p}.profile, '$.inferredDataTypes') {j} WHERE 1 = 1"
+                    ),
+                    Dialect::Postgres => format!(
+                        "profiling {p}, jsonb_object_keys(({p}.profile::jsonb)->'inferredDataTypes') AS {j}(key) WHERE 1 = 1"
+                    ),
+                };
+                let value = self.json_text(&format!("{j}.key"));
+                rows(&p, from, value)
+            }
+            Field::Profiling(part) => {
+                let p = self.alias("p");
+                let present = match (part, self.dialect) {
+                    (ProfilingPart::Profile, _) => format!("{p}.profile IS NOT NULL"),
+                    (ProfilingPart::Sample, _) => format!("{p}.sample IS NOT NULL"),
+                    (ProfilingPart::Histogram, Dialect::Sqlite) => {
+                        format!("json_array_length({p}.profile, '$.histogram') > 0")
+                    }
+                    (ProfilingPart::Histogram, Dialect::Postgres) => format!(
+                        "jsonb_array_length(COALESCE(({p}.profile::jsonb)->'histogram', '[]'::jsonb)) > 0"
+                    ),
+                    (ProfilingPart::Statistics, Dialect::Sqlite) => {
+                        format!("json_extract({p}.profile, '$.statistics') <> '{{}}'")
+                    }
+                    (ProfilingPart::Statistics, Dialect::Postgres) => {
+                        format!("({p}.profile::jsonb)->'statistics' <> '{{}}'::jsonb")
+                    }
+                };
+                rows(&p, format!("profiling {p} WHERE {present}"), "1".to_owned())
+            }
+            Field::ClassName | Field::ClassDescription => return None,
+            Field::RelationshipCount(name) => {
+                let e = self.alias("e");
+                let kind = self.text(lore_core::model::EdgeKind::CustomRelationship.as_str());
+                let name = self.text(name);
+                expr(
+                    format!(
+                        "(SELECT COUNT(*) FROM edges {e} WHERE {e}.source_model = {o}.model_id AND {e}.source_object = {o}.object_id AND {e}.kind = {kind} AND {e}.name = {name})"
+                    ),
+                    false,
+                )
+            }
+        })
+    }
+
+    fn column(&mut self, column: Column, o: &str) -> Source {
+        let (sql, nullable) = match column {
+            Column::Name => (format!("{o}.name"), false),
+            Column::PhysicalName => (format!("{o}.physical_name"), true),
+            Column::NativeId => (format!("{o}.native_id"), true),
+            Column::Description => (format!("{o}.description"), true),
+            Column::BusinessName => (format!("{o}.business_name"), true),
+            Column::BusinessDescription => (format!("{o}.business_description"), true),
+            Column::DataType => (format!("{o}.data_type"), true),
+            Column::ExternalUrl => (format!("{o}.external_url"), true),
+            Column::WorkflowState => (format!("{o}.workflow_state"), true),
+            Column::TypeName => (format!("{o}.type_name"), false),
+            Column::Profile => (format!("{o}.profile"), false),
+            Column::TypeId => (format!("({o}.profile || '.' || {o}.type_name)"), false),
+            Column::SystemType => (format!("{o}.system_type"), false),
+            Column::StableId => (format!("{o}.stable_id"), true),
+            Column::ModelNumber => {
+                let model = self.text(ObjectKind::Model.as_str());
+                (
+                    format!(
+                        "(CASE WHEN {o}.kind = {model} THEN {o}.object_id WHEN {o}.model_id <> -1 THEN {o}.model_id END)"
+                    ),
+                    true,
+                )
+            }
+            Column::HideData => (format!("{o}.hide_data"), false),
+            Column::UpdatedAt => (format!("{o}.updated_at"), false),
+        };
+        expr(sql, nullable)
+    }
+
+    fn labels(&mut self, set: &LabelSet, o: &str) -> Source {
+        let statuses: &[ClassificationStatus] = match set {
+            LabelSet::Top => &[
+                ClassificationStatus::Matched,
+                ClassificationStatus::Approved,
+            ],
+            LabelSet::TopApproved => &[ClassificationStatus::Approved],
+            LabelSet::Matched => &[ClassificationStatus::Matched],
+            LabelSet::Rejected => &[ClassificationStatus::Rejected],
+        };
+        let list: Vec<String> = statuses.iter().map(|s| self.text(s.as_str())).collect();
+        let list = list.join(", ");
+        let l = self.alias("l");
+        match set {
+            LabelSet::Top | LabelSet::TopApproved => {
+                let s = self.alias("s");
+                expr(
+                    format!(
+                        "(SELECT {l}.label FROM label_assignments {l} JOIN sensitivity_labels {s} ON {s}.name = {l}.label \
+                         WHERE {l}.model_id = {o}.model_id AND {l}.object_id = {o}.object_id AND {l}.status IN ({list}) \
+                         ORDER BY {s}.position DESC, {l}.label ASC LIMIT 1)"
+                    ),
+                    true,
+                )
+            }
+            LabelSet::Matched | LabelSet::Rejected => rows(
+                &l,
+                format!("label_assignments {l} WHERE {l}.status IN ({list})"),
+                format!("{l}.label"),
+            ),
+        }
+    }
+}
+
+fn expr(sql: String, nullable: bool) -> Source {
+    Source::Expr { sql, nullable }
+}
+
+fn rows(alias: &str, from: String, value: String) -> Source {
+    Source::Rows {
+        key: (format!("{alias}.model_id"), format!("{alias}.object_id")),
+        from,
+        value,
+    }
+}

@@ -1,0 +1,235 @@
+//! Running MQL: POST /entities/executeMQLQuery and GET /entities/countMQLQuery over the
+//! sample model (44 objects: a database, 2 schemas, 5 tables, a view, 27 columns, 3
+//! keys, 5 glossary terms).
+
+use serde_json::{Value, json};
+
+use crate::harness::{Resp, Target, assert_error};
+
+const EXECUTE: &str = "/entities/executeMQLQuery";
+const COUNT: &str = "/entities/countMQLQuery";
+
+async fn execute(t: &Target, body: Value) -> Resp {
+    t.post(EXECUTE, &[], &body).await
+}
+
+/// The names of the answered entities, when the first SELECT item is Name.
+fn names(resp: &Resp) -> Vec<String> {
+    resp.ok_array()
+        .iter()
+        .map(|e| {
+            e["attributes"][0]["value"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a Name first in {}", resp.describe()))
+                .to_owned()
+        })
+        .collect()
+}
+
+async fn count(t: &Target, from: &str, filter: &str) -> u64 {
+    let resp = t
+        .get_q(
+            COUNT,
+            &[("select", "Name"), ("from", from), ("where", filter)],
+        )
+        .await;
+    resp.ok()
+        .as_u64()
+        .unwrap_or_else(|| panic!("a count: {}", resp.describe()))
+}
+
+/// Filters, ordering and paging run in the store; each answered entity carries one
+/// attribute per SELECT item, in order, with its kind.
+pub async fn execute_mql_query_filters_orders_and_pages(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let pii = "\"Object Type\" = 'Column' AND Labels = 'PII'";
+    let resp = execute(
+        t,
+        json!({"select": "Name, \"Object Type\", \"Position\"", "from": from, "where": pii, "orderby": "Name desc"}),
+    )
+    .await;
+    assert_eq!(
+        names(&resp),
+        ["last_name", "full_name", "first_name", "email", "email"],
+        "{}",
+        resp.describe()
+    );
+    let first = &resp.ok_array()[0]["attributes"];
+    assert_eq!(
+        first[1],
+        json!({"attributeType": {"name": "\"Object Type\"", "displayName": "Object Type", "type": "SYSTEM_ATTRIBUTE"}, "value": "Column"})
+    );
+    assert_eq!(first[2]["value"], json!(3), "{}", resp.describe());
+
+    // Pages are 1-based; the second page of two holds the third and fourth.
+    let resp = execute(
+        t,
+        json!({"select": "Name", "from": from, "where": pii, "orderby": "Name desc", "pageSize": 2, "pageNumber": 2}),
+    )
+    .await;
+    assert_eq!(names(&resp), ["first_name", "email"], "{}", resp.describe());
+    assert_eq!(count(t, from, pii).await, 5);
+
+    // Default order: name ascending, byte-wise; the model and its 44 objects without WHERE.
+    let resp = execute(t, json!({"select": "Name", "from": from, "pageSize": 3})).await;
+    assert_eq!(
+        names(&resp),
+        ["Client", "Customer", "Email Address"],
+        "{}",
+        resp.describe()
+    );
+    let resp = t.get_q(COUNT, &[("select", "Name"), ("from", from)]).await;
+    assert_eq!(resp.ok(), &json!(45), "{}", resp.describe());
+}
+
+/// The multi-valued semantics of spec 2.12: NOT operators hold for objects without any
+/// value; ALL needs every value; related objects, data classes and profiling filter.
+pub async fn execute_mql_query_follows_the_multi_valued_rules(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let columns = count(t, from, "\"Object Type\" = 'Column'").await;
+    assert_eq!(columns, 27);
+    assert_eq!(
+        count(t, from, "\"Object Type\" = 'Column' AND Labels != 'PII'").await,
+        22
+    );
+    assert_eq!(
+        count(t, from, "\"Object Type\" = 'Column' AND Labels NOT EXISTS").await,
+        20
+    );
+    assert_eq!(count(t, from, "Labels = ALL ('PII', 'Finance')").await, 0);
+    assert_eq!(count(t, from, "Labels = ANY ('PII', 'Finance')").await, 7);
+    // A single-valued attribute must have a value for !=.
+    assert_eq!(
+        count(
+            t,
+            from,
+            "\"Object Type\" = 'Table' AND \"Data Type\" != 'x'"
+        )
+        .await,
+        0
+    );
+    // Text compares case-insensitively.
+    assert_eq!(count(t, from, "Name = 'CUSTOMER'").await, 2);
+    assert_eq!(count(t, from, "Name STARTS WITH 'Order'").await, 7);
+    assert_eq!(count(t, from, "Name ENDS WITH '_ID'").await, 8);
+    assert_eq!(count(t, from, "Description CONTAINS 'e-mail'").await, 2);
+    // Numbers compare as numbers.
+    assert_eq!(count(t, from, "\"Row Count\" > 1000").await, 3);
+    assert_eq!(count(t, from, "Position BETWEEN 2 AND 3").await, 12);
+
+    let resp = execute(
+        t,
+        json!({"select": "Name, Parent", "from": from, "where": "Parent.Name = 'customer' AND \"Data Classifications\" = 'City'"}),
+    )
+    .await;
+    assert_eq!(names(&resp), ["city"], "{}", resp.describe());
+    assert_eq!(
+        resp.ok_array()[0]["attributes"][1]["value"],
+        json!("customer")
+    );
+
+    // Filters on Children hold on the same child.
+    let resp = execute(
+        t,
+        json!({"select": "Name", "from": from, "where": "Children.Name = 'email' AND Children.\"Data Type\" = 'VARCHAR(254)'"}),
+    )
+    .await;
+    assert_eq!(
+        names(&resp),
+        ["customer", "employee"],
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(
+        count(
+            t,
+            from,
+            "Children.Name = 'email' AND Children.\"Data Type\" = 'INTEGER'"
+        )
+        .await,
+        0
+    );
+
+    let resp = execute(
+        t,
+        json!({"select": "Name, \"Data Profiling\".Max", "from": from, "where": "\"Data Profiling\".Max > 1000"}),
+    )
+    .await;
+    assert_eq!(names(&resp), ["total_amount"], "{}", resp.describe());
+    assert_eq!(resp.ok_array()[0]["attributes"][1]["value"], json!(18450.0));
+    assert_eq!(
+        count(t, from, "\"Has Semantic Definition\" = true").await,
+        5
+    );
+    assert_eq!(
+        count(t, from, "\"Sensitivity Label\" = 'Confidential'").await,
+        1
+    );
+}
+
+/// `legacyEntityFormat` answers legacy entities; an unknown attribute runs and finds
+/// nothing; an unknown FROM finds nothing.
+pub async fn execute_mql_query_legacy_format_and_unknown_names(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let resp = execute(
+        t,
+        json!({"select": "Name", "from": from, "where": "Name = 'orders'", "legacyEntityFormat": true}),
+    )
+    .await;
+    let entities = resp.ok_array();
+    assert_eq!(entities.len(), 1, "{}", resp.describe());
+    assert_eq!(entities[0]["name"], json!("orders"));
+    assert!(
+        entities[0]["id"]
+            .as_str()
+            .is_some_and(|id| id.contains('_'))
+    );
+    let resp = execute(
+        t,
+        json!({"select": "Name", "from": from, "where": "Nope = 'x'"}),
+    )
+    .await;
+    assert_eq!(resp.ok_array().len(), 0, "{}", resp.describe());
+    let resp = execute(t, json!({"select": "Name", "from": "/no/such/folder"})).await;
+    assert_eq!(resp.ok_array().len(), 0, "{}", resp.describe());
+}
+
+/// Bad queries and pages are 400 INVALID_PARAMETER naming what is wrong.
+pub async fn execute_mql_query_refuses_bad_input(t: &Target) {
+    let resp = execute(t, json!({"select": "Name", "where": "Name = "})).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    assert!(resp.message().contains("line 1"), "{}", resp.describe());
+    for (page, what) in [
+        (json!({"pageSize": 0}), "pageSize"),
+        (json!({"pageSize": 100_000}), "pageSize"),
+        (json!({"pageNumber": 0}), "pageNumber"),
+        (json!({"pageNumber": "two"}), "pageNumber"),
+    ] {
+        let mut body = json!({"select": "Name"});
+        for (k, v) in page.as_object().into_iter().flatten() {
+            body[k] = v.clone();
+        }
+        let resp = execute(t, body).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        assert!(resp.message().contains(what), "{}", resp.describe());
+    }
+    let resp = execute(t, json!({"select": "Name", "where": "Labels > 3"})).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t.post(EXECUTE, &[], &json!("not an object")).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
+/// countMQLQuery refuses what executeMQLQuery refuses.
+pub async fn count_mql_query_refuses_bad_input(t: &Target) {
+    let resp = t
+        .get_q(COUNT, &[("select", "Name"), ("where", "(Name = 'x'")])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .get_q(COUNT, &[("select", "Name"), ("mqlVersion", "9")])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}

@@ -1,0 +1,1004 @@
+//! Running MQL: `POST /entities/executeMQLQuery` and `GET /entities/countMQLQuery`.
+//!
+//! A validated query is lowered to a [`Plan`] (after the store has said which models
+//! the FROM clause selects, which models a content name means and where a user holds a
+//! role); the store runs the plan and answers a page of ids or a count; the page is then
+//! read with what its SELECT list shows.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+use serde_json::{Value as Json, json};
+
+use super::Catalog;
+use super::browse::embedded;
+use crate::auth::Caller;
+use crate::error::{Error, Result};
+use crate::id::{ObjectId, ObjectRef};
+use crate::model::{
+    AttributeKind, Capability, ClassificationStatus, DataClass, EdgeKind, MetaModel, Object,
+    ObjectKind, Profiling, SensitivityLabel, TagKind, User, Value, format_datetime,
+};
+use crate::mql::ast::Query;
+use crate::mql::catalog::SystemAttribute;
+use crate::mql::eval::{self, Facts, Row, Val};
+use crate::mql::lower::{Lookups, RoleHolders, lower, lower_scope, needs};
+use crate::mql::parse::QueryFields;
+use crate::mql::plan::{Cond, Field, LabelSet, Page, Plan, ProfilingPart, Statistic, Within, fold};
+use crate::mql::resolve::{Property, Resolved};
+use crate::mql::validate::Selected;
+use crate::wire::{Attribute, AttributeTypeRef, EmbeddedEntity, Entity};
+
+/// Rows per page when the request names none.
+pub const DEFAULT_PAGE_SIZE: u64 = 20;
+/// The largest page a request may ask for.
+pub const MAX_PAGE_SIZE: u64 = 10_000;
+
+/// `pageSize` and `pageNumber` (1-based) of a query request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageRequest {
+    pub size: Option<i64>,
+    pub number: Option<i64>,
+}
+
+impl PageRequest {
+    /// The page, or an error naming the bad number.
+    pub fn page(self) -> Result<Page> {
+        let size = match self.size {
+            None => DEFAULT_PAGE_SIZE,
+            Some(n) if (1..=MAX_PAGE_SIZE as i64).contains(&n) => n as u64,
+            Some(n) => {
+                return Err(Error::invalid(format!(
+                    "pageSize {n} is out of range: 1 to {MAX_PAGE_SIZE}"
+                )));
+            }
+        };
+        let number = match self.number {
+            None => 1,
+            Some(n) if n >= 1 => n as u64,
+            Some(n) => {
+                return Err(Error::invalid(format!(
+                    "pageNumber {n} is out of range: pages are numbered from 1"
+                )));
+            }
+        };
+        let offset = (number - 1)
+            .checked_mul(size)
+            .ok_or_else(|| Error::invalid(format!("pageNumber {number} is beyond any result")))?;
+        Ok(Page {
+            offset,
+            limit: size,
+        })
+    }
+}
+
+/// The objects of a query, in the entity format the request asked for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum QueryResult {
+    Mql(Vec<MqlEntity>),
+    Legacy(Vec<Entity>),
+}
+
+/// An object in the MQL entity format: one attribute per SELECT item, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MqlEntity {
+    pub attributes: Vec<Attribute>,
+}
+
+impl Catalog {
+    /// `POST /entities/executeMQLQuery`: one page of the query's objects.
+    pub async fn execute_query(
+        &self,
+        caller: &Caller,
+        fields: &QueryFields<'_>,
+        version: u32,
+        page: PageRequest,
+        legacy: bool,
+    ) -> Result<QueryResult> {
+        caller.require(Capability::ViewMetadata)?;
+        let page = page.page()?;
+        let meta = self.meta_model_for(caller).await?;
+        let validated = Self::checked_query(fields, version, &meta)?;
+        let (plan, _) = self.plan(caller, &validated.query, &meta).await?;
+        let ids = self.store.query(&plan, page).await?;
+        if legacy {
+            let (mut objects, _) = self.store.objects_with_details(&ids).await?;
+            order_like(&mut objects, &ids);
+            return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
+        }
+        Ok(QueryResult::Mql(
+            self.mql_entities(&ids, &validated.select).await?,
+        ))
+    }
+
+    /// `GET /entities/countMQLQuery`: how many objects the query finds.
+    pub async fn count_query(
+        &self,
+        caller: &Caller,
+        fields: &QueryFields<'_>,
+        version: u32,
+    ) -> Result<u64> {
+        caller.require(Capability::ViewMetadata)?;
+        let meta = self.meta_model_for(caller).await?;
+        let validated = Self::checked_query(fields, version, &meta)?;
+        let (plan, _) = self.plan(caller, &validated.query, &meta).await?;
+        self.store.count(&plan).await
+    }
+
+    /// The plan of a validated query for the caller, with the warnings of lowering.
+    pub(crate) async fn plan(
+        &self,
+        caller: &Caller,
+        query: &Query,
+        meta: &MetaModel,
+    ) -> Result<(Plan, Vec<String>)> {
+        let mut lookups = self.lookups(caller, query).await?;
+        lookups.source = self.source(query, meta, &lookups).await?;
+        let (mut plan, warnings) = lower(query, meta, &lookups);
+        // Spec 2.7: a filter on data profiling drops the objects whose data is hidden
+        // from the caller.
+        if !caller.has(Capability::ViewData) && mentions_profiling(&plan.filter) {
+            plan.filter = Cond::and(vec![plan.filter, Cond::not(Cond::DataHidden)]);
+        }
+        Ok((plan, warnings))
+    }
+
+    /// What lowering needs to know from the store.
+    async fn lookups(&self, caller: &Caller, query: &Query) -> Result<Lookups> {
+        let needs = needs(query);
+        let mut lookups = Lookups {
+            now: chrono::Utc::now().timestamp_micros(),
+            ..Lookups::default()
+        };
+        if !needs.contents.is_empty() {
+            let models = self.store.objects_of_kind(ObjectKind::Model).await?;
+            for name in &needs.contents {
+                let key = fold(name);
+                let numbers: Vec<i64> = models
+                    .iter()
+                    .filter(|m| fold(&m.name) == key)
+                    .map(|m| m.id.content_model())
+                    .collect();
+                if !numbers.is_empty() {
+                    lookups.contents.insert(key, numbers);
+                }
+            }
+        }
+        if !needs.roles.is_empty() {
+            let roles = self.store.roles().await?;
+            for (role, principals) in &needs.roles {
+                if !roles.iter().any(|r| &r.name == role) {
+                    continue;
+                }
+                let grants = self.store.grants_of_role(role).await?;
+                let mut holders = RoleHolders {
+                    anyone: self.granted_scope(grants.iter().map(|g| g.object)).await?,
+                    by_principal: HashMap::new(),
+                };
+                for principal in principals {
+                    let user = match principal {
+                        None => Some(caller.user()),
+                        Some(name) => self.store.user_by_name(name).await?.map(|u| u.id),
+                    };
+                    let Some(user) = user else { continue };
+                    let scope = self
+                        .granted_scope(
+                            grants
+                                .iter()
+                                .filter(|g| g.grantee == user)
+                                .map(|g| g.object),
+                        )
+                        .await?;
+                    holders
+                        .by_principal
+                        .insert(principal.as_deref().map(fold), scope);
+                }
+                lookups.roles.insert(role.clone(), holders);
+            }
+        }
+        Ok(lookups)
+    }
+
+    /// The objects where grants on these objects (`None`: global) apply.
+    async fn granted_scope(&self, objects: impl Iterator<Item = Option<ObjectId>>) -> Result<Cond> {
+        let mut parts = Vec::new();
+        for object in objects {
+            let Some(id) = object else {
+                return Ok(Cond::True);
+            };
+            if let Some(object) = self.store.object(id).await? {
+                parts.push(self.scope_of(&object).await?);
+            }
+        }
+        Ok(Cond::or(parts))
+    }
+
+    /// The objects a repository object or model object stands for as a query source: a
+    /// folder's models (at any depth), a configuration's contents, a model, a model
+    /// object's subtree.
+    async fn scope_of(&self, object: &Object) -> Result<Cond> {
+        let models: Vec<i64> = match object.kind {
+            ObjectKind::ModelObject => {
+                return Ok(Cond::Within(Within {
+                    models: Vec::new(),
+                    subtrees: vec![object.id],
+                }));
+            }
+            ObjectKind::Model => vec![object.id.content_model()],
+            ObjectKind::Configuration | ObjectKind::ConfigurationVersion => self
+                .store
+                .edges(EdgeKind::ConfigurationContent, object.id, false)
+                .await?
+                .iter()
+                .filter(|e| e.target.is_repository())
+                .map(|e| e.target.content_model())
+                .collect(),
+            ObjectKind::Folder => {
+                let folders = self.store.objects_of_kind(ObjectKind::Folder).await?;
+                let parents: HashMap<ObjectId, Option<ObjectId>> =
+                    folders.iter().map(|f| (f.id, f.parent)).collect();
+                let below = |mut next: Option<ObjectId>| {
+                    let mut steps = 0;
+                    while let Some(id) = next {
+                        if id == object.id {
+                            return true;
+                        }
+                        steps += 1;
+                        if steps > 10_000 {
+                            return false;
+                        }
+                        next = parents.get(&id).copied().flatten();
+                    }
+                    false
+                };
+                self.store
+                    .objects_of_kind(ObjectKind::Model)
+                    .await?
+                    .iter()
+                    .filter(|m| below(m.parent))
+                    .map(|m| m.id.content_model())
+                    .collect()
+            }
+        };
+        Ok(if models.is_empty() {
+            Cond::False
+        } else {
+            Cond::Within(Within {
+                models,
+                subtrees: Vec::new(),
+            })
+        })
+    }
+
+    /// The condition of the FROM clause and its scope filters. Without FROM the query
+    /// covers every model with its objects; an unknown FROM id finds nothing.
+    async fn source(&self, query: &Query, meta: &MetaModel, lookups: &Lookups) -> Result<Cond> {
+        let Some(from) = &query.from else {
+            let all = Cond::Kinds(vec![ObjectKind::Model, ObjectKind::ModelObject]);
+            return Ok(all);
+        };
+        let object = match ObjectRef::parse(&from.id.text) {
+            Ok(reference) => match self.resolve(&reference).await {
+                Ok(object) => object,
+                Err(_) => return Ok(Cond::False),
+            },
+            Err(_) => return Ok(Cond::False),
+        };
+        let scope = self.scope_of(&object).await?;
+        let Some(filters) = &from.scope else {
+            return Ok(scope);
+        };
+        if object.kind == ObjectKind::ModelObject {
+            // Scope filters select models; inside a model they have no effect (2.11.4).
+            return Ok(scope);
+        }
+        // The scope filters pick models among those of FROM.
+        let picked = Plan {
+            filter: Cond::and(vec![
+                Cond::Kinds(vec![ObjectKind::Model]),
+                scope,
+                lower_scope(filters, meta, lookups),
+            ]),
+            visibility: Cond::True,
+            order: Vec::new(),
+        };
+        let models: Vec<i64> = self
+            .store
+            .query(
+                &picked,
+                Page {
+                    offset: 0,
+                    limit: u64::MAX >> 1,
+                },
+            )
+            .await?
+            .into_iter()
+            .map(ObjectId::content_model)
+            .collect();
+        Ok(if models.is_empty() {
+            Cond::False
+        } else {
+            Cond::Within(Within {
+                models,
+                subtrees: Vec::new(),
+            })
+        })
+    }
+
+    /// The objects of `ids`, in that order, in the MQL entity format.
+    async fn mql_entities(
+        &self,
+        ids: &[ObjectId],
+        select: &[Selected<'_>],
+    ) -> Result<Vec<MqlEntity>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let facts = self.page_facts(ids, select).await?;
+        let mut entities = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Some(object) = facts.objects.get(id) else {
+                continue;
+            };
+            let attributes = select
+                .iter()
+                .map(|item| selected_attribute(item, object, &facts))
+                .collect();
+            entities.push(MqlEntity { attributes });
+        }
+        Ok(entities)
+    }
+
+    /// Reads what the SELECT list shows of the page's objects.
+    async fn page_facts(&self, ids: &[ObjectId], select: &[Selected<'_>]) -> Result<PageFacts> {
+        let (objects, details) = self.store.objects_with_details(ids).await?;
+        let mut facts = PageFacts::default();
+        facts.add(objects, details);
+        let page: Vec<Object> = ids
+            .iter()
+            .filter_map(|id| facts.objects.get(id).cloned())
+            .collect();
+        let wants = Wants::of(select);
+        if wants.parents {
+            let parents: Vec<ObjectId> = page.iter().filter_map(eval::parent_id).collect();
+            let (objects, details) = self.store.objects_with_details(&parents).await?;
+            facts.add(objects, details);
+        }
+        if wants.children {
+            let mut child_ids = Vec::new();
+            for object in &page {
+                let (model, parent) = if object.kind == ObjectKind::Model {
+                    (object.id.content_model(), None)
+                } else {
+                    (object.id.model, Some(object.id))
+                };
+                let children = self.store.children(model, parent).await?;
+                facts.children.insert(
+                    (model, parent.map(|p| p.object)),
+                    children.iter().map(|c| c.id).collect(),
+                );
+                child_ids.extend(children.iter().map(|c| c.id));
+            }
+            let (objects, details) = self.store.objects_with_details(&child_ids).await?;
+            facts.add(objects, details);
+        }
+        if wants.context {
+            for object in &page {
+                let chain = self.context(object).await?;
+                facts
+                    .context
+                    .insert(object.id, chain.iter().map(embedded).collect());
+            }
+        }
+        if wants.targets {
+            let targets: Vec<ObjectId> = facts
+                .edges
+                .iter()
+                .filter(|e| {
+                    e.kind == EdgeKind::CustomRelationship || e.kind == EdgeKind::SemanticLink
+                })
+                .map(|e| e.target)
+                .collect();
+            for object in self.store.objects(&targets).await? {
+                facts.targets.insert(object.id, embedded(&object));
+            }
+        }
+        if wants.models {
+            let models: Vec<ObjectId> = page
+                .iter()
+                .filter(|o| o.kind == ObjectKind::ModelObject)
+                .map(|o| ObjectId::repository(o.id.model))
+                .collect();
+            for model in self.store.objects(&models).await? {
+                facts.models.insert(model.id, model);
+            }
+        }
+        if wants.users {
+            let users: BTreeSet<ObjectId> = page.iter().filter_map(|o| o.updated_by).collect();
+            for id in users {
+                if let Some(user) = self.store.user(id).await? {
+                    facts.users.insert(id, user);
+                }
+            }
+        }
+        for role in &wants.roles {
+            let grants = self.store.grants_of_role(role).await?;
+            for grant in &grants {
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    facts.users.entry(grant.grantee)
+                    && let Some(user) = self.store.user(grant.grantee).await?
+                {
+                    slot.insert(user);
+                }
+            }
+            facts.grants.insert(role.clone(), grants);
+            for object in &page {
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    facts.context.entry(object.id)
+                {
+                    let chain = self.context(object).await?;
+                    slot.insert(chain.iter().map(embedded).collect());
+                }
+            }
+        }
+        facts.data_classes = self
+            .store
+            .data_classes()
+            .await?
+            .into_iter()
+            .map(|d| (d.name.clone(), d))
+            .collect();
+        facts.sensitivity_labels = self
+            .store
+            .sensitivity_labels()
+            .await?
+            .into_iter()
+            .map(|l| (l.name.clone(), l))
+            .collect();
+        Ok(facts)
+    }
+}
+
+/// Sorts `objects` in the order of `ids`.
+fn order_like(objects: &mut [Object], ids: &[ObjectId]) {
+    let position: HashMap<ObjectId, usize> =
+        ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    objects.sort_by_key(|o| position.get(&o.id).copied().unwrap_or(usize::MAX));
+}
+
+/// Whether a condition reads data profiling results.
+fn mentions_profiling(cond: &Cond) -> bool {
+    match cond {
+        Cond::And(items) | Cond::Or(items) => items.iter().any(mentions_profiling),
+        Cond::Not(inner) | Cond::Related(_, inner) => mentions_profiling(inner),
+        Cond::Test(field, _) | Cond::Has(field) => matches!(
+            field,
+            Field::Statistic(_) | Field::InferredDataTypes | Field::Profiling(_)
+        ),
+        _ => false,
+    }
+}
+
+/// What the SELECT list needs beyond the objects themselves.
+#[derive(Debug, Default)]
+struct Wants {
+    parents: bool,
+    children: bool,
+    context: bool,
+    targets: bool,
+    models: bool,
+    users: bool,
+    roles: BTreeSet<String>,
+}
+
+impl Wants {
+    fn of(select: &[Selected<'_>]) -> Self {
+        let mut wants = Self::default();
+        for item in select {
+            match item {
+                Selected::MembersOfRole(role) => {
+                    wants.roles.insert(role.clone());
+                }
+                Selected::Count(_) => {}
+                Selected::Attribute { resolved, .. } => match resolved {
+                    Some(Resolved::System(a)) => match a.name {
+                        "Parent" => wants.parents = true,
+                        "Children" => wants.children = true,
+                        "Context" => wants.context = true,
+                        "Term Documentation" => wants.targets = true,
+                        "Content Name" | "Content Description" => wants.models = true,
+                        "Updated By" => wants.users = true,
+                        _ => {}
+                    },
+                    Some(Resolved::Meta { attribute, .. })
+                        if matches!(
+                            attribute.kind,
+                            AttributeKind::CustomRelationship | AttributeKind::ProfileRelationship
+                        ) =>
+                    {
+                        wants.targets = true
+                    }
+                    Some(Resolved::Related { related, .. }) => match related.name {
+                        "Parent" => wants.parents = true,
+                        "Children" => wants.children = true,
+                        _ => {}
+                    },
+                    _ => {}
+                },
+            }
+        }
+        wants
+    }
+}
+
+/// What the page's SELECT list reads, gathered in a few store reads.
+#[derive(Debug, Default)]
+struct PageFacts {
+    objects: HashMap<ObjectId, Object>,
+    children: HashMap<(i64, Option<i64>), Vec<ObjectId>>,
+    attributes: HashMap<(ObjectId, String), Value>,
+    tags: Vec<crate::model::Tag>,
+    classifications: Vec<crate::model::Classification>,
+    labels: Vec<crate::model::LabelAssignment>,
+    profiling: HashMap<ObjectId, Profiling>,
+    edges: Vec<crate::model::Edge>,
+    data_classes: BTreeMap<String, DataClass>,
+    sensitivity_labels: BTreeMap<String, SensitivityLabel>,
+    context: HashMap<ObjectId, Vec<EmbeddedEntity>>,
+    targets: HashMap<ObjectId, EmbeddedEntity>,
+    models: HashMap<ObjectId, Object>,
+    users: HashMap<ObjectId, User>,
+    grants: HashMap<String, Vec<crate::model::Grant>>,
+}
+
+impl PageFacts {
+    fn add(&mut self, objects: Vec<Object>, details: crate::store::Details) {
+        for object in objects {
+            self.objects.insert(object.id, object);
+        }
+        for a in details.attributes {
+            self.attributes.insert((a.object, a.attribute), a.value);
+        }
+        self.tags.extend(details.tags);
+        self.classifications.extend(details.classifications);
+        self.labels.extend(details.labels);
+        for p in details.profiling {
+            self.profiling.insert(p.object, p);
+        }
+        for e in details.edges {
+            if !self.edges.contains(&e) {
+                self.edges.push(e);
+            }
+        }
+    }
+}
+
+impl Facts for PageFacts {
+    fn object(&self, id: ObjectId) -> Option<&Object> {
+        self.objects.get(&id)
+    }
+
+    fn children_of(&self, model: i64, parent: Option<i64>) -> Vec<&Object> {
+        self.children
+            .get(&(model, parent))
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.objects.get(id))
+            .collect()
+    }
+
+    fn attribute(&self, id: ObjectId, name: &str) -> Option<&Value> {
+        self.attributes.get(&(id, name.to_owned()))
+    }
+
+    fn tags(&self, id: ObjectId, kind: TagKind) -> Vec<&str> {
+        self.tags
+            .iter()
+            .filter(|t| t.object == id && t.kind == kind)
+            .map(|t| t.value.as_str())
+            .collect()
+    }
+
+    fn classifications(&self, id: ObjectId) -> Vec<(&str, ClassificationStatus)> {
+        self.classifications
+            .iter()
+            .filter(|c| c.object == id)
+            .map(|c| (c.data_class.as_str(), c.status))
+            .collect()
+    }
+
+    fn data_class(&self, name: &str) -> Option<&DataClass> {
+        self.data_classes.get(name)
+    }
+
+    fn label_assignments(&self, id: ObjectId) -> Vec<(&str, ClassificationStatus)> {
+        self.labels
+            .iter()
+            .filter(|l| l.object == id)
+            .map(|l| (l.label.as_str(), l.status))
+            .collect()
+    }
+
+    fn sensitivity_label(&self, name: &str) -> Option<&SensitivityLabel> {
+        self.sensitivity_labels.get(name)
+    }
+
+    fn profiling(&self, id: ObjectId) -> Option<&Profiling> {
+        self.profiling.get(&id)
+    }
+
+    fn edge_names(&self, id: ObjectId, kind: EdgeKind, outgoing: bool) -> Vec<&str> {
+        self.edges
+            .iter()
+            .filter(|e| {
+                e.kind == kind
+                    && if outgoing {
+                        e.source == id
+                    } else {
+                        e.target == id
+                    }
+            })
+            .map(|e| e.name.as_str())
+            .collect()
+    }
+}
+
+/// One SELECT item of an object in the MQL entity format.
+fn selected_attribute(item: &Selected<'_>, object: &Object, facts: &PageFacts) -> Attribute {
+    let (name, display, kind, value) = match item {
+        Selected::Attribute { path, resolved } => {
+            let display = path
+                .0
+                .iter()
+                .map(|n| n.text.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
+            let kind = resolved
+                .as_ref()
+                .map_or(AttributeKind::System, |r| r.kind());
+            let value = match resolved {
+                None => Json::Null,
+                Some(resolved) => resolved_value(resolved, object, facts),
+            };
+            (path.to_string(), display, kind, value)
+        }
+        Selected::MembersOfRole(role) => {
+            let text = format!("MembersOfRole('{}')", role.replace('\'', "''"));
+            (
+                text.clone(),
+                text,
+                AttributeKind::System,
+                members_of_role(role, object, facts),
+            )
+        }
+        Selected::Count(relationship) => {
+            let text = format!("Count('{}')", relationship.replace('\'', "''"));
+            let count = facts
+                .edge_names(object.id, EdgeKind::CustomRelationship, true)
+                .iter()
+                .filter(|n| **n == relationship.as_str())
+                .count();
+            (text.clone(), text, AttributeKind::System, json!(count))
+        }
+    };
+    Attribute {
+        attribute_type: AttributeTypeRef {
+            name,
+            display_name: display,
+            kind: kind.as_str().to_owned(),
+        },
+        value,
+    }
+}
+
+fn resolved_value(resolved: &Resolved<'_>, object: &Object, facts: &PageFacts) -> Json {
+    match resolved {
+        Resolved::System(a) => system_value(a, object, facts),
+        Resolved::Profiling(a) => profiling_value(a.name, object, facts),
+        Resolved::Meta { attribute, .. } => match attribute.kind {
+            AttributeKind::CustomRelationship | AttributeKind::ProfileRelationship => {
+                relationship_targets(object, facts, Some(&attribute.name))
+            }
+            _ => facts
+                .attribute(object.id, &attribute.name)
+                .map_or(Json::Null, |v| json!(v)),
+        },
+        Resolved::Related { related, property } => {
+            let related_values = |o: &Object| -> Json {
+                match property {
+                    Property::System(a) => system_value(a, o, facts),
+                    Property::Profiling(a) => profiling_value(a.name, o, facts),
+                    Property::Meta(attribute) => resolved_value(
+                        &Resolved::Meta {
+                            attribute,
+                            profile: None,
+                        },
+                        o,
+                        facts,
+                    ),
+                    Property::DataClass(_) => Json::Null,
+                }
+            };
+            match related.name {
+                "Parent" => eval::parent_id(object)
+                    .and_then(|id| facts.object(id))
+                    .map_or(Json::Null, related_values),
+                "Children" => Json::Array(
+                    eval::children(facts, object)
+                        .into_iter()
+                        .map(related_values)
+                        .collect(),
+                ),
+                name if name.starts_with("Data Classifications") => {
+                    let statuses = class_statuses(name);
+                    Json::Array(
+                        facts
+                            .classifications(object.id)
+                            .into_iter()
+                            .filter(|(_, s)| statuses.contains(s))
+                            .filter_map(|(n, _)| facts.data_class(n))
+                            .map(|d| match property {
+                                Property::DataClass("Description") => json!(d.description),
+                                _ => json!(d.name),
+                            })
+                            .collect(),
+                    )
+                }
+                _ => json!([]),
+            }
+        }
+    }
+}
+
+fn class_statuses(name: &str) -> Vec<ClassificationStatus> {
+    match name {
+        "Data Classifications Approved" => vec![ClassificationStatus::Approved],
+        "Data Classifications Matched" => vec![ClassificationStatus::Matched],
+        "Data Classifications Rejected" => vec![ClassificationStatus::Rejected],
+        _ => vec![
+            ClassificationStatus::Matched,
+            ClassificationStatus::Approved,
+        ],
+    }
+}
+
+fn text_values(vals: Vec<Val<'_>>) -> Json {
+    Json::Array(
+        vals.into_iter()
+            .filter_map(|v| match v {
+                Val::Text(t) => Some(json!(t)),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+fn column(field: Field, object: &Object, facts: &PageFacts) -> Json {
+    match eval::raw_values(&field, facts, Row::Object(object))
+        .into_iter()
+        .next()
+    {
+        None => Json::Null,
+        Some(Val::Text(t)) => json!(t),
+        Some(Val::Integer(i)) => json!(i),
+        Some(Val::Double(d)) => json!(d),
+        Some(Val::Boolean(b)) => json!(b),
+        Some(Val::Time(t)) => chrono::DateTime::from_timestamp_micros(t)
+            .map_or(Json::Null, |t| json!(format_datetime(&t))),
+    }
+}
+
+fn label_objects(names: Vec<&str>, object: &Object, facts: &PageFacts) -> Vec<Json> {
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let label = facts.sensitivity_label(name)?;
+            let status = facts
+                .label_assignments(object.id)
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, s)| s.as_str())
+                .unwrap_or_default();
+            Some(json!({
+                "name": label.name,
+                "position": label.position,
+                "description": label.description,
+                "status": status,
+                "foregroundColor": label.foreground_color,
+                "backgroundColor": label.background_color,
+            }))
+        })
+        .collect()
+}
+
+fn grantee(user: &User) -> Json {
+    json!({
+        "id": user.id.to_string(),
+        "name": user.name,
+        "fullName": user.full_name,
+        "type": "User",
+        "description": user.description,
+        "email": user.email,
+    })
+}
+
+fn relationship_targets(object: &Object, facts: &PageFacts, name: Option<&str>) -> Json {
+    let mut targets: Vec<&EmbeddedEntity> = facts
+        .edges
+        .iter()
+        .filter(|e| e.source == object.id)
+        .filter(|e| match name {
+            Some(name) => e.kind == EdgeKind::CustomRelationship && e.name == name,
+            // Term Documentation: the terms defining the object.
+            None => {
+                e.kind == EdgeKind::SemanticLink
+                    || (e.kind == EdgeKind::CustomRelationship && e.name == "Is Defined By")
+            }
+        })
+        .filter_map(|e| facts.targets.get(&e.target))
+        .collect();
+    targets.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    targets.dedup_by(|a, b| a.id == b.id);
+    json!(targets)
+}
+
+fn members_of_role(role: &str, object: &Object, facts: &PageFacts) -> Json {
+    let Some(grants) = facts.grants.get(role) else {
+        return json!([]);
+    };
+    let mut scope: Vec<String> = facts
+        .context
+        .get(&object.id)
+        .map(|c| c.iter().map(|e| e.id.clone()).collect())
+        .unwrap_or_default();
+    scope.push(object.id.to_string());
+    let mut members: Vec<&User> = grants
+        .iter()
+        .filter(|g| g.object.is_none_or(|o| scope.contains(&o.to_string())))
+        .filter_map(|g| facts.users.get(&g.grantee))
+        .collect();
+    members.sort_by(|a, b| a.name.cmp(&b.name));
+    members.dedup_by(|a, b| a.id == b.id);
+    Json::Array(members.into_iter().map(grantee).collect())
+}
+
+fn profiling_value(name: &str, object: &Object, facts: &PageFacts) -> Json {
+    match Statistic::of(name) {
+        Some(s) => column(Field::Statistic(s), object, facts),
+        None => text_values(eval::raw_values(
+            &Field::InferredDataTypes,
+            facts,
+            Row::Object(object),
+        )),
+    }
+}
+
+/// The value of a system attribute of an object, in its MQL shape (spec 2.3, 2.4).
+fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json {
+    use crate::mql::plan::Column as C;
+    let col = |c: C| column(Field::Column(c), object, facts);
+    let profile = facts.profiling(object.id).and_then(|p| p.profile.as_ref());
+    let has_edge = |kind: EdgeKind, name: Option<&str>, outgoing: bool| {
+        facts
+            .edge_names(object.id, kind, outgoing)
+            .iter()
+            .any(|n| name.is_none_or(|want| want == *n))
+    };
+    match a.name {
+        "Name" => col(C::Name),
+        "Physical Name" => col(C::PhysicalName),
+        "Native Id" => col(C::NativeId),
+        "Description" => col(C::Description),
+        "Business Name" => col(C::BusinessName),
+        "Business Description" => col(C::BusinessDescription),
+        "Data Type" => col(C::DataType),
+        "External Url" => col(C::ExternalUrl),
+        "Workflow State" => col(C::WorkflowState),
+        "Object Type" => col(C::TypeName),
+        "Object Profile" => col(C::Profile),
+        "Object Type Id" => col(C::TypeId),
+        "Object System Type" => col(C::SystemType),
+        "Object Stable Id" => col(C::StableId),
+        "Model Id" => col(C::ModelNumber),
+        "Hide Data" => col(C::HideData),
+        "Updated Date" => col(C::UpdatedAt),
+        "Object Id" => json!(object.id.to_string()),
+        "Parent" => eval::parent_id(object)
+            .and_then(|id| facts.object(id))
+            .map_or(Json::Null, |p| json!(p.name)),
+        "Children" => Json::Array(
+            eval::children(facts, object)
+                .into_iter()
+                .map(|c| json!(c.name))
+                .collect(),
+        ),
+        "Labels" => json!(facts.tags(object.id, TagKind::Label)),
+        "Collections" => json!(facts.tags(object.id, TagKind::Collection)),
+        name if name.starts_with("Data Classifications") => {
+            let statuses = class_statuses(name);
+            json!(
+                facts
+                    .classifications(object.id)
+                    .into_iter()
+                    .filter(|(_, s)| statuses.contains(s))
+                    .map(|(n, _)| n)
+                    .collect::<Vec<_>>()
+            )
+        }
+        "Sensitivity Label" | "Sensitivity Label Approved" => {
+            let set = if a.name == "Sensitivity Label" {
+                LabelSet::Top
+            } else {
+                LabelSet::TopApproved
+            };
+            label_objects(eval::labels(facts, object.id, set), object, facts)
+                .into_iter()
+                .next()
+                .unwrap_or(Json::Null)
+        }
+        "Sensitivity Labels Matched" => Json::Array(label_objects(
+            eval::labels(facts, object.id, LabelSet::Matched),
+            object,
+            facts,
+        )),
+        "Sensitivity Labels Rejected" => Json::Array(label_objects(
+            eval::labels(facts, object.id, LabelSet::Rejected),
+            object,
+            facts,
+        )),
+        "Context" => json!(facts.context.get(&object.id).cloned().unwrap_or_default()),
+        "Data Profiling" => profile.map_or(Json::Null, |p| json!(p)),
+        "Data Sampling" => facts
+            .profiling(object.id)
+            .and_then(|p| p.sample.as_ref())
+            .map_or(Json::Null, |s| json!(s)),
+        "Column Histogram" => profile
+            .filter(|p| !p.histogram.is_empty())
+            .map_or(Json::Null, |p| json!(p.histogram)),
+        "Column Statistics" => {
+            let present = !eval::raw_values(
+                &Field::Profiling(ProfilingPart::Statistics),
+                facts,
+                Row::Object(object),
+            )
+            .is_empty();
+            match profile {
+                Some(p) if present => json!(p.statistics),
+                _ => Json::Null,
+            }
+        }
+        "Has Data Lineage" => json!(has_edge(EdgeKind::Lineage, None, false)),
+        "Has Data Impact" => json!(has_edge(EdgeKind::Lineage, None, true)),
+        "Has Semantic Definition" => json!(
+            has_edge(EdgeKind::SemanticLink, None, true)
+                || has_edge(EdgeKind::CustomRelationship, Some("Is Defined By"), true)
+        ),
+        "Has Semantic Usage" => json!(
+            has_edge(EdgeKind::SemanticLink, None, false)
+                || has_edge(EdgeKind::CustomRelationship, Some("Is Defined By"), false)
+        ),
+        "Term Documentation" => relationship_targets(object, facts, None),
+        "Content Name" | "Content Description" => {
+            let model = match object.kind {
+                ObjectKind::Model => Some(object),
+                ObjectKind::ModelObject => facts.models.get(&ObjectId::repository(object.id.model)),
+                _ => None,
+            };
+            match (model, a.name) {
+                (Some(m), "Content Name") => json!(m.name),
+                (Some(m), _) => json!(m.description),
+                (None, _) => Json::Null,
+            }
+        }
+        "Updated By" => object
+            .updated_by
+            .and_then(|id| facts.users.get(&id))
+            .map_or(Json::Null, grantee),
+        "Comment Count" | "Endorsement Count" | "Warning Count" => json!(0),
+        "Certified" => json!(false),
+        "Watchers" if object.kind != ObjectKind::Model => Json::Null,
+        _ if a.shape.is_multi_valued() => json!([]),
+        _ => Json::Null,
+    }
+}

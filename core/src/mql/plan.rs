@@ -1,0 +1,444 @@
+//! The plan of a validated query: which objects it keeps, in what order. Every backend
+//! runs the same plan; the memory backend evaluates it with [`super::eval`], which
+//! defines its meaning, and the SQL backends compile it to one statement.
+//!
+//! A plan speaks the storage's words, not MQL's: a filter on `"Data Classifications"`
+//! is a condition on the classifications of the object, `Parent.Name` a condition on the
+//! parent object. The meaning of multi-valued filters (spec 2.12) is settled while
+//! lowering ([`super::lower`]), so a backend only evaluates [`Cond`]s:
+//!
+//! - [`Cond::Test`] holds when *some* value of the field passes the test; a field without
+//!   values passes nothing;
+//! - [`Cond::Has`] holds when the field has a value;
+//! - [`Cond::Related`] holds when *some* related object (or data class) satisfies the
+//!   inner condition, evaluated on that related object.
+//!
+//! Text compares case-insensitively for the ASCII letters A–Z and exactly otherwise, on
+//! every backend: [`Lit::Text`] holds folded text ([`fold`]) and the field's text is
+//! folded before it is compared (except [`Column::StableId`], which is exact).
+
+use crate::id::ObjectId;
+use crate::model::{ClassificationStatus, EdgeKind, ObjectKind, TagKind};
+
+/// Folds text the way every MQL text comparison does: ASCII letters to lower case, every
+/// other character as it is. SQLite's `lower()` does the same; PostgreSQL gets it from
+/// `translate()` (see the SQL dialect).
+pub fn fold(text: &str) -> String {
+    text.to_ascii_lowercase()
+}
+
+/// A runnable query: the objects satisfying `filter` (and `visibility`), in `order`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The conditions of FROM, the scope filters and WHERE, together.
+    pub filter: Cond,
+    /// What the caller may see. The security layer puts its condition here; every
+    /// backend applies it in the same statement as the filter, so pages and counts only
+    /// ever cover visible objects.
+    pub visibility: Cond,
+    /// The sort keys; objects with equal keys come in id order.
+    pub order: Vec<SortKey>,
+}
+
+impl Plan {
+    /// The filter and the visibility condition as one condition.
+    pub fn condition(&self) -> Cond {
+        match (&self.filter, &self.visibility) {
+            (f, Cond::True) => f.clone(),
+            (Cond::True, v) => v.clone(),
+            (f, v) => Cond::And(vec![f.clone(), v.clone()]),
+        }
+    }
+}
+
+/// Which rows of an ordered result: `offset` rows skipped, at most `limit` rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub offset: u64,
+    pub limit: u64,
+}
+
+/// An ORDER BY key. Objects without a value sort after those with one, whatever the
+/// direction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortKey {
+    pub field: Field,
+    pub descending: bool,
+}
+
+/// A condition on an object (or, inside [`Cond::Related`] over data classes, on a data
+/// class).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Cond {
+    #[default]
+    True,
+    False,
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+    Not(Box<Cond>),
+    /// Some value of the field passes the test.
+    Test(Field, Test),
+    /// The field has at least one value.
+    Has(Field),
+    /// Some related object satisfies the condition.
+    Related(Relation, Box<Cond>),
+    /// The object is one of these.
+    Ids(Vec<ObjectId>),
+    /// The object is of one of these kinds.
+    Kinds(Vec<ObjectKind>),
+    /// The object lies in the scope: a selected model, an object of one, or an object at
+    /// or below one of the subtree roots.
+    Within(Within),
+    /// The object has an edge of the kind (and name, when given) in that direction.
+    Edge {
+        kind: EdgeKind,
+        name: Option<String>,
+        outgoing: bool,
+    },
+    /// The object's data is hidden: its Hide Data flag, or a matched or approved data
+    /// class or sensitivity label that hides data.
+    DataHidden,
+}
+
+impl Cond {
+    /// `a AND b`, simplified when either is a constant.
+    pub fn and(items: Vec<Cond>) -> Cond {
+        let mut kept = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                Cond::True => {}
+                Cond::False => return Cond::False,
+                other => kept.push(other),
+            }
+        }
+        match kept.len() {
+            0 => Cond::True,
+            1 => kept.pop().unwrap_or(Cond::True),
+            _ => Cond::And(kept),
+        }
+    }
+
+    /// `a OR b`, simplified when either is a constant.
+    pub fn or(items: Vec<Cond>) -> Cond {
+        let mut kept = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                Cond::False => {}
+                Cond::True => return Cond::True,
+                other => kept.push(other),
+            }
+        }
+        match kept.len() {
+            0 => Cond::False,
+            1 => kept.pop().unwrap_or(Cond::False),
+            _ => Cond::Or(kept),
+        }
+    }
+
+    /// `NOT c`, simplified for constants and double negation.
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(c: Cond) -> Cond {
+        match c {
+            Cond::True => Cond::False,
+            Cond::False => Cond::True,
+            Cond::Not(inner) => *inner,
+            other => Cond::Not(Box::new(other)),
+        }
+    }
+}
+
+/// Objects in scope: the selected models (their repository objects and every object of
+/// them) and the subtrees of model objects (the root and everything below it).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Within {
+    /// Model numbers (the object number of each model's repository object).
+    pub models: Vec<i64>,
+    /// Model objects whose subtree is in scope.
+    pub subtrees: Vec<ObjectId>,
+}
+
+/// The objects related to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// The parent: the parent object, the model of a top-level model object, the folder
+    /// of a repository object.
+    Parent,
+    /// The objects whose parent it is.
+    Children,
+    /// The data classes of the object's classifications with one of these statuses.
+    DataClasses(ClassStatuses),
+}
+
+impl Relation {
+    /// Whether an object may have more than one related object.
+    pub fn is_multi_valued(self) -> bool {
+        !matches!(self, Relation::Parent)
+    }
+}
+
+/// A set of classification statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClassStatuses {
+    /// Matched or approved: the object's data classes.
+    Current,
+    Only(ClassificationStatus),
+}
+
+impl ClassStatuses {
+    pub fn contains(self, status: ClassificationStatus) -> bool {
+        match self {
+            Self::Current => matches!(
+                status,
+                ClassificationStatus::Matched | ClassificationStatus::Approved
+            ),
+            Self::Only(s) => s == status,
+        }
+    }
+
+    /// The statuses, in a fixed order.
+    pub fn statuses(self) -> Vec<ClassificationStatus> {
+        match self {
+            Self::Current => vec![
+                ClassificationStatus::Matched,
+                ClassificationStatus::Approved,
+            ],
+            Self::Only(s) => vec![s],
+        }
+    }
+}
+
+/// A value of an object (or data class) that conditions test and keys sort.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field {
+    /// A column of the object.
+    Column(Column),
+    /// The object's tags of a kind (labels, collections): several texts.
+    Tags(TagKind),
+    /// The names of the object's sensitivity labels.
+    Labels(LabelSet),
+    /// The value of a custom attribute, profile attribute or UDP.
+    Attribute { name: String, ty: FieldType },
+    /// A statistic of the object's data profile.
+    Statistic(Statistic),
+    /// The inferred data types of the object's data profile: several texts.
+    InferredDataTypes,
+    /// Part of the profiling of the object, for [NOT] EXISTS only.
+    Profiling(ProfilingPart),
+    /// The name of a data class (inside [`Relation::DataClasses`]).
+    ClassName,
+    /// The description of a data class (inside [`Relation::DataClasses`]).
+    ClassDescription,
+    /// How many custom relationships of the name start at the object.
+    RelationshipCount(String),
+}
+
+/// The type of a field's values, which says how literals compare with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    /// Text compared folded.
+    Text,
+    /// Text compared exactly (stable ids).
+    ExactText,
+    Integer,
+    Double,
+    Boolean,
+    /// UTC microseconds.
+    Time,
+}
+
+impl Field {
+    /// The type of the field's values.
+    pub fn ty(&self) -> FieldType {
+        match self {
+            Field::Column(c) => c.ty(),
+            Field::Attribute { ty, .. } => *ty,
+            Field::Statistic(s) => s.ty(),
+            Field::RelationshipCount(_) => FieldType::Integer,
+            Field::Tags(_)
+            | Field::Labels(_)
+            | Field::InferredDataTypes
+            | Field::Profiling(_)
+            | Field::ClassName
+            | Field::ClassDescription => FieldType::Text,
+        }
+    }
+
+    /// Whether an object may have more than one value of it.
+    pub fn is_multi_valued(&self) -> bool {
+        matches!(
+            self,
+            Field::Tags(_)
+                | Field::InferredDataTypes
+                | Field::Labels(LabelSet::Matched | LabelSet::Rejected)
+        )
+    }
+}
+
+/// The columns of an object that MQL filters and sorts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    Name,
+    PhysicalName,
+    NativeId,
+    Description,
+    BusinessName,
+    BusinessDescription,
+    DataType,
+    ExternalUrl,
+    WorkflowState,
+    /// The object type's name (`Table`).
+    TypeName,
+    /// The object type's profile.
+    Profile,
+    /// The object type as `<profile>.<name>`.
+    TypeId,
+    SystemType,
+    StableId,
+    /// The model number of a model or of a model object; none for other repository
+    /// objects.
+    ModelNumber,
+    HideData,
+    UpdatedAt,
+}
+
+impl Column {
+    pub fn ty(self) -> FieldType {
+        match self {
+            Column::StableId => FieldType::ExactText,
+            Column::ModelNumber => FieldType::Integer,
+            Column::HideData => FieldType::Boolean,
+            Column::UpdatedAt => FieldType::Time,
+            _ => FieldType::Text,
+        }
+    }
+}
+
+/// Which sensitivity labels of an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelSet {
+    /// The most restrictive (highest position, then first name) among the approved and
+    /// matched labels: one value.
+    Top,
+    /// The most restrictive approved label: one value.
+    TopApproved,
+    Matched,
+    Rejected,
+}
+
+/// A statistic of a data profile (spec 2.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Statistic {
+    Distinct,
+    Duplicate,
+    Valid,
+    Empty,
+    Invalid,
+    Min,
+    Max,
+    Mean,
+    Variance,
+    Median,
+    LowerQuantile,
+    UpperQuantile,
+    AvgLength,
+    MinLength,
+    MaxLength,
+}
+
+impl Statistic {
+    /// The statistic of a data profiling attribute's name.
+    pub fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "Distinct" => Self::Distinct,
+            "Duplicate" => Self::Duplicate,
+            "Valid" => Self::Valid,
+            "Empty" => Self::Empty,
+            "Invalid" => Self::Invalid,
+            "Min" => Self::Min,
+            "Max" => Self::Max,
+            "Mean" => Self::Mean,
+            "Variance" => Self::Variance,
+            "Median" => Self::Median,
+            "Lower Quantile" => Self::LowerQuantile,
+            "Upper Quantile" => Self::UpperQuantile,
+            "Avg Length" => Self::AvgLength,
+            "Min Length" => Self::MinLength,
+            "Max Length" => Self::MaxLength,
+            _ => return None,
+        })
+    }
+
+    /// The key of the statistic in the stored profile's `statistics` object.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Distinct => "DistinctRows",
+            Self::Duplicate => "DuplicateRows",
+            Self::Valid => "ValidRows",
+            Self::Empty => "EmptyRows",
+            Self::Invalid => "InvalidRows",
+            Self::Min => "min",
+            Self::Max => "max",
+            Self::Mean => "mean",
+            Self::Variance => "variance",
+            Self::Median => "median",
+            Self::LowerQuantile => "lowerQuantile",
+            Self::UpperQuantile => "upperQuantile",
+            Self::AvgLength => "avgLength",
+            Self::MinLength => "minLength",
+            Self::MaxLength => "maxLength",
+        }
+    }
+
+    pub fn ty(self) -> FieldType {
+        match self {
+            Self::Distinct
+            | Self::Duplicate
+            | Self::Valid
+            | Self::Empty
+            | Self::Invalid
+            | Self::MinLength
+            | Self::MaxLength => FieldType::Integer,
+            _ => FieldType::Double,
+        }
+    }
+}
+
+/// A part of an object's profiling, tested for presence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfilingPart {
+    /// `Data Profiling`: a data profile.
+    Profile,
+    /// `Data Sampling`: a data sample.
+    Sample,
+    /// `Column Histogram`: a profile with histogram buckets.
+    Histogram,
+    /// `Column Statistics`: a profile with statistics.
+    Statistics,
+}
+
+/// A test of one value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Test {
+    Eq(Lit),
+    In(Vec<Lit>),
+    /// Between the bounds; a bound is inclusive when its flag is set.
+    Range {
+        low: Option<(Lit, bool)>,
+        high: Option<(Lit, bool)>,
+    },
+    /// Folded text starting with (ending with, containing) the folded text.
+    StartsWith(String),
+    EndsWith(String),
+    Contains(String),
+}
+
+/// A literal of the field's type: folded text for [`FieldType::Text`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    Text(String),
+    Integer(i64),
+    Double(f64),
+    Boolean(bool),
+    /// UTC microseconds.
+    Time(i64),
+}
