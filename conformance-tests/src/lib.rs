@@ -14,6 +14,7 @@
 
 pub mod cases;
 pub mod harness;
+pub mod mql_gen;
 pub mod postgres;
 pub mod store_contract;
 pub mod store_rules;

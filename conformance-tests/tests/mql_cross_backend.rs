@@ -1,0 +1,171 @@
+//! The cross-backend MQL test: random valid queries over a generated repository must
+//! find the same objects, in the same order, with the same counts and pages, on the
+//! memory backend (the reference evaluator), SQLite and PostgreSQL. A proptest runs the
+//! same generator over memory and SQLite with seeds of its own choosing.
+
+use std::sync::Arc;
+
+use lore_backend_memory::MemoryStore;
+use lore_backend_postgres::PostgresStore;
+use lore_conformance::mql_gen::{self, GeneratedQuery, Repository};
+use lore_conformance::postgres::TestDatabase;
+use lore_core::Store;
+use lore_core::mql::plan::Page;
+use lore_core::store::Batch;
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+const ALL: Page = Page {
+    offset: 0,
+    limit: 10_000,
+};
+
+async fn loaded(store: Arc<dyn Store>, repo: &Repository) -> Arc<dyn Store> {
+    if let Err(err) = store.apply(Batch::from(repo.ops.clone())).await {
+        panic!(
+            "{}: writing the generated repository: {err}",
+            store.backend()
+        );
+    }
+    store
+}
+
+async fn sqlite(repo: &Repository) -> Arc<dyn Store> {
+    match lore_backend_sqlite::open_temporary().await {
+        Ok(store) => loaded(Arc::new(store), repo).await,
+        Err(err) => panic!("opening a temporary SQLite store: {err}"),
+    }
+}
+
+/// What one query found on the reference store, for the summary.
+struct Found {
+    rows: usize,
+}
+
+/// Runs one query on every store and panics on the first difference.
+async fn compare(
+    query: &GeneratedQuery,
+    stores: &[Arc<dyn Store>],
+    meta: &lore_core::model::MetaModel,
+    page: Page,
+) -> Option<Found> {
+    let plan = mql_gen::plan(query, meta).ok()?;
+    let mut expected: Option<(Vec<lore_core::ObjectId>, u64, Vec<lore_core::ObjectId>)> = None;
+    for store in stores {
+        let name = store.backend();
+        let all = match store.query(&plan, ALL).await {
+            Ok(ids) => ids,
+            Err(err) => panic!("{name} failed on {query}: {err}\nplan: {plan:?}"),
+        };
+        let count = match store.count(&plan).await {
+            Ok(n) => n,
+            Err(err) => panic!("{name} failed to count {query}: {err}"),
+        };
+        let paged = match store.query(&plan, page).await {
+            Ok(ids) => ids,
+            Err(err) => panic!("{name} failed on a page of {query}: {err}"),
+        };
+        match &expected {
+            None => expected = Some((all, count, paged)),
+            Some((e_all, e_count, e_paged)) => {
+                assert_eq!(
+                    &all, e_all,
+                    "{name} differs from memory on {query}\nplan: {plan:?}"
+                );
+                assert_eq!(count, *e_count, "{name} counts differently: {query}");
+                assert_eq!(
+                    &paged, e_paged,
+                    "{name} pages differently ({page:?}): {query}"
+                );
+            }
+        }
+    }
+    let (all, count, _) = expected?;
+    assert_eq!(
+        all.len() as u64,
+        count,
+        "count and rows differ on memory: {query}"
+    );
+    Some(Found { rows: all.len() })
+}
+
+fn page(rng: &mut StdRng) -> Page {
+    use rand::Rng;
+    let limit = rng.random_range(1..8);
+    Page {
+        offset: limit * rng.random_range(0..4),
+        limit,
+    }
+}
+
+#[tokio::test]
+async fn generated_queries_answer_alike_on_every_backend() {
+    const QUERIES: usize = 600;
+    let repo = mql_gen::repository(7);
+    let mut stores = vec![
+        loaded(Arc::new(MemoryStore::new()), &repo).await,
+        sqlite(&repo).await,
+    ];
+    let database = TestDatabase::create().await;
+    if let Some(db) = &database {
+        match PostgresStore::open(&db.url).await {
+            Ok(store) => stores.push(loaded(Arc::new(store), &repo).await),
+            Err(err) => panic!("connecting to a fresh database: {err}"),
+        }
+    }
+    let meta = mql_gen::meta_model();
+    let mut rng = StdRng::seed_from_u64(11);
+    let (mut ran, mut empty, mut everything) = (0, 0, 0);
+    let total = repo.objects.len() + repo.models.len();
+    for _ in 0..QUERIES {
+        let query = mql_gen::query(&mut rng, &repo);
+        let page = page(&mut rng);
+        if let Some(found) = compare(&query, &stores, &meta, page).await {
+            ran += 1;
+            if found.rows == 0 {
+                empty += 1;
+            }
+            if found.rows >= total {
+                everything += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{ran} of {QUERIES} generated queries valid and equal on {} backends; {empty} found nothing, {everything} everything",
+        stores.len()
+    );
+    assert!(
+        ran >= QUERIES * 3 / 4,
+        "only {ran} generated queries were valid"
+    );
+    assert!(empty < ran / 2, "{empty} of {ran} queries found nothing");
+    assert!(
+        everything < ran / 4,
+        "{everything} of {ran} queries found everything"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn generated_queries_answer_alike_on_memory_and_sqlite(repo_seed in any::<u64>(), query_seed in any::<u64>()) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+        let Ok(runtime) = runtime else { panic!("a runtime") };
+        runtime.block_on(async {
+            let repo = mql_gen::repository(repo_seed);
+            let stores = vec![
+                loaded(Arc::new(MemoryStore::new()), &repo).await,
+                sqlite(&repo).await,
+            ];
+            let meta = mql_gen::meta_model();
+            let mut rng = StdRng::seed_from_u64(query_seed);
+            for _ in 0..25 {
+                let query = mql_gen::query(&mut rng, &repo);
+                let page = page(&mut rng);
+                compare(&query, &stores, &meta, page).await;
+            }
+        });
+    }
+}
