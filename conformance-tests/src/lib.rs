@@ -127,6 +127,8 @@ macro_rules! http_suite {
             execute_mql_query_follows_the_multi_valued_rules,
             execute_mql_query_legacy_format_and_unknown_names,
             execute_mql_query_refuses_bad_input,
+            get_attribute_value_counts_counts_values,
+            get_attribute_value_counts_refuses_bad_input,
             count_mql_query_refuses_bad_input,
             reads_without_view_metadata_are_denied,
             types_without_view_metadata_are_denied,

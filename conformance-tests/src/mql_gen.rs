@@ -674,3 +674,49 @@ pub fn plan(query: &GeneratedQuery, meta: &MetaModel) -> lore_core::Result<Plan>
     };
     Ok(lower(&validated.query, meta, &lookups).0)
 }
+
+/// A random facet to count values of, for `getAttributeValueCounts`.
+pub fn facet(rng: &mut StdRng, meta: &MetaModel) -> lore_core::mql::plan::Facet {
+    use lore_core::mql::parse::parse_select;
+    use lore_core::mql::plan::DateGap;
+    let path = [
+        "Labels",
+        "\"Object Type\"",
+        "Tier",
+        "Score",
+        "Ratio",
+        "Verified",
+        "Reviewed",
+        "\"Updated Date\"",
+        "Parent.Name",
+        "Parent.Tier",
+        "Children.\"Data Type\"",
+        "Children.Labels",
+        "\"Data Classifications\"",
+        "\"Data Classifications Rejected\".Description",
+        "\"Data Profiling\".\"Inferred Data Types\"",
+        "\"Data Profiling\".Max",
+        "\"Sensitivity Label\"",
+        "\"Sensitivity Labels Matched\"",
+        "Description",
+        "\"Hide Data\"",
+    ]
+    .choose(rng)
+    .copied()
+    .unwrap_or("Labels");
+    let gap = [
+        None,
+        Some(DateGap::Year),
+        Some(DateGap::Month),
+        Some(DateGap::Day),
+        Some(DateGap::Hour),
+    ]
+    .choose(rng)
+    .copied()
+    .flatten();
+    let select = parse_select(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let Some(lore_core::mql::SelectItem::Attribute(path)) = select.first() else {
+        panic!("{path} is an attribute")
+    };
+    lore_core::mql::lower::facet(path, meta, gap).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

@@ -1,5 +1,5 @@
 //! The cross-backend MQL test: random valid queries over a generated repository must
-//! find the same objects, in the same order, with the same counts and pages, on the
+//! find the same objects, in the same order, with the same counts, pages and value counts
 //! memory backend (the reference evaluator), SQLite and PostgreSQL. A proptest runs the
 //! same generator over memory and SQLite with seeds of its own choosing.
 
@@ -10,7 +10,7 @@ use lore_backend_postgres::PostgresStore;
 use lore_conformance::mql_gen::{self, GeneratedQuery, Repository};
 use lore_conformance::postgres::TestDatabase;
 use lore_core::Store;
-use lore_core::mql::plan::Page;
+use lore_core::mql::plan::{Facet, Page};
 use lore_core::store::Batch;
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -49,9 +49,11 @@ async fn compare(
     stores: &[Arc<dyn Store>],
     meta: &lore_core::model::MetaModel,
     page: Page,
+    facet: &Facet,
 ) -> Option<Found> {
     let plan = mql_gen::plan(query, meta).ok()?;
     let mut expected: Option<(Vec<lore_core::ObjectId>, u64, Vec<lore_core::ObjectId>)> = None;
+    let mut expected_counts = None;
     for store in stores {
         let name = store.backend();
         let all = match store.query(&plan, ALL).await {
@@ -66,6 +68,17 @@ async fn compare(
             Ok(ids) => ids,
             Err(err) => panic!("{name} failed on a page of {query}: {err}"),
         };
+        let counts = match store.value_counts(&plan, facet, 50).await {
+            Ok(counts) => counts,
+            Err(err) => panic!("{name} failed to count values of {facet:?} in {query}: {err}"),
+        };
+        match &expected_counts {
+            None => expected_counts = Some(counts),
+            Some(e) => assert_eq!(
+                &counts, e,
+                "{name} counts values of {facet:?} differently: {query}"
+            ),
+        }
         match &expected {
             None => expected = Some((all, count, paged)),
             Some((e_all, e_count, e_paged)) => {
@@ -121,7 +134,8 @@ async fn generated_queries_answer_alike_on_every_backend() {
     for _ in 0..QUERIES {
         let query = mql_gen::query(&mut rng, &repo);
         let page = page(&mut rng);
-        if let Some(found) = compare(&query, &stores, &meta, page).await {
+        let facet = mql_gen::facet(&mut rng, &meta);
+        if let Some(found) = compare(&query, &stores, &meta, page, &facet).await {
             ran += 1;
             if found.rows == 0 {
                 empty += 1;
@@ -164,7 +178,8 @@ proptest! {
             for _ in 0..25 {
                 let query = mql_gen::query(&mut rng, &repo);
                 let page = page(&mut rng);
-                compare(&query, &stores, &meta, page).await;
+                let facet = mql_gen::facet(&mut rng, &meta);
+                compare(&query, &stores, &meta, page, &facet).await;
             }
         });
     }

@@ -2,7 +2,7 @@
 //! is cached between calls, and `GET /entities/{objectId}` makes at most three store
 //! reads (caller; object with what hangs on it; its defining terms).
 
-use lore_core::mql::plan::{Page, Plan};
+use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -139,6 +139,15 @@ impl Store for Counting {
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
         self.read();
         self.inner.query(plan, page).await
+    }
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facet: &Facet,
+        limit: u64,
+    ) -> Result<Vec<ValueCount>> {
+        self.read();
+        self.inner.value_counts(plan, facet, limit).await
     }
     async fn count(&self, plan: &Plan) -> Result<u64> {
         self.read();

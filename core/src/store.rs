@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::*;
-use crate::mql::plan::{Page, Plan};
+use crate::mql::plan::{Facet, Page, Plan, ValueCount};
 
 /// One write of a [`Batch`].
 #[derive(Debug, Clone, PartialEq)]
@@ -388,6 +388,11 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>>;
     /// How many objects satisfy the plan.
     async fn count(&self, plan: &Plan) -> Result<u64>;
+    /// The values of the facet among the objects that satisfy the plan, each object
+    /// counted once per distinct value: most frequent first, then by value; at most
+    /// `limit` (see [`crate::mql::eval::value_counts`]).
+    async fn value_counts(&self, plan: &Plan, facet: &Facet, limit: u64)
+    -> Result<Vec<ValueCount>>;
     /// How the store runs the plan: its statement and the database's own plan, for
     /// `validateMQLQuery` with `explain=true`. `None` where there is no statement (the
     /// memory backend evaluates the plan directly).

@@ -5,7 +5,7 @@
 // A counting global allocator measures the import's peak allocation.
 #![allow(unsafe_code)]
 
-use lore_core::mql::plan::{Page, Plan};
+use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Cursor, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -169,6 +169,14 @@ impl Store for Recording {
     }
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
         self.inner.query(plan, page).await
+    }
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facet: &Facet,
+        limit: u64,
+    ) -> Result<Vec<ValueCount>> {
+        self.inner.value_counts(plan, facet, limit).await
     }
     async fn count(&self, plan: &Plan) -> Result<u64> {
         self.inner.count(plan).await

@@ -22,7 +22,7 @@ use lore_core::model::{
     TagKind, Timestamp, User, Value,
 };
 use lore_core::mql::eval::{self, Facts};
-use lore_core::mql::plan::{Page, Plan};
+use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{Batch, Details, Op, Principal, Scope, Store, prepare, prepare_session};
 
 /// The smallest id of a model's id space, to start range scans.
@@ -962,7 +962,28 @@ impl Store for MemoryStore {
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
         let state = self.read()?;
-        Ok(eval::run(plan, &*state, state.objects.values(), None).len() as u64)
+        let condition = plan.condition();
+        Ok(state
+            .objects
+            .values()
+            .filter(|o| eval::holds(&condition, &*state, eval::Row::Object(o)))
+            .count() as u64)
+    }
+
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facet: &Facet,
+        limit: u64,
+    ) -> Result<Vec<ValueCount>> {
+        let state = self.read()?;
+        Ok(eval::value_counts(
+            plan,
+            &*state,
+            state.objects.values(),
+            facet,
+            limit,
+        ))
     }
 
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {

@@ -10,8 +10,8 @@
 
 use lore_core::model::{ClassificationStatus, ObjectKind};
 use lore_core::mql::plan::{
-    ClassStatuses, Column, Cond, Field, FieldType, LabelSet, Lit, Page, Plan, ProfilingPart,
-    Relation, Test, Within,
+    ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Page, Plan,
+    ProfilingPart, Relation, Test, Within,
 };
 
 use crate::dialect::Dialect;
@@ -54,6 +54,75 @@ pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     Compiled {
         sql: format!("SELECT COUNT(*) FROM objects o WHERE {condition}"),
+        params: c.params,
+    }
+}
+
+/// The statement that counts the values of a facet among the plan's objects: rows of
+/// (value, count), most frequent first, then by value.
+pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) -> Compiled {
+    let mut c = Compiler::new(dialect);
+    let condition = c.cond(&plan.condition(), Row::Object("o"));
+    let (join, row) = match facet.relation {
+        None => (String::new(), Row::Object("o")),
+        Some(Relation::Parent) => (
+            "JOIN objects r ON r.model_id = CASE WHEN o.parent IS NULL THEN -1 ELSE o.model_id END \
+             AND r.object_id = COALESCE(o.parent, o.model_id) AND (o.parent IS NOT NULL OR o.model_id <> -1)"
+                .to_owned(),
+            Row::Object("r"),
+        ),
+        Some(Relation::Children) => {
+            let model = c.text(ObjectKind::Model.as_str());
+            (
+                format!(
+                    "JOIN objects r ON ((r.model_id = o.model_id AND r.parent = o.object_id) \
+                     OR (o.kind = {model} AND r.model_id = o.object_id AND r.parent IS NULL))"
+                ),
+                Row::Object("r"),
+            )
+        }
+        Some(Relation::DataClasses(statuses)) => {
+            let statuses = c.statuses(statuses);
+            (
+                format!(
+                    "JOIN classifications rc ON rc.model_id = o.model_id AND rc.object_id = o.object_id \
+                     AND rc.status IN ({statuses}) JOIN data_classes r ON r.name = rc.data_class"
+                ),
+                Row::DataClass("r"),
+            )
+        }
+    };
+    let (join, value) = match c.source(&facet.field, row) {
+        None => (join, "NULL".to_owned()),
+        Some(Source::Expr { sql, .. }) => (join, sql),
+        Some(Source::Rows { key, from, value }) => {
+            let Row::Object(r) = row else {
+                return Compiled {
+                    sql: "SELECT NULL, 0 WHERE 1 = 0".to_owned(),
+                    params: c.params,
+                };
+            };
+            (
+                format!(
+                    "{join} JOIN (SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}) fv \
+                     ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id",
+                    key.0, key.1
+                ),
+                "fv.v".to_owned(),
+            )
+        }
+    };
+    let value = match facet.gap {
+        Some(gap) => c.bucket(&value, gap),
+        None => value,
+    };
+    let limit = c.param(SqlValue::Int(Some(clamp(limit))));
+    Compiled {
+        sql: format!(
+            "SELECT v, COUNT(*) AS n FROM (SELECT DISTINCT o.model_id, o.object_id, {value} AS v \
+             FROM objects o {join} WHERE ({condition}) AND {value} IS NOT NULL) x \
+             GROUP BY v ORDER BY n DESC, v LIMIT {limit}"
+        ),
         params: c.params,
     }
 }
@@ -205,6 +274,28 @@ impl Compiler {
                      WHERE {c}.model_id = {o}.model_id AND {c}.object_id = {o}.object_id AND {c}.status IN ({matched}, {approved}) AND {d}.hide_data) \
                      OR EXISTS (SELECT 1 FROM label_assignments {l} JOIN sensitivity_labels {s} ON {s}.name = {l}.label \
                      WHERE {l}.model_id = {o}.model_id AND {l}.object_id = {o}.object_id AND {l}.status IN ({matched}, {approved}) AND {s}.hide_data))"
+                )
+            }
+        }
+    }
+
+    /// The label of the date bucket of a time (UTC microseconds), as
+    /// [`DateGap::label`] writes it.
+    fn bucket(&self, micros: &str, gap: DateGap) -> String {
+        match self.dialect {
+            Dialect::Sqlite => format!(
+                "strftime('{}', ({micros} - ((({micros} % 1000000) + 1000000) % 1000000)) / 1000000, 'unixepoch')",
+                gap.format()
+            ),
+            Dialect::Postgres => {
+                let format = match gap {
+                    DateGap::Year => "YYYY",
+                    DateGap::Month => "YYYY-MM",
+                    DateGap::Day => "YYYY-MM-DD",
+                    DateGap::Hour => "YYYY-MM-DD HH24:00",
+                };
+                format!(
+                    "(to_char(to_timestamp(floor({micros} / 1000000.0)) AT TIME ZONE 'UTC', '{format}') COLLATE \"C\")"
                 )
             }
         }

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::mql::plan::{Page, Plan};
+use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
     Batch, Details, Explanation, Op, Principal, Scope, WriteTx, prepare, prepare_session,
 };
@@ -596,6 +596,33 @@ impl<D: Driver> Store for SqlStore<D> {
             .await?;
         let n = rows.first().map(|r| r.int(0, "objects")).transpose()?;
         Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facet: &Facet,
+        limit: u64,
+    ) -> Result<Vec<ValueCount>> {
+        let compiled = compile::value_counts(plan, D::DIALECT, facet, limit);
+        let rows = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+            .await?;
+        let mut counts = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            let count = row.int(1, "value counts")?.max(0) as u64;
+            let value = match (facet.gap, facet.field.ty()) {
+                (Some(_), _) | (None, FieldType::Text | FieldType::ExactText) => {
+                    Lit::Text(row.text(0, "value counts")?)
+                }
+                (None, FieldType::Integer) => Lit::Integer(row.int(0, "value counts")?),
+                (None, FieldType::Double) => Lit::Double(row.real(0, "value counts")?),
+                (None, FieldType::Boolean) => Lit::Boolean(row.bool(0, "value counts")?),
+                (None, FieldType::Time) => Lit::Time(row.int(0, "value counts")?),
+            };
+            counts.push(ValueCount { value, count });
+        }
+        Ok(counts)
     }
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {

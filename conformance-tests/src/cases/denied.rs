@@ -68,7 +68,7 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
     let imported = t.import_sample().await;
     let model = imported.model_id.as_str();
     let entity = format!("/entities/{}", encode_segment(model));
-    let calls: [Call<'_>; 11] = [
+    let calls: [Call<'_>; 12] = [
         (Method::GET, entity.as_str(), vec![], None),
         (
             Method::GET,
@@ -91,6 +91,12 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
         (
             Method::POST,
             "/entities/executeMQLQuery",
+            vec![],
+            Some(json!({"select": "Name", "from": model})),
+        ),
+        (
+            Method::POST,
+            "/entities/getAttributeValueCounts",
             vec![],
             Some(json!({"select": "Name", "from": model})),
         ),

@@ -233,3 +233,77 @@ pub async fn count_mql_query_refuses_bad_input(t: &Target) {
         .await;
     assert_error(&resp, 400, "INVALID_PARAMETER");
 }
+
+const VALUE_COUNTS: &str = "/entities/getAttributeValueCounts";
+
+/// Facets: each SELECT item's values among the query's objects, most frequent first;
+/// multi-valued attributes count an object once per value; dates come in buckets.
+pub async fn get_attribute_value_counts_counts_values(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let resp = t
+        .post(
+            VALUE_COUNTS,
+            &[],
+            &json!({"select": "\"Object Type\", Labels, Parent.Name, \"Updated Date\"", "from": from, "where": "\"Object Type\" = ANY ('Column', 'Table')", "dateRangeGap": "YEAR"}),
+        )
+        .await;
+    let result = resp.ok_array();
+    assert_eq!(result.len(), 4, "{}", resp.describe());
+    assert_eq!(
+        result[0],
+        json!({"attributeType": {"name": "\"Object Type\"", "displayName": "Object Type", "type": "SYSTEM_ATTRIBUTE"},
+               "values": [{"value": "Column", "count": 27}, {"value": "Table", "count": 5}]})
+    );
+    assert_eq!(
+        result[1]["values"],
+        json!([{"value": "PII", "count": 5}, {"value": "Finance", "count": 2}]),
+        "{}",
+        resp.describe()
+    );
+    let parents = result[2]["values"].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        parents[0],
+        json!({"value": "customer", "count": 5}),
+        "{}",
+        resp.describe()
+    );
+    let years = result[3]["values"].as_array().cloned().unwrap_or_default();
+    assert_eq!(years.len(), 1, "{}", resp.describe());
+    assert_eq!(years[0]["count"], json!(32));
+    assert!(years[0]["value"].as_str().is_some_and(|y| y.len() == 4));
+
+    let resp = t
+        .post(
+            VALUE_COUNTS,
+            &[],
+            &json!({"select": "\"Data Classifications\", Position", "from": from, "limit": 2}),
+        )
+        .await;
+    let result = resp.ok_array();
+    assert_eq!(
+        result[0]["values"],
+        json!([{"value": "Email Address", "count": 2}, {"value": "City", "count": 1}]),
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(result[1]["values"].as_array().map(Vec::len), Some(2));
+}
+
+/// A bad gap, limit, query or a function in SELECT is 400 INVALID_PARAMETER.
+pub async fn get_attribute_value_counts_refuses_bad_input(t: &Target) {
+    for (body, what) in [
+        (
+            json!({"select": "Name", "dateRangeGap": "WEEK"}),
+            "dateRangeGap",
+        ),
+        (json!({"select": "Name", "limit": 0}), "limit"),
+        (json!({"select": "Name", "where": "Name ="}), "line 1"),
+        (json!({"select": "MembersOfRole('Steward')"}), "function"),
+        (json!({"select": "\"Object Id\""}), "counted"),
+    ] {
+        let resp = t.post(VALUE_COUNTS, &[], &body).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        assert!(resp.message().contains(what), "{what}: {}", resp.describe());
+    }
+}

@@ -541,6 +541,16 @@ pub fn cases() -> Vec<Case> {
             [("POST", "/entities/executeMQLQuery", B)]
         ),
         case!(
+            execute::get_attribute_value_counts_counts_values,
+            AnyServer,
+            [("POST", "/entities/getAttributeValueCounts", N)]
+        ),
+        case!(
+            execute::get_attribute_value_counts_refuses_bad_input,
+            AnyServer,
+            [("POST", "/entities/getAttributeValueCounts", B)]
+        ),
+        case!(
             execute::count_mql_query_refuses_bad_input,
             AnyServer,
             [("GET", "/entities/countMQLQuery", B)]
@@ -555,6 +565,7 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/entities/upgradeMQLQuery", D),
                 ("GET", "/entities/countMQLQuery", D),
                 ("POST", "/entities/executeMQLQuery", D),
+                ("POST", "/entities/getAttributeValueCounts", D),
                 ("GET", "/repository/getContext", D),
                 ("GET", "/configuration/listModels", D),
                 ("GET", "/configurations/listConnectedModels", D),

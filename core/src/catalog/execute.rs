@@ -22,9 +22,11 @@ use crate::model::{
 use crate::mql::ast::Query;
 use crate::mql::catalog::SystemAttribute;
 use crate::mql::eval::{self, Facts, Row, Val};
-use crate::mql::lower::{Lookups, RoleHolders, lower, lower_scope, needs};
+use crate::mql::lower::{Lookups, RoleHolders, facet, lower, lower_scope, needs};
 use crate::mql::parse::QueryFields;
-use crate::mql::plan::{Cond, Field, LabelSet, Page, Plan, ProfilingPart, Statistic, Within, fold};
+use crate::mql::plan::{
+    Cond, DateGap, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Statistic, Within, fold,
+};
 use crate::mql::resolve::{Property, Resolved};
 use crate::mql::validate::Selected;
 use crate::wire::{Attribute, AttributeTypeRef, EmbeddedEntity, Entity};
@@ -1000,5 +1002,119 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
         "Watchers" if object.kind != ObjectKind::Model => Json::Null,
         _ if a.shape.is_multi_valued() => json!([]),
         _ => Json::Null,
+    }
+}
+
+/// The values counted for one SELECT item (`POST /entities/getAttributeValueCounts`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttributeValueCounts {
+    pub attribute_type: AttributeTypeRef,
+    /// Most frequent first, then by value.
+    pub values: Vec<CountedValue>,
+}
+
+/// One value and how many objects have it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CountedValue {
+    pub value: Json,
+    pub count: u64,
+}
+
+/// Values counted per attribute when the request names no limit.
+pub const DEFAULT_VALUE_COUNTS: u64 = 100;
+/// The most values a request may ask to be counted per attribute.
+pub const MAX_VALUE_COUNTS: u64 = 10_000;
+
+impl Catalog {
+    /// `POST /entities/getAttributeValueCounts`: for each SELECT item, how many of the
+    /// query's objects have each value; dates in buckets of `gap` (a day by default).
+    pub async fn attribute_value_counts(
+        &self,
+        caller: &Caller,
+        fields: &QueryFields<'_>,
+        version: u32,
+        gap: Option<&str>,
+        limit: Option<i64>,
+    ) -> Result<Vec<AttributeValueCounts>> {
+        caller.require(Capability::ViewMetadata)?;
+        let gap = match gap.map(str::trim).filter(|g| !g.is_empty()) {
+            None => None,
+            Some(text) => Some(DateGap::parse(text).ok_or_else(|| {
+                Error::invalid(format!(
+                    "dateRangeGap '{text}' is not one of YEAR, MONTH, DAY, HOUR"
+                ))
+            })?),
+        };
+        let limit = match limit {
+            None => DEFAULT_VALUE_COUNTS,
+            Some(n) if (1..=MAX_VALUE_COUNTS as i64).contains(&n) => n as u64,
+            Some(n) => {
+                return Err(Error::invalid(format!(
+                    "limit {n} is out of range: 1 to {MAX_VALUE_COUNTS}"
+                )));
+            }
+        };
+        let meta = self.meta_model_for(caller).await?;
+        let validated = Self::checked_query(fields, version, &meta)?;
+        let (plan, _) = self.plan(caller, &validated.query, &meta).await?;
+        let mut answers = Vec::with_capacity(validated.select.len());
+        for item in &validated.select {
+            let Selected::Attribute { path, resolved } = item else {
+                let function = match item {
+                    Selected::MembersOfRole(role) => format!("MembersOfRole('{role}')"),
+                    Selected::Count(r) => format!("Count('{r}')"),
+                    Selected::Attribute { .. } => String::new(),
+                };
+                return Err(Error::invalid(format!(
+                    "getAttributeValueCounts counts the values of attributes; {function} is a function"
+                )));
+            };
+            let display = path
+                .0
+                .iter()
+                .map(|n| n.text.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
+            let kind = resolved
+                .as_ref()
+                .map_or(AttributeKind::System, |r| r.kind());
+            let values = match resolved {
+                None => Vec::new(),
+                Some(_) => {
+                    let facet = facet(path, &meta, gap).map_err(Error::invalid)?;
+                    self.store
+                        .value_counts(&plan, &facet, limit)
+                        .await?
+                        .into_iter()
+                        .map(|c| CountedValue {
+                            value: lit_json(c.value),
+                            count: c.count,
+                        })
+                        .collect()
+                }
+            };
+            answers.push(AttributeValueCounts {
+                attribute_type: AttributeTypeRef {
+                    name: path.to_string(),
+                    display_name: display,
+                    kind: kind.as_str().to_owned(),
+                },
+                values,
+            });
+        }
+        Ok(answers)
+    }
+}
+
+/// A counted value as JSON: text, a number, a boolean, a datetime string.
+fn lit_json(lit: Lit) -> Json {
+    match lit {
+        Lit::Text(t) => json!(t),
+        Lit::Integer(i) => json!(i),
+        Lit::Double(d) => json!(d),
+        Lit::Boolean(b) => json!(b),
+        Lit::Time(t) => chrono::DateTime::from_timestamp_micros(t)
+            .map_or(Json::Null, |t| json!(format_datetime(&t))),
     }
 }

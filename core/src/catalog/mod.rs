@@ -20,7 +20,7 @@ use std::time::Duration;
 
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
-pub use execute::{MqlEntity, PageRequest, QueryResult};
+pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use query::{QueryValidation, UpgradedQuery, mql_version};

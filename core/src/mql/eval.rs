@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use super::plan::{
-    Cond, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Relation, SortKey, Statistic, Test,
-    Within, fold,
+    Cond, Facet, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Relation, SortKey, Statistic,
+    Test, ValueCount, Within, fold,
 };
 use crate::id::ObjectId;
 use crate::model::{
@@ -74,6 +74,80 @@ pub fn run<'f>(
             .collect(),
         None => ids.collect(),
     }
+}
+
+/// The values of a facet among the objects that satisfy the plan: each object counts
+/// once per distinct value; most frequent first, then by value; at most `limit`.
+pub fn value_counts<'f>(
+    plan: &Plan,
+    facts: &'f dyn Facts,
+    candidates: impl Iterator<Item = &'f Object>,
+    facet: &Facet,
+    limit: u64,
+) -> Vec<ValueCount> {
+    let condition = plan.condition();
+    let mut counts: Vec<(Lit, u64)> = Vec::new();
+    for object in candidates.filter(|o| holds(&condition, facts, Row::Object(o))) {
+        let rows: Vec<Row<'f>> = match facet.relation {
+            None => vec![Row::Object(object)],
+            Some(Relation::Parent) => parent_id(object)
+                .and_then(|id| facts.object(id))
+                .map(Row::Object)
+                .into_iter()
+                .collect(),
+            Some(Relation::Children) => children(facts, object)
+                .into_iter()
+                .map(Row::Object)
+                .collect(),
+            Some(Relation::DataClasses(statuses)) => facts
+                .classifications(object.id)
+                .into_iter()
+                .filter(|(_, s)| statuses.contains(*s))
+                .filter_map(|(name, _)| facts.data_class(name))
+                .map(Row::DataClass)
+                .collect(),
+        };
+        let mut distinct: Vec<Lit> = Vec::new();
+        for row in rows {
+            for value in raw_values(&facet.field, facts, row) {
+                let lit = match (value, facet.gap) {
+                    (Val::Time(t), Some(gap)) => Lit::Text(gap.label(t)),
+                    (Val::Text(t), _) => Lit::Text(t.into_owned()),
+                    (Val::Integer(i), _) => Lit::Integer(i),
+                    (Val::Double(d), _) => Lit::Double(d),
+                    (Val::Boolean(b), _) => Lit::Boolean(b),
+                    (Val::Time(t), None) => Lit::Time(t),
+                };
+                if !distinct.contains(&lit) {
+                    distinct.push(lit);
+                }
+            }
+        }
+        for lit in distinct {
+            match counts.iter_mut().find(|(l, _)| *l == lit) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((lit, 1)),
+            }
+        }
+    }
+    counts.sort_by(|(a, n), (b, m)| m.cmp(n).then_with(|| compare_lits(a, b)));
+    counts
+        .into_iter()
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .map(|(value, count)| ValueCount { value, count })
+        .collect()
+}
+
+/// The order of two literals of one field, as the SQL stores order them.
+fn compare_lits(a: &Lit, b: &Lit) -> Ordering {
+    let val = |l: &Lit| match l {
+        Lit::Text(t) => Val::Text(Cow::Owned(t.clone())),
+        Lit::Integer(i) => Val::Integer(*i),
+        Lit::Double(d) => Val::Double(*d),
+        Lit::Boolean(b) => Val::Boolean(*b),
+        Lit::Time(t) => Val::Time(*t),
+    };
+    compare_values(&val(a), &val(b))
 }
 
 fn compare_rows(keys: &[SortKey], facts: &dyn Facts, a: &Object, b: &Object) -> Ordering {

@@ -25,8 +25,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::ast::{Expr, Filter, Op, OrderKey, Path, Query, Subject, TimeUnit, Value};
 use super::catalog::Shape;
 use super::plan::{
-    ClassStatuses, Column, Cond, Field, FieldType, LabelSet, Lit, Plan, ProfilingPart, Relation,
-    SortKey, Statistic, Test, fold,
+    ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Plan,
+    ProfilingPart, Relation, SortKey, Statistic, Test, fold,
 };
 use super::resolve::{Property, Resolved, resolve};
 use super::search::{Presence, SearchKind, parse_search_text};
@@ -164,6 +164,37 @@ pub fn lower_scope(expr: &Expr, meta: &MetaModel, lookups: &Lookups) -> Cond {
         warnings: Vec::new(),
     };
     lowering.expr(expr)
+}
+
+/// The facet of a path for `getAttributeValueCounts`: a field of the objects or of their
+/// related objects. `Err` says why the path cannot be counted.
+pub fn facet(path: &Path, meta: &MetaModel, gap: Option<DateGap>) -> Result<Facet, String> {
+    let lookups = Lookups::default();
+    let mut lowering = Lowering {
+        meta,
+        lookups: &lookups,
+        warnings: Vec::new(),
+    };
+    let target = lowering
+        .target(path)
+        .ok_or_else(|| format!("'{path}' is not an attribute (names are case-sensitive)"))?;
+    let (relation, field) = match target {
+        Target::Field(field) => (None, field),
+        Target::Related(relation, inner) => match *inner {
+            Target::Field(field) => (Some(relation), field),
+            _ => return Err(format!("the values of {path} cannot be counted")),
+        },
+        _ => return Err(format!("the values of {path} cannot be counted")),
+    };
+    let gap = match field.ty() {
+        FieldType::Time => Some(gap.unwrap_or(DateGap::Day)),
+        _ => None,
+    };
+    Ok(Facet {
+        relation,
+        field,
+        gap,
+    })
 }
 
 struct Lowering<'a> {

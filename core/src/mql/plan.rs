@@ -442,3 +442,61 @@ pub enum Lit {
     /// UTC microseconds.
     Time(i64),
 }
+
+/// What `getAttributeValueCounts` counts: the values of a field of the objects (or of
+/// their related objects), each object counted once per distinct value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facet {
+    pub relation: Option<Relation>,
+    pub field: Field,
+    /// For time fields: the buckets values are counted in (their label is the value).
+    pub gap: Option<DateGap>,
+}
+
+/// The width of the buckets date values are counted in (`dateRangeGap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateGap {
+    Year,
+    Month,
+    Day,
+    Hour,
+}
+
+impl DateGap {
+    /// The gap of a `dateRangeGap` value (case-insensitive).
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text.trim().to_ascii_uppercase().as_str() {
+            "YEAR" => Self::Year,
+            "MONTH" => Self::Month,
+            "DAY" => Self::Day,
+            "HOUR" => Self::Hour,
+            _ => return None,
+        })
+    }
+
+    /// The label of the bucket of a time (UTC microseconds): `2026`, `2026-06`,
+    /// `2026-06-15`, `2026-06-15 12:00`.
+    pub fn label(self, micros: i64) -> String {
+        let seconds = micros.div_euclid(1_000_000);
+        let t = chrono::DateTime::from_timestamp(seconds, 0).unwrap_or_default();
+        t.format(self.format()).to_string()
+    }
+
+    /// The strftime format of a bucket label.
+    pub fn format(self) -> &'static str {
+        match self {
+            Self::Year => "%Y",
+            Self::Month => "%Y-%m",
+            Self::Day => "%Y-%m-%d",
+            Self::Hour => "%Y-%m-%d %H:00",
+        }
+    }
+}
+
+/// One counted value of a facet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueCount {
+    /// The value as stored (text as written, not folded), or a date bucket's label.
+    pub value: Lit,
+    pub count: u64,
+}

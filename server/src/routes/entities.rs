@@ -229,3 +229,42 @@ pub async fn execute_mql_query(
         )
         .await?))
 }
+
+/// The body of getAttributeValueCounts: the query's clauses (SELECT names the
+/// attributes to count), the date bucket width and how many values to answer.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueCountsInput {
+    #[serde(flatten)]
+    pub query: QueryInput,
+    /// `YEAR`, `MONTH`, `DAY` (the default) or `HOUR`: the buckets of date values.
+    pub date_range_gap: Option<String>,
+    /// Values per attribute, 1 to 10,000 (default 100), most frequent first.
+    #[schema(value_type = Option<i64>)]
+    pub limit: Option<serde_json::Value>,
+}
+
+/// Counts, for each attribute of the SELECT list, how many of the query's objects have
+/// each of its values (facets): `[{attributeType, values: [{value, count}]}]`, most
+/// frequent first; dates in buckets of `dateRangeGap`.
+#[utoipa::path(post, path = "/entities/getAttributeValueCounts", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    request_body = ValueCountsInput,
+    responses((status = 200, description = "One entry per SELECT item: attributeType and values with counts"), (status = 400, description = "The query is not valid MQL, or dateRangeGap or limit is wrong")))]
+pub async fn get_attribute_value_counts(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<ValueCountsInput>,
+) -> ApiResult<Response> {
+    let version = body.query.version()?;
+    let limit = whole_number("limit", body.limit.as_ref())?;
+    Ok(ok(state
+        .catalog
+        .attribute_value_counts(
+            &caller,
+            &body.query.fields(),
+            version,
+            body.date_range_gap.as_deref(),
+            limit,
+        )
+        .await?))
+}

@@ -62,6 +62,7 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(entities::upgrade_mql_query))
         .routes(routes!(entities::count_mql_query))
         .routes(routes!(entities::execute_mql_query))
+        .routes(routes!(entities::get_attribute_value_counts))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(
