@@ -1,7 +1,7 @@
 //! The cross-backend MQL test: random valid queries over a generated repository must
 //! find the same objects, in the same order, with the same counts, pages and value counts
-//! memory backend (the reference evaluator), SQLite and PostgreSQL. A proptest runs the
-//! same generator over memory and SQLite with seeds of its own choosing.
+//! (facets) on the memory backend (the reference evaluator), SQLite and PostgreSQL. A
+//! proptest runs the same generator over memory and SQLite with seeds of its own choosing.
 
 use std::sync::Arc;
 

@@ -68,7 +68,9 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
     let imported = t.import_sample().await;
     let model = imported.model_id.as_str();
     let entity = format!("/entities/{}", encode_segment(model));
-    let calls: [Call<'_>; 12] = [
+    let relationships = format!("/relationships/{}", encode_segment(model));
+    let relationship_count = format!("/relationships/count/{}", encode_segment(model));
+    let calls: [Call<'_>; 14] = [
         (Method::GET, entity.as_str(), vec![], None),
         (
             Method::GET,
@@ -100,6 +102,8 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
             vec![],
             Some(json!({"select": "Name", "from": model})),
         ),
+        (Method::GET, relationships.as_str(), vec![], None),
+        (Method::GET, relationship_count.as_str(), vec![], None),
         (
             Method::GET,
             "/repository/getContext",

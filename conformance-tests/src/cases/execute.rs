@@ -307,3 +307,117 @@ pub async fn get_attribute_value_counts_refuses_bad_input(t: &Target) {
         assert!(resp.message().contains(what), "{what}: {}", resp.describe());
     }
 }
+
+/// The id of the sample object with that name and type, found with MQL.
+async fn object_id(t: &Target, from: &str, name: &str, object_type: &str) -> String {
+    let resp = execute(
+        t,
+        json!({"select": "\"Object Id\"", "from": from,
+               "where": format!("Name = '{name}' AND \"Object Type\" = '{object_type}'")}),
+    )
+    .await;
+    resp.ok_array()
+        .first()
+        .and_then(|e| e["attributes"][0]["value"].as_str())
+        .unwrap_or_else(|| panic!("{name} in {}", resp.describe()))
+        .to_owned()
+}
+
+/// `select` on GET /entities/{objectId} answers the MQL entity format: one attribute per
+/// item, with related objects, classes, labels, profiling and context.
+pub async fn entity_with_select_answers_mql_format(t: &Target) {
+    let imported = t.import_sample().await;
+    let city = object_id(t, &imported.path, "city", "Column").await;
+    let select = "Name, Parent, \"Data Classifications\", Labels, \"Data Profiling\".Distinct, Context, Nope, \"Model Id\"";
+    let resp = t
+        .get_q(
+            &format!("/entities/{}", crate::harness::encode_segment(&city)),
+            &[("select", select)],
+        )
+        .await;
+    let attributes = resp.ok()["attributes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("attributes: {}", resp.describe()));
+    let values: Vec<&Value> = attributes.iter().map(|a| &a["value"]).collect();
+    assert_eq!(values[0], &json!("city"));
+    assert_eq!(values[1], &json!("customer"));
+    assert_eq!(values[2], &json!(["City"]));
+    assert_eq!(values[3], &json!([]));
+    assert_eq!(values[4], &json!(412));
+    let context: Vec<&str> = values[5]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(
+        context[context.len() - 3..],
+        ["Sales DB", "sales", "customer"]
+    );
+    assert_eq!(values[6], &Value::Null);
+    assert!(values[7].is_i64(), "{}", resp.describe());
+    assert_eq!(attributes[6]["attributeType"]["name"], json!("Nope"));
+
+    let resp = t
+        .get_q(
+            &format!("/entities/{}", crate::harness::encode_segment(&city)),
+            &[("select", "Name,"), ("mqlVersion", "3")],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
+/// The objects related to an object by any edge, both ways, and their count.
+pub async fn relationships_of_an_object(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let customer = object_id(t, from, "customer", "Table").await;
+    let path = format!(
+        "/relationships/{}",
+        crate::harness::encode_segment(&customer)
+    );
+    let resp = t.get(&path).await;
+    let names: Vec<&str> = resp
+        .ok_array()
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    // orders (entity relationship to it) and the term Customer (semantic link from it).
+    assert_eq!(names, ["Customer", "orders"], "{}", resp.describe());
+    let resp = t.get_q(&path, &[("select", "Name, \"Object Type\"")]).await;
+    assert_eq!(
+        resp.ok_array()[1]["attributes"][1]["value"],
+        json!("Table"),
+        "{}",
+        resp.describe()
+    );
+    let resp = t
+        .get(&format!(
+            "/relationships/count/{}",
+            crate::harness::encode_segment(&customer)
+        ))
+        .await;
+    assert_eq!(resp.ok(), &json!(2), "{}", resp.describe());
+}
+
+/// Unknown or malformed objects, bad SELECT lists and versions are refused.
+pub async fn relationships_bad_input(t: &Target) {
+    let resp = t.get("/relationships/999999_1").await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    let resp = t
+        .get(&format!(
+            "/relationships/count/{}",
+            crate::harness::encode_segment("a*b")
+        ))
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .get_q("/relationships/-1_1", &[("select", "Name =")])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .get_q("/relationships/count/-1_1", &[("mqlVersion", "x")])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}

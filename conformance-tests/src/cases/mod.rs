@@ -551,6 +551,30 @@ pub fn cases() -> Vec<Case> {
             [("POST", "/entities/getAttributeValueCounts", B)]
         ),
         case!(
+            execute::entity_with_select_answers_mql_format,
+            AnyServer,
+            [
+                ("GET", "/entities/{objectId}", N),
+                ("GET", "/entities/{objectId}", B)
+            ]
+        ),
+        case!(
+            execute::relationships_of_an_object,
+            AnyServer,
+            [
+                ("GET", "/relationships/{objectId}", N),
+                ("GET", "/relationships/count/{objectId}", N)
+            ]
+        ),
+        case!(
+            execute::relationships_bad_input,
+            AnyServer,
+            [
+                ("GET", "/relationships/{objectId}", B),
+                ("GET", "/relationships/count/{objectId}", B)
+            ]
+        ),
+        case!(
             execute::count_mql_query_refuses_bad_input,
             AnyServer,
             [("GET", "/entities/countMQLQuery", B)]
@@ -566,6 +590,8 @@ pub fn cases() -> Vec<Case> {
                 ("GET", "/entities/countMQLQuery", D),
                 ("POST", "/entities/executeMQLQuery", D),
                 ("POST", "/entities/getAttributeValueCounts", D),
+                ("GET", "/relationships/{objectId}", D),
+                ("GET", "/relationships/count/{objectId}", D),
                 ("GET", "/repository/getContext", D),
                 ("GET", "/configuration/listModels", D),
                 ("GET", "/configurations/listConnectedModels", D),

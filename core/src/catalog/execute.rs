@@ -1118,3 +1118,101 @@ fn lit_json(lit: Lit) -> Json {
             .map_or(Json::Null, |t| json!(format_datetime(&t))),
     }
 }
+
+impl Catalog {
+    /// `GET /entities/{objectId}` with `select`: the object in the MQL entity format.
+    pub async fn get_entity_selected(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        select: &str,
+        version: u32,
+    ) -> Result<MqlEntity> {
+        caller.require(Capability::ViewMetadata)?;
+        let meta = self.meta_model_for(caller).await?;
+        let validated = Self::checked_query(&select_only(select), version, &meta)?;
+        let object = self.resolve(reference).await?;
+        let mut entities = self.mql_entities(&[object.id], &validated.select).await?;
+        entities
+            .pop()
+            .ok_or_else(|| Error::not_found(format!("object {} does not exist", object.id)))
+    }
+
+    /// `GET /relationships/{objectId}`: the objects related to the object by an edge of
+    /// any kind (custom relationships, semantic links, entity relationships, term
+    /// references, lineage, ...), either way, each once, by name; in the MQL entity
+    /// format with `select`, else the legacy format.
+    pub async fn relationships(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        select: Option<&str>,
+        version: u32,
+    ) -> Result<QueryResult> {
+        caller.require(Capability::ViewMetadata)?;
+        let meta = self.meta_model_for(caller).await?;
+        let validated = match select {
+            Some(select) => Some(Self::checked_query(&select_only(select), version, &meta)?),
+            None => None,
+        };
+        let object = self.resolve(reference).await?;
+        let mut related = self.related_objects(&object).await?;
+        related.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        Ok(match validated {
+            Some(validated) => {
+                let ids: Vec<ObjectId> = related.iter().map(|o| o.id).collect();
+                QueryResult::Mql(self.mql_entities(&ids, &validated.select).await?)
+            }
+            None => QueryResult::Legacy(self.entities(caller, &related).await?),
+        })
+    }
+
+    /// `GET /relationships/count/{objectId}`: how many objects [`Catalog::relationships`]
+    /// answers.
+    pub async fn count_relationships(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        version: u32,
+    ) -> Result<u64> {
+        caller.require(Capability::ViewMetadata)?;
+        let _ = version;
+        let object = self.resolve(reference).await?;
+        Ok(self.related_objects(&object).await?.len() as u64)
+    }
+
+    async fn related_objects(&self, object: &Object) -> Result<Vec<Object>> {
+        let details = self
+            .store
+            .details(crate::store::Scope::Objects(vec![object.id]))
+            .await?;
+        let ids: BTreeSet<ObjectId> = details
+            .edges
+            .iter()
+            .filter_map(|e| {
+                if e.source == object.id {
+                    Some(e.target)
+                } else if e.target == object.id {
+                    Some(e.source)
+                } else {
+                    None
+                }
+            })
+            .filter(|id| *id != object.id)
+            .collect();
+        let ids: Vec<ObjectId> = ids.into_iter().collect();
+        self.store.objects(&ids).await
+    }
+}
+
+/// The fields of a query that is only a SELECT list.
+fn select_only(select: &str) -> QueryFields<'_> {
+    QueryFields {
+        select,
+        from: None,
+        scope: None,
+        context: None,
+        filter: None,
+        order_by: None,
+    }
+}

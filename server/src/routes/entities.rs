@@ -21,8 +21,9 @@ pub struct EntityParams {
     pub mql_version: Option<String>,
 }
 
-/// Reads one object (model object, repository object) by id or stable id, in the
-/// legacy entity format.
+/// Reads one object (model object, repository object) by id, stable id or repository
+/// path: in the legacy entity format, or with `select` in the MQL entity format (one
+/// attribute per SELECT item).
 #[utoipa::path(get, path = "/entities/{objectId}", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
     params(("objectId" = String, Path, description = "Object id (`447_16`, `-1_4`), stable id, or URL-encoded repository path"), EntityParams),
     responses((status = 200, description = "The entity"), (status = 404, description = "No such object")))]
@@ -32,17 +33,13 @@ pub async fn get_entity(
     Path(object_id): Path<String>,
     Params(params): Params<EntityParams>,
 ) -> ApiResult<Response> {
-    if let Some(version) = params.mql_version.as_deref() {
-        version
-            .trim()
-            .parse::<u32>()
-            .map_err(|_| Error::invalid(format!("mqlVersion '{version}' is not a number")))?;
-    }
-    if params.select.is_some() {
-        return Err(Error::unsupported(
-            "the select parameter (MQL entity format) is not available in this release; omit it for the legacy format",
-        )
-        .into());
+    let version = mql_version(params.mql_version.as_deref())?;
+    let reference = ObjectRef::parse(&object_id)?;
+    if let Some(select) = params.select.as_deref() {
+        return Ok(ok(state
+            .catalog
+            .get_entity_selected(&caller, &reference, select, version)
+            .await?));
     }
     let reference = ObjectRef::parse(&object_id)?;
     Ok(ok(state.catalog.get_entity(&caller, &reference).await?))

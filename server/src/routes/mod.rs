@@ -6,6 +6,7 @@ pub mod configuration;
 pub mod entities;
 pub mod health;
 pub mod operations;
+pub mod relationships;
 pub mod removed;
 pub mod repository;
 pub mod types;
@@ -63,6 +64,8 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(entities::count_mql_query))
         .routes(routes!(entities::execute_mql_query))
         .routes(routes!(entities::get_attribute_value_counts))
+        .routes(routes!(relationships::get_relationships))
+        .routes(routes!(relationships::count_relationships))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(

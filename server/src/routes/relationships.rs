@@ -1,0 +1,48 @@
+//! Relationships: the objects related to an object.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use lore_core::ObjectRef;
+use lore_core::catalog::mql_version;
+
+use crate::AppState;
+use crate::error::{ApiResult, ok};
+use crate::extract::{Authenticated, Params};
+use crate::routes::entities::EntityParams;
+
+/// The objects related to an object by an edge of any kind, either way, each once, by
+/// name: in the legacy entity format, or with `select` in the MQL entity format.
+#[utoipa::path(get, path = "/relationships/{objectId}", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    params(("objectId" = String, Path, description = "Object id (`447_16`), stable id, or URL-encoded repository path"), EntityParams),
+    responses((status = 200, description = "An array of entities"), (status = 400, description = "A malformed id or SELECT list"), (status = 404, description = "No such object")))]
+pub async fn get_relationships(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(object_id): Path<String>,
+    Params(params): Params<EntityParams>,
+) -> ApiResult<Response> {
+    let version = mql_version(params.mql_version.as_deref())?;
+    let reference = ObjectRef::parse(&object_id)?;
+    Ok(ok(state
+        .catalog
+        .relationships(&caller, &reference, params.select.as_deref(), version)
+        .await?))
+}
+
+/// How many objects `GET /relationships/{objectId}` answers.
+#[utoipa::path(get, path = "/relationships/count/{objectId}", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
+    params(("objectId" = String, Path, description = "Object id (`447_16`), stable id, or URL-encoded repository path"), EntityParams),
+    responses((status = 200, description = "The number of related objects"), (status = 400, description = "A malformed id or mqlVersion"), (status = 404, description = "No such object")))]
+pub async fn count_relationships(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(object_id): Path<String>,
+    Params(params): Params<EntityParams>,
+) -> ApiResult<Response> {
+    let version = mql_version(params.mql_version.as_deref())?;
+    let reference = ObjectRef::parse(&object_id)?;
+    Ok(ok(state
+        .catalog
+        .count_relationships(&caller, &reference, version)
+        .await?))
+}
