@@ -26,11 +26,35 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Runs an MQL query against a server and prints the objects as a table.
+    Query(lore_server::cli_query::QueryArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Query(args) => {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("lore: cannot start the runtime: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(lore_server::cli_query::run(&args)) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("lore query: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Serve { config } => {
             let settings = match Settings::load(config.as_deref()) {
                 Ok(s) => s,

@@ -85,6 +85,28 @@ pub async fn validate_mql_query_answers_current_syntax_and_warnings(t: &Target) 
     assert_eq!(resp.ok()["valid"], json!(true), "{}", resp.describe());
     let query = resp.ok()["query"].as_str().unwrap_or_default();
     assert!(!query.contains('#'), "notation marks are dropped: {query}");
+
+    // explain=true answers the plan; a SQL backend also its statement and the
+    // database's plan of it.
+    let resp = validate(
+        t,
+        &[
+            ("select", "Name"),
+            ("from", model),
+            ("where", "Labels = 'PII'"),
+            ("explain", "true"),
+        ],
+    )
+    .await;
+    let explain = &resp.ok()["explain"];
+    assert!(explain["plan"]["filter"].is_object(), "{}", resp.describe());
+    if let Some(sql) = explain["sql"].as_str() {
+        assert!(sql.starts_with("SELECT"), "{sql}");
+        let lines = explain["databasePlan"].as_array().map_or(0, Vec::len);
+        assert!(lines > 0, "{}", resp.describe());
+    }
+    let resp = validate(t, &[("select", "Name"), ("explain", "maybe")]).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
 }
 
 /// What is not valid MQL is 400 with a message that says what and where.

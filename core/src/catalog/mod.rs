@@ -23,7 +23,7 @@ pub use browse::{BrowseNode, FolderRequest};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
-pub use query::{QueryValidation, UpgradedQuery, mql_version};
+pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 
 use crate::archive::ArchiveLimits;

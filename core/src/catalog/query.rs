@@ -14,7 +14,7 @@ use crate::mql::validate::{CURRENT_VERSION, Validated, validate};
 
 /// What validating a query found: it is valid (an invalid query is an error naming what
 /// is wrong), here is the query in current MQL syntax, and what may surprise when it runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueryValidation {
     pub valid: bool,
@@ -24,6 +24,21 @@ pub struct QueryValidation {
     /// Why the query may give surprising results (spec section 7): unknown attributes, a
     /// FROM id that does not exist, names of earlier MQL versions.
     pub warnings: Vec<String>,
+    /// With `explain=true`: how the query runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explain>,
+}
+
+/// How a query runs: the plan every backend runs and, on the SQL backends, the statement
+/// of its first page and the database's own plan of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explain {
+    pub plan: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_plan: Option<Vec<String>>,
 }
 
 /// The MQL version of an `mqlVersion` parameter: 1 to 3, 3 when absent.
@@ -47,6 +62,7 @@ impl Catalog {
         caller: &Caller,
         fields: &QueryFields<'_>,
         version: u32,
+        explain: bool,
     ) -> Result<QueryValidation> {
         caller.require(Capability::ViewMetadata)?;
         let meta = self.meta_model_for(caller).await?;
@@ -76,10 +92,28 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
+        let explain = if explain {
+            let (plan, mut more) = self.plan(caller, &query, &meta).await?;
+            warnings.append(&mut more);
+            let page = crate::mql::plan::Page {
+                offset: 0,
+                limit: super::execute::DEFAULT_PAGE_SIZE,
+            };
+            let store = self.store.explain(&plan, page).await?;
+            Some(Explain {
+                plan: serde_json::to_value(&plan)
+                    .map_err(|e| Error::internal(format!("showing a plan: {e}")))?,
+                sql: store.as_ref().map(|s| s.sql.clone()),
+                database_plan: store.map(|s| s.database_plan),
+            })
+        } else {
+            None
+        };
         Ok(QueryValidation {
             valid: true,
             query: query.to_string(),
             warnings,
+            explain,
         })
     }
 }

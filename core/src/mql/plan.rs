@@ -28,7 +28,7 @@ pub fn fold(text: &str) -> String {
 }
 
 /// A runnable query: the objects satisfying `filter` (and `visibility`), in `order`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Plan {
     /// The conditions of FROM, the scope filters and WHERE, together.
     pub filter: Cond,
@@ -52,7 +52,7 @@ impl Plan {
 }
 
 /// Which rows of an ordered result: `offset` rows skipped, at most `limit` rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Page {
     pub offset: u64,
     pub limit: u64,
@@ -60,7 +60,7 @@ pub struct Page {
 
 /// An ORDER BY key. Objects without a value sort after those with one, whatever the
 /// direction.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SortKey {
     pub field: Field,
     pub descending: bool,
@@ -68,7 +68,7 @@ pub struct SortKey {
 
 /// A condition on an object (or, inside [`Cond::Related`] over data classes, on a data
 /// class).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub enum Cond {
     #[default]
     True,
@@ -149,7 +149,7 @@ impl Cond {
 
 /// Objects in scope: the selected models (their repository objects and every object of
 /// them) and the subtrees of model objects (the root and everything below it).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Within {
     /// Model numbers (the object number of each model's repository object).
     pub models: Vec<i64>,
@@ -158,7 +158,7 @@ pub struct Within {
 }
 
 /// The objects related to an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Relation {
     /// The parent: the parent object, the model of a top-level model object, the folder
     /// of a repository object.
@@ -177,7 +177,7 @@ impl Relation {
 }
 
 /// A set of classification statuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum ClassStatuses {
     /// Matched or approved: the object's data classes.
     Current,
@@ -208,7 +208,7 @@ impl ClassStatuses {
 }
 
 /// A value of an object (or data class) that conditions test and keys sort.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum Field {
     /// A column of the object.
     Column(Column),
@@ -233,7 +233,7 @@ pub enum Field {
 }
 
 /// The type of a field's values, which says how literals compare with them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum FieldType {
     /// Text compared folded.
     Text,
@@ -275,7 +275,7 @@ impl Field {
 }
 
 /// The columns of an object that MQL filters and sorts on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Column {
     Name,
     PhysicalName,
@@ -314,7 +314,7 @@ impl Column {
 }
 
 /// Which sensitivity labels of an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum LabelSet {
     /// The most restrictive (highest position, then first name) among the approved and
     /// matched labels: one value.
@@ -326,7 +326,7 @@ pub enum LabelSet {
 }
 
 /// A statistic of a data profile (spec 2.7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Statistic {
     Distinct,
     Duplicate,
@@ -404,7 +404,7 @@ impl Statistic {
 }
 
 /// A part of an object's profiling, tested for presence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum ProfilingPart {
     /// `Data Profiling`: a data profile.
     Profile,
@@ -417,7 +417,7 @@ pub enum ProfilingPart {
 }
 
 /// A test of one value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum Test {
     Eq(Lit),
     In(Vec<Lit>),
@@ -433,7 +433,7 @@ pub enum Test {
 }
 
 /// A literal of the field's type: folded text for [`FieldType::Text`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum Lit {
     Text(String),
     Integer(i64),
@@ -445,7 +445,7 @@ pub enum Lit {
 
 /// What `getAttributeValueCounts` counts: the values of a field of the objects (or of
 /// their related objects), each object counted once per distinct value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Facet {
     pub relation: Option<Relation>,
     pub field: Field,
@@ -454,7 +454,7 @@ pub struct Facet {
 }
 
 /// The width of the buckets date values are counted in (`dateRangeGap`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum DateGap {
     Year,
     Month,
@@ -494,7 +494,7 @@ impl DateGap {
 }
 
 /// One counted value of a facet.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ValueCount {
     /// The value as stored (text as written, not folded), or a date bucket's label.
     pub value: Lit,

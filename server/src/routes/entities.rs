@@ -68,6 +68,11 @@ pub struct QueryInput {
     #[param(value_type = Option<String>)]
     #[schema(value_type = Option<String>)]
     pub mql_version: Option<serde_json::Value>,
+    /// validateMQLQuery only: also answer how the query runs (the plan, and on the SQL
+    /// backends the statement and the database's plan).
+    #[param(value_type = Option<bool>)]
+    #[schema(value_type = Option<bool>)]
+    pub explain: Option<serde_json::Value>,
 }
 
 impl QueryInput {
@@ -103,9 +108,18 @@ pub async fn validate_mql_query(
     Params(params): Params<QueryInput>,
 ) -> ApiResult<Response> {
     let version = params.version()?;
+    let explain = match &params.explain {
+        None | Some(serde_json::Value::Null) => false,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("true") => true,
+        Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("false") => false,
+        Some(other) => {
+            return Err(Error::invalid(format!("explain '{other}' is not true or false")).into());
+        }
+    };
     Ok(ok(state
         .catalog
-        .validate_query(&caller, &params.fields(), version)
+        .validate_query(&caller, &params.fields(), version, explain)
         .await?))
 }
 

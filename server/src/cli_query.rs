@@ -1,0 +1,226 @@
+//! `lore query`: runs MQL against a Lore server and prints the objects as a table.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+/// What `lore query` sends: where, who, and the query's clauses.
+#[derive(Debug, Clone, clap::Args)]
+pub struct QueryArgs {
+    /// The server's API base URL.
+    #[arg(
+        long,
+        env = "LORE_URL",
+        default_value = "http://127.0.0.1:11480/MM/rest/v1"
+    )]
+    pub url: String,
+    /// An API key; without it `lore query` logs in with --user and --password.
+    #[arg(long, env = "LORE_API_KEY", hide_env_values = true)]
+    pub key: Option<String>,
+    #[arg(long, env = "LORE_USER", default_value = "Administrator")]
+    pub user: String,
+    #[arg(long, env = "LORE_PASSWORD", hide_env_values = true)]
+    pub password: Option<String>,
+    /// The SELECT list.
+    #[arg(long, default_value = "Name, \"Object Type\", \"Object Id\"")]
+    pub select: String,
+    /// The from id: a repository path, an object id or a stable id.
+    #[arg(long)]
+    pub from: Option<String>,
+    /// The WHERE filters.
+    #[arg(long = "where")]
+    pub filter: Option<String>,
+    #[arg(long)]
+    pub orderby: Option<String>,
+    #[arg(long, default_value_t = 20)]
+    pub page_size: i64,
+    #[arg(long, default_value_t = 1)]
+    pub page_number: i64,
+    /// Print only how many objects the query finds.
+    #[arg(long)]
+    pub count: bool,
+}
+
+/// Runs the query and answers the text to print, or what went wrong.
+pub async fn run(args: &QueryArgs) -> Result<String, String> {
+    let client = reqwest::Client::new();
+    let base = args.url.trim_end_matches('/');
+    let key = match &args.key {
+        Some(key) => key.clone(),
+        None => {
+            let password = args
+                .password
+                .clone()
+                .ok_or("give --key, or --password (or LORE_PASSWORD) to log in")?;
+            let login = send(
+                client
+                    .post(format!("{base}/auth/login"))
+                    .json(&json!({"user": args.user, "password": password})),
+            )
+            .await?;
+            login["token"]
+                .as_str()
+                .ok_or("the login answered no token")?
+                .to_owned()
+        }
+    };
+    let mut query = json!({"select": args.select});
+    for (name, value) in [
+        ("from", &args.from),
+        ("where", &args.filter),
+        ("orderby", &args.orderby),
+    ] {
+        if let Some(value) = value {
+            query[name] = json!(value);
+        }
+    }
+    if args.count {
+        let pairs: Vec<(String, String)> = query
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+            .collect();
+        let count = send(
+            client
+                .get(format!("{base}/entities/countMQLQuery"))
+                .header("api-key", &key)
+                .query(&pairs),
+        )
+        .await?;
+        return Ok(format!("{count}\n"));
+    }
+    query["pageSize"] = json!(args.page_size);
+    query["pageNumber"] = json!(args.page_number);
+    let result = send(
+        client
+            .post(format!("{base}/entities/executeMQLQuery"))
+            .header("api-key", &key)
+            .json(&query),
+    )
+    .await?;
+    Ok(table(
+        result.as_array().map(Vec::as_slice).unwrap_or_default(),
+    ))
+}
+
+/// Sends a request; answers the `result` of the envelope or the error's message.
+async fn send(request: reqwest::RequestBuilder) -> Result<Value, String> {
+    let response = request
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach the server: {e}"))?;
+    let status = response.status();
+    let body: Value = response
+        .json()
+        .await
+        .map_err(|e| format!("the server answered {status} without a JSON envelope: {e}"))?;
+    if !status.is_success() {
+        let code = body["error"]["errorCode"].as_str().unwrap_or("ERROR");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        return Err(format!("{status} {code}: {message}"));
+    }
+    Ok(body["result"].clone())
+}
+
+/// Values longer than this are cut in a table cell.
+const MAX_CELL: usize = 60;
+
+/// Entities of the MQL format as a text table: a header of the SELECT items' display
+/// names, one row per entity.
+pub fn table(entities: &[Value]) -> String {
+    let Some(first) = entities.first() else {
+        return "(no objects)\n".to_owned();
+    };
+    let header: Vec<String> = first["attributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| cell(&a["attributeType"]["displayName"]))
+        .collect();
+    let rows: Vec<Vec<String>> = entities
+        .iter()
+        .map(|e| {
+            e["attributes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| cell(&a["value"]))
+                .collect()
+        })
+        .collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            if let Some(w) = widths.get_mut(i) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let width = widths.get(i).copied().unwrap_or(0);
+                format!("{c}{}", " ".repeat(width.saturating_sub(c.chars().count())))
+            })
+            .collect();
+        let _ = writeln!(out, "{}", padded.join("  ").trim_end());
+    };
+    line(&mut out, &header);
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    line(&mut out, &rule);
+    for row in &rows {
+        line(&mut out, row);
+    }
+    let _ = writeln!(out, "({} objects)", rows.len());
+    out
+}
+
+/// A value as a table cell: text as it is, arrays joined, objects by name or as JSON.
+fn cell(value: &Value) -> String {
+    let text = match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(cell).collect::<Vec<_>>().join(", "),
+        Value::Object(map) => match map.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            _ => value.to_string(),
+        },
+        other => other.to_string(),
+    };
+    let text = text.replace(['\n', '\r', '\t'], " ");
+    if text.chars().count() > MAX_CELL {
+        let cut: String = text.chars().take(MAX_CELL - 1).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns_columns_and_flattens_values() {
+        let entity = |name: &str, labels: Value| {
+            json!({"attributes": [
+                {"attributeType": {"name": "Name", "displayName": "Name", "type": "SYSTEM_ATTRIBUTE"}, "value": name},
+                {"attributeType": {"name": "Labels", "displayName": "Labels", "type": "SYSTEM_ATTRIBUTE"}, "value": labels},
+            ]})
+        };
+        let text = table(&[
+            entity("customer_id", json!(["PII", "Key"])),
+            entity("x", json!(null)),
+        ]);
+        assert_eq!(
+            text,
+            "Name         Labels\n-----------  --------\ncustomer_id  PII, Key\nx\n(2 objects)\n"
+        );
+        assert_eq!(table(&[]), "(no objects)\n");
+        assert!(cell(&json!("a".repeat(100))).ends_with('…'));
+    }
+}
