@@ -182,12 +182,7 @@ impl Compiler {
 
     /// The expression folded like [`lore_core::mql::plan::fold`]: ASCII letters lowered.
     fn fold(&self, expr: &str) -> String {
-        match self.dialect {
-            Dialect::Sqlite => format!("lower({expr})"),
-            Dialect::Postgres => format!(
-                "translate({expr}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-            ),
-        }
+        self.dialect.fold(expr)
     }
 
     /// A text value read from JSON, ordered byte-wise.

@@ -19,15 +19,38 @@ impl Dialect {
 
     /// The schema template with this dialect's words filled in: `{text}` is a text
     /// column compared and ordered byte-wise (`COLLATE "C"` on PostgreSQL, SQLite's
-    /// default BINARY collation), `{without_rowid}` a table clustered on its key.
+    /// default BINARY collation), `{without_rowid}` a table clustered on its key,
+    /// `{fold}` the function that folds text as MQL compares it ([`Dialect::fold`]).
+    /// Lines starting `--postgres: ` or `--sqlite: ` belong to that dialect only.
     pub fn schema(self, template: &str) -> String {
-        let (text, without_rowid) = match self {
-            Self::Sqlite => ("TEXT", "WITHOUT ROWID"),
-            Self::Postgres => ("TEXT COLLATE \"C\"", ""),
+        let (text, without_rowid, fold) = match self {
+            Self::Sqlite => ("TEXT", "WITHOUT ROWID", "lower"),
+            Self::Postgres => ("TEXT COLLATE \"C\"", "", "lore_fold"),
+        };
+        let (mine, other) = match self {
+            Self::Sqlite => ("--sqlite: ", "--postgres: "),
+            Self::Postgres => ("--postgres: ", "--sqlite: "),
         };
         template
+            .lines()
+            .filter(|line| !line.starts_with(other))
+            .map(|line| line.strip_prefix(mine).unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n")
             .replace("{text}", text)
             .replace("{without_rowid}", without_rowid)
+            .replace("{fold}", fold)
+    }
+
+    /// The expression that folds text as MQL compares it
+    /// ([`lore_core::mql::plan::fold`]: ASCII letters lowered, nothing else changed):
+    /// SQLite's `lower()` (ASCII only without ICU), PostgreSQL's `lore_fold()` (a
+    /// `translate()` of A–Z, created by migration 3), both usable in indexes.
+    pub fn fold(self, expr: &str) -> String {
+        match self {
+            Self::Sqlite => format!("lower({expr})"),
+            Self::Postgres => format!("lore_fold({expr})"),
+        }
     }
 
     /// A subquery over the parameter `$n`, a JSON array of `[model, object]` pairs, with

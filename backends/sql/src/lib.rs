@@ -45,11 +45,18 @@ pub struct Migration {
 /// The schema migrations, oldest first. The first one creates the whole schema of a new
 /// database; version 1 was the pre-release's schema, written separately per dialect, and
 /// a database still at it is refused (see [`pending`]).
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 2,
-    name: "one schema for SQLite and PostgreSQL",
-    sql: include_str!("../migrations/0002_schema.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 2,
+        name: "one schema for SQLite and PostgreSQL",
+        sql: include_str!("../migrations/0002_schema.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "indexes of MQL queries",
+        sql: include_str!("../migrations/0003_mql_indexes.sql"),
+    },
+];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an
 /// error when the database is newer than this binary or older than it can upgrade.

@@ -1,0 +1,16 @@
+-- What MQL queries filter and sort on most, indexed.
+--
+-- MQL compares text case-insensitively for the ASCII letters, on every backend alike:
+-- {fold}() is SQLite's lower() (ASCII only) and, on PostgreSQL, lore_fold(), a
+-- translate() of A-Z made here. Both can be indexed.
+--postgres: CREATE FUNCTION lore_fold(t TEXT) RETURNS TEXT LANGUAGE SQL IMMUTABLE PARALLEL SAFE
+--postgres:     AS $$ SELECT translate(t, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') $$;
+
+-- Name = '...', Object Type = '...'.
+CREATE INDEX objects_name_fold ON objects ({fold}(name));
+CREATE INDEX objects_type_fold ON objects ({fold}(type_name));
+
+-- The default order (name, then id) and "Updated Date", read in order for a page.
+DROP INDEX objects_name;
+CREATE INDEX objects_name_order ON objects (name, model_id, object_id);
+CREATE INDEX objects_updated ON objects (updated_at, model_id, object_id);
