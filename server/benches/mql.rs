@@ -1,0 +1,501 @@
+//! How fast the real server answers MQL queries, next to the same queries written by
+//! hand in SQL on the same database.
+//!
+//! ```text
+//! cargo bench -p lore-server --bench mql
+//! ```
+//!
+//! For each size of `LORE_BENCH_SIZES` (default 100,000 and 1,000,000 objects) and each
+//! backend (SQLite in a temporary directory; PostgreSQL on a fresh database of
+//! `LORE_TEST_POSTGRES_URL`, skipped when unreachable), the bench starts `lore serve`
+//! from this build, imports the synthetic model, then runs each query of [`CASES`]
+//! `LORE_BENCH_RUNS` times (default 15, after 2 unmeasured runs) over HTTP, one at a
+//! time, and then its hand-written SQL as many times on a connection of its own to the
+//! same database. It prints p50 and p95 of both, their ratio, the targets, and the
+//! server's peak memory. Nothing here asserts a speed.
+
+use std::time::{Duration, Instant};
+
+#[path = "support/archive.rs"]
+#[allow(dead_code, reason = "the row count is for the import bench")]
+mod archive;
+#[path = "../../conformance-tests/benches/common/model.rs"]
+#[allow(dead_code, reason = "the in-memory model is for the import benches")]
+mod model;
+#[path = "../../conformance-tests/src/postgres.rs"]
+#[allow(unused_imports, reason = "its unit tests run in lore-conformance")]
+mod postgres;
+#[path = "support/server.rs"]
+mod server;
+
+use archive::{ArchiveFile, write_archive};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{CONTENT_TYPE, HOST};
+use hyper::{Request, StatusCode};
+use lore_core::ObjectId;
+use postgres::TestDatabase;
+use server::{BASE, BenchResult, LoreServer, Storage, env_list, mb, vm_kib};
+use sqlx::{Connection, PgConnection};
+
+/// Unmeasured runs before the measured ones.
+const WARM_UP: usize = 2;
+
+/// How a query reaches the server.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    /// `POST /entities/executeMQLQuery` with this body (`{from}` is the model).
+    Execute(&'static str),
+    /// `GET /entities/countMQLQuery` with this `where` (empty: none).
+    Count(&'static str),
+    /// `POST /entities/getAttributeValueCounts` with this body.
+    Facets(&'static str),
+}
+
+/// One query of the bench: the MQL call, and the SQL a developer would write for the
+/// same answer (`{m}` is the model number; text in SQLite's words: `lower` becomes
+/// `lore_fold` and `instr` `strpos` on PostgreSQL).
+struct Case {
+    name: &'static str,
+    /// Selective queries and deep pages have the 50 ms target at 1,000,000 objects.
+    selective: bool,
+    call: Call,
+    sql: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "name = (1 object)",
+        selective: true,
+        call: Call::Execute(
+            r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "Name = 'table_150_7'"}"#,
+        ),
+        // table_150_7 exists from 100,000 objects on.
+        sql: "SELECT model_id, object_id, name, type_name FROM objects \
+              WHERE model_id = {m} AND lower(name) = 'table_150_7' \
+              ORDER BY name, model_id, object_id LIMIT 20",
+    },
+    Case {
+        name: "Parent.Name = (24)",
+        selective: true,
+        call: Call::Execute(
+            r#"{"select": "Name", "from": "{from}", "where": "Parent.Name = 'table_150_7'"}"#,
+        ),
+        sql: "SELECT c.model_id, c.object_id, c.name FROM objects c \
+              JOIN objects p ON p.model_id = c.model_id AND p.object_id = c.parent \
+              WHERE c.model_id = {m} AND lower(p.name) = 'table_150_7' \
+              ORDER BY c.name, c.model_id, c.object_id LIMIT 20",
+    },
+    Case {
+        name: "Labels AND Parent.Name (5)",
+        selective: true,
+        call: Call::Execute(
+            r#"{"select": "Name, Labels", "from": "{from}", "where": "Labels = 'PII' AND Parent.Name = 'table_150_7'"}"#,
+        ),
+        sql: "SELECT c.model_id, c.object_id, c.name FROM objects c \
+              JOIN objects p ON p.model_id = c.model_id AND p.object_id = c.parent \
+              WHERE c.model_id = {m} AND lower(p.name) = 'table_150_7' \
+              AND EXISTS (SELECT 1 FROM tags t WHERE t.model_id = c.model_id AND t.object_id = c.object_id \
+              AND t.kind = 'label' AND lower(t.value) = 'pii') \
+              ORDER BY c.name, c.model_id, c.object_id LIMIT 20",
+    },
+    Case {
+        name: "Has Data Lineage AND Parent.Name",
+        selective: true,
+        call: Call::Execute(
+            r#"{"select": "Name", "from": "{from}", "where": "\"Has Data Lineage\" = true AND Parent.Name = 'table_150_7'"}"#,
+        ),
+        sql: "SELECT c.model_id, c.object_id, c.name FROM objects c \
+              JOIN objects p ON p.model_id = c.model_id AND p.object_id = c.parent \
+              WHERE c.model_id = {m} AND lower(p.name) = 'table_150_7' \
+              AND EXISTS (SELECT 1 FROM edges e WHERE e.target_model = c.model_id AND e.target_object = c.object_id \
+              AND e.kind = 'lineage') \
+              ORDER BY c.name, c.model_id, c.object_id LIMIT 20",
+    },
+    Case {
+        name: "text = (search)",
+        selective: true,
+        call: Call::Execute(
+            r#"{"select": "Name", "from": "{from}", "where": "text = 'table_150_7'"}"#,
+        ),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'table_150_7') > 0 OR instr(lower(physical_name), 'table_150_7') > 0) \
+              ORDER BY name, model_id, object_id LIMIT 20",
+    },
+    Case {
+        name: "\"Row Count\" = (page 1)",
+        selective: false,
+        call: Call::Execute(
+            r#"{"select": "Name, \"Row Count\"", "from": "{from}", "where": "\"Row Count\" = 20000"}"#,
+        ),
+        sql: "SELECT o.model_id, o.object_id, o.name FROM objects o \
+              WHERE o.model_id = {m} AND EXISTS (SELECT 1 FROM attribute_values a \
+              WHERE a.model_id = o.model_id AND a.object_id = o.object_id AND a.attribute = 'Row Count' \
+              AND a.integer_value = 20000) ORDER BY o.name, o.model_id, o.object_id LIMIT 20",
+    },
+    Case {
+        name: "Object Type AND Labels (page 1)",
+        selective: false,
+        call: Call::Execute(
+            r#"{"select": "Name", "from": "{from}", "where": "\"Object Type\" = 'Column' AND Labels = 'PII'"}"#,
+        ),
+        sql: "SELECT o.model_id, o.object_id, o.name FROM objects o WHERE o.model_id = {m} \
+              AND lower(o.type_name) = 'column' AND EXISTS (SELECT 1 FROM tags t \
+              WHERE t.model_id = o.model_id AND t.object_id = o.object_id AND t.kind = 'label' \
+              AND lower(t.value) = 'pii') ORDER BY o.name, o.model_id, o.object_id LIMIT 20",
+    },
+    Case {
+        name: "Object Type AND Labels (page 1,000)",
+        selective: true,
+        call: Call::Execute(
+            r#"{"select": "Name", "from": "{from}", "where": "\"Object Type\" = 'Column' AND Labels = 'PII'", "pageNumber": 1000}"#,
+        ),
+        sql: "SELECT o.model_id, o.object_id, o.name FROM objects o WHERE o.model_id = {m} \
+              AND lower(o.type_name) = 'column' AND EXISTS (SELECT 1 FROM tags t \
+              WHERE t.model_id = o.model_id AND t.object_id = o.object_id AND t.kind = 'label' \
+              AND lower(t.value) = 'pii') ORDER BY o.name, o.model_id, o.object_id LIMIT 20 OFFSET 19980",
+    },
+    Case {
+        name: "everything by name (page 1,000)",
+        selective: true,
+        call: Call::Execute(r#"{"select": "Name", "from": "{from}", "pageNumber": 1000}"#),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+              ORDER BY name, model_id, object_id LIMIT 20 OFFSET 19980",
+    },
+    Case {
+        name: "tables by \"Updated Date\" (page 1)",
+        selective: false,
+        call: Call::Execute(
+            r#"{"select": "Name, \"Updated Date\"", "from": "{from}", "where": "\"Object Type\" = 'Table'", "orderby": "\"Updated Date\""}"#,
+        ),
+        sql: "SELECT model_id, object_id, name, updated_at FROM objects WHERE model_id = {m} \
+              AND lower(type_name) = 'table' ORDER BY updated_at DESC, model_id, object_id LIMIT 20",
+    },
+    Case {
+        name: "count: Object Type = Column",
+        selective: false,
+        call: Call::Count("\"Object Type\" = 'Column'"),
+        sql: "SELECT COUNT(*) FROM objects WHERE model_id = {m} AND lower(type_name) = 'column'",
+    },
+    Case {
+        name: "count: Labels != PII (NOT)",
+        selective: false,
+        call: Call::Count("\"Object Type\" = 'Column' AND Labels != 'PII'"),
+        sql: "SELECT COUNT(*) FROM objects o WHERE o.model_id = {m} AND lower(o.type_name) = 'column' \
+              AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.model_id = o.model_id \
+              AND t.object_id = o.object_id AND t.kind = 'label' AND lower(t.value) = 'pii')",
+    },
+    Case {
+        name: "count: everything",
+        selective: false,
+        call: Call::Count(""),
+        sql: "SELECT COUNT(*) FROM objects WHERE model_id = {m}",
+    },
+    Case {
+        name: "count: \"Data Owner\" = (custom)",
+        selective: false,
+        call: Call::Count("\"Data Owner\" = 'team-3'"),
+        sql: "SELECT COUNT(*) FROM attribute_values a WHERE a.model_id = {m} \
+              AND a.attribute = 'Data Owner' AND lower(a.text_value) = 'team-3'",
+    },
+    Case {
+        name: "facets: Data Type of columns",
+        selective: false,
+        call: Call::Facets(
+            r#"{"select": "\"Data Type\"", "from": "{from}", "where": "\"Object Type\" = 'Column'"}"#,
+        ),
+        sql: "SELECT data_type, COUNT(*) AS n FROM objects WHERE model_id = {m} \
+              AND lower(type_name) = 'column' AND data_type IS NOT NULL \
+              GROUP BY data_type ORDER BY n DESC, data_type LIMIT 100",
+    },
+];
+
+fn main() -> BenchResult<()> {
+    let sizes = env_list("LORE_BENCH_SIZES", &[100_000, 1_000_000])?;
+    let runs = env_list("LORE_BENCH_RUNS", &[15])?
+        .first()
+        .copied()
+        .unwrap_or(15)
+        .max(1);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run(&sizes, runs))
+}
+
+/// The timings of one query on one backend and size.
+struct Line {
+    backend: &'static str,
+    objects: usize,
+    case: &'static Case,
+    mql: Vec<Duration>,
+    sql: Vec<Duration>,
+}
+
+/// The peak memory of one server.
+struct Peak {
+    backend: &'static str,
+    objects: usize,
+    kib: Option<u64>,
+    import: Duration,
+}
+
+async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
+    let started = Instant::now();
+    let mut lines = Vec::new();
+    let mut peaks = Vec::new();
+    for &n in sizes {
+        let dir = tempfile::tempdir()?;
+        let archive = write_archive(&dir.path().join("model.zip"), n, false)?;
+        eprintln!("{n} objects: archive of {:.1} MB", archive.bytes as f64 / 1e6);
+
+        let sqlite_dir = tempfile::tempdir()?;
+        let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
+        bench(&storage, sqlite_dir.path(), &archive, runs, &mut lines, &mut peaks).await?;
+        drop(sqlite_dir);
+
+        match TestDatabase::create().await {
+            Some(database) => {
+                let storage = Storage::Postgres(database.url.clone());
+                bench(&storage, dir.path(), &archive, runs, &mut lines, &mut peaks).await?;
+                drop(database);
+            }
+            None => eprintln!("postgres: skipped (PostgreSQL not reachable)"),
+        }
+    }
+    print_table(&lines, runs);
+    println!();
+    for p in &peaks {
+        println!(
+            "{} at {} objects: import {:.1} s; the server's peak resident memory (VmHWM, import included) {} (target under 200 MB on SQLite at 1,000,000)",
+            p.backend,
+            p.objects,
+            p.import.as_secs_f64(),
+            mb(p.kib)
+        );
+    }
+    println!("total time {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+async fn bench(
+    storage: &Storage,
+    dir: &std::path::Path,
+    archive: &ArchiveFile,
+    runs: usize,
+    lines: &mut Vec<Line>,
+    peaks: &mut Vec<Peak>,
+) -> BenchResult<()> {
+    let backend = storage.backend();
+    eprintln!("{backend}: starting lore serve ...");
+    let server = LoreServer::start(storage, dir)?;
+    let addr = server.addr;
+    let key = server::login(addr).await?;
+    let clock = Instant::now();
+    let result = server::import(addr, &key, &archive.path, None).await?;
+    let import = clock.elapsed();
+    let model: ObjectId = result["modelId"]
+        .as_str()
+        .ok_or("the import answered no modelId")?
+        .parse()?;
+    let m = model.content_model();
+    eprintln!(
+        "{backend}: imported {} objects in {:.1} s",
+        archive.objects,
+        import.as_secs_f64()
+    );
+    let mut baseline = Baseline::connect(storage).await?;
+    for case in CASES {
+        let mut mql = Vec::with_capacity(runs);
+        for i in 0..WARM_UP + runs {
+            let clock = Instant::now();
+            let answer = query(addr, &key, case.call, &model.to_string()).await?;
+            if i >= WARM_UP {
+                mql.push(clock.elapsed());
+            }
+            if i == 0 {
+                eprintln!("{backend} {}: {}", case.name, summary(&answer));
+            }
+        }
+        let sql_text = case.sql.replace("{m}", &m.to_string());
+        let mut sql = Vec::with_capacity(runs);
+        for i in 0..WARM_UP + runs {
+            let clock = Instant::now();
+            let rows = baseline.run(&sql_text).await?;
+            if i >= WARM_UP {
+                sql.push(clock.elapsed());
+            }
+            if i == 0 {
+                eprintln!("{backend} {} (SQL): {rows} rows", case.name);
+            }
+        }
+        lines.push(Line {
+            backend,
+            objects: archive.objects,
+            case,
+            mql,
+            sql,
+        });
+    }
+    peaks.push(Peak {
+        backend,
+        objects: archive.objects,
+        kib: vm_kib(server.pid(), "VmHWM"),
+        import,
+    });
+    baseline.close().await;
+    drop(server);
+    Ok(())
+}
+
+/// A short description of an answer, to show the query found what it should.
+fn summary(answer: &serde_json::Value) -> String {
+    match answer {
+        serde_json::Value::Array(items) => {
+            let first = items
+                .first()
+                .and_then(|e| e["attributes"][0]["value"].as_str().map(str::to_owned))
+                .or_else(|| items.first().map(|e| e["values"].to_string()))
+                .unwrap_or_default();
+            format!("{} items, first {first}", items.len())
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Sends the query; answers the `result` of the envelope.
+async fn query(
+    addr: std::net::SocketAddr,
+    key: &str,
+    call: Call,
+    model: &str,
+) -> BenchResult<serde_json::Value> {
+    let from = ObjectId::repository(model.parse::<ObjectId>()?.content_model()).to_string();
+    let request = match call {
+        Call::Execute(body) | Call::Facets(body) => {
+            let path = match call {
+                Call::Execute(_) => "executeMQLQuery",
+                _ => "getAttributeValueCounts",
+            };
+            Request::post(format!("{BASE}/entities/{path}"))
+                .header(HOST, addr.to_string())
+                .header("api-key", key)
+                .header(CONTENT_TYPE, "application/json")
+                .body(Full::new(Bytes::from(body.replace("{from}", &from))))?
+        }
+        Call::Count(filter) => {
+            let mut uri = format!("{BASE}/entities/countMQLQuery?select=Name&from={from}");
+            if !filter.is_empty() {
+                uri.push_str("&where=");
+                uri.push_str(&encode(filter));
+            }
+            Request::get(uri)
+                .header(HOST, addr.to_string())
+                .header("api-key", key)
+                .body(Full::new(Bytes::new()))?
+        }
+    };
+    let (status, body) = server::call(addr, request).await?;
+    let answer: serde_json::Value = serde_json::from_slice(&body)?;
+    if status != StatusCode::OK {
+        return Err(format!("{call:?}: {status} {answer}").into());
+    }
+    Ok(answer["result"].clone())
+}
+
+/// Percent-encodes a query parameter value.
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A connection of its own to the server's database, for the hand-written SQL.
+enum Baseline {
+    Sqlite(rusqlite::Connection),
+    Postgres(PgConnection),
+}
+
+impl Baseline {
+    async fn connect(storage: &Storage) -> BenchResult<Baseline> {
+        Ok(match storage {
+            Storage::Sqlite(path) => Baseline::Sqlite(rusqlite::Connection::open_with_flags(
+                path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )?),
+            Storage::Postgres(url) => Baseline::Postgres(PgConnection::connect(url).await?),
+        })
+    }
+
+    /// Runs the statement and reads every row; answers how many.
+    async fn run(&mut self, sql: &str) -> BenchResult<usize> {
+        match self {
+            Baseline::Sqlite(conn) => {
+                let mut statement = conn.prepare_cached(sql)?;
+                let columns = statement.column_count();
+                let mut rows = statement.query([])?;
+                let mut n = 0;
+                while let Some(row) = rows.next()? {
+                    for i in 0..columns {
+                        let _ = row.get_ref(i)?;
+                    }
+                    n += 1;
+                }
+                Ok(n)
+            }
+            Baseline::Postgres(conn) => {
+                let sql = sql
+                    .replace("lower(", "lore_fold(")
+                    .replace("instr(", "strpos(");
+                let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(&mut *conn).await?;
+                Ok(rows.len())
+            }
+        }
+    }
+
+    async fn close(self) {
+        if let Baseline::Postgres(conn) = self {
+            let _ = conn.close().await;
+        }
+    }
+}
+
+fn quantile(times: &[Duration], q: f64) -> f64 {
+    let mut ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    ms.sort_by(|a, b| a.total_cmp(b));
+    if ms.is_empty() {
+        return 0.0;
+    }
+    let i = ((ms.len() - 1) as f64 * q).round() as usize;
+    ms[i.min(ms.len() - 1)]
+}
+
+fn print_table(lines: &[Line], runs: usize) {
+    println!();
+    println!(
+        "MQL over HTTP against hand-written SQL on the same database ({runs} runs each; milliseconds)"
+    );
+    println!(
+        "| backend | objects | query | MQL p50 | MQL p95 | SQL p50 | SQL p95 | p50 ratio | target |"
+    );
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---|");
+    for l in lines {
+        let (m50, m95) = (quantile(&l.mql, 0.5), quantile(&l.mql, 0.95));
+        let (s50, s95) = (quantile(&l.sql, 0.5), quantile(&l.sql, 0.95));
+        let ratio = if s50 > 0.0 { m50 / s50 } else { f64::NAN };
+        let mut target = "≤ 1.5× SQL".to_owned();
+        if l.case.selective && l.objects >= 1_000_000 {
+            target.push_str(", < 50 ms");
+        }
+        println!(
+            "| {} | {} | {} | {m50:.2} | {m95:.2} | {s50:.2} | {s95:.2} | {ratio:.2}× | {target} |",
+            l.backend, l.objects, l.case.name
+        );
+    }
+}
