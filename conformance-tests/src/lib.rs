@@ -247,6 +247,8 @@ macro_rules! store_suite {
             principal_and_meta_version,
             objects_by_ids_with_details,
             model_objects_in_pages,
+            worksheets_round_trip_with_names_unique_per_owner,
+            a_failed_batch_leaves_worksheets_as_they_were,
         );
     };
 }

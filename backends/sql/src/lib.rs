@@ -44,12 +44,20 @@ pub struct Migration {
 
 /// The schema migrations, oldest first. The first one creates the whole schema of a new
 /// database; version 1 was the pre-release's schema, written separately per dialect, and
-/// a database still at it is refused (see [`pending`]).
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 2,
-    name: "one schema for SQLite and PostgreSQL",
-    sql: include_str!("../migrations/0002_schema.sql"),
-}];
+/// a database still at it is refused (see [`pending`]). Versions rise but need not be
+/// consecutive: a database takes, in order, those above its recorded version.
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 2,
+        name: "one schema for SQLite and PostgreSQL",
+        sql: include_str!("../migrations/0002_schema.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "worksheets",
+        sql: include_str!("../migrations/0004_worksheets.sql"),
+    },
+];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an
 /// error when the database is newer than this binary or older than it can upgrade.
@@ -95,6 +103,47 @@ mod tests {
                 .message
                 .contains("pre-release")
         );
+    }
+
+    #[test]
+    fn pending_steps_over_a_gap_in_the_version_numbers() {
+        static GAP: &[Migration] = &[
+            Migration {
+                version: 2,
+                name: "two",
+                sql: "",
+            },
+            Migration {
+                version: 4,
+                name: "four",
+                sql: "",
+            },
+        ];
+        let versions = |current| -> Vec<i64> {
+            pending(GAP, current)
+                .unwrap()
+                .iter()
+                .map(|m| m.version)
+                .collect()
+        };
+        assert_eq!(versions(0), [2, 4]);
+        assert_eq!(versions(2), [4]);
+        // A database a binary with the missing number migrated takes the later ones.
+        assert_eq!(versions(3), [4]);
+        assert!(versions(4).is_empty());
+        assert!(pending(GAP, 5).unwrap_err().message.contains("newer"));
+    }
+
+    #[test]
+    fn migration_versions_rise() {
+        for pair in MIGRATIONS.windows(2) {
+            assert!(
+                pair[0].version < pair[1].version,
+                "migration {} comes before {}",
+                pair[0].version,
+                pair[1].version
+            );
+        }
     }
 
     #[test]
