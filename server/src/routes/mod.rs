@@ -9,6 +9,7 @@ pub mod operations;
 pub mod removed;
 pub mod repository;
 pub mod types;
+pub mod worksheets;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -34,7 +35,7 @@ use crate::error::ApiError;
     modifiers(&KeyHeader),
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
-        (name = "Types"), (name = "Operation"), (name = "Removed")
+        (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Removed")
     )
 )]
 struct ApiDoc;
@@ -62,6 +63,16 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(entities::upgrade_mql_query))
         .routes(routes!(entities::count_mql_query))
         .routes(routes!(entities::execute_mql_query))
+        .routes(routes!(worksheets::execute_worksheet))
+        .routes(routes!(worksheets::count_worksheet))
+        .routes(routes!(
+            worksheets::create_worksheet,
+            worksheets::list_worksheets
+        ))
+        .routes(routes!(
+            worksheets::get_worksheet,
+            worksheets::delete_worksheet
+        ))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(
