@@ -5,6 +5,8 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::denied::{Call, key_with_roles, send_as};
+use super::execute::names;
 use crate::harness::{Resp, Target, assert_error, unique};
 
 const WORKSHEETS: &str = "/worksheets";
@@ -20,8 +22,6 @@ type Query<'a> = Vec<(&'a str, &'a str)>;
 /// A refused executeWorksheet: query parameters, JSON body, status, errorCode and a word
 /// the message holds.
 type Refusal<'a> = (Query<'a>, Option<Value>, u16, &'a str, &'a str);
-/// `(method, path, query parameters, JSON body)` of one call.
-type Call<'a> = (Method, &'a str, Query<'a>, Option<Value>);
 
 /// `/worksheets/{id}`.
 fn by_id(id: &str) -> String {
@@ -46,52 +46,10 @@ fn ids_of(resp: &Resp) -> Vec<String> {
         .collect()
 }
 
-/// The names of the answered entities, when the first SELECT item is Name.
-#[track_caller]
-fn names(resp: &Resp) -> Vec<String> {
-    resp.ok_array()
-        .iter()
-        .map(|e| {
-            e["attributes"][0]["value"]
-                .as_str()
-                .unwrap_or_else(|| panic!("a Name first in {}", resp.describe()))
-                .to_owned()
-        })
-        .collect()
-}
-
-/// Sends `method path` with `key`, query parameters and an optional JSON body.
-async fn send_as(
-    t: &Target,
-    key: &str,
-    method: Method,
-    path: &str,
-    query: &[(&str, &str)],
-    body: Option<Value>,
-) -> Resp {
-    let mut request = t.anon(method, path).header("api-key", key).query(query);
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    t.send(request).await
-}
-
 /// POST /entities/executeWorksheet with query parameters only, no body.
 async fn execute_q(t: &Target, query: &[(&str, &str)]) -> Resp {
     let request = t.call(Method::POST, EXECUTE).await.query(query);
     t.send(request).await
-}
-
-/// The key of a new user with only `roles`, or `None` (after saying why) on a remote target.
-async fn key_with_roles(t: &Target, roles: &[&str], case: &str) -> Option<String> {
-    let key = t.key_with_roles(roles).await;
-    if key.is_none() {
-        eprintln!(
-            "skipping {case} on {}: it creates users through the store, which a remote target does not give",
-            t.base_url
-        );
-    }
-    key
 }
 
 /// A worksheet is saved with its clauses, listed among the caller's, read back by id
