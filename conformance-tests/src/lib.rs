@@ -133,6 +133,13 @@ macro_rules! http_suite {
             relationships_of_an_object,
             relationships_bad_input,
             count_mql_query_refuses_bad_input,
+            worksheets_save_list_get_and_delete,
+            execute_worksheet_runs_the_saved_query,
+            create_worksheet_refuses_bad_input,
+            worksheet_routes_refuse_bad_ids,
+            execute_worksheet_refuses_bad_input,
+            worksheets_of_other_users_are_not_visible,
+            worksheets_without_view_metadata_are_denied,
             reads_without_view_metadata_are_denied,
             types_without_view_metadata_are_denied,
             writes_without_manage_repository_are_denied,
@@ -253,6 +260,8 @@ macro_rules! store_suite {
             principal_and_meta_version,
             objects_by_ids_with_details,
             model_objects_in_pages,
+            worksheets_round_trip_with_names_unique_per_owner,
+            a_failed_batch_leaves_worksheets_as_they_were,
         );
     };
 }

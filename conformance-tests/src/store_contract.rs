@@ -21,7 +21,7 @@ use chrono::{DateTime, Duration};
 use lore_core::error::{ErrorCode, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL, stable_id};
 use lore_core::model::*;
-use lore_core::store::{Batch, Details, Op, Scope, Store};
+use lore_core::store::{Batch, Details, Op, Scope, Store, micros};
 
 use crate::cases::CaseFuture;
 use crate::harness::IntoBackend;
@@ -106,6 +106,9 @@ pub fn cases() -> Vec<StoreCase> {
         case!(principal_and_meta_version),
         case!(objects_by_ids_with_details),
         case!(model_objects_in_pages),
+        // Worksheets
+        case!(worksheets_round_trip_with_names_unique_per_owner),
+        case!(a_failed_batch_leaves_worksheets_as_they_were),
     ]
 }
 
@@ -3298,4 +3301,285 @@ async fn begin_failing_chunk_lands_nothing(store: Arc<dyn Store>) {
         Some(taken),
         "the clashing name still finds the object that had it"
     );
+}
+
+// ---------------------------------------------------------------- worksheets
+
+/// A worksheet of `owner` with every clause set (or only SELECT with `bare`).
+fn worksheet(id: ObjectId, owner: ObjectId, name: &str, bare: bool) -> Worksheet {
+    let query = if bare {
+        SavedQuery {
+            select: "Name".into(),
+            mql_version: 3,
+            ..SavedQuery::default()
+        }
+    } else {
+        SavedQuery {
+            select: "Name, \"Object Type\"".into(),
+            from: Some("/Sales/Warehouse".into()),
+            scope: Some("Model = WHERE (Name = 'Sales')".into()),
+            filter: Some("Labels = 'PII' AND Name STARTS WITH 'é'".into()),
+            order_by: Some("Name desc".into()),
+            context: Some("/Configuration/Published".into()),
+            mql_version: 2,
+        }
+    };
+    Worksheet {
+        id,
+        name: name.to_owned(),
+        owner,
+        description: format!("{name}: Ünïcødé description"),
+        query,
+        created_at: at(1_700_000_000_123),
+        updated_at: at(1_700_000_100_456),
+    }
+}
+
+fn worksheet_names(list: &[Worksheet]) -> Vec<&str> {
+    list.iter().map(|w| w.name.as_str()).collect()
+}
+
+async fn worksheets_round_trip_with_names_unique_per_owner(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let r = ids(store, REPOSITORY_MODEL, 7).await;
+    let (ann, bob) = (r[0], r[1]);
+    let beta = worksheet(r[2], ann, "Beta", false);
+    let alpha = worksheet(r[3], ann, "alpha", true);
+    let bobs = worksheet(r[4], bob, "ALPHA", false);
+    apply(
+        store,
+        vec![
+            Op::PutWorksheet(beta.clone()),
+            Op::PutWorksheet(alpha.clone()),
+            Op::PutWorksheet(bobs.clone()),
+        ],
+        "PutWorksheet, one name in two owners' cases",
+    )
+    .await;
+    assert_eq!(
+        ok(store.worksheet(beta.id).await, "worksheet"),
+        Some(beta.clone()),
+        "a worksheet with every clause round-trips by id"
+    );
+    assert_eq!(
+        ok(store.worksheet(alpha.id).await, "worksheet"),
+        Some(alpha.clone()),
+        "a worksheet with only SELECT round-trips (absent clauses stay absent)"
+    );
+    assert_eq!(
+        ok(store.worksheet(r[5]).await, "worksheet"),
+        None,
+        "an unknown worksheet id is None"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(ann, "ALPHA").await,
+            "worksheet_by_name"
+        ),
+        Some(alpha.clone()),
+        "worksheet_by_name compares case-insensitively within the owner's worksheets"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(bob, "alpha").await,
+            "worksheet_by_name"
+        ),
+        Some(bobs.clone()),
+        "another owner's worksheet of the same name is its own"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(bob, "Beta").await,
+            "worksheet_by_name"
+        ),
+        None,
+        "one owner does not find another's worksheet by name"
+    );
+    assert_eq!(
+        ok(store.worksheets(Some(ann)).await, "worksheets"),
+        vec![beta.clone(), alpha.clone()],
+        "an owner's worksheets, sorted by name bytes"
+    );
+    assert_eq!(
+        ok(store.worksheets(Some(r[6])).await, "worksheets"),
+        Vec::new(),
+        "a user without worksheets has none"
+    );
+    assert_eq!(
+        worksheet_names(&ok(store.worksheets(None).await, "worksheets")),
+        ["ALPHA", "Beta", "alpha"],
+        "everyone's worksheets, sorted by name bytes"
+    );
+
+    let err = store
+        .apply(vec![Op::PutWorksheet(worksheet(r[5], ann, "BETA", true))].into())
+        .await
+        .err()
+        .map(|e| (e.code, e.message));
+    assert_eq!(
+        err,
+        Some((
+            ErrorCode::Conflict,
+            "a worksheet named 'BETA' already exists".to_owned()
+        )),
+        "PutWorksheet with the name of another worksheet of the owner (in another case)"
+    );
+    assert_eq!(
+        ok(store.worksheet(r[5]).await, "worksheet"),
+        None,
+        "a refused worksheet is not stored"
+    );
+
+    // Replacing by id: renaming frees the old name; changing the case of its own name.
+    let mut renamed = beta.clone();
+    renamed.name = "Gamma".into();
+    renamed.query.filter = None;
+    apply(
+        store,
+        vec![Op::PutWorksheet(renamed.clone())],
+        "PutWorksheet replacing a worksheet",
+    )
+    .await;
+    assert_eq!(
+        ok(store.worksheet(beta.id).await, "worksheet"),
+        Some(renamed.clone()),
+        "PutWorksheet replaces the worksheet with that id, clauses included"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(ann, "beta").await,
+            "worksheet_by_name"
+        ),
+        None,
+        "a worksheet's old name is free after a rename"
+    );
+    renamed.name = "GAMMA".into();
+    apply(
+        store,
+        vec![
+            Op::PutWorksheet(renamed.clone()),
+            Op::PutWorksheet(worksheet(r[5], ann, "Beta", true)),
+        ],
+        "PutWorksheet changing the case of its own name, another taking the freed one",
+    )
+    .await;
+    assert_eq!(
+        worksheet_names(&ok(store.worksheets(Some(ann)).await, "worksheets")),
+        ["Beta", "GAMMA", "alpha"],
+        "replacing a worksheet does not add one"
+    );
+
+    apply(
+        store,
+        vec![
+            Op::DeleteWorksheet(alpha.id),
+            Op::DeleteWorksheet(r[6]),
+            Op::DeleteWorksheet(alpha.id),
+        ],
+        "DeleteWorksheet, of an absent one too",
+    )
+    .await;
+    assert_eq!(ok(store.worksheet(alpha.id).await, "worksheet"), None);
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(ann, "alpha").await,
+            "worksheet_by_name"
+        ),
+        None,
+        "a deleted worksheet's name finds nothing"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(bob, "alpha").await,
+            "worksheet_by_name"
+        ),
+        Some(bobs),
+        "deleting one owner's worksheet keeps another's of that name"
+    );
+    apply(
+        store,
+        vec![Op::PutWorksheet(worksheet(r[6], ann, "Alpha", true))],
+        "PutWorksheet taking a deleted worksheet's name",
+    )
+    .await;
+
+    let mut nul = worksheet(r[6], ann, "Nul", false);
+    nul.query.filter = Some("Name = 'a\0b'".into());
+    fails(
+        store.apply(vec![Op::PutWorksheet(nul)].into()).await,
+        ErrorCode::InvalidParameter,
+        "a worksheet clause holding the NUL character",
+    );
+    let mut precise = worksheet(r[6], ann, "Alpha", true);
+    precise.created_at = DateTime::from_timestamp_micros(1_700_000_000_123_456)
+        .expect("a timestamp in range")
+        + Duration::nanoseconds(789);
+    apply(
+        store,
+        vec![Op::PutWorksheet(precise.clone())],
+        "PutWorksheet with nanoseconds",
+    )
+    .await;
+    assert_eq!(
+        ok(store.worksheet(r[6]).await, "worksheet").map(|w| w.created_at),
+        Some(micros(precise.created_at)),
+        "worksheet timestamps keep whole microseconds"
+    );
+}
+
+async fn a_failed_batch_leaves_worksheets_as_they_were(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let r = ids(store, REPOSITORY_MODEL, 5).await;
+    let owner = r[0];
+    let kept = worksheet(r[1], owner, "Kept", false);
+    let moved = worksheet(r[2], owner, "Moved", true);
+    apply(
+        store,
+        vec![
+            Op::PutWorksheet(kept.clone()),
+            Op::PutWorksheet(moved.clone()),
+            Op::PutUser(user(r[3].object, "taken")),
+        ],
+        "setting up",
+    )
+    .await;
+    let mut takes_kept_name = moved.clone();
+    takes_kept_name.name = "kept".into();
+    fails(
+        store
+            .apply(
+                vec![
+                    Op::DeleteWorksheet(kept.id),
+                    Op::PutWorksheet(takes_kept_name),
+                    Op::PutWorksheet(worksheet(r[4], owner, "New", true)),
+                    Op::PutUser(user(r[4].object, "TAKEN")),
+                ]
+                .into(),
+            )
+            .await,
+        ErrorCode::Conflict,
+        "a batch that deletes, renames and adds worksheets, then clashes on a user name",
+    );
+    assert_eq!(
+        ok(store.worksheets(Some(owner)).await, "worksheets"),
+        vec![kept.clone(), moved.clone()],
+        "a failed batch lands no worksheet write"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(owner, "KEPT").await,
+            "worksheet_by_name"
+        ),
+        Some(kept),
+        "the name lookup is restored too"
+    );
+    assert_eq!(
+        ok(
+            store.worksheet_by_name(owner, "moved").await,
+            "worksheet_by_name"
+        ),
+        Some(moved),
+        "a rename of a failed batch is taken back"
+    );
+    assert_eq!(ok(store.worksheet(r[4]).await, "worksheet"), None);
 }

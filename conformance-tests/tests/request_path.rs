@@ -177,6 +177,18 @@ impl Store for Counting {
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
         self.inner.purge_sessions(now).await
     }
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+        self.read();
+        self.inner.worksheet(id).await
+    }
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+        self.read();
+        self.inner.worksheet_by_name(owner, name).await
+    }
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
+        self.read();
+        self.inner.worksheets(owner).await
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -72,6 +72,12 @@ pub enum Op {
     /// Adds a grant; adding an existing grant is a no-op.
     AddGrant(Grant),
     RemoveGrant(Grant),
+    /// Inserts a worksheet or replaces the one with the same id. Names are unique among
+    /// one owner's worksheets, compared case-insensitively ([`Worksheet::name_key`]):
+    /// another worksheet of the same owner and name is a CONFLICT.
+    PutWorksheet(Worksheet),
+    /// Deletes the worksheet of that id; deleting an absent one is a no-op.
+    DeleteWorksheet(ObjectId),
 }
 
 /// Brings an op into the form every backend stores, so all of them answer alike:
@@ -168,7 +174,19 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             json(&p.profile, &what)?;
             json(&p.sample, &what)?;
         }
-        Op::DeleteObject(_) | Op::ClearModel(_) => {}
+        Op::PutWorksheet(w) => {
+            w.created_at = micros(w.created_at);
+            w.updated_at = micros(w.updated_at);
+            let what = || format!("worksheet {}", w.id);
+            let q = &w.query;
+            for field in [&w.name, &w.description, &q.select] {
+                text(field, &what)?;
+            }
+            for field in [&q.from, &q.scope, &q.filter, &q.order_by, &q.context] {
+                text(field.as_deref().unwrap_or_default(), &what)?;
+            }
+        }
+        Op::DeleteObject(_) | Op::ClearModel(_) | Op::DeleteWorksheet(_) => {}
     }
     Ok(())
 }
@@ -440,4 +458,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Removes sessions expired at `now` (`expires_at <= now`, as [`Store::session`]
     /// sees them); returns how many.
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64>;
+
+    // ---- worksheets
+
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>>;
+    /// The worksheet of `owner` named `name`, compared case-insensitively
+    /// ([`Worksheet::name_key`]).
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>>;
+    /// The worksheets of `owner`, or of every user with `None`, sorted by name then id.
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>>;
 }

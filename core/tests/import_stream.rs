@@ -199,6 +199,15 @@ impl Store for Recording {
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
         self.inner.purge_sessions(now).await
     }
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+        self.inner.worksheet(id).await
+    }
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+        self.inner.worksheet_by_name(owner, name).await
+    }
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
+        self.inner.worksheets(owner).await
+    }
     async fn model_objects_page(
         &self,
         model: i64,

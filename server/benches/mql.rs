@@ -247,11 +247,22 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
     for &n in sizes {
         let dir = tempfile::tempdir()?;
         let archive = write_archive(&dir.path().join("model.zip"), n, false)?;
-        eprintln!("{n} objects: archive of {:.1} MB", archive.bytes as f64 / 1e6);
+        eprintln!(
+            "{n} objects: archive of {:.1} MB",
+            archive.bytes as f64 / 1e6
+        );
 
         let sqlite_dir = tempfile::tempdir()?;
         let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
-        bench(&storage, sqlite_dir.path(), &archive, runs, &mut lines, &mut peaks).await?;
+        bench(
+            &storage,
+            sqlite_dir.path(),
+            &archive,
+            runs,
+            &mut lines,
+            &mut peaks,
+        )
+        .await?;
         drop(sqlite_dir);
 
         match TestDatabase::create().await {
@@ -453,7 +464,9 @@ impl Baseline {
                 let sql = sql
                     .replace("lower(", "lore_fold(")
                     .replace("instr(", "strpos(");
-                let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(&mut *conn).await?;
+                let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .fetch_all(&mut *conn)
+                    .await?;
                 Ok(rows.len())
             }
         }

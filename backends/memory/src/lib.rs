@@ -19,7 +19,7 @@ use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
     Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
-    TagKind, Timestamp, User, Value,
+    TagKind, Timestamp, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -69,6 +69,11 @@ struct State {
     /// (object, grant) of every grant on an object.
     grants_on: BTreeSet<(ObjectId, Grant)>,
     sessions: HashMap<String, Session>,
+    worksheets: BTreeMap<ObjectId, Worksheet>,
+    /// (owner, name, id) of every worksheet: an owner's worksheets in name order.
+    worksheets_by_owner: BTreeSet<(ObjectId, String, ObjectId)>,
+    /// (owner, name key) to worksheet id: names unique per owner, case-insensitively.
+    worksheet_names: HashMap<(ObjectId, String), ObjectId>,
     /// Moves with every write of attribute types, data classes, labels and roles.
     meta_version: i64,
 }
@@ -163,6 +168,7 @@ enum Undo {
     Role(String, Option<Role>),
     User(ObjectId, Option<User>),
     Grant(Grant, bool),
+    Worksheet(ObjectId, Option<Worksheet>),
 }
 
 fn user_key(name: &str) -> String {
@@ -267,6 +273,28 @@ impl State {
         old
     }
 
+    fn set_worksheet(&mut self, id: ObjectId, worksheet: Option<Worksheet>) -> Option<Worksheet> {
+        let old = match worksheet {
+            Some(worksheet) => self.worksheets.insert(id, worksheet),
+            None => self.worksheets.remove(&id),
+        };
+        if let Some(old) = &old {
+            self.worksheets_by_owner
+                .remove(&(old.owner, old.name.clone(), id));
+            let key = (old.owner, Worksheet::name_key(&old.name));
+            if self.worksheet_names.get(&key) == Some(&id) {
+                self.worksheet_names.remove(&key);
+            }
+        }
+        if let Some(new) = self.worksheets.get(&id) {
+            self.worksheets_by_owner
+                .insert((new.owner, new.name.clone(), id));
+            self.worksheet_names
+                .insert((new.owner, Worksheet::name_key(&new.name)), id);
+        }
+        old
+    }
+
     fn undo(&mut self, undo: Undo) {
         match undo {
             Undo::Object(id, old) => {
@@ -307,6 +335,9 @@ impl State {
             }
             Undo::Grant(grant, was) => {
                 self.set_grant(grant, was);
+            }
+            Undo::Worksheet(id, old) => {
+                self.set_worksheet(id, old);
             }
         }
     }
@@ -639,6 +670,26 @@ impl Tx<'_> {
             }
             Op::AddGrant(grant) => self.grant(grant, true),
             Op::RemoveGrant(grant) => self.grant(grant, false),
+            Op::PutWorksheet(worksheet) => {
+                let key = (worksheet.owner, Worksheet::name_key(&worksheet.name));
+                if let Some(other) = self.state.worksheet_names.get(&key)
+                    && *other != worksheet.id
+                {
+                    return Err(Error::conflict(format!(
+                        "a worksheet named '{}' already exists",
+                        worksheet.name
+                    )));
+                }
+                let id = worksheet.id;
+                let old = self.state.set_worksheet(id, Some(worksheet));
+                self.undo.push(Undo::Worksheet(id, old));
+            }
+            Op::DeleteWorksheet(id) => {
+                let old = self.state.set_worksheet(id, None);
+                if old.is_some() {
+                    self.undo.push(Undo::Worksheet(id, old));
+                }
+            }
         }
         Ok(())
     }
@@ -1125,5 +1176,34 @@ impl Store for MemoryStore {
         let before = state.sessions.len();
         state.sessions.retain(|_, s| s.expires_at > now);
         Ok((before - state.sessions.len()) as u64)
+    }
+
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+        Ok(self.read()?.worksheets.get(&id).cloned())
+    }
+
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+        let state = self.read()?;
+        Ok(state
+            .worksheet_names
+            .get(&(owner, Worksheet::name_key(name)))
+            .and_then(|id| state.worksheets.get(id))
+            .cloned())
+    }
+
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
+        let state = self.read()?;
+        let Some(owner) = owner else {
+            let mut all: Vec<Worksheet> = state.worksheets.values().cloned().collect();
+            all.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+            return Ok(all);
+        };
+        Ok(state
+            .worksheets_by_owner
+            .range((owner, String::new(), MIN_ID)..)
+            .take_while(|(o, _, _)| *o == owner)
+            .filter_map(|(_, _, id)| state.worksheets.get(id))
+            .cloned()
+            .collect())
     }
 }

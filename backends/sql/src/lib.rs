@@ -44,7 +44,8 @@ pub struct Migration {
 
 /// The schema migrations, oldest first. The first one creates the whole schema of a new
 /// database; version 1 was the pre-release's schema, written separately per dialect, and
-/// a database still at it is refused (see [`pending`]).
+/// a database still at it is refused (see [`pending`]). Versions rise: a database
+/// takes, in order, those above its recorded version.
 pub const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 2,
@@ -55,6 +56,11 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 3,
         name: "indexes of MQL queries",
         sql: include_str!("../migrations/0003_mql_indexes.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "worksheets",
+        sql: include_str!("../migrations/0004_worksheets.sql"),
     },
 ];
 
@@ -102,6 +108,47 @@ mod tests {
                 .message
                 .contains("pre-release")
         );
+    }
+
+    #[test]
+    fn pending_steps_over_a_gap_in_the_version_numbers() {
+        static GAP: &[Migration] = &[
+            Migration {
+                version: 2,
+                name: "two",
+                sql: "",
+            },
+            Migration {
+                version: 4,
+                name: "four",
+                sql: "",
+            },
+        ];
+        let versions = |current| -> Vec<i64> {
+            pending(GAP, current)
+                .unwrap()
+                .iter()
+                .map(|m| m.version)
+                .collect()
+        };
+        assert_eq!(versions(0), [2, 4]);
+        assert_eq!(versions(2), [4]);
+        // A database a binary with the missing number migrated takes the later ones.
+        assert_eq!(versions(3), [4]);
+        assert!(versions(4).is_empty());
+        assert!(pending(GAP, 5).unwrap_err().message.contains("newer"));
+    }
+
+    #[test]
+    fn migration_versions_rise() {
+        for pair in MIGRATIONS.windows(2) {
+            assert!(
+                pair[0].version < pair[1].version,
+                "migration {} comes before {}",
+                pair[0].version,
+                pair[1].version
+            );
+        }
     }
 
     #[test]

@@ -26,6 +26,15 @@ macro_rules! user_columns {
 }
 pub(crate) use user_columns;
 
+/// The columns [`worksheet`] reads, in order.
+macro_rules! worksheet_columns {
+    () => {
+        "model_id, object_id, name, owner_model, owner_object, description, select_list, from_id, \
+         scope, filter, order_by, context, mql_version, created_at, updated_at"
+    };
+}
+pub(crate) use worksheet_columns;
+
 pub(crate) fn object(mut row: Row) -> Result<Object> {
     const T: &str = "objects";
     let model = row.int(0, T)?;
@@ -206,6 +215,33 @@ pub(crate) fn session(mut row: Row) -> Result<Session> {
         user: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
         created_at: row.timestamp(3, T)?,
         expires_at: row.timestamp(4, T)?,
+    })
+}
+
+pub(crate) fn worksheet(mut row: Row) -> Result<Worksheet> {
+    const T: &str = "worksheets";
+    let version = row.int(12, T)?;
+    let mql_version = u32::try_from(version).map_err(|_| {
+        Error::internal(format!(
+            "table {T} holds MQL version {version}, which is out of range"
+        ))
+    })?;
+    Ok(Worksheet {
+        id: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        name: row.text(2, T)?,
+        owner: ObjectId::new(row.int(3, T)?, row.int(4, T)?),
+        description: row.text(5, T)?,
+        query: SavedQuery {
+            select: row.text(6, T)?,
+            from: row.opt_text(7, T)?,
+            scope: row.opt_text(8, T)?,
+            filter: row.opt_text(9, T)?,
+            order_by: row.opt_text(10, T)?,
+            context: row.opt_text(11, T)?,
+            mql_version,
+        },
+        created_at: row.timestamp(13, T)?,
+        updated_at: row.timestamp(14, T)?,
     })
 }
 

@@ -14,7 +14,7 @@ use lore_core::{Error, ObjectId, Result, Store};
 use crate::compile;
 use crate::dialect::Dialect;
 use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
-use crate::read::{self, object_columns, user_columns};
+use crate::read::{self, object_columns, user_columns, worksheet_columns};
 use crate::union::{Part, split, union_all};
 use crate::value::ColType;
 use crate::value::{Row, SqlValue};
@@ -950,5 +950,70 @@ impl<D: Driver> Store for SqlStore<D> {
             "purging expired sessions",
         )
         .await
+    }
+
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    worksheet_columns!(),
+                    " FROM worksheets WHERE model_id = $1 AND object_id = $2"
+                ),
+                vec![id.model.into(), id.object.into()],
+                "worksheets",
+            )
+            .await?;
+        read::first(rows, read::worksheet)
+    }
+
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    worksheet_columns!(),
+                    " FROM worksheets WHERE owner_model = $1 AND owner_object = $2 AND name_key = $3"
+                ),
+                vec![
+                    owner.model.into(),
+                    owner.object.into(),
+                    Worksheet::name_key(name).into(),
+                ],
+                "worksheets",
+            )
+            .await?;
+        read::first(rows, read::worksheet)
+    }
+
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
+        let rows = match owner {
+            Some(owner) => {
+                self.rows(
+                    concat!(
+                        "SELECT ",
+                        worksheet_columns!(),
+                        " FROM worksheets WHERE owner_model = $1 AND owner_object = $2 \
+                         ORDER BY name, model_id, object_id"
+                    ),
+                    vec![owner.model.into(), owner.object.into()],
+                    "worksheets",
+                )
+                .await?
+            }
+            None => {
+                self.rows(
+                    concat!(
+                        "SELECT ",
+                        worksheet_columns!(),
+                        " FROM worksheets ORDER BY name, model_id, object_id"
+                    ),
+                    Vec::new(),
+                    "worksheets",
+                )
+                .await?
+            }
+        };
+        read::all(rows, read::worksheet)
     }
 }

@@ -432,6 +432,53 @@ impl Writer {
                     what,
                 );
             }
+            Op::PutWorksheet(w) => {
+                let context = Context {
+                    what: format!("writing worksheet {}", w.id).into(),
+                    on_unique: Some(format!("a worksheet named '{}' already exists", w.name)),
+                };
+                let name_key = Worksheet::name_key(&w.name);
+                let q = w.query;
+                self.pending.push(
+                    Stmt::exec(
+                        "INSERT INTO worksheets (model_id, object_id, name, name_key, owner_model, owner_object, \
+                         description, select_list, from_id, scope, filter, order_by, context, mql_version, \
+                         created_at, updated_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+                         ON CONFLICT (model_id, object_id) DO UPDATE SET name = excluded.name, \
+                         name_key = excluded.name_key, owner_model = excluded.owner_model, \
+                         owner_object = excluded.owner_object, description = excluded.description, \
+                         select_list = excluded.select_list, from_id = excluded.from_id, scope = excluded.scope, \
+                         filter = excluded.filter, order_by = excluded.order_by, context = excluded.context, \
+                         mql_version = excluded.mql_version, created_at = excluded.created_at, \
+                         updated_at = excluded.updated_at",
+                        vec![
+                            w.id.model.into(),
+                            w.id.object.into(),
+                            w.name.into(),
+                            name_key.into(),
+                            w.owner.model.into(),
+                            w.owner.object.into(),
+                            w.description.into(),
+                            q.select.into(),
+                            q.from.into(),
+                            q.scope.into(),
+                            q.filter.into(),
+                            q.order_by.into(),
+                            q.context.into(),
+                            i64::from(q.mql_version).into(),
+                            w.created_at.into(),
+                            w.updated_at.into(),
+                        ],
+                    ),
+                    context,
+                );
+            }
+            Op::DeleteWorksheet(id) => self.exec(
+                "DELETE FROM worksheets WHERE model_id = $1 AND object_id = $2",
+                vec![id.model.into(), id.object.into()],
+                format!("deleting worksheet {id}"),
+            ),
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::harness::{Resp, Target, assert_error, encode_segment, sample_archive, unique};
 
 /// The key of a new user with only `roles`, or `None` (after saying why) on a remote target.
-async fn key_with_roles(t: &Target, roles: &[&str], case: &str) -> Option<String> {
+pub(crate) async fn key_with_roles(t: &Target, roles: &[&str], case: &str) -> Option<String> {
     let key = t.key_with_roles(roles).await;
     if key.is_none() {
         eprintln!(
@@ -25,7 +25,7 @@ async fn key_with_roles(t: &Target, roles: &[&str], case: &str) -> Option<String
 }
 
 /// Sends `method path` with `key`, query parameters and, for a POST, a JSON body.
-async fn send_as(
+pub(crate) async fn send_as(
     t: &Target,
     key: &str,
     method: Method,
@@ -41,7 +41,7 @@ async fn send_as(
 }
 
 /// `(method, path, query, JSON body)` of one call.
-type Call<'a> = (
+pub(crate) type Call<'a> = (
     Method,
     &'a str,
     Vec<(&'a str, &'a str)>,

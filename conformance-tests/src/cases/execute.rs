@@ -14,7 +14,7 @@ async fn execute(t: &Target, body: Value) -> Resp {
 }
 
 /// The names of the answered entities, when the first SELECT item is Name.
-fn names(resp: &Resp) -> Vec<String> {
+pub(crate) fn names(resp: &Resp) -> Vec<String> {
     resp.ok_array()
         .iter()
         .map(|e| {

@@ -24,6 +24,7 @@ mod removed;
 mod repository;
 mod routing;
 mod types;
+mod worksheets;
 
 /// What a case exercises on a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -578,6 +579,71 @@ pub fn cases() -> Vec<Case> {
             execute::count_mql_query_refuses_bad_input,
             AnyServer,
             [("GET", "/entities/countMQLQuery", B)]
+        ),
+        // Worksheets
+        case!(
+            worksheets::worksheets_save_list_get_and_delete,
+            AnyServer,
+            [
+                ("POST", "/worksheets", N),
+                ("GET", "/worksheets", N),
+                ("GET", "/worksheets/{worksheetId}", N),
+                ("DELETE", "/worksheets/{worksheetId}", N),
+            ]
+        ),
+        case!(
+            worksheets::execute_worksheet_runs_the_saved_query,
+            AnyServer,
+            [
+                ("POST", "/entities/executeWorksheet", N),
+                ("GET", "/entities/countWorksheet", N),
+                ("POST", "/worksheets", N),
+            ]
+        ),
+        case!(
+            worksheets::create_worksheet_refuses_bad_input,
+            AnyServer,
+            [("POST", "/worksheets", B)]
+        ),
+        case!(
+            worksheets::worksheet_routes_refuse_bad_ids,
+            AnyServer,
+            [
+                ("GET", "/worksheets", B),
+                ("GET", "/worksheets/{worksheetId}", B),
+                ("DELETE", "/worksheets/{worksheetId}", B),
+            ]
+        ),
+        case!(
+            worksheets::execute_worksheet_refuses_bad_input,
+            AnyServer,
+            [
+                ("POST", "/entities/executeWorksheet", B),
+                ("GET", "/entities/countWorksheet", B),
+            ]
+        ),
+        case!(
+            worksheets::worksheets_of_other_users_are_not_visible,
+            AnyServer,
+            [
+                ("GET", "/worksheets", N),
+                ("GET", "/worksheets/{worksheetId}", B),
+                ("DELETE", "/worksheets/{worksheetId}", B),
+                ("POST", "/entities/executeWorksheet", B),
+                ("GET", "/entities/countWorksheet", B),
+            ]
+        ),
+        case!(
+            worksheets::worksheets_without_view_metadata_are_denied,
+            AnyServer,
+            [
+                ("POST", "/worksheets", D),
+                ("GET", "/worksheets", D),
+                ("GET", "/worksheets/{worksheetId}", D),
+                ("DELETE", "/worksheets/{worksheetId}", D),
+                ("POST", "/entities/executeWorksheet", D),
+                ("GET", "/entities/countWorksheet", D),
+            ]
         ),
         // Permissions
         case!(

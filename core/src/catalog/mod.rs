@@ -14,6 +14,7 @@ mod model_import;
 mod model_io;
 mod query;
 mod types;
+mod worksheets;
 
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
@@ -25,6 +26,7 @@ pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
+pub use worksheets::{MAX_WORKSHEET_NAME_CHARS, NewWorksheet, WorksheetRef};
 
 use crate::archive::ArchiveLimits;
 use crate::auth::Caller;

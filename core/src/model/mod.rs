@@ -1,6 +1,7 @@
 //! The domain model of the whole API: the repository tree, model objects and what hangs
-//! on them, the meta model and governance. Later issues add the types they need
-//! (groups, social curation, lineage operations, operations, dashboards, the license).
+//! on them, the meta model, governance and users' worksheets (saved queries). Later
+//! issues add the types they need (groups, social curation, lineage operations,
+//! operations, dashboards, the license).
 //!
 //! These are plain data types. The `Store` persists them; the `Catalog` gives them
 //! meaning; the wire module maps them to the formats clients read.
@@ -9,11 +10,13 @@ mod governance;
 mod meta;
 mod object;
 mod relations;
+mod worksheet;
 
 pub use governance::*;
 pub use meta::*;
 pub use object::*;
 pub use relations::*;
+pub use worksheet::*;
 
 /// Timestamps are UTC throughout, as MQL requires.
 pub type Timestamp = chrono::DateTime<chrono::Utc>;

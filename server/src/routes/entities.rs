@@ -87,7 +87,7 @@ impl QueryInput {
         }
     }
 
-    fn version(&self) -> Result<u32, Error> {
+    pub(crate) fn version(&self) -> Result<u32, Error> {
         match &self.mql_version {
             None | Some(serde_json::Value::Null) => mql_version(None),
             Some(serde_json::Value::String(text)) => mql_version(Some(text)),
@@ -187,7 +187,10 @@ pub struct ExecuteParams {
 }
 
 /// A whole number from JSON (a number or a string holding one).
-fn whole_number(name: &str, value: Option<&serde_json::Value>) -> Result<Option<i64>, Error> {
+pub(crate) fn whole_number(
+    name: &str,
+    value: Option<&serde_json::Value>,
+) -> Result<Option<i64>, Error> {
     let text = match value {
         None | Some(serde_json::Value::Null) => return Ok(None),
         Some(serde_json::Value::String(s)) => s.trim().to_owned(),

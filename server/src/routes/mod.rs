@@ -10,6 +10,7 @@ pub mod relationships;
 pub mod removed;
 pub mod repository;
 pub mod types;
+pub mod worksheets;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -35,7 +36,7 @@ use crate::error::ApiError;
     modifiers(&KeyHeader),
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
-        (name = "Types"), (name = "Operation"), (name = "Removed")
+        (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Removed")
     )
 )]
 struct ApiDoc;
@@ -66,6 +67,16 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(entities::get_attribute_value_counts))
         .routes(routes!(relationships::get_relationships))
         .routes(routes!(relationships::count_relationships))
+        .routes(routes!(worksheets::execute_worksheet))
+        .routes(routes!(worksheets::count_worksheet))
+        .routes(routes!(
+            worksheets::create_worksheet,
+            worksheets::list_worksheets
+        ))
+        .routes(routes!(
+            worksheets::get_worksheet,
+            worksheets::delete_worksheet
+        ))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(
