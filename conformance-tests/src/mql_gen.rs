@@ -562,6 +562,34 @@ fn filter(rng: &mut StdRng, repo: &Repository, top: bool) -> String {
             1 => text_op(rng, "Children.\"Data Type\"", &["VARCHAR(254)", "integer"]),
             _ => text_op(rng, "Children", WORDS),
         },
+        22 if rng.random_bool(0.3) => match rng.random_range(0..4) {
+            0 => format!(
+                "Score {} '1'",
+                ["STARTS WITH", "NOT ENDS WITH", "CONTAINS", "NOT CONTAINS"]
+                    .choose(rng)
+                    .copied()
+                    .unwrap_or("CONTAINS")
+            ),
+            1 => {
+                let day = |rng: &mut StdRng| {
+                    time(NOW_MICROS - rng.random_range(0..30) * DAY)
+                        .format("%Y-%m-%d")
+                        .to_string()
+                };
+                let (a, b) = (day(rng), day(rng));
+                let op = ["= ANY", "!= ANY"].choose(rng).copied().unwrap_or("= ANY");
+                format!("Reviewed {op} ('{a}', '{b}')")
+            }
+            2 => {
+                let ids: Vec<String> = (0..rng.random_range(20..60))
+                    .filter_map(|_| repo.objects.choose(rng))
+                    .map(|id| quoted(&id.to_string()))
+                    .collect();
+                let op = ["= ANY", "!= ANY"].choose(rng).copied().unwrap_or("= ANY");
+                format!("\"Object Id\" {op} ({})", ids.join(", "))
+            }
+            _ => "\"Updated Date\" = LAST 200000000 DAYS".to_owned(),
+        },
         22 => match rng.random_range(0..6) {
             0 => format!(
                 "\"Has Data Lineage\" = {}",

@@ -75,7 +75,7 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
             let model = c.text(ObjectKind::Model.as_str());
             (
                 format!(
-                    "JOIN objects r ON ((r.model_id = o.model_id AND r.parent = o.object_id) \
+                    "JOIN objects r ON ((o.kind <> {model} AND r.model_id = o.model_id AND r.parent = o.object_id) \
                      OR (o.kind = {model} AND r.model_id = o.object_id AND r.parent IS NULL))"
                 ),
                 Row::Object("r"),
@@ -116,11 +116,15 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
         Some(gap) => c.bucket(&value, gap),
         None => value,
     };
+    let hidden = match (facet.skip_hidden, row) {
+        (true, Row::Object(_)) => format!(" AND ({}) IS NOT TRUE", c.cond(&Cond::DataHidden, row)),
+        _ => String::new(),
+    };
     let limit = c.param(SqlValue::Int(Some(clamp(limit))));
     Compiled {
         sql: format!(
             "SELECT v, COUNT(*) AS n FROM (SELECT DISTINCT o.model_id, o.object_id, {value} AS v \
-             FROM objects o {join} WHERE ({condition}) AND {value} IS NOT NULL) x \
+             FROM objects o {join} WHERE ({condition}) AND {value} IS NOT NULL{hidden}) x \
              GROUP BY v ORDER BY n DESC, v LIMIT {limit}"
         ),
         params: c.params,
@@ -199,7 +203,10 @@ impl Compiler {
             Cond::False => "1 = 0".to_owned(),
             Cond::And(items) => self.join(items, " AND ", row),
             Cond::Or(items) => self.join(items, " OR ", row),
-            Cond::Not(inner) => format!("NOT ({})", self.cond(inner, row)),
+            // Every condition is TRUE or FALSE, so this is NOT; SQLite runs
+            // `NOT (row value IN (subquery))` as a scan of the subquery per row, and
+            // `... IS NOT TRUE` with the subquery's result built once.
+            Cond::Not(inner) => format!("({}) IS NOT TRUE", self.cond(inner, row)),
             Cond::Test(field, test) => self.test(field, Some(test), row),
             Cond::Has(field) => self.test(field, None, row),
             Cond::Related(relation, inner) => self.related(*relation, inner, row),
@@ -207,12 +214,17 @@ impl Compiler {
                 let Row::Object(o) = row else {
                     return "1 = 0".to_owned();
                 };
-                let parts: Vec<String> = ids
-                    .iter()
-                    .map(|id| {
-                        let m = self.param(SqlValue::Int(Some(id.model)));
-                        let n = self.param(SqlValue::Int(Some(id.object)));
-                        format!("({o}.model_id = {m} AND {o}.object_id = {n})")
+                // One IN list per model: flat, however many ids.
+                let mut by_model: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+                for id in ids {
+                    by_model.entry(id.model).or_default().push(id.object);
+                }
+                let parts: Vec<String> = by_model
+                    .into_iter()
+                    .map(|(model, objects)| {
+                        let m = self.param(SqlValue::Int(Some(model)));
+                        let list = self.int_list(&objects);
+                        format!("({o}.model_id = {m} AND {o}.object_id IN ({list}))")
                     })
                     .collect();
                 format!("({})", parts.join(" OR "))
@@ -314,13 +326,20 @@ impl Compiler {
                 "({o}.model_id = -1 AND {o}.kind = {model} AND {o}.object_id IN ({models}))"
             ));
         }
-        for root in &within.subtrees {
-            let m = self.param(SqlValue::Int(Some(root.model)));
-            let n = self.param(SqlValue::Int(Some(root.object)));
+        if !within.subtrees.is_empty() {
+            let pairs: Vec<[i64; 2]> = within
+                .subtrees
+                .iter()
+                .map(|r| [r.model, r.object])
+                .collect();
+            let json = serde_json::to_string(&pairs).unwrap_or_else(|_| "[]".to_owned());
+            self.params.push(SqlValue::Text(Some(json)));
+            let roots = self.dialect.id_pairs(self.params.len());
             let (sub, c) = (self.alias("sub"), self.alias("c"));
+            // UNION, not UNION ALL: a cycle in stored parents cannot run forever.
             parts.push(format!(
                 "({o}.model_id, {o}.object_id) IN (WITH RECURSIVE {sub}(model_id, object_id) AS \
-                 (SELECT {m}, {n} UNION ALL SELECT {c}.model_id, {c}.object_id FROM objects {c} \
+                 (SELECT model_id, object_id FROM ({roots}) r UNION SELECT {c}.model_id, {c}.object_id FROM objects {c} \
                  JOIN {sub} ON {c}.model_id = {sub}.model_id AND {c}.parent = {sub}.object_id) \
                  SELECT model_id, object_id FROM {sub})"
             ));
@@ -367,7 +386,7 @@ impl Compiler {
                 let inner = self.cond(inner, Row::Object(&ch));
                 let model = self.text(ObjectKind::Model.as_str());
                 format!(
-                    "EXISTS (SELECT 1 FROM objects {ch} WHERE ((({ch}.model_id = {o}.model_id AND {ch}.parent = {o}.object_id)) \
+                    "EXISTS (SELECT 1 FROM objects {ch} WHERE (({o}.kind <> {model} AND {ch}.model_id = {o}.model_id AND {ch}.parent = {o}.object_id) \
                      OR ({o}.kind = {model} AND {ch}.model_id = {o}.object_id AND {ch}.parent IS NULL)) AND ({inner}))"
                 )
             }
@@ -375,9 +394,12 @@ impl Compiler {
                 let (c, d) = (self.alias("c"), self.alias("d"));
                 let statuses = self.statuses(statuses);
                 let inner = self.cond(inner, Row::DataClass(&d));
+                let from = format!(
+                    "classifications {c} JOIN data_classes {d} ON {d}.name = {c}.data_class \
+                     WHERE {c}.status IN ({statuses}) AND ({inner})"
+                );
                 format!(
-                    "({o}.model_id, {o}.object_id) IN (SELECT {c}.model_id, {c}.object_id FROM classifications {c} \
-                     JOIN data_classes {d} ON {d}.name = {c}.data_class WHERE {c}.status IN ({statuses}) AND ({inner}))"
+                    "({o}.model_id, {o}.object_id) IN (SELECT {c}.model_id, {c}.object_id FROM {from})"
                 )
             }
         }

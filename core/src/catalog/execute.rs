@@ -110,7 +110,7 @@ impl Catalog {
             return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
         }
         Ok(QueryResult::Mql(
-            self.mql_entities(&ids, &validated.select).await?,
+            self.mql_entities(caller, &ids, &validated.select).await?,
         ))
     }
 
@@ -140,8 +140,11 @@ impl Catalog {
         let (mut plan, warnings) = lower(query, meta, &lookups);
         // Spec 2.7: a filter on data profiling drops the objects whose data is hidden
         // from the caller.
+        // What a filter reads of the profiling of an object (the object itself or a
+        // related one) whose data is hidden, it does not see.
         if !caller.has(Capability::ViewData) && mentions_profiling(&plan.filter) {
-            plan.filter = Cond::and(vec![plan.filter, Cond::not(Cond::DataHidden)]);
+            let filter = hide_profiling(plan.filter);
+            plan.filter = Cond::and(vec![filter, Cond::not(Cond::DataHidden)]);
         }
         Ok((plan, warnings))
     }
@@ -331,13 +334,27 @@ impl Catalog {
     /// The objects of `ids`, in that order, in the MQL entity format.
     async fn mql_entities(
         &self,
+        caller: &Caller,
         ids: &[ObjectId],
         select: &[Selected<'_>],
     ) -> Result<Vec<MqlEntity>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let facts = self.page_facts(ids, select).await?;
+        let mut facts = self.page_facts(ids, select).await?;
+        // Spec 2.7: profiling and sampling of objects whose data is hidden from the
+        // caller are not shown.
+        if !caller.has(Capability::ViewData) {
+            let hidden: Vec<ObjectId> = facts
+                .objects
+                .values()
+                .filter(|o| eval::data_hidden(&facts, o))
+                .map(|o| o.id)
+                .collect();
+            for id in hidden {
+                facts.profiling.remove(&id);
+            }
+        }
         let mut entities = Vec::with_capacity(ids.len());
         for id in ids {
             let Some(object) = facts.objects.get(id) else {
@@ -469,15 +486,35 @@ fn order_like(objects: &mut [Object], ids: &[ObjectId]) {
     objects.sort_by_key(|o| position.get(&o.id).copied().unwrap_or(usize::MAX));
 }
 
+/// The condition with every test of profiling results made to fail on objects whose
+/// data is hidden.
+fn hide_profiling(cond: Cond) -> Cond {
+    match cond {
+        Cond::And(items) => Cond::And(items.into_iter().map(hide_profiling).collect()),
+        Cond::Or(items) => Cond::Or(items.into_iter().map(hide_profiling).collect()),
+        Cond::Not(inner) => Cond::Not(Box::new(hide_profiling(*inner))),
+        Cond::Related(relation, inner) => Cond::Related(relation, Box::new(hide_profiling(*inner))),
+        c @ (Cond::Test(..) | Cond::Has(_)) if mentions_profiling(&c) => {
+            Cond::And(vec![c, Cond::not(Cond::DataHidden)])
+        }
+        other => other,
+    }
+}
+
+/// Whether a field holds profiling results.
+fn is_profiling(field: &Field) -> bool {
+    matches!(
+        field,
+        Field::Statistic(_) | Field::InferredDataTypes | Field::Profiling(_)
+    )
+}
+
 /// Whether a condition reads data profiling results.
 fn mentions_profiling(cond: &Cond) -> bool {
     match cond {
         Cond::And(items) | Cond::Or(items) => items.iter().any(mentions_profiling),
         Cond::Not(inner) | Cond::Related(_, inner) => mentions_profiling(inner),
-        Cond::Test(field, _) | Cond::Has(field) => matches!(
-            field,
-            Field::Statistic(_) | Field::InferredDataTypes | Field::Profiling(_)
-        ),
+        Cond::Test(field, _) | Cond::Has(field) => is_profiling(field),
         _ => false,
     }
 }
@@ -545,6 +582,7 @@ struct PageFacts {
     labels: Vec<crate::model::LabelAssignment>,
     profiling: HashMap<ObjectId, Profiling>,
     edges: Vec<crate::model::Edge>,
+    edge_set: std::collections::HashSet<crate::model::Edge>,
     data_classes: BTreeMap<String, DataClass>,
     sensitivity_labels: BTreeMap<String, SensitivityLabel>,
     context: HashMap<ObjectId, Vec<EmbeddedEntity>>,
@@ -569,7 +607,7 @@ impl PageFacts {
             self.profiling.insert(p.object, p);
         }
         for e in details.edges {
-            if !self.edges.contains(&e) {
+            if self.edge_set.insert(e.clone()) {
                 self.edges.push(e);
             }
         }
@@ -1082,7 +1120,9 @@ impl Catalog {
             let values = match resolved {
                 None => Vec::new(),
                 Some(_) => {
-                    let facet = facet(path, &meta, gap).map_err(Error::invalid)?;
+                    let mut facet = facet(path, &meta, gap).map_err(Error::invalid)?;
+                    facet.skip_hidden =
+                        !caller.has(Capability::ViewData) && is_profiling(&facet.field);
                     self.store
                         .value_counts(&plan, &facet, limit)
                         .await?
@@ -1132,7 +1172,9 @@ impl Catalog {
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(&select_only(select), version, &meta)?;
         let object = self.resolve(reference).await?;
-        let mut entities = self.mql_entities(&[object.id], &validated.select).await?;
+        let mut entities = self
+            .mql_entities(caller, &[object.id], &validated.select)
+            .await?;
         entities
             .pop()
             .ok_or_else(|| Error::not_found(format!("object {} does not exist", object.id)))
@@ -1161,7 +1203,7 @@ impl Catalog {
         Ok(match validated {
             Some(validated) => {
                 let ids: Vec<ObjectId> = related.iter().map(|o| o.id).collect();
-                QueryResult::Mql(self.mql_entities(&ids, &validated.select).await?)
+                QueryResult::Mql(self.mql_entities(caller, &ids, &validated.select).await?)
             }
             None => QueryResult::Legacy(self.entities(caller, &related).await?),
         })
@@ -1178,10 +1220,16 @@ impl Catalog {
         caller.require(Capability::ViewMetadata)?;
         let _ = version;
         let object = self.resolve(reference).await?;
-        Ok(self.related_objects(&object).await?.len() as u64)
+        Ok(self.related_ids(&object).await?.len() as u64)
     }
 
     async fn related_objects(&self, object: &Object) -> Result<Vec<Object>> {
+        let ids = self.related_ids(object).await?;
+        self.store.objects(&ids).await
+    }
+
+    /// The ids of the objects related to the object by an edge, either way, sorted.
+    async fn related_ids(&self, object: &Object) -> Result<Vec<ObjectId>> {
         let details = self
             .store
             .details(crate::store::Scope::Objects(vec![object.id]))
@@ -1200,8 +1248,7 @@ impl Catalog {
             })
             .filter(|id| *id != object.id)
             .collect();
-        let ids: Vec<ObjectId> = ids.into_iter().collect();
-        self.store.objects(&ids).await
+        Ok(ids.into_iter().collect())
     }
 }
 

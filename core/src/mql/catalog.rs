@@ -194,6 +194,9 @@ pub struct SystemAttribute {
     pub deprecated: bool,
     /// Marked in the spec as slow ("bad performance").
     pub slow: bool,
+    /// Evaluated after the search (spec 2.12): a filter on it must be ANDed with the
+    /// others, never ORed, also as a related object type.
+    pub after_search: bool,
     /// The group it is listed under (`/types/listGroupTypes`).
     pub group: &'static str,
 }
@@ -211,8 +214,14 @@ const fn attribute(
         takes_principals: false,
         deprecated: false,
         slow: false,
+        after_search: false,
         group,
     }
+}
+
+const fn after_search(mut a: SystemAttribute) -> SystemAttribute {
+    a.after_search = true;
+    a
 }
 
 const fn principals(mut a: SystemAttribute) -> SystemAttribute {
@@ -223,11 +232,13 @@ const fn principals(mut a: SystemAttribute) -> SystemAttribute {
 const fn deprecated_slow(mut a: SystemAttribute) -> SystemAttribute {
     a.deprecated = true;
     a.slow = true;
+    a.after_search = true;
     a
 }
 
 const fn slow(mut a: SystemAttribute) -> SystemAttribute {
     a.slow = true;
+    a.after_search = true;
     a
 }
 
@@ -307,7 +318,7 @@ pub static SYSTEM_ATTRIBUTES: &[SystemAttribute] = &[
     attribute("Labels", Strings, M, "Classification"),
     attribute("Last Change Event", String, NONE, "Structure"),
     attribute("Model Id", Integer, I, "Structure"),
-    attribute("My Workflow Tasks", Strings, M, "Workflow"),
+    after_search(attribute("My Workflow Tasks", Strings, M, "Workflow")),
     attribute("Name", String, S, "General"),
     attribute("Native Id", String, S, "General"),
     attribute("Object Id", String, I, "General"),
@@ -328,7 +339,12 @@ pub static SYSTEM_ATTRIBUTES: &[SystemAttribute] = &[
     attribute("Warning Count", Integer, N, "Social"),
     principals(attribute("Warned By", Grantees, M, "Social")),
     principals(attribute("Watchers", Grantees, M, "Social")),
-    principals(attribute("Workflow Assignees", Grantees, M, "Workflow")),
+    after_search(principals(attribute(
+        "Workflow Assignees",
+        Grantees,
+        M,
+        "Workflow",
+    ))),
     attribute("Workflow Deprecation Requested", Boolean, B, "Workflow"),
     attribute("Workflow State", String, LABEL, "Workflow"),
     attribute("Workflow Published", Boolean, B, "Workflow"),

@@ -109,6 +109,9 @@ pub fn value_counts<'f>(
         };
         let mut distinct: Vec<Lit> = Vec::new();
         for row in rows {
+            if facet.skip_hidden && matches!(row, Row::Object(o) if data_hidden(facts, o)) {
+                continue;
+            }
             for value in raw_values(&facet.field, facts, row) {
                 let lit = match (value, facet.gap) {
                     (Val::Time(t), Some(gap)) => Lit::Text(gap.label(t)),

@@ -194,6 +194,7 @@ pub fn facet(path: &Path, meta: &MetaModel, gap: Option<DateGap>) -> Result<Face
         relation,
         field,
         gap,
+        skip_hidden: false,
     })
 }
 
@@ -363,8 +364,22 @@ impl Lowering<'_> {
         match expr {
             Expr::Or(items) => Cond::or(items.iter().map(|e| self.expr(e)).collect()),
             Expr::And(items) => {
-                let items: Vec<Cond> = items.iter().map(|e| self.expr(e)).collect();
-                Cond::and(group_related(items))
+                // Spec 2.12.6: positive filters on a related object type's properties,
+                // ANDed (at any depth of parentheses), hold on the same related object.
+                let mut filters = Vec::new();
+                flatten_and(items, &mut filters);
+                let mut groupable = Vec::new();
+                let mut others = Vec::new();
+                for e in filters {
+                    let cond = self.expr(e);
+                    match e {
+                        Expr::Filter(f) if is_groupable(f) => groupable.push(cond),
+                        _ => others.push(cond),
+                    }
+                }
+                let mut all = group_related(groupable);
+                all.append(&mut others);
+                Cond::and(all)
             }
             Expr::Filter(filter) => self.filter(filter),
         }
@@ -422,6 +437,25 @@ impl Lowering<'_> {
                 None if target.multi() => Cond::True,
                 None => target.has(),
             },
+            Op::EqAny(list) if ty == FieldType::Time => Cond::or(
+                list.iter()
+                    .filter_map(|v| self.equality(ty, v))
+                    .map(|test| target.any(test))
+                    .collect(),
+            ),
+            Op::NeAny(list) if ty == FieldType::Time => {
+                let any = Cond::or(
+                    list.iter()
+                        .filter_map(|v| self.equality(ty, v))
+                        .map(|test| target.any(test))
+                        .collect(),
+                );
+                if target.multi() {
+                    Cond::not(any)
+                } else {
+                    Cond::and(vec![target.has(), Cond::not(any)])
+                }
+            }
             Op::EqAny(list) => match self.any_of(ty, list) {
                 Some(test) => target.any(test),
                 None => Cond::False,
@@ -482,6 +516,14 @@ impl Lowering<'_> {
     }
 
     fn text_test(&self, target: &Target, not: bool, test: Test) -> Cond {
+        if !matches!(target.ty(), FieldType::Text | FieldType::ExactText) {
+            // A number, boolean or date never starts with, ends with or contains text.
+            return match (not, target.multi()) {
+                (false, _) => Cond::False,
+                (true, true) => Cond::True,
+                (true, false) => target.has(),
+            };
+        }
         if not {
             target.none(test)
         } else {
@@ -501,11 +543,6 @@ impl Lowering<'_> {
     }
 
     fn any_of(&self, ty: FieldType, values: &[Value]) -> Option<Test> {
-        if ty == FieldType::Time {
-            // Each date is an interval: several make no single test; ORed ranges are not
-            // in the operator sets of date attributes, so this does not occur.
-            return values.first().and_then(|v| self.equality(ty, v));
-        }
         let lits: Vec<Lit> = values.iter().filter_map(|v| literal(ty, v)).collect();
         match lits.len() {
             0 => None,
@@ -610,7 +647,12 @@ impl Lowering<'_> {
                     TimeUnit::Hours => 3600 * MICROS_PER_SECOND,
                     TimeUnit::Minutes => 60 * MICROS_PER_SECOND,
                 };
-                (self.lookups.now - i64::from(*n) * unit, None)
+                (
+                    self.lookups
+                        .now
+                        .saturating_sub(i64::from(*n).saturating_mul(unit)),
+                    None,
+                )
             }
             Value::Date(_) => {
                 let start = value.date_time()?.and_utc().timestamp_micros();
@@ -873,6 +915,44 @@ fn literal(ty: FieldType, value: &Value) -> Option<Lit> {
             .date_time()
             .map(|t| Lit::Time(t.and_utc().timestamp_micros())),
     }
+}
+
+/// The items of an AND, with the items of nested ANDs in their place.
+fn flatten_and<'e>(items: &'e [Expr], out: &mut Vec<&'e Expr>) {
+    for item in items {
+        match item {
+            Expr::And(inner) => flatten_and(inner, out),
+            other => out.push(other),
+        }
+    }
+}
+
+/// Whether a filter takes part in spec 2.12.6's "same related object": a positive
+/// operator on a property of a related object type (`Children.Name = 'x'`). The bare
+/// attribute (`Children = 'x'`, `"Data Classifications" = 'City'`) is a multi-valued
+/// attribute like any other, and a NOT filter holds when no related object passes.
+fn is_groupable(filter: &Filter) -> bool {
+    let Subject::Attribute(path) = &filter.subject else {
+        return false;
+    };
+    path.0.len() == 2
+        && super::catalog::related_type(&path.0[0].text).is_some()
+        && matches!(
+            filter.op,
+            Op::Eq(_)
+                | Op::Lt(_)
+                | Op::Le(_)
+                | Op::Gt(_)
+                | Op::Ge(_)
+                | Op::EqAny(_)
+                | Op::Exists
+                | Op::StartsWith { not: false, .. }
+                | Op::EndsWith { not: false, .. }
+                | Op::Contains { not: false, .. }
+                | Op::Before(_)
+                | Op::After(_)
+                | Op::Between(..)
+        )
 }
 
 /// Spec 2.12.6: positive filters on the same related object type, ANDed, must hold on

@@ -451,6 +451,9 @@ pub struct Facet {
     pub field: Field,
     /// For time fields: the buckets values are counted in (their label is the value).
     pub gap: Option<DateGap>,
+    /// Leave out the values of objects whose data is hidden (profiling results for a
+    /// caller who may not view data).
+    pub skip_hidden: bool,
 }
 
 /// The width of the buckets date values are counted in (`dateRangeGap`).

@@ -18,6 +18,14 @@ use crate::model::{AttributeKind, MetaModel, ValueType};
 
 /// The current MQL version.
 pub const CURRENT_VERSION: u32 = 3;
+/// The most filters a query (WHERE and scope together) may hold.
+pub const MAX_FILTERS: usize = 500;
+/// The most values one ANY or ALL list may hold.
+pub const MAX_LIST_VALUES: usize = 1_000;
+/// The most values all the lists of a query may hold together.
+pub const MAX_QUERY_VALUES: usize = 10_000;
+/// The most terms the search text of one `text` filter may hold.
+pub const MAX_SEARCH_TERMS: usize = 32;
 
 /// A SELECT item with what it refers to.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +63,10 @@ pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<
     let mut v = Validator {
         meta,
         warnings: Vec::new(),
+        filters: 0,
+        values: 0,
+        after_search: false,
+        restricted: false,
     };
     let mut select = Vec::new();
     for item in &query.select {
@@ -77,6 +89,13 @@ pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<
         v.expr(filter, false, false)?;
     }
     v.order_by(&query.order_by)?;
+    if v.after_search && !v.restricted {
+        v.warnings.push(
+            "a filter evaluated after the search (spec 2.12) runs over every object in scope; \
+             add a restrictive filter such as category or content"
+                .to_owned(),
+        );
+    }
     Ok(Validated {
         query: query.clone(),
         select,
@@ -87,6 +106,14 @@ pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<
 struct Validator<'m> {
     meta: &'m MetaModel,
     warnings: Vec<String>,
+    /// Filters seen so far (at most [`MAX_FILTERS`]).
+    filters: usize,
+    /// List values seen so far (at most [`MAX_QUERY_VALUES`]).
+    values: usize,
+    /// A filter on an attribute evaluated after the search was seen.
+    after_search: bool,
+    /// A category or content filter restricts the search.
+    restricted: bool,
 }
 
 /// A path as written, for messages.
@@ -145,10 +172,13 @@ fn values(op: &Op) -> Vec<&Value> {
 }
 
 /// What a filter subject is for the operator and value rules.
+#[derive(Debug, Clone, Copy)]
 struct Rules {
     operators: OpSet,
     /// Object-valued or a custom relationship: [NOT] EXISTS only, under AND only.
     existence_only: bool,
+    /// Evaluated after the search: under AND only.
+    after_search: bool,
     /// Values are user or group names (`ME` allowed).
     principals: bool,
     /// What the values must be.
@@ -271,6 +301,37 @@ impl<'m> Validator<'m> {
 
     fn filter(&mut self, filter: &Filter, under_or: bool, scope: bool) -> Result<()> {
         let Filter { subject, op } = filter;
+        self.filters += 1;
+        if self.filters > MAX_FILTERS {
+            return Err(Error::invalid(format!(
+                "the query holds more than {MAX_FILTERS} filters; split it, or use ANY lists"
+            )));
+        }
+        if let Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) = op {
+            if list.len() > MAX_LIST_VALUES {
+                return Err(Error::invalid(format!(
+                    "a list of {} values is longer than the {MAX_LIST_VALUES} one filter may hold",
+                    list.len()
+                )));
+            }
+            self.values += list.len();
+            if self.values > MAX_QUERY_VALUES {
+                return Err(Error::invalid(format!(
+                    "the lists of the query hold more than {MAX_QUERY_VALUES} values together"
+                )));
+            }
+        }
+        if let (Subject::Text { .. }, Op::Eq(Value::Text(text))) = (subject, op) {
+            let terms = super::search::parse_search_text(text).len();
+            if terms > MAX_SEARCH_TERMS {
+                return Err(Error::invalid(format!(
+                    "the search text holds {terms} terms; at most {MAX_SEARCH_TERMS} are searched for"
+                )));
+            }
+        }
+        if matches!(subject, Subject::Category | Subject::Content) && !under_or {
+            self.restricted = true;
+        }
         if let Op::EqWhere(inner) = op {
             if !scope {
                 return Err(Error::invalid(
@@ -348,6 +409,14 @@ impl<'m> Validator<'m> {
                 "{what} can only be tested with [NOT] EXISTS ANDed with the other filters, not under OR"
             )));
         }
+        if rules.after_search {
+            if under_or {
+                return Err(Error::invalid(format!(
+                    "{what} is evaluated after the search (spec 2.12): AND it with the other filters, do not OR it"
+                )));
+            }
+            self.after_search = true;
+        }
         for value in values(op) {
             match value {
                 Value::Me if !rules.principals => {
@@ -391,10 +460,35 @@ impl<'m> Validator<'m> {
                 .push(format!("the filter on {what} matches {matches}"));
             return Ok(None);
         };
-        Ok(Some(match resolved {
+        // A related object type evaluated after the search (the inferred origins) makes
+        // its properties so too; slow attributes are worth a warning (spec 8.5).
+        let related = (path.0.len() > 1)
+            .then(|| catalog::system_attribute(&path.0[0].text))
+            .flatten();
+        let own = match resolved {
+            Found::System(a) => Some(a),
+            _ => None,
+        };
+        if related.or(own).is_some_and(|a| a.slow) {
+            self.warnings.push(format!(
+                "{what} is marked as slow (spec 8.5); the query may take long"
+            ));
+        }
+        let related_after_search = related.is_some_and(|a| a.after_search);
+        let rules = self.rules_of(resolved, &what)?;
+        Ok(Some(Rules {
+            after_search: rules.after_search || related_after_search,
+            ..rules
+        }))
+    }
+
+    /// The rules of a resolved filter subject.
+    fn rules_of(&mut self, resolved: Found, what: &str) -> Result<Rules> {
+        Ok(match resolved {
             Found::System(attribute) => Rules {
                 operators: attribute.operators,
                 existence_only: attribute.shape.is_object_valued(),
+                after_search: attribute.after_search,
                 principals: attribute.takes_principals,
                 values: Values::of_shape(attribute.shape),
             },
@@ -419,7 +513,7 @@ impl<'m> Validator<'m> {
                 },
             },
             Found::DataClass => plain(catalog::S),
-        }))
+        })
     }
 
     /// What a filter's path refers to, reduced to what the rules need.
@@ -474,6 +568,7 @@ impl<'m> Validator<'m> {
 }
 
 /// What a resolved filter subject is, for the rules.
+#[derive(Debug, Clone, Copy)]
 enum Found {
     System(&'static catalog::SystemAttribute),
     Profiling(&'static catalog::ProfilingAttribute),
@@ -485,6 +580,7 @@ fn plain(operators: OpSet) -> Rules {
     Rules {
         operators,
         existence_only: false,
+        after_search: false,
         principals: false,
         values: Values::Any,
     }
@@ -726,5 +822,41 @@ mod tests {
             "{}",
             refusal.message
         );
+    }
+
+    #[test]
+    fn filters_evaluated_after_the_search_are_anded_only() {
+        let warnings = filter("\"My Workflow Tasks\" = 'Approve' AND category = 'Database'")
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let warnings = filter("\"Workflow Assignees\" = ME AND Name = 'x'")
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        assert!(
+            warnings.iter().any(|w| w.contains("restrictive filter")),
+            "{warnings:?}"
+        );
+        refused(
+            "\"My Workflow Tasks\" = 'Approve' OR Name = 'x'",
+            "evaluated after the search",
+        );
+        refused(
+            "Name = 'x' OR \"Business Name Inferred Origin\".Name = 'y'",
+            "evaluated after the search",
+        );
+        let warnings = filter("\"Inferred Documentation\" EXISTS AND content = 'Sales'")
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        assert!(warnings.iter().any(|w| w.contains("slow")), "{warnings:?}");
+    }
+
+    #[test]
+    fn limits_on_filters_and_lists() {
+        let values: Vec<String> = (0..=MAX_LIST_VALUES).map(|i| format!("'{i}'")).collect();
+        refused(
+            &format!("Name = ANY ({})", values.join(", ")),
+            "values is longer than",
+        );
+        let filters: Vec<String> = (0..=MAX_FILTERS).map(|i| format!("Name = '{i}'")).collect();
+        refused(&filters.join(" OR "), "more than 500 filters");
+        accepted(&filters[..MAX_FILTERS - 10].join(" OR "));
     }
 }
