@@ -30,9 +30,12 @@ pub fn page(plan: &Plan, dialect: Dialect, page: Page) -> Compiled {
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let mut order = Vec::new();
     for key in &plan.order {
-        let value = c.sort_value(&key.field, "o");
+        let (value, nullable) = c.sort_value(&key.field, "o");
         let direction = if key.descending { "DESC" } else { "ASC" };
-        order.push(format!("{value} {direction} NULLS LAST"));
+        // NULLS LAST only where a NULL can occur: on a NOT NULL column it would keep
+        // SQLite from reading the column's index in order.
+        let nulls = if nullable { " NULLS LAST" } else { "" };
+        order.push(format!("{value} {direction}{nulls}"));
     }
     order.push("o.model_id".to_owned());
     order.push("o.object_id".to_owned());
@@ -372,22 +375,40 @@ impl Compiler {
             return "1 = 0".to_owned();
         };
         match relation {
+            // Both as one IN over the keys of the objects whose related objects pass,
+            // so the database can start from the related objects (a selective name)
+            // or from the objects, as it costs least.
             Relation::Parent => {
-                let p = self.alias("p");
-                let inner = self.cond(inner, Row::Object(&p));
+                let (c1, p1, c2, p2) = (
+                    self.alias("c"),
+                    self.alias("p"),
+                    self.alias("c"),
+                    self.alias("p"),
+                );
+                let inner1 = self.cond(inner, Row::Object(&p1));
+                let inner2 = self.cond(inner, Row::Object(&p2));
                 format!(
-                    "({o}.parent IS NOT NULL OR {o}.model_id <> -1) AND EXISTS (SELECT 1 FROM objects {p} \
-                     WHERE {p}.model_id = CASE WHEN {o}.parent IS NULL THEN -1 ELSE {o}.model_id END \
-                     AND {p}.object_id = COALESCE({o}.parent, {o}.model_id) AND ({inner}))"
+                    "({o}.model_id, {o}.object_id) IN (\
+                     SELECT {c1}.model_id, {c1}.object_id FROM objects {c1} WHERE ({c1}.model_id, {c1}.parent) IN \
+                     (SELECT {p1}.model_id, {p1}.object_id FROM objects {p1} WHERE {inner1}) \
+                     UNION ALL SELECT {c2}.model_id, {c2}.object_id FROM objects {c2} \
+                     WHERE {c2}.parent IS NULL AND {c2}.model_id <> -1 AND {c2}.model_id IN \
+                     (SELECT {p2}.object_id FROM objects {p2} WHERE {p2}.model_id = -1 AND {inner2}))"
                 )
             }
             Relation::Children => {
-                let ch = self.alias("ch");
-                let inner = self.cond(inner, Row::Object(&ch));
+                let (ch1, ch2, m) = (self.alias("ch"), self.alias("ch"), self.alias("m"));
+                let inner1 = self.cond(inner, Row::Object(&ch1));
+                let inner2 = self.cond(inner, Row::Object(&ch2));
                 let model = self.text(ObjectKind::Model.as_str());
+                // A model's children are its top-level objects, not repository objects.
                 format!(
-                    "EXISTS (SELECT 1 FROM objects {ch} WHERE (({o}.kind <> {model} AND {ch}.model_id = {o}.model_id AND {ch}.parent = {o}.object_id) \
-                     OR ({o}.kind = {model} AND {ch}.model_id = {o}.object_id AND {ch}.parent IS NULL)) AND ({inner}))"
+                    "({o}.model_id, {o}.object_id) IN (\
+                     SELECT {ch1}.model_id, {ch1}.parent FROM objects {ch1} WHERE {ch1}.parent IS NOT NULL AND ({inner1}) \
+                     AND ({ch1}.model_id <> -1 OR {ch1}.parent NOT IN \
+                     (SELECT {m}.object_id FROM objects {m} WHERE {m}.model_id = -1 AND {m}.kind = {model})) \
+                     UNION ALL SELECT -1, {ch2}.model_id FROM objects {ch2} \
+                     WHERE {ch2}.parent IS NULL AND {ch2}.model_id <> -1 AND ({inner2}))"
                 )
             }
             Relation::DataClasses(statuses) => {
@@ -510,13 +531,17 @@ impl Compiler {
     }
 
     /// The value of a single-valued field to sort on.
-    fn sort_value(&mut self, field: &Field, o: &str) -> String {
+    /// The value of a single-valued field to sort on, and whether it may be NULL.
+    fn sort_value(&mut self, field: &Field, o: &str) -> (String, bool) {
         match self.source(field, Row::Object(o)) {
-            None => "NULL".to_owned(),
-            Some(Source::Expr { sql, .. }) => sql,
-            Some(Source::Rows { key, from, value }) => format!(
-                "(SELECT {value} FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id LIMIT 1)",
-                key.0, key.1
+            None => ("NULL".to_owned(), true),
+            Some(Source::Expr { sql, nullable }) => (sql, nullable),
+            Some(Source::Rows { key, from, value }) => (
+                format!(
+                    "(SELECT {value} FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id LIMIT 1)",
+                    key.0, key.1
+                ),
+                true,
             ),
         }
     }

@@ -83,7 +83,9 @@ impl Dialect {
     /// by, and its plans scan instead of using indexes).
     pub fn after_bulk_write(self) -> &'static str {
         match self {
-            Self::Sqlite => "PRAGMA optimize",
+            // The objects in full (their statistics choose between reading a model's
+            // range and reading a sort order's index); the rest as SQLite sees fit.
+            Self::Sqlite => "ANALYZE objects; PRAGMA optimize;",
             Self::Postgres => "ANALYZE objects, attribute_values, edges, tags",
         }
     }

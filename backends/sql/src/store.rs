@@ -195,7 +195,7 @@ struct SqlWriteTx<'a, D: Driver> {
 async fn refresh_statistics<D: Driver>(driver: &D) {
     let refreshed = async {
         let mut tx = driver.begin().await?;
-        tx.run(vec![Stmt::exec(D::DIALECT.after_bulk_write(), Vec::new())])
+        tx.run(vec![Stmt::Script(D::DIALECT.after_bulk_write().into())])
             .await?;
         tx.commit().await
     };
