@@ -44,8 +44,9 @@ impl Dialect {
 
     /// The expression that folds text as MQL compares it
     /// ([`lore_core::mql::plan::fold`]: ASCII letters lowered, nothing else changed):
-    /// SQLite's `lower()` (ASCII only without ICU), PostgreSQL's `lore_fold()` (a
-    /// `translate()` of A–Z, created by migration 3), both usable in indexes.
+    /// SQLite's `lower()` (ASCII only without ICU), PostgreSQL's `lore_fold()` (`lower()`
+    /// in the C collation, which folds A–Z only; created by migration 3), both usable in
+    /// indexes.
     pub fn fold(self, expr: &str) -> String {
         match self {
             Self::Sqlite => format!("lower({expr})"),

@@ -21,8 +21,8 @@ use crate::id::ObjectId;
 use crate::model::{ClassificationStatus, EdgeKind, ObjectKind, TagKind};
 
 /// Folds text the way every MQL text comparison does: ASCII letters to lower case, every
-/// other character as it is. SQLite's `lower()` does the same; PostgreSQL gets it from
-/// `translate()` (see the SQL dialect).
+/// other character as it is. SQLite's `lower()` does the same, and PostgreSQL's `lower()`
+/// in the C collation (see the SQL dialect).
 pub fn fold(text: &str) -> String {
     text.to_ascii_lowercase()
 }
