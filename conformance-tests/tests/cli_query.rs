@@ -14,9 +14,12 @@ struct Cli {
     args: QueryArgs,
 }
 
+/// The arguments as a shell would pass them; `--key=...` keeps a key that starts with
+/// `-` (API keys are URL-safe Base64) a value.
 fn args(t: &Target, key: &str, extra: &[&str]) -> QueryArgs {
-    let url = t.url("");
-    let mut argv = vec!["lore-query", "--url", url.as_str(), "--key", key];
+    let url = format!("--url={}", t.url(""));
+    let key = format!("--key={key}");
+    let mut argv = vec!["lore-query", url.as_str(), key.as_str()];
     argv.extend_from_slice(extra);
     Cli::parse_from(argv).args
 }

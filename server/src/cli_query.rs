@@ -14,12 +14,23 @@ pub struct QueryArgs {
         default_value = "http://127.0.0.1:11480/MM/rest/v1"
     )]
     pub url: String,
-    /// An API key; without it `lore query` logs in with --user and --password.
-    #[arg(long, env = "LORE_API_KEY", hide_env_values = true)]
+    /// An API key (it may start with `-`); without it `lore query` logs in with --user and
+    /// --password.
+    #[arg(
+        long,
+        env = "LORE_API_KEY",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub key: Option<String>,
     #[arg(long, env = "LORE_USER", default_value = "Administrator")]
     pub user: String,
-    #[arg(long, env = "LORE_PASSWORD", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "LORE_PASSWORD",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub password: Option<String>,
     /// The SELECT list.
     #[arg(long, default_value = "Name, \"Object Type\", \"Object Id\"")]
@@ -28,7 +39,7 @@ pub struct QueryArgs {
     #[arg(long)]
     pub from: Option<String>,
     /// The WHERE filters.
-    #[arg(long = "where")]
+    #[arg(long = "where", allow_hyphen_values = true)]
     pub filter: Option<String>,
     #[arg(long)]
     pub orderby: Option<String>,
