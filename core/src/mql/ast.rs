@@ -295,6 +295,30 @@ pub enum Value {
     Bare(String),
 }
 
+impl Op {
+    /// The values the operator compares with, in order.
+    pub fn values(&self) -> Vec<&Value> {
+        match self {
+            Op::Eq(v)
+            | Op::Ne(v)
+            | Op::Lt(v)
+            | Op::Le(v)
+            | Op::Gt(v)
+            | Op::Ge(v)
+            | Op::Before(v)
+            | Op::After(v)
+            | Op::StartsWith { value: v, .. }
+            | Op::EndsWith { value: v, .. }
+            | Op::Contains { value: v, .. } => vec![v],
+            Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
+                list.iter().collect()
+            }
+            Op::Between(a, b) => vec![a, b],
+            Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
+        }
+    }
+}
+
 impl Value {
     /// The value as a datetime when it is an unquoted date (at midnight) or a text in
     /// the form `YYYY-MM-DD` or `YYYY-MM-DD hh:mm:ss`.

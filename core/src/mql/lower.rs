@@ -74,13 +74,13 @@ pub fn needs(query: &Query) -> Needs {
     let mut needs = Needs::default();
     let mut visit = |filter: &Filter| match &filter.subject {
         Subject::Content => {
-            for value in op_values(&filter.op) {
+            for value in filter.op.values() {
                 needs.contents.insert(text_of(value));
             }
         }
         Subject::ExpandedMembersOfRole(role) => {
             let names = needs.roles.entry(role.clone()).or_default();
-            for value in op_values(&filter.op) {
+            for value in filter.op.values() {
                 names.insert(match value {
                     Value::Me => None,
                     other => Some(text_of(other)),
@@ -107,28 +107,6 @@ fn walk(expr: &Expr, visit: &mut impl FnMut(&Filter)) {
             }
             visit(filter);
         }
-    }
-}
-
-/// The values of an operator.
-fn op_values(op: &Op) -> Vec<&Value> {
-    match op {
-        Op::Eq(v)
-        | Op::Ne(v)
-        | Op::Lt(v)
-        | Op::Le(v)
-        | Op::Gt(v)
-        | Op::Ge(v)
-        | Op::Before(v)
-        | Op::After(v)
-        | Op::StartsWith { value: v, .. }
-        | Op::EndsWith { value: v, .. }
-        | Op::Contains { value: v, .. } => vec![v],
-        Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
-            list.iter().collect()
-        }
-        Op::Between(a, b) => vec![a, b],
-        Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
     }
 }
 
@@ -407,7 +385,7 @@ impl Lowering<'_> {
                 _ => Cond::False,
             },
             Subject::Category => {
-                let categories: Vec<String> = op_values(op).into_iter().map(text_of).collect();
+                let categories: Vec<String> = op.values().into_iter().map(text_of).collect();
                 self.category(&categories)
             }
             Subject::Content => self.content(op),
@@ -797,7 +775,7 @@ impl Lowering<'_> {
                 })
             }
         };
-        let values = op_values(op);
+        let values = op.values();
         match op {
             Op::Eq(_) | Op::EqAny(_) => within(models(&values)),
             Op::Ne(_) | Op::NeAny(_) => Cond::not(within(models(&values))),
@@ -821,7 +799,7 @@ impl Lowering<'_> {
                 .cloned()
                 .unwrap_or(Cond::False)
         };
-        let values = op_values(op);
+        let values = op.values();
         match op {
             Op::Exists => holders.anyone.clone(),
             Op::NotExists => Cond::not(holders.anyone.clone()),

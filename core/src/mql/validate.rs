@@ -149,28 +149,6 @@ fn op_kind(op: &Op) -> Option<OpKind> {
     })
 }
 
-/// The values a filter compares with.
-fn values(op: &Op) -> Vec<&Value> {
-    match op {
-        Op::Eq(v)
-        | Op::Ne(v)
-        | Op::Lt(v)
-        | Op::Le(v)
-        | Op::Gt(v)
-        | Op::Ge(v)
-        | Op::Before(v)
-        | Op::After(v)
-        | Op::StartsWith { value: v, .. }
-        | Op::EndsWith { value: v, .. }
-        | Op::Contains { value: v, .. } => vec![v],
-        Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
-            list.iter().collect()
-        }
-        Op::Between(a, b) => vec![a, b],
-        Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
-    }
-}
-
 /// What a filter subject is for the operator and value rules.
 #[derive(Debug, Clone, Copy)]
 struct Rules {
@@ -417,7 +395,7 @@ impl<'m> Validator<'m> {
             }
             self.after_search = true;
         }
-        for value in values(op) {
+        for value in op.values() {
             match value {
                 Value::Me if !rules.principals => {
                     return Err(Error::invalid(format!(
