@@ -125,6 +125,7 @@ macro_rules! http_suite {
             upgrade_mql_query_refuses_invalid_queries,
             execute_mql_query_filters_orders_and_pages,
             execute_mql_query_follows_the_multi_valued_rules,
+            text_search_follows_renames_and_removals,
             execute_mql_query_legacy_format_and_unknown_names,
             execute_mql_query_refuses_bad_input,
             get_attribute_value_counts_counts_values,

@@ -61,12 +61,15 @@ struct Case {
     selective: bool,
     call: Call,
     sql: &'static str,
+    /// The SQL on PostgreSQL where it is not `sql` with the functions renamed.
+    postgres: Option<&'static str>,
 }
 
 const CASES: &[Case] = &[
     Case {
         name: "name = (1 object)",
         selective: true,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "Name = 'table_150_7'"}"#,
         ),
@@ -78,6 +81,7 @@ const CASES: &[Case] = &[
     Case {
         name: "Parent.Name = (24)",
         selective: true,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name", "from": "{from}", "where": "Parent.Name = 'table_150_7'"}"#,
         ),
@@ -89,6 +93,7 @@ const CASES: &[Case] = &[
     Case {
         name: "Labels AND Parent.Name (5)",
         selective: true,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name, Labels", "from": "{from}", "where": "Labels = 'PII' AND Parent.Name = 'table_150_7'"}"#,
         ),
@@ -102,6 +107,7 @@ const CASES: &[Case] = &[
     Case {
         name: "Has Data Lineage AND Parent.Name",
         selective: true,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name", "from": "{from}", "where": "\"Has Data Lineage\" = true AND Parent.Name = 'table_150_7'"}"#,
         ),
@@ -115,16 +121,26 @@ const CASES: &[Case] = &[
     Case {
         name: "text = (search)",
         selective: true,
+        postgres: Some(
+            "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+             AND (lore_fold(name) LIKE '%table\\_150\\_7%' OR lore_fold(physical_name) LIKE '%table\\_150\\_7%') \
+             ORDER BY name, model_id, object_id LIMIT 20",
+        ),
         call: Call::Execute(
             r#"{"select": "Name", "from": "{from}", "where": "text = 'table_150_7'"}"#,
         ),
-        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+        // Through the text indexes, as the MQL statement: FTS5 on SQLite, trigram
+        // indexes on PostgreSQL (migration 5).
+        sql: "SELECT model_id, object_id, name FROM objects WHERE rowid IN \
+              (SELECT rowid FROM objects_text WHERE objects_text MATCH '{name physical_name} : \"table_150_7\"') \
+              AND model_id = {m} \
               AND (instr(lower(name), 'table_150_7') > 0 OR instr(lower(physical_name), 'table_150_7') > 0) \
               ORDER BY name, model_id, object_id LIMIT 20",
     },
     Case {
         name: "\"Row Count\" = (page 1)",
         selective: false,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name, \"Row Count\"", "from": "{from}", "where": "\"Row Count\" = 20000"}"#,
         ),
@@ -136,6 +152,7 @@ const CASES: &[Case] = &[
     Case {
         name: "Object Type AND Labels (page 1)",
         selective: false,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name", "from": "{from}", "where": "\"Object Type\" = 'Column' AND Labels = 'PII'"}"#,
         ),
@@ -147,6 +164,7 @@ const CASES: &[Case] = &[
     Case {
         name: "Object Type AND Labels (page 1,000)",
         selective: true,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name", "from": "{from}", "where": "\"Object Type\" = 'Column' AND Labels = 'PII'", "pageNumber": 1000}"#,
         ),
@@ -158,6 +176,7 @@ const CASES: &[Case] = &[
     Case {
         name: "everything by name (page 1,000)",
         selective: true,
+        postgres: None,
         call: Call::Execute(r#"{"select": "Name", "from": "{from}", "pageNumber": 1000}"#),
         sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
               ORDER BY name, model_id, object_id LIMIT 20 OFFSET 19980",
@@ -165,6 +184,7 @@ const CASES: &[Case] = &[
     Case {
         name: "tables by \"Updated Date\" (page 1)",
         selective: false,
+        postgres: None,
         call: Call::Execute(
             r#"{"select": "Name, \"Updated Date\"", "from": "{from}", "where": "\"Object Type\" = 'Table'", "orderby": "\"Updated Date\""}"#,
         ),
@@ -174,12 +194,14 @@ const CASES: &[Case] = &[
     Case {
         name: "count: Object Type = Column",
         selective: false,
+        postgres: None,
         call: Call::Count("\"Object Type\" = 'Column'"),
         sql: "SELECT COUNT(*) FROM objects WHERE model_id = {m} AND lower(type_name) = 'column'",
     },
     Case {
         name: "count: Labels != PII (NOT)",
         selective: false,
+        postgres: None,
         call: Call::Count("\"Object Type\" = 'Column' AND Labels != 'PII'"),
         sql: "SELECT COUNT(*) FROM objects o WHERE o.model_id = {m} AND lower(o.type_name) = 'column' \
               AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.model_id = o.model_id \
@@ -188,12 +210,14 @@ const CASES: &[Case] = &[
     Case {
         name: "count: everything",
         selective: false,
+        postgres: None,
         call: Call::Count(""),
         sql: "SELECT COUNT(*) FROM objects WHERE model_id = {m}",
     },
     Case {
         name: "count: \"Data Owner\" = (custom)",
         selective: false,
+        postgres: None,
         call: Call::Count("\"Data Owner\" = 'team-3'"),
         sql: "SELECT COUNT(*) FROM attribute_values a WHERE a.model_id = {m} \
               AND a.attribute = 'Data Owner' AND lower(a.text_value) = 'team-3'",
@@ -201,6 +225,7 @@ const CASES: &[Case] = &[
     Case {
         name: "facets: Data Type of columns",
         selective: false,
+        postgres: None,
         call: Call::Facets(
             r#"{"select": "\"Data Type\"", "from": "{from}", "where": "\"Object Type\" = 'Column'"}"#,
         ),
@@ -328,7 +353,11 @@ async fn bench(
                 eprintln!("{backend} {}: {}", case.name, summary(&answer));
             }
         }
-        let sql_text = case.sql.replace("{m}", &m.to_string());
+        let sql_text = match (&baseline, case.postgres) {
+            (Baseline::Postgres(_), Some(sql)) => sql,
+            _ => case.sql,
+        }
+        .replace("{m}", &m.to_string());
         let mut sql = Vec::with_capacity(runs);
         for i in 0..WARM_UP + runs {
             let clock = Instant::now();

@@ -24,9 +24,94 @@ pub struct Compiled {
     pub params: Vec<SqlValue>,
 }
 
+/// Which [`Cond::Search`]es a statement finds through SQLite's text index
+/// (`objects_text`, FTS5 trigrams of Name and Physical Name) before it tests them.
+/// PostgreSQL's planner chooses for itself between its trigram indexes and a scan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextIndex {
+    /// Every search the index can serve: right for counts and facets, which read every
+    /// object that passes.
+    Always,
+    /// Only these (from [`indexed_searches`]). For a page, a term that many objects
+    /// contain is better tested while the objects are read in order: the page fills
+    /// after a few rows, where the index would hand over all of them to be sorted.
+    Only(Vec<Search>),
+}
+
+/// A search the text index can serve: its columns' names in the index and the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    pub columns: Vec<Column>,
+    pub text: String,
+}
+
+impl Search {
+    /// The FTS5 query of the search: the text as one phrase, in its columns. The
+    /// trigram tokenizer folds case (all of Unicode, a superset of MQL's A–Z), so the
+    /// index finds every object the exact test passes, and a few more.
+    pub fn fts_query(&self) -> String {
+        let columns: Vec<&str> = self.columns.iter().filter_map(|c| fts_column(*c)).collect();
+        format!(
+            "{{{}}} : \"{}\"",
+            columns.join(" "),
+            self.text.replace('"', "\"\"")
+        )
+    }
+}
+
+/// A column's name in SQLite's text index, if it is indexed.
+fn fts_column(column: Column) -> Option<&'static str> {
+    match column {
+        Column::Name => Some("name"),
+        Column::PhysicalName => Some("physical_name"),
+        _ => None,
+    }
+}
+
+/// The search the text index can serve, if any: all its columns indexed and a text of
+/// at least three characters (a trigram).
+fn indexable(columns: &[Column], text: &str) -> Option<Search> {
+    (text.chars().count() >= 3 && columns.iter().all(|c| fts_column(*c).is_some())).then(|| {
+        Search {
+            columns: columns.to_vec(),
+            text: text.to_owned(),
+        }
+    })
+}
+
+/// The searches of the plan that SQLite's text index can serve (none on PostgreSQL),
+/// each once.
+pub fn indexed_searches(plan: &Plan, dialect: Dialect) -> Vec<Search> {
+    fn walk(cond: &Cond, out: &mut Vec<Search>) {
+        let found = match cond {
+            Cond::And(items) | Cond::Or(items) => {
+                items.iter().for_each(|c| walk(c, out));
+                None
+            }
+            Cond::Not(inner) | Cond::Related(_, inner) => {
+                walk(inner, out);
+                None
+            }
+            Cond::Search { columns, text } => indexable(columns, text),
+            Cond::Test(Field::Column(column), Test::Contains(text)) => indexable(&[*column], text),
+            _ => None,
+        };
+        if let Some(search) = found
+            && !out.contains(&search)
+        {
+            out.push(search);
+        }
+    }
+    let mut out = Vec::new();
+    if dialect == Dialect::Sqlite {
+        walk(&plan.condition(), &mut out);
+    }
+    out
+}
+
 /// The statement of a page of the plan's objects: `(model_id, object_id)` rows in order.
-pub fn page(plan: &Plan, dialect: Dialect, page: Page) -> Compiled {
-    let mut c = Compiler::new(dialect);
+pub fn page(plan: &Plan, dialect: Dialect, page: Page, index: &TextIndex) -> Compiled {
+    let mut c = Compiler::new(dialect, index);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let mut order = Vec::new();
     for key in &plan.order {
@@ -53,7 +138,7 @@ pub fn page(plan: &Plan, dialect: Dialect, page: Page) -> Compiled {
 
 /// The statement that counts the plan's objects: one row, one column.
 pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
-    let mut c = Compiler::new(dialect);
+    let mut c = Compiler::new(dialect, &TextIndex::Always);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     Compiled {
         sql: format!("SELECT COUNT(*) FROM objects o WHERE {condition}"),
@@ -64,7 +149,7 @@ pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
 /// The statement that counts the values of a facet among the plan's objects: rows of
 /// (value, count), most frequent first, then by value.
 pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) -> Compiled {
-    let mut c = Compiler::new(dialect);
+    let mut c = Compiler::new(dialect, &TextIndex::Always);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let (join, row) = match facet.relation {
         None => (String::new(), Row::Object("o")),
@@ -158,16 +243,18 @@ enum Source {
     },
 }
 
-struct Compiler {
+struct Compiler<'i> {
     dialect: Dialect,
+    index: &'i TextIndex,
     params: Vec<SqlValue>,
     aliases: usize,
 }
 
-impl Compiler {
-    fn new(dialect: Dialect) -> Self {
+impl<'i> Compiler<'i> {
+    fn new(dialect: Dialect, index: &'i TextIndex) -> Self {
         Self {
             dialect,
+            index,
             params: Vec::new(),
             aliases: 0,
         }
@@ -210,8 +297,12 @@ impl Compiler {
             // `NOT (row value IN (subquery))` as a scan of the subquery per row, and
             // `... IS NOT TRUE` with the subquery's result built once.
             Cond::Not(inner) => format!("({}) IS NOT TRUE", self.cond(inner, row)),
+            Cond::Test(Field::Column(column), Test::Contains(text)) => {
+                self.search(std::slice::from_ref(column), text, row)
+            }
             Cond::Test(field, test) => self.test(field, Some(test), row),
             Cond::Has(field) => self.test(field, None, row),
+            Cond::Search { columns, text } => self.search(columns, text, row),
             Cond::Related(relation, inner) => self.related(*relation, inner, row),
             Cond::Ids(ids) => {
                 let Row::Object(o) = row else {
@@ -375,9 +466,9 @@ impl Compiler {
             return "1 = 0".to_owned();
         };
         match relation {
-            // Both as one IN over the keys of the objects whose related objects pass,
-            // so the database can start from the related objects (a selective name)
-            // or from the objects, as it costs least.
+            // Both as one IN over the objects whose related objects pass, so the
+            // database can start from the related objects (a selective name) or from
+            // the objects, as it costs least ([`Self::row_key`]).
             Relation::Parent => {
                 let (c1, p1, c2, p2) = (
                     self.alias("c"),
@@ -387,11 +478,12 @@ impl Compiler {
                 );
                 let inner1 = self.cond(inner, Row::Object(&p1));
                 let inner2 = self.cond(inner, Row::Object(&p2));
+                let (key, c1_key, c2_key) = self.row_key(o, &c1, &c2);
                 format!(
-                    "({o}.model_id, {o}.object_id) IN (\
-                     SELECT {c1}.model_id, {c1}.object_id FROM objects {c1} WHERE ({c1}.model_id, {c1}.parent) IN \
+                    "{key} IN (\
+                     SELECT {c1_key} FROM objects {c1} WHERE ({c1}.model_id, {c1}.parent) IN \
                      (SELECT {p1}.model_id, {p1}.object_id FROM objects {p1} WHERE {inner1}) \
-                     UNION ALL SELECT {c2}.model_id, {c2}.object_id FROM objects {c2} \
+                     UNION ALL SELECT {c2_key} FROM objects {c2} \
                      WHERE {c2}.parent IS NULL AND {c2}.model_id <> -1 AND {c2}.model_id IN \
                      (SELECT {p2}.object_id FROM objects {p2} WHERE {p2}.model_id = -1 AND {inner2}))"
                 )
@@ -402,14 +494,29 @@ impl Compiler {
                 let inner2 = self.cond(inner, Row::Object(&ch2));
                 let model = self.text(ObjectKind::Model.as_str());
                 // A model's children are its top-level objects, not repository objects.
-                format!(
-                    "({o}.model_id, {o}.object_id) IN (\
-                     SELECT {ch1}.model_id, {ch1}.parent FROM objects {ch1} WHERE {ch1}.parent IS NOT NULL AND ({inner1}) \
+                let parents = format!(
+                    "SELECT {ch1}.model_id, {ch1}.parent FROM objects {ch1} WHERE {ch1}.parent IS NOT NULL AND ({inner1}) \
                      AND ({ch1}.model_id <> -1 OR {ch1}.parent NOT IN \
-                     (SELECT {m}.object_id FROM objects {m} WHERE {m}.model_id = -1 AND {m}.kind = {model})) \
-                     UNION ALL SELECT -1, {ch2}.model_id FROM objects {ch2} \
-                     WHERE {ch2}.parent IS NULL AND {ch2}.model_id <> -1 AND ({inner2}))"
-                )
+                     (SELECT {m}.object_id FROM objects {m} WHERE {m}.model_id = -1 AND {m}.kind = {model}))"
+                );
+                // The top-level objects that pass, whose model's repository object is
+                // the parent.
+                let top = format!(
+                    "FROM objects {ch2} WHERE {ch2}.parent IS NULL AND {ch2}.model_id <> -1 AND ({inner2})"
+                );
+                match self.dialect {
+                    Dialect::Postgres => format!(
+                        "({o}.model_id, {o}.object_id) IN ({parents} UNION ALL SELECT -1, {ch2}.model_id {top})"
+                    ),
+                    Dialect::Sqlite => {
+                        let (k1, k2) = (self.alias("k"), self.alias("k"));
+                        format!(
+                            "{o}.rowid IN (SELECT {k1}.rowid FROM objects {k1} WHERE ({k1}.model_id, {k1}.object_id) IN ({parents}) \
+                             UNION ALL SELECT {k2}.rowid FROM objects {k2} WHERE {k2}.model_id = -1 AND {k2}.object_id IN \
+                             (SELECT {ch2}.model_id {top}))"
+                        )
+                    }
+                }
             }
             Relation::DataClasses(statuses) => {
                 let (c, d) = (self.alias("c"), self.alias("d"));
@@ -423,6 +530,55 @@ impl Compiler {
                     "({o}.model_id, {o}.object_id) IN (SELECT {c}.model_id, {c}.object_id FROM {from})"
                 )
             }
+        }
+    }
+
+    /// Some of the columns contains the text: tested on each column, and on SQLite
+    /// first looked up in the text index when [`TextIndex`] says so.
+    fn search(&mut self, columns: &[Column], text: &str, row: Row<'_>) -> String {
+        let test = Test::Contains(text.to_owned());
+        let exact: Vec<String> = columns
+            .iter()
+            .map(|c| format!("({})", self.test(&Field::Column(*c), Some(&test), row)))
+            .collect();
+        let exact = if exact.is_empty() {
+            "1 = 0".to_owned()
+        } else {
+            exact.join(" OR ")
+        };
+        let (Row::Object(o), Some(search)) = (row, indexable(columns, text)) else {
+            return exact;
+        };
+        let use_index = self.dialect == Dialect::Sqlite
+            && match self.index {
+                TextIndex::Always => true,
+                TextIndex::Only(chosen) => chosen.contains(&search),
+            };
+        if !use_index {
+            return exact;
+        }
+        let query = self.text(&search.fts_query());
+        format!(
+            "{o}.rowid IN (SELECT rowid FROM objects_text WHERE objects_text MATCH {query}) AND ({exact})"
+        )
+    }
+
+    /// How a condition on related objects names the objects it picks: SQLite by rowid,
+    /// which makes it start from the related side when that is selective (by key it
+    /// reads the whole name index in order and tests each object); PostgreSQL by key.
+    /// Answers the tested row's side and the expressions of the two branches' rows.
+    fn row_key(&self, o: &str, a: &str, b: &str) -> (String, String, String) {
+        match self.dialect {
+            Dialect::Sqlite => (
+                format!("{o}.rowid"),
+                format!("{a}.rowid"),
+                format!("{b}.rowid"),
+            ),
+            Dialect::Postgres => (
+                format!("({o}.model_id, {o}.object_id)"),
+                format!("{a}.model_id, {a}.object_id"),
+                format!("{b}.model_id, {b}.object_id"),
+            ),
         }
     }
 
@@ -510,13 +666,17 @@ impl Compiler {
                 };
                 format!("{tail} = {}", self.text(s))
             }
-            Test::Contains(s) => {
-                let p = self.text(s);
-                match self.dialect {
-                    Dialect::Sqlite => format!("instr({value}, {p}) > 0"),
-                    Dialect::Postgres => format!("strpos({value}, {p}) > 0"),
+            Test::Contains(s) => match self.dialect {
+                Dialect::Sqlite => format!("instr({value}, {}) > 0", self.text(s)),
+                // LIKE, which PostgreSQL's trigram indexes serve (strpos they do not).
+                Dialect::Postgres => {
+                    let escaped = s
+                        .replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_");
+                    format!("{value} LIKE {}", self.text(&format!("%{escaped}%")))
                 }
-            }
+            },
         }
     }
 

@@ -62,6 +62,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "worksheets",
         sql: include_str!("../migrations/0004_worksheets.sql"),
     },
+    Migration {
+        version: 5,
+        name: "text search indexes",
+        sql: include_str!("../migrations/0005_text_search.sql"),
+    },
 ];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an

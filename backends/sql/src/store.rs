@@ -131,6 +131,57 @@ impl<D: Driver> SqlStore<D> {
         Ok(outcomes.pop().map(|o| o.rows).unwrap_or_default())
     }
 
+    /// Which of the plan's searches a page finds through SQLite's text index: those
+    /// that few enough objects contain. Reading the index costs about one step per
+    /// object found (all of them, then sorted); testing objects as they are read in
+    /// order costs about `objects × needed / found` steps for the `needed` rows of the
+    /// page. So the index serves a search found in fewer than `√(objects × needed)`
+    /// objects, which one bounded count of the index tells.
+    async fn text_index(&self, plan: &Plan, page: Page) -> Result<compile::TextIndex> {
+        let searches = compile::indexed_searches(plan, D::DIALECT);
+        if searches.is_empty() {
+            return Ok(compile::TextIndex::Only(Vec::new()));
+        }
+        let objects = self
+            .rows_of(
+                Stmt::query("SELECT COALESCE(MAX(rowid), 0) FROM objects", Vec::new()),
+                "a text search",
+            )
+            .await?
+            .first()
+            .map(|r| r.int(0, "objects"))
+            .transpose()?
+            .unwrap_or(0)
+            .max(0) as f64;
+        let needed = page.offset.saturating_add(page.limit) as f64;
+        let cap = (objects * needed).sqrt().clamp(1_000.0, 1e9) as i64;
+        let probes = searches
+            .iter()
+            .map(|search| {
+                Stmt::query(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM objects_text WHERE objects_text MATCH $1 LIMIT $2)",
+                    vec![
+                        SqlValue::Text(Some(search.fts_query())),
+                        SqlValue::Int(Some(cap + 1)),
+                    ],
+                )
+            })
+            .collect();
+        let outcomes = self.read(probes, "a text search").await?;
+        let mut chosen = Vec::new();
+        for (search, outcome) in searches.into_iter().zip(outcomes) {
+            let found = outcome
+                .rows
+                .first()
+                .map(|r| r.int(0, "objects"))
+                .transpose()?;
+            if found.unwrap_or(0) <= cap {
+                chosen.push(search);
+            }
+        }
+        Ok(compile::TextIndex::Only(chosen))
+    }
+
     /// Runs one query and returns its rows.
     async fn rows(
         &self,
@@ -575,7 +626,8 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
-        let compiled = compile::page(plan, D::DIALECT, page);
+        let index = self.text_index(plan, page).await?;
+        let compiled = compile::page(plan, D::DIALECT, page, &index);
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
             .await?;
@@ -626,7 +678,8 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
-        let compiled = compile::page(plan, D::DIALECT, page);
+        let index = self.text_index(plan, page).await?;
+        let compiled = compile::page(plan, D::DIALECT, page, &index);
         let explain = match D::DIALECT {
             Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {}", compiled.sql),
             Dialect::Postgres => format!("EXPLAIN {}", compiled.sql),

@@ -197,6 +197,61 @@ pub async fn execute_mql_query_legacy_format_and_unknown_names(t: &Target) {
     assert_eq!(resp.ok_array().len(), 0, "{}", resp.describe());
 }
 
+/// Text search (and CONTAINS on Name) finds objects through the backend's text index:
+/// it follows renames and removals of a re-import, matches inside words and across
+/// case, and short terms the index cannot serve still work.
+pub async fn text_search_follows_renames_and_removals(t: &Target) {
+    use super::import::{column, with_objects};
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let search = |term: &str| format!("text = '{term}'");
+    assert_eq!(count(t, from, &search("ULL_NAm")).await, 1);
+    assert_eq!(count(t, from, "Name CONTAINS 'FULL_N'").await, 1);
+    assert_eq!(count(t, from, &search("K_ORDERS")).await, 2);
+    assert!(count(t, from, &search("e")).await > 2);
+    assert_eq!(count(t, from, &search("zqxjk")).await, 0);
+
+    // Re-imported with full_name renamed and the key pk_orders gone.
+    let archive = with_objects(|header, rows| {
+        let (native, name, physical) = (
+            column(header, "native_id"),
+            column(header, "name"),
+            column(header, "physical_name"),
+        );
+        rows.retain(|r| !r[native].ends_with(".pk_orders"));
+        for row in rows
+            .iter_mut()
+            .filter(|r| r[native].ends_with(".full_name"))
+        {
+            row[name] = "Zqxjk Renamed".to_owned();
+            row[physical] = "zqxjk_renamed".to_owned();
+        }
+    });
+    t.import(archive, &[("modelId", &imported.model_id)])
+        .await
+        .ok();
+    let resp = execute(
+        t,
+        json!({"select": "Name", "from": from, "where": search("ZQXJK")}),
+    )
+    .await;
+    assert_eq!(names(&resp), ["Zqxjk Renamed"], "{}", resp.describe());
+    assert_eq!(count(t, from, &search("ull_nam")).await, 0);
+    assert_eq!(count(t, from, "Name CONTAINS 'full_n'").await, 0);
+    assert_eq!(count(t, from, &search("k_orders")).await, 1);
+
+    // And back.
+    t.import(
+        crate::harness::sample_archive(),
+        &[("modelId", &imported.model_id)],
+    )
+    .await
+    .ok();
+    assert_eq!(count(t, from, &search("zqxjk")).await, 0);
+    assert_eq!(count(t, from, &search("ull_nam")).await, 1);
+    assert_eq!(count(t, from, &search("k_orders")).await, 2);
+}
+
 /// Bad queries and pages are 400 INVALID_PARAMETER naming what is wrong.
 pub async fn execute_mql_query_refuses_bad_input(t: &Target) {
     let resp = execute(t, json!({"select": "Name", "where": "Name = "})).await;

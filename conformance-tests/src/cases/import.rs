@@ -56,13 +56,13 @@ fn rewrite_csv_ending(
 }
 
 /// The sample archive with objects.csv edited.
-fn with_objects(edit: impl FnOnce(&mut Vec<String>, &mut Vec<Vec<String>>)) -> Vec<u8> {
+pub(crate) fn with_objects(edit: impl FnOnce(&mut Vec<String>, &mut Vec<Vec<String>>)) -> Vec<u8> {
     let sample = Sample::load();
     let objects = rewrite_csv(&sample.files["objects.csv"], edit);
     zip_map(&sample.with_file("objects.csv", Some(objects)))
 }
 
-fn column(header: &[String], name: &str) -> usize {
+pub(crate) fn column(header: &[String], name: &str) -> usize {
     header
         .iter()
         .position(|h| h.trim().eq_ignore_ascii_case(name))

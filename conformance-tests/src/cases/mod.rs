@@ -524,6 +524,14 @@ pub fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            execute::text_search_follows_renames_and_removals,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", N),
+                ("GET", "/entities/countMQLQuery", N)
+            ]
+        ),
+        case!(
             execute::execute_mql_query_follows_the_multi_valued_rules,
             AnyServer,
             [

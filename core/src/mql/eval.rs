@@ -229,6 +229,12 @@ pub fn holds(cond: &Cond, facts: &dyn Facts, row: Row<'_>) -> bool {
             .iter()
             .any(|v| passes_val(v, test)),
         Cond::Has(field) => !values(field, facts, row).is_empty(),
+        Cond::Search { columns, text } => columns.iter().any(|c| {
+            let test = Test::Contains(text.clone());
+            values(&Field::Column(*c), facts, row)
+                .iter()
+                .any(|v| passes_val(v, &test))
+        }),
         Cond::Related(relation, inner) => {
             let Row::Object(object) = row else {
                 return false;

@@ -701,12 +701,20 @@ impl Lowering<'_> {
         let mut optional = Vec::new();
         let mut excluded = Vec::new();
         let contains = |text: &str, fields: &[Column]| {
-            Cond::or(
-                fields
-                    .iter()
-                    .map(|f| Cond::Test(Field::Column(*f), Test::Contains(fold(text))))
-                    .collect(),
-            )
+            let text = fold(text);
+            if text.is_empty() || fields.is_empty() {
+                // As CONTAINS '': any value passes.
+                return Cond::or(
+                    fields
+                        .iter()
+                        .map(|f| Cond::Has(Field::Column(*f)))
+                        .collect(),
+                );
+            }
+            Cond::Search {
+                columns: fields.to_vec(),
+                text,
+            }
         };
         for term in terms {
             let matches = match &term.kind {

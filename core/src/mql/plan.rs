@@ -80,6 +80,13 @@ pub enum Cond {
     Test(Field, Test),
     /// The field has at least one value.
     Has(Field),
+    /// Some of the columns contains the text (folded, never empty): a term of a `text`
+    /// search, or `CONTAINS` on one column. Its own condition so that a backend can
+    /// find the objects through a text index before it tests them.
+    Search {
+        columns: Vec<Column>,
+        text: String,
+    },
     /// Some related object satisfies the condition.
     Related(Relation, Box<Cond>),
     /// The object is one of these.

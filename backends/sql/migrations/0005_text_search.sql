@@ -1,0 +1,46 @@
+-- Text search (MQL `text`, and CONTAINS on Name or Physical Name) through an index
+-- that finds substrings, not only words: MQL's terms match inside words. The index
+-- only narrows the objects down; each is then tested exactly, so both backends give
+-- the same answers as the reference evaluator.
+--
+-- SQLite: an FTS5 table of the trigrams of Name and Physical Name, its content read
+-- from `objects` by rowid and kept in step by triggers, in the same transaction as
+-- every write. (The rowid of `objects` is stable: SQLite keeps a table's rowids when
+-- it copies a table that has indexes, as VACUUM does. Should the index ever disagree
+-- with `objects`, `INSERT INTO objects_text(objects_text) VALUES ('rebuild')` rebuilds
+-- it.)
+--sqlite: CREATE VIRTUAL TABLE objects_text USING fts5(
+--sqlite:     name, physical_name, content = 'objects', tokenize = 'trigram');
+--sqlite: INSERT INTO objects_text(objects_text) VALUES ('rebuild');
+--sqlite: CREATE TRIGGER objects_text_insert AFTER INSERT ON objects BEGIN
+--sqlite:     INSERT INTO objects_text(rowid, name, physical_name)
+--sqlite:         VALUES (new.rowid, new.name, new.physical_name);
+--sqlite: END;
+--sqlite: CREATE TRIGGER objects_text_delete AFTER DELETE ON objects BEGIN
+--sqlite:     INSERT INTO objects_text(objects_text, rowid, name, physical_name)
+--sqlite:         VALUES ('delete', old.rowid, old.name, old.physical_name);
+--sqlite: END;
+--sqlite: CREATE TRIGGER objects_text_update AFTER UPDATE OF name, physical_name ON objects
+--sqlite:     WHEN old.name IS NOT new.name OR old.physical_name IS NOT new.physical_name BEGIN
+--sqlite:     INSERT INTO objects_text(objects_text, rowid, name, physical_name)
+--sqlite:         VALUES ('delete', old.rowid, old.name, old.physical_name);
+--sqlite:     INSERT INTO objects_text(rowid, name, physical_name)
+--sqlite:         VALUES (new.rowid, new.name, new.physical_name);
+--sqlite: END;
+--
+-- PostgreSQL: trigram GIN indexes (pg_trgm) on the folded Name and Physical Name, which
+-- serve `LIKE '%term%'`. pg_trgm ships with PostgreSQL (contrib) and is a trusted
+-- extension, which the owner of the database may create. Where it is missing the
+-- indexes are left out and text search reads every object, with the same answers.
+--postgres: DO $$ BEGIN
+--postgres:     CREATE EXTENSION IF NOT EXISTS pg_trgm;
+--postgres: EXCEPTION WHEN OTHERS THEN
+--postgres:     RAISE WARNING 'pg_trgm is not available (%): MQL text search will read every object', SQLERRM;
+--postgres: END $$;
+--postgres: DO $$ BEGIN
+--postgres:     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+--postgres:         CREATE INDEX objects_name_trigrams ON objects USING gin (lore_fold(name) gin_trgm_ops);
+--postgres:         CREATE INDEX objects_physical_name_trigrams ON objects
+--postgres:             USING gin (lore_fold(physical_name) gin_trgm_ops);
+--postgres:     END IF;
+--postgres: END $$;
