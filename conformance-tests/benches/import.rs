@@ -296,10 +296,21 @@ fn lore_batch(archive: &ModelArchive, model: i64, user: ObjectId) -> BenchResult
         attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
         value: Value::Text(archive.model.profile.clone()),
     }));
-    let mut ids: HashMap<&str, ObjectId> = HashMap::with_capacity(archive.objects.len());
-    for (i, row) in archive.objects.iter().enumerate() {
-        let id = ObjectId::new(model, i as i64 + 1);
-        ids.insert(&row.native_id, id);
+    // Numbered as Lore numbers them: in the order of the archive's objects.csv, which
+    // `Catalog::import_archive` writes sorted by native id.
+    let mut order: Vec<&str> = archive
+        .objects
+        .iter()
+        .map(|r| r.native_id.as_str())
+        .collect();
+    order.sort_unstable();
+    let ids: HashMap<&str, ObjectId> = order
+        .into_iter()
+        .enumerate()
+        .map(|(i, native)| (native, ObjectId::new(model, i as i64 + 1)))
+        .collect();
+    for row in &archive.objects {
+        let id = *ids.get(row.native_id.as_str()).ok_or("no id")?;
         let mut object = Object::new(
             id,
             ObjectKind::ModelObject,

@@ -180,6 +180,9 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
             )
         }
     };
+    // One row per object and value: an object's own column, or its parent's, comes
+    // once per object; children, data classes and multi-valued fields may repeat.
+    let mut one_per_object = matches!(facet.relation, None | Some(Relation::Parent));
     let (join, value) = match c.source(&facet.field, row) {
         None => (join, "NULL".to_owned()),
         Some(Source::Expr { sql, .. }) => (join, sql),
@@ -190,6 +193,7 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
                     params: c.params,
                 };
             };
+            one_per_object = false;
             (
                 format!(
                     "{join} JOIN (SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}) fv \
@@ -209,9 +213,14 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
         _ => String::new(),
     };
     let limit = c.param(SqlValue::Int(Some(clamp(limit))));
+    let rows = if one_per_object {
+        format!("{value} AS v")
+    } else {
+        format!("DISTINCT o.model_id, o.object_id, {value} AS v")
+    };
     Compiled {
         sql: format!(
-            "SELECT v, COUNT(*) AS n FROM (SELECT DISTINCT o.model_id, o.object_id, {value} AS v \
+            "SELECT v, COUNT(*) AS n FROM (SELECT {rows} \
              FROM objects o {join} WHERE ({condition}) AND {value} IS NOT NULL{hidden}) x \
              GROUP BY v ORDER BY n DESC, v LIMIT {limit}"
         ),

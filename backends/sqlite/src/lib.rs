@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lore_backend_sql::{
-    DbError, DbErrorKind, Dialect, Driver, DriverTx, Outcome, Row, SqlStore, SqlValue, Stmt,
+    DbError, DbErrorKind, Dialect, Driver, DriverTx, Outcome, Row, SqlStore, SqlValue, Stmt, Table,
     in_order,
 };
 use lore_core::{Error, Result};
@@ -277,33 +277,10 @@ fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {
             })
         }
         Stmt::Insert { table, rows } => {
-            let placeholders: Vec<String> =
-                (1..=table.columns.len()).map(|i| format!("?{i}")).collect();
-            let sql = format!(
-                "INSERT INTO {} ({}) VALUES ({}) {}",
-                table.name,
-                table.column_list(),
-                placeholders.join(", "),
-                table.on_conflict
-            );
-            let mut st = conn.prepare_cached(&sql).map_err(classify)?;
-            let mut affected = 0;
-            for (r, row) in rows.iter().enumerate() {
-                let done = row
-                    .iter()
-                    .enumerate()
-                    .try_for_each(|(i, v)| st.raw_bind_parameter(i + 1, Param(v)))
-                    .and_then(|()| st.raw_execute());
-                match done {
-                    Ok(n) => affected += n as u64,
-                    Err(e) => {
-                        let mut e = classify(e);
-                        e.row = Some(r);
-                        e.failed = Some(Box::new(Stmt::Insert { table, rows }));
-                        return Err(e);
-                    }
-                }
-            }
+            let affected = insert(conn, table, &rows).map_err(|mut e| {
+                e.failed = Some(Box::new(Stmt::Insert { table, rows }));
+                e
+            })?;
             Ok(Outcome {
                 affected,
                 rows: Vec::new(),
@@ -314,6 +291,67 @@ fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {
             Ok(Outcome::default())
         }
     }
+}
+
+/// Rows per statement of a bulk insert, at most: one statement per row would cost a
+/// statement's overhead per row, and the text index's triggers (migration 5) flush the
+/// index at the end of every statement.
+const ROWS_PER_INSERT: usize = 500;
+
+/// Inserts the rows, many per statement; answers how many rows changed. When a
+/// statement fails (and SQLite has undone it), its rows are tried one by one to name
+/// the row at fault.
+fn insert(conn: &Connection, table: &Table, rows: &[Vec<SqlValue>]) -> Result<u64, DbError> {
+    let columns = table.columns.len().max(1);
+    // SQLite allows 32,766 parameters per statement.
+    let per_statement = ROWS_PER_INSERT.min(32_766 / columns).max(1);
+    let mut affected = 0;
+    for (chunk_no, chunk) in rows.chunks(per_statement).enumerate() {
+        let first = chunk_no * per_statement;
+        match insert_chunk(conn, table, chunk) {
+            Ok(n) => affected += n,
+            Err(chunk_error) => {
+                for (r, row) in chunk.iter().enumerate() {
+                    if let Err(mut e) = insert_chunk(conn, table, std::slice::from_ref(row)) {
+                        e.row = Some(first + r);
+                        return Err(e);
+                    }
+                }
+                let mut e = chunk_error;
+                e.row = Some(first);
+                return Err(e);
+            }
+        }
+    }
+    Ok(affected)
+}
+
+/// One `INSERT ... VALUES (...), (...) ...` of the rows.
+fn insert_chunk(conn: &Connection, table: &Table, rows: &[Vec<SqlValue>]) -> Result<u64, DbError> {
+    let columns = table.columns.len();
+    let tuples: Vec<String> = (0..rows.len())
+        .map(|r| {
+            let params: Vec<String> = (1..=columns)
+                .map(|c| format!("?{}", r * columns + c))
+                .collect();
+            format!("({})", params.join(", "))
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO {} ({}) VALUES {} {}",
+        table.name,
+        table.column_list(),
+        tuples.join(", "),
+        table.on_conflict
+    );
+    let mut st = conn.prepare_cached(&sql).map_err(classify)?;
+    for (r, row) in rows.iter().enumerate() {
+        for (c, value) in row.iter().enumerate() {
+            st.raw_bind_parameter(r * columns + c + 1, Param(value))
+                .map_err(classify)?;
+        }
+    }
+    Ok(st.raw_execute().map_err(classify)? as u64)
 }
 
 /// A parameter as rusqlite binds it.

@@ -128,10 +128,21 @@ pub fn baseline_rows(archive: &ModelArchive, model: i64, user: ObjectId) -> Benc
         updated_at: now,
         updated_by: user,
     });
-    let mut ids: HashMap<&str, i64> = HashMap::with_capacity(archive.objects.len());
-    for (i, o) in archive.objects.iter().enumerate() {
-        let id = i as i64 + 1;
-        ids.insert(&o.native_id, id);
+    // Numbered as Lore numbers them: in the order of the archive's objects.csv, which
+    // `Catalog::import_archive` writes sorted by native id.
+    let mut order: Vec<&str> = archive
+        .objects
+        .iter()
+        .map(|o| o.native_id.as_str())
+        .collect();
+    order.sort_unstable();
+    let ids: HashMap<&str, i64> = order
+        .into_iter()
+        .enumerate()
+        .map(|(i, native)| (native, i as i64 + 1))
+        .collect();
+    for o in &archive.objects {
+        let id = *ids.get(o.native_id.as_str()).ok_or("no id")?;
         let parent = match &o.parent_native_id {
             Some(p) => Some(*ids.get(p.as_str()).ok_or("parent after child")?),
             None => None,
