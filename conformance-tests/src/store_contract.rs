@@ -2066,6 +2066,7 @@ async fn sessions_expire_at_expires_at(store: Arc<dyn Store>) {
         user,
         created_at: now - hour,
         expires_at,
+        last_seen_at: now - hour,
     };
     let live = session("hash-live", a, now + hour);
     ok(store.put_session(live.clone()).await, "put_session");
@@ -2721,6 +2722,7 @@ async fn session_expiring_now_is_expired(store: Arc<dyn Store>) {
         user: ObjectId::repository(1),
         created_at: now,
         expires_at,
+        last_seen_at: now,
     };
     ok(store.put_session(session(now)).await, "put_session");
     assert!(
@@ -2745,6 +2747,7 @@ async fn sessions_expire_purge_and_end_per_user(store: Arc<dyn Store>) {
         user: ObjectId::repository(2),
         created_at: at(1_000),
         expires_at: at(expires),
+        last_seen_at: at(1_000),
     };
     ok(store.put_session(session("a", 5_000)).await, "put_session");
     ok(store.put_session(session("b", 9_000)).await, "put_session");

@@ -55,6 +55,7 @@ fn session(key: &str, user: i64, expires_in: Duration) -> Session {
         user: ObjectId::repository(user),
         created_at: created,
         expires_at: created + expires_in,
+        last_seen_at: created,
     }
 }
 

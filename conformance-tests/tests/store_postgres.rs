@@ -221,6 +221,7 @@ async fn stores_over_one_database_share_sessions() {
         user: ObjectId::repository(1),
         created_at: now,
         expires_at: now + chrono::Duration::minutes(30),
+        last_seen_at: now,
     };
     a.put_session(session.clone())
         .await

@@ -32,6 +32,9 @@ pub enum ErrorCode {
     NotFound,
     /// The route exists but not for this HTTP method.
     MethodNotAllowed,
+    /// Too many failed logins for this user name from this address, or from this
+    /// address; the message says when to try again.
+    TooManyLoginAttempts,
 }
 
 impl ErrorCode {
@@ -53,6 +56,7 @@ impl ErrorCode {
             Self::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             Self::NotFound => "NOT_FOUND",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            Self::TooManyLoginAttempts => "TOO_MANY_LOGIN_ATTEMPTS",
         }
     }
 
@@ -70,6 +74,7 @@ impl ErrorCode {
             Self::PayloadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
             Self::MethodNotAllowed => 405,
+            Self::TooManyLoginAttempts => 429,
         }
     }
 }

@@ -67,6 +67,9 @@ pub enum Op {
     PutSensitivityLabel(SensitivityLabel),
     /// Inserts or replaces a user (by id); user names are unique, case-insensitively.
     PutUser(User),
+    /// Deletes the user with their sessions, the grants they hold and their worksheets;
+    /// deleting an absent user is a no-op.
+    DeleteUser(ObjectId),
     /// Inserts or replaces a role (by name).
     PutRole(Role),
     /// Adds a grant; adding an existing grant is a no-op.
@@ -186,7 +189,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field.as_deref().unwrap_or_default(), &what)?;
             }
         }
-        Op::DeleteObject(_) | Op::ClearModel(_) | Op::DeleteWorksheet(_) => {}
+        Op::DeleteObject(_) | Op::ClearModel(_) | Op::DeleteWorksheet(_) | Op::DeleteUser(_) => {}
     }
     Ok(())
 }
@@ -195,6 +198,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
 pub fn prepare_session(session: &mut Session) -> Result<()> {
     session.created_at = micros(session.created_at);
     session.expires_at = micros(session.expires_at);
+    session.last_seen_at = micros(session.last_seen_at);
     text(&session.key_hash, &|| "a session key".into())
 }
 
@@ -440,6 +444,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// The user of that name, compared case-insensitively (Unicode lowercase).
     async fn user_by_name(&self, name: &str) -> Result<Option<User>>;
     async fn user_count(&self) -> Result<u64>;
+    /// Every user, sorted by name (case-insensitively), then id.
+    async fn users(&self) -> Result<Vec<User>>;
     /// Grants held by the grantee, sorted.
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>>;
     /// Grants of the role (role names compare exactly), sorted.
@@ -458,6 +464,24 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Removes sessions expired at `now` (`expires_at <= now`, as [`Store::session`]
     /// sees them); returns how many.
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64>;
+    /// Records that the session's key was used at `now` (its `last_seen_at`).
+    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()>;
+
+    // ---- failed logins
+
+    /// The failed-login counters of these subjects, those that exist.
+    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>>;
+    /// Counts one failed login against each subject at `now`, atomically (concurrent
+    /// failures from several processes all count). A counter whose last failure is at
+    /// or before `restart_before` starts again at 1.
+    async fn add_login_failure(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+        restart_before: Timestamp,
+    ) -> Result<()>;
+    /// Forgets the subjects' failed logins.
+    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()>;
 
     // ---- worksheets
 

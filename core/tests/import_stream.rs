@@ -164,6 +164,9 @@ impl Store for Recording {
     async fn user_count(&self) -> Result<u64> {
         self.inner.user_count().await
     }
+    async fn users(&self) -> Result<Vec<User>> {
+        self.inner.users().await
+    }
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         self.inner.grants_of_role(role).await
     }
@@ -198,6 +201,25 @@ impl Store for Recording {
     }
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
         self.inner.purge_sessions(now).await
+    }
+    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()> {
+        self.inner.touch_session(key_hash, now).await
+    }
+    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>> {
+        self.inner.login_failures(subjects).await
+    }
+    async fn add_login_failure(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+        restart_before: Timestamp,
+    ) -> Result<()> {
+        self.inner
+            .add_login_failure(subjects, now, restart_before)
+            .await
+    }
+    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()> {
+        self.inner.clear_login_failures(subjects).await
     }
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
         self.inner.worksheet(id).await

@@ -49,8 +49,11 @@ impl std::fmt::Debug for StorageSettings {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AuthSettings {
-    /// How long an API key stays valid, e.g. `30m`, `8h`, `1d`, `90s`.
+    /// How long an API key stays valid after login however much it is used, e.g.
+    /// `30m`, `8h`, `1d`, `90s`.
     pub login_timeout: String,
+    /// How long an API key stays valid without being used.
+    pub idle_timeout: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -76,7 +79,8 @@ impl Default for Settings {
                 url: None,
             },
             auth: AuthSettings {
-                login_timeout: "30m".into(),
+                login_timeout: "12h".into(),
+                idle_timeout: "30m".into(),
             },
             log: LogSettings {
                 format: "text".into(),
@@ -109,6 +113,7 @@ impl Settings {
                 )
             })
             .and_then(|b| b.set_default("auth.login_timeout", defaults.auth.login_timeout))
+            .and_then(|b| b.set_default("auth.idle_timeout", defaults.auth.idle_timeout))
             .and_then(|b| b.set_default("log.format", defaults.log.format))
             .and_then(|b| b.set_default("log.level", defaults.log.level))
             .map_err(|e| ConfigError(e.to_string()))?;
@@ -139,6 +144,7 @@ impl Settings {
             )));
         }
         self.login_timeout()?;
+        self.idle_timeout()?;
         if !["sqlite", "postgres", "memory"].contains(&self.storage.backend.as_str()) {
             return Err(ConfigError(format!(
                 "storage.backend '{}' is unknown; use sqlite, postgres or memory",
@@ -166,6 +172,15 @@ impl Settings {
             ConfigError(format!(
                 "auth.login_timeout '{}' is not a duration like 30m, 8h or 90s",
                 self.auth.login_timeout
+            ))
+        })
+    }
+
+    pub fn idle_timeout(&self) -> Result<Duration, ConfigError> {
+        parse_duration(&self.auth.idle_timeout).ok_or_else(|| {
+            ConfigError(format!(
+                "auth.idle_timeout '{}' is not a duration like 30m, 8h or 90s",
+                self.auth.idle_timeout
             ))
         })
     }

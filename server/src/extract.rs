@@ -106,6 +106,24 @@ where
     }
 }
 
+/// The client's address: the TCP peer when the server was started with connect info
+/// (as `serve` does), else none (a server built in a test without it).
+#[derive(Debug, Clone, Copy)]
+pub struct PeerAddr(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for PeerAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip()),
+        ))
+    }
+}
+
 /// Query parameters; a malformed parameter is INVALID_PARAMETER in the envelope.
 #[derive(Debug)]
 pub struct Params<T>(pub T);

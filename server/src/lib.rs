@@ -72,6 +72,7 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
         store,
         CatalogConfig {
             login_timeout: settings.login_timeout()?,
+            idle_timeout: settings.idle_timeout()?,
             ..CatalogConfig::default()
         },
     ))
@@ -159,6 +160,9 @@ pub async fn spawn(
         let shutdown = async move {
             let _ = rx.await;
         };
+        // The peer address reaches handlers (login throttling counts failures per
+        // client address).
+        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         if let Err(e) = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await

@@ -18,12 +18,14 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
-    Grant, LabelAssignment, Object, ObjectKind, Profiling, Role, SensitivityLabel, Session, Tag,
-    TagKind, Timestamp, User, Value, Worksheet,
+    Grant, LabelAssignment, LoginFailures, Object, ObjectKind, Profiling, Role, SensitivityLabel,
+    Session, Tag, TagKind, Timestamp, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
-use lore_core::store::{Batch, Details, Op, Principal, Scope, Store, prepare, prepare_session};
+use lore_core::store::{
+    Batch, Details, Op, Principal, Scope, Store, micros, prepare, prepare_session,
+};
 
 /// The smallest id of a model's id space, to start range scans.
 const fn first_of(model: i64) -> ObjectId {
@@ -69,6 +71,7 @@ struct State {
     /// (object, grant) of every grant on an object.
     grants_on: BTreeSet<(ObjectId, Grant)>,
     sessions: HashMap<String, Session>,
+    login_failures: HashMap<String, LoginFailures>,
     worksheets: BTreeMap<ObjectId, Worksheet>,
     /// (owner, name, id) of every worksheet: an owner's worksheets in name order.
     worksheets_by_owner: BTreeSet<(ObjectId, String, ObjectId)>,
@@ -662,6 +665,36 @@ impl Tx<'_> {
                 let old = self.state.set_user(id, Some(user));
                 self.undo.push(Undo::User(id, old));
             }
+            Op::DeleteUser(id) => {
+                let held: Vec<Grant> = self
+                    .state
+                    .grants
+                    .iter()
+                    .filter(|g| g.grantee == id)
+                    .cloned()
+                    .collect();
+                for grant in held {
+                    self.grant(grant, false);
+                }
+                let owned: Vec<ObjectId> = self
+                    .state
+                    .worksheets
+                    .values()
+                    .filter(|w| w.owner == id)
+                    .map(|w| w.id)
+                    .collect();
+                for worksheet in owned {
+                    let old = self.state.set_worksheet(worksheet, None);
+                    self.undo.push(Undo::Worksheet(worksheet, old));
+                }
+                // Sessions need no undo: without the user they authenticate nobody, and
+                // a user id is never reused.
+                self.state.sessions.retain(|_, s| s.user != id);
+                let old = self.state.set_user(id, None);
+                if old.is_some() {
+                    self.undo.push(Undo::User(id, old));
+                }
+            }
             Op::PutRole(role) => {
                 self.state.meta_version += 1;
                 let name = role.name.clone();
@@ -1079,6 +1112,12 @@ impl Store for MemoryStore {
         Ok(self.read()?.users.len() as u64)
     }
 
+    async fn users(&self) -> Result<Vec<User>> {
+        let mut users: Vec<User> = self.read()?.users.values().cloned().collect();
+        users.sort_by_cached_key(|u| (user_key(&u.name), u.id));
+        Ok(users)
+    }
+
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         Ok(self
             .read()?
@@ -1176,6 +1215,56 @@ impl Store for MemoryStore {
         let before = state.sessions.len();
         state.sessions.retain(|_, s| s.expires_at > now);
         Ok((before - state.sessions.len()) as u64)
+    }
+
+    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()> {
+        if let Some(session) = self.write()?.sessions.get_mut(key_hash) {
+            session.last_seen_at = micros(now);
+        }
+        Ok(())
+    }
+
+    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>> {
+        let state = self.read()?;
+        Ok(subjects
+            .iter()
+            .filter_map(|s| state.login_failures.get(s))
+            .cloned()
+            .collect())
+    }
+
+    async fn add_login_failure(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+        restart_before: Timestamp,
+    ) -> Result<()> {
+        let mut state = self.write()?;
+        let now = micros(now);
+        for subject in subjects {
+            let entry = state
+                .login_failures
+                .entry(subject.clone())
+                .or_insert_with(|| LoginFailures {
+                    subject: subject.clone(),
+                    failures: 0,
+                    last_at: now,
+                });
+            entry.failures = match entry.last_at <= restart_before {
+                true if entry.failures > 0 => 1,
+                _ => entry.failures.saturating_add(1),
+            };
+            entry.last_at = now;
+        }
+        Ok(())
+    }
+
+    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()> {
+        let mut state = self.write()?;
+        for subject in subjects {
+            state.login_failures.remove(subject);
+        }
+        Ok(())
     }
 
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {

@@ -215,6 +215,16 @@ pub(crate) fn session(mut row: Row) -> Result<Session> {
         user: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
         created_at: row.timestamp(3, T)?,
         expires_at: row.timestamp(4, T)?,
+        last_seen_at: row.timestamp(5, T)?,
+    })
+}
+
+pub(crate) fn login_failures(mut row: Row) -> Result<LoginFailures> {
+    const T: &str = "login_failures";
+    Ok(LoginFailures {
+        subject: row.text(0, T)?,
+        failures: u32::try_from(row.int(1, T)?.max(0)).unwrap_or(u32::MAX),
+        last_at: row.timestamp(2, T)?,
     })
 }
 

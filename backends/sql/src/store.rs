@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, Explanation, Op, Principal, Scope, WriteTx, prepare, prepare_session,
+    Batch, Details, Explanation, Op, Principal, Scope, WriteTx, micros, prepare, prepare_session,
 };
 use lore_core::{Error, ObjectId, Result, Store};
 
@@ -838,7 +838,7 @@ impl<D: Driver> Store for SqlStore<D> {
         // One statement, one row per grant: the session and user repeat on each.
         let rows = self
             .rows(
-                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at,                  u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash,                  u.enabled, u.created_at,                  g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id,                  r.name, r.description, r.global, r.capabilities,                  (SELECT version FROM versions WHERE name = 'meta')                  FROM sessions s                  JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object                  LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object                  LEFT JOIN roles r ON r.name = g.role                  WHERE s.key_hash = $1 AND s.expires_at > $2",
+                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at,                  u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash,                  u.enabled, u.created_at,                  g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id,                  r.name, r.description, r.global, r.capabilities,                  (SELECT version FROM versions WHERE name = 'meta')                  FROM sessions s                  JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object                  LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object                  LEFT JOIN roles r ON r.name = g.role                  WHERE s.key_hash = $1 AND s.expires_at > $2",
                 vec![key_hash.into(), now.into()],
                 "the caller of a session",
             )
@@ -846,19 +846,19 @@ impl<D: Driver> Store for SqlStore<D> {
         let Some(first) = rows.first() else {
             return Ok(None);
         };
-        let session = read::session(first.columns(0..5))?;
-        let user = read::user(first.columns(5..14))?;
-        let meta_version = first.opt_int(23, "versions")?.unwrap_or(0);
+        let session = read::session(first.columns(0..6))?;
+        let user = read::user(first.columns(6..15))?;
+        let meta_version = first.opt_int(24, "versions")?.unwrap_or(0);
         let mut grants = Vec::new();
         let mut roles: Vec<Role> = Vec::new();
         for row in &rows {
-            if row.opt_int(14, "grants")?.is_none() {
+            if row.opt_int(15, "grants")?.is_none() {
                 continue;
             }
-            grants.push(read::grant(row.columns(14..19))?);
+            grants.push(read::grant(row.columns(15..20))?);
             // a grant of a role that is not stored joins no role
-            if !matches!(row.0.get(19), None | Some(SqlValue::Null)) {
-                let role = read::role(row.columns(19..23))?;
+            if !matches!(row.0.get(20), None | Some(SqlValue::Null)) {
+                let role = read::role(row.columns(20..24))?;
                 if !roles.iter().any(|r| r.name == role.name) {
                     roles.push(role);
                 }
@@ -917,6 +917,21 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
+    async fn users(&self) -> Result<Vec<User>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users ORDER BY name_key, model_id, object_id"
+                ),
+                Vec::new(),
+                "users",
+            )
+            .await?;
+        read::all(rows, read::user)
+    }
+
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         let rows = self
             .rows(
@@ -948,16 +963,18 @@ impl<D: Driver> Store for SqlStore<D> {
         prepare_session(&mut session)?;
         let what = format!("writing a session of {}", session.user);
         self.write_one(
-            "INSERT INTO sessions (key_hash, user_model, user_object, created_at, expires_at) \
-             VALUES ($1, $2, $3, $4, $5) \
+            "INSERT INTO sessions (key_hash, user_model, user_object, created_at, expires_at, last_seen_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (key_hash) DO UPDATE SET user_model = excluded.user_model, \
-             user_object = excluded.user_object, created_at = excluded.created_at, expires_at = excluded.expires_at",
+             user_object = excluded.user_object, created_at = excluded.created_at, \
+             expires_at = excluded.expires_at, last_seen_at = excluded.last_seen_at",
             vec![
                 session.key_hash.into(),
                 session.user.model.into(),
                 session.user.object.into(),
                 session.created_at.into(),
                 session.expires_at.into(),
+                session.last_seen_at.into(),
             ],
             &what,
         )
@@ -968,8 +985,8 @@ impl<D: Driver> Store for SqlStore<D> {
     async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
         let rows = self
             .rows(
-                "SELECT key_hash, user_model, user_object, created_at, expires_at FROM sessions \
-                 WHERE key_hash = $1 AND expires_at > $2",
+                "SELECT key_hash, user_model, user_object, created_at, expires_at, last_seen_at \
+                 FROM sessions WHERE key_hash = $1 AND expires_at > $2",
                 vec![key_hash.into(), now.into()],
                 "sessions",
             )
@@ -1003,6 +1020,77 @@ impl<D: Driver> Store for SqlStore<D> {
             "purging expired sessions",
         )
         .await
+    }
+
+    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()> {
+        self.write_one(
+            "UPDATE sessions SET last_seen_at = $2 WHERE key_hash = $1",
+            vec![key_hash.into(), micros(now).into()],
+            "recording the use of a session",
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>> {
+        if subjects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: Vec<String> = (1..=subjects.len()).map(|i| format!("${i}")).collect();
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT subject, failures, last_at FROM login_failures WHERE subject IN ({})",
+                        list.join(", ")
+                    ),
+                    subjects.iter().map(|s| s.as_str().into()).collect(),
+                ),
+                "failed logins",
+            )
+            .await?;
+        read::all(rows, read::login_failures)
+    }
+
+    async fn add_login_failure(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+        restart_before: Timestamp,
+    ) -> Result<()> {
+        let mut pending = Pending::default();
+        for subject in subjects {
+            pending.push(
+                Stmt::exec(
+                    "INSERT INTO login_failures (subject, failures, last_at) VALUES ($1, 1, $2) \
+                     ON CONFLICT (subject) DO UPDATE SET last_at = excluded.last_at, failures = \
+                     CASE WHEN login_failures.last_at <= $3 THEN 1 ELSE login_failures.failures + 1 END",
+                    vec![
+                        subject.as_str().into(),
+                        micros(now).into(),
+                        micros(restart_before).into(),
+                    ],
+                ),
+                Context::of("counting a failed login"),
+            );
+        }
+        self.write_now(pending).await?;
+        Ok(())
+    }
+
+    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()> {
+        let mut pending = Pending::default();
+        for subject in subjects {
+            pending.push(
+                Stmt::exec(
+                    "DELETE FROM login_failures WHERE subject = $1",
+                    vec![subject.as_str().into()],
+                ),
+                Context::of("forgetting failed logins"),
+            );
+        }
+        self.write_now(pending).await?;
+        Ok(())
     }
 
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {

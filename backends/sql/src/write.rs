@@ -139,7 +139,7 @@ pub struct Context {
 }
 
 impl Context {
-    fn of(what: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn of(what: impl Into<Cow<'static, str>>) -> Self {
         Self {
             what: what.into(),
             on_unique: None,
@@ -473,6 +473,32 @@ impl Writer {
                     ),
                     context,
                 );
+            }
+            Op::DeleteUser(id) => {
+                for (sql, what) in [
+                    (
+                        "DELETE FROM sessions WHERE user_model = $1 AND user_object = $2",
+                        "deleting the sessions of user",
+                    ),
+                    (
+                        "DELETE FROM grants WHERE grantee_model = $1 AND grantee_object = $2",
+                        "revoking the roles of user",
+                    ),
+                    (
+                        "DELETE FROM worksheets WHERE owner_model = $1 AND owner_object = $2",
+                        "deleting the worksheets of user",
+                    ),
+                    (
+                        "DELETE FROM users WHERE model_id = $1 AND object_id = $2",
+                        "deleting user",
+                    ),
+                ] {
+                    self.exec(
+                        sql,
+                        vec![id.model.into(), id.object.into()],
+                        format!("{what} {id}"),
+                    );
+                }
             }
             Op::DeleteWorksheet(id) => self.exec(
                 "DELETE FROM worksheets WHERE model_id = $1 AND object_id = $2",

@@ -24,6 +24,7 @@ mod removed;
 mod repository;
 mod routing;
 mod types;
+mod users;
 mod worksheets;
 
 /// What a case exercises on a route.
@@ -652,6 +653,43 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/entities/executeWorksheet", D),
                 ("GET", "/entities/countWorksheet", D),
             ]
+        ),
+        // Users and the key lifecycle
+        case!(
+            users::users_create_list_get_update_delete,
+            AnyServer,
+            [
+                ("POST", "/admin/users", N),
+                ("GET", "/admin/users", N),
+                ("PUT", "/admin/users", N),
+                ("GET", "/admin/users/{userId}", N),
+                ("DELETE", "/admin/users/{userId}", N),
+            ]
+        ),
+        case!(
+            users::users_bad_input,
+            AnyServer,
+            [
+                ("POST", "/admin/users", B),
+                ("GET", "/admin/users", B),
+                ("GET", "/admin/users/{userId}", B),
+                ("PUT", "/admin/users", B),
+                ("DELETE", "/admin/users/{userId}", B),
+            ]
+        ),
+        case!(
+            users::users_without_administer_are_denied,
+            AnyServer,
+            [
+                ("POST", "/admin/users", D),
+                ("GET", "/admin/users", D),
+                ("DELETE", "/admin/users/{userId}", D),
+            ]
+        ),
+        case!(
+            users::failed_logins_are_throttled,
+            AnyServer,
+            [("POST", "/auth/login", B)]
         ),
         // Permissions
         case!(

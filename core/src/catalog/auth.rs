@@ -7,7 +7,8 @@ use crate::auth::{
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::{
-    ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Capability, Grant, Role, Session, User,
+    ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Capability, Grant, LoginFailures, Role, Session,
+    Timestamp, User,
 };
 use crate::store::{Batch, Op};
 
@@ -72,20 +73,68 @@ impl Catalog {
     }
 
     /// Checks a user name and password and opens a session; returns the API key.
-    /// With `force`, the user's other sessions end.
+    /// With `force`, the user's other sessions end. The same as [`Catalog::login_from`]
+    /// from an unknown address.
     pub async fn login(&self, user_name: &str, password: &str, force: bool) -> Result<String> {
+        self.login_from(user_name, password, force, None).await
+    }
+
+    /// [`Catalog::login`] from a client address, which failed logins are counted
+    /// against (see [`THROTTLES`]): after a few failures for one user name from one
+    /// address, and after many from one address, further attempts are refused with
+    /// TOO_MANY_LOGIN_ATTEMPTS for a while that doubles with each failure, up to 15
+    /// minutes. A stranger cannot lock a real user out: the locks bind the failing
+    /// address, never the user name alone.
+    pub async fn login_from(
+        &self,
+        user_name: &str,
+        password: &str,
+        force: bool,
+        address: Option<&str>,
+    ) -> Result<String> {
         if user_name.is_empty() {
             return Err(Error::missing("user"));
         }
-        let refused = || Error::authentication("invalid user name or password");
-        let user = self
-            .store
-            .user_by_name(user_name)
-            .await?
-            .ok_or_else(refused)?;
-        let hash = user.password_hash.as_deref().ok_or_else(refused)?;
-        if !user.enabled || !verify_password(password, hash) {
-            return Err(refused());
+        let now = crate::model::now();
+        let subjects = throttle_subjects(user_name, address);
+        let counted = self.store.login_failures(&subjects).await?;
+        for failures in &counted {
+            if let Some(wait) = locked_for(failures, now) {
+                return Err(Error::new(
+                    ErrorCode::TooManyLoginAttempts,
+                    format!(
+                        "too many failed logins {}; try again in {} s",
+                        if failures.subject.starts_with("pair:") {
+                            "for this user name from this address"
+                        } else {
+                            "from this address"
+                        },
+                        wait.num_seconds().max(1)
+                    ),
+                ));
+            }
+        }
+        let user = self.store.user_by_name(user_name).await?;
+        let proven = user.filter(|u| {
+            u.enabled
+                && u.password_hash
+                    .as_deref()
+                    .is_some_and(|hash| verify_password(password, hash))
+        });
+        let Some(user) = proven else {
+            self.store
+                .add_login_failure(&subjects, now, now - FAILURE_MEMORY)
+                .await?;
+            return Err(Error::authentication("invalid user name or password"));
+        };
+        if !counted.is_empty() {
+            // The address keeps its count: one success must not reset a scan of many
+            // user names.
+            let pair: Vec<String> = subjects
+                .into_iter()
+                .filter(|s| s.starts_with("pair:"))
+                .collect();
+            self.store.clear_login_failures(&pair).await?;
         }
         self.open_session(user.id, force).await
     }
@@ -106,6 +155,7 @@ impl Catalog {
                 user,
                 created_at: now,
                 expires_at: now + timeout,
+                last_seen_at: now,
             })
             .await?;
         Ok(key)
@@ -116,16 +166,33 @@ impl Catalog {
         self.store.delete_session(&hash_api_key(key)).await
     }
 
-    /// The caller an API key belongs to, or AUTHENTICATION_ERROR.
+    /// The caller an API key belongs to, or AUTHENTICATION_ERROR: the key must exist,
+    /// be within the login timeout and the idle timeout, and belong to an enabled user.
+    /// A use is recorded at most once a minute (once a tenth of the idle timeout, when
+    /// that is shorter), so a busy key costs no write per call.
     pub async fn authenticate(&self, key: &str) -> Result<Caller> {
         let refused =
             || Error::authentication("the API key is invalid or has expired; log in again");
+        let now = crate::model::now();
+        let key_hash = hash_api_key(key);
         let principal = self
             .store
-            .principal(&hash_api_key(key), crate::model::now())
+            .principal(&key_hash, now)
             .await?
             .filter(|p| p.user.enabled)
             .ok_or_else(refused)?;
+        let idle = chrono::Duration::from_std(self.config.idle_timeout)
+            .map_err(|_| Error::internal("the idle timeout is out of range"))?;
+        let unused = now - principal.session.last_seen_at;
+        if unused >= idle {
+            self.store.delete_session(&key_hash).await?;
+            return Err(Error::authentication(
+                "the API key has not been used for longer than the idle timeout; log in again",
+            ));
+        }
+        if unused >= (idle / 10).min(chrono::Duration::minutes(1)) {
+            self.store.touch_session(&key_hash, now).await?;
+        }
         let mut capabilities: Vec<Capability> = principal
             .grants
             .iter()
@@ -146,5 +213,85 @@ impl Catalog {
             capabilities,
             principal.meta_version,
         ))
+    }
+}
+
+/// How failed logins are throttled: per subject kind, the failures that pass freely and
+/// the longest wait. After `free` failures each further one doubles the wait (1 s, 2 s,
+/// 4 s, ...) counted from the last failure, up to `longest`.
+pub const THROTTLES: [(&str, u32, i64); 2] = [
+    // one user name from one address
+    ("pair:", 5, 15 * 60),
+    // one address, whatever the user names
+    ("addr:", 30, 15 * 60),
+];
+
+/// A counter restarts when its last failure is this old.
+const FAILURE_MEMORY: chrono::Duration = chrono::Duration::hours(1);
+
+fn throttle_subjects(user_name: &str, address: Option<&str>) -> Vec<String> {
+    let address = address.unwrap_or("unknown");
+    vec![
+        format!("pair:{}|{address}", user_name.to_lowercase()),
+        format!("addr:{address}"),
+    ]
+}
+
+/// How much longer the subject is locked out at `now`, if it is.
+fn locked_for(failures: &LoginFailures, now: Timestamp) -> Option<chrono::Duration> {
+    let (_, free, longest) = THROTTLES
+        .iter()
+        .find(|(prefix, _, _)| failures.subject.starts_with(prefix))?;
+    if failures.failures < *free || failures.last_at <= now - FAILURE_MEMORY {
+        return None;
+    }
+    let doublings = (failures.failures - free).min(30);
+    let wait = chrono::Duration::seconds((1i64 << doublings).min(*longest));
+    let until = failures.last_at + wait;
+    (until > now).then(|| until - now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failures(subject: &str, n: u32, ago_s: i64, now: Timestamp) -> LoginFailures {
+        LoginFailures {
+            subject: subject.to_owned(),
+            failures: n,
+            last_at: now - chrono::Duration::seconds(ago_s),
+        }
+    }
+
+    #[test]
+    fn locks_double_from_the_last_failure_up_to_a_limit() {
+        let now = crate::model::now();
+        assert_eq!(locked_for(&failures("pair:a|x", 4, 0, now), now), None);
+        assert_eq!(
+            locked_for(&failures("pair:a|x", 5, 0, now), now),
+            Some(chrono::Duration::seconds(1))
+        );
+        assert_eq!(
+            locked_for(&failures("pair:a|x", 8, 3, now), now),
+            Some(chrono::Duration::seconds(5))
+        );
+        assert_eq!(locked_for(&failures("pair:a|x", 8, 8, now), now), None);
+        assert_eq!(
+            locked_for(&failures("pair:a|x", 60, 0, now), now),
+            Some(chrono::Duration::seconds(15 * 60))
+        );
+        // an old counter no longer locks
+        assert_eq!(locked_for(&failures("pair:a|x", 60, 3601, now), now), None);
+        assert_eq!(locked_for(&failures("addr:x", 29, 0, now), now), None);
+        assert!(locked_for(&failures("addr:x", 30, 0, now), now).is_some());
+    }
+
+    #[test]
+    fn subjects_bind_the_address() {
+        assert_eq!(
+            throttle_subjects("Ann", Some("10.0.0.1")),
+            ["pair:ann|10.0.0.1", "addr:10.0.0.1"]
+        );
+        assert_eq!(throttle_subjects("ann", None)[1], "addr:unknown");
     }
 }

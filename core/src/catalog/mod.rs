@@ -14,6 +14,7 @@ mod model_import;
 mod model_io;
 mod query;
 mod types;
+mod users;
 mod worksheets;
 
 use std::sync::{Arc, PoisonError, RwLock};
@@ -26,6 +27,7 @@ pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
+pub use users::{MIN_PASSWORD_CHARS, NewUser, UserUpdate};
 pub use worksheets::{MAX_WORKSHEET_NAME_CHARS, NewWorksheet, WorksheetRef};
 
 use crate::archive::ArchiveLimits;
@@ -38,15 +40,18 @@ use crate::store::Store;
 /// Settings of the catalog that configuration can change.
 #[derive(Debug, Clone)]
 pub struct CatalogConfig {
-    /// How long an API key stays valid after login.
+    /// How long an API key stays valid after login, however much it is used.
     pub login_timeout: Duration,
+    /// How long an API key stays valid without being used.
+    pub idle_timeout: Duration,
     pub archive_limits: ArchiveLimits,
 }
 
 impl Default for CatalogConfig {
     fn default() -> Self {
         Self {
-            login_timeout: Duration::from_secs(30 * 60),
+            login_timeout: Duration::from_secs(12 * 60 * 60),
+            idle_timeout: Duration::from_secs(30 * 60),
             archive_limits: ArchiveLimits::default(),
         }
     }

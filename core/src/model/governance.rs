@@ -112,5 +112,21 @@ pub struct Session {
     pub key_hash: String,
     pub user: ObjectId,
     pub created_at: Timestamp,
+    /// The absolute end: the login timeout after `created_at`.
     pub expires_at: Timestamp,
+    /// When the key was last seen in use (updated coarsely, see
+    /// [`Catalog::authenticate`](crate::Catalog::authenticate)); the idle timeout
+    /// counts from here.
+    pub last_seen_at: Timestamp,
+}
+
+/// Failed logins counted against one subject (a user name, a client address, or the
+/// pair), for throttling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginFailures {
+    pub subject: String,
+    /// Failures since the counter last started.
+    pub failures: u32,
+    /// The time of the last failure.
+    pub last_at: Timestamp,
 }

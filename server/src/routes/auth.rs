@@ -9,7 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
 use crate::error::{ApiResult, ok};
-use crate::extract::{Authenticated, JsonBody, Params, api_key};
+use crate::extract::{Authenticated, JsonBody, Params, PeerAddr, api_key};
 
 /// Credentials of a password login.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -27,34 +27,49 @@ pub struct LoginParams {
     pub force_login: Option<String>,
 }
 
-async fn key_for(state: &AppState, params: &LoginParams, body: LoginRequest) -> ApiResult<String> {
+async fn key_for(
+    state: &AppState,
+    peer: PeerAddr,
+    params: &LoginParams,
+    body: LoginRequest,
+) -> ApiResult<String> {
     let user = body.user.ok_or_else(|| Error::missing("user"))?;
     let password = body.password.ok_or_else(|| Error::missing("password"))?;
     let force = crate::extract::flag(params.force_login.as_deref(), "forceLogin")?;
-    Ok(state.catalog.login(&user, &password, force).await?)
+    // Failed logins are throttled per client address (the peer; behind a proxy, the
+    // proxy's address).
+    let address = peer.0.map(|ip| ip.to_string());
+    Ok(state
+        .catalog
+        .login_from(&user, &password, force, address.as_deref())
+        .await?)
 }
 
 /// Logs in; `result.token` holds the API key.
 #[utoipa::path(post, path = "/auth/login", tag = "Authentication", params(LoginParams), request_body = LoginRequest,
-    responses((status = 200, description = "`{\"result\": {\"token\": \"<key>\"}}`"), (status = 401, description = "Wrong user name or password")))]
+    responses((status = 200, description = "`{\"result\": {\"token\": \"<key>\"}}`"), (status = 401, description = "Wrong user name or password"),
+        (status = 429, description = "Too many failed logins for this user name from this address, or from this address")))]
 pub async fn login(
     State(state): State<AppState>,
+    peer: PeerAddr,
     Params(params): Params<LoginParams>,
     JsonBody(body): JsonBody<LoginRequest>,
 ) -> ApiResult<Response> {
-    let key = key_for(&state, &params, body).await?;
+    let key = key_for(&state, peer, &params, body).await?;
     Ok(ok(json!({ "token": key })))
 }
 
 /// Logs in; the response body is the bare API key as text.
 #[utoipa::path(post, path = "/auth/loginPlainText", tag = "Authentication", params(LoginParams), request_body = LoginRequest,
-    responses((status = 200, description = "The key as text/plain", content_type = "text/plain"), (status = 401, description = "Wrong user name or password")))]
+    responses((status = 200, description = "The key as text/plain", content_type = "text/plain"), (status = 401, description = "Wrong user name or password"),
+        (status = 429, description = "Too many failed logins for this user name from this address, or from this address")))]
 pub async fn login_plain_text(
     State(state): State<AppState>,
+    peer: PeerAddr,
     Params(params): Params<LoginParams>,
     JsonBody(body): JsonBody<LoginRequest>,
 ) -> ApiResult<Response> {
-    let key = key_for(&state, &params, body).await?;
+    let key = key_for(&state, peer, &params, body).await?;
     Ok(key.into_response())
 }
 

@@ -10,6 +10,7 @@ pub mod relationships;
 pub mod removed;
 pub mod repository;
 pub mod types;
+pub mod users;
 pub mod worksheets;
 
 use axum::Router;
@@ -77,6 +78,12 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
             worksheets::get_worksheet,
             worksheets::delete_worksheet
         ))
+        .routes(routes!(
+            users::update_user,
+            users::create_user,
+            users::list_users
+        ))
+        .routes(routes!(users::get_user, users::delete_user))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(
