@@ -263,6 +263,7 @@ macro_rules! store_suite {
             model_objects_in_pages,
             worksheets_round_trip_with_names_unique_per_owner,
             a_failed_batch_leaves_worksheets_as_they_were,
+            system_log_pages_newest_first_filters_counts_and_purges,
         );
     };
 }

@@ -67,6 +67,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "text search indexes",
         sql: include_str!("../migrations/0005_text_search.sql"),
     },
+    Migration {
+        version: 7,
+        name: "system log",
+        sql: include_str!("../migrations/0007_system_log.sql"),
+    },
 ];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an
