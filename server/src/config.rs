@@ -316,9 +316,10 @@ pub fn value_or_file(
     }
 }
 
-/// Replaces the password of a URL with `***` for logs.
+/// Replaces the password of a URL with `***` for logs: the one before `@`, and a
+/// `password=` query parameter (which PostgreSQL URLs accept too).
 pub fn mask_password(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
+    let masked = match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let credentials = &url[scheme + 3..at];
             match credentials.split_once(':') {
@@ -327,7 +328,18 @@ pub fn mask_password(url: &str) -> String {
             }
         }
         _ => url.to_owned(),
-    }
+    };
+    let Some((address, query)) = masked.split_once('?') else {
+        return masked;
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if name.eq_ignore_ascii_case("password") => format!("{name}=***"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{address}?{}", query.join("&"))
 }
 
 #[cfg(test)]
@@ -350,6 +362,10 @@ mod tests {
             "postgres://u:***@h/db"
         );
         assert_eq!(mask_password("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(
+            mask_password("postgres://u@h/db?sslmode=require&password=secret"),
+            "postgres://u@h/db?sslmode=require&password=***"
+        );
     }
 
     #[test]
