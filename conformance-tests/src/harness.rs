@@ -204,6 +204,21 @@ impl Target {
         }
     }
 
+    /// Waits until the system log holds the calls answered so far: a local server
+    /// writes them at once; a remote one within its flush interval (1s by default).
+    pub async fn flush_system_log(&self) {
+        match &self.server {
+            Some(server) => server.flush_system_log().await,
+            None => tokio::time::sleep(Duration::from_millis(2500)).await,
+        }
+    }
+
+    /// The base path of the target (`/MM/rest/v1`), as the system log records paths.
+    pub fn base_path(&self) -> String {
+        let url = reqwest::Url::parse(&self.base_url).expect("the base URL is a URL");
+        url.path().trim_end_matches('/').to_owned()
+    }
+
     /// `scheme://host:port` of the target, without the base path.
     pub fn origin(&self) -> String {
         let url = reqwest::Url::parse(&self.base_url).expect("the base URL is a URL");

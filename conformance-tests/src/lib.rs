@@ -148,6 +148,10 @@ macro_rules! http_suite {
             reads_without_view_metadata_are_denied,
             types_without_view_metadata_are_denied,
             writes_without_manage_repository_are_denied,
+            system_log_without_administer_is_denied,
+            system_log_records_calls_without_secrets,
+            system_log_filters_and_pages,
+            system_log_bad_parameters,
             removed_auth_methods_name_post_replacement,
             every_removed_method_answers_410,
             removed_methods_ignore_input,
@@ -267,6 +271,7 @@ macro_rules! store_suite {
             model_objects_in_pages,
             worksheets_round_trip_with_names_unique_per_owner,
             a_failed_batch_leaves_worksheets_as_they_were,
+            system_log_pages_newest_first_filters_counts_and_purges,
         );
     };
 }

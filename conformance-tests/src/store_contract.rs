@@ -109,6 +109,8 @@ pub fn cases() -> Vec<StoreCase> {
         // Worksheets
         case!(worksheets_round_trip_with_names_unique_per_owner),
         case!(a_failed_batch_leaves_worksheets_as_they_were),
+        // System log
+        case!(system_log_pages_newest_first_filters_counts_and_purges),
     ]
 }
 
@@ -3585,4 +3587,185 @@ async fn a_failed_batch_leaves_worksheets_as_they_were(store: Arc<dyn Store>) {
         "a rename of a failed batch is taken back"
     );
     assert_eq!(ok(store.worksheet(r[4]).await, "worksheet"), None);
+}
+
+/// The system log: appended entries read back newest first (equal times: the later
+/// appended first), each filter narrows, counts agree with reads, purging by age
+/// removes only older entries, and text no backend stores is cleaned, not refused.
+async fn system_log_pages_newest_first_filters_counts_and_purges(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let base = micros(now()) - Duration::hours(2);
+    let entry = |minutes: i64, user: &str, method: &str, path: &str, status: u16| SystemLogEntry {
+        time: base + Duration::minutes(minutes),
+        user: user.into(),
+        address: "127.0.0.1".into(),
+        method: method.into(),
+        path: path.into(),
+        status,
+        duration_ms: minutes as u64,
+        size: 100 + minutes as u64,
+    };
+    let first = vec![
+        entry(0, "alice", "GET", "/MM/rest/v1/types/listProfiles", 200),
+        entry(10, "", "POST", "/MM/rest/v1/auth/login", 401),
+        entry(20, "bob", "GET", "/MM/rest/v1/entities/1_2", 404),
+    ];
+    ok(store.append_system_log(first).await, "append_system_log");
+    // A second batch, one entry at the same time as an earlier one.
+    let second = vec![
+        entry(
+            20,
+            "alice",
+            "POST",
+            "/MM/rest/v1/entities/executeMQLQuery",
+            200,
+        ),
+        entry(30, "alice", "GET", "/healthz", 200),
+    ];
+    ok(store.append_system_log(second).await, "append_system_log");
+    ok(store.append_system_log(Vec::new()).await, "an empty append");
+
+    let all = SystemLogFilter::default();
+    let page = |offset, limit| lore_core::mql::plan::Page { offset, limit };
+    let read = |filter: SystemLogFilter, offset, limit| async move {
+        ok(
+            store.system_log(&filter, page(offset, limit)).await,
+            "system_log",
+        )
+    };
+    let paths = |entries: Vec<SystemLogEntry>| -> Vec<String> {
+        entries.into_iter().map(|e| e.path).collect()
+    };
+    let everything = read(all.clone(), 0, 100).await;
+    assert_eq!(
+        paths(everything.clone()),
+        [
+            "/healthz",
+            "/MM/rest/v1/entities/executeMQLQuery",
+            "/MM/rest/v1/entities/1_2",
+            "/MM/rest/v1/auth/login",
+            "/MM/rest/v1/types/listProfiles",
+        ],
+        "newest first; at equal times the later appended first"
+    );
+    assert_eq!(
+        everything[4],
+        entry(0, "alice", "GET", "/MM/rest/v1/types/listProfiles", 200)
+    );
+    assert_eq!(
+        ok(store.count_system_log(&all).await, "count_system_log"),
+        5
+    );
+    assert_eq!(
+        paths(read(all.clone(), 1, 2).await),
+        [
+            "/MM/rest/v1/entities/executeMQLQuery",
+            "/MM/rest/v1/entities/1_2"
+        ]
+    );
+    assert!(read(all.clone(), 5, 10).await.is_empty(), "past the end");
+
+    let filters = [
+        (
+            SystemLogFilter {
+                user: Some("alice".into()),
+                ..Default::default()
+            },
+            3,
+        ),
+        (
+            SystemLogFilter {
+                user: Some(String::new()),
+                ..Default::default()
+            },
+            1,
+        ),
+        (
+            SystemLogFilter {
+                method: Some("POST".into()),
+                ..Default::default()
+            },
+            2,
+        ),
+        (
+            SystemLogFilter {
+                path_prefix: Some("/MM/rest/v1/entities/".into()),
+                ..Default::default()
+            },
+            2,
+        ),
+        (
+            SystemLogFilter {
+                path_prefix: Some("/MM/rest/v1/entities/1".into()),
+                ..Default::default()
+            },
+            1,
+        ),
+        (
+            SystemLogFilter {
+                status: Some(200),
+                ..Default::default()
+            },
+            3,
+        ),
+        (
+            SystemLogFilter {
+                from: Some(base + Duration::minutes(10)),
+                to: Some(base + Duration::minutes(20)),
+                ..Default::default()
+            },
+            3,
+        ),
+        (
+            SystemLogFilter {
+                user: Some("alice".into()),
+                method: Some("GET".into()),
+                status: Some(200),
+                from: Some(base + Duration::minutes(1)),
+                ..Default::default()
+            },
+            1,
+        ),
+    ];
+    for (filter, expected) in filters {
+        let found = read(filter.clone(), 0, 100).await;
+        assert_eq!(found.len(), expected, "{filter:?}: {found:?}");
+        assert!(
+            found.iter().all(|e| filter.matches(e)),
+            "{filter:?}: {found:?}"
+        );
+        let counted = ok(store.count_system_log(&filter).await, "count_system_log");
+        assert_eq!(counted, expected as u64, "{filter:?}");
+    }
+
+    let purged = ok(
+        store.purge_system_log(base + Duration::minutes(20)).await,
+        "purge_system_log",
+    );
+    assert_eq!(purged, 2, "the entries before minute 20");
+    assert_eq!(
+        paths(read(all.clone(), 0, 100).await),
+        [
+            "/healthz",
+            "/MM/rest/v1/entities/executeMQLQuery",
+            "/MM/rest/v1/entities/1_2",
+        ]
+    );
+
+    let mut odd = entry(40, "eve", "GET", "/a\0b", 200);
+    odd.path.push_str(&"x".repeat(3000));
+    ok(
+        store.append_system_log(vec![odd]).await,
+        "an entry with NUL and a long path",
+    );
+    let newest = read(all, 0, 1).await;
+    assert!(
+        newest[0].path.starts_with("/a\u{FFFD}b"),
+        "{:?}",
+        &newest[0].path[..8]
+    );
+    assert_eq!(
+        newest[0].path.chars().count(),
+        lore_core::store::MAX_LOGGED_CHARS
+    );
 }

@@ -213,6 +213,24 @@ impl Store for Counting {
         self.read();
         self.inner.worksheets(owner).await
     }
+    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+        self.inner.append_system_log(entries).await
+    }
+    async fn system_log(
+        &self,
+        filter: &SystemLogFilter,
+        page: Page,
+    ) -> Result<Vec<SystemLogEntry>> {
+        self.read();
+        self.inner.system_log(filter, page).await
+    }
+    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64> {
+        self.read();
+        self.inner.count_system_log(filter).await
+    }
+    async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+        self.inner.purge_system_log(before).await
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

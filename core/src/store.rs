@@ -202,6 +202,30 @@ pub fn prepare_session(session: &mut Session) -> Result<()> {
     text(&session.key_hash, &|| "a session key".into())
 }
 
+/// A system log entry as every backend stores it (see [`prepare`]): the time cut to
+/// microseconds, the NUL character (which no backend stores) replaced, and the path and
+/// address cut to [`MAX_LOGGED_CHARS`] characters. An entry is never refused: a call
+/// is recorded whatever its path.
+pub fn prepare_log_entry(entry: &mut SystemLogEntry) {
+    entry.time = micros(entry.time);
+    for field in [
+        &mut entry.user,
+        &mut entry.address,
+        &mut entry.method,
+        &mut entry.path,
+    ] {
+        if field.contains('\0') {
+            *field = field.replace('\0', "\u{FFFD}");
+        }
+        if let Some((cut, _)) = field.char_indices().nth(MAX_LOGGED_CHARS) {
+            field.truncate(cut);
+        }
+    }
+}
+
+/// The longest text of a system log entry that is kept.
+pub const MAX_LOGGED_CHARS: usize = 2048;
+
 /// The timestamp cut to whole microseconds, the precision every backend keeps.
 pub fn micros(t: Timestamp) -> Timestamp {
     use chrono::SubsecRound;
@@ -491,4 +515,21 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>>;
     /// The worksheets of `owner`, or of every user with `None`, sorted by name then id.
     async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>>;
+
+    // ---- system log
+    //
+    // One entry per API call. Entries are appended in batches by a background task of
+    // each server process (several processes over one database append to the same log)
+    // and are never changed, only purged by age.
+
+    /// Appends the entries (each run through [`prepare_log_entry`]) in one transaction.
+    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()>;
+    /// The entries that pass the filter, newest first (by time, then the latest
+    /// appended first among equal times), the page cut out.
+    async fn system_log(&self, filter: &SystemLogFilter, page: Page)
+    -> Result<Vec<SystemLogEntry>>;
+    /// How many entries pass the filter.
+    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64>;
+    /// Removes the entries older than `before` (`time < before`); returns how many.
+    async fn purge_system_log(&self, before: Timestamp) -> Result<u64>;
 }

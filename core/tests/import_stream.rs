@@ -230,6 +230,22 @@ impl Store for Recording {
     async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
         self.inner.worksheets(owner).await
     }
+    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+        self.inner.append_system_log(entries).await
+    }
+    async fn system_log(
+        &self,
+        filter: &SystemLogFilter,
+        page: Page,
+    ) -> Result<Vec<SystemLogEntry>> {
+        self.inner.system_log(filter, page).await
+    }
+    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64> {
+        self.inner.count_system_log(filter).await
+    }
+    async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+        self.inner.purge_system_log(before).await
+    }
     async fn model_objects_page(
         &self,
         model: i64,

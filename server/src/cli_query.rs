@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 /// What `lore query` sends: where, who, and the query's clauses.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Clone, clap::Args)]
 pub struct QueryArgs {
     /// The server's API base URL.
     #[arg(
@@ -50,6 +50,26 @@ pub struct QueryArgs {
     /// Print only how many objects the query finds.
     #[arg(long)]
     pub count: bool,
+}
+
+/// Prints the arguments with the key and the password masked.
+impl std::fmt::Debug for QueryArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let masked = |secret: &Option<String>| secret.as_ref().map(|_| "***");
+        f.debug_struct("QueryArgs")
+            .field("url", &self.url)
+            .field("key", &masked(&self.key))
+            .field("user", &self.user)
+            .field("password", &masked(&self.password))
+            .field("select", &self.select)
+            .field("from", &self.from)
+            .field("filter", &self.filter)
+            .field("orderby", &self.orderby)
+            .field("page_size", &self.page_size)
+            .field("page_number", &self.page_number)
+            .field("count", &self.count)
+            .finish()
+    }
 }
 
 /// Runs the query and answers the text to print, or what went wrong.

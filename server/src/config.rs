@@ -1,5 +1,6 @@
 //! Configuration: built-in defaults < `lore.toml` < environment (`LORE__SECTION__KEY`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -24,6 +25,9 @@ pub struct ServerSettings {
     pub max_body_mib: u64,
     /// Largest accepted model archive upload, in MiB; spooled to a temporary file.
     pub max_upload_mib: u64,
+    /// Whether the first address of `X-Forwarded-For` is the client's (behind a proxy
+    /// that sets it); otherwise the peer's address is.
+    pub trust_forwarded_for: bool,
 }
 
 /// Which store to use and where it keeps its data.
@@ -62,6 +66,12 @@ pub struct LogSettings {
     pub format: String,
     /// A tracing filter such as `info` or `lore_server=debug,info`.
     pub level: String,
+    /// How many days system log entries are kept; 0 keeps them.
+    pub retention_days: u64,
+    /// How long a system log entry may wait before its batch is written (`1s`, `200ms`).
+    pub flush_interval: String,
+    /// How many system log entries may wait to be written; more are dropped and counted.
+    pub queue_capacity: usize,
 }
 
 impl Default for Settings {
@@ -72,6 +82,7 @@ impl Default for Settings {
                 base_path: "/MM/rest/v1".into(),
                 max_body_mib: 64,
                 max_upload_mib: 1024,
+                trust_forwarded_for: false,
             },
             storage: StorageSettings {
                 backend: "sqlite".into(),
@@ -85,6 +96,9 @@ impl Default for Settings {
             log: LogSettings {
                 format: "text".into(),
                 level: "info".into(),
+                retention_days: 30,
+                flush_interval: "1s".into(),
+                queue_capacity: 10_000,
             },
         }
     }
@@ -97,8 +111,18 @@ pub struct ConfigError(pub String);
 
 impl Settings {
     /// Loads the layers: defaults, then the file (`path`, or `lore.toml` in the working
-    /// directory when it exists), then `LORE__SECTION__KEY` environment variables.
+    /// directory when it exists), then `LORE__SECTION__KEY` environment variables, where
+    /// `LORE__SECTION__KEY_FILE` names a file holding the value (see [`file_values`]).
     pub fn load(path: Option<&Path>) -> Result<Self, ConfigError> {
+        Self::load_with_env(path, std::env::vars().collect())
+    }
+
+    /// [`Settings::load`] over the given environment variables.
+    pub fn load_with_env(
+        path: Option<&Path>,
+        env: HashMap<String, String>,
+    ) -> Result<Self, ConfigError> {
+        let from_files = file_values(&env)?;
         let defaults = Settings::default();
         let mut builder = config::Config::builder()
             .set_default("server.listen", defaults.server.listen)
@@ -116,6 +140,15 @@ impl Settings {
             .and_then(|b| b.set_default("auth.idle_timeout", defaults.auth.idle_timeout))
             .and_then(|b| b.set_default("log.format", defaults.log.format))
             .and_then(|b| b.set_default("log.level", defaults.log.level))
+            .and_then(|b| b.set_default("log.retention_days", defaults.log.retention_days))
+            .and_then(|b| b.set_default("log.flush_interval", defaults.log.flush_interval))
+            .and_then(|b| b.set_default("log.queue_capacity", defaults.log.queue_capacity as u64))
+            .and_then(|b| {
+                b.set_default(
+                    "server.trust_forwarded_for",
+                    defaults.server.trust_forwarded_for,
+                )
+            })
             .map_err(|e| ConfigError(e.to_string()))?;
         builder = match path {
             Some(p) => builder.add_source(config::File::from(p).required(true)),
@@ -125,8 +158,14 @@ impl Settings {
             config::Environment::with_prefix("LORE")
                 .prefix_separator("__")
                 .separator("__")
-                .try_parsing(true),
+                .try_parsing(true)
+                .source(Some(env.into_iter().collect())),
         );
+        for (key, value) in from_files {
+            builder = builder
+                .set_override(key, value)
+                .map_err(|e| ConfigError(e.to_string()))?;
+        }
         let settings: Settings = builder
             .build()
             .and_then(|c| c.try_deserialize())
@@ -155,6 +194,10 @@ impl Settings {
             return Err(ConfigError(
                 "storage.backend = \"postgres\" needs storage.url".into(),
             ));
+        }
+        self.flush_interval()?;
+        if self.log.queue_capacity == 0 {
+            return Err(ConfigError("log.queue_capacity must be at least 1".into()));
         }
         if self.server.max_body_mib == 0 {
             return Err(ConfigError("server.max_body_mib must be at least 1".into()));
@@ -185,6 +228,22 @@ impl Settings {
         })
     }
 
+    /// `log.flush_interval` as a duration.
+    pub fn flush_interval(&self) -> Result<Duration, ConfigError> {
+        parse_duration(&self.log.flush_interval).ok_or_else(|| {
+            ConfigError(format!(
+                "log.flush_interval '{}' is not a duration like 1s or 200ms",
+                self.log.flush_interval
+            ))
+        })
+    }
+
+    /// How long system log entries are kept (`log.retention_days`); `None` keeps them.
+    pub fn log_retention(&self) -> Option<Duration> {
+        (self.log.retention_days > 0)
+            .then(|| Duration::from_secs(self.log.retention_days.saturating_mul(86_400)))
+    }
+
     pub fn max_body_bytes(&self) -> usize {
         usize::try_from(self.server.max_body_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
     }
@@ -194,7 +253,7 @@ impl Settings {
     }
 }
 
-/// Reads `90s`, `30m`, `8h`, `1d` or a bare number of seconds.
+/// Reads `200ms`, `90s`, `30m`, `8h`, `1d` or a bare number of seconds.
 pub fn parse_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let split = text
@@ -203,6 +262,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     let (number, unit) = text.split_at(split);
     let number: u64 = number.parse().ok()?;
     let seconds = match unit.trim() {
+        "ms" => return (number > 0).then(|| Duration::from_millis(number)),
         "" | "s" => number,
         "m" => number.checked_mul(60)?,
         "h" => number.checked_mul(3600)?,
@@ -212,9 +272,69 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     (seconds > 0).then(|| Duration::from_secs(seconds))
 }
 
-/// Replaces the password of a URL with `***` for logs.
+/// The suffix of an environment variable that names a file holding the value of the
+/// variable without it.
+pub const FILE_SUFFIX: &str = "_FILE";
+
+/// The configuration values given through files: for every `LORE__SECTION__KEY_FILE`,
+/// the key `section.key` and the file's content (one trailing newline trimmed), so
+/// secrets need not sit in the environment. Setting both `LORE__SECTION__KEY` and
+/// `LORE__SECTION__KEY_FILE` is an error naming both; so is a file that cannot be read.
+pub fn file_values(env: &HashMap<String, String>) -> Result<Vec<(String, String)>, ConfigError> {
+    let mut values = Vec::new();
+    let mut names: Vec<&String> = env.keys().collect();
+    names.sort();
+    for name in names {
+        let Some(direct) = name.strip_suffix(FILE_SUFFIX) else {
+            continue;
+        };
+        let Some(path) = direct.strip_prefix("LORE__") else {
+            continue;
+        };
+        let value = value_or_file(env, direct)?.unwrap_or_default();
+        let key = path
+            .split("__")
+            .collect::<Vec<_>>()
+            .join(".")
+            .to_lowercase();
+        values.push((key, value));
+    }
+    Ok(values)
+}
+
+/// The value of the environment variable `name`, or the content of the file that
+/// `<name>_FILE` names (one trailing newline trimmed); an error when both are set or
+/// the file cannot be read. For secrets such as `LORE_ADMIN_PASSWORD`.
+pub fn value_or_file(
+    env: &HashMap<String, String>,
+    name: &str,
+) -> Result<Option<String>, ConfigError> {
+    let file_name = format!("{name}{FILE_SUFFIX}");
+    match (env.get(name), env.get(&file_name)) {
+        (Some(_), Some(_)) => Err(ConfigError(format!(
+            "both {name} and {file_name} are set; set one of them"
+        ))),
+        (Some(value), None) => Ok(Some(value.clone())),
+        (None, Some(path)) => {
+            let mut value = std::fs::read_to_string(path).map_err(|e| {
+                ConfigError(format!("{file_name}: cannot read the file {path}: {e}"))
+            })?;
+            if value.ends_with('\n') {
+                value.pop();
+                if value.ends_with('\r') {
+                    value.pop();
+                }
+            }
+            Ok(Some(value))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// Replaces the password of a URL with `***` for logs: the one before `@`, and a
+/// `password=` query parameter (which PostgreSQL URLs accept too).
 pub fn mask_password(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
+    let masked = match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let credentials = &url[scheme + 3..at];
             match credentials.split_once(':') {
@@ -223,7 +343,18 @@ pub fn mask_password(url: &str) -> String {
             }
         }
         _ => url.to_owned(),
-    }
+    };
+    let Some((address, query)) = masked.split_once('?') else {
+        return masked;
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if name.eq_ignore_ascii_case("password") => format!("{name}=***"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{address}?{}", query.join("&"))
 }
 
 #[cfg(test)]
@@ -246,6 +377,10 @@ mod tests {
             "postgres://u:***@h/db"
         );
         assert_eq!(mask_password("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(
+            mask_password("postgres://u@h/db?sslmode=require&password=secret"),
+            "postgres://u@h/db?sslmode=require&password=***"
+        );
     }
 
     #[test]
@@ -262,5 +397,84 @@ mod tests {
         assert_eq!(settings.storage.backend, "memory");
         assert_eq!(settings.server.base_path, "/MM/rest/v1");
         assert!(Settings::load(Some(&dir.path().join("missing.toml"))).is_err());
+    }
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn secrets_come_from_files_named_by_file_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let url_file = dir.path().join("url");
+        std::fs::write(&url_file, "postgres://lore:s3cret@db/lore\n").unwrap();
+        let password_file = dir.path().join("password");
+        std::fs::write(&password_file, "admin-pw\r\n").unwrap();
+        let url_path = url_file.to_string_lossy().into_owned();
+        let password_path = password_file.to_string_lossy().into_owned();
+        let vars = env(&[
+            ("LORE__STORAGE__BACKEND", "postgres"),
+            ("LORE__STORAGE__URL_FILE", &url_path),
+            ("LORE_ADMIN_PASSWORD_FILE", &password_path),
+        ]);
+        let missing = dir.path().join("missing.toml");
+        std::fs::write(&missing, "").unwrap();
+        let settings = Settings::load_with_env(Some(&missing), vars.clone()).unwrap();
+        assert_eq!(
+            settings.storage.url.as_deref(),
+            Some("postgres://lore:s3cret@db/lore"),
+            "the file's content, its trailing newline trimmed"
+        );
+        assert_eq!(settings.storage.backend, "postgres");
+        assert!(
+            !format!("{settings:?}").contains("s3cret"),
+            "the settings print the password masked"
+        );
+        assert_eq!(
+            value_or_file(&vars, "LORE_ADMIN_PASSWORD")
+                .unwrap()
+                .as_deref(),
+            Some("admin-pw")
+        );
+        assert_eq!(value_or_file(&vars, "LORE_NOTHING").unwrap(), None);
+
+        let both = env(&[
+            ("LORE__STORAGE__URL", "postgres://x@db/lore"),
+            ("LORE__STORAGE__URL_FILE", &url_path),
+        ]);
+        let e = Settings::load_with_env(Some(&missing), both).unwrap_err();
+        assert!(
+            e.0.contains("LORE__STORAGE__URL ") && e.0.contains("LORE__STORAGE__URL_FILE"),
+            "{e}"
+        );
+        let both = env(&[
+            ("LORE_ADMIN_PASSWORD", "a"),
+            ("LORE_ADMIN_PASSWORD_FILE", "b"),
+        ]);
+        assert!(value_or_file(&both, "LORE_ADMIN_PASSWORD").is_err());
+        let unreadable = env(&[("LORE__STORAGE__URL_FILE", "/nonexistent/lore-url")]);
+        let e = Settings::load_with_env(Some(&missing), unreadable).unwrap_err();
+        assert!(e.0.contains("LORE__STORAGE__URL_FILE"), "{e}");
+    }
+
+    #[test]
+    fn system_log_settings_have_defaults_and_are_checked() {
+        let settings = Settings::default();
+        assert_eq!(settings.flush_interval().unwrap(), Duration::from_secs(1));
+        assert_eq!(
+            settings.log_retention(),
+            Some(Duration::from_secs(30 * 86_400))
+        );
+        assert!(!settings.server.trust_forwarded_for);
+        assert_eq!(parse_duration("200ms"), Some(Duration::from_millis(200)));
+        let mut keep = Settings::default();
+        keep.log.retention_days = 0;
+        assert_eq!(keep.log_retention(), None);
+        let mut bad = Settings::default();
+        bad.log.flush_interval = "often".into();
+        assert!(bad.validate().unwrap_err().0.contains("log.flush_interval"));
     }
 }

@@ -1,7 +1,5 @@
 //! Extractors that turn requests into core types, with envelope errors on bad input.
 
-use std::sync::{Arc, Mutex};
-
 use axum::body::Bytes;
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -15,9 +13,11 @@ use crate::error::{ApiError, code_for_status};
 /// The names of the key header: `api-key` since release 11.1, `api_key` before.
 pub const KEY_HEADERS: [&str; 2] = ["api-key", "api_key"];
 
-/// Where the auth extractor leaves the user name for the one-line call log.
+/// The name of the user whose valid key a call carried: the key gate
+/// ([`crate::gate::require_key`]) puts it in the response's extensions for the call log,
+/// so the key is looked up once.
 #[derive(Debug, Clone, Default)]
-pub struct CallUser(pub Arc<Mutex<Option<String>>>);
+pub struct CallUser(pub String);
 
 /// The API key of the request, from either header.
 pub fn api_key(parts: &Parts) -> Option<&str> {
@@ -54,8 +54,8 @@ where
     }
 }
 
-/// The caller the request's API key belongs to, noted for the call log; 401 in the
-/// envelope when the key is missing, invalid, expired or logged out.
+/// The caller the request's API key belongs to; 401 in the envelope when the key is
+/// missing, invalid, expired or logged out.
 pub async fn authenticate(catalog: &Catalog, parts: &Parts) -> Result<Caller, ApiError> {
     let key = api_key(parts).ok_or_else(|| {
         ApiError::new(
@@ -63,15 +63,7 @@ pub async fn authenticate(catalog: &Catalog, parts: &Parts) -> Result<Caller, Ap
             "the api-key (or api_key) header is missing; log in with POST /auth/login",
         )
     })?;
-    let caller = catalog.authenticate(key).await?;
-    if let Some(mut user) = parts
-        .extensions
-        .get::<CallUser>()
-        .and_then(|slot| slot.0.lock().ok())
-    {
-        *user = Some(caller.name().to_owned());
-    }
-    Ok(caller)
+    Ok(catalog.authenticate(key).await?)
 }
 
 /// A JSON body; malformed JSON is INVALID_PARAMETER, a wrong content type 415, an

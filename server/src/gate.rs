@@ -11,7 +11,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use lore_core::Catalog;
 
-use crate::extract::authenticate;
+use crate::extract::{CallUser, authenticate};
 
 /// Stands for the configured base path (default `/MM/rest/v1`) in [`PUBLIC_ROUTES`].
 pub const BASE: &str = "{base}";
@@ -86,7 +86,8 @@ impl Gate {
 
 /// The layer on every route: a public route passes; any other authenticates the key
 /// and leaves the [`Caller`](lore_core::auth::Caller) in the request extensions for the
-/// [`Authenticated`](crate::extract::Authenticated) extractor, or answers 401.
+/// [`Authenticated`](crate::extract::Authenticated) extractor, and the user's name in
+/// the response extensions for the call log ([`CallUser`]), or answers 401.
 pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> Response {
     let public = req
         .extensions()
@@ -98,8 +99,11 @@ pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> 
     let (mut parts, body) = req.into_parts();
     match authenticate(&gate.catalog, &parts).await {
         Ok(caller) => {
+            let user = CallUser(caller.name().to_owned());
             parts.extensions.insert(caller);
-            next.run(Request::from_parts(parts, body)).await
+            let mut response = next.run(Request::from_parts(parts, body)).await;
+            response.extensions_mut().insert(user);
+            response
         }
         Err(e) => e.into_response(),
     }

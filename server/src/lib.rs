@@ -9,6 +9,7 @@ mod extract;
 mod gate;
 mod middleware;
 mod routes;
+pub mod system_log;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -82,7 +83,22 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
 /// and the API explorer. Every response, errors included, is in the envelope. Every
 /// route off [`PUBLIC_ROUTES`] answers 401 without a valid key before its handler runs;
 /// unknown paths (404) and wrong methods (405) answer the same with or without a key.
+///
+/// Calls go to the tracing log only; [`spawn`] also records them in the system log.
 pub fn app(catalog: Catalog, settings: &Settings) -> Router {
+    app_recording(catalog, settings, None)
+}
+
+/// [`app`], recording every call in the system log through `recorder`.
+pub fn app_recording(
+    catalog: Catalog,
+    settings: &Settings,
+    recorder: Option<system_log::Recorder>,
+) -> Router {
+    let call_log = middleware::CallLog {
+        recorder,
+        trust_forwarded_for: settings.server.trust_forwarded_for,
+    };
     let base = settings.server.base_path.clone();
     let (api, openapi) = routes::api();
     let gate = gate::Gate::new(catalog.clone(), &base);
@@ -98,7 +114,10 @@ pub fn app(catalog: Catalog, settings: &Settings) -> Router {
         // After the gate: it replaces the gated default 405 answer of every route, so an
         // unknown path (404) or a wrong method (405) answers the same with or without a key.
         .method_not_allowed_fallback(routes::method_not_allowed)
-        .layer(axum::middleware::from_fn(middleware::envelope_and_log))
+        .layer(axum::middleware::from_fn_with_state(
+            call_log,
+            middleware::envelope_and_log,
+        ))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
         .with_state(AppState {
             catalog,
@@ -114,10 +133,14 @@ pub struct RunningServer {
     pub base_url: String,
     shutdown: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
+    recorder: system_log::Recorder,
+    /// The system log's writer; dropping it also writes what is queued.
+    writer: Option<system_log::Writer>,
 }
 
 impl RunningServer {
-    /// Stops accepting, lets running calls finish, and waits.
+    /// Stops accepting, lets running calls finish, writes the queued system log
+    /// entries, and waits.
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
@@ -125,6 +148,15 @@ impl RunningServer {
         if let Some(task) = self.task.take() {
             let _ = task.await;
         }
+        if let Some(writer) = self.writer.take() {
+            writer.stop().await;
+        }
+    }
+
+    /// Writes the system log entries of the calls answered so far, without waiting for
+    /// the flush interval.
+    pub async fn flush_system_log(&self) {
+        self.recorder.flush().await;
     }
 }
 
@@ -136,8 +168,9 @@ impl Drop for RunningServer {
     }
 }
 
-/// Prepares the store (built-in roles, the first administrator) and serves on the
-/// configured address (port 0 picks a free one) until stopped.
+/// Prepares the store (built-in roles, the first administrator), starts the system
+/// log's writer and serves on the configured address (port 0 picks a free one) until
+/// stopped.
 pub async fn spawn(
     store: Arc<dyn Store>,
     settings: &Settings,
@@ -154,15 +187,23 @@ pub async fn spawn(
     let addr = listener
         .local_addr()
         .map_err(|e| lore_core::Error::internal(e.to_string()))?;
-    let app = app(catalog, settings);
+    let (recorder, writer) = system_log::start(
+        catalog.clone(),
+        system_log::WriterSettings {
+            flush_interval: settings
+                .flush_interval()
+                .map_err(|e| lore_core::Error::internal(e.to_string()))?,
+            capacity: settings.log.queue_capacity,
+            retention: settings.log_retention(),
+        },
+    );
+    let app = app_recording(catalog, settings, Some(recorder.clone()))
+        .into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let shutdown = async move {
             let _ = rx.await;
         };
-        // The peer address reaches handlers (login throttling counts failures per
-        // client address).
-        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         if let Err(e) = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await
@@ -176,6 +217,8 @@ pub async fn spawn(
             base_url: format!("http://{addr}{}", settings.server.base_path),
             shutdown: Some(tx),
             task: Some(task),
+            recorder,
+            writer: Some(writer),
         },
         bootstrap,
     ))

@@ -1,5 +1,6 @@
 //! The `lore` command.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -102,17 +103,21 @@ fn init_logging(settings: &Settings) {
 async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
     tracing::info!(backend = %settings.storage.backend, storage = ?settings.storage, "opening the store");
     let store = lore_server::open_store(&settings).await?;
-    let admin_password = std::env::var("LORE_ADMIN_PASSWORD").ok();
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let admin_password = lore_server::config::value_or_file(&env, "LORE_ADMIN_PASSWORD")
+        .map_err(|e| lore_core::Error::invalid(e.to_string()))?;
     let (server, bootstrap) =
         lore_server::spawn(store, &settings, admin_password.as_deref()).await?;
     match bootstrap {
         Bootstrap::CreatedWithGeneratedPassword(password) => {
             println!("Created the first administrator. User: Administrator  Password: {password}");
-            println!("(shown once; set LORE_ADMIN_PASSWORD before the first start to choose it)");
+            println!(
+                "(shown once; set LORE_ADMIN_PASSWORD or LORE_ADMIN_PASSWORD_FILE before the first start to choose it)"
+            );
         }
         Bootstrap::CreatedWithGivenPassword => {
             tracing::info!(
-                "created the first administrator with the password from LORE_ADMIN_PASSWORD"
+                "created the first administrator with the password from LORE_ADMIN_PASSWORD(_FILE)"
             )
         }
         Bootstrap::Existing => {}

@@ -19,12 +19,13 @@ use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
     Grant, LabelAssignment, LoginFailures, Object, ObjectKind, Profiling, Role, SensitivityLabel,
-    Session, Tag, TagKind, Timestamp, User, Value, Worksheet,
+    Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, Op, Principal, Scope, Store, micros, prepare, prepare_session,
+    Batch, Details, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry,
+    prepare_session,
 };
 
 /// The smallest id of a model's id space, to start range scans.
@@ -889,6 +890,15 @@ pub struct MemoryStore {
     state: RwLock<State>,
     /// The next free id of each id space.
     sequences: Mutex<HashMap<i64, i64>>,
+    /// The system log, keyed (time, append number): the newest entry is the last.
+    system_log: RwLock<SystemLog>,
+}
+
+/// The system log of a memory store.
+#[derive(Debug, Default)]
+struct SystemLog {
+    entries: BTreeMap<(Timestamp, u64), SystemLogEntry>,
+    appended: u64,
 }
 
 impl MemoryStore {
@@ -903,6 +913,14 @@ impl MemoryStore {
 
     fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {
         self.state.write().map_err(|_| poisoned())
+    }
+
+    fn log(&self) -> Result<RwLockReadGuard<'_, SystemLog>> {
+        self.system_log.read().map_err(|_| poisoned())
+    }
+
+    fn log_mut(&self) -> Result<RwLockWriteGuard<'_, SystemLog>> {
+        self.system_log.write().map_err(|_| poisoned())
     }
 }
 
@@ -1294,5 +1312,52 @@ impl Store for MemoryStore {
             .filter_map(|(_, _, id)| state.worksheets.get(id))
             .cloned()
             .collect())
+    }
+
+    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+        let mut log = self.log_mut()?;
+        for mut entry in entries {
+            prepare_log_entry(&mut entry);
+            log.appended += 1;
+            let key = (entry.time, log.appended);
+            log.entries.insert(key, entry);
+        }
+        Ok(())
+    }
+
+    async fn system_log(
+        &self,
+        filter: &SystemLogFilter,
+        page: Page,
+    ) -> Result<Vec<SystemLogEntry>> {
+        let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
+        let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
+        Ok(self
+            .log()?
+            .entries
+            .values()
+            .rev()
+            .filter(|e| filter.matches(e))
+            .skip(offset)
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64> {
+        Ok(self
+            .log()?
+            .entries
+            .values()
+            .filter(|e| filter.matches(e))
+            .count() as u64)
+    }
+
+    async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+        let mut log = self.log_mut()?;
+        let kept = log.entries.split_off(&(before, 0));
+        let purged = log.entries.len() as u64;
+        log.entries = kept;
+        Ok(purged)
     }
 }

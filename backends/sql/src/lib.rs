@@ -72,6 +72,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "session use and failed logins",
         sql: include_str!("../migrations/0006_sessions_and_logins.sql"),
     },
+    Migration {
+        version: 7,
+        name: "system log",
+        sql: include_str!("../migrations/0007_system_log.sql"),
+    },
 ];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an

@@ -7,12 +7,14 @@ use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, Explanation, Op, Principal, Scope, WriteTx, micros, prepare, prepare_session,
+    Batch, Details, Explanation, Op, Principal, Scope, WriteTx, micros, prepare, prepare_log_entry,
+    prepare_session,
 };
 use lore_core::{Error, ObjectId, Result, Store};
 
 use crate::compile;
 use crate::dialect::Dialect;
+use crate::driver::Table;
 use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
 use crate::read::{self, object_columns, user_columns, worksheet_columns};
 use crate::union::{Part, split, union_all};
@@ -449,6 +451,86 @@ fn decode_details(mut results: impl Iterator<Item = Vec<Row>>) -> Result<Details
         classifications,
         labels,
         profiling,
+    })
+}
+
+/// The system log as the bulk path writes it (`id` is the database's own).
+static SYSTEM_LOG: Table = Table {
+    name: "system_log",
+    columns: &[
+        ("at", ColType::Int),
+        ("user_name", ColType::Text),
+        ("address", ColType::Text),
+        ("method", ColType::Text),
+        ("path", ColType::Text),
+        ("status", ColType::Int),
+        ("duration_ms", ColType::Int),
+        ("size", ColType::Int),
+    ],
+    on_conflict: "",
+};
+
+/// The columns of a system log read, in [`SYSTEM_LOG`]'s order.
+const SYSTEM_LOG_COLUMNS: &str = "at, user_name, address, method, path, status, duration_ms, size";
+
+/// The `WHERE` clause of a system log filter and its parameters (numbered from 1).
+fn log_filter(filter: &SystemLogFilter) -> (String, Vec<SqlValue>) {
+    let mut conditions = Vec::new();
+    let mut params: Vec<SqlValue> = Vec::new();
+    let param = |value: SqlValue, params: &mut Vec<SqlValue>| {
+        params.push(value);
+        params.len()
+    };
+    if let Some(user) = &filter.user {
+        let n = param(user.as_str().into(), &mut params);
+        conditions.push(format!("user_name = ${n}"));
+    }
+    if let Some(method) = &filter.method {
+        let n = param(method.as_str().into(), &mut params);
+        conditions.push(format!("method = ${n}"));
+    }
+    if let Some(prefix) = &filter.path_prefix {
+        // A range the path index serves (paths are ASCII, so no path that starts with
+        // the prefix sorts after prefix + U+10FFFF), then the exact test.
+        let n = param(prefix.as_str().into(), &mut params);
+        let end = param(format!("{prefix}\u{10FFFF}").into(), &mut params);
+        conditions.push(format!(
+            "path >= ${n} AND path < ${end} AND substr(path, 1, length(${n})) = ${n}"
+        ));
+    }
+    if let Some(status) = filter.status {
+        let n = param(i64::from(status).into(), &mut params);
+        conditions.push(format!("status = ${n}"));
+    }
+    if let Some(from) = filter.from {
+        let n = param(from.into(), &mut params);
+        conditions.push(format!("at >= ${n}"));
+    }
+    if let Some(to) = filter.to {
+        let n = param(to.into(), &mut params);
+        conditions.push(format!("at <= ${n}"));
+    }
+    if conditions.is_empty() {
+        (String::new(), params)
+    } else {
+        (format!(" WHERE {}", conditions.join(" AND ")), params)
+    }
+}
+
+/// A system log entry from a row of [`SYSTEM_LOG_COLUMNS`].
+fn log_entry(mut row: Row) -> Result<SystemLogEntry> {
+    const TABLE: &str = "system_log";
+    let unsigned =
+        |row: &Row, i: usize| -> Result<u64> { Ok(u64::try_from(row.int(i, TABLE)?).unwrap_or(0)) };
+    Ok(SystemLogEntry {
+        time: row.timestamp(0, TABLE)?,
+        user: row.text(1, TABLE)?,
+        address: row.text(2, TABLE)?,
+        method: row.text(3, TABLE)?,
+        path: row.text(4, TABLE)?,
+        status: u16::try_from(row.int(5, TABLE)?).unwrap_or(0),
+        duration_ms: unsigned(&row, 6)?,
+        size: unsigned(&row, 7)?,
     })
 }
 
@@ -1156,5 +1238,85 @@ impl<D: Driver> Store for SqlStore<D> {
             }
         };
         read::all(rows, read::worksheet)
+    }
+
+    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let count = entries.len();
+        let rows = entries
+            .into_iter()
+            .map(|mut e| {
+                prepare_log_entry(&mut e);
+                let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+                vec![
+                    e.time.into(),
+                    e.user.into(),
+                    e.address.into(),
+                    e.method.into(),
+                    e.path.into(),
+                    i64::from(e.status).into(),
+                    clamp(e.duration_ms).into(),
+                    clamp(e.size).into(),
+                ]
+            })
+            .collect();
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::Insert {
+                table: &SYSTEM_LOG,
+                rows,
+            },
+            Context {
+                what: format!("appending {count} system log entries").into(),
+                on_unique: None,
+            },
+        );
+        self.write_now(pending).await?;
+        Ok(())
+    }
+
+    async fn system_log(
+        &self,
+        filter: &SystemLogFilter,
+        page: Page,
+    ) -> Result<Vec<SystemLogEntry>> {
+        let (conditions, mut params) = log_filter(filter);
+        let limit = params.len() + 1;
+        let offset = params.len() + 2;
+        params.push(i64::try_from(page.limit).unwrap_or(i64::MAX).into());
+        params.push(i64::try_from(page.offset).unwrap_or(i64::MAX).into());
+        let sql = format!(
+            "SELECT {SYSTEM_LOG_COLUMNS} FROM system_log{conditions} \
+             ORDER BY at DESC, id DESC LIMIT ${limit} OFFSET ${offset}"
+        );
+        let rows = self
+            .rows_of(Stmt::query(sql, params), "the system log")
+            .await?;
+        read::all(rows, log_entry)
+    }
+
+    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64> {
+        let (conditions, params) = log_filter(filter);
+        let sql = format!("SELECT COUNT(*) FROM system_log{conditions}");
+        let rows = self
+            .rows_of(Stmt::query(sql, params), "the system log")
+            .await?;
+        let count = rows
+            .first()
+            .map(|r| r.int(0, "system_log"))
+            .transpose()?
+            .unwrap_or(0);
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+        self.write_one(
+            "DELETE FROM system_log WHERE at < $1",
+            vec![before.into()],
+            "purging the system log",
+        )
+        .await
     }
 }

@@ -256,3 +256,30 @@ pub async fn writes_without_manage_repository_are_denied(t: &Target) {
         "a denied import lists no model"
     );
 }
+
+/// Only administrators read the system log: a user who may read and change the
+/// repository, but not administer the server, gets 403.
+pub async fn system_log_without_administer_is_denied(t: &Target) {
+    let Some(key) = key_with_roles(
+        t,
+        &["Repository Manager", "Metadata Viewer"],
+        "system_log_without_administer_is_denied",
+    )
+    .await
+    else {
+        return;
+    };
+    let resp = send_as(t, &key, Method::GET, "/admin/systemLog", &[], None).await;
+    assert_denied(&resp, "GET /admin/systemLog");
+    // Bad parameters change nothing: the capability is checked first.
+    let resp = send_as(
+        t,
+        &key,
+        Method::GET,
+        "/admin/systemLog",
+        &[("pageSize", "0")],
+        None,
+    )
+    .await;
+    assert_denied(&resp, "GET /admin/systemLog with a bad parameter");
+}

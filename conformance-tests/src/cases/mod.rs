@@ -23,6 +23,7 @@ mod query;
 mod removed;
 mod repository;
 mod routing;
+mod system_log;
 mod types;
 mod users;
 mod worksheets;
@@ -731,6 +732,27 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/repository/createFolder", D),
                 ("POST", "/repository/model/import", D),
             ]
+        ),
+        case!(
+            denied::system_log_without_administer_is_denied,
+            AnyServer,
+            [("GET", "/admin/systemLog", D)]
+        ),
+        // The system log
+        case!(
+            system_log::system_log_records_calls_without_secrets,
+            AnyServer,
+            [("GET", "/admin/systemLog", N)]
+        ),
+        case!(
+            system_log::system_log_filters_and_pages,
+            AnyServer,
+            [("GET", "/admin/systemLog", N)]
+        ),
+        case!(
+            system_log::system_log_bad_parameters,
+            AnyServer,
+            [("GET", "/admin/systemLog", B)]
         ),
         // Removed methods
         case!(

@@ -4,7 +4,8 @@
 //! Authorization by construction: every public method a front end may call takes the
 //! [`Caller`](crate::auth::Caller) that only [`Catalog::authenticate`] makes, except the
 //! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::authenticate`],
-//! [`Catalog::logout`]) and [`Catalog::ping`]. The store and the unchecked helpers
+//! [`Catalog::logout`]), [`Catalog::ping`] and what the server itself records
+//! ([`Catalog::record_calls`], [`Catalog::purge_system_log`]). The store and the unchecked helpers
 //! (resolving identifiers, reading entities) stay inside the crate.
 
 mod auth;
@@ -13,6 +14,7 @@ mod execute;
 mod model_import;
 mod model_io;
 mod query;
+mod system_log;
 mod types;
 mod users;
 mod worksheets;
@@ -26,6 +28,7 @@ pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, Qu
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
+pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 pub use users::{MIN_PASSWORD_CHARS, NewUser, UserUpdate};
 pub use worksheets::{MAX_WORKSHEET_NAME_CHARS, NewWorksheet, WorksheetRef};

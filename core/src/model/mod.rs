@@ -10,12 +10,14 @@ mod governance;
 mod meta;
 mod object;
 mod relations;
+mod system_log;
 mod worksheet;
 
 pub use governance::*;
 pub use meta::*;
 pub use object::*;
 pub use relations::*;
+pub use system_log::*;
 pub use worksheet::*;
 
 /// Timestamps are UTC throughout, as MQL requires.

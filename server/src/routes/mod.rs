@@ -1,6 +1,7 @@
 //! The API routes, one module per endpoint group. Each handler parses its input, calls
 //! one `Catalog` method and wraps the result in the envelope.
 
+pub mod admin;
 pub mod auth;
 pub mod configuration;
 pub mod entities;
@@ -37,7 +38,8 @@ use crate::error::ApiError;
     modifiers(&KeyHeader),
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
-        (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Removed")
+        (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Administration"),
+        (name = "Removed")
     )
 )]
 struct ApiDoc;
@@ -101,7 +103,8 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(types::list_group_types))
         .routes(routes!(types::list_profiles))
         .routes(routes!(types::list_categories))
-        .routes(routes!(operations::repository_browse));
+        .routes(routes!(operations::repository_browse))
+        .routes(routes!(admin::system_log));
     let (router, mut openapi) = router.split_for_parts();
     // The 405 answer is set by `app`, after the key gate, so that a wrong method answers
     // 405 with or without a key.

@@ -1,0 +1,335 @@
+//! The system log's writer. The call layer hands each call's entry to a [`Recorder`],
+//! which queues it on a bounded channel without waiting; a background task writes what
+//! is queued in one transaction per batch (every flush interval, or as soon as
+//! [`BATCH`] entries wait), so no request waits for a database write. When the queue is
+//! full, entries are dropped and counted, and the count is logged as a warning. The task
+//! also purges entries older than the retention once an hour, and writes what is left
+//! when the server stops.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use lore_core::Catalog;
+use lore_core::model::SystemLogEntry;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::MissedTickBehavior;
+
+/// The most entries one transaction writes.
+pub const BATCH: usize = 500;
+/// The most entries kept for another try after a failed write; beyond it they are lost.
+const HELD_AFTER_FAILURE: usize = 10 * BATCH;
+/// How often entries older than the retention are purged.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+/// How the writer runs.
+#[derive(Debug, Clone)]
+pub struct WriterSettings {
+    /// How long an entry may wait before its batch is written.
+    pub flush_interval: Duration,
+    /// How many entries may wait in the queue; more are dropped.
+    pub capacity: usize,
+    /// How long entries are kept; `None` keeps them.
+    pub retention: Option<Duration>,
+}
+
+/// Where calls are recorded: cheap to clone, never waits.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    entries: mpsc::Sender<SystemLogEntry>,
+    flushes: mpsc::UnboundedSender<oneshot::Sender<()>>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Recorder {
+    /// Queues the entry; drops (and counts) it when the queue is full.
+    pub fn record(&self, entry: SystemLogEntry) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.entries.try_send(entry) {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes every entry queued before this call, and returns once it is written (or
+    /// the write failed, which the writer logs). For tests and shutdown.
+    pub async fn flush(&self) {
+        let (ack, done) = oneshot::channel();
+        if self.flushes.send(ack).is_ok() {
+            let _ = done.await;
+        }
+    }
+}
+
+/// The background task; [`Writer::stop`] writes what is queued and ends it.
+#[derive(Debug)]
+pub struct Writer {
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Stops taking entries, writes those queued, and waits for the task.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+/// Starts the writer over the catalog; calls go to the [`Recorder`].
+pub fn start(catalog: Catalog, settings: WriterSettings) -> (Recorder, Writer) {
+    let (entries, queue) = mpsc::channel(settings.capacity.max(1));
+    let (flushes, flush_requests) = mpsc::unbounded_channel();
+    let (stop, stopped) = oneshot::channel();
+    let dropped = Arc::new(AtomicU64::new(0));
+    let task = tokio::spawn(run(
+        Task {
+            catalog,
+            buffer: Vec::new(),
+            dropped: Arc::clone(&dropped),
+        },
+        settings,
+        queue,
+        flush_requests,
+        stopped,
+    ));
+    (
+        Recorder {
+            entries,
+            flushes,
+            dropped,
+        },
+        Writer {
+            stop: Some(stop),
+            task: Some(task),
+        },
+    )
+}
+
+/// What the writer holds between batches.
+struct Task {
+    catalog: Catalog,
+    buffer: Vec<SystemLogEntry>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Task {
+    /// Writes the buffered entries, a transaction per [`BATCH`].
+    async fn write(&mut self) {
+        while !self.buffer.is_empty() {
+            let take = self.buffer.len().min(BATCH);
+            let batch: Vec<SystemLogEntry> = self.buffer.drain(..take).collect();
+            if let Err(e) = self.catalog.record_calls(batch.clone()).await {
+                let kept = self.buffer.len() + batch.len() <= HELD_AFTER_FAILURE;
+                tracing::warn!(
+                    error = %e,
+                    entries = batch.len(),
+                    kept,
+                    "writing the system log failed"
+                );
+                if kept {
+                    // Try again at the next flush, oldest first.
+                    self.buffer.splice(0..0, batch);
+                } else {
+                    self.dropped
+                        .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                }
+                return;
+            }
+        }
+    }
+
+    fn report_drops(&self) {
+        let dropped = self.dropped.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            tracing::warn!(
+                dropped,
+                "the system log queue was full: calls went unrecorded"
+            );
+        }
+    }
+
+    async fn purge(&self, retention: Duration) {
+        let Ok(age) = chrono::Duration::from_std(retention) else {
+            return;
+        };
+        let before = lore_core::model::now() - age;
+        match self.catalog.purge_system_log(before).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "purged old system log entries"),
+            Err(e) => tracing::warn!(error = %e, "purging the system log failed"),
+        }
+    }
+}
+
+async fn run(
+    mut task: Task,
+    settings: WriterSettings,
+    mut queue: mpsc::Receiver<SystemLogEntry>,
+    mut flush_requests: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
+    mut stopped: oneshot::Receiver<()>,
+) {
+    let mut flush = tokio::time::interval(settings.flush_interval);
+    flush.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut purge = tokio::time::interval(PURGE_EVERY);
+    purge.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            biased;
+            // A stop, or the writer handle dropped.
+            _ = &mut stopped => break,
+            Some(ack) = flush_requests.recv() => {
+                while let Ok(entry) = queue.try_recv() {
+                    task.buffer.push(entry);
+                }
+                task.write().await;
+                let _ = ack.send(());
+            }
+            Some(entry) = queue.recv() => {
+                task.buffer.push(entry);
+                if task.buffer.len() >= BATCH {
+                    task.write().await;
+                }
+            }
+            _ = flush.tick() => {
+                task.write().await;
+                task.report_drops();
+            }
+            _ = purge.tick(), if settings.retention.is_some() => {
+                if let Some(retention) = settings.retention {
+                    task.purge(retention).await;
+                }
+            }
+        }
+    }
+    queue.close();
+    while let Some(entry) = queue.recv().await {
+        task.buffer.push(entry);
+    }
+    task.write().await;
+    task.report_drops();
+    while let Ok(ack) = flush_requests.try_recv() {
+        let _ = ack.send(());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lore_core::catalog::CatalogConfig;
+    use lore_core::model::SystemLogFilter;
+    use lore_core::mql::plan::Page;
+
+    fn entry(path: &str) -> SystemLogEntry {
+        SystemLogEntry {
+            time: lore_core::model::now(),
+            user: String::new(),
+            address: String::new(),
+            method: "GET".into(),
+            path: path.into(),
+            status: 200,
+            duration_ms: 1,
+            size: 2,
+        }
+    }
+
+    fn store_and_catalog() -> (Arc<lore_backend_memory::MemoryStore>, Catalog) {
+        let store = Arc::new(lore_backend_memory::MemoryStore::new());
+        let catalog = Catalog::new(store.clone(), CatalogConfig::default());
+        (store, catalog)
+    }
+
+    async fn count(store: &lore_backend_memory::MemoryStore) -> u64 {
+        use lore_core::Store;
+        store
+            .count_system_log(&SystemLogFilter::default())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn entries_wait_for_the_flush_and_stop_writes_the_rest() {
+        let (store, catalog) = store_and_catalog();
+        let settings = WriterSettings {
+            flush_interval: Duration::from_secs(3600),
+            capacity: 100,
+            retention: None,
+        };
+        let (recorder, writer) = start(catalog, settings);
+        recorder.record(entry("/a"));
+        recorder.record(entry("/b"));
+        tokio::task::yield_now().await;
+        // The interval's first tick is immediate; after it, nothing is written until a
+        // flush, a full batch or the stop.
+        recorder.flush().await;
+        assert_eq!(count(&store).await, 2);
+        recorder.record(entry("/c"));
+        writer.stop().await;
+        assert_eq!(count(&store).await, 3);
+        // After the stop, entries are no longer taken and a flush does not wait.
+        recorder.record(entry("/d"));
+        recorder.flush().await;
+        assert_eq!(count(&store).await, 3);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_drops_and_counts_without_waiting() {
+        let (store, catalog) = store_and_catalog();
+        let settings = WriterSettings {
+            flush_interval: Duration::from_secs(3600),
+            capacity: 3,
+            retention: None,
+        };
+        let (recorder, writer) = start(catalog, settings);
+        // On a current-thread runtime the writer does not run until this task waits:
+        // the queue takes three, the rest are dropped.
+        for i in 0..10 {
+            recorder.record(entry(&format!("/{i}")));
+        }
+        assert_eq!(recorder.dropped.load(Ordering::Relaxed), 7);
+        recorder.flush().await;
+        assert_eq!(count(&store).await, 3);
+        writer.stop().await;
+    }
+
+    #[tokio::test]
+    async fn retention_purges_older_entries() {
+        use lore_core::Store;
+        let (store, catalog) = store_and_catalog();
+        let mut old = entry("/old");
+        old.time -= chrono::Duration::days(40);
+        store
+            .append_system_log(vec![old, entry("/new")])
+            .await
+            .unwrap();
+        let settings = WriterSettings {
+            flush_interval: Duration::from_secs(3600),
+            capacity: 10,
+            retention: Some(Duration::from_secs(30 * 86_400)),
+        };
+        let (_recorder, writer) = start(catalog, settings);
+        // The purge interval ticks at once.
+        for _ in 0..1000 {
+            if count(&store).await == 1 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        writer.stop().await;
+        let left = store
+            .system_log(
+                &SystemLogFilter::default(),
+                Page {
+                    offset: 0,
+                    limit: 10,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].path, "/new");
+    }
+}
