@@ -8,6 +8,7 @@ mod explorer;
 mod extract;
 mod gate;
 mod middleware;
+pub mod oauth;
 mod routes;
 
 use std::net::SocketAddr;
@@ -28,6 +29,8 @@ pub use routes::removed::REMOVED_METHODS;
 #[derive(Debug, Clone)]
 pub struct AppState {
     pub catalog: Catalog,
+    /// OAuth 2.0 login (`[auth.oauth2]`); `None` when it is not enabled.
+    pub oauth2: Option<Arc<oauth::OAuth2Login>>,
     /// Largest model archive upload, in bytes (`server.max_upload_mib`).
     pub max_upload_bytes: usize,
 }
@@ -81,11 +84,15 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
 /// and the API explorer. Every response, errors included, is in the envelope. Every
 /// route off [`PUBLIC_ROUTES`] answers 401 without a valid key before its handler runs;
 /// unknown paths (404) and wrong methods (405) answer the same with or without a key.
-pub fn app(catalog: Catalog, settings: &Settings) -> Router {
+///
+/// Fails when `[auth.oauth2]` is enabled but invalid.
+pub fn app(catalog: Catalog, settings: &Settings) -> Result<Router, config::ConfigError> {
     let base = settings.server.base_path.clone();
+    let oauth2 =
+        oauth::OAuth2Login::from_settings(&settings.auth.oauth2, catalog.clone())?.map(Arc::new);
     let (api, openapi) = routes::api();
     let gate = gate::Gate::new(catalog.clone(), &base);
-    Router::new()
+    Ok(Router::new()
         .nest(&base, api)
         .route("/healthz", axum::routing::get(routes::health::healthz))
         .merge(explorer::router(&base, openapi))
@@ -101,8 +108,9 @@ pub fn app(catalog: Catalog, settings: &Settings) -> Router {
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
         .with_state(AppState {
             catalog,
+            oauth2,
             max_upload_bytes: settings.max_upload_bytes(),
-        })
+        }))
 }
 
 /// A server running in this process, stopped when dropped or by [`RunningServer::stop`].
@@ -144,6 +152,8 @@ pub async fn spawn(
 ) -> Result<(RunningServer, Bootstrap), lore_core::Error> {
     let catalog =
         catalog(store, settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let app =
+        app(catalog.clone(), settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let bootstrap = catalog.bootstrap(admin_password).await?;
     let listener = TcpListener::bind(&settings.server.listen)
         .await
@@ -153,7 +163,6 @@ pub async fn spawn(
     let addr = listener
         .local_addr()
         .map_err(|e| lore_core::Error::internal(e.to_string()))?;
-    let app = app(catalog, settings);
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let shutdown = async move {
