@@ -2,6 +2,8 @@
 //! unknown users refused or created, disabled users refused, sessions like a password
 //! login.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::Arc;
 
 use lore_backend_memory::MemoryStore;
