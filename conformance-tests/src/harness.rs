@@ -98,6 +98,8 @@ pub struct Target {
     store: Option<Arc<dyn Store>>,
     server: Option<RunningServer>,
     guards: Vec<Box<dyn Any + Send + Sync>>,
+    /// The OpenID provider the server's `[auth.oauth2]` points at, for the OAuth 2.0 cases.
+    oauth2: Option<crate::oauth_provider::Provider>,
 }
 
 impl std::fmt::Debug for Target {
@@ -159,6 +161,7 @@ impl Target {
             store: Some(store),
             server: Some(server),
             guards: backend.guards,
+            oauth2: None,
         }
     }
 
@@ -175,6 +178,7 @@ impl Target {
             store: None,
             server: None,
             guards: Vec::new(),
+            oauth2: None,
         }
     }
 
@@ -185,6 +189,19 @@ impl Target {
         let user = std::env::var("LORE_CONFORMANCE_USER").ok()?;
         let password = std::env::var("LORE_CONFORMANCE_PASSWORD").ok()?;
         Some(Self::remote(&url, &user, &password))
+    }
+
+    /// Keeps the OpenID provider the server was configured with, for [`Target::provider`].
+    pub fn with_provider(mut self, provider: crate::oauth_provider::Provider) -> Self {
+        self.oauth2 = Some(provider);
+        self
+    }
+
+    /// The OpenID provider of an OAuth 2.0 case; panics on targets started without one.
+    pub fn provider(&self) -> &crate::oauth_provider::Provider {
+        self.oauth2
+            .as_ref()
+            .expect("this case needs a target started with an OpenID provider")
     }
 
     /// The store under a local server; `None` for a remote target.

@@ -15,6 +15,7 @@
 pub mod cases;
 pub mod harness;
 pub mod mql_gen;
+pub mod oauth_provider;
 pub mod postgres;
 pub mod store_contract;
 pub mod store_rules;
@@ -52,6 +53,18 @@ macro_rules! http_suite {
             logout_text_plain_without_body,
             logout_json_empty_object_and_old_header,
             logout_bad_keys,
+            oauth2_token_logs_in_and_the_key_works,
+            oauth2_force_login_ends_other_sessions,
+            oauth2_expired_and_not_yet_valid_tokens_are_refused,
+            oauth2_wrong_issuer_and_audience_are_refused,
+            oauth2_wrongly_signed_tokens_are_refused,
+            oauth2_rotated_key_works_after_rotation,
+            oauth2_opaque_tokens_are_introspected,
+            oauth2_unknown_user_is_refused_without_create_users,
+            oauth2_unknown_user_is_created_with_create_users,
+            oauth2_disabled_user_is_refused,
+            oauth2_missing_token_or_user_claim,
+            oauth2_login_not_configured,
             unknown_route_is_404_in_envelope,
             wrong_method_is_405,
             paths_are_case_sensitive,

@@ -1,6 +1,6 @@
 //! Configuration: built-in defaults < `lore.toml` < environment (`LORE__SECTION__KEY`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -58,6 +58,148 @@ pub struct AuthSettings {
     pub login_timeout: String,
     /// How long an API key stays valid without being used.
     pub idle_timeout: String,
+    /// OAuth 2.0 / OpenID Connect login (`POST /auth/loginOAuth2`); off unless enabled.
+    #[serde(default)]
+    pub oauth2: OAuth2Settings,
+}
+
+/// The `[auth.oauth2]` section: login with access tokens of an OpenID provider.
+/// Password login stays on beside it.
+#[derive(Clone, Deserialize)]
+#[serde(default)]
+pub struct OAuth2Settings {
+    pub enabled: bool,
+    /// The provider's issuer URL; discovery reads `<issuer>/.well-known/openid-configuration`,
+    /// and tokens must carry exactly this `iss`.
+    pub issuer: Option<String>,
+    /// The audience tokens must name in `aud` (required when enabled).
+    pub audience: Option<String>,
+    /// The claim that holds the Lore user name; a token without it is refused.
+    pub user_claim: String,
+    /// The claim that holds the user's provider groups.
+    pub groups_claim: String,
+    /// Provider group (claim value) to Lore group name; unmapped values are ignored.
+    pub groups: BTreeMap<String, String>,
+    /// Whether the first login of an unknown user creates the account (enabled, no
+    /// password, no roles); otherwise such a login is refused.
+    pub create_users: bool,
+    /// Client credentials for the introspection endpoint (RFC 7662), for opaque tokens.
+    pub introspection_client_id: Option<String>,
+    pub introspection_client_secret: Option<String>,
+    /// Clock skew allowed on `exp` and `nbf`, e.g. `60s`, `2m` or `0`.
+    pub leeway: String,
+    /// Signature algorithms accepted: asymmetric ones only (RS*, PS*, ES*, EdDSA).
+    pub algorithms: Vec<String>,
+}
+
+impl Default for OAuth2Settings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            issuer: None,
+            audience: None,
+            user_claim: "preferred_username".into(),
+            groups_claim: "groups".into(),
+            groups: BTreeMap::new(),
+            create_users: false,
+            introspection_client_id: None,
+            introspection_client_secret: None,
+            leeway: "60s".into(),
+            algorithms: vec!["RS256".into(), "ES256".into()],
+        }
+    }
+}
+
+impl std::fmt::Debug for OAuth2Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth2Settings")
+            .field("enabled", &self.enabled)
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .field("user_claim", &self.user_claim)
+            .field("groups_claim", &self.groups_claim)
+            .field("groups", &self.groups)
+            .field("create_users", &self.create_users)
+            .field("introspection_client_id", &self.introspection_client_id)
+            .field(
+                "introspection_client_secret",
+                &self.introspection_client_secret.as_ref().map(|_| "***"),
+            )
+            .field("leeway", &self.leeway)
+            .field("algorithms", &self.algorithms)
+            .finish()
+    }
+}
+
+/// Algorithms `auth.oauth2.algorithms` may name: asymmetric only, so a provider's public
+/// key can never be used as an HMAC secret, and never `none`.
+pub const OAUTH2_ALGORITHMS: &[&str] = &[
+    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA",
+];
+
+impl OAuth2Settings {
+    /// The leeway on `exp` and `nbf`.
+    pub fn leeway(&self) -> Result<Duration, ConfigError> {
+        let text = self.leeway.trim();
+        if text.trim_end_matches('s') == "0" {
+            return Ok(Duration::ZERO);
+        }
+        parse_duration(text).ok_or_else(|| {
+            ConfigError(format!(
+                "auth.oauth2.leeway '{}' is not a duration like 60s, 2m or 0",
+                self.leeway
+            ))
+        })
+    }
+
+    /// Checks an enabled section: issuer and audience set, the issuer a URL, the
+    /// algorithms known and asymmetric, the introspection credentials complete.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let issuer = self.issuer.as_deref().map(str::trim).unwrap_or_default();
+        if issuer.is_empty() {
+            return Err(ConfigError(
+                "auth.oauth2.issuer must be set when auth.oauth2.enabled = true (the provider's issuer URL)".into(),
+            ));
+        }
+        if !(issuer.starts_with("https://") || issuer.starts_with("http://")) {
+            return Err(ConfigError(format!(
+                "auth.oauth2.issuer '{issuer}' must be an http(s) URL"
+            )));
+        }
+        if self.audience.as_deref().is_none_or(|a| a.trim().is_empty()) {
+            return Err(ConfigError(
+                "auth.oauth2.audience must be set when auth.oauth2.enabled = true (the aud tokens must name)".into(),
+            ));
+        }
+        if self.user_claim.trim().is_empty() {
+            return Err(ConfigError(
+                "auth.oauth2.user_claim must not be empty".into(),
+            ));
+        }
+        if self.algorithms.is_empty() {
+            return Err(ConfigError(
+                "auth.oauth2.algorithms must name at least one algorithm, e.g. [\"RS256\"]".into(),
+            ));
+        }
+        for algorithm in &self.algorithms {
+            if !OAUTH2_ALGORITHMS.contains(&algorithm.as_str()) {
+                return Err(ConfigError(format!(
+                    "auth.oauth2.algorithms: '{algorithm}' is not accepted; use asymmetric ones: {}",
+                    OAUTH2_ALGORITHMS.join(", ")
+                )));
+            }
+        }
+        if self.introspection_client_id.is_some() != self.introspection_client_secret.is_some() {
+            return Err(ConfigError(
+                "auth.oauth2.introspection_client_id and auth.oauth2.introspection_client_secret must be set together".into(),
+            ));
+        }
+        self.leeway()?;
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -92,6 +234,7 @@ impl Default for Settings {
             auth: AuthSettings {
                 login_timeout: "12h".into(),
                 idle_timeout: "30m".into(),
+                oauth2: OAuth2Settings::default(),
             },
             log: LogSettings {
                 format: "text".into(),
@@ -184,6 +327,7 @@ impl Settings {
         }
         self.login_timeout()?;
         self.idle_timeout()?;
+        self.auth.oauth2.validate()?;
         if !["sqlite", "postgres", "memory"].contains(&self.storage.backend.as_str()) {
             return Err(ConfigError(format!(
                 "storage.backend '{}' is unknown; use sqlite, postgres or memory",
@@ -397,6 +541,61 @@ mod tests {
         assert_eq!(settings.storage.backend, "memory");
         assert_eq!(settings.server.base_path, "/MM/rest/v1");
         assert!(Settings::load(Some(&dir.path().join("missing.toml"))).is_err());
+        assert!(!settings.auth.oauth2.enabled);
+    }
+
+    #[test]
+    fn oauth2_section_reads_with_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lore.toml");
+        std::fs::write(
+            &file,
+            "[auth.oauth2]\nenabled = true\nissuer = \"https://id.example.org/realms/x\"\n\
+             audience = \"lore\"\ncreate_users = true\n\
+             [auth.oauth2.groups]\n\"lore-admins\" = \"Administrators\"\n\"Data Stewards\" = \"Stewards\"\n",
+        )
+        .unwrap();
+        let settings = Settings::load(Some(&file)).unwrap();
+        let oauth2 = &settings.auth.oauth2;
+        assert!(oauth2.enabled && oauth2.create_users);
+        assert_eq!(oauth2.audience.as_deref(), Some("lore"));
+        assert_eq!(oauth2.user_claim, "preferred_username");
+        assert_eq!(oauth2.groups_claim, "groups");
+        assert_eq!(oauth2.algorithms, ["RS256", "ES256"]);
+        assert_eq!(oauth2.leeway().unwrap(), Duration::from_secs(60));
+        assert_eq!(oauth2.groups["lore-admins"], "Administrators");
+        assert_eq!(oauth2.groups["Data Stewards"], "Stewards");
+    }
+
+    #[test]
+    fn oauth2_misconfiguration_names_the_key() {
+        let mut settings = Settings::default();
+        settings.auth.oauth2.enabled = true;
+        let message = |s: &Settings| s.validate().unwrap_err().to_string();
+        assert!(message(&settings).contains("auth.oauth2.issuer"));
+        settings.auth.oauth2.issuer = Some("https://id.example.org".into());
+        assert!(message(&settings).contains("auth.oauth2.audience"));
+        settings.auth.oauth2.audience = Some("lore".into());
+        settings.validate().unwrap();
+        for bad in ["HS256", "none"] {
+            settings.auth.oauth2.algorithms = vec![bad.into()];
+            assert!(
+                message(&settings).contains("auth.oauth2.algorithms"),
+                "{bad}"
+            );
+        }
+        settings.auth.oauth2.algorithms = vec!["ES256".into()];
+        settings.auth.oauth2.introspection_client_id = Some("lore".into());
+        assert!(message(&settings).contains("introspection_client_secret"));
+        settings.auth.oauth2.introspection_client_secret = Some("secret".into());
+        settings.auth.oauth2.leeway = "soon".into();
+        assert!(message(&settings).contains("auth.oauth2.leeway"));
+        settings.auth.oauth2.leeway = "0".into();
+        settings.validate().unwrap();
+        // Disabled, nothing else is checked.
+        settings.auth.oauth2.enabled = false;
+        settings.auth.oauth2.issuer = None;
+        settings.validate().unwrap();
     }
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {

@@ -23,6 +23,7 @@ pub const PUBLIC_ROUTES: &[(&str, &str)] = &[
     // The way in: a client has no key before it logs in.
     ("POST", "{base}/auth/login"),
     ("POST", "{base}/auth/loginPlainText"),
+    ("POST", "{base}/auth/loginOAuth2"),
     // Login methods removed in 11.0: a client calling them has no key either; they
     // answer 410 naming the POST replacement.
     ("GET", "{base}/auth/login"),

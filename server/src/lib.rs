@@ -8,6 +8,7 @@ mod explorer;
 mod extract;
 mod gate;
 mod middleware;
+pub mod oauth;
 mod routes;
 pub mod system_log;
 
@@ -29,6 +30,8 @@ pub use routes::removed::REMOVED_METHODS;
 #[derive(Debug, Clone)]
 pub struct AppState {
     pub catalog: Catalog,
+    /// OAuth 2.0 login (`[auth.oauth2]`); `None` when it is not enabled.
+    pub oauth2: Option<Arc<oauth::OAuth2Login>>,
     /// Largest model archive upload, in bytes (`server.max_upload_mib`).
     pub max_upload_bytes: usize,
 }
@@ -85,7 +88,8 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
 /// unknown paths (404) and wrong methods (405) answer the same with or without a key.
 ///
 /// Calls go to the tracing log only; [`spawn`] also records them in the system log.
-pub fn app(catalog: Catalog, settings: &Settings) -> Router {
+/// Fails when `[auth.oauth2]` is enabled but invalid.
+pub fn app(catalog: Catalog, settings: &Settings) -> Result<Router, config::ConfigError> {
     app_recording(catalog, settings, None)
 }
 
@@ -94,15 +98,17 @@ pub fn app_recording(
     catalog: Catalog,
     settings: &Settings,
     recorder: Option<system_log::Recorder>,
-) -> Router {
+) -> Result<Router, config::ConfigError> {
     let call_log = middleware::CallLog {
         recorder,
         trust_forwarded_for: settings.server.trust_forwarded_for,
     };
     let base = settings.server.base_path.clone();
+    let oauth2 =
+        oauth::OAuth2Login::from_settings(&settings.auth.oauth2, catalog.clone())?.map(Arc::new);
     let (api, openapi) = routes::api();
     let gate = gate::Gate::new(catalog.clone(), &base);
-    Router::new()
+    Ok(Router::new()
         .nest(&base, api)
         .route("/healthz", axum::routing::get(routes::health::healthz))
         .merge(explorer::router(&base, openapi))
@@ -121,8 +127,9 @@ pub fn app_recording(
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
         .with_state(AppState {
             catalog,
+            oauth2,
             max_upload_bytes: settings.max_upload_bytes(),
-        })
+        }))
 }
 
 /// A server running in this process, stopped when dropped or by [`RunningServer::stop`].
@@ -178,15 +185,6 @@ pub async fn spawn(
 ) -> Result<(RunningServer, Bootstrap), lore_core::Error> {
     let catalog =
         catalog(store, settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
-    let bootstrap = catalog.bootstrap(admin_password).await?;
-    let listener = TcpListener::bind(&settings.server.listen)
-        .await
-        .map_err(|e| {
-            lore_core::Error::internal(format!("cannot listen on {}: {e}", settings.server.listen))
-        })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let (recorder, writer) = system_log::start(
         catalog.clone(),
         system_log::WriterSettings {
@@ -197,8 +195,19 @@ pub async fn spawn(
             retention: settings.log_retention(),
         },
     );
-    let app = app_recording(catalog, settings, Some(recorder.clone()))
-        .into_make_service_with_connect_info::<SocketAddr>();
+    // An invalid `[auth.oauth2]` fails before anything is written.
+    let app = app_recording(catalog.clone(), settings, Some(recorder.clone()))
+        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let bootstrap = catalog.bootstrap(admin_password).await?;
+    let listener = TcpListener::bind(&settings.server.listen)
+        .await
+        .map_err(|e| {
+            lore_core::Error::internal(format!("cannot listen on {}: {e}", settings.server.listen))
+        })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let app = app.into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let shutdown = async move {

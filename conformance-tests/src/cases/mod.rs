@@ -19,6 +19,7 @@ mod entities;
 mod execute;
 mod export;
 pub(crate) mod import;
+mod oauth;
 mod query;
 mod removed;
 mod repository;
@@ -53,6 +54,11 @@ pub enum Needs {
     SmallBodyLimit,
     /// A server of its own started with `auth.login_timeout = "5s"`: skipped remotely.
     ShortSessions,
+    /// A server of its own whose `[auth.oauth2]` points at an OpenID provider the case
+    /// starts ([`Target::provider`]), unknown users refused: skipped remotely.
+    OAuth2Provider,
+    /// As [`Needs::OAuth2Provider`], with `auth.oauth2.create_users = true`.
+    OAuth2ProviderCreatingUsers,
 }
 
 pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
@@ -148,6 +154,70 @@ pub fn cases() -> Vec<Case> {
             auth::logout_bad_keys,
             AnyServer,
             [("POST", "/auth/logout", B)]
+        ),
+        // OAuth 2.0 login, against a real OpenID provider
+        case!(
+            oauth::oauth2_token_logs_in_and_the_key_works,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", N)]
+        ),
+        case!(
+            oauth::oauth2_force_login_ends_other_sessions,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", N)]
+        ),
+        case!(
+            oauth::oauth2_expired_and_not_yet_valid_tokens_are_refused,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_wrong_issuer_and_audience_are_refused,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_wrongly_signed_tokens_are_refused,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_rotated_key_works_after_rotation,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", N)]
+        ),
+        case!(
+            oauth::oauth2_opaque_tokens_are_introspected,
+            OAuth2Provider,
+            [
+                ("POST", "/auth/loginOAuth2", N),
+                ("POST", "/auth/loginOAuth2", B)
+            ]
+        ),
+        case!(
+            oauth::oauth2_unknown_user_is_refused_without_create_users,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_unknown_user_is_created_with_create_users,
+            OAuth2ProviderCreatingUsers,
+            [("POST", "/auth/loginOAuth2", N)]
+        ),
+        case!(
+            oauth::oauth2_disabled_user_is_refused,
+            OAuth2ProviderCreatingUsers,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_missing_token_or_user_claim,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_login_not_configured,
+            OwnServer,
+            [("POST", "/auth/loginOAuth2", B)]
         ),
         // Routing and the envelope
         case!(routing::unknown_route_is_404_in_envelope, AnyServer, []),
@@ -795,15 +865,33 @@ where
         eprintln!("skipping {name}: the backend is not available");
         return;
     };
-    let target = Target::spawn_backend(backend, |settings| match case.needs {
+    let provider = match case.needs {
+        Needs::OAuth2Provider | Needs::OAuth2ProviderCreatingUsers => {
+            let Some(provider) = crate::oauth_provider::Provider::start().await else {
+                eprintln!("skipping {name}: no OpenID provider");
+                return;
+            };
+            Some(provider)
+        }
+        _ => None,
+    };
+    let mut target = Target::spawn_backend(backend, |settings| match case.needs {
         Needs::SmallBodyLimit => {
             settings.server.max_body_mib = 1;
             settings.server.max_upload_mib = 1;
         }
         Needs::ShortSessions => settings.auth.login_timeout = "5s".into(),
+        Needs::OAuth2Provider | Needs::OAuth2ProviderCreatingUsers => {
+            if let Some(provider) = &provider {
+                provider.configure(settings, case.needs == Needs::OAuth2ProviderCreatingUsers);
+            }
+        }
         Needs::AnyServer | Needs::OwnServer => {}
     })
     .await;
+    if let Some(provider) = provider {
+        target = target.with_provider(provider);
+    }
     (case.run)(&target).await;
     target.shutdown().await;
 }

@@ -3,14 +3,16 @@
 //!
 //! Authorization by construction: every public method a front end may call takes the
 //! [`Caller`](crate::auth::Caller) that only [`Catalog::authenticate`] makes, except the
-//! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::authenticate`],
-//! [`Catalog::logout`]), [`Catalog::ping`] and what the server itself records
-//! ([`Catalog::record_calls`], [`Catalog::purge_system_log`]). The store and the unchecked helpers
+//! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::login_external`],
+//! [`Catalog::external_user`], [`Catalog::authenticate`], [`Catalog::logout`]),
+//! [`Catalog::ping`] and what the server itself records ([`Catalog::record_calls`],
+//! [`Catalog::purge_system_log`]). The store and the unchecked helpers
 //! (resolving identifiers, reading entities) stay inside the crate.
 
 mod auth;
 mod browse;
 mod execute;
+mod external_login;
 mod model_import;
 mod model_io;
 mod query;
@@ -25,6 +27,7 @@ use std::time::Duration;
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
+pub use external_login::{ExternalIdentity, map_groups};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};

@@ -1,6 +1,7 @@
 //! Login and logout.
 
 use axum::extract::{Request, State};
+use axum::http::header::AUTHORIZATION;
 use axum::response::{IntoResponse, Response};
 use lore_core::Error;
 use serde::Deserialize;
@@ -9,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
 use crate::error::{ApiResult, ok};
-use crate::extract::{Authenticated, JsonBody, Params, PeerAddr, api_key};
+use crate::extract::{Authenticated, JsonBody, Params, PeerAddr, api_key, body_bytes};
 
 /// Credentials of a password login.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -71,6 +72,71 @@ pub async fn login_plain_text(
 ) -> ApiResult<Response> {
     let key = key_for(&state, peer, &params, body).await?;
     Ok(key.into_response())
+}
+
+/// An OAuth 2.0 access token to log in with; it may come in the `Authorization: Bearer`
+/// header instead (the body wins when both are sent).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct OAuth2LoginRequest {
+    /// The access token: a JWT, or an opaque token the provider introspects.
+    #[serde(alias = "accessToken", alias = "access_token")]
+    pub token: Option<String>,
+}
+
+/// The token of an OAuth 2.0 login: from the JSON body (`token`, `accessToken` or
+/// `access_token`), else from `Authorization: Bearer`.
+fn bearer_token(headers: &axum::http::HeaderMap, body: &[u8]) -> ApiResult<Option<String>> {
+    let from_body = if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        serde_json::from_slice::<OAuth2LoginRequest>(body)
+            .map_err(|e| Error::invalid(format!("the request body is not valid: {e}")))?
+            .token
+    };
+    let from_header = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, token) = v.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| token.trim().to_owned())
+        });
+    Ok(from_body
+        .filter(|t| !t.trim().is_empty())
+        .or(from_header)
+        .filter(|t| !t.trim().is_empty()))
+}
+
+/// Logs in with an OAuth 2.0 / OpenID Connect access token (JSON body `token`,
+/// `accessToken` or `access_token`, or `Authorization: Bearer`); `result.token` holds the
+/// API key. 400 OPERATION_NOT_SUPPORTED when `[auth.oauth2]` is not enabled.
+#[utoipa::path(post, path = "/auth/loginOAuth2", tag = "Authentication", params(LoginParams), request_body = OAuth2LoginRequest,
+    responses((status = 200, description = "`{\"result\": {\"token\": \"<key>\"}}`"),
+        (status = 400, description = "No token, or OAuth 2.0 login is not configured"),
+        (status = 401, description = "The token is refused: expired, not yet valid, wrong issuer or audience, bad signature, unknown key, inactive, no user claim, unknown or disabled user")))]
+pub async fn login_oauth2(
+    State(state): State<AppState>,
+    Params(params): Params<LoginParams>,
+    req: Request,
+) -> ApiResult<Response> {
+    let oauth2 = state.oauth2.clone().ok_or_else(|| {
+        Error::unsupported(
+            "OAuth 2.0 login is not configured on this server (enable [auth.oauth2]); log in with POST /auth/login",
+        )
+    })?;
+    let force = crate::extract::flag(params.force_login.as_deref(), "forceLogin")?;
+    let headers = req.headers().clone();
+    let body = body_bytes(req, &state).await?;
+    let token = bearer_token(&headers, &body)?.ok_or_else(|| Error::missing("token"))?;
+    let identity = oauth2.identity(&token).await?;
+    let user = identity.user_name.clone();
+    let key = state
+        .catalog
+        .login_external(identity, oauth2.create_users(), force)
+        .await?;
+    tracing::info!(user = %user, "logged in with OAuth 2.0");
+    Ok(ok(json!({ "token": key })))
 }
 
 /// Logs out: the key fails afterwards. Any body (none, text, `{}`) is accepted. Needs a

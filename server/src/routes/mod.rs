@@ -61,6 +61,7 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
     let router = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(auth::login))
         .routes(routes!(auth::login_plain_text))
+        .routes(routes!(auth::login_oauth2))
         .routes(routes!(auth::logout))
         .routes(routes!(entities::get_entity))
         .routes(routes!(entities::validate_mql_query))
