@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 
 use super::Catalog;
 use crate::error::{Error, ErrorCode, Result};
-use crate::id::{ObjectId, REPOSITORY_MODEL};
+use crate::id::ObjectId;
 use crate::model::User;
-use crate::store::{Batch, Op};
 
 /// Who an external login method has proven the caller to be.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -82,9 +81,8 @@ impl Catalog {
     }
 
     async fn create_external_user(&self, name: &str, identity: &ExternalIdentity) -> Result<User> {
-        let id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
         let user = User {
-            id,
+            id: ObjectId::repository(0),
             name: name.to_owned(),
             full_name: identity
                 .full_name
@@ -97,10 +95,8 @@ impl Catalog {
             enabled: true,
             created_at: crate::model::now(),
         };
-        let mut batch = Batch::new();
-        batch.push(Op::PutUser(user.clone()));
-        match self.store.apply(batch).await {
-            Ok(()) => {
+        match self.add_user(user).await {
+            Ok(user) => {
                 tracing::info!(user = %name, "created a user at their first OAuth 2.0 login");
                 Ok(user)
             }

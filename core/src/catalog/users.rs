@@ -67,21 +67,29 @@ impl Catalog {
     /// Creates a user (administrators only).
     pub async fn create_user(&self, caller: &Caller, new: NewUser) -> Result<User> {
         caller.require(Capability::Administer)?;
-        let name = check_name(new.name.as_deref())?;
         let password_hash = match new.password.as_deref() {
             Some(p) => Some(hash_password(check_password(p)?)?),
             None => None,
         };
-        let user = User {
-            id: ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?),
-            name,
+        self.add_user(User {
+            id: ObjectId::repository(0),
+            name: new.name.ok_or_else(|| Error::missing("name"))?,
             full_name: new.full_name.unwrap_or_default(),
             email: new.email.unwrap_or_default(),
             description: new.description.unwrap_or_default(),
             password_hash,
             enabled: new.enabled.unwrap_or(true),
             created_at: crate::model::now(),
-        };
+        })
+        .await
+    }
+
+    /// Stores a new user under a new id (the one in `user` is ignored), after checking
+    /// the name: the one way users are created, by an administrator or at a first
+    /// OAuth 2.0 login. A taken name is a CONFLICT.
+    pub(crate) async fn add_user(&self, mut user: User) -> Result<User> {
+        user.name = check_name(Some(&user.name))?;
+        user.id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
         self.store
             .apply(vec![Op::PutUser(user.clone())].into())
             .await?;
