@@ -104,6 +104,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(the_same_failure_has_the_same_code),
         // Reads for the request path
         case!(principal_and_meta_version),
+        case!(groups_memberships_and_grants_through_groups),
         case!(objects_by_ids_with_details),
         case!(model_objects_in_pages),
         // Worksheets

@@ -439,6 +439,186 @@ pub async fn principal_and_meta_version(store: Arc<dyn Store>) {
     );
 }
 
+fn group(id: i64, name: &str, enabled: bool) -> Group {
+    Group {
+        id: ObjectId::repository(id),
+        name: name.to_owned(),
+        description: String::new(),
+        enabled,
+        created_at: now(),
+    }
+}
+
+fn member(group: i64, user: i64) -> Membership {
+    Membership {
+        group: ObjectId::repository(group),
+        user: ObjectId::repository(user),
+    }
+}
+
+/// Groups: names unique case-insensitively, members and a user's groups sorted by name,
+/// memberships only of existing groups and users, the grants of enabled groups reaching
+/// their members through `principal`, and deletes taking memberships and grants along.
+pub async fn groups_memberships_and_grants_through_groups(store: Arc<dyn Store>) {
+    let grant = |grantee: i64, role: &str| Grant {
+        grantee: ObjectId::repository(grantee),
+        role: role.to_owned(),
+        object: None,
+    };
+    let role = |name: &str| Role {
+        name: name.to_owned(),
+        description: String::new(),
+        global: true,
+        capabilities: vec![Capability::ViewMetadata],
+    };
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::PutUser(user(1, "erin")),
+                Op::PutUser(user(2, "Bob")),
+                Op::PutRole(role("Viewer")),
+                Op::PutRole(role("Editor")),
+                Op::PutGroup(group(10, "stewards", true)),
+                Op::PutGroup(group(11, "Analysts", true)),
+                Op::PutGroup(group(12, "dormant", false)),
+                Op::AddMember(member(10, 1)),
+                Op::AddMember(member(10, 2)),
+                Op::AddMember(member(10, 2)),
+                Op::AddMember(member(11, 1)),
+                Op::AddMember(member(12, 1)),
+                // an absent group or user: no-ops
+                Op::AddMember(member(99, 1)),
+                Op::AddMember(member(10, 98)),
+                Op::AddGrant(grant(1, "Viewer")),
+                Op::AddGrant(grant(10, "Editor")),
+                Op::AddGrant(grant(12, "Viewer")),
+                Op::AddGrant(Grant {
+                    grantee: ObjectId::repository(12),
+                    role: "Editor".into(),
+                    object: Some(ObjectId::repository(5)),
+                }),
+            ]))
+            .await,
+        "writing users, groups, members and grants",
+    );
+    fails(
+        store
+            .apply(Batch::from(vec![Op::PutGroup(group(13, "STEWARDS", true))]))
+            .await,
+        ErrorCode::Conflict,
+        "a second group named stewards",
+    );
+    let names = |groups: Vec<Group>| groups.into_iter().map(|g| g.name).collect::<Vec<_>>();
+    assert_eq!(
+        names(ok(store.groups().await, "groups")),
+        ["Analysts", "dormant", "stewards"]
+    );
+    assert_eq!(
+        ok(store.group_by_name("StewardS").await, "by name").map(|g| g.id),
+        Some(ObjectId::repository(10))
+    );
+    assert_eq!(
+        ok(store.group(ObjectId::repository(12)).await, "by id").map(|g| g.enabled),
+        Some(false)
+    );
+    let members: Vec<String> = ok(store.members(ObjectId::repository(10)).await, "members")
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    assert_eq!(members, ["Bob", "erin"], "once each, by name");
+    assert_eq!(
+        names(ok(
+            store.groups_of(ObjectId::repository(1)).await,
+            "groups of"
+        )),
+        ["Analysts", "dormant", "stewards"]
+    );
+    assert!(ok(store.members(ObjectId::repository(99)).await, "members").is_empty());
+
+    // The caller holds their own grants and those of their enabled groups.
+    ok(
+        store
+            .put_session(session("erin-key", 1, Duration::hours(1)))
+            .await,
+        "session",
+    );
+    let p = ok(store.principal("erin-key", now()).await, "reading").expect("a principal");
+    let mut expected = vec![grant(1, "Viewer"), grant(10, "Editor")];
+    expected.sort();
+    assert_eq!(p.grants, expected, "not the disabled group's");
+    let roles: Vec<&str> = p.roles.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(roles, ["Editor", "Viewer"]);
+
+    // Leaving a group, or the group being disabled, takes its grants away.
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::RemoveMember(member(10, 1)),
+                Op::RemoveMember(member(10, 1)),
+            ]))
+            .await,
+        "removing a member",
+    );
+    let p = ok(store.principal("erin-key", now()).await, "reading").expect("a principal");
+    assert_eq!(p.grants, [grant(1, "Viewer")]);
+    ok(
+        store
+            .apply(Batch::from(vec![Op::PutGroup(group(12, "dormant", true))]))
+            .await,
+        "enabling a group",
+    );
+    let p = ok(store.principal("erin-key", now()).await, "reading").expect("a principal");
+    assert_eq!(p.grants.len(), 3, "{:?}", p.grants);
+
+    // Deleting a group takes its memberships and grants; deleting a user, theirs.
+    ok(
+        store
+            .apply(Batch::from(vec![
+                Op::DeleteGroup(ObjectId::repository(12)),
+                Op::DeleteUser(ObjectId::repository(2)),
+            ]))
+            .await,
+        "deleting a group and a user",
+    );
+    assert_eq!(
+        ok(store.group(ObjectId::repository(12)).await, "gone"),
+        None
+    );
+    assert!(ok(store.grants_of(ObjectId::repository(12)).await, "grants").is_empty());
+    assert_eq!(
+        names(ok(
+            store.groups_of(ObjectId::repository(1)).await,
+            "groups of"
+        )),
+        ["Analysts"]
+    );
+    assert!(ok(store.members(ObjectId::repository(10)).await, "members").is_empty());
+    // A failed batch leaves groups and members as they were.
+    fails(
+        store
+            .apply(Batch::from(vec![
+                Op::AddMember(member(11, 1)),
+                Op::RemoveMember(member(11, 1)),
+                Op::DeleteGroup(ObjectId::repository(11)),
+                Op::PutUser(user(3, "ERIN")),
+            ]))
+            .await,
+        ErrorCode::Conflict,
+        "a batch ending in a name clash",
+    );
+    assert_eq!(
+        names(ok(
+            store.groups_of(ObjectId::repository(1)).await,
+            "groups of"
+        )),
+        ["Analysts"]
+    );
+    assert_eq!(
+        ok(store.grants_of(ObjectId::repository(10)).await, "grants"),
+        [grant(10, "Editor")]
+    );
+}
+
 /// `objects` answers the existing objects of a list of ids once each, sorted by id, and
 /// `objects_with_details` adds what hangs on them as `details` answers it.
 pub async fn objects_by_ids_with_details(store: Arc<dyn Store>) {

@@ -136,6 +136,26 @@ impl Store for Counting {
         self.read();
         self.inner.users().await
     }
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
+        self.read();
+        self.inner.group(id).await
+    }
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
+        self.read();
+        self.inner.group_by_name(name).await
+    }
+    async fn groups(&self) -> Result<Vec<Group>> {
+        self.read();
+        self.inner.groups().await
+    }
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
+        self.read();
+        self.inner.members(group).await
+    }
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
+        self.read();
+        self.inner.groups_of(user).await
+    }
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         self.read();
         self.inner.grants_of_role(role).await

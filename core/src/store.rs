@@ -67,9 +67,19 @@ pub enum Op {
     PutSensitivityLabel(SensitivityLabel),
     /// Inserts or replaces a user (by id); user names are unique, case-insensitively.
     PutUser(User),
-    /// Deletes the user with their sessions, the grants they hold and their worksheets;
+    /// Deletes the user with their sessions, memberships, the grants they hold and their worksheets;
     /// deleting an absent user is a no-op.
     DeleteUser(ObjectId),
+    /// Inserts or replaces a group (by id); group names are unique, case-insensitively.
+    PutGroup(Group),
+    /// Deletes the group with its memberships and the grants it holds; deleting an
+    /// absent group is a no-op.
+    DeleteGroup(ObjectId),
+    /// Adds a user to a group; adding an existing member, or to an absent group or an
+    /// absent user, is a no-op.
+    AddMember(Membership),
+    /// Removes a user from a group; removing a non-member is a no-op.
+    RemoveMember(Membership),
     /// Inserts or replaces a role (by name).
     PutRole(Role),
     /// Adds a grant; adding an existing grant is a no-op.
@@ -166,6 +176,12 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field, &what)?;
             }
         }
+        Op::PutGroup(g) => {
+            g.created_at = micros(g.created_at);
+            let what = || format!("group {}", g.id);
+            text(&g.name, &what)?;
+            text(&g.description, &what)?;
+        }
         Op::PutRole(r) => {
             let what = || format!("role '{}'", r.name);
             text(&r.name, &what)?;
@@ -189,7 +205,13 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field.as_deref().unwrap_or_default(), &what)?;
             }
         }
-        Op::DeleteObject(_) | Op::ClearModel(_) | Op::DeleteWorksheet(_) | Op::DeleteUser(_) => {}
+        Op::DeleteObject(_)
+        | Op::ClearModel(_)
+        | Op::DeleteWorksheet(_)
+        | Op::DeleteUser(_)
+        | Op::DeleteGroup(_)
+        | Op::AddMember(_)
+        | Op::RemoveMember(_) => {}
     }
     Ok(())
 }
@@ -356,7 +378,7 @@ pub struct Explanation {
 pub struct Principal {
     pub session: Session,
     pub user: User,
-    /// The user's grants, sorted.
+    /// The grants the user holds, directly or through their enabled groups, sorted.
     pub grants: Vec<Grant>,
     /// The stored roles those grants name, sorted by name.
     pub roles: Vec<Role>,
@@ -470,13 +492,23 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn user_count(&self) -> Result<u64>;
     /// Every user, sorted by name (case-insensitively), then id.
     async fn users(&self) -> Result<Vec<User>>;
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>>;
+    /// The group of that name, compared case-insensitively (Unicode lowercase).
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>>;
+    /// Every group, sorted by name (case-insensitively), then id.
+    async fn groups(&self) -> Result<Vec<Group>>;
+    /// The members of the group, sorted by name (case-insensitively), then id.
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>>;
+    /// The groups the user belongs to, sorted by name (case-insensitively), then id.
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>>;
     /// Grants held by the grantee, sorted.
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>>;
     /// Grants of the role (role names compare exactly), sorted.
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>>;
 
     /// The session of the key hash (if it exists and has not expired at `now`) with its
-    /// user, the user's grants and their roles: one read.
+    /// user, the grants the user holds directly or through an enabled group, and their
+    /// roles: one read.
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>>;
 
     async fn put_session(&self, session: Session) -> Result<()>;

@@ -167,6 +167,21 @@ impl Store for Recording {
     async fn users(&self) -> Result<Vec<User>> {
         self.inner.users().await
     }
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
+        self.inner.group(id).await
+    }
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
+        self.inner.group_by_name(name).await
+    }
+    async fn groups(&self) -> Result<Vec<Group>> {
+        self.inner.groups().await
+    }
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
+        self.inner.members(group).await
+    }
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
+        self.inner.groups_of(user).await
+    }
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         self.inner.grants_of_role(role).await
     }

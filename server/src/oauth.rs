@@ -181,6 +181,12 @@ impl OAuth2Login {
             full_name: text("name"),
             email: text("email"),
             groups: map_groups(values, &self.groups),
+            managed_groups: {
+                let mut all: Vec<String> = self.groups.values().cloned().collect();
+                all.sort();
+                all.dedup();
+                all
+            },
         })
     }
 

@@ -18,8 +18,9 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
-    Grant, LabelAssignment, LoginFailures, Object, ObjectKind, Profiling, Role, SensitivityLabel,
-    Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, User, Value, Worksheet,
+    Grant, Group, LabelAssignment, LoginFailures, Membership, Object, ObjectKind, Profiling, Role,
+    SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, User,
+    Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -68,6 +69,13 @@ struct State {
     users: BTreeMap<ObjectId, User>,
     /// Lowercased user name to user id.
     user_names: HashMap<String, ObjectId>,
+    groups: BTreeMap<ObjectId, Group>,
+    /// Lowercased group name to group id.
+    group_names: HashMap<String, ObjectId>,
+    /// Memberships by group, then user.
+    members: BTreeSet<Membership>,
+    /// The same memberships as (user, group).
+    member_of: BTreeSet<(ObjectId, ObjectId)>,
     grants: BTreeSet<Grant>,
     /// (object, grant) of every grant on an object.
     grants_on: BTreeSet<(ObjectId, Grant)>,
@@ -171,6 +179,8 @@ enum Undo {
     SensitivityLabel(String, Option<SensitivityLabel>),
     Role(String, Option<Role>),
     User(ObjectId, Option<User>),
+    Group(ObjectId, Option<Group>),
+    Member(Membership, bool),
     Grant(Grant, bool),
     Worksheet(ObjectId, Option<Worksheet>),
 }
@@ -277,6 +287,54 @@ impl State {
         old
     }
 
+    fn set_group(&mut self, id: ObjectId, group: Option<Group>) -> Option<Group> {
+        let old = match group {
+            Some(group) => self.groups.insert(id, group),
+            None => self.groups.remove(&id),
+        };
+        if let Some(old) = &old {
+            let key = user_key(&old.name);
+            if self.group_names.get(&key) == Some(&id) {
+                self.group_names.remove(&key);
+            }
+        }
+        if let Some(new) = self.groups.get(&id) {
+            self.group_names.insert(user_key(&new.name), id);
+        }
+        old
+    }
+
+    /// Sets whether the membership exists; returns whether it did.
+    fn set_member(&mut self, m: Membership, present: bool) -> bool {
+        if present {
+            self.member_of.insert((m.user, m.group));
+            !self.members.insert(m)
+        } else {
+            self.member_of.remove(&(m.user, m.group));
+            self.members.remove(&m)
+        }
+    }
+
+    /// The ids of the groups the user belongs to.
+    fn group_ids_of(&self, user: ObjectId) -> impl Iterator<Item = ObjectId> + '_ {
+        self.member_of
+            .range((user, MIN_ID)..)
+            .take_while(move |(u, _)| *u == user)
+            .map(|(_, g)| *g)
+    }
+
+    /// The grants the grantee holds itself.
+    fn grants_held(&self, grantee: ObjectId) -> impl Iterator<Item = &Grant> + '_ {
+        let start = Grant {
+            grantee,
+            role: String::new(),
+            object: None,
+        };
+        self.grants
+            .range(start..)
+            .take_while(move |g| g.grantee == grantee)
+    }
+
     fn set_worksheet(&mut self, id: ObjectId, worksheet: Option<Worksheet>) -> Option<Worksheet> {
         let old = match worksheet {
             Some(worksheet) => self.worksheets.insert(id, worksheet),
@@ -336,6 +394,12 @@ impl State {
             }
             Undo::User(id, old) => {
                 self.set_user(id, old);
+            }
+            Undo::Group(id, old) => {
+                self.set_group(id, old);
+            }
+            Undo::Member(m, was) => {
+                self.set_member(m, was);
             }
             Undo::Grant(grant, was) => {
                 self.set_grant(grant, was);
@@ -667,15 +731,10 @@ impl Tx<'_> {
                 self.undo.push(Undo::User(id, old));
             }
             Op::DeleteUser(id) => {
-                let held: Vec<Grant> = self
-                    .state
-                    .grants
-                    .iter()
-                    .filter(|g| g.grantee == id)
-                    .cloned()
-                    .collect();
-                for grant in held {
-                    self.grant(grant, false);
+                self.revoke_all(id);
+                let groups: Vec<ObjectId> = self.state.group_ids_of(id).collect();
+                for group in groups {
+                    self.member(Membership { group, user: id }, false);
                 }
                 let owned: Vec<ObjectId> = self
                     .state
@@ -696,6 +755,49 @@ impl Tx<'_> {
                     self.undo.push(Undo::User(id, old));
                 }
             }
+            Op::PutGroup(group) => {
+                if let Some(other) = self.state.group_names.get(&user_key(&group.name))
+                    && *other != group.id
+                {
+                    return Err(Error::conflict(format!(
+                        "a group named '{}' already exists",
+                        group.name
+                    )));
+                }
+                let id = group.id;
+                let old = self.state.set_group(id, Some(group));
+                self.undo.push(Undo::Group(id, old));
+            }
+            Op::DeleteGroup(id) => {
+                self.revoke_all(id);
+                let members: Vec<Membership> = self
+                    .state
+                    .members
+                    .range(
+                        Membership {
+                            group: id,
+                            user: MIN_ID,
+                        }..,
+                    )
+                    .take_while(|m| m.group == id)
+                    .copied()
+                    .collect();
+                for m in members {
+                    self.member(m, false);
+                }
+                let old = self.state.set_group(id, None);
+                if old.is_some() {
+                    self.undo.push(Undo::Group(id, old));
+                }
+            }
+            Op::AddMember(m) => {
+                if self.state.groups.contains_key(&m.group)
+                    && self.state.users.contains_key(&m.user)
+                {
+                    self.member(m, true);
+                }
+            }
+            Op::RemoveMember(m) => self.member(m, false),
             Op::PutRole(role) => {
                 self.state.meta_version += 1;
                 let name = role.name.clone();
@@ -829,6 +931,21 @@ impl Tx<'_> {
         let was = self.state.set_tag(tag.clone(), present);
         if was != present {
             self.undo.push(Undo::Tag(tag, was));
+        }
+    }
+
+    fn member(&mut self, m: Membership, present: bool) {
+        let was = self.state.set_member(m, present);
+        if was != present {
+            self.undo.push(Undo::Member(m, was));
+        }
+    }
+
+    /// Revokes every grant the grantee holds.
+    fn revoke_all(&mut self, grantee: ObjectId) {
+        let held: Vec<Grant> = self.state.grants_held(grantee).cloned().collect();
+        for grant in held {
+            self.grant(grant, false);
         }
     }
 
@@ -1146,19 +1263,56 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
-        let start = Grant {
-            grantee,
-            role: String::new(),
-            object: None,
-        };
-        Ok(self
-            .read()?
-            .grants
-            .range(start..)
-            .take_while(|g| g.grantee == grantee)
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
+        Ok(self.read()?.groups.get(&id).cloned())
+    }
+
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
+        let state = self.read()?;
+        Ok(state
+            .group_names
+            .get(&user_key(name))
+            .and_then(|id| state.groups.get(id))
+            .cloned())
+    }
+
+    async fn groups(&self) -> Result<Vec<Group>> {
+        let mut groups: Vec<Group> = self.read()?.groups.values().cloned().collect();
+        groups.sort_by_cached_key(|g| (user_key(&g.name), g.id));
+        Ok(groups)
+    }
+
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
+        let state = self.read()?;
+        let mut users: Vec<User> = state
+            .members
+            .range(
+                Membership {
+                    group,
+                    user: MIN_ID,
+                }..,
+            )
+            .take_while(|m| m.group == group)
+            .filter_map(|m| state.users.get(&m.user))
             .cloned()
-            .collect())
+            .collect();
+        users.sort_by_cached_key(|u| (user_key(&u.name), u.id));
+        Ok(users)
+    }
+
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
+        let state = self.read()?;
+        let mut groups: Vec<Group> = state
+            .group_ids_of(user)
+            .filter_map(|g| state.groups.get(&g))
+            .cloned()
+            .collect();
+        groups.sort_by_cached_key(|g| (user_key(&g.name), g.id));
+        Ok(groups)
+    }
+
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
+        Ok(self.read()?.grants_held(grantee).cloned().collect())
     }
 
     async fn meta_version(&self) -> Result<i64> {
@@ -1173,17 +1327,13 @@ impl Store for MemoryStore {
         let Some(user) = state.users.get(&session.user) else {
             return Ok(None);
         };
-        let start = Grant {
-            grantee: user.id,
-            role: String::new(),
-            object: None,
-        };
-        let grants: Vec<Grant> = state
-            .grants
-            .range(start..)
-            .take_while(|g| g.grantee == user.id)
-            .cloned()
-            .collect();
+        let mut grants: Vec<Grant> = state.grants_held(user.id).cloned().collect();
+        for group in state.group_ids_of(user.id) {
+            if state.groups.get(&group).is_some_and(|g| g.enabled) {
+                grants.extend(state.grants_held(group).cloned());
+            }
+        }
+        grants.sort();
         let names: BTreeSet<&str> = grants.iter().map(|g| g.role.as_str()).collect();
         let roles = names
             .into_iter()

@@ -77,6 +77,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "system log",
         sql: include_str!("../migrations/0007_system_log.sql"),
     },
+    Migration {
+        version: 8,
+        name: "groups",
+        sql: include_str!("../migrations/0008_groups.sql"),
+    },
 ];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an

@@ -26,6 +26,14 @@ macro_rules! user_columns {
 }
 pub(crate) use user_columns;
 
+/// The columns [`group`] reads, in order.
+macro_rules! group_columns {
+    () => {
+        "model_id, object_id, name, description, enabled, created_at"
+    };
+}
+pub(crate) use group_columns;
+
 /// The columns [`worksheet`] reads, in order.
 macro_rules! worksheet_columns {
     () => {
@@ -192,6 +200,17 @@ pub(crate) fn user(mut row: Row) -> Result<User> {
         password_hash: row.opt_text(6, T)?,
         enabled: row.bool(7, T)?,
         created_at: row.timestamp(8, T)?,
+    })
+}
+
+pub(crate) fn group(mut row: Row) -> Result<Group> {
+    const T: &str = "user_groups";
+    Ok(Group {
+        id: ObjectId::new(row.int(0, T)?, row.int(1, T)?),
+        name: row.text(2, T)?,
+        description: row.text(3, T)?,
+        enabled: row.bool(4, T)?,
+        created_at: row.timestamp(5, T)?,
     })
 }
 

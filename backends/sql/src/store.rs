@@ -16,7 +16,7 @@ use crate::compile;
 use crate::dialect::Dialect;
 use crate::driver::Table;
 use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
-use crate::read::{self, object_columns, user_columns, worksheet_columns};
+use crate::read::{self, group_columns, object_columns, user_columns, worksheet_columns};
 use crate::union::{Part, split, union_all};
 use crate::value::ColType;
 use crate::value::{Row, SqlValue};
@@ -920,7 +920,7 @@ impl<D: Driver> Store for SqlStore<D> {
         // One statement, one row per grant: the session and user repeat on each.
         let rows = self
             .rows(
-                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at,                  u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash,                  u.enabled, u.created_at,                  g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id,                  r.name, r.description, r.global, r.capabilities,                  (SELECT version FROM versions WHERE name = 'meta')                  FROM sessions s                  JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object                  LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object                  LEFT JOIN roles r ON r.name = g.role                  WHERE s.key_hash = $1 AND s.expires_at > $2",
+                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at,                  u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash,                  u.enabled, u.created_at,                  g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id,                  r.name, r.description, r.global, r.capabilities,                  (SELECT version FROM versions WHERE name = 'meta')                  FROM sessions s                  JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object                  LEFT JOIN grants g ON (g.grantee_model, g.grantee_object) IN                    (SELECT s.user_model, s.user_object                     UNION ALL SELECT m.group_model, m.group_object FROM group_members m                     JOIN user_groups ug ON ug.model_id = m.group_model AND ug.object_id = m.group_object                     WHERE m.user_model = s.user_model AND m.user_object = s.user_object AND ug.enabled)                  LEFT JOIN roles r ON r.name = g.role                  WHERE s.key_hash = $1 AND s.expires_at > $2",
                 vec![key_hash.into(), now.into()],
                 "the caller of a session",
             )
@@ -1012,6 +1012,81 @@ impl<D: Driver> Store for SqlStore<D> {
             )
             .await?;
         read::all(rows, read::user)
+    }
+
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    group_columns!(),
+                    " FROM user_groups WHERE model_id = $1 AND object_id = $2"
+                ),
+                vec![id.model.into(), id.object.into()],
+                "groups",
+            )
+            .await?;
+        read::first(rows, read::group)
+    }
+
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    group_columns!(),
+                    " FROM user_groups WHERE name_key = $1"
+                ),
+                vec![user_name_key(name).into()],
+                "groups",
+            )
+            .await?;
+        read::first(rows, read::group)
+    }
+
+    async fn groups(&self) -> Result<Vec<Group>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    group_columns!(),
+                    " FROM user_groups ORDER BY name_key, model_id, object_id"
+                ),
+                Vec::new(),
+                "groups",
+            )
+            .await?;
+        read::all(rows, read::group)
+    }
+
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
+        let rows = self
+            .rows(
+                "SELECT u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, \
+                 u.password_hash, u.enabled, u.created_at FROM group_members m \
+                 JOIN users u ON u.model_id = m.user_model AND u.object_id = m.user_object \
+                 WHERE m.group_model = $1 AND m.group_object = $2 \
+                 ORDER BY u.name_key, u.model_id, u.object_id",
+                vec![group.model.into(), group.object.into()],
+                "group members",
+            )
+            .await?;
+        read::all(rows, read::user)
+    }
+
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
+        let rows = self
+            .rows(
+                "SELECT g.model_id, g.object_id, g.name, g.description, g.enabled, g.created_at \
+                 FROM group_members m \
+                 JOIN user_groups g ON g.model_id = m.group_model AND g.object_id = m.group_object \
+                 WHERE m.user_model = $1 AND m.user_object = $2 \
+                 ORDER BY g.name_key, g.model_id, g.object_id",
+                vec![user.model.into(), user.object.into()],
+                "groups",
+            )
+            .await?;
+        read::all(rows, read::group)
     }
 
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {

@@ -397,6 +397,69 @@ impl Writer {
                     context,
                 );
             }
+            Op::PutGroup(g) => {
+                let context = Context {
+                    what: format!("writing group {}", g.id).into(),
+                    on_unique: Some(format!("a group named '{}' already exists", g.name)),
+                };
+                let name_key = user_name_key(&g.name);
+                self.pending.push(
+                    Stmt::exec(
+                        "INSERT INTO user_groups (model_id, object_id, name, name_key, description, enabled, created_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                         ON CONFLICT (model_id, object_id) DO UPDATE SET name = excluded.name, \
+                         name_key = excluded.name_key, description = excluded.description, \
+                         enabled = excluded.enabled, created_at = excluded.created_at",
+                        vec![
+                            g.id.model.into(),
+                            g.id.object.into(),
+                            g.name.into(),
+                            name_key.into(),
+                            g.description.into(),
+                            g.enabled.into(),
+                            g.created_at.into(),
+                        ],
+                    ),
+                    context,
+                );
+            }
+            Op::DeleteGroup(id) => {
+                for (sql, what) in [
+                    (
+                        "DELETE FROM group_members WHERE group_model = $1 AND group_object = $2",
+                        "removing the members of group",
+                    ),
+                    (
+                        "DELETE FROM grants WHERE grantee_model = $1 AND grantee_object = $2",
+                        "revoking the roles of group",
+                    ),
+                    (
+                        "DELETE FROM user_groups WHERE model_id = $1 AND object_id = $2",
+                        "deleting group",
+                    ),
+                ] {
+                    self.exec(
+                        sql,
+                        vec![id.model.into(), id.object.into()],
+                        format!("{what} {id}"),
+                    );
+                }
+            }
+            Op::AddMember(m) => self.exec(
+                "INSERT INTO group_members (group_model, group_object, user_model, user_object) \
+                 SELECT $1, $2, $3, $4 \
+                 WHERE EXISTS (SELECT 1 FROM user_groups WHERE model_id = $1 AND object_id = $2) \
+                 AND EXISTS (SELECT 1 FROM users WHERE model_id = $3 AND object_id = $4) \
+                 ON CONFLICT DO NOTHING",
+                membership_row(m),
+                format!("adding user {} to group {}", m.user, m.group),
+            ),
+            Op::RemoveMember(m) => self.exec(
+                "DELETE FROM group_members WHERE group_model = $1 AND group_object = $2 \
+                 AND user_model = $3 AND user_object = $4",
+                membership_row(m),
+                format!("removing user {} from group {}", m.user, m.group),
+            ),
             Op::PutRole(role) => {
                 self.meta_changed = true;
                 let capabilities = to_json(&role.capabilities, "a capability list")?;
@@ -483,6 +546,10 @@ impl Writer {
                     (
                         "DELETE FROM grants WHERE grantee_model = $1 AND grantee_object = $2",
                         "revoking the roles of user",
+                    ),
+                    (
+                        "DELETE FROM group_members WHERE user_model = $1 AND user_object = $2",
+                        "removing from their groups user",
                     ),
                     (
                         "DELETE FROM worksheets WHERE owner_model = $1 AND owner_object = $2",
@@ -770,6 +837,15 @@ fn grant_row(g: Grant) -> Vec<SqlValue> {
 }
 
 /// The key user names are unique by, case-insensitively (Unicode lowercase).
+fn membership_row(m: Membership) -> Vec<SqlValue> {
+    vec![
+        m.group.model.into(),
+        m.group.object.into(),
+        m.user.model.into(),
+        m.user.object.into(),
+    ]
+}
+
 pub fn user_name_key(name: &str) -> String {
     name.to_lowercase()
 }

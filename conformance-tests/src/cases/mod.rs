@@ -18,6 +18,7 @@ mod denied;
 mod entities;
 mod execute;
 mod export;
+mod groups;
 pub(crate) mod import;
 mod oauth;
 mod query;
@@ -755,6 +756,43 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/admin/users", D),
                 ("GET", "/admin/users", D),
                 ("DELETE", "/admin/users/{userId}", D),
+            ]
+        ),
+        case!(
+            groups::groups_create_list_get_update_delete,
+            AnyServer,
+            [
+                ("POST", "/admin/groups", N),
+                ("GET", "/admin/groups", N),
+                ("PUT", "/admin/groups", N),
+                ("GET", "/admin/groups/{groupId}", N),
+                ("DELETE", "/admin/groups/{groupId}", N),
+                ("POST", "/admin/groups/{groupId}/members", N),
+                ("DELETE", "/admin/groups/{groupId}/members/{userId}", N),
+            ]
+        ),
+        case!(
+            groups::groups_bad_input,
+            AnyServer,
+            [
+                ("POST", "/admin/groups", B),
+                ("GET", "/admin/groups", B),
+                ("PUT", "/admin/groups", B),
+                ("GET", "/admin/groups/{groupId}", B),
+                ("DELETE", "/admin/groups/{groupId}", B),
+                ("POST", "/admin/groups/{groupId}/members", B),
+                ("DELETE", "/admin/groups/{groupId}/members/{userId}", B),
+            ]
+        ),
+        case!(
+            groups::groups_without_administer_are_denied,
+            AnyServer,
+            [
+                ("POST", "/admin/groups", D),
+                ("PUT", "/admin/groups", D),
+                ("DELETE", "/admin/groups/{groupId}", D),
+                ("POST", "/admin/groups/{groupId}/members", D),
+                ("DELETE", "/admin/groups/{groupId}/members/{userId}", D),
             ]
         ),
         case!(

@@ -265,6 +265,39 @@ pub async fn oauth2_unknown_user_is_created_with_create_users(t: &Target) {
     let key = key_of(&login(t, &token).await);
     // Logged in, without roles: authenticated but not allowed to read metadata.
     assert_eq!(status_with(t, &key).await, 403);
+    // The mapped group was created and the user joined it; a group the provider does
+    // not manage is kept across logins, a managed one the token no longer names is left.
+    let groups_of = |name: String| async move {
+        let resp = t.get_q("/admin/groups", &[("member", &name)]).await;
+        let mut names: Vec<String> = resp
+            .ok_array()
+            .iter()
+            .map(|g| g["name"].as_str().expect("name").to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(groups_of(name.clone()).await, ["Stewards"]);
+    let own = unique("Local");
+    t.post(
+        "/admin/groups",
+        &[],
+        &json!({"name": own, "members": [name]}),
+    )
+    .await
+    .ok();
+    let token = p
+        .token(json!({"preferred_username": name, "aud": AUDIENCE, "groups": ["lore-admins"]}))
+        .await;
+    key_of(&login(t, &token).await);
+    let mut expected = vec!["Administrators".to_owned(), own.clone()];
+    expected.sort();
+    assert_eq!(groups_of(name.clone()).await, expected);
+    let token = p
+        .token(json!({"preferred_username": name, "aud": AUDIENCE, "groups": []}))
+        .await;
+    key_of(&login(t, &token).await);
+    assert_eq!(groups_of(name.clone()).await, [own]);
     let store = t.store().expect("a local target");
     let user = store
         .user_by_name(&name)

@@ -18,6 +18,9 @@ pub struct ExternalIdentity {
     pub email: Option<String>,
     /// Lore group names the provider's group claim maps to, sorted, each once.
     pub groups: Vec<String>,
+    /// Every Lore group name the provider manages (the targets of the mapping): the
+    /// user's memberships of these follow `groups` at each login; others stay.
+    pub managed_groups: Vec<String>,
 }
 
 /// The Lore group names that provider group values map to: values without a mapping are
@@ -63,7 +66,8 @@ impl Catalog {
                 user.name
             )));
         }
-        self.sync_external_groups(user.id, &identity.groups).await?;
+        self.sync_groups(user.id, &identity.groups, &identity.managed_groups)
+            .await?;
         Ok(user.id)
     }
 
@@ -106,19 +110,6 @@ impl Catalog {
             }
             Err(e) => Err(e),
         }
-    }
-
-    /// The one place where a user's group memberships follow the provider's group claim.
-    ///
-    /// TODO(groups): groups do not exist in the store yet. Once they do, make the user's
-    /// memberships of provider-managed groups equal `groups` here (add the missing ones,
-    /// remove the others), in one batch. Until then the mapped names are only carried on
-    /// [`ExternalIdentity::groups`] and logged.
-    async fn sync_external_groups(&self, user: ObjectId, groups: &[String]) -> Result<()> {
-        if !groups.is_empty() {
-            tracing::debug!(%user, ?groups, "provider groups mapped (group sync not implemented yet)");
-        }
-        Ok(())
     }
 }
 

@@ -9,10 +9,12 @@
 //! [`Catalog::purge_system_log`]). The store and the unchecked helpers
 //! (resolving identifiers, reading entities) stay inside the crate.
 
+mod administrators;
 mod auth;
 mod browse;
 mod execute;
 mod external_login;
+mod groups;
 mod model_import;
 mod model_io;
 mod query;
@@ -28,6 +30,7 @@ pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use external_login::{ExternalIdentity, map_groups};
+pub use groups::{GroupDetails, GroupUpdate, NewGroup};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};

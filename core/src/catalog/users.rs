@@ -12,8 +12,8 @@ use super::Catalog;
 use crate::auth::{Caller, hash_password, verify_password};
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
-use crate::model::{ADMINISTRATOR_ROLE, Capability, User};
-use crate::store::{Batch, Op};
+use crate::model::{Capability, User};
+use crate::store::Op;
 
 /// The shortest password Lore accepts.
 pub const MIN_PASSWORD_CHARS: usize = 8;
@@ -147,14 +147,10 @@ impl Catalog {
             user.password_hash = Some(hash_password(password)?);
         }
         if let Some(enabled) = update.enabled {
-            if !enabled && user.enabled {
-                self.keep_an_administrator(user.id).await?;
-                end_sessions = true;
-            }
+            end_sessions |= !enabled && user.enabled;
             user.enabled = enabled;
         }
-        self.store
-            .apply(vec![Op::PutUser(user.clone())].into())
+        self.apply_keeping_an_administrator(vec![Op::PutUser(user.clone())].into())
             .await?;
         if end_sessions {
             self.store.delete_sessions_of(user.id).await?;
@@ -170,16 +166,12 @@ impl Catalog {
         if user.id == caller.user() {
             return Err(Error::invalid("a user cannot delete themselves"));
         }
-        if user.enabled {
-            self.keep_an_administrator(user.id).await?;
-        }
-        let mut batch = Batch::new();
-        batch.push(Op::DeleteUser(user.id));
-        self.store.apply(batch).await
+        self.apply_keeping_an_administrator(vec![Op::DeleteUser(user.id)].into())
+            .await
     }
 
     /// The user of an id (`-1_<n>`) or a name, or OBJECT_NOT_FOUND.
-    async fn find_user(&self, reference: &str) -> Result<User> {
+    pub(crate) async fn find_user(&self, reference: &str) -> Result<User> {
         let by_id = match reference.parse::<ObjectId>() {
             Ok(id) if id.is_repository() => self.store.user(id).await?,
             _ => None,
@@ -190,34 +182,9 @@ impl Catalog {
         };
         found.ok_or_else(|| Error::not_found(format!("no user '{reference}'")))
     }
-
-    /// Fails unless another enabled user holds the Administrator role globally.
-    async fn keep_an_administrator(&self, leaving: ObjectId) -> Result<()> {
-        for grant in self.store.grants_of_role(ADMINISTRATOR_ROLE).await? {
-            if grant.object.is_none()
-                && grant.grantee != leaving
-                && let Some(user) = self.store.user(grant.grantee).await?
-                && user.enabled
-            {
-                return Ok(());
-            }
-        }
-        let is_admin = self
-            .store
-            .grants_of(leaving)
-            .await?
-            .iter()
-            .any(|g| g.role == ADMINISTRATOR_ROLE && g.object.is_none());
-        if is_admin {
-            return Err(Error::invalid(
-                "the last enabled administrator cannot be disabled or deleted",
-            ));
-        }
-        Ok(())
-    }
 }
 
-fn check_name(name: Option<&str>) -> Result<String> {
+pub(super) fn check_name(name: Option<&str>) -> Result<String> {
     let name = name.ok_or_else(|| Error::missing("name"))?;
     if name.trim().is_empty() || name.trim() != name {
         return Err(Error::invalid(

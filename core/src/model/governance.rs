@@ -18,6 +18,26 @@ pub struct User {
     pub created_at: Timestamp,
 }
 
+/// A group of users. Groups are `-1_<n>` objects, like users; the roles granted to an
+/// enabled group hold for each of its members. Members are users (groups do not nest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    pub id: ObjectId,
+    /// Unique among groups, case-insensitively.
+    pub name: String,
+    pub description: String,
+    /// A disabled group's roles hold for nobody.
+    pub enabled: bool,
+    pub created_at: Timestamp,
+}
+
+/// A user's membership of a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Membership {
+    pub group: ObjectId,
+    pub user: ObjectId,
+}
+
 /// What a role lets its holders do. Global roles carry global capabilities; object roles
 /// carry object capabilities, inherited down the repository tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod configuration;
 pub mod entities;
+pub mod groups;
 pub mod health;
 pub mod operations;
 pub mod relationships;
@@ -87,6 +88,14 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
             users::list_users
         ))
         .routes(routes!(users::get_user, users::delete_user))
+        .routes(routes!(
+            groups::list_groups,
+            groups::create_group,
+            groups::update_group
+        ))
+        .routes(routes!(groups::get_group, groups::delete_group))
+        .routes(routes!(groups::add_members))
+        .routes(routes!(groups::remove_member))
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(

@@ -14,7 +14,7 @@ use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, JsonBody, Params, flag};
 
 /// A user as the API shows it: never the password hash.
-fn user_json(user: &User) -> Value {
+pub(crate) fn user_json(user: &User) -> Value {
     json!({
         "id": user.id.to_string(),
         "name": user.name,
