@@ -68,7 +68,7 @@ pub async fn groups_create_list_get_update_delete(t: &Target) {
     let id = group["id"].as_str().expect("id").to_owned();
     assert!(id.starts_with("-1_"), "{group}");
     assert_eq!(group["enabled"], json!(true));
-    assert_eq!(member_names(&group), [ann_name.clone()]);
+    assert_eq!(member_names(&group), [ann_name.as_str()]);
 
     assert!(ids(&t.get(GROUPS).await).contains(&id));
     for reference in [id.as_str(), name.as_str()] {
@@ -95,7 +95,7 @@ pub async fn groups_create_list_get_update_delete(t: &Target) {
         )
         .await;
     assert_eq!(resp.ok()["description"], json!("Stewards of the lake"));
-    assert_eq!(member_names(resp.ok()), [bob_name.clone()]);
+    assert_eq!(member_names(resp.ok()), [bob_name.as_str()]);
     let resp = t
         .delete(&format!("{GROUPS}/{id}/members/{bob_name}"), &[])
         .await;
@@ -111,7 +111,7 @@ pub async fn groups_create_list_get_update_delete(t: &Target) {
     .ok();
     let key = key_of(t, &ann_name).await;
     let mine = send_as(t, &key, Method::GET, GROUPS, &[("member", &ann)], None).await;
-    assert_eq!(ids(&mine), [id.clone()]);
+    assert_eq!(ids(&mine), [id.as_str()]);
     let resp = send_as(t, &key, Method::GET, &format!("{GROUPS}/{id}"), &[], None).await;
     assert_eq!(resp.ok()["name"], json!(name));
 
