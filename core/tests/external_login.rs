@@ -19,6 +19,7 @@ fn identity(name: &str) -> ExternalIdentity {
         full_name: Some("Ada Lovelace".to_owned()),
         email: Some("ada@example.org".to_owned()),
         groups: vec!["Stewards".to_owned()],
+        managed_groups: vec!["Stewards".to_owned()],
     }
 }
 
