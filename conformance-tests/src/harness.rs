@@ -366,15 +366,12 @@ impl Target {
     }
 
     /// Logs in as a new user (under a unique name) that holds only the given built-in
-    /// global roles (none at all for `&[]`), and returns its key. There is no endpoint
-    /// for users yet, so the user is written straight into the store: `None` on a remote
-    /// target, where cases that need such a user skip.
+    /// global roles (none at all for `&[]`), and returns its key. The user is created
+    /// and granted its roles through the API (`POST /admin/users`,
+    /// `PUT /admin/grants/grantGlobalRoles`), so this works on a remote target too.
     pub async fn key_with_roles(&self, roles: &[&str]) -> Option<String> {
-        use lore_core::id::{ObjectId, REPOSITORY_MODEL};
-        use lore_core::model::{Grant, Role, User};
-        use lore_core::store::{Batch, Op};
+        use lore_core::model::Role;
 
-        let store = self.store.as_ref()?;
         for role in roles {
             assert!(
                 Role::builtin().iter().any(|r| r.name == *role && r.global),
@@ -383,32 +380,26 @@ impl Target {
         }
         let name = unique("conformance-user");
         let password = unique("Password");
-        let first = store
-            .reserve_ids(REPOSITORY_MODEL, 1)
+        let resp = self
+            .post(
+                "/admin/users",
+                &[],
+                &json!({
+                    "name": name, "password": password,
+                    "description": format!("conformance user with roles {roles:?}"),
+                }),
+            )
+            .await;
+        resp.ok();
+        if !roles.is_empty() {
+            self.put(
+                "/admin/grants/grantGlobalRoles",
+                &[],
+                &json!({"grantee": name, "granteeType": "USER", "roles": roles}),
+            )
             .await
-            .expect("reserving a user id");
-        let id = ObjectId::repository(first);
-        let mut batch = Batch::new();
-        batch.push(Op::PutUser(User {
-            id,
-            name: name.clone(),
-            full_name: name.clone(),
-            email: String::new(),
-            description: format!("conformance user with roles {roles:?}"),
-            password_hash: Some(
-                lore_core::auth::hash_password(&password).expect("hashing a password"),
-            ),
-            enabled: true,
-            created_at: lore_core::model::now(),
-        }));
-        for role in roles {
-            batch.push(Op::AddGrant(Grant {
-                grantee: id,
-                role: (*role).to_owned(),
-                object: None,
-            }));
+            .ok();
         }
-        store.apply(batch).await.expect("creating a user");
         let resp = self
             .send(
                 self.anon(Method::POST, "/auth/login")

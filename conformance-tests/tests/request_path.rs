@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use lore_backend_memory::MemoryStore;
 use lore_conformance::Target;
 use lore_core::model::*;
-use lore_core::store::{Batch, Details, Principal, Scope, Store, WriteTx};
+use lore_core::store::{Batch, Details, GrantsOn, Principal, Scope, Store, WriteTx};
 use lore_core::{ObjectId, Result};
 
 /// A store that counts the reads it is asked for.
@@ -155,6 +155,10 @@ impl Store for Counting {
     async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
         self.read();
         self.inner.groups_of(user).await
+    }
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
+        self.read();
+        self.inner.grants_on(on).await
     }
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         self.read();

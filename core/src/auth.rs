@@ -64,6 +64,9 @@ pub struct Caller {
     user: ObjectId,
     name: String,
     capabilities: Vec<Capability>,
+    /// The objects the caller holds object roles on (directly or through a group), each
+    /// once, with the capabilities of those roles there.
+    object_grants: Vec<(ObjectId, Vec<Capability>)>,
     /// The store's meta model version when the key was checked, read with it.
     meta_version: i64,
 }
@@ -74,14 +77,21 @@ impl Caller {
         user: ObjectId,
         name: String,
         capabilities: Vec<Capability>,
+        object_grants: Vec<(ObjectId, Vec<Capability>)>,
         meta_version: i64,
     ) -> Self {
         Self {
             user,
             name,
             capabilities,
+            object_grants,
             meta_version,
         }
+    }
+
+    /// The objects the caller holds object roles on, with those roles' capabilities.
+    pub(crate) fn object_grants(&self) -> &[(ObjectId, Vec<Capability>)] {
+        &self.object_grants
     }
 
     /// The meta model version read with the caller's key.

@@ -82,6 +82,9 @@ pub enum Op {
     RemoveMember(Membership),
     /// Inserts or replaces a role (by name).
     PutRole(Role),
+    /// Deletes the role of that name with every grant of it; deleting an absent role is
+    /// a no-op.
+    DeleteRole(String),
     /// Adds a grant; adding an existing grant is a no-op.
     AddGrant(Grant),
     RemoveGrant(Grant),
@@ -210,6 +213,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         | Op::DeleteWorksheet(_)
         | Op::DeleteUser(_)
         | Op::DeleteGroup(_)
+        | Op::DeleteRole(_)
         | Op::AddMember(_)
         | Op::RemoveMember(_) => {}
     }
@@ -373,6 +377,17 @@ pub struct Explanation {
     pub database_plan: Vec<String>,
 }
 
+/// Which grants [`Store::grants_on`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantsOn {
+    /// Global grants (no object).
+    Server,
+    /// The grants on this object (not those on its ancestors).
+    Object(ObjectId),
+    /// Every grant on an object.
+    AnyObject,
+}
+
 /// What authenticating an API key needs about its user, read at once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Principal {
@@ -503,6 +518,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>>;
     /// Grants held by the grantee, sorted.
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>>;
+    /// The grants on the whole server, on one object, or on any object, sorted.
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>>;
     /// Grants of the role (role names compare exactly), sorted.
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>>;
 

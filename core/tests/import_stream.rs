@@ -17,7 +17,7 @@ use lore_core::auth::Caller;
 use lore_core::catalog::{CatalogConfig, ImportOptions};
 use lore_core::id::ObjectId;
 use lore_core::model::*;
-use lore_core::store::{Batch, Details, Op, Principal, Scope, WriteTx};
+use lore_core::store::{Batch, Details, GrantsOn, Op, Principal, Scope, WriteTx};
 use lore_core::{Catalog, ObjectRef, Result, Store};
 
 // ---------------------------------------------------------------------------------------
@@ -181,6 +181,9 @@ impl Store for Recording {
     }
     async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
         self.inner.groups_of(user).await
+    }
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
+        self.inner.grants_on(on).await
     }
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
         self.inner.grants_of_role(role).await

@@ -11,6 +11,7 @@ mod middleware;
 pub mod oauth;
 mod routes;
 pub mod system_log;
+mod upload;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

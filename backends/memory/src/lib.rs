@@ -25,7 +25,7 @@ use lore_core::model::{
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry,
+    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry,
     prepare_session,
 };
 
@@ -36,6 +36,13 @@ const fn first_of(model: i64) -> ObjectId {
 
 /// The smallest object id, to start range scans over one parent's children.
 const MIN_ID: ObjectId = ObjectId::new(i64::MIN, i64::MIN);
+
+/// The smallest grant, to start range scans over one object's grants.
+const MIN_GRANT: Grant = Grant {
+    grantee: MIN_ID,
+    role: String::new(),
+    object: None,
+};
 
 /// An edge as the outgoing index keys it: source, kind, target, name.
 type EdgeKey = (ObjectId, EdgeKind, ObjectId, String);
@@ -804,6 +811,23 @@ impl Tx<'_> {
                 let old = set_entry(&mut self.state.roles, name.clone(), Some(role));
                 self.undo.push(Undo::Role(name, old));
             }
+            Op::DeleteRole(name) => {
+                self.state.meta_version += 1;
+                let granted: Vec<Grant> = self
+                    .state
+                    .grants
+                    .iter()
+                    .filter(|g| g.role == name)
+                    .cloned()
+                    .collect();
+                for grant in granted {
+                    self.grant(grant, false);
+                }
+                let old = set_entry(&mut self.state.roles, name.clone(), None);
+                if old.is_some() {
+                    self.undo.push(Undo::Role(name, old));
+                }
+            }
             Op::AddGrant(grant) => self.grant(grant, true),
             Op::RemoveGrant(grant) => self.grant(grant, false),
             Op::PutWorksheet(worksheet) => {
@@ -1251,6 +1275,27 @@ impl Store for MemoryStore {
         let mut users: Vec<User> = self.read()?.users.values().cloned().collect();
         users.sort_by_cached_key(|u| (user_key(&u.name), u.id));
         Ok(users)
+    }
+
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
+        let state = self.read()?;
+        let mut grants: Vec<Grant> = match on {
+            GrantsOn::Server => state
+                .grants
+                .iter()
+                .filter(|g| g.object.is_none())
+                .cloned()
+                .collect(),
+            GrantsOn::Object(object) => state
+                .grants_on
+                .range((object, MIN_GRANT.clone())..)
+                .take_while(|(o, _)| *o == object)
+                .map(|(_, g)| g.clone())
+                .collect(),
+            GrantsOn::AnyObject => state.grants_on.iter().map(|(_, g)| g.clone()).collect(),
+        };
+        grants.sort();
+        Ok(grants)
     }
 
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {

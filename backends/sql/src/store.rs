@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, Explanation, Op, Principal, Scope, WriteTx, micros, prepare, prepare_log_entry,
-    prepare_session,
+    Batch, Details, Explanation, GrantsOn, Op, Principal, Scope, WriteTx, micros, prepare,
+    prepare_log_entry, prepare_session,
 };
 use lore_core::{Error, ObjectId, Result, Store};
 
@@ -1087,6 +1087,28 @@ impl<D: Driver> Store for SqlStore<D> {
             )
             .await?;
         read::all(rows, read::group)
+    }
+
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
+        macro_rules! select {
+            ($filter:literal) => {
+                concat!(
+                    "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants WHERE ",
+                    $filter
+                )
+            };
+        }
+        let (sql, params) = match on {
+            GrantsOn::Server => (select!("model_id IS NULL"), Vec::new()),
+            GrantsOn::Object(o) => (
+                select!("model_id = $1 AND object_id = $2"),
+                vec![o.model.into(), o.object.into()],
+            ),
+            GrantsOn::AnyObject => (select!("model_id IS NOT NULL"), Vec::new()),
+        };
+        let mut grants = read::all(self.rows(sql, params, "grants").await?, read::grant)?;
+        grants.sort();
+        Ok(grants)
     }
 
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {

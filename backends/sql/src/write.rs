@@ -477,6 +477,18 @@ impl Writer {
                     what,
                 );
             }
+            Op::DeleteRole(name) => {
+                self.meta_changed = true;
+                for (sql, what) in [
+                    (
+                        "DELETE FROM grants WHERE role = $1",
+                        "revoking every grant of role",
+                    ),
+                    ("DELETE FROM roles WHERE name = $1", "deleting role"),
+                ] {
+                    self.exec(sql, vec![name.clone().into()], format!("{what} '{name}'"));
+                }
+            }
             Op::AddGrant(g) => {
                 let what = format!("granting role '{}' to {}", g.role, g.grantee);
                 self.exec(

@@ -18,6 +18,7 @@ mod denied;
 mod entities;
 mod execute;
 mod export;
+mod grants;
 mod groups;
 pub(crate) mod import;
 mod oauth;
@@ -231,6 +232,7 @@ pub fn cases() -> Vec<Case> {
                 ("GET", "/types/listProfiles", B),
                 ("GET", "/types/listCategories", B),
                 ("GET", "/configuration/listModels", B),
+                ("GET", "/admin/roles", B),
             ]
         ),
         case!(
@@ -793,6 +795,85 @@ pub fn cases() -> Vec<Case> {
                 ("DELETE", "/admin/groups/{groupId}", D),
                 ("POST", "/admin/groups/{groupId}/members", D),
                 ("DELETE", "/admin/groups/{groupId}/members/{userId}", D),
+            ]
+        ),
+        // Roles and grants
+        case!(
+            grants::global_roles_grant_read_and_revoke,
+            AnyServer,
+            [
+                ("PUT", "/admin/grants/grantGlobalRoles", N),
+                ("GET", "/admin/grants/getGlobalRoles", N),
+                ("GET", "/admin/grants/getGlobalGrantees", N),
+                ("PUT", "/admin/grants/revokeGlobalRole", N),
+            ]
+        ),
+        case!(
+            grants::roles_define_list_and_delete,
+            AnyServer,
+            [
+                ("GET", "/admin/roles", N),
+                ("PUT", "/admin/roles", N),
+                ("DELETE", "/admin/roles/{roleName}", N),
+            ]
+        ),
+        case!(
+            grants::object_roles_are_inherited_and_revoked,
+            AnyServer,
+            [
+                ("PUT", "/admin/grants/grantObjectRole/{objectId}", N),
+                ("GET", "/admin/grants/getObjectRoles/{objectId}", N),
+                ("GET", "/admin/grants/getObjectGrantees/{objectId}", N),
+                ("PUT", "/admin/grants/revokeObjectRole/{objectId}", N),
+            ]
+        ),
+        case!(
+            grants::roles_csv_export_and_import_round_trip,
+            AnyServer,
+            [
+                ("POST", "/admin/grants/importGlobalRolesCSV", N),
+                ("POST", "/admin/grants/exportGlobalRolesCSV", N),
+                ("POST", "/admin/grants/importObjectRolesCSV", N),
+                ("POST", "/admin/grants/exportObjectRolesCSV", N),
+            ]
+        ),
+        case!(
+            grants::roles_csv_bad_lines_import_nothing,
+            AnyServer,
+            [
+                ("POST", "/admin/grants/importGlobalRolesCSV", B),
+                ("POST", "/admin/grants/importObjectRolesCSV", B),
+            ]
+        ),
+        case!(
+            grants::grants_bad_input,
+            AnyServer,
+            [
+                ("PUT", "/admin/grants/grantGlobalRoles", B),
+                ("GET", "/admin/grants/getGlobalRoles", B),
+                ("GET", "/admin/grants/getGlobalGrantees", B),
+                ("PUT", "/admin/grants/revokeGlobalRole", B),
+                ("PUT", "/admin/grants/grantObjectRole/{objectId}", B),
+                ("GET", "/admin/grants/getObjectRoles/{objectId}", B),
+                ("GET", "/admin/grants/getObjectGrantees/{objectId}", B),
+                ("PUT", "/admin/grants/revokeObjectRole/{objectId}", B),
+                ("POST", "/admin/grants/exportGlobalRolesCSV", B),
+                ("POST", "/admin/grants/exportObjectRolesCSV", B),
+                ("PUT", "/admin/roles", B),
+                ("DELETE", "/admin/roles/{roleName}", B),
+            ]
+        ),
+        case!(
+            grants::grants_without_manage_roles_are_denied,
+            AnyServer,
+            [
+                ("GET", "/admin/grants/getGlobalGrantees", D),
+                ("PUT", "/admin/grants/grantGlobalRoles", D),
+                ("PUT", "/admin/grants/revokeGlobalRole", D),
+                ("POST", "/admin/grants/importGlobalRolesCSV", D),
+                ("POST", "/admin/grants/exportGlobalRolesCSV", D),
+                ("PUT", "/admin/roles", D),
+                ("DELETE", "/admin/roles/{roleName}", D),
             ]
         ),
         case!(

@@ -24,13 +24,14 @@ pub enum Bootstrap {
 }
 
 impl Catalog {
-    /// Prepares a store at start-up: adds missing built-in roles and, when the store has
-    /// no users, creates the `Administrator` account. Safe to run from several processes.
+    /// Prepares a store at start-up: writes the built-in roles that are missing or differ
+    /// from this version's definitions and, when the store has no users, creates the
+    /// `Administrator` account. Safe to run from several processes.
     pub async fn bootstrap(&self, admin_password: Option<&str>) -> Result<Bootstrap> {
         let existing = self.store.roles().await?;
         let missing: Vec<Op> = Role::builtin()
             .into_iter()
-            .filter(|r| !existing.iter().any(|e| e.name == r.name))
+            .filter(|r| !existing.contains(r))
             .map(Op::PutRole)
             .collect();
         if !missing.is_empty() {
@@ -207,10 +208,30 @@ impl Catalog {
             .collect();
         capabilities.sort();
         capabilities.dedup();
+        let mut object_grants: Vec<(ObjectId, Vec<Capability>)> = Vec::new();
+        for grant in &principal.grants {
+            let Some(object) = grant.object else { continue };
+            let Some(role) = principal
+                .roles
+                .iter()
+                .find(|r| r.name == grant.role && !r.global)
+            else {
+                continue;
+            };
+            match object_grants.iter_mut().find(|(o, _)| *o == object) {
+                Some((_, held)) => {
+                    held.extend(role.capabilities.iter().copied());
+                    held.sort();
+                    held.dedup();
+                }
+                None => object_grants.push((object, role.capabilities.clone())),
+            }
+        }
         Ok(Caller::new(
             principal.user.id,
             principal.user.name,
             capabilities,
+            object_grants,
             principal.meta_version,
         ))
     }

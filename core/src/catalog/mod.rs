@@ -14,6 +14,7 @@ mod auth;
 mod browse;
 mod execute;
 mod external_login;
+mod grants;
 mod groups;
 mod model_import;
 mod model_io;
@@ -30,6 +31,10 @@ pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use external_login::{ExternalIdentity, map_groups};
+pub use grants::{
+    CsvImportSummary, GLOBAL_ROLES_CSV_HEADER, Grantee, GranteeKind, GranteeRef,
+    OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,
+};
 pub use groups::{GroupDetails, GroupUpdate, NewGroup};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;

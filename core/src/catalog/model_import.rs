@@ -245,7 +245,7 @@ impl Catalog {
         source: R,
         options: &ImportOptions,
     ) -> Result<ImportSummary> {
-        caller.require(Capability::ManageRepository)?;
+        caller.require(Capability::Import)?;
         let reader = ArchiveReader::open(source, &self.config.archive_limits)?;
         self.land(caller, reader, options).await
     }
@@ -257,7 +257,7 @@ impl Catalog {
         archive: ModelArchive,
         options: &ImportOptions,
     ) -> Result<ImportSummary> {
-        caller.require(Capability::ManageRepository)?;
+        caller.require(Capability::Import)?;
         let bytes = archive::write(&archive)?;
         drop(archive);
         let reader = ArchiveReader::open(Cursor::new(bytes.as_slice()), &UNLIMITED)?;

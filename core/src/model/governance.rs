@@ -38,22 +38,74 @@ pub struct Membership {
     pub user: ObjectId,
 }
 
-/// What a role lets its holders do. Global roles carry global capabilities; object roles
-/// carry object capabilities, inherited down the repository tree.
+/// What a role lets its holders do. Global roles carry their capabilities on the whole
+/// server; object roles carry them on the object they are granted on, its subtree of the
+/// repository and, for a model, every object of the model. `docs/roles.md` lists which
+/// calls need which capability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Capability {
-    /// Manage users, groups, roles, licenses and the server.
+    /// Manage users, groups, the system log and the server; grant any role.
     Administer,
-    /// Create, change and delete repository objects and models; import and export.
+    /// Define roles and grant and revoke them (only roles whose capabilities the
+    /// granter holds where the role is granted).
+    ManageRoles,
+    /// Create, move and delete folders and models; export models.
     ManageRepository,
+    /// Import models and re-import them.
+    Import,
     /// Manage the meta model, data classes and sensitivity labels.
     ManageMetaModel,
     /// Read objects and their metadata.
     ViewMetadata,
-    /// Change the metadata of objects (attributes, links, labels).
+    /// Change the metadata of objects (attributes, links, labels, classifications).
     EditMetadata,
+    /// Endorse, certify, comment on, warn about and move objects through workflow.
+    Curate,
     /// See profiled and sampled data of objects marked to hide data.
     ViewData,
+}
+
+impl Capability {
+    /// Every capability, in order.
+    pub const ALL: [Capability; 9] = [
+        Capability::Administer,
+        Capability::ManageRoles,
+        Capability::ManageRepository,
+        Capability::Import,
+        Capability::ManageMetaModel,
+        Capability::ViewMetadata,
+        Capability::EditMetadata,
+        Capability::Curate,
+        Capability::ViewData,
+    ];
+
+    /// The name the API and role CSV files use (the variant's name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Administer => "Administer",
+            Capability::ManageRoles => "ManageRoles",
+            Capability::ManageRepository => "ManageRepository",
+            Capability::Import => "Import",
+            Capability::ManageMetaModel => "ManageMetaModel",
+            Capability::ViewMetadata => "ViewMetadata",
+            Capability::EditMetadata => "EditMetadata",
+            Capability::Curate => "Curate",
+            Capability::ViewData => "ViewData",
+        }
+    }
+
+    /// The capability of a name, compared case-insensitively and ignoring spaces, so
+    /// `View Data` (the spec's spelling) is `ViewData`.
+    pub fn parse(name: &str) -> Option<Capability> {
+        let key: String = name
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '_')
+            .collect::<String>()
+            .to_ascii_lowercase();
+        Capability::ALL
+            .into_iter()
+            .find(|c| c.as_str().to_ascii_lowercase() == key)
+    }
 }
 
 /// A role: a named set of capabilities.
@@ -72,48 +124,68 @@ pub const ADMINISTRATOR_ROLE: &str = "Administrator";
 pub const ADMINISTRATOR_USER: &str = "Administrator";
 
 impl Role {
-    /// The roles every store starts with.
+    /// The roles every store starts with. They cannot be changed or deleted; start-up
+    /// brings stored built-in roles up to these definitions.
     pub fn builtin() -> Vec<Role> {
         use Capability::*;
+        let role =
+            |name: &str, description: &str, global: bool, capabilities: &[Capability]| Role {
+                name: name.into(),
+                description: description.into(),
+                global,
+                capabilities: capabilities.to_vec(),
+            };
         vec![
-            Role {
-                name: ADMINISTRATOR_ROLE.into(),
-                description: "Full control of the server".into(),
-                global: true,
-                capabilities: vec![
-                    Administer,
-                    ManageRepository,
-                    ManageMetaModel,
+            role(
+                ADMINISTRATOR_ROLE,
+                "Full control of the server",
+                true,
+                &Capability::ALL,
+            ),
+            role(
+                "Repository Manager",
+                "Creates, imports and curates models and folders",
+                true,
+                &[ManageRepository, Import, ViewMetadata, EditMetadata, Curate],
+            ),
+            role("Metadata Viewer", "Reads metadata", true, &[ViewMetadata]),
+            role(
+                "Owner",
+                "Manages an object and its subtree, including who may see it",
+                false,
+                &[
+                    ManageRoles,
+                    Import,
                     ViewMetadata,
                     EditMetadata,
+                    Curate,
                     ViewData,
                 ],
-            },
-            Role {
-                name: "Repository Manager".into(),
-                description: "Creates and imports models and folders".into(),
-                global: true,
-                capabilities: vec![ManageRepository, ViewMetadata, EditMetadata],
-            },
-            Role {
-                name: "Metadata Viewer".into(),
-                description: "Reads metadata".into(),
-                global: true,
-                capabilities: vec![ViewMetadata],
-            },
-            Role {
-                name: "Steward".into(),
-                description: "Maintains the metadata of an object and its subtree".into(),
-                global: false,
-                capabilities: vec![ViewMetadata, EditMetadata, ViewData],
-            },
-            Role {
-                name: "Data Viewer".into(),
-                description: "Sees profiled data of an object and its subtree".into(),
-                global: false,
-                capabilities: vec![ViewMetadata, ViewData],
-            },
+            ),
+            role(
+                "Steward",
+                "Maintains the metadata of an object and its subtree",
+                false,
+                &[ViewMetadata, EditMetadata, Curate, ViewData],
+            ),
+            role(
+                "Data Viewer",
+                "Sees metadata and profiled data of an object and its subtree",
+                false,
+                &[ViewMetadata, ViewData],
+            ),
+            role(
+                "Viewer",
+                "Sees the metadata of an object and its subtree",
+                false,
+                &[ViewMetadata],
+            ),
         ]
+    }
+
+    /// Whether the role is one of [`Role::builtin`] (by name).
+    pub fn is_builtin(name: &str) -> bool {
+        Role::builtin().iter().any(|r| r.name == name)
     }
 }
 

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod configuration;
 pub mod entities;
+pub mod grants;
 pub mod groups;
 pub mod health;
 pub mod operations;
@@ -39,7 +40,8 @@ use crate::error::ApiError;
     modifiers(&KeyHeader),
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
-        (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Administration"),
+        (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
+        (name = "Administration"),
         (name = "Removed")
     )
 )]
@@ -96,6 +98,24 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(groups::get_group, groups::delete_group))
         .routes(routes!(groups::add_members))
         .routes(routes!(groups::remove_member))
+        .routes(routes!(grants::get_global_roles))
+        .routes(routes!(grants::get_global_grantees))
+        .routes(routes!(grants::grant_global_roles))
+        .routes(routes!(grants::revoke_global_role))
+        .routes(routes!(grants::get_object_roles))
+        .routes(routes!(grants::get_object_grantees))
+        .routes(routes!(grants::grant_object_role))
+        .routes(routes!(grants::revoke_object_role))
+        .routes(routes!(grants::export_global_roles_csv))
+        .routes(routes!(grants::export_object_roles_csv))
+        .routes(routes!(grants::list_roles, grants::put_role))
+        .routes(routes!(grants::delete_role))
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(grants::import_global_roles_csv))
+                .routes(routes!(grants::import_object_roles_csv))
+                .layer(DefaultBodyLimit::disable()),
+        )
         .routes(routes!(repository::get_context))
         .routes(routes!(repository::create_folder))
         .merge(

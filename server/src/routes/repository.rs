@@ -1,22 +1,20 @@
 //! Repository endpoints: context, folders, model import and export.
 
-use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom, Write};
+use std::io::BufReader;
 
-use axum::body::Body;
-use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::extract::{Request, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use lore_core::catalog::{ExportOptions, FolderRequest, ImportOptions};
-use lore_core::{Error, ErrorCode, ObjectRef};
+use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::configuration::optional_ref;
 use crate::AppState;
-use crate::error::{ApiError, ApiResult, code_for_status, ok};
+use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, JsonBody, Params, body_bytes, flag, optional_json};
+use crate::upload::{MODEL_ARCHIVE, spool_upload};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -82,7 +80,7 @@ pub struct ImportParams {
 /// `server.max_upload_mib`. The upload is spooled to a temporary file and read entry by
 /// entry. Nothing is written unless the whole archive is valid; a re-import (`modelId`)
 /// writes only what changed.
-#[utoipa::path(post, path = "/repository/model/import", tag = "Repository", security(("api_key" = ["ManageRepository"])), params(ImportParams),
+#[utoipa::path(post, path = "/repository/model/import", tag = "Repository", security(("api_key" = ["Import"])), params(ImportParams),
     request_body(content = Vec<u8>, content_type = "application/zip", description = "The model archive"),
     responses((status = 200, description = "`{modelId, modelName, created, objectCount, added, updated, removed, unchanged}`"), (status = 400, description = "Invalid archive"),
         (status = 413, description = "Archive too large"), (status = 415, description = "Not a zip or multipart upload")))]
@@ -92,7 +90,7 @@ pub async fn import_model(
     Params(params): Params<ImportParams>,
     req: Request,
 ) -> ApiResult<Response> {
-    let (content, size) = spool_upload(req, &state).await?;
+    let (content, size) = spool_upload(req, &state, &MODEL_ARCHIVE).await?;
     if size == 0 {
         return Err(Error::missing("the model archive (request body)").into());
     }
@@ -106,149 +104,6 @@ pub async fn import_model(
         .catalog
         .import_model_from(&caller, BufReader::new(content), &options)
         .await?))
-}
-
-/// The uploaded file (the raw body, or the first file part of a multipart form)
-/// spooled to an anonymous temporary file, rewound, and its size. The upload may not
-/// exceed `server.max_upload_mib` (413); the file goes away when it is dropped.
-async fn spool_upload(req: Request, state: &AppState) -> ApiResult<(File, u64)> {
-    let limit = state.max_upload_bytes;
-    let req = req.map(|body| Body::new(Limited::new(body, limit)));
-    let content_type = req
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let mut spool = Spool::new(limit)?;
-    if content_type.starts_with("multipart/form-data") {
-        let form_error = |what: &str, e: axum::extract::multipart::MultipartError| {
-            ApiError::new(
-                code_for_status(e.status()),
-                format!("cannot read {what}: {}", e.body_text()),
-            )
-        };
-        let mut form = Multipart::from_request(req, state).await.map_err(|e| {
-            ApiError::new(
-                code_for_status(e.status()),
-                format!("cannot read the multipart form: {}", e.body_text()),
-            )
-        })?;
-        while let Some(mut field) = form
-            .next_field()
-            .await
-            .map_err(|e| form_error("the multipart form", e))?
-        {
-            if field.file_name().is_some() || field.name() == Some("file") {
-                while let Some(chunk) = field
-                    .chunk()
-                    .await
-                    .map_err(|e| form_error("the uploaded file", e))?
-                {
-                    spool.write(&chunk)?;
-                }
-                return spool.finish();
-            }
-        }
-        return Err(Error::missing("file (a multipart part holding the archive)").into());
-    }
-    let accepted = [
-        "",
-        "application/zip",
-        "application/octet-stream",
-        "application/x-zip-compressed",
-        "application/x-download",
-    ];
-    if !accepted
-        .iter()
-        .any(|t| content_type.split(';').next().unwrap_or("").trim() == *t)
-    {
-        return Err(ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            format!(
-                "upload the archive as application/zip or multipart/form-data, not '{content_type}'"
-            ),
-        ));
-    }
-    let mut body = req.into_body();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| {
-            let e = e.into_inner();
-            if is_too_large(e.as_ref()) {
-                spool.too_large()
-            } else {
-                ApiError::new(
-                    ErrorCode::InvalidParameter,
-                    format!("cannot read the request body: {e}"),
-                )
-            }
-        })?;
-        if let Ok(data) = frame.into_data() {
-            spool.write(&data)?;
-        }
-    }
-    spool.finish()
-}
-
-/// An upload on its way to a temporary file.
-struct Spool {
-    file: File,
-    size: u64,
-    limit: usize,
-}
-
-impl Spool {
-    fn new(limit: usize) -> ApiResult<Self> {
-        let file = tempfile::tempfile().map_err(|e| {
-            Error::internal(format!(
-                "cannot create a temporary file for the upload: {e}"
-            ))
-        })?;
-        Ok(Self {
-            file,
-            size: 0,
-            limit,
-        })
-    }
-
-    fn write(&mut self, data: &[u8]) -> ApiResult<()> {
-        self.size += data.len() as u64;
-        if self.size > self.limit as u64 {
-            return Err(self.too_large());
-        }
-        self.file
-            .write_all(data)
-            .map_err(|e| Error::internal(format!("cannot spool the upload: {e}")).into())
-    }
-
-    fn too_large(&self) -> ApiError {
-        ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!(
-                "the model archive is larger than the server accepts ({} MiB, server.max_upload_mib)",
-                self.limit >> 20
-            ),
-        )
-    }
-
-    fn finish(mut self) -> ApiResult<(File, u64)> {
-        self.file
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| Error::internal(format!("cannot read the spooled upload: {e}")))?;
-        Ok((self.file, self.size))
-    }
-}
-
-/// Whether a body error is the upload limit being passed.
-fn is_too_large(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut current = Some(error);
-    while let Some(e) = current {
-        if e.is::<LengthLimitError>() {
-            return true;
-        }
-        current = e.source();
-    }
-    false
 }
 
 /// What model export takes, as query parameters or a JSON body.
