@@ -162,6 +162,20 @@ impl Catalog {
         Ok(key)
     }
 
+    /// The caller of the command line (`lore user ...`, `lore group ...`), which reaches
+    /// the store directly: whoever can open the store's database already controls it,
+    /// so the command line holds every capability. It is no user (its id is `-1_0`,
+    /// which no user has), so rules about oneself never match it.
+    pub fn command_line_operator(&self) -> Caller {
+        Caller::new(
+            ObjectId::repository(0),
+            "lore (command line)".to_owned(),
+            Capability::ALL.to_vec(),
+            Vec::new(),
+            0,
+        )
+    }
+
     /// Ends the session of the key; the key fails afterwards.
     pub async fn logout(&self, key: &str) -> Result<()> {
         self.store.delete_session(&hash_api_key(key)).await

@@ -4,7 +4,8 @@
 //! Authorization by construction: every public method a front end may call takes the
 //! [`Caller`](crate::auth::Caller) that only [`Catalog::authenticate`] makes, except the
 //! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::login_external`],
-//! [`Catalog::external_user`], [`Catalog::authenticate`], [`Catalog::logout`]),
+//! [`Catalog::external_user`], [`Catalog::authenticate`], [`Catalog::logout`]), the
+//! command line's own caller ([`Catalog::command_line_operator`]),
 //! [`Catalog::ping`] and what the server itself records ([`Catalog::record_calls`],
 //! [`Catalog::purge_system_log`]). The store and the unchecked helpers
 //! (resolving identifiers, reading entities) stay inside the crate.
