@@ -167,6 +167,7 @@ macro_rules! http_suite {
             roles_csv_bad_lines_import_nothing,
             grants_bad_input,
             grants_without_manage_roles_are_denied,
+            object_grants_limit_what_each_user_sees,
             failed_logins_are_throttled,
             reads_without_view_metadata_are_denied,
             types_without_view_metadata_are_denied,

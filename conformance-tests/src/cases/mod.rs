@@ -29,6 +29,7 @@ mod routing;
 mod system_log;
 mod types;
 mod users;
+mod visibility;
 mod worksheets;
 
 /// What a case exercises on a route.
@@ -875,6 +876,11 @@ pub fn cases() -> Vec<Case> {
                 ("PUT", "/admin/roles", D),
                 ("DELETE", "/admin/roles/{roleName}", D),
             ]
+        ),
+        case!(
+            visibility::object_grants_limit_what_each_user_sees,
+            AnyServer,
+            []
         ),
         case!(
             users::failed_logins_are_throttled,

@@ -185,7 +185,7 @@ impl Catalog {
 
     /// `GET /entities/{objectId}` in the legacy format.
     pub async fn get_entity(&self, caller: &Caller, reference: &ObjectRef) -> Result<Entity> {
-        caller.require(Capability::ViewMetadata)?;
+        let sight = self.sight(caller).await?;
         // By id, the object and what hangs on it come in one read.
         let (object, details) = match reference {
             ObjectRef::Id(id) => {
@@ -202,6 +202,9 @@ impl Catalog {
                 (object, details)
             }
         };
+        if !sight.sees(&object) {
+            self.require_visible(caller, &object).await?;
+        }
         let meta = self.meta_model_for(caller).await?;
         self.entity_with(&object, &details, &meta).await
     }
@@ -212,9 +215,17 @@ impl Catalog {
         caller: &Caller,
         reference: &ObjectRef,
     ) -> Result<Vec<EmbeddedEntity>> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let object = self.resolve(reference).await?;
-        Ok(self.context(&object).await?.iter().map(embedded).collect())
+        let sight = self.require_visible(caller, &object).await?;
+        // Ancestors the caller may not see (a folder above a granted model) are left out.
+        Ok(self
+            .context(&object)
+            .await?
+            .iter()
+            .filter(|o| sight.sees(o))
+            .map(embedded)
+            .collect())
     }
 
     /// `GET /configuration/listModels`: the models of a configuration, or all models.
@@ -223,8 +234,8 @@ impl Catalog {
         caller: &Caller,
         configuration: Option<&ObjectRef>,
     ) -> Result<Vec<Entity>> {
-        caller.require(Capability::ViewMetadata)?;
-        let models = match configuration {
+        let sight = self.sight(caller).await?;
+        let mut models = match configuration {
             None => self.store.objects_of_kind(ObjectKind::Model).await?,
             Some(reference) => {
                 let configuration = self.resolve(reference).await?;
@@ -239,10 +250,14 @@ impl Catalog {
                         configuration.kind.as_str()
                     )));
                 }
+                if !sight.sees(&configuration) {
+                    self.require_visible(caller, &configuration).await?;
+                }
                 self.edge_targets(EdgeKind::ConfigurationContent, configuration.id, false)
                     .await?
             }
         };
+        models.retain(|m| sight.sees(m));
         self.entities(caller, &models).await
     }
 
@@ -254,8 +269,9 @@ impl Catalog {
         model: &ObjectRef,
         configuration: Option<&ObjectRef>,
     ) -> Result<Vec<Entity>> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let model = self.resolve(model).await?;
+        let sight = self.require_visible(caller, &model).await?;
         if model.kind != ObjectKind::Model {
             return Err(Error::invalid(format!(
                 "{} ('{}') is not a model",
@@ -277,6 +293,7 @@ impl Catalog {
                 .await?;
             connected.retain(|m| members.iter().any(|e| e.target == m.id));
         }
+        connected.retain(|m| sight.sees(m));
         connected.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         connected.dedup_by_key(|m| m.id);
         self.entities(caller, &connected).await
@@ -308,12 +325,15 @@ impl Catalog {
         path: &str,
         kinds: &[ObjectKind],
     ) -> Result<Vec<BrowseNode>> {
-        caller.require(Capability::ViewMetadata)?;
+        let sight = self.sight(caller).await?;
         let names = crate::id::split_path(path)?;
         let start = if names.is_empty() {
             None
         } else {
             let folder = self.resolve(&ObjectRef::Path(names)).await?;
+            if !sight.sees(&folder) {
+                self.require_visible(caller, &folder).await?;
+            }
             if matches!(folder.kind, ObjectKind::Model | ObjectKind::ModelObject) {
                 return Err(Error::invalid(format!(
                     "repositoryPath '{path}' is a {}; repositoryBrowse lists folders and configurations",
@@ -331,7 +351,9 @@ impl Catalog {
                     "the repository tree is deeper than 1000 levels",
                 ));
             }
-            let children = self.store.children(REPOSITORY_MODEL, parent).await?;
+            let mut children = self.store.children(REPOSITORY_MODEL, parent).await?;
+            // Below the repository root or a hidden folder, only granted subtrees show.
+            children.retain(|c| sight.sees(c));
             for child in &children {
                 if child.kind != ObjectKind::Model {
                     stack.push((Some(child.id), depth + 1));
@@ -347,7 +369,6 @@ impl Catalog {
     /// `POST /repository/createFolder`: creates a folder, configuration or configuration
     /// version; names are unique among siblings.
     pub async fn create_folder(&self, caller: &Caller, request: &FolderRequest) -> Result<Entity> {
-        caller.require(Capability::ManageRepository)?;
         let name = request.name.as_deref().map(str::trim).unwrap_or_default();
         if name.is_empty() {
             return Err(Error::missing("name"));
@@ -397,6 +418,14 @@ impl Catalog {
             )));
         }
         let parent_id = parent.as_ref().map(|p| p.id);
+        match parent_id {
+            // The root belongs to no one: creating there needs the capability globally.
+            None => caller.require(Capability::ManageRepository)?,
+            Some(parent) => {
+                self.require_on(caller, Capability::ManageRepository, parent)
+                    .await?
+            }
+        }
         let id = self.new_repository_id(parent_id, name, "").await?;
         let system_type = if kind == ObjectKind::Folder {
             SystemType::Namespace

@@ -12,6 +12,7 @@ use serde_json::{Value as Json, json};
 
 use super::Catalog;
 use super::browse::embedded;
+use super::visibility::Sight;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
@@ -98,11 +99,11 @@ impl Catalog {
         page: PageRequest,
         legacy: bool,
     ) -> Result<QueryResult> {
-        caller.require(Capability::ViewMetadata)?;
+        let sight = self.sight(caller).await?;
         let page = page.page()?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
-        let (plan, _) = self.plan(caller, &validated.query, &meta).await?;
+        let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
         let ids = self.store.query(&plan, page).await?;
         if legacy {
             let (mut objects, _) = self.store.objects_with_details(&ids).await?;
@@ -121,23 +122,26 @@ impl Catalog {
         fields: &QueryFields<'_>,
         version: u32,
     ) -> Result<u64> {
-        caller.require(Capability::ViewMetadata)?;
+        let sight = self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
-        let (plan, _) = self.plan(caller, &validated.query, &meta).await?;
+        let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
         self.store.count(&plan).await
     }
 
-    /// The plan of a validated query for the caller, with the warnings of lowering.
+    /// The plan of a validated query for the caller, with the warnings of lowering: only
+    /// the objects in the caller's sight.
     pub(crate) async fn plan(
         &self,
         caller: &Caller,
+        sight: &Sight,
         query: &Query,
         meta: &MetaModel,
     ) -> Result<(Plan, Vec<String>)> {
         let mut lookups = self.lookups(caller, query).await?;
         lookups.source = self.source(query, meta, &lookups).await?;
         let (mut plan, warnings) = lower(query, meta, &lookups);
+        plan.visibility = sight.condition();
         // Spec 2.7: a filter on data profiling drops the objects whose data is hidden
         // from the caller.
         // What a filter reads of the profiling of an object (the object itself or a
@@ -1075,7 +1079,7 @@ impl Catalog {
         gap: Option<&str>,
         limit: Option<i64>,
     ) -> Result<Vec<AttributeValueCounts>> {
-        caller.require(Capability::ViewMetadata)?;
+        let sight = self.sight(caller).await?;
         let gap = match gap.map(str::trim).filter(|g| !g.is_empty()) {
             None => None,
             Some(text) => Some(DateGap::parse(text).ok_or_else(|| {
@@ -1095,7 +1099,7 @@ impl Catalog {
         };
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
-        let (plan, _) = self.plan(caller, &validated.query, &meta).await?;
+        let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
         let mut answers = Vec::with_capacity(validated.select.len());
         for item in &validated.select {
             let Selected::Attribute { path, resolved } = item else {
@@ -1168,10 +1172,11 @@ impl Catalog {
         select: &str,
         version: u32,
     ) -> Result<MqlEntity> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(&select_only(select), version, &meta)?;
         let object = self.resolve(reference).await?;
+        self.require_visible(caller, &object).await?;
         let mut entities = self
             .mql_entities(caller, &[object.id], &validated.select)
             .await?;
@@ -1191,14 +1196,16 @@ impl Catalog {
         select: Option<&str>,
         version: u32,
     ) -> Result<QueryResult> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = match select {
             Some(select) => Some(Self::checked_query(&select_only(select), version, &meta)?),
             None => None,
         };
         let object = self.resolve(reference).await?;
+        let sight = self.require_visible(caller, &object).await?;
         let mut related = self.related_objects(&object).await?;
+        related.retain(|o| sight.sees(o));
         related.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         Ok(match validated {
             Some(validated) => {
@@ -1217,10 +1224,16 @@ impl Catalog {
         reference: &ObjectRef,
         version: u32,
     ) -> Result<u64> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let _ = version;
         let object = self.resolve(reference).await?;
-        Ok(self.related_ids(&object).await?.len() as u64)
+        let sight = self.require_visible(caller, &object).await?;
+        Ok(self
+            .related_ids(&object)
+            .await?
+            .into_iter()
+            .filter(|id| sight.sees_id(*id))
+            .count() as u64)
     }
 
     async fn related_objects(&self, object: &Object) -> Result<Vec<Object>> {

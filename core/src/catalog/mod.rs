@@ -23,6 +23,7 @@ mod query;
 mod system_log;
 mod types;
 mod users;
+mod visibility;
 mod worksheets;
 
 use std::sync::{Arc, PoisonError, RwLock};

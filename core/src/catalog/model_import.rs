@@ -245,7 +245,7 @@ impl Catalog {
         source: R,
         options: &ImportOptions,
     ) -> Result<ImportSummary> {
-        caller.require(Capability::Import)?;
+        require_import_somewhere(caller)?;
         let reader = ArchiveReader::open(source, &self.config.archive_limits)?;
         self.land(caller, reader, options).await
     }
@@ -257,7 +257,7 @@ impl Catalog {
         archive: ModelArchive,
         options: &ImportOptions,
     ) -> Result<ImportSummary> {
-        caller.require(Capability::Import)?;
+        require_import_somewhere(caller)?;
         let bytes = archive::write(&archive)?;
         drop(archive);
         let reader = ArchiveReader::open(Cursor::new(bytes.as_slice()), &UNLIMITED)?;
@@ -294,7 +294,9 @@ impl Catalog {
         })?;
         index.finish()?;
 
-        let (mut model, created) = self.import_target(options, &archive_model.name).await?;
+        let (mut model, created) = self
+            .import_target(caller, options, &archive_model.name)
+            .await?;
         let number = model.id.content_model();
 
         // Pass 2, for a re-import: the stored objects, matched by native id, with their
@@ -591,8 +593,11 @@ impl Catalog {
 
     /// The model to import into: an existing one (`modelId`), or a new one, not yet
     /// written, with a reserved id.
+    /// The model an import lands in, after checking the caller holds Import there (on
+    /// the model re-imported, on the folder of a new model, globally for the root).
     async fn import_target(
         &self,
+        caller: &Caller,
         options: &ImportOptions,
         archive_name: &str,
     ) -> Result<(Object, bool)> {
@@ -608,6 +613,8 @@ impl Catalog {
                         model.id, model.name
                     )));
                 }
+                self.require_on(caller, Capability::Import, model.id)
+                    .await?;
                 Ok((model, false))
             }
             None => {
@@ -625,6 +632,10 @@ impl Catalog {
                         Some(folder.id)
                     }
                 };
+                match folder {
+                    None => caller.require(Capability::Import)?,
+                    Some(folder) => self.require_on(caller, Capability::Import, folder).await?,
+                }
                 let name = options.name.as_deref().unwrap_or(archive_name).trim();
                 if name.is_empty() || name.contains('/') {
                     return Err(bad(format!(
@@ -1379,6 +1390,19 @@ fn stored_fingerprints(
         add(p.object, profiling_print(&p.profile, &p.sample));
     }
     prints
+}
+
+/// Fails unless the caller holds Import globally or on some object, before an upload
+/// is read; where it lands is checked once the target is known.
+fn require_import_somewhere(caller: &Caller) -> Result<()> {
+    let on_objects = caller
+        .object_grants()
+        .iter()
+        .any(|(_, capabilities)| capabilities.contains(&Capability::Import));
+    if on_objects {
+        return Ok(());
+    }
+    caller.require(Capability::Import)
 }
 
 #[cfg(test)]

@@ -37,8 +37,9 @@ impl Catalog {
         model: &ObjectRef,
         options: &ExportOptions,
     ) -> Result<ModelArchive> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let mut model = self.resolve(model).await?;
+        self.require_visible(caller, &model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {
             // Exporting a term: the model of the object, restricted to that object.
             let object = model.id;

@@ -7,7 +7,7 @@ use super::Catalog;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectRef;
-use crate::model::{Capability, MetaModel};
+use crate::model::MetaModel;
 use crate::mql::parse::{QueryFields, parse_fields};
 use crate::mql::upgrade::upgrade;
 use crate::mql::validate::{CURRENT_VERSION, Validated, validate};
@@ -64,7 +64,7 @@ impl Catalog {
         version: u32,
         explain: bool,
     ) -> Result<QueryValidation> {
-        caller.require(Capability::ViewMetadata)?;
+        let sight = self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
         let (query, mut warnings) = (validated.query, validated.warnings);
@@ -93,7 +93,7 @@ impl Catalog {
             }
         }
         let explain = if explain {
-            let (plan, mut more) = self.plan(caller, &query, &meta).await?;
+            let (plan, mut more) = self.plan(caller, &sight, &query, &meta).await?;
             warnings.append(&mut more);
             let page = crate::mql::plan::Page {
                 offset: 0,
@@ -170,7 +170,7 @@ impl Catalog {
         fields: &QueryFields<'_>,
         version: u32,
     ) -> Result<UpgradedQuery> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         // An earlier version's query comes back upgraded; a current one may still use
         // earlier names (with warnings), which the upgrade replaces.

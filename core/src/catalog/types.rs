@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Catalog;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
-use crate::model::{AttributeType, Capability, MetaModel, ObjectType};
+use crate::model::{AttributeType, MetaModel, ObjectType};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -78,7 +78,7 @@ impl Catalog {
         profile: Option<&str>,
         include_attributes: bool,
     ) -> Result<Vec<ObjectTypeInfo>> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         if let Some(p) = profile.filter(|p| !meta.profiles.iter().any(|known| known.name == *p)) {
             return Err(Error::not_found(format!("profile '{p}' does not exist")));
@@ -102,7 +102,7 @@ impl Catalog {
         caller: &Caller,
         object_type: Option<&str>,
     ) -> Result<Vec<AttributeTypeInfo>> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         Ok(match object_type {
             None => meta
@@ -141,7 +141,7 @@ impl Catalog {
 
     /// `GET /types/listProfiles`: profile names.
     pub async fn list_profiles(&self, caller: &Caller) -> Result<Vec<String>> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         Ok(self
             .meta_model_for(caller)
             .await?
@@ -153,7 +153,7 @@ impl Catalog {
 
     /// `GET /types/listCategories`: search categories.
     pub async fn list_categories(&self, caller: &Caller) -> Result<Vec<String>> {
-        caller.require(Capability::ViewMetadata)?;
+        self.sight(caller).await?;
         Ok(self.meta_model_for(caller).await?.categories())
     }
 }

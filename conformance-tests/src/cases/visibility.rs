@@ -1,0 +1,271 @@
+//! Object roles decide what a user sees: two users with View Metadata on different
+//! parts of the repository, every listing endpoint compared with what each may see.
+
+use std::collections::BTreeSet;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::denied::send_as;
+use super::groups::{key_of, new_user};
+use crate::harness::{Imported, Resp, Target, assert_error};
+
+fn ids_of(resp: &Resp) -> BTreeSet<String> {
+    resp.ok_array()
+        .iter()
+        .map(|e| {
+            e["attributes"][0]["value"]
+                .as_str()
+                .unwrap_or_else(|| panic!("an id first in {}", resp.describe()))
+                .to_owned()
+        })
+        .collect()
+}
+
+async fn as_user(
+    t: &Target,
+    key: &str,
+    method: Method,
+    path: &str,
+    query: &[(&str, &str)],
+    body: Option<Value>,
+) -> Resp {
+    send_as(t, key, method, path, query, body).await
+}
+
+/// What the administrator finds in one model: the model and its objects.
+async fn model_ids(t: &Target, model: &Imported) -> BTreeSet<String> {
+    let resp = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "\"Object Id\"", "from": model.path, "pageSize": 1000}),
+        )
+        .await;
+    ids_of(&resp)
+}
+
+pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
+    let a = t.import_sample().await;
+    let b = t.import_sample().await;
+    let (alice, alice_name) = new_user(t, "alice").await;
+    let (bob, bob_name) = new_user(t, "bob").await;
+    // Alice sees folder A and what is in it; Bob sees model B, not its folder.
+    for (object, user, role) in [
+        (&a.folder_id, &alice, "Viewer"),
+        (&b.model_id, &bob, "Data Viewer"),
+    ] {
+        t.put(
+            &format!("/admin/grants/grantObjectRole/{object}"),
+            &[],
+            &json!({"grantee": user, "role": role}),
+        )
+        .await
+        .ok();
+    }
+    let alice_key = key_of(t, &alice_name).await;
+    let bob_key = key_of(t, &bob_name).await;
+
+    for (who, key, own, other) in [("alice", &alice_key, &a, &b), ("bob", &bob_key, &b, &a)] {
+        let expected = model_ids(t, own).await;
+        assert_eq!(expected.len(), 45, "the model and its 44 objects");
+
+        // executeMQLQuery without FROM: exactly the objects of the visible model.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/entities/executeMQLQuery",
+            &[],
+            Some(json!({"select": "\"Object Id\"", "pageSize": 1000})),
+        )
+        .await;
+        assert_eq!(ids_of(&resp), expected, "{who}: {}", resp.describe());
+        // Pages cut the visible objects: the fifth page of ten holds the last five.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/entities/executeMQLQuery",
+            &[],
+            Some(json!({"select": "\"Object Id\"", "pageSize": 10, "pageNumber": 5})),
+        )
+        .await;
+        assert_eq!(ids_of(&resp).len(), 5, "{who}: {}", resp.describe());
+        // FROM the other model finds nothing.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/entities/executeMQLQuery",
+            &[],
+            Some(json!({"select": "\"Object Id\"", "from": other.path})),
+        )
+        .await;
+        assert!(ids_of(&resp).is_empty(), "{who}: {}", resp.describe());
+
+        // countMQLQuery, with and without FROM.
+        for (from, count) in [
+            (None, 45),
+            (Some(other.path.as_str()), 0),
+            (Some(own.path.as_str()), 45),
+        ] {
+            let mut query = vec![("select", "Name")];
+            if let Some(from) = from {
+                query.push(("from", from));
+            }
+            let resp = as_user(t, key, Method::GET, "/entities/countMQLQuery", &query, None).await;
+            assert_eq!(
+                resp.ok(),
+                &json!(count),
+                "{who} {from:?}: {}",
+                resp.describe()
+            );
+        }
+
+        // Facets count only visible objects.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/entities/getAttributeValueCounts",
+            &[],
+            Some(json!({"select": "\"Object Type\""})),
+        )
+        .await;
+        let total: u64 = resp.ok_array()[0]["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .map(|v| v["count"].as_u64().expect("count"))
+            .sum();
+        assert_eq!(total, 45, "{who}: {}", resp.describe());
+
+        // listModels: the visible model alone.
+        let resp = as_user(t, key, Method::GET, "/configuration/listModels", &[], None).await;
+        let models: Vec<&Value> = resp.ok_array().iter().map(|m| &m["id"]).collect();
+        assert_eq!(models, [&json!(own.model_id)], "{who}: {}", resp.describe());
+
+        // Entities, context and export: the own model yes, the other no.
+        let resp = as_user(
+            t,
+            key,
+            Method::GET,
+            &format!("/entities/{}", own.model_id),
+            &[],
+            None,
+        )
+        .await;
+        assert_eq!(resp.ok()["id"], json!(own.model_id), "{who}");
+        let resp = as_user(
+            t,
+            key,
+            Method::GET,
+            &format!("/entities/{}", other.model_id),
+            &[],
+            None,
+        )
+        .await;
+        assert_error(&resp, 403, "PERMISSION_DENIED");
+        let resp = as_user(
+            t,
+            key,
+            Method::GET,
+            &format!("/relationships/count/{}", other.model_id),
+            &[],
+            None,
+        )
+        .await;
+        assert_error(&resp, 403, "PERMISSION_DENIED");
+        for (model, status) in [(own, 200), (other, 403)] {
+            let resp = t
+                .send(
+                    t.anon(Method::POST, "/repository/model/export")
+                        .header("api-key", key.as_str())
+                        .query(&[("modelId", model.model_id.as_str())]),
+                )
+                .await;
+            assert_eq!(resp.status, status, "{who} exporting: {}", resp.describe());
+        }
+        let resp = as_user(
+            t,
+            key,
+            Method::GET,
+            "/repository/getContext",
+            &[("objectId", own.model_id.as_str())],
+            None,
+        )
+        .await;
+        let context: Vec<&Value> = resp.ok_array().iter().map(|o| &o["id"]).collect();
+        if who == "alice" {
+            assert_eq!(context, [&json!(own.folder_id)], "{}", resp.describe());
+        } else {
+            assert!(
+                context.is_empty(),
+                "Bob's folder stays hidden: {}",
+                resp.describe()
+            );
+        }
+
+        // repositoryBrowse from the root: Alice finds her folder and its model; Bob,
+        // whose folder is hidden, finds nothing there.
+        let resp = as_user(
+            t,
+            key,
+            Method::GET,
+            "/operations/repositoryBrowse",
+            &[],
+            None,
+        )
+        .await;
+        let top: Vec<&Value> = resp.ok()["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l| &l["id"])
+            .collect();
+        if who == "alice" {
+            assert_eq!(top, [&json!(own.folder_id)], "{}", resp.describe());
+        } else {
+            assert!(top.is_empty(), "{}", resp.describe());
+        }
+
+        // A saved query runs with the same sight.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/worksheets",
+            &[],
+            Some(json!({"name": format!("everything-{who}"), "select": "Name"})),
+        )
+        .await;
+        let worksheet = resp.ok()["id"].as_str().expect("worksheet id").to_owned();
+        let resp = as_user(
+            t,
+            key,
+            Method::GET,
+            "/entities/countWorksheet",
+            &[("worksheetId", worksheet.as_str())],
+            None,
+        )
+        .await;
+        assert_eq!(resp.ok(), &json!(45), "{who}: {}", resp.describe());
+    }
+
+    // Viewer grants no import or folder creation; the administrator's view is whole.
+    let resp = as_user(
+        t,
+        &alice_key,
+        Method::POST,
+        "/repository/createFolder",
+        &[],
+        Some(json!({"name": "mine", "parentId": a.folder_id})),
+    )
+    .await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+    let resp = t
+        .get_q("/entities/countMQLQuery", &[("select", "Name")])
+        .await;
+    assert!(resp.ok().as_u64().unwrap_or(0) >= 90, "{}", resp.describe());
+}
