@@ -194,7 +194,8 @@ async fn import(
     let reset = std::fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok();
     let sampler = Sampler::start(pid);
     let clock = Instant::now();
-    let result = server::import(server.addr, key, archive, model_id).await;
+    let into = model_id.map_or(server::ImportInto::New, server::ImportInto::Model);
+    let result = server::import(server.addr, key, archive, into).await;
     let wall = clock.elapsed();
     let sampled_kib = sampler.stop();
     let result = result.map_err(|e| format!("{e}\nthe server's log:\n{}", server.log_tail()))?;

@@ -134,7 +134,7 @@ async fn bench(
     let addr = server.addr;
     let key = server::login(addr).await?;
     let clock = Instant::now();
-    let result = server::import(addr, &key, &archive.path, None).await?;
+    let result = server::import(addr, &key, &archive.path, server::ImportInto::New).await?;
     let model: ObjectId = result["modelId"]
         .as_str()
         .ok_or("the import answered no modelId")?

@@ -44,6 +44,8 @@ const WARM_UP: usize = 2;
 /// How a query reaches the server.
 #[derive(Debug, Clone, Copy)]
 enum Call {
+    /// `GET /entities/countMQLQuery` without FROM or WHERE.
+    CountAll,
     /// `POST /entities/executeMQLQuery` with this body (`{from}` is the model).
     Execute(&'static str),
     /// `GET /entities/countMQLQuery` with this `where` (empty: none).
@@ -57,6 +59,10 @@ enum Call {
 /// `lore_fold` and `instr` `strpos` on PostgreSQL).
 struct Case {
     name: &'static str,
+    /// Run as a user who sees only a small model of 10 objects through an object role
+    /// (`{s}` in the SQL is its model number): what such a user pays must not grow with
+    /// the objects they cannot see.
+    restricted: bool,
     /// Selective queries and deep pages have the 50 ms target at 1,000,000 objects.
     selective: bool,
     call: Call,
@@ -67,6 +73,7 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        restricted: false,
         name: "name = (1 object)",
         selective: true,
         postgres: None,
@@ -79,6 +86,7 @@ const CASES: &[Case] = &[
               ORDER BY name, model_id, object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "Parent.Name = (24)",
         selective: true,
         postgres: None,
@@ -91,6 +99,7 @@ const CASES: &[Case] = &[
               ORDER BY c.name, c.model_id, c.object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "Labels AND Parent.Name (5)",
         selective: true,
         postgres: None,
@@ -105,6 +114,7 @@ const CASES: &[Case] = &[
               ORDER BY c.name, c.model_id, c.object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "Has Data Lineage AND Parent.Name",
         selective: true,
         postgres: None,
@@ -119,6 +129,7 @@ const CASES: &[Case] = &[
               ORDER BY c.name, c.model_id, c.object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "text = (search)",
         selective: true,
         postgres: Some(
@@ -138,6 +149,7 @@ const CASES: &[Case] = &[
               ORDER BY name, model_id, object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "\"Row Count\" = (page 1)",
         selective: false,
         postgres: None,
@@ -150,6 +162,7 @@ const CASES: &[Case] = &[
               AND a.integer_value = 20000) ORDER BY o.name, o.model_id, o.object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "Object Type AND Labels (page 1)",
         selective: false,
         postgres: None,
@@ -162,6 +175,7 @@ const CASES: &[Case] = &[
               AND lower(t.value) = 'pii') ORDER BY o.name, o.model_id, o.object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "Object Type AND Labels (page 1,000)",
         selective: true,
         postgres: None,
@@ -174,6 +188,7 @@ const CASES: &[Case] = &[
               AND lower(t.value) = 'pii') ORDER BY o.name, o.model_id, o.object_id LIMIT 20 OFFSET 19980",
     },
     Case {
+        restricted: false,
         name: "everything by name (page 1,000)",
         selective: true,
         postgres: None,
@@ -182,6 +197,7 @@ const CASES: &[Case] = &[
               ORDER BY name, model_id, object_id LIMIT 20 OFFSET 19980",
     },
     Case {
+        restricted: false,
         name: "tables by \"Updated Date\" (page 1)",
         selective: false,
         postgres: None,
@@ -192,6 +208,7 @@ const CASES: &[Case] = &[
               AND lower(type_name) = 'table' ORDER BY updated_at DESC, model_id, object_id LIMIT 20",
     },
     Case {
+        restricted: false,
         name: "count: Object Type = Column",
         selective: false,
         postgres: None,
@@ -199,6 +216,7 @@ const CASES: &[Case] = &[
         sql: "SELECT COUNT(*) FROM objects WHERE model_id = {m} AND lower(type_name) = 'column'",
     },
     Case {
+        restricted: false,
         name: "count: Labels != PII (NOT)",
         selective: false,
         postgres: None,
@@ -208,6 +226,7 @@ const CASES: &[Case] = &[
               AND t.object_id = o.object_id AND t.kind = 'label' AND lower(t.value) = 'pii')",
     },
     Case {
+        restricted: false,
         name: "count: everything",
         selective: false,
         postgres: None,
@@ -215,6 +234,7 @@ const CASES: &[Case] = &[
         sql: "SELECT COUNT(*) FROM objects WHERE model_id = {m}",
     },
     Case {
+        restricted: false,
         name: "count: \"Data Owner\" = (custom)",
         selective: false,
         postgres: None,
@@ -223,6 +243,7 @@ const CASES: &[Case] = &[
               AND a.attribute = 'Data Owner' AND lower(a.text_value) = 'team-3'",
     },
     Case {
+        restricted: false,
         name: "facets: Data Type of columns",
         selective: false,
         postgres: None,
@@ -232,6 +253,32 @@ const CASES: &[Case] = &[
         sql: "SELECT data_type, COUNT(*) AS n FROM objects WHERE model_id = {m} \
               AND lower(type_name) = 'column' AND data_type IS NOT NULL \
               GROUP BY data_type ORDER BY n DESC, data_type LIMIT 100",
+    },
+    Case {
+        restricted: true,
+        name: "restricted: everything by name (10 visible)",
+        selective: true,
+        postgres: None,
+        call: Call::Execute(r#"{"select": "Name"}"#),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {s} \
+              OR (model_id = -1 AND object_id = {s}) ORDER BY name, model_id, object_id LIMIT 20",
+    },
+    Case {
+        restricted: true,
+        name: "restricted: Object Type = Column (10 visible)",
+        selective: true,
+        postgres: None,
+        call: Call::Execute(r#"{"select": "Name", "where": "\"Object Type\" = 'Column'"}"#),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {s} \
+              AND lower(type_name) = 'column' ORDER BY name, model_id, object_id LIMIT 20",
+    },
+    Case {
+        restricted: true,
+        name: "restricted: count everything (10 visible)",
+        selective: true,
+        postgres: None,
+        call: Call::CountAll,
+        sql: "SELECT COUNT(*) FROM objects WHERE model_id = {s} OR (model_id = -1 AND object_id = {s})",
     },
 ];
 
@@ -328,7 +375,7 @@ async fn bench(
     let addr = server.addr;
     let key = server::login(addr).await?;
     let clock = Instant::now();
-    let result = server::import(addr, &key, &archive.path, None).await?;
+    let result = server::import(addr, &key, &archive.path, server::ImportInto::New).await?;
     let import = clock.elapsed();
     let model: ObjectId = result["modelId"]
         .as_str()
@@ -340,12 +387,27 @@ async fn bench(
         archive.objects,
         import.as_secs_f64()
     );
+    // A model of 10 objects, and a user who sees only it.
+    let small_archive = write_archive(&dir.join("small.zip"), 10, false)?;
+    let small = server::import(
+        addr,
+        &key,
+        &small_archive.path,
+        server::ImportInto::Named("small"),
+    )
+    .await?;
+    let small: ObjectId = small["modelId"]
+        .as_str()
+        .ok_or("the import answered no modelId")?
+        .parse()?;
+    let restricted = restricted_key(addr, &key, &small).await?;
     let mut baseline = Baseline::connect(storage).await?;
     for case in CASES {
+        let key = if case.restricted { &restricted } else { &key };
         let mut mql = Vec::with_capacity(runs);
         for i in 0..WARM_UP + runs {
             let clock = Instant::now();
-            let answer = query(addr, &key, case.call, &model.to_string()).await?;
+            let answer = query(addr, key, case.call, &model.to_string()).await?;
             if i >= WARM_UP {
                 mql.push(clock.elapsed());
             }
@@ -357,7 +419,8 @@ async fn bench(
             (Baseline::Postgres(_), Some(sql)) => sql,
             _ => case.sql,
         }
-        .replace("{m}", &m.to_string());
+        .replace("{m}", &m.to_string())
+        .replace("{s}", &small.content_model().to_string());
         let mut sql = Vec::with_capacity(runs);
         for i in 0..WARM_UP + runs {
             let clock = Instant::now();
@@ -423,6 +486,10 @@ async fn query(
                 .header(CONTENT_TYPE, "application/json")
                 .body(Full::new(Bytes::from(body.replace("{from}", &from))))?
         }
+        Call::CountAll => Request::get(format!("{BASE}/entities/countMQLQuery?select=Name"))
+            .header(HOST, addr.to_string())
+            .header("api-key", key)
+            .body(Full::new(Bytes::new()))?,
         Call::Count(filter) => {
             let mut uri = format!("{BASE}/entities/countMQLQuery?select=Name&from={from}");
             if !filter.is_empty() {
@@ -441,6 +508,52 @@ async fn query(
         return Err(format!("{call:?}: {status} {answer}").into());
     }
     Ok(answer["result"].clone())
+}
+
+/// Creates a user who holds the object role Viewer on `model` only, and logs them in.
+async fn restricted_key(
+    addr: std::net::SocketAddr,
+    admin: &str,
+    model: &ObjectId,
+) -> BenchResult<String> {
+    let send = |method: &str, path: &str, body: serde_json::Value| {
+        Request::builder()
+            .method(method)
+            .uri(format!("{BASE}{path}"))
+            .header(HOST, addr.to_string())
+            .header("api-key", admin)
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body.to_string())))
+    };
+    let password = "restricted-password";
+    for request in [
+        send(
+            "POST",
+            "/admin/users",
+            serde_json::json!({"name": "restricted", "password": password}),
+        )?,
+        send(
+            "PUT",
+            &format!("/admin/grants/grantObjectRole/{model}"),
+            serde_json::json!({"grantee": "restricted", "role": "Viewer"}),
+        )?,
+    ] {
+        let (status, body) = server::call(addr, request).await?;
+        if status != StatusCode::OK {
+            return Err(format!("{status} {}", String::from_utf8_lossy(&body)).into());
+        }
+    }
+    let request = Request::post(format!("{BASE}/auth/loginPlainText"))
+        .header(HOST, addr.to_string())
+        .header(CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(
+            serde_json::json!({"user": "restricted", "password": password}).to_string(),
+        )))?;
+    let (status, body) = server::call(addr, request).await?;
+    if status != StatusCode::OK {
+        return Err(format!("restricted login: {status}").into());
+    }
+    Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
 }
 
 /// Percent-encodes a query parameter value.

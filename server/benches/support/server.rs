@@ -184,19 +184,31 @@ pub async fn login(addr: SocketAddr) -> BenchResult<String> {
     Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
 }
 
+/// Where [`import`] lands a model.
+#[derive(Debug, Clone, Copy)]
+#[allow(dead_code, reason = "each bench uses the variants it needs")]
+pub enum ImportInto<'a> {
+    /// A new model named as in the archive.
+    New,
+    /// A new model of this name.
+    Named(&'a str),
+    /// A re-import into the model of this id.
+    Model(&'a str),
+}
+
 /// `POST /repository/model/import` of the zip file at `archive` as the raw body, streamed
-/// from disk, into a new model or (with `model_id`) into an existing one. Returns the
-/// `result` of the answer.
+/// from disk. Returns the `result` of the answer.
 pub async fn import(
     addr: SocketAddr,
     key: &str,
     archive: &Path,
-    model_id: Option<&str>,
+    into: ImportInto<'_>,
 ) -> BenchResult<serde_json::Value> {
     let body = FileBody::open(archive)?;
-    let uri = match model_id {
-        Some(id) => format!("{BASE}/repository/model/import?modelId={id}"),
-        None => format!("{BASE}/repository/model/import"),
+    let uri = match into {
+        ImportInto::New => format!("{BASE}/repository/model/import"),
+        ImportInto::Named(name) => format!("{BASE}/repository/model/import?modelName={name}"),
+        ImportInto::Model(id) => format!("{BASE}/repository/model/import?modelId={id}"),
     };
     let request = Request::post(uri)
         .header(HOST, addr.to_string())
