@@ -1,14 +1,20 @@
 //! Endpoint coverage: every (method, path) of the OpenAPI document Lore serves has a
 //! Normal and a BadInput case in the suite, every route the document says needs a
-//! capability (the scopes of its `api_key` security) has a Denied case, and no case
-//! claims a route the document does not have, or Denied on a route that needs only a
-//! login or none.
+//! capability (the scopes of its `api_key` security: globally, or on the object the
+//! call touches) has a Denied case, and no case claims a route the document does not
+//! have, or Denied on a route that needs no key. (Routes any logged-in user may call are
+//! denied to callers without a key by `every_gated_route_needs_a_key`; those that let a
+//! user act on themselves and need a capability for others claim Denied where a case
+//! tests the others.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use lore_backend_memory::MemoryStore;
 use lore_conformance::{Kind, Target, cases};
+
+/// Gated routes every logged-in user may call, on nothing but themselves.
+const LOGIN_ONLY: [(&str, &str); 2] = [("POST", "/auth/logout"), ("GET", "/admin/roles")];
 
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
@@ -27,6 +33,9 @@ async fn every_route_has_its_cases() {
     let mut routes: BTreeSet<(String, String)> = BTreeSet::new();
     // Routes that need a capability, with the capabilities the document names.
     let mut needs: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    // Routes that need a key, and the removed methods among them.
+    let mut gated: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut removed: BTreeSet<(String, String)> = BTreeSet::new();
     for (path, item) in paths {
         for method in METHODS {
             let Some(operation) = item.get(method) else {
@@ -41,6 +50,14 @@ async fn every_route_has_its_cases() {
                 .flatten()
                 .filter_map(|scope| scope.as_str().map(str::to_owned))
                 .collect();
+            if operation.get("security").is_some() {
+                gated.insert(route.clone());
+            }
+            if operation["deprecated"] == serde_json::json!(true)
+                && operation["responses"].get("410").is_some()
+            {
+                removed.insert(route.clone());
+            }
             if !capabilities.is_empty() {
                 needs.insert(route.clone(), capabilities);
             }
@@ -61,9 +78,9 @@ async fn every_route_has_its_cases() {
             if !routes.contains(&route) {
                 unknown.push(format!("{} claims {method} {path}", case.name));
             }
-            if *kind == Kind::Denied && !needs.contains_key(&route) {
+            if *kind == Kind::Denied && !gated.contains(&route) {
                 unknown.push(format!(
-                    "{} claims Denied on {method} {path}, which needs no capability",
+                    "{} claims Denied on {method} {path}, which needs no key",
                     case.name
                 ));
             }
@@ -83,6 +100,22 @@ async fn every_route_has_its_cases() {
         {
             missing.push(format!(
                 "{} {} needs {capabilities:?} and has no Denied case",
+                route.0, route.1
+            ));
+        }
+    }
+    // Every other gated route has a Denied case too, except those any logged-in user
+    // may call and the removed methods, which answer 410 to everyone.
+    for route in &gated {
+        let login_only = LOGIN_ONLY.contains(&(route.0.as_str(), route.1.as_str()));
+        if !login_only
+            && !removed.contains(route)
+            && !covered
+                .get(route)
+                .is_some_and(|k| k.contains(&Kind::Denied))
+        {
+            missing.push(format!(
+                "{} {} needs a key and has no Denied case (or belongs in LOGIN_ONLY)",
                 route.0, route.1
             ));
         }

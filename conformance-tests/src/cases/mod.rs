@@ -758,6 +758,8 @@ pub fn cases() -> Vec<Case> {
             [
                 ("POST", "/admin/users", D),
                 ("GET", "/admin/users", D),
+                ("GET", "/admin/users/{userId}", D),
+                ("PUT", "/admin/users", D),
                 ("DELETE", "/admin/users/{userId}", D),
             ]
         ),
@@ -792,7 +794,9 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [
                 ("POST", "/admin/groups", D),
+                ("GET", "/admin/groups", D),
                 ("PUT", "/admin/groups", D),
+                ("GET", "/admin/groups/{groupId}", D),
                 ("DELETE", "/admin/groups/{groupId}", D),
                 ("POST", "/admin/groups/{groupId}/members", D),
                 ("DELETE", "/admin/groups/{groupId}/members/{userId}", D),
@@ -875,6 +879,13 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/admin/grants/exportGlobalRolesCSV", D),
                 ("PUT", "/admin/roles", D),
                 ("DELETE", "/admin/roles/{roleName}", D),
+                ("GET", "/admin/grants/getGlobalRoles", D),
+                ("GET", "/admin/grants/getObjectRoles/{objectId}", D),
+                ("GET", "/admin/grants/getObjectGrantees/{objectId}", D),
+                ("PUT", "/admin/grants/grantObjectRole/{objectId}", D),
+                ("PUT", "/admin/grants/revokeObjectRole/{objectId}", D),
+                ("POST", "/admin/grants/importObjectRolesCSV", D),
+                ("POST", "/admin/grants/exportObjectRolesCSV", D),
             ]
         ),
         case!(

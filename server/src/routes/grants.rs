@@ -208,7 +208,7 @@ pub async fn get_object_roles(
 
 /// The users and groups holding object roles (or one role) on an object, including
 /// grants on its ancestors, nearest first (ManageRoles on the object).
-#[utoipa::path(get, path = "/admin/grants/getObjectGrantees/{objectId}", tag = "Roles", security(("api_key" = [])),
+#[utoipa::path(get, path = "/admin/grants/getObjectGrantees/{objectId}", tag = "Roles", security(("api_key" = ["ManageRoles"])),
     params(("objectId" = String, Path, description = "The object: id, stable id or repository path"), RoleParams),
     responses((status = 200, description = "An array of `{grantee, role, capabilities, objectId, via: null, inherited}`"),
         (status = 400, description = "A bad identifier"), (status = 401, description = "Missing or invalid key"),
@@ -233,7 +233,7 @@ pub async fn get_object_grantees(
 /// Grants an object role on a repository object (folder, model, ...) to a user or group;
 /// the model's objects and the folder's subtree inherit it (ManageRoles on the object,
 /// and without Administer only roles within one's own capabilities there).
-#[utoipa::path(put, path = "/admin/grants/grantObjectRole/{objectId}", tag = "Roles", security(("api_key" = [])),
+#[utoipa::path(put, path = "/admin/grants/grantObjectRole/{objectId}", tag = "Roles", security(("api_key" = ["ManageRoles"])),
     params(("objectId" = String, Path, description = "A repository object: id or repository path")),
     request_body = GrantBody,
     responses((status = 200, description = "The grantee's roles on the object"),
@@ -256,7 +256,7 @@ pub async fn grant_object_role(
 }
 
 /// Revokes an object role granted on the object itself (ManageRoles on the object).
-#[utoipa::path(put, path = "/admin/grants/revokeObjectRole/{objectId}", tag = "Roles", security(("api_key" = [])),
+#[utoipa::path(put, path = "/admin/grants/revokeObjectRole/{objectId}", tag = "Roles", security(("api_key" = ["ManageRoles"])),
     params(("objectId" = String, Path, description = "A repository object: id or repository path")),
     request_body = GrantBody,
     responses((status = 200, description = "Revoked; `result` is \"\""),
@@ -350,7 +350,7 @@ pub async fn export_global_roles_csv(
 /// `objectId,objectPath,grantee,granteeType,role` (the object by id or path). All or
 /// nothing: a bad line refuses the file, and the error names every bad line (ManageRoles
 /// on each object).
-#[utoipa::path(post, path = "/admin/grants/importObjectRolesCSV", tag = "Roles", security(("api_key" = [])),
+#[utoipa::path(post, path = "/admin/grants/importObjectRolesCSV", tag = "Roles", security(("api_key" = ["ManageRoles"])),
     params(CsvImportParams),
     request_body(content = String, content_type = "text/csv", description = "The grants, e.g. `objectPath,grantee,role` then `/Sales,stewards,Steward`"),
     responses((status = 200, description = "`{lines, added, unchanged, removed}`"),
@@ -383,7 +383,7 @@ pub struct ObjectExportParams {
 /// Every object grant (or those under `objectId`) as CSV,
 /// `objectId,objectPath,grantee,granteeType,role` (ManageRoles globally, or on
 /// `objectId`).
-#[utoipa::path(post, path = "/admin/grants/exportObjectRolesCSV", tag = "Roles", security(("api_key" = [])),
+#[utoipa::path(post, path = "/admin/grants/exportObjectRolesCSV", tag = "Roles", security(("api_key" = ["ManageRoles"])),
     params(ObjectExportParams),
     responses((status = 200, description = "The CSV file", content_type = "text/csv"),
         (status = 400, description = "A bad objectId"), (status = 401, description = "Missing or invalid key"),

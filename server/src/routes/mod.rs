@@ -165,8 +165,9 @@ mod tests {
     use crate::gate::{BASE, is_public};
 
     /// The document says what the gate does: a public route declares no security, every
-    /// other one the `api_key` scheme, its scopes naming the global capabilities the call
-    /// needs (none: a login is enough).
+    /// other one the `api_key` scheme, its scopes naming the capabilities the call needs,
+    /// globally or on the object it touches (none: a login is enough, or the call acts
+    /// on the caller themselves).
     #[test]
     #[allow(clippy::unwrap_used)]
     fn the_document_declares_the_key_every_gated_route_needs() {
