@@ -208,9 +208,9 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
         Some(gap) => c.bucket(&value, gap),
         None => value,
     };
-    let hidden = match (facet.skip_hidden, row) {
-        (true, Row::Object(_)) => format!(" AND ({}) IS NOT TRUE", c.cond(&Cond::DataHidden, row)),
-        _ => String::new(),
+    let hidden = match (&facet.hidden, row) {
+        (Cond::False, _) | (_, Row::DataClass(_)) => String::new(),
+        (hidden, Row::Object(_)) => format!(" AND ({}) IS NOT TRUE", c.cond(hidden, row)),
     };
     let limit = c.param(SqlValue::Int(Some(clamp(limit))));
     let rows = if one_per_object {

@@ -17,7 +17,7 @@ use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{
-    AttributeKind, Capability, ClassificationStatus, DataClass, EdgeKind, MetaModel, Object,
+    AttributeKind, ClassificationStatus, DataClass, EdgeKind, MetaModel, Object,
     ObjectKind, Profiling, SensitivityLabel, TagKind, User, Value, format_datetime,
 };
 use crate::mql::ast::Query;
@@ -146,9 +146,10 @@ impl Catalog {
         // from the caller.
         // What a filter reads of the profiling of an object (the object itself or a
         // related one) whose data is hidden, it does not see.
-        if !caller.has(Capability::ViewData) && mentions_profiling(&plan.filter) {
-            let filter = hide_profiling(plan.filter);
-            plan.filter = Cond::and(vec![filter, Cond::not(Cond::DataHidden)]);
+        let hidden = self.hidden_data(caller).await?;
+        if hidden != Cond::False && mentions_profiling(&plan.filter) {
+            let filter = hide_profiling(plan.filter, &hidden);
+            plan.filter = Cond::and(vec![filter, Cond::not(hidden)]);
         }
         Ok((plan, warnings))
     }
@@ -348,11 +349,12 @@ impl Catalog {
         let mut facts = self.page_facts(ids, select).await?;
         // Spec 2.7: profiling and sampling of objects whose data is hidden from the
         // caller are not shown.
-        if !caller.has(Capability::ViewData) {
+        let hidden = self.hidden_data(caller).await?;
+        if hidden != Cond::False {
             let hidden: Vec<ObjectId> = facts
                 .objects
                 .values()
-                .filter(|o| eval::data_hidden(&facts, o))
+                .filter(|o| eval::holds(&hidden, &facts, Row::Object(o)))
                 .map(|o| o.id)
                 .collect();
             for id in hidden {
@@ -492,14 +494,17 @@ fn order_like(objects: &mut [Object], ids: &[ObjectId]) {
 
 /// The condition with every test of profiling results made to fail on objects whose
 /// data is hidden.
-fn hide_profiling(cond: Cond) -> Cond {
+fn hide_profiling(cond: Cond, hidden: &Cond) -> Cond {
+    let each = |items: Vec<Cond>| items.into_iter().map(|c| hide_profiling(c, hidden)).collect();
     match cond {
-        Cond::And(items) => Cond::And(items.into_iter().map(hide_profiling).collect()),
-        Cond::Or(items) => Cond::Or(items.into_iter().map(hide_profiling).collect()),
-        Cond::Not(inner) => Cond::Not(Box::new(hide_profiling(*inner))),
-        Cond::Related(relation, inner) => Cond::Related(relation, Box::new(hide_profiling(*inner))),
+        Cond::And(items) => Cond::And(each(items)),
+        Cond::Or(items) => Cond::Or(each(items)),
+        Cond::Not(inner) => Cond::Not(Box::new(hide_profiling(*inner, hidden))),
+        Cond::Related(relation, inner) => {
+            Cond::Related(relation, Box::new(hide_profiling(*inner, hidden)))
+        }
         c @ (Cond::Test(..) | Cond::Has(_)) if mentions_profiling(&c) => {
-            Cond::And(vec![c, Cond::not(Cond::DataHidden)])
+            Cond::And(vec![c, Cond::not(hidden.clone())])
         }
         other => other,
     }
@@ -1100,6 +1105,7 @@ impl Catalog {
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
         let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
+        let hidden = self.hidden_data(caller).await?;
         let mut answers = Vec::with_capacity(validated.select.len());
         for item in &validated.select {
             let Selected::Attribute { path, resolved } = item else {
@@ -1125,8 +1131,9 @@ impl Catalog {
                 None => Vec::new(),
                 Some(_) => {
                     let mut facet = facet(path, &meta, gap).map_err(Error::invalid)?;
-                    facet.skip_hidden =
-                        !caller.has(Capability::ViewData) && is_profiling(&facet.field);
+                    if is_profiling(&facet.field) {
+                        facet.hidden = hidden.clone();
+                    }
                     self.store
                         .value_counts(&plan, &facet, limit)
                         .await?

@@ -8,6 +8,7 @@ use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::*;
+use crate::mql::plan::{Cond, Page, Plan, Within};
 use crate::store::Scope;
 
 /// What an export includes.
@@ -209,10 +210,33 @@ impl Catalog {
             });
         }
         if options.include_profiling {
+            // Spec 5.7: the profiling of objects whose data is hidden from the caller
+            // stays out of their export.
+            let hidden = self.hidden_data(caller).await?;
+            let hidden: BTreeSet<ObjectId> = if hidden == Cond::False {
+                BTreeSet::new()
+            } else {
+                let plan = Plan {
+                    filter: Cond::and(vec![
+                        Cond::Within(Within {
+                            models: vec![model.id.content_model()],
+                            subtrees: Vec::new(),
+                        }),
+                        hidden,
+                    ]),
+                    visibility: Cond::True,
+                    order: Vec::new(),
+                };
+                let all = Page {
+                    offset: 0,
+                    limit: u64::MAX >> 1,
+                };
+                self.store.query(&plan, all).await?.into_iter().collect()
+            };
             for p in details
                 .profiling
                 .iter()
-                .filter(|p| native.contains_key(&p.object))
+                .filter(|p| native.contains_key(&p.object) && !hidden.contains(&p.object))
             {
                 archive.profiling.push(archive::ArchiveProfiling {
                     native_id: native[&p.object].clone(),

@@ -85,6 +85,47 @@ impl Catalog {
                 caller.name()
             )));
         }
+        let (repository, models) = self.granted_subtrees(&roots).await?;
+        Ok(Sight::Granted { repository, models })
+    }
+
+    /// The condition under which an object's profiled and sampled data is hidden from
+    /// the caller (spec rest-api 5.7, mql 2.7): the object's data is hidden (its Hide
+    /// Data attribute, or a matched or approved data class or sensitivity label that
+    /// hides data) and the caller lacks View Data on it. `Cond::False` for a caller with
+    /// View Data globally.
+    pub(crate) async fn hidden_data(&self, caller: &Caller) -> Result<Cond> {
+        if caller.has(Capability::ViewData) {
+            return Ok(Cond::False);
+        }
+        let roots: BTreeSet<ObjectId> = caller
+            .object_grants()
+            .iter()
+            .filter(|(_, capabilities)| capabilities.contains(&Capability::ViewData))
+            .map(|(object, _)| *object)
+            .collect();
+        if roots.is_empty() {
+            return Ok(Cond::DataHidden);
+        }
+        let (_, models) = self.granted_subtrees(&roots).await?;
+        if models.is_empty() {
+            return Ok(Cond::DataHidden);
+        }
+        Ok(Cond::and(vec![
+            Cond::DataHidden,
+            Cond::not(Cond::Within(Within {
+                models: models.into_iter().collect(),
+                subtrees: Vec::new(),
+            })),
+        ]))
+    }
+
+    /// The repository objects at or below the roots, and the model numbers of the
+    /// models among them.
+    async fn granted_subtrees(
+        &self,
+        roots: &BTreeSet<ObjectId>,
+    ) -> Result<(BTreeSet<ObjectId>, BTreeSet<i64>)> {
         let mut parents: HashMap<ObjectId, Option<ObjectId>> = HashMap::new();
         let mut models: Vec<ObjectId> = Vec::new();
         for kind in [
@@ -121,7 +162,7 @@ impl Catalog {
             .filter(|m| repository.contains(m))
             .map(ObjectId::content_model)
             .collect();
-        Ok(Sight::Granted { repository, models })
+        Ok((repository, models))
     }
 
     /// Fails with PERMISSION_DENIED unless the caller may see the object.

@@ -109,7 +109,10 @@ pub fn value_counts<'f>(
         };
         let mut distinct: Vec<Lit> = Vec::new();
         for row in rows {
-            if facet.skip_hidden && matches!(row, Row::Object(o) if data_hidden(facts, o)) {
+            if facet.hidden != Cond::False
+                && matches!(row, Row::Object(_))
+                && holds(&facet.hidden, facts, row)
+            {
                 continue;
             }
             for value in raw_values(&facet.field, facts, row) {

@@ -172,7 +172,7 @@ pub fn facet(path: &Path, meta: &MetaModel, gap: Option<DateGap>) -> Result<Face
         relation,
         field,
         gap,
-        skip_hidden: false,
+        hidden: Cond::False,
     })
 }
 

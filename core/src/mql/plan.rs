@@ -458,9 +458,9 @@ pub struct Facet {
     pub field: Field,
     /// For time fields: the buckets values are counted in (their label is the value).
     pub gap: Option<DateGap>,
-    /// Leave out the values of objects whose data is hidden (profiling results for a
-    /// caller who may not view data).
-    pub skip_hidden: bool,
+    /// Leave out the values of objects that satisfy this condition: profiling results of
+    /// objects whose data is hidden from the caller. `Cond::False` keeps every value.
+    pub hidden: Cond,
 }
 
 /// The width of the buckets date values are counted in (`dateRangeGap`).
