@@ -11,6 +11,7 @@ mod middleware;
 pub mod oauth;
 mod routes;
 pub mod system_log;
+mod text_table;
 mod upload;
 
 use std::net::SocketAddr;
