@@ -1,6 +1,7 @@
 //! The Lore server: the axum application over a [`Catalog`], its configuration, backend
 //! wiring, OpenAPI document and API explorer.
 
+pub mod cli_admin;
 pub mod cli_query;
 pub mod config;
 mod error;
