@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::text_table;
+
 /// What `lore query` sends: where, who, and the query's clauses.
 #[derive(Clone, clap::Args)]
 pub struct QueryArgs {
@@ -154,9 +156,6 @@ async fn send(request: reqwest::RequestBuilder) -> Result<Value, String> {
     Ok(body["result"].clone())
 }
 
-/// Values longer than this are cut in a table cell.
-const MAX_CELL: usize = 60;
-
 /// Entities of the MQL format as a text table: a header of the SELECT items' display
 /// names, one row per entity.
 pub fn table(entities: &[Value]) -> String {
@@ -180,32 +179,7 @@ pub fn table(entities: &[Value]) -> String {
                 .collect()
         })
         .collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (i, c) in row.iter().enumerate() {
-            if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-    }
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let width = widths.get(i).copied().unwrap_or(0);
-                format!("{c}{}", " ".repeat(width.saturating_sub(c.chars().count())))
-            })
-            .collect();
-        let _ = writeln!(out, "{}", padded.join("  ").trim_end());
-    };
-    line(&mut out, &header);
-    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    line(&mut out, &rule);
-    for row in &rows {
-        line(&mut out, row);
-    }
+    let mut out = text_table::render(&header, &rows);
     let _ = writeln!(out, "({} objects)", rows.len());
     out
 }
@@ -222,13 +196,7 @@ fn cell(value: &Value) -> String {
         },
         other => other.to_string(),
     };
-    let text = text.replace(['\n', '\r', '\t'], " ");
-    if text.chars().count() > MAX_CELL {
-        let cut: String = text.chars().take(MAX_CELL - 1).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
+    text_table::cell(&text)
 }
 
 #[cfg(test)]

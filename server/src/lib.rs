@@ -1,6 +1,7 @@
 //! The Lore server: the axum application over a [`Catalog`], its configuration, backend
 //! wiring, OpenAPI document and API explorer.
 
+pub mod cli_admin;
 pub mod cli_query;
 pub mod config;
 mod error;
@@ -11,6 +12,7 @@ mod middleware;
 pub mod oauth;
 mod routes;
 pub mod system_log;
+mod text_table;
 mod upload;
 
 use std::net::SocketAddr;

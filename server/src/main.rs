@@ -1,12 +1,12 @@
 //! The `lore` command.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use lore_core::catalog::Bootstrap;
-use lore_server::Settings;
+use lore_server::{Settings, cli_admin};
 
 #[derive(Parser)]
 #[command(
@@ -29,11 +29,26 @@ enum Command {
     },
     /// Runs an MQL query against a server and prints the objects as a table.
     Query(lore_server::cli_query::QueryArgs),
+    /// Manages users and their global roles directly on the configured store (no server
+    /// needed), e.g. to reset a forgotten password.
+    User(cli_admin::UserArgs),
+    /// Manages groups and their members directly on the configured store.
+    Group(cli_admin::GroupArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::User(args) => run_admin(
+            "lore user",
+            args.config.as_deref(),
+            Admin::User(args.command),
+        ),
+        Command::Group(args) => run_admin(
+            "lore group",
+            args.config.as_deref(),
+            Admin::Group(args.command),
+        ),
         Command::Query(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -83,6 +98,47 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// An administration command: `lore user ...` or `lore group ...`.
+enum Admin {
+    User(cli_admin::UserCommand),
+    Group(cli_admin::GroupCommand),
+}
+
+/// Opens the configured store and runs an administration command on it: prints its
+/// text, or `<name>: <message>` on standard error and exits with code 1.
+fn run_admin(name: &str, config: Option<&Path>, command: Admin) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{name}: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        let (catalog, notice) = cli_admin::open_from_config(config).await?;
+        if let Some(notice) = notice {
+            eprintln!("{name}: {notice}");
+        }
+        match command {
+            Admin::User(command) => cli_admin::run_user(&catalog, command).await,
+            Admin::Group(command) => cli_admin::run_group(&catalog, command).await,
+        }
+    });
+    match outcome {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            ExitCode::FAILURE
         }
     }
 }
