@@ -17,8 +17,8 @@ use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{
-    AttributeKind, ClassificationStatus, DataClass, EdgeKind, MetaModel, Object,
-    ObjectKind, Profiling, SensitivityLabel, TagKind, User, Value, format_datetime,
+    AttributeKind, ClassificationStatus, DataClass, EdgeKind, MetaModel, Object, ObjectKind,
+    Profiling, SensitivityLabel, TagKind, User, Value, format_datetime,
 };
 use crate::mql::ast::Query;
 use crate::mql::catalog::SystemAttribute;
@@ -495,7 +495,12 @@ fn order_like(objects: &mut [Object], ids: &[ObjectId]) {
 /// The condition with every test of profiling results made to fail on objects whose
 /// data is hidden.
 fn hide_profiling(cond: Cond, hidden: &Cond) -> Cond {
-    let each = |items: Vec<Cond>| items.into_iter().map(|c| hide_profiling(c, hidden)).collect();
+    let each = |items: Vec<Cond>| {
+        items
+            .into_iter()
+            .map(|c| hide_profiling(c, hidden))
+            .collect()
+    };
     match cond {
         Cond::And(items) => Cond::And(each(items)),
         Cond::Or(items) => Cond::Or(each(items)),
