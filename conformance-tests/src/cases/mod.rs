@@ -18,6 +18,7 @@ mod denied;
 mod entities;
 mod execute;
 mod export;
+mod governance;
 mod grants;
 mod groups;
 pub(crate) mod import;
@@ -890,6 +891,102 @@ pub fn cases() -> Vec<Case> {
         ),
         case!(
             visibility::object_grants_limit_what_each_user_sees,
+            AnyServer,
+            []
+        ),
+        // Governance
+        case!(
+            governance::data_classes_list_read_and_write,
+            AnyServer,
+            [
+                ("GET", "/repository/dataClasses/", N),
+                ("GET", "/repository/dataClasses/{objectId}", N),
+                ("PUT", "/repository/dataClasses/{objectId}", N),
+                ("GET", "/repository/semanticTypes", N),
+                ("GET", "/repository/semanticTypes/{objectId}", N),
+                ("PUT", "/repository/semanticTypes/{objectId}", N),
+            ]
+        ),
+        case!(
+            governance::data_classes_bad_input,
+            AnyServer,
+            [
+                ("GET", "/repository/dataClasses/", B),
+                ("GET", "/repository/dataClasses/{objectId}", B),
+                ("PUT", "/repository/dataClasses/{objectId}", B),
+                ("GET", "/repository/semanticTypes", B),
+                ("GET", "/repository/semanticTypes/{objectId}", B),
+                ("PUT", "/repository/semanticTypes/{objectId}", B),
+                ("GET", "/repository/sensitivityLabels/", B),
+            ]
+        ),
+        case!(
+            governance::sensitivity_labels_define_propose_approve,
+            AnyServer,
+            [
+                ("GET", "/repository/sensitivityLabels/", N),
+                ("PUT", "/repository/sensitivityLabels/", N),
+                ("GET", "/repository/sensitivityLabels/{objectId}", N),
+                ("PUT", "/repository/sensitivityLabels/{objectId}", N),
+            ]
+        ),
+        case!(
+            governance::sensitivity_labels_bad_input,
+            AnyServer,
+            [
+                ("PUT", "/repository/sensitivityLabels/", B),
+                ("GET", "/repository/sensitivityLabels/{objectId}", B),
+                ("PUT", "/repository/sensitivityLabels/{objectId}", B),
+            ]
+        ),
+        case!(
+            governance::data_profiling_read_and_write,
+            AnyServer,
+            [
+                ("GET", "/entities/DataProfiling/{objectId}", N),
+                ("PUT", "/entities/DataProfiling/{objectId}", N),
+                ("POST", "/entities/DataProfiling/{objectId}", N),
+                ("GET", "/entities/Dataprofiling/{objectId}", N),
+                ("PUT", "/entities/Dataprofiling/{objectId}", N),
+                ("POST", "/entities/Dataprofiling/{objectId}", N),
+            ]
+        ),
+        case!(
+            governance::data_profiling_bad_input,
+            AnyServer,
+            [
+                ("GET", "/entities/DataProfiling/{objectId}", B),
+                ("PUT", "/entities/DataProfiling/{objectId}", B),
+                ("POST", "/entities/DataProfiling/{objectId}", B),
+                ("GET", "/entities/Dataprofiling/{objectId}", B),
+                ("PUT", "/entities/Dataprofiling/{objectId}", B),
+                ("POST", "/entities/Dataprofiling/{objectId}", B),
+            ]
+        ),
+        case!(
+            governance::governance_without_capabilities_is_denied,
+            AnyServer,
+            [
+                ("GET", "/repository/dataClasses/", D),
+                ("GET", "/repository/dataClasses/{objectId}", D),
+                ("PUT", "/repository/dataClasses/{objectId}", D),
+                ("GET", "/repository/semanticTypes", D),
+                ("GET", "/repository/semanticTypes/{objectId}", D),
+                ("PUT", "/repository/semanticTypes/{objectId}", D),
+                ("GET", "/repository/sensitivityLabels/", D),
+                ("PUT", "/repository/sensitivityLabels/", D),
+                ("GET", "/repository/sensitivityLabels/{objectId}", D),
+                ("PUT", "/repository/sensitivityLabels/{objectId}", D),
+                ("GET", "/entities/DataProfiling/{objectId}", D),
+                ("PUT", "/entities/DataProfiling/{objectId}", D),
+                ("POST", "/entities/DataProfiling/{objectId}", D),
+                ("GET", "/entities/Dataprofiling/{objectId}", D),
+                ("PUT", "/entities/Dataprofiling/{objectId}", D),
+                ("POST", "/entities/Dataprofiling/{objectId}", D),
+            ]
+        ),
+        case!(
+            governance::hidden_data_follows_view_data_hide_data_and_data_classes,
             AnyServer,
             []
         ),

@@ -15,6 +15,7 @@ mod auth;
 mod browse;
 mod execute;
 mod external_login;
+mod governance;
 mod grants;
 mod groups;
 mod model_import;
@@ -33,6 +34,9 @@ pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use external_login::{ExternalIdentity, map_groups};
+pub use governance::{
+    DataClassUpdate, LabelDefinition, ObjectLabels, ProfilingRecord, ProfilingUpdate,
+};
 pub use grants::{
     CsvImportSummary, GLOBAL_ROLES_CSV_HEADER, Grantee, GranteeKind, GranteeRef,
     OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod configuration;
 pub mod entities;
+pub mod governance;
 pub mod grants;
 pub mod groups;
 pub mod health;
@@ -41,6 +42,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
+        (name = "Governance"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -108,6 +110,29 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(grants::revoke_object_role))
         .routes(routes!(grants::export_global_roles_csv))
         .routes(routes!(grants::export_object_roles_csv))
+        .routes(routes!(governance::list_data_classes))
+        .routes(routes!(
+            governance::get_data_class,
+            governance::put_data_class
+        ))
+        .routes(routes!(
+            governance::list_sensitivity_labels,
+            governance::put_sensitivity_label
+        ))
+        .routes(routes!(
+            governance::get_object_labels,
+            governance::put_object_label
+        ))
+        .routes(routes!(
+            governance::get_data_profiling,
+            governance::put_data_profiling,
+            governance::post_data_profiling_upper
+        ))
+        .routes(routes!(
+            governance::get_data_profiling_lower,
+            governance::put_data_profiling_lower,
+            governance::post_data_profiling
+        ))
         .routes(routes!(grants::list_roles, grants::put_role))
         .routes(routes!(grants::delete_role))
         .merge(
@@ -135,10 +160,22 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
         .routes(routes!(types::list_categories))
         .routes(routes!(operations::repository_browse))
         .routes(routes!(admin::system_log));
+    let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     // The 405 answer is set by `app`, after the key gate, so that a wrong method answers
     // 405 with or without a key.
     (removed::register(router, &mut openapi), openapi)
+}
+
+/// The deprecated routes that still work, answering as their replacements.
+#[allow(deprecated, reason = "registering them is what keeps them working")]
+fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
+    router
+        .routes(routes!(governance::list_semantic_types))
+        .routes(routes!(
+            governance::get_semantic_type,
+            governance::put_semantic_type
+        ))
 }
 
 pub async fn not_found(method: Method, uri: Uri) -> ApiError {
