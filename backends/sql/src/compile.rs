@@ -110,12 +110,27 @@ pub fn indexed_searches(plan: &Plan, dialect: Dialect) -> Vec<Search> {
 }
 
 /// The statement of a page of the plan's objects: `(model_id, object_id)` rows in order.
-pub fn page(plan: &Plan, dialect: Dialect, page: Page, index: &TextIndex) -> Compiled {
+/// The statement of a page. With `filter_first` (SQLite), the sort keys are kept from
+/// any index (`+` before them), so SQLite finds the few objects that pass through the
+/// condition's indexes and sorts them, instead of reading a sort index in order and
+/// testing every object on the way; see [`bounded_count`].
+pub fn page(
+    plan: &Plan,
+    dialect: Dialect,
+    page: Page,
+    index: &TextIndex,
+    filter_first: bool,
+) -> Compiled {
     let mut c = Compiler::new(dialect, index);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let mut order = Vec::new();
     for key in &plan.order {
         let (value, nullable) = c.sort_value(&key.field, "o");
+        let value = if filter_first && dialect == Dialect::Sqlite {
+            format!("+{value}")
+        } else {
+            value
+        };
         let direction = if key.descending { "DESC" } else { "ASC" };
         // NULLS LAST only where a NULL can occur: on a NOT NULL column it would keep
         // SQLite from reading the column's index in order.
@@ -132,6 +147,18 @@ pub fn page(plan: &Plan, dialect: Dialect, page: Page, index: &TextIndex) -> Com
     );
     Compiled {
         sql,
+        params: c.params,
+    }
+}
+
+/// The statement that counts the objects satisfying `cond`, stopping after `cap + 1`:
+/// a cheap way to learn whether a condition is selective.
+pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
+    let mut c = Compiler::new(dialect, &TextIndex::Always);
+    let condition = c.cond(cond, Row::Object("o"));
+    let limit = c.param(SqlValue::Int(Some(cap.saturating_add(1))));
+    Compiled {
+        sql: format!("SELECT COUNT(*) FROM (SELECT 1 FROM objects o WHERE {condition} LIMIT {limit}) n"),
         params: c.params,
     }
 }

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
+use lore_core::mql::plan::{Cond, Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
     Batch, Details, Explanation, GrantsOn, Op, Principal, Scope, WriteTx, micros, prepare,
     prepare_log_entry, prepare_session,
@@ -144,19 +144,7 @@ impl<D: Driver> SqlStore<D> {
         if searches.is_empty() {
             return Ok(compile::TextIndex::Only(Vec::new()));
         }
-        let objects = self
-            .rows_of(
-                Stmt::query("SELECT COALESCE(MAX(rowid), 0) FROM objects", Vec::new()),
-                "a text search",
-            )
-            .await?
-            .first()
-            .map(|r| r.int(0, "objects"))
-            .transpose()?
-            .unwrap_or(0)
-            .max(0) as f64;
-        let needed = page.offset.saturating_add(page.limit) as f64;
-        let cap = (objects * needed).sqrt().clamp(1_000.0, 1e9) as i64;
+        let cap = self.probe_cap(page).await?;
         let probes = searches
             .iter()
             .map(|search| {
@@ -182,6 +170,46 @@ impl<D: Driver> SqlStore<D> {
             }
         }
         Ok(compile::TextIndex::Only(chosen))
+    }
+
+    /// How many objects a condition may let pass and still be worth finding through its
+    /// own indexes before sorting: `√(objects × rows the page needs)` (see
+    /// [`Self::text_index`]).
+    async fn probe_cap(&self, page: Page) -> Result<i64> {
+        let objects = self
+            .rows_of(
+                Stmt::query("SELECT COALESCE(MAX(rowid), 0) FROM objects", Vec::new()),
+                "the size of the catalog",
+            )
+            .await?
+            .first()
+            .map(|r| r.int(0, "objects"))
+            .transpose()?
+            .unwrap_or(0)
+            .max(0) as f64;
+        let needed = page.offset.saturating_add(page.limit) as f64;
+        Ok((objects * needed).sqrt().clamp(1_000.0, 1e9) as i64)
+    }
+
+    /// Whether a SQLite page should find the objects the caller may see first and sort
+    /// them, rather than read a sort index in order: when they are few. SQLite's
+    /// statistics know how many objects a model has on average, not that the one a
+    /// restricted caller sees is small, so one bounded count tells it. (PostgreSQL's
+    /// statistics see it for themselves.)
+    async fn filter_first(&self, plan: &Plan, page: Page) -> Result<bool> {
+        if D::DIALECT != Dialect::Sqlite || matches!(plan.visibility, Cond::True | Cond::False) {
+            return Ok(false);
+        }
+        let cap = self.probe_cap(page).await?;
+        let compiled = compile::bounded_count(&plan.visibility, D::DIALECT, cap);
+        let found = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "what the caller sees")
+            .await?
+            .first()
+            .map(|r| r.int(0, "objects"))
+            .transpose()?
+            .unwrap_or(0);
+        Ok(found <= cap)
     }
 
     /// Runs one query and returns its rows.
@@ -709,7 +737,8 @@ impl<D: Driver> Store for SqlStore<D> {
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
         let index = self.text_index(plan, page).await?;
-        let compiled = compile::page(plan, D::DIALECT, page, &index);
+        let filter_first = self.filter_first(plan, page).await?;
+        let compiled = compile::page(plan, D::DIALECT, page, &index, filter_first);
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
             .await?;
@@ -761,7 +790,8 @@ impl<D: Driver> Store for SqlStore<D> {
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
         let index = self.text_index(plan, page).await?;
-        let compiled = compile::page(plan, D::DIALECT, page, &index);
+        let filter_first = self.filter_first(plan, page).await?;
+        let compiled = compile::page(plan, D::DIALECT, page, &index, filter_first);
         let explain = match D::DIALECT {
             Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {}", compiled.sql),
             Dialect::Postgres => format!("EXPLAIN {}", compiled.sql),
