@@ -158,7 +158,9 @@ pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
     let condition = c.cond(cond, Row::Object("o"));
     let limit = c.param(SqlValue::Int(Some(cap.saturating_add(1))));
     Compiled {
-        sql: format!("SELECT COUNT(*) FROM (SELECT 1 FROM objects o WHERE {condition} LIMIT {limit}) n"),
+        sql: format!(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM objects o WHERE {condition} LIMIT {limit}) n"
+        ),
         params: c.params,
     }
 }

@@ -203,7 +203,10 @@ impl<D: Driver> SqlStore<D> {
         let cap = self.probe_cap(page).await?;
         let compiled = compile::bounded_count(&plan.visibility, D::DIALECT, cap);
         let found = self
-            .rows_of(Stmt::query(compiled.sql, compiled.params), "what the caller sees")
+            .rows_of(
+                Stmt::query(compiled.sql, compiled.params),
+                "what the caller sees",
+            )
             .await?
             .first()
             .map(|r| r.int(0, "objects"))

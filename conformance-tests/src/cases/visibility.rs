@@ -207,6 +207,23 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
             );
         }
 
+        // MQL's Context leaves the hidden folder out too.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/entities/executeMQLQuery",
+            &[],
+            Some(json!({"select": "Context", "from": own.path, "pageSize": 1})),
+        )
+        .await;
+        let context = resp.ok_array()[0]["attributes"][0]["value"].to_string();
+        assert_eq!(
+            context.contains(&format!("\"{}\"", own.folder_id)),
+            who == "alice",
+            "{who}: {context}"
+        );
+
         // repositoryBrowse from the root: Alice finds her folder and its model; Bob,
         // whose folder is hidden, finds nothing there.
         let resp = as_user(

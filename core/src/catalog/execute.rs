@@ -111,7 +111,8 @@ impl Catalog {
             return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
         }
         Ok(QueryResult::Mql(
-            self.mql_entities(caller, &ids, &validated.select).await?,
+            self.mql_entities(caller, &sight, &ids, &validated.select)
+                .await?,
         ))
     }
 
@@ -340,13 +341,14 @@ impl Catalog {
     async fn mql_entities(
         &self,
         caller: &Caller,
+        sight: &Sight,
         ids: &[ObjectId],
         select: &[Selected<'_>],
     ) -> Result<Vec<MqlEntity>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut facts = self.page_facts(ids, select).await?;
+        let mut facts = self.page_facts(sight, ids, select).await?;
         // Spec 2.7: profiling and sampling of objects whose data is hidden from the
         // caller are not shown.
         let hidden = self.hidden_data(caller).await?;
@@ -376,7 +378,14 @@ impl Catalog {
     }
 
     /// Reads what the SELECT list shows of the page's objects.
-    async fn page_facts(&self, ids: &[ObjectId], select: &[Selected<'_>]) -> Result<PageFacts> {
+    /// What the SELECT items of a page need; ancestors and related objects the caller
+    /// may not see are left out.
+    async fn page_facts(
+        &self,
+        sight: &Sight,
+        ids: &[ObjectId],
+        select: &[Selected<'_>],
+    ) -> Result<PageFacts> {
         let (objects, details) = self.store.objects_with_details(ids).await?;
         let mut facts = PageFacts::default();
         facts.add(objects, details);
@@ -411,9 +420,14 @@ impl Catalog {
         if wants.context {
             for object in &page {
                 let chain = self.context(object).await?;
-                facts
-                    .context
-                    .insert(object.id, chain.iter().map(embedded).collect());
+                facts.context.insert(
+                    object.id,
+                    chain
+                        .iter()
+                        .filter(|o| sight.sees(o))
+                        .map(embedded)
+                        .collect(),
+                );
             }
         }
         if wants.targets {
@@ -426,7 +440,9 @@ impl Catalog {
                 .map(|e| e.target)
                 .collect();
             for object in self.store.objects(&targets).await? {
-                facts.targets.insert(object.id, embedded(&object));
+                if sight.sees(&object) {
+                    facts.targets.insert(object.id, embedded(&object));
+                }
             }
         }
         if wants.models {
@@ -463,7 +479,13 @@ impl Catalog {
                     facts.context.entry(object.id)
                 {
                     let chain = self.context(object).await?;
-                    slot.insert(chain.iter().map(embedded).collect());
+                    slot.insert(
+                        chain
+                            .iter()
+                            .filter(|o| sight.sees(o))
+                            .map(embedded)
+                            .collect(),
+                    );
                 }
             }
         }
@@ -1188,9 +1210,9 @@ impl Catalog {
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(&select_only(select), version, &meta)?;
         let object = self.resolve(reference).await?;
-        self.require_visible(caller, &object).await?;
+        let sight = self.require_visible(caller, &object).await?;
         let mut entities = self
-            .mql_entities(caller, &[object.id], &validated.select)
+            .mql_entities(caller, &sight, &[object.id], &validated.select)
             .await?;
         entities
             .pop()
@@ -1222,7 +1244,10 @@ impl Catalog {
         Ok(match validated {
             Some(validated) => {
                 let ids: Vec<ObjectId> = related.iter().map(|o| o.id).collect();
-                QueryResult::Mql(self.mql_entities(caller, &ids, &validated.select).await?)
+                QueryResult::Mql(
+                    self.mql_entities(caller, &sight, &ids, &validated.select)
+                        .await?,
+                )
             }
             None => QueryResult::Legacy(self.entities(caller, &related).await?),
         })
