@@ -463,32 +463,13 @@ impl Catalog {
     ) -> Result<CsvImportSummary> {
         caller.require(Capability::ManageRoles)?;
         let rows = read_csv(bytes, &GLOBAL_ROLES_CSV_HEADER, &["granteeType"])?;
-        let mut errors = Vec::new();
-        let mut wanted = BTreeSet::new();
+        let mut checked = CheckedLines::default();
         for (line, row) in &rows {
-            match self.global_grant_of_row(caller, row).await {
-                Ok(grant) => {
-                    wanted.insert(grant);
-                }
-                Err(e) => errors.push(format!("line {line}: {}", e.message)),
-            }
+            checked.add(*line, self.global_grant_of_row(caller, row).await);
         }
-        refuse_lines(errors)?;
-        let existing: BTreeSet<Grant> = self
-            .store
-            .grants_on(GrantsOn::Server)
-            .await?
-            .into_iter()
-            .collect();
-        let mut removed = Vec::new();
-        if replace {
-            for grant in existing.difference(&wanted) {
-                let role = self.find_role(&grant.role).await?;
-                self.check_grantable(caller, &role, None).await?;
-                removed.push(grant.clone());
-            }
-        }
-        self.land_csv(rows.len(), wanted, existing, removed).await
+        let wanted = checked.wanted()?;
+        self.land_csv(caller, GrantsOn::Server, rows.len(), wanted, replace)
+            .await
     }
 
     /// Every object grant (or those on `object` and its subtree) as CSV
@@ -568,57 +549,42 @@ impl Catalog {
             &OBJECT_ROLES_CSV_HEADER,
             &["objectId", "objectPath", "granteeType"],
         )?;
-        let mut errors = Vec::new();
-        let mut denied = Vec::new();
-        let mut wanted = BTreeSet::new();
+        let mut checked = CheckedLines::default();
         for (line, row) in &rows {
-            match self.object_grant_of_row(caller, row).await {
-                Ok(grant) => {
-                    wanted.insert(grant);
-                }
-                Err(e) if e.code == crate::ErrorCode::PermissionDenied => {
-                    denied.push(format!("line {line}: {}", e.message));
-                }
-                Err(e) => errors.push(format!("line {line}: {}", e.message)),
-            }
+            checked.add(*line, self.object_grant_of_row(caller, row).await);
         }
-        refuse_lines(errors)?;
-        if !denied.is_empty() {
-            return Err(Error::forbidden(listed(&denied)));
-        }
-        let existing: BTreeSet<Grant> = self
-            .store
-            .grants_on(GrantsOn::AnyObject)
-            .await?
-            .into_iter()
-            .collect();
-        let mut removed = Vec::new();
-        if replace {
-            for grant in existing.difference(&wanted) {
-                let (Some(on), Ok(role)) = (grant.object, self.find_role(&grant.role).await) else {
-                    removed.push(grant.clone());
-                    continue;
-                };
-                self.check_grantable(caller, &role, Some(on)).await?;
-                removed.push(grant.clone());
-            }
-        }
-        self.land_csv(rows.len(), wanted, existing, removed).await
+        let wanted = checked.wanted()?;
+        self.land_csv(caller, GrantsOn::AnyObject, rows.len(), wanted, replace)
+            .await
     }
 
+    /// Lands the grants of a CSV file in one batch: those it lists that are new and,
+    /// with `replace`, the revocation of those of its kind (`on`) it does not list, each
+    /// checked as a revocation by the caller.
     async fn land_csv(
         &self,
+        caller: &Caller,
+        on: GrantsOn,
         lines: usize,
         wanted: BTreeSet<Grant>,
-        existing: BTreeSet<Grant>,
-        removed: Vec<Grant>,
+        replace: bool,
     ) -> Result<CsvImportSummary> {
+        let existing: BTreeSet<Grant> = self.store.grants_on(on).await?.into_iter().collect();
         let mut summary = CsvImportSummary {
             lines,
-            removed: removed.len(),
             ..Default::default()
         };
         let mut batch = Batch::new();
+        if replace {
+            for grant in existing.difference(&wanted) {
+                // A grant of a role deleted since cannot be checked; it goes.
+                if let Ok(role) = self.find_role(&grant.role).await {
+                    self.check_grantable(caller, &role, grant.object).await?;
+                }
+                summary.removed += 1;
+                batch.push(Op::RemoveGrant(grant.clone()));
+            }
+        }
         for grant in wanted {
             if existing.contains(&grant) {
                 summary.unchanged += 1;
@@ -626,9 +592,6 @@ impl Catalog {
                 summary.added += 1;
                 batch.push(Op::AddGrant(grant));
             }
-        }
-        for grant in removed {
-            batch.push(Op::RemoveGrant(grant));
         }
         if !batch.is_empty() {
             self.apply_keeping_an_administrator(batch).await?;
@@ -963,6 +926,42 @@ impl Catalog {
     }
 }
 
+/// The grants of a CSV file's lines, and what was wrong with the others.
+#[derive(Default)]
+struct CheckedLines {
+    wanted: BTreeSet<Grant>,
+    errors: Vec<String>,
+    denied: Vec<String>,
+}
+
+impl CheckedLines {
+    fn add(&mut self, line: u64, grant: Result<Grant>) {
+        match grant {
+            Ok(grant) => {
+                self.wanted.insert(grant);
+            }
+            Err(e) if e.code == crate::ErrorCode::PermissionDenied => {
+                self.denied.push(format!("line {line}: {}", e.message));
+            }
+            Err(e) => self.errors.push(format!("line {line}: {}", e.message)),
+        }
+    }
+
+    /// The grants, or INVALID_PARAMETER naming every bad line (PERMISSION_DENIED when
+    /// every bad line is one the caller may not grant).
+    fn wanted(self) -> Result<BTreeSet<Grant>> {
+        if !self.errors.is_empty() {
+            let mut all = self.errors;
+            all.extend(self.denied);
+            return Err(Error::invalid(listed(&all)));
+        }
+        if !self.denied.is_empty() {
+            return Err(Error::forbidden(listed(&self.denied)));
+        }
+        Ok(self.wanted)
+    }
+}
+
 fn capability_names() -> String {
     Capability::ALL
         .iter()
@@ -1061,13 +1060,6 @@ fn read_csv(bytes: &[u8], header: &[&str], optional: &[&str]) -> Result<Vec<(u64
         return Err(Error::invalid("the CSV file has a header but no grants"));
     }
     Ok(rows)
-}
-
-fn refuse_lines(errors: Vec<String>) -> Result<()> {
-    if errors.is_empty() {
-        return Ok(());
-    }
-    Err(Error::invalid(listed(&errors)))
 }
 
 /// "nothing was imported: line 3: ...; line 5: ..." with at most [`MAX_LISTED_ERRORS`].
