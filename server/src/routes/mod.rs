@@ -9,6 +9,7 @@ pub mod governance;
 pub mod grants;
 pub mod groups;
 pub mod health;
+pub mod openapi;
 pub mod operations;
 pub mod relationships;
 pub mod removed;
@@ -164,7 +165,23 @@ pub fn api() -> (Router<AppState>, OpenApiDoc) {
     let (router, mut openapi) = router.split_for_parts();
     // The 405 answer is set by `app`, after the key gate, so that a wrong method answers
     // 405 with or without a key.
-    (removed::register(router, &mut openapi), openapi)
+    let router = removed::register(router, &mut openapi);
+    (router, completed(openapi))
+}
+
+/// The document with what every operation shares filled in ([`openapi::complete`]).
+fn completed(document: OpenApiDoc) -> OpenApiDoc {
+    let completed = serde_json::to_value(&document).and_then(|mut value| {
+        openapi::complete(&mut value);
+        serde_json::from_value(value)
+    });
+    match completed {
+        Ok(completed) => completed,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot complete the OpenAPI document; serving it as the routes declare it");
+            document
+        }
+    }
 }
 
 /// The deprecated routes that still work, answering as their replacements.
