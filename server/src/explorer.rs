@@ -4,20 +4,19 @@
 use axum::Router;
 use axum::response::{Html, Redirect};
 use axum::routing::get;
-use utoipa::openapi::OpenApi;
-use utoipa::openapi::server::Server;
+use serde_json::{Value, json};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::AppState;
 
-pub fn router(base: &str, mut openapi: OpenApi) -> Router<AppState> {
-    openapi.servers = Some(vec![Server::new(base)]);
+pub fn router(base: &str, mut openapi: Value) -> Router<AppState> {
+    openapi["servers"] = json!([{"url": base}]);
     let spec_url = format!("{base}/openapi.json");
     let page = EXPLORER_PAGE
         .replace("{{SPEC_URL}}", &spec_url)
         .replace("{{BASE}}", base);
     Router::new()
-        .merge(SwaggerUi::new("/swagger-ui").url(spec_url, openapi))
+        .merge(SwaggerUi::new("/swagger-ui").external_url_unchecked(spec_url, openapi))
         .route("/explorer", get(move || async move { Html(page) }))
         .route("/", get(|| async { Redirect::to("/explorer") }))
 }
