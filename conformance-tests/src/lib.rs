@@ -167,6 +167,7 @@ macro_rules! http_suite {
             roles_csv_bad_lines_import_nothing,
             grants_bad_input,
             grants_without_manage_roles_are_denied,
+            roles_through_groups_reach_mql,
             object_grants_limit_what_each_user_sees,
             data_classes_list_read_and_write,
             data_classes_bad_input,

@@ -799,3 +799,88 @@ pub async fn grants_without_manage_roles_are_denied(t: &Target) {
     .await;
     assert_error(&resp, 403, "PERMISSION_DENIED");
 }
+
+/// A role granted to a group reaches its members in MQL too: `MembersOfRole` lists them
+/// and `ExpandedMembersOfRole(...) = ME` finds what they hold it on, until the group is
+/// disabled.
+pub async fn roles_through_groups_reach_mql(t: &Target) {
+    let imported = t.import_sample().await;
+    let (user, name) = new_user(t, "member").await;
+    let group = unique("Stewards of Sales");
+    t.post(
+        "/admin/groups",
+        &[],
+        &json!({"name": group, "members": [user]}),
+    )
+    .await
+    .ok();
+    t.put(
+        &format!("{GRANTS}/grantObjectRole/{}", imported.model_id),
+        &[],
+        &json!({"grantee": group, "granteeType": "GROUP", "role": "Steward"}),
+    )
+    .await
+    .ok();
+    let listed = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "MembersOfRole('Steward')", "from": imported.path, "pageSize": 1}),
+        )
+        .await;
+    assert!(
+        listed.ok_array()[0]["attributes"][0]["value"]
+            .to_string()
+            .contains(&name),
+        "{}",
+        listed.describe()
+    );
+    let key = key_of(t, &name).await;
+    let mine = send_as(
+        t,
+        &key,
+        Method::GET,
+        "/entities/countMQLQuery",
+        &[
+            ("select", "Name"),
+            ("from", &imported.path),
+            ("where", "ExpandedMembersOfRole('Steward') = ME"),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(mine.ok(), &json!(45), "{}", mine.describe());
+
+    // Disabled, the group's role holds for nobody.
+    t.put(
+        "/admin/groups",
+        &[],
+        &json!({"name": group, "enabled": false}),
+    )
+    .await
+    .ok();
+    let listed = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "MembersOfRole('Steward')", "from": imported.path, "pageSize": 1}),
+        )
+        .await;
+    assert!(
+        !listed.ok_array()[0]["attributes"][0]["value"]
+            .to_string()
+            .contains(&name),
+        "{}",
+        listed.describe()
+    );
+    let resp = send_as(
+        t,
+        &key,
+        Method::GET,
+        "/entities/countMQLQuery",
+        &[("select", "Name"), ("from", &imported.path)],
+        None,
+    )
+    .await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+}

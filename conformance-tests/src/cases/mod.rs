@@ -889,6 +889,7 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/admin/grants/exportObjectRolesCSV", D),
             ]
         ),
+        case!(grants::roles_through_groups_reach_mql, AnyServer, []),
         case!(
             visibility::object_grants_limit_what_each_user_sees,
             AnyServer,

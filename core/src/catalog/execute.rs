@@ -182,7 +182,7 @@ impl Catalog {
                 if !roles.iter().any(|r| &r.name == role) {
                     continue;
                 }
-                let grants = self.store.grants_of_role(role).await?;
+                let grants = self.grants_of_role_to_users(role).await?;
                 let mut holders = RoleHolders {
                     anyone: self.granted_scope(grants.iter().map(|g| g.object)).await?,
                     by_principal: HashMap::new(),
@@ -464,7 +464,7 @@ impl Catalog {
             }
         }
         for role in &wants.roles {
-            let grants = self.store.grants_of_role(role).await?;
+            let grants = self.grants_of_role_to_users(role).await?;
             for grant in &grants {
                 if let std::collections::hash_map::Entry::Vacant(slot) =
                     facts.users.entry(grant.grantee)
@@ -476,16 +476,12 @@ impl Catalog {
             facts.grants.insert(role.clone(), grants);
             for object in &page {
                 if let std::collections::hash_map::Entry::Vacant(slot) =
-                    facts.context.entry(object.id)
+                    facts.ancestors.entry(object.id)
                 {
+                    // Every ancestor, seen or not: a grant on a hidden folder still
+                    // makes its grantee a member of the role below it.
                     let chain = self.context(object).await?;
-                    slot.insert(
-                        chain
-                            .iter()
-                            .filter(|o| sight.sees(o))
-                            .map(embedded)
-                            .collect(),
-                    );
+                    slot.insert(chain.iter().map(|o| o.id).collect());
                 }
             }
         }
@@ -622,6 +618,8 @@ struct PageFacts {
     data_classes: BTreeMap<String, DataClass>,
     sensitivity_labels: BTreeMap<String, SensitivityLabel>,
     context: HashMap<ObjectId, Vec<EmbeddedEntity>>,
+    /// The ids of every ancestor of the page's objects (MembersOfRole's scope).
+    ancestors: HashMap<ObjectId, Vec<ObjectId>>,
     targets: HashMap<ObjectId, EmbeddedEntity>,
     models: HashMap<ObjectId, Object>,
     users: HashMap<ObjectId, User>,
@@ -923,15 +921,11 @@ fn members_of_role(role: &str, object: &Object, facts: &PageFacts) -> Json {
     let Some(grants) = facts.grants.get(role) else {
         return json!([]);
     };
-    let mut scope: Vec<String> = facts
-        .context
-        .get(&object.id)
-        .map(|c| c.iter().map(|e| e.id.clone()).collect())
-        .unwrap_or_default();
-    scope.push(object.id.to_string());
+    let mut scope: Vec<ObjectId> = facts.ancestors.get(&object.id).cloned().unwrap_or_default();
+    scope.push(object.id);
     let mut members: Vec<&User> = grants
         .iter()
-        .filter(|g| g.object.is_none_or(|o| scope.contains(&o.to_string())))
+        .filter(|g| g.object.is_none_or(|o| scope.contains(&o)))
         .filter_map(|g| facts.users.get(&g.grantee))
         .collect();
     members.sort_by(|a, b| a.name.cmp(&b.name));

@@ -647,6 +647,29 @@ impl Catalog {
 
     // ---- checks and lookups
 
+    /// The grants of a role as they reach users: a grant to an enabled group stands for
+    /// one grant to each of its members (a disabled group's stand for none), each once.
+    pub(crate) async fn grants_of_role_to_users(&self, role: &str) -> Result<Vec<Grant>> {
+        let mut expanded = BTreeSet::new();
+        for grant in self.store.grants_of_role(role).await? {
+            match self.store.group(grant.grantee).await? {
+                Some(group) if group.enabled => {
+                    for member in self.store.members(group.id).await? {
+                        expanded.insert(Grant {
+                            grantee: member.id,
+                            ..grant.clone()
+                        });
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    expanded.insert(grant);
+                }
+            }
+        }
+        Ok(expanded.into_iter().collect())
+    }
+
     /// Fails unless the caller may grant or revoke `role` globally (`None`) or on the
     /// object: the role must be of that kind, the caller must hold ManageRoles there and,
     /// without Administer, every capability of the role there.

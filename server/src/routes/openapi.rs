@@ -100,9 +100,7 @@ fn path_parameters(path: &str) -> Vec<String> {
 /// Declares each path parameter the operation does not declare yet (the removed
 /// methods, and routes whose annotations leave one out).
 fn declare_path_parameters(names: &[String], operation: &mut Map<String, Value>) {
-    let parameters = operation
-        .entry("parameters")
-        .or_insert_with(|| json!([]));
+    let parameters = operation.entry("parameters").or_insert_with(|| json!([]));
     let Some(parameters) = parameters.as_array_mut() else {
         return;
     };
@@ -174,11 +172,15 @@ fn default_description(status: &str) -> &'static str {
             "Bad input (INVALID_PARAMETER, REQUIRED_PARAMETER_NOT_SPECIFIED, or a more specific code); the message says what was wrong"
         }
         "401" => "AUTHENTICATION_ERROR: the key is missing, invalid or expired",
-        "403" => "PERMISSION_DENIED: the caller lacks the capability the call needs on what it touches",
+        "403" => {
+            "PERMISSION_DENIED: the caller lacks the capability the call needs on what it touches"
+        }
         "404" => "OBJECT_NOT_FOUND or INVALID_REPOSITORY_PATH: nothing has that identifier",
         "413" => "PAYLOAD_TOO_LARGE: the body is larger than the server accepts",
         "415" => "UNSUPPORTED_MEDIA_TYPE: the body's Content-Type is not one the route takes",
-        "429" => "TOO_MANY_LOGIN_ATTEMPTS: failed logins are throttled; the message says how long to wait",
+        "429" => {
+            "TOO_MANY_LOGIN_ATTEMPTS: failed logins are throttled; the message says how long to wait"
+        }
         _ => "See the envelope's error",
     }
 }
