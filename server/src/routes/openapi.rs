@@ -11,6 +11,16 @@ const ENVELOPE: &str = "ResponseObject";
 
 const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
 
+/// The path parameters that name an object.
+const OBJECT_IDENTIFIERS: [&str; 3] = ["objectId", "termId", "startingId"];
+
+/// Routes whose `{objectId}` is a name, not an object identifier.
+const NAMED_BY_NAME: [&str; 2] = ["/repository/dataClasses/", "/repository/semanticTypes/"];
+
+/// An object identifier (`ObjectRef::parse`): a repository path (`/...`, URL-encoded in
+/// the path), or an object id (`447_16`, `-1_4`) or stable id (URL-safe Base64).
+const OBJECT_IDENTIFIER_PATTERN: &str = "^\\s*(/.*|[A-Za-z0-9_=-]+)\\s*$";
+
 /// Completes the document (see the module documentation).
 pub fn complete(doc: &mut Value) {
     doc["components"]["schemas"][ENVELOPE] = envelope_schema();
@@ -31,7 +41,10 @@ fn complete_operation(path: &str, names: &[String], operation: &mut Map<String, 
     let gated = operation.contains_key("security");
     let removed = operation.get("deprecated") == Some(&json!(true))
         && operation["responses"].get("410").is_some();
-    declare_path_parameters(names, operation);
+    // A removed method answers 410 whatever its parameters; a data class's `objectId`
+    // is its name.
+    let identifiers = !removed && !NAMED_BY_NAME.iter().any(|p| path.starts_with(p));
+    declare_path_parameters(names, identifiers, operation);
     let has_body = operation.contains_key("requestBody");
     if let Some(body) = operation
         .get_mut("requestBody")
@@ -99,7 +112,11 @@ fn path_parameters(path: &str) -> Vec<String> {
 
 /// Declares each path parameter the operation does not declare yet (the removed
 /// methods, and routes whose annotations leave one out).
-fn declare_path_parameters(names: &[String], operation: &mut Map<String, Value>) {
+fn declare_path_parameters(
+    names: &[String],
+    identifiers: bool,
+    operation: &mut Map<String, Value>,
+) {
     let parameters = operation.entry("parameters").or_insert_with(|| json!([]));
     let Some(parameters) = parameters.as_array_mut() else {
         return;
@@ -118,13 +135,23 @@ fn declare_path_parameters(names: &[String], operation: &mut Map<String, Value>)
             }));
         }
     }
-    // Every path parameter is a non-empty string: an empty segment is another route.
+    // Every path parameter is a non-empty string (an empty segment is another route),
+    // and an object identifier has one of its three shapes.
     for parameter in parameters.iter_mut() {
+        let identifier = identifiers
+            && parameter["name"]
+                .as_str()
+                .is_some_and(|n| OBJECT_IDENTIFIERS.contains(&n));
         if parameter["in"] == json!("path")
             && let Some(schema) = parameter.get_mut("schema").and_then(Value::as_object_mut)
             && schema.get("type") == Some(&json!("string"))
         {
             schema.entry("minLength").or_insert(json!(1));
+            if identifier {
+                schema
+                    .entry("pattern")
+                    .or_insert(json!(OBJECT_IDENTIFIER_PATTERN));
+            }
         }
     }
     if parameters.is_empty() {
@@ -226,6 +253,10 @@ mod tests {
         complete(&mut doc);
         let op = &doc["paths"]["/x/{objectId}"]["put"];
         assert_eq!(op["parameters"][0]["name"], json!("objectId"));
+        let pattern = op["parameters"][0]["schema"]["pattern"]
+            .as_str()
+            .unwrap_or("");
+        assert_eq!(pattern, OBJECT_IDENTIFIER_PATTERN);
         for status in ["200", "400", "401", "403", "404", "413", "415"] {
             assert!(
                 op["responses"][status]["content"]["application/json"].is_object(),
