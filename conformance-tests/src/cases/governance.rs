@@ -694,6 +694,23 @@ pub async fn hidden_data_follows_view_data_hide_data_and_data_classes(t: &Target
             .await;
             let value = &resp.ok_array()[0]["attributes"][0]["value"];
             assert_eq!(value == &json!(7), shown, "{what}: {}", resp.describe());
+            // The entity read with a SELECT.
+            let resp = send_as(
+                t,
+                key,
+                Method::GET,
+                &format!("/entities/{id}"),
+                &[("select", "\"Data Profiling\".Distinct")],
+                None,
+            )
+            .await;
+            let value = &resp.ok()["attributes"][0]["value"];
+            assert_eq!(
+                value == &json!(7),
+                shown,
+                "{what}, entity: {}",
+                resp.describe()
+            );
         }
         // MQL filter and count: only the objects whose data shows pass.
         let resp = send_as(
