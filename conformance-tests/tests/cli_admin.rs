@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use lore_backend_sqlite::SqliteStore;
 use lore_conformance::postgres::TestDatabase;
-use lore_core::catalog::{GranteeKind, GranteeRef};
 use lore_core::{Catalog, ErrorCode};
 use lore_server::Settings;
 use lore_server::cli_admin::{
@@ -574,14 +573,11 @@ async fn global_roles_are_granted_and_revoked() {
 
     // A role held through a group shows as such.
     ok(group(c, &["add", "admins", "--member", "alice"]).await);
-    let operator = c.command_line_operator();
-    let admins = GranteeRef {
-        reference: "admins".into(),
-        kind: Some(GranteeKind::Group),
-    };
-    c.grant_global_roles(&operator, &admins, &["Administrator".to_owned()])
-        .await
-        .expect("granting Administrator to the group");
+    let granted = ok(group(c, &["grant", "admins", "Administrator"]).await);
+    assert_eq!(
+        granted,
+        "Granted Administrator to group admins; global roles now: Administrator.\n"
+    );
     let roles = ok(user(c, &["roles", "alice"]).await);
     assert!(
         roles.contains("Administrator  through group admins"),
@@ -596,6 +592,14 @@ async fn global_roles_are_granted_and_revoked() {
     assert!(
         admins_show.contains("\nGlobal roles:  Administrator\n"),
         "{admins_show}"
+    );
+    let revoked = ok(group(c, &["revoke", "admins", "Administrator"]).await);
+    assert_eq!(revoked, "Revoked Administrator from group admins.\n");
+    assert!(!ok(user(c, &["roles", "alice"]).await).contains("through group admins"));
+    assert!(
+        group(c, &["revoke", "admins", "Administrator"])
+            .await
+            .is_err()
     );
     ok(group(c, &["delete", "admins"]).await);
 

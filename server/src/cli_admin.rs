@@ -218,6 +218,20 @@ pub enum GroupCommand {
         /// The group's name or id.
         name: String,
     },
+    /// Grant global roles to a group: they hold for each member while it is enabled.
+    Grant {
+        /// The group's name or id.
+        name: String,
+        /// Global roles, e.g. "Metadata Viewer".
+        #[arg(required = true, value_name = "ROLE")]
+        roles: Vec<String>,
+    },
+    /// Revoke a global role granted to a group.
+    Revoke {
+        /// The group's name or id.
+        name: String,
+        role: String,
+    },
 }
 
 /// Opens the catalog over the store the settings name, for `lore user` and `lore group`.
@@ -730,10 +744,40 @@ pub async fn run_group(catalog: &Catalog, command: GroupCommand) -> Result<Strin
                 .map_err(message)?;
             Ok(format!("Deleted group {}.\n", details.group.name))
         }
+        GroupCommand::Grant { name, roles } => {
+            let details = catalog.get_group(&operator, &name).await.map_err(message)?;
+            let group = &details.group;
+            let held = catalog
+                .grant_global_roles(&operator, &group_ref(&group.id.to_string()), &roles)
+                .await
+                .map_err(message)?;
+            Ok(format!(
+                "Granted {} to group {}; global roles now: {}.\n",
+                roles.join(", "),
+                group.name,
+                role_names(&held)
+            ))
+        }
+        GroupCommand::Revoke { name, role } => {
+            let details = catalog.get_group(&operator, &name).await.map_err(message)?;
+            let group = &details.group;
+            catalog
+                .revoke_global_role(&operator, &group_ref(&group.id.to_string()), &role)
+                .await
+                .map_err(message)?;
+            Ok(format!("Revoked {role} from group {}.\n", group.name))
+        }
     }
 }
 
 /// A user as a grantee (not a group of the same name).
+fn group_ref(reference: &str) -> GranteeRef {
+    GranteeRef {
+        reference: reference.to_owned(),
+        kind: Some(GranteeKind::Group),
+    }
+}
+
 fn user_ref(reference: &str) -> GranteeRef {
     GranteeRef {
         reference: reference.to_owned(),
