@@ -950,10 +950,38 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
-        // One statement, one row per grant: the session and user repeat on each.
+        // One statement, one row per grant: the session and user repeat on each. The
+        // user's own grants, then (UNION ALL) those of their enabled groups, each part
+        // reading the grants by grantee through their index.
         let rows = self
             .rows(
-                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at,                  u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash,                  u.enabled, u.created_at,                  g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id,                  r.name, r.description, r.global, r.capabilities,                  (SELECT version FROM versions WHERE name = 'meta')                  FROM sessions s                  JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object                  LEFT JOIN grants g ON (g.grantee_model, g.grantee_object) IN                    (SELECT s.user_model, s.user_object                     UNION ALL SELECT m.group_model, m.group_object FROM group_members m                     JOIN user_groups ug ON ug.model_id = m.group_model AND ug.object_id = m.group_object                     WHERE m.user_model = s.user_model AND m.user_object = s.user_object AND ug.enabled)                  LEFT JOIN roles r ON r.name = g.role                  WHERE s.key_hash = $1 AND s.expires_at > $2",
+                concat!(
+                    "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
+                     u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
+                     u.enabled, u.created_at, \
+                     g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
+                     r.name, r.description, r.global, r.capabilities, \
+                     (SELECT version FROM versions WHERE name = 'meta') \
+                     FROM sessions s \
+                     JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
+                     LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object \
+                     LEFT JOIN roles r ON r.name = g.role \
+                     WHERE s.key_hash = $1 AND s.expires_at > $2 \
+                     UNION ALL \
+                     SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
+                     u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
+                     u.enabled, u.created_at, \
+                     g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
+                     r.name, r.description, r.global, r.capabilities, \
+                     (SELECT version FROM versions WHERE name = 'meta') \
+                     FROM sessions s \
+                     JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
+                     JOIN group_members m ON m.user_model = s.user_model AND m.user_object = s.user_object \
+                     JOIN user_groups ug ON ug.model_id = m.group_model AND ug.object_id = m.group_object \
+                     JOIN grants g ON g.grantee_model = m.group_model AND g.grantee_object = m.group_object \
+                     LEFT JOIN roles r ON r.name = g.role \
+                     WHERE s.key_hash = $1 AND s.expires_at > $2 AND ug.enabled"
+                ),
                 vec![key_hash.into(), now.into()],
                 "the caller of a session",
             )
