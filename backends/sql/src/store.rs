@@ -955,8 +955,7 @@ impl<D: Driver> Store for SqlStore<D> {
         // reading the grants by grantee through their index.
         let rows = self
             .rows(
-                concat!(
-                    "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
+                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
                      u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
                      u.enabled, u.created_at, \
                      g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
@@ -980,8 +979,7 @@ impl<D: Driver> Store for SqlStore<D> {
                      JOIN user_groups ug ON ug.model_id = m.group_model AND ug.object_id = m.group_object \
                      JOIN grants g ON g.grantee_model = m.group_model AND g.grantee_object = m.group_object \
                      LEFT JOIN roles r ON r.name = g.role \
-                     WHERE s.key_hash = $1 AND s.expires_at > $2 AND ug.enabled"
-                ),
+                     WHERE s.key_hash = $1 AND s.expires_at > $2 AND ug.enabled",
                 vec![key_hash.into(), now.into()],
                 "the caller of a session",
             )
