@@ -215,7 +215,7 @@ impl Catalog {
         caller: &Caller,
         reference: &ObjectRef,
     ) -> Result<Vec<EmbeddedEntity>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let object = self.resolve(reference).await?;
         let sight = self.require_visible(caller, &object).await?;
         // Ancestors the caller may not see (a folder above a granted model) are left out.
@@ -269,7 +269,7 @@ impl Catalog {
         model: &ObjectRef,
         configuration: Option<&ObjectRef>,
     ) -> Result<Vec<Entity>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let model = self.resolve(model).await?;
         let sight = self.require_visible(caller, &model).await?;
         if model.kind != ObjectKind::Model {

@@ -100,10 +100,13 @@ impl Catalog {
         legacy: bool,
     ) -> Result<QueryResult> {
         let sight = self.sight(caller).await?;
+        let hidden = self.hidden_data(caller).await?;
         let page = page.page()?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
-        let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
+        let (plan, _) = self
+            .plan(caller, &sight, &hidden, &validated.query, &meta)
+            .await?;
         let ids = self.store.query(&plan, page).await?;
         if legacy {
             let (mut objects, _) = self.store.objects_with_details(&ids).await?;
@@ -111,7 +114,7 @@ impl Catalog {
             return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
         }
         Ok(QueryResult::Mql(
-            self.mql_entities(caller, &sight, &ids, &validated.select)
+            self.mql_entities(&sight, &hidden, &ids, &validated.select)
                 .await?,
         ))
     }
@@ -124,9 +127,12 @@ impl Catalog {
         version: u32,
     ) -> Result<u64> {
         let sight = self.sight(caller).await?;
+        let hidden = self.hidden_data(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
-        let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
+        let (plan, _) = self
+            .plan(caller, &sight, &hidden, &validated.query, &meta)
+            .await?;
         self.store.count(&plan).await
     }
 
@@ -136,6 +142,7 @@ impl Catalog {
         &self,
         caller: &Caller,
         sight: &Sight,
+        hidden: &Cond,
         query: &Query,
         meta: &MetaModel,
     ) -> Result<(Plan, Vec<String>)> {
@@ -147,10 +154,9 @@ impl Catalog {
         // from the caller.
         // What a filter reads of the profiling of an object (the object itself or a
         // related one) whose data is hidden, it does not see.
-        let hidden = self.hidden_data(caller).await?;
-        if hidden != Cond::False && mentions_profiling(&plan.filter) {
-            let filter = hide_profiling(plan.filter, &hidden);
-            plan.filter = Cond::and(vec![filter, Cond::not(hidden)]);
+        if *hidden != Cond::False && mentions_profiling(&plan.filter) {
+            let filter = hide_profiling(plan.filter, hidden);
+            plan.filter = Cond::and(vec![filter, Cond::not(hidden.clone())]);
         }
         Ok((plan, warnings))
     }
@@ -340,8 +346,8 @@ impl Catalog {
     /// The objects of `ids`, in that order, in the MQL entity format.
     async fn mql_entities(
         &self,
-        caller: &Caller,
         sight: &Sight,
+        hidden: &Cond,
         ids: &[ObjectId],
         select: &[Selected<'_>],
     ) -> Result<Vec<MqlEntity>> {
@@ -351,12 +357,11 @@ impl Catalog {
         let mut facts = self.page_facts(sight, ids, select).await?;
         // Spec 2.7: profiling and sampling of objects whose data is hidden from the
         // caller are not shown.
-        let hidden = self.hidden_data(caller).await?;
-        if hidden != Cond::False {
+        if *hidden != Cond::False {
             let hidden: Vec<ObjectId> = facts
                 .objects
                 .values()
-                .filter(|o| eval::holds(&hidden, &facts, Row::Object(o)))
+                .filter(|o| eval::holds(hidden, &facts, Row::Object(o)))
                 .map(|o| o.id)
                 .collect();
             for id in hidden {
@@ -1106,6 +1111,7 @@ impl Catalog {
         limit: Option<i64>,
     ) -> Result<Vec<AttributeValueCounts>> {
         let sight = self.sight(caller).await?;
+        let hidden = self.hidden_data(caller).await?;
         let gap = match gap.map(str::trim).filter(|g| !g.is_empty()) {
             None => None,
             Some(text) => Some(DateGap::parse(text).ok_or_else(|| {
@@ -1125,8 +1131,9 @@ impl Catalog {
         };
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(fields, version, &meta)?;
-        let (plan, _) = self.plan(caller, &sight, &validated.query, &meta).await?;
-        let hidden = self.hidden_data(caller).await?;
+        let (plan, _) = self
+            .plan(caller, &sight, &hidden, &validated.query, &meta)
+            .await?;
         let mut answers = Vec::with_capacity(validated.select.len());
         for item in &validated.select {
             let Selected::Attribute { path, resolved } = item else {
@@ -1200,13 +1207,14 @@ impl Catalog {
         select: &str,
         version: u32,
     ) -> Result<MqlEntity> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(&select_only(select), version, &meta)?;
         let object = self.resolve(reference).await?;
         let sight = self.require_visible(caller, &object).await?;
+        let hidden = self.hidden_data(caller).await?;
         let mut entities = self
-            .mql_entities(caller, &sight, &[object.id], &validated.select)
+            .mql_entities(&sight, &hidden, &[object.id], &validated.select)
             .await?;
         entities
             .pop()
@@ -1224,7 +1232,7 @@ impl Catalog {
         select: Option<&str>,
         version: u32,
     ) -> Result<QueryResult> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         let validated = match select {
             Some(select) => Some(Self::checked_query(&select_only(select), version, &meta)?),
@@ -1238,8 +1246,9 @@ impl Catalog {
         Ok(match validated {
             Some(validated) => {
                 let ids: Vec<ObjectId> = related.iter().map(|o| o.id).collect();
+                let hidden = self.hidden_data(caller).await?;
                 QueryResult::Mql(
-                    self.mql_entities(caller, &sight, &ids, &validated.select)
+                    self.mql_entities(&sight, &hidden, &ids, &validated.select)
                         .await?,
                 )
             }
@@ -1255,7 +1264,7 @@ impl Catalog {
         reference: &ObjectRef,
         version: u32,
     ) -> Result<u64> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let _ = version;
         let object = self.resolve(reference).await?;
         let sight = self.require_visible(caller, &object).await?;

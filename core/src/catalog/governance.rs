@@ -88,13 +88,13 @@ impl Catalog {
 
     /// Every data class, by name (View Metadata somewhere).
     pub async fn data_classes(&self, caller: &Caller) -> Result<Vec<DataClass>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         self.store.data_classes().await
     }
 
     /// The data class of that name (View Metadata somewhere).
     pub async fn data_class(&self, caller: &Caller, name: &str) -> Result<DataClass> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         self.find_data_class(name).await
     }
 
@@ -145,7 +145,7 @@ impl Catalog {
 
     /// Every sensitivity label definition, by name (View Metadata somewhere).
     pub async fn sensitivity_labels(&self, caller: &Caller) -> Result<Vec<SensitivityLabel>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         self.store.sensitivity_labels().await
     }
 

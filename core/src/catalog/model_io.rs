@@ -38,7 +38,7 @@ impl Catalog {
         model: &ObjectRef,
         options: &ExportOptions,
     ) -> Result<ModelArchive> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let mut model = self.resolve(model).await?;
         self.require_visible(caller, &model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {

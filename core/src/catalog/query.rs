@@ -93,7 +93,15 @@ impl Catalog {
             }
         }
         let explain = if explain {
-            let (plan, mut more) = self.plan(caller, &sight, &query, &meta).await?;
+            let (plan, mut more) = self
+                .plan(
+                    caller,
+                    &sight,
+                    &self.hidden_data(caller).await?,
+                    &query,
+                    &meta,
+                )
+                .await?;
             warnings.append(&mut more);
             let page = crate::mql::plan::Page {
                 offset: 0,
@@ -170,7 +178,7 @@ impl Catalog {
         fields: &QueryFields<'_>,
         version: u32,
     ) -> Result<UpgradedQuery> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         // An earlier version's query comes back upgraded; a current one may still use
         // earlier names (with warnings), which the upgrade replaces.

@@ -78,7 +78,7 @@ impl Catalog {
         profile: Option<&str>,
         include_attributes: bool,
     ) -> Result<Vec<ObjectTypeInfo>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         if let Some(p) = profile.filter(|p| !meta.profiles.iter().any(|known| known.name == *p)) {
             return Err(Error::not_found(format!("profile '{p}' does not exist")));
@@ -102,7 +102,7 @@ impl Catalog {
         caller: &Caller,
         object_type: Option<&str>,
     ) -> Result<Vec<AttributeTypeInfo>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         Ok(match object_type {
             None => meta
@@ -141,7 +141,7 @@ impl Catalog {
 
     /// `GET /types/listProfiles`: profile names.
     pub async fn list_profiles(&self, caller: &Caller) -> Result<Vec<String>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         Ok(self
             .meta_model_for(caller)
             .await?
@@ -153,7 +153,7 @@ impl Catalog {
 
     /// `GET /types/listCategories`: search categories.
     pub async fn list_categories(&self, caller: &Caller) -> Result<Vec<String>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         Ok(self.meta_model_for(caller).await?.categories())
     }
 }

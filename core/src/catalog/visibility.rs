@@ -65,6 +65,20 @@ impl Sight {
     }
 }
 
+/// Fails with PERMISSION_DENIED unless the caller holds View Metadata globally or on
+/// some object: the check of calls that read no object (types, worksheets, definitions),
+/// made without reading the store.
+pub(crate) fn require_view_somewhere(caller: &Caller) -> Result<()> {
+    let on_objects = caller
+        .object_grants()
+        .iter()
+        .any(|(_, capabilities)| capabilities.contains(&Capability::ViewMetadata));
+    if on_objects {
+        return Ok(());
+    }
+    caller.require(Capability::ViewMetadata)
+}
+
 impl Catalog {
     /// What the caller may see; PERMISSION_DENIED when they hold View Metadata nowhere.
     /// Costs no read for a caller with View Metadata globally, and a read of the

@@ -55,7 +55,7 @@ impl Catalog {
     /// query is validated as `validateMQLQuery` would (an invalid one is refused with the
     /// validator's message); a name the caller already uses, in any case, is CONFLICT.
     pub async fn create_worksheet(&self, caller: &Caller, new: NewWorksheet) -> Result<Worksheet> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let name = new.name.trim();
         if name.is_empty() {
             return Err(Error::missing("name"));
@@ -107,7 +107,7 @@ impl Catalog {
     /// `GET /worksheets`: the caller's worksheets by name, or with `everyone` (for
     /// administrators only) every user's.
     pub async fn list_worksheets(&self, caller: &Caller, everyone: bool) -> Result<Vec<Worksheet>> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         if everyone {
             caller.require(Capability::Administer)?;
             return self.store.worksheets(None).await;
@@ -121,14 +121,14 @@ impl Catalog {
         caller: &Caller,
         worksheet: &WorksheetRef,
     ) -> Result<Worksheet> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         self.visible_worksheet(caller, worksheet).await
     }
 
     /// `DELETE /worksheets/{worksheetId}`: deletes a worksheet of the caller's (any
     /// user's for an administrator).
     pub async fn delete_worksheet(&self, caller: &Caller, worksheet: &WorksheetRef) -> Result<()> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         self.store
             .apply(vec![Op::DeleteWorksheet(worksheet.id)].into())
@@ -144,7 +144,7 @@ impl Catalog {
         page: PageRequest,
         legacy: bool,
     ) -> Result<QueryResult> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         let query = &worksheet.query;
         self.execute_query(caller, &fields(query), query.mql_version, page, legacy)
@@ -153,7 +153,7 @@ impl Catalog {
 
     /// `GET /entities/countWorksheet`: how many objects the worksheet's query finds.
     pub async fn count_worksheet(&self, caller: &Caller, worksheet: &WorksheetRef) -> Result<u64> {
-        self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         let query = &worksheet.query;
         self.count_query(caller, &fields(query), query.mql_version)
