@@ -369,7 +369,7 @@ impl Target {
     /// global roles (none at all for `&[]`), and returns its key. The user is created
     /// and granted its roles through the API (`POST /admin/users`,
     /// `PUT /admin/grants/grantGlobalRoles`), so this works on a remote target too.
-    pub async fn key_with_roles(&self, roles: &[&str]) -> Option<String> {
+    pub async fn key_with_roles(&self, roles: &[&str]) -> String {
         use lore_core::model::Role;
 
         for role in roles {
@@ -407,7 +407,7 @@ impl Target {
             )
             .await;
         let key = resp.ok()["token"].as_str().map(str::to_owned);
-        Some(key.unwrap_or_else(|| panic!("login answered no result.token: {}", resp.describe())))
+        key.unwrap_or_else(|| panic!("login answered no result.token: {}", resp.describe()))
     }
 
     // ---- repository helpers

@@ -2,27 +2,14 @@
 //! needs (the `api_key` scope the OpenAPI document names for the route) gets 403
 //! PERMISSION_DENIED, and nothing is written.
 //!
-//! The suite has no endpoint to create users with fewer rights yet, so these cases write
-//! them straight into the store of a local target; on a remote target they skip.
+//! The users with fewer rights are made through the API (`Target::key_with_roles`), so
+//! these cases run against a remote server too.
 
 use reqwest::Method;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::json;
 
 use crate::harness::{Resp, Target, assert_error, encode_segment, sample_archive, unique};
-
-/// The key of a new user with only `roles`, or `None` (after saying why) on a remote target.
-pub(crate) async fn key_with_roles(t: &Target, roles: &[&str], case: &str) -> Option<String> {
-    let key = t.key_with_roles(roles).await;
-    if key.is_none() {
-        eprintln!(
-            "skipping {case} on {}: it creates users with fewer rights through the store, \
-             which a remote target does not give",
-            t.base_url
-        );
-    }
-    key
-}
 
 /// Sends `method path` with `key`, query parameters and, for a POST, a JSON body.
 pub(crate) async fn send_as(
@@ -62,9 +49,7 @@ fn assert_denied(resp: &Resp, what: &str) {
 /// A user with no roles at all is logged in, but reads nothing: every route that needs
 /// ViewMetadata answers 403, with input that works for the administrator.
 pub async fn reads_without_view_metadata_are_denied(t: &Target) {
-    let Some(key) = key_with_roles(t, &[], "reads_without_view_metadata_are_denied").await else {
-        return;
-    };
+    let key = t.key_with_roles(&[]).await;
     let imported = t.import_sample().await;
     let model = imported.model_id.as_str();
     let entity = format!("/entities/{}", encode_segment(model));
@@ -159,9 +144,7 @@ pub async fn reads_without_view_metadata_are_denied(t: &Target) {
 
 /// The meta model is metadata too: a user with no roles cannot list types.
 pub async fn types_without_view_metadata_are_denied(t: &Target) {
-    let Some(key) = key_with_roles(t, &[], "types_without_view_metadata_are_denied").await else {
-        return;
-    };
+    let key = t.key_with_roles(&[]).await;
     let calls: [(&str, Vec<(&str, &str)>); 7] = [
         ("/types/listObjectTypes", vec![]),
         (
@@ -184,15 +167,7 @@ pub async fn types_without_view_metadata_are_denied(t: &Target) {
 /// A Metadata Viewer reads, but creates nothing: createFolder and model import answer
 /// 403 and leave the repository as it was.
 pub async fn writes_without_manage_repository_are_denied(t: &Target) {
-    let Some(key) = key_with_roles(
-        t,
-        &["Metadata Viewer"],
-        "writes_without_manage_repository_are_denied",
-    )
-    .await
-    else {
-        return;
-    };
+    let key = t.key_with_roles(&["Metadata Viewer"]).await;
     // The user is valid and may read.
     let resp = send_as(t, &key, Method::GET, "/types/listProfiles", &[], None).await;
     resp.ok();
@@ -260,15 +235,9 @@ pub async fn writes_without_manage_repository_are_denied(t: &Target) {
 /// Only administrators read the system log: a user who may read and change the
 /// repository, but not administer the server, gets 403.
 pub async fn system_log_without_administer_is_denied(t: &Target) {
-    let Some(key) = key_with_roles(
-        t,
-        &["Repository Manager", "Metadata Viewer"],
-        "system_log_without_administer_is_denied",
-    )
-    .await
-    else {
-        return;
-    };
+    let key = t
+        .key_with_roles(&["Repository Manager", "Metadata Viewer"])
+        .await;
     let resp = send_as(t, &key, Method::GET, "/admin/systemLog", &[], None).await;
     assert_denied(&resp, "GET /admin/systemLog");
     // Bad parameters change nothing: the capability is checked first.

@@ -5,7 +5,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::denied::{Call, key_with_roles, send_as};
+use super::denied::{Call, send_as};
 use super::execute::names;
 use crate::harness::{Resp, Target, assert_error, unique};
 
@@ -476,13 +476,8 @@ pub async fn execute_worksheet_refuses_bad_input(t: &Target) {
 /// route, by id and by name. An administrator reads, lists (`all=true`) and deletes
 /// anyone's; `all=true` is refused to anyone else.
 pub async fn worksheets_of_other_users_are_not_visible(t: &Target) {
-    const CASE: &str = "worksheets_of_other_users_are_not_visible";
-    let Some(ann) = key_with_roles(t, &["Metadata Viewer"], CASE).await else {
-        return;
-    };
-    let Some(bob) = key_with_roles(t, &["Metadata Viewer"], CASE).await else {
-        return;
-    };
+    let ann = t.key_with_roles(&["Metadata Viewer"]).await;
+    let bob = t.key_with_roles(&["Metadata Viewer"]).await;
     let imported = t.import_sample().await;
     let from = imported.path.as_str();
     let name = unique("Mine");
@@ -553,10 +548,7 @@ pub async fn worksheets_of_other_users_are_not_visible(t: &Target) {
 /// worksheets: 403 on every route, with input that works for the administrator, and
 /// nothing changes.
 pub async fn worksheets_without_view_metadata_are_denied(t: &Target) {
-    let Some(key) = key_with_roles(t, &[], "worksheets_without_view_metadata_are_denied").await
-    else {
-        return;
-    };
+    let key = t.key_with_roles(&[]).await;
     let name = unique("Denied");
     let id = id_of(
         &t.post(WORKSHEETS, &[], &json!({"name": name, "select": "Name"}))
