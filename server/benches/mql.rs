@@ -400,7 +400,7 @@ async fn bench(
         .as_str()
         .ok_or("the import answered no modelId")?
         .parse()?;
-    let restricted = restricted_key(addr, &key, &small).await?;
+    let restricted = server::key_with_object_role(addr, &key, &small.to_string(), "Viewer").await?;
     let mut baseline = Baseline::connect(storage).await?;
     for case in CASES {
         let key = if case.restricted { &restricted } else { &key };
@@ -508,52 +508,6 @@ async fn query(
         return Err(format!("{call:?}: {status} {answer}").into());
     }
     Ok(answer["result"].clone())
-}
-
-/// Creates a user who holds the object role Viewer on `model` only, and logs them in.
-async fn restricted_key(
-    addr: std::net::SocketAddr,
-    admin: &str,
-    model: &ObjectId,
-) -> BenchResult<String> {
-    let send = |method: &str, path: &str, body: serde_json::Value| {
-        Request::builder()
-            .method(method)
-            .uri(format!("{BASE}{path}"))
-            .header(HOST, addr.to_string())
-            .header("api-key", admin)
-            .header(CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(body.to_string())))
-    };
-    let password = "restricted-password";
-    for request in [
-        send(
-            "POST",
-            "/admin/users",
-            serde_json::json!({"name": "restricted", "password": password}),
-        )?,
-        send(
-            "PUT",
-            &format!("/admin/grants/grantObjectRole/{model}"),
-            serde_json::json!({"grantee": "restricted", "role": "Viewer"}),
-        )?,
-    ] {
-        let (status, body) = server::call(addr, request).await?;
-        if status != StatusCode::OK {
-            return Err(format!("{status} {}", String::from_utf8_lossy(&body)).into());
-        }
-    }
-    let request = Request::post(format!("{BASE}/auth/loginPlainText"))
-        .header(HOST, addr.to_string())
-        .header(CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(
-            serde_json::json!({"user": "restricted", "password": password}).to_string(),
-        )))?;
-    let (status, body) = server::call(addr, request).await?;
-    if status != StatusCode::OK {
-        return Err(format!("restricted login: {status}").into());
-    }
-    Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
 }
 
 /// Percent-encodes a query parameter value.

@@ -184,6 +184,55 @@ pub async fn login(addr: SocketAddr) -> BenchResult<String> {
     Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
 }
 
+/// Creates a user (named `restricted`) who holds only the object role `role` on
+/// `object`, and logs them in: a caller who sees part of the catalog.
+#[allow(dead_code, reason = "the import bench does not use it")]
+pub async fn key_with_object_role(
+    addr: SocketAddr,
+    admin: &str,
+    object: &str,
+    role: &str,
+) -> BenchResult<String> {
+    let send = |method: &str, path: &str, body: serde_json::Value| {
+        Request::builder()
+            .method(method)
+            .uri(format!("{BASE}{path}"))
+            .header(HOST, addr.to_string())
+            .header("api-key", admin)
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body.to_string())))
+    };
+    let password = "restricted-password";
+    for request in [
+        send(
+            "POST",
+            "/admin/users",
+            serde_json::json!({"name": "restricted", "password": password}),
+        )?,
+        send(
+            "PUT",
+            &format!("/admin/grants/grantObjectRole/{object}"),
+            serde_json::json!({"grantee": "restricted", "role": role}),
+        )?,
+    ] {
+        let (status, body) = call(addr, request).await?;
+        if status != StatusCode::OK {
+            return Err(format!("{status} {}", String::from_utf8_lossy(&body)).into());
+        }
+    }
+    let request = Request::post(format!("{BASE}/auth/loginPlainText"))
+        .header(HOST, addr.to_string())
+        .header(CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(
+            serde_json::json!({"user": "restricted", "password": password}).to_string(),
+        )))?;
+    let (status, body) = call(addr, request).await?;
+    if status != StatusCode::OK {
+        return Err(format!("the restricted user's login: {status}").into());
+    }
+    Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
+}
+
 /// Where [`import`] lands a model.
 #[derive(Debug, Clone, Copy)]
 #[allow(dead_code, reason = "each bench uses the variants it needs")]
