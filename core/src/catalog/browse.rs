@@ -185,7 +185,7 @@ impl Catalog {
 
     /// `GET /entities/{objectId}` in the legacy format.
     pub async fn get_entity(&self, caller: &Caller, reference: &ObjectRef) -> Result<Entity> {
-        let sight = self.sight(caller).await?;
+        super::visibility::require_view_somewhere(caller)?;
         // By id, the object and what hangs on it come in one read.
         let (object, details) = match reference {
             ObjectRef::Id(id) => {
@@ -202,9 +202,7 @@ impl Catalog {
                 (object, details)
             }
         };
-        if !sight.sees(&object) {
-            self.require_visible(caller, &object).await?;
-        }
+        self.require_sees(caller, &object).await?;
         let meta = self.meta_model_for(caller).await?;
         self.entity_with(&object, &details, &meta).await
     }

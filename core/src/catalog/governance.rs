@@ -195,7 +195,7 @@ impl Catalog {
     /// The sensitivity labels of an object (View Metadata on it).
     pub async fn object_labels(&self, caller: &Caller, object: &ObjectRef) -> Result<ObjectLabels> {
         let object = self.resolve(object).await?;
-        self.require_visible(caller, &object).await?;
+        self.require_sees(caller, &object).await?;
         self.labels_of(object.id).await
     }
 
@@ -209,7 +209,7 @@ impl Catalog {
         status: ClassificationStatus,
     ) -> Result<ObjectLabels> {
         let object = self.resolve(object).await?;
-        self.require_visible(caller, &object).await?;
+        self.require_sees(caller, &object).await?;
         let needed = match status {
             ClassificationStatus::Proposed => Capability::EditMetadata,
             ClassificationStatus::Approved | ClassificationStatus::Rejected => Capability::Curate,
@@ -264,7 +264,7 @@ impl Catalog {
         object: &ObjectRef,
     ) -> Result<ProfilingRecord> {
         let object = self.resolve(object).await?;
-        self.require_visible(caller, &object).await?;
+        self.require_sees(caller, &object).await?;
         self.profiling_record(caller, &object).await
     }
 
@@ -277,7 +277,7 @@ impl Catalog {
         update: ProfilingUpdate,
     ) -> Result<ProfilingRecord> {
         let mut object = self.resolve(object).await?;
-        self.require_visible(caller, &object).await?;
+        self.require_sees(caller, &object).await?;
         self.require_on(caller, Capability::EditMetadata, object.id)
             .await?;
         if object.id.is_repository() {

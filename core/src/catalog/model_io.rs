@@ -40,7 +40,7 @@ impl Catalog {
     ) -> Result<ModelArchive> {
         super::visibility::require_view_somewhere(caller)?;
         let mut model = self.resolve(model).await?;
-        self.require_visible(caller, &model).await?;
+        self.require_sees(caller, &model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {
             // Exporting a term: the model of the object, restricted to that object.
             let object = model.id;

@@ -180,6 +180,30 @@ impl Catalog {
     }
 
     /// Fails with PERMISSION_DENIED unless the caller may see the object.
+    /// Fails with PERMISSION_DENIED unless the caller may see the object, reading only
+    /// the object's ancestors (none for a caller with View Metadata globally), not the
+    /// whole repository as [`Catalog::sight`] does: the check of reads of one object.
+    pub(crate) async fn require_sees(&self, caller: &Caller, object: &Object) -> Result<()> {
+        require_view_somewhere(caller)?;
+        if caller.has(Capability::ViewMetadata) {
+            return Ok(());
+        }
+        let chain = self.grant_chain(object.id).await?;
+        let granted = caller.object_grants().iter().any(|(on, capabilities)| {
+            capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
+        });
+        if granted {
+            return Ok(());
+        }
+        Err(Error::forbidden(format!(
+            "user '{}' lacks the capability ViewMetadata on {}",
+            caller.name(),
+            object.id
+        )))
+    }
+
+    /// Fails with PERMISSION_DENIED unless the caller may see the object; answers what
+    /// else they see, for calls that also list related objects.
     pub(crate) async fn require_visible(&self, caller: &Caller, object: &Object) -> Result<Sight> {
         let sight = self.sight(caller).await?;
         if !sight.sees(object) {
