@@ -1,41 +1,299 @@
-//! The importer contract: built-in importers and plugins turn a source into a
-//! [`ModelArchive`], which the catalog lands in one batch.
+//! The importer contract: the built-in importer and plugins turn a source into a model
+//! archive file (`docs/model-archive.md`), which the catalog checks and lands in one
+//! write transaction. Importers never touch the store.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
 
-use crate::archive::{self, ArchiveLimits, ModelArchive};
-use crate::error::Result;
+pub use lore_plugin_sdk::{About, FileUse, Format, Level, Progress};
+use serde_json::{Map, Value};
 
-/// What an importer is given.
-#[derive(Debug, Clone, Default)]
-pub struct ImportInput<'a> {
-    /// The uploaded file, if the importer reads one.
-    pub content: &'a [u8],
-    /// Importer-specific parameters, by name.
-    pub parameters: BTreeMap<String, String>,
+use crate::archive::ArchiveLimits;
+use crate::error::{Error, Result};
+
+/// One import asked of an importer.
+#[derive(Debug, Clone)]
+pub struct ImportJob {
+    /// One of the importer's format names.
+    pub format: String,
+    /// The file to read (an upload or a model's attachment), when the format reads one.
+    pub file: Option<PathBuf>,
+    /// The parameters, already checked against the format's schema.
+    pub parameters: Map<String, Value>,
+    /// A directory the importer may write its archive into; removed after the import.
+    pub work_dir: PathBuf,
 }
 
-/// An importer of one source format. Implementations must not touch the store: they
-/// return the whole model, and the catalog writes it atomically.
-pub trait Importer: Send + Sync + std::fmt::Debug {
-    /// The format name clients select it by, e.g. `lore-csv-zip`.
-    fn format(&self) -> &str;
-    /// Reads the input into a model; a clear INVALID_PARAMETER error on bad input.
-    fn import(&self, input: &ImportInput<'_>) -> Result<ModelArchive>;
-}
-
-/// The built-in importer of Lore's own format: a zip of CSV files (docs/model-archive.md).
-#[derive(Debug, Clone, Default)]
-pub struct ZipCsvImporter {
+/// A model archive an importer produced.
+#[derive(Debug, Clone)]
+pub struct Produced {
+    pub path: PathBuf,
+    /// The bounds to read it with: an upload's are the server's archive limits; what a
+    /// plugin host wrote was bounded when it was written.
     pub limits: ArchiveLimits,
 }
 
+/// Where an importer reports while it runs: the operation's log and progress.
+pub trait ImportEvents: Send {
+    fn log(&mut self, level: Level, message: &str);
+    fn progress(&mut self, progress: &Progress);
+}
+
+/// Events nobody reads.
+#[derive(Debug, Default)]
+pub struct NoEvents;
+
+impl ImportEvents for NoEvents {
+    fn log(&mut self, _: Level, _: &str) {}
+    fn progress(&mut self, _: &Progress) {}
+}
+
+/// An importer of one or more formats.
+#[async_trait::async_trait]
+pub trait Importer: Send + Sync + std::fmt::Debug {
+    /// Its name, version and formats.
+    fn about(&self) -> &About;
+    /// Where it comes from: `built-in`, or the path of a plugin library.
+    fn origin(&self) -> &str;
+    /// Produces the model archive of `job`. A failure writes nothing.
+    async fn produce(&self, job: &ImportJob, events: &mut dyn ImportEvents) -> Result<Produced>;
+}
+
+/// The format of the built-in importer.
+pub const ZIP_CSV_FORMAT: &str = "lore-csv-zip";
+
+/// The built-in importer of Lore's own format: a zip of CSV files. Its "production" is the
+/// upload itself, read with the server's archive limits.
+#[derive(Debug, Clone)]
+pub struct ZipCsvImporter {
+    limits: ArchiveLimits,
+    about: About,
+}
+
+impl ZipCsvImporter {
+    pub fn new(limits: ArchiveLimits) -> Self {
+        Self {
+            limits,
+            about: About::new("lore", env!("CARGO_PKG_VERSION"))
+                .description("Lore's built-in importer")
+                .format(Format::new(
+                    ZIP_CSV_FORMAT,
+                    "A model archive: a zip of CSV files (docs/model-archive.md)",
+                )),
+        }
+    }
+}
+
+#[async_trait::async_trait]
 impl Importer for ZipCsvImporter {
-    fn format(&self) -> &str {
-        "lore-csv-zip"
+    fn about(&self) -> &About {
+        &self.about
     }
 
-    fn import(&self, input: &ImportInput<'_>) -> Result<ModelArchive> {
-        archive::read(input.content, &self.limits)
+    fn origin(&self) -> &str {
+        "built-in"
+    }
+
+    async fn produce(&self, job: &ImportJob, _: &mut dyn ImportEvents) -> Result<Produced> {
+        let path = job
+            .file
+            .clone()
+            .ok_or_else(|| Error::invalid(format!("format '{ZIP_CSV_FORMAT}' needs a file")))?;
+        Ok(Produced {
+            path,
+            limits: self.limits,
+        })
+    }
+}
+
+/// The importers of a server, by format name.
+#[derive(Debug, Clone, Default)]
+pub struct Importers {
+    by_format: BTreeMap<String, Arc<dyn Importer>>,
+    all: Vec<Arc<dyn Importer>>,
+}
+
+impl Importers {
+    /// Adds an importer; refused when one of its formats is taken already.
+    pub fn add(&mut self, importer: Arc<dyn Importer>) -> Result<()> {
+        for format in &importer.about().formats {
+            if let Some(other) = self.by_format.get(&format.name) {
+                return Err(Error::invalid(format!(
+                    "format '{}' of {} is imported by {} already",
+                    format.name,
+                    importer.origin(),
+                    other.origin()
+                )));
+            }
+        }
+        for format in &importer.about().formats {
+            self.by_format.insert(format.name.clone(), importer.clone());
+        }
+        self.all.push(importer);
+        Ok(())
+    }
+
+    /// The importer of a format and the format itself.
+    pub fn get(&self, format: &str) -> Result<(&Arc<dyn Importer>, &Format)> {
+        let importer = self.by_format.get(format).ok_or_else(|| {
+            Error::invalid(format!(
+                "no importer reads format '{format}'; the formats are {}",
+                self.by_format
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        let described = importer
+            .about()
+            .formats
+            .iter()
+            .find(|f| f.name == format)
+            .ok_or_else(|| Error::internal(format!("format '{format}' lost its description")))?;
+        Ok((importer, described))
+    }
+
+    /// Every importer, in the order added.
+    pub fn all(&self) -> &[Arc<dyn Importer>] {
+        &self.all
+    }
+}
+
+/// Checks parameters against a format's JSON Schema: the subset importers use — an object
+/// of `properties` with `type` (string, integer, number, boolean), `enum` and `required`;
+/// parameters the schema does not name are refused unless `additionalProperties` is true.
+pub fn check_parameters(format: &Format, parameters: &Map<String, Value>) -> Result<()> {
+    let schema = &format.parameters;
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let bad =
+        |message: String| Error::invalid(format!("parameters of '{}': {message}", format.name));
+    for required in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if parameters.get(required).is_none_or(Value::is_null) {
+            return Err(bad(format!("'{required}' is required")));
+        }
+    }
+    let open = schema
+        .get("additionalProperties")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    for (name, value) in parameters {
+        let Some(property) = properties.and_then(|p| p.get(name)) else {
+            if open {
+                continue;
+            }
+            let known: Vec<&str> = properties
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            return Err(bad(format!(
+                "unknown parameter '{name}'; the parameters are {}",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        };
+        if value.is_null() {
+            continue;
+        }
+        if let Some(kind) = property.get("type").and_then(Value::as_str) {
+            let fits = match kind {
+                "string" => value.is_string(),
+                "integer" => value.is_i64() || value.is_u64(),
+                "number" => value.is_number(),
+                "boolean" => value.is_boolean(),
+                "array" => value.is_array(),
+                "object" => value.is_object(),
+                _ => true,
+            };
+            if !fits {
+                return Err(bad(format!("'{name}' must be of type {kind}, not {value}")));
+            }
+        }
+        if let Some(choices) = property.get("enum").and_then(Value::as_array)
+            && !choices.contains(value)
+        {
+            return Err(bad(format!(
+                "'{name}' must be one of {}, not {value}",
+                choices
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn format() -> Format {
+        Format::new("f", "").parameters(json!({
+            "type": "object",
+            "properties": {
+                "url": {"type": "string"},
+                "rows": {"type": "integer"},
+                "dialect": {"type": "string", "enum": ["postgres", "sqlite"]}
+            },
+            "required": ["url"]
+        }))
+    }
+
+    fn params(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn parameters_are_checked_against_the_schema() {
+        let f = format();
+        assert!(check_parameters(&f, &params(json!({"url": "x", "rows": 3}))).is_ok());
+        let message = |v: Value| check_parameters(&f, &params(v)).unwrap_err().to_string();
+        assert!(message(json!({})).contains("'url' is required"));
+        assert!(
+            message(json!({"url": "x", "rows": "3"})).contains("'rows' must be of type integer")
+        );
+        assert!(
+            message(json!({"url": "x", "dialect": "oracle"}))
+                .contains("must be one of \"postgres\", \"sqlite\"")
+        );
+        assert!(
+            message(json!({"url": "x", "colour": 1}))
+                .contains("unknown parameter 'colour'; the parameters are dialect, rows, url")
+        );
+    }
+
+    #[test]
+    fn a_format_belongs_to_one_importer() {
+        let mut importers = Importers::default();
+        importers
+            .add(Arc::new(ZipCsvImporter::new(ArchiveLimits::default())))
+            .expect("first");
+        let again = importers
+            .add(Arc::new(ZipCsvImporter::new(ArchiveLimits::default())))
+            .unwrap_err();
+        assert!(
+            again
+                .to_string()
+                .contains("format 'lore-csv-zip' of built-in is imported by built-in already")
+        );
+        assert!(
+            importers
+                .get("dbt")
+                .unwrap_err()
+                .to_string()
+                .contains("the formats are lore-csv-zip")
+        );
     }
 }

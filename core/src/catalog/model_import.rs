@@ -25,6 +25,7 @@ use crate::archive::{self, ArchiveLimits, ArchiveReader, ModelArchive};
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, stable_id};
+use crate::import::Produced;
 use crate::model::*;
 use crate::store::{Details, Op, Scope, WriteTx};
 
@@ -261,6 +262,22 @@ impl Catalog {
         let bytes = archive::write(&archive)?;
         drop(archive);
         let reader = ArchiveReader::open(Cursor::new(bytes.as_slice()), &UNLIMITED)?;
+        self.land(caller, reader, options).await
+    }
+
+    /// Lands the model archive an [`Importer`](crate::import::Importer) produced, with the
+    /// checks of an uploaded archive.
+    pub async fn import_produced(
+        &self,
+        caller: &Caller,
+        produced: &Produced,
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
+        require_import_somewhere(caller)?;
+        let file = std::fs::File::open(&produced.path).map_err(|e| {
+            Error::internal(format!("cannot open {}: {e}", produced.path.display()))
+        })?;
+        let reader = ArchiveReader::open(std::io::BufReader::new(file), &produced.limits)?;
         self.land(caller, reader, options).await
     }
 

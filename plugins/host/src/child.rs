@@ -1,0 +1,296 @@
+//! The plugin host: `lore plugin-host`, the child process that loads a plugin library,
+//! checks its ABI version and runs it. Whatever the library does — panic, abort, crash,
+//! hang, eat memory — happens in this process, never in Lore's.
+//!
+//! It talks to its parent in lines on stdout that start with [`EVENT_PREFIX`]; any other
+//! output (a plugin's own prints) is passed on as log lines.
+
+#![allow(unsafe_code)] // loading a library and calling through its C ABI
+
+use std::ffi::{CStr, c_void};
+use std::io::{Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use lore_plugin_sdk::{
+    ABI_VERSION, About, DESCRIPTOR_SYMBOL, HostCallbacks, LogLine, PluginDescriptor, Progress,
+    Record, Request, message,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::spool::{Counts, Spool};
+
+/// Starts every line of the plugin host's protocol on stdout.
+pub const EVENT_PREFIX: &str = "@lore ";
+
+/// What the plugin host reports to Lore.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    About {
+        about: About,
+    },
+    Log(LogLine),
+    Progress(Progress),
+    /// Records received so far.
+    Received(Counts),
+    /// The archive is complete.
+    Done(Counts),
+    Failed {
+        message: String,
+    },
+}
+
+/// `lore plugin-host ...`: not for people; Lore starts it.
+#[derive(Debug, clap::Args)]
+pub struct HostArgs {
+    /// Limit of this process's address space, in MiB, set before the library is loaded.
+    #[arg(long)]
+    pub memory_mib: Option<u64>,
+    #[command(subcommand)]
+    pub command: HostCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum HostCommand {
+    /// Loads the library and prints its About.
+    Describe { library: PathBuf },
+    /// Runs one import: the request (JSON) on stdin, the model archive to `--output`.
+    Import {
+        library: PathBuf,
+        #[arg(long)]
+        output: PathBuf,
+        /// Most bytes of records the plugin may send.
+        #[arg(long)]
+        max_output_mib: u64,
+    },
+}
+
+/// The plugin host's `main`.
+pub fn main(args: HostArgs) -> ExitCode {
+    let outcome = run(args);
+    if let Err(message) = &outcome {
+        emit(&Event::Failed {
+            message: message.clone(),
+        });
+    }
+    let _ = std::io::stdout().flush();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn run(args: HostArgs) -> Result<(), String> {
+    if let Some(mib) = args.memory_mib {
+        let bytes = mib.saturating_mul(1 << 20);
+        rlimit::setrlimit(rlimit::Resource::AS, bytes, bytes)
+            .map_err(|e| format!("cannot set the memory limit of {mib} MiB: {e}"))?;
+    }
+    match args.command {
+        HostCommand::Describe { library } => {
+            let plugin = load(&library)?;
+            emit(&Event::About {
+                about: plugin.about,
+            });
+            Ok(())
+        }
+        HostCommand::Import {
+            library,
+            output,
+            max_output_mib,
+        } => {
+            let mut request = String::new();
+            std::io::stdin()
+                .read_to_string(&mut request)
+                .map_err(|e| format!("cannot read the request: {e}"))?;
+            let request: Request = serde_json::from_str(&request)
+                .map_err(|e| format!("the request is not valid: {e}"))?;
+            let plugin = load(&library)?;
+            let counts = import(&plugin, &request, &output, max_output_mib << 20)?;
+            emit(&Event::Done(counts));
+            Ok(())
+        }
+    }
+}
+
+fn emit(event: &Event) {
+    if let Ok(json) = serde_json::to_string(event) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{EVENT_PREFIX}{json}");
+        let _ = out.flush();
+    }
+}
+
+/// A loaded plugin. Its library is never unloaded.
+struct Plugin {
+    descriptor: &'static PluginDescriptor,
+    about: About,
+}
+
+fn load(path: &Path) -> Result<Plugin, String> {
+    let shown = path.display();
+    // SAFETY: loading runs the library's initialisers; that is why this is a child process.
+    let library = unsafe { libloading::Library::new(path) }
+        .map_err(|e| format!("cannot load {shown}: {e}"))?;
+    // SAFETY: the symbol's type is the one every Lore plugin exports.
+    let describe = unsafe {
+        library
+            .get::<unsafe extern "C" fn() -> *const PluginDescriptor>(DESCRIPTOR_SYMBOL.as_bytes())
+    }
+    .map_err(|e| format!("{shown} is not a Lore plugin: no symbol {DESCRIPTOR_SYMBOL} ({e})"))?;
+    // SAFETY: as above.
+    let pointer = unsafe { describe() };
+    if pointer.is_null() {
+        return Err(format!(
+            "{shown}: {DESCRIPTOR_SYMBOL} answered no descriptor"
+        ));
+    }
+    // SAFETY: every ABI version begins its descriptor with the version as a u32; nothing
+    // else is read before it is checked.
+    let version = unsafe { pointer.cast::<u32>().read() };
+    if version != ABI_VERSION {
+        return Err(format!(
+            "{shown} was built for plugin ABI version {version}, but this Lore loads version {ABI_VERSION}; rebuild the plugin with a lore-plugin-sdk of ABI version {ABI_VERSION}"
+        ));
+    }
+    // SAFETY: the version matches, so the layout is this SDK's; the library stays loaded
+    // for the life of the process (forgotten below), so the reference is 'static.
+    let descriptor: &'static PluginDescriptor = unsafe { &*pointer };
+    std::mem::forget(library);
+    if descriptor.about_json.is_null() {
+        return Err(format!("{shown}: the descriptor has no About"));
+    }
+    // SAFETY: a NUL-terminated string the descriptor owns.
+    let about = unsafe { CStr::from_ptr(descriptor.about_json) };
+    let about: About = serde_json::from_slice(about.to_bytes())
+        .map_err(|e| format!("{shown}: the plugin's About is not valid: {e}"))?;
+    if about.formats.is_empty() {
+        return Err(format!("{shown}: the plugin names no format"));
+    }
+    Ok(Plugin { descriptor, about })
+}
+
+/// The state of one import, behind the callbacks' context pointer.
+struct Receiver {
+    spool: Spool,
+    /// Bytes of records received.
+    received: u64,
+    max_output: u64,
+    error: Option<String>,
+    /// Set when the host refused a message: every later one is refused too.
+    stopped: bool,
+    reported_objects: u64,
+}
+
+impl Receiver {
+    fn take(&mut self, kind: u32, data: &[u8]) -> Result<(), String> {
+        match kind {
+            message::RECORDS => {
+                self.received += data.len() as u64;
+                if self.received > self.max_output {
+                    return Err(format!(
+                        "the plugin sent more than {} MiB of records, the limit",
+                        self.max_output >> 20
+                    ));
+                }
+                let records: Vec<Record> = serde_json::from_slice(data)
+                    .map_err(|e| format!("the plugin sent malformed records: {e}"))?;
+                for record in records {
+                    self.spool.add(record)?;
+                }
+                if self.spool.counts.objects >= self.reported_objects + 10_000 {
+                    self.reported_objects = self.spool.counts.objects;
+                    emit(&Event::Received(self.spool.counts));
+                }
+            }
+            message::LOG => {
+                let line: LogLine = serde_json::from_slice(data)
+                    .map_err(|e| format!("the plugin sent a malformed log line: {e}"))?;
+                emit(&Event::Log(line));
+            }
+            message::PROGRESS => {
+                let progress: Progress = serde_json::from_slice(data)
+                    .map_err(|e| format!("the plugin sent malformed progress: {e}"))?;
+                emit(&Event::Progress(progress));
+            }
+            message::ERROR => {
+                self.error = Some(String::from_utf8_lossy(data).into_owned());
+            }
+            other => return Err(format!("the plugin sent a message of unknown kind {other}")),
+        }
+        Ok(())
+    }
+}
+
+unsafe extern "C" fn receive(context: *mut c_void, kind: u32, data: *const u8, len: usize) -> i32 {
+    // SAFETY: `context` is the Receiver `import` passed, alive for the call to the plugin;
+    // the plugin's contract makes `data` valid for `len` bytes.
+    let receiver = unsafe { &mut *context.cast::<Receiver>() };
+    if receiver.stopped {
+        return 1;
+    }
+    let data = if len == 0 || data.is_null() {
+        &[][..]
+    } else {
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(data, len) }
+    };
+    let taken = catch_unwind(AssertUnwindSafe(|| receiver.take(kind, data)))
+        .unwrap_or_else(|_| Err("the plugin host failed on a message".to_owned()));
+    match taken {
+        Ok(()) => 0,
+        Err(message) => {
+            receiver.stopped = true;
+            receiver.error.get_or_insert(message);
+            1
+        }
+    }
+}
+
+fn import(
+    plugin: &Plugin,
+    request: &Request,
+    output: &Path,
+    max_output: u64,
+) -> Result<Counts, String> {
+    if !plugin
+        .about
+        .formats
+        .iter()
+        .any(|f| f.name == request.format)
+    {
+        return Err(format!(
+            "plugin '{}' does not import format '{}'",
+            plugin.about.name, request.format
+        ));
+    }
+    let mut receiver = Receiver {
+        spool: Spool::new(output)?,
+        received: 0,
+        max_output,
+        error: None,
+        stopped: false,
+        reported_objects: 0,
+    };
+    let request_json =
+        serde_json::to_vec(request).map_err(|e| format!("cannot encode the request: {e}"))?;
+    let host = HostCallbacks {
+        context: (&mut receiver as *mut Receiver).cast(),
+        send: receive,
+    };
+    // SAFETY: the request and the callbacks outlive the call; the plugin's contract.
+    let code =
+        unsafe { (plugin.descriptor.import)(request_json.as_ptr(), request_json.len(), &host) };
+    if let Some(error) = receiver.error.take() {
+        // A refused message wins: the plugin's own error then only says it was stopped.
+        return Err(error);
+    }
+    if code != 0 {
+        return Err(format!(
+            "the plugin failed (code {code}) without saying why"
+        ));
+    }
+    receiver.spool.finish(output)
+}
