@@ -115,6 +115,17 @@ pub struct Importers {
 }
 
 impl Importers {
+    /// The built-in importer alone.
+    pub fn builtin(limits: ArchiveLimits) -> Self {
+        let mut importers = Self::default();
+        let zip: Arc<dyn Importer> = Arc::new(ZipCsvImporter::new(limits));
+        for format in &zip.about().formats {
+            importers.by_format.insert(format.name.clone(), zip.clone());
+        }
+        importers.all.push(zip);
+        importers
+    }
+
     /// Adds an importer; refused when one of its formats is taken already.
     pub fn add(&mut self, importer: Arc<dyn Importer>) -> Result<()> {
         for format in &importer.about().formats {

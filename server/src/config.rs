@@ -13,6 +13,50 @@ pub struct Settings {
     pub storage: StorageSettings,
     pub auth: AuthSettings,
     pub log: LogSettings,
+    /// Importer plugins: `[[plugins]] path = "..."`, one table each.
+    #[serde(default)]
+    pub plugins: Vec<PluginSettings>,
+    /// How plugin hosts run: `[plugin_host]`.
+    #[serde(default)]
+    pub plugin_host: PluginHostSettings,
+}
+
+/// One importer plugin library.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSettings {
+    /// The shared library (`.so`, `.dylib`, `.dll`), absolute or relative to the working
+    /// directory.
+    pub path: PathBuf,
+    /// This plugin's time limit per import, instead of `plugin_host.timeout`.
+    pub timeout: Option<String>,
+    /// This plugin's memory limit in MiB, instead of `plugin_host.memory_mib`.
+    pub memory_mib: Option<u64>,
+}
+
+/// The child processes imports run in (`lore plugin-host`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PluginHostSettings {
+    /// The `lore` executable to start as the plugin host; this one when unset.
+    pub program: Option<PathBuf>,
+    /// An import running longer is stopped and fails, e.g. `30m`, `2h`.
+    pub timeout: String,
+    /// Address-space limit of a plugin host, in MiB.
+    pub memory_mib: u64,
+    /// Most MiB of records one import may send.
+    pub max_output_mib: u64,
+}
+
+impl Default for PluginHostSettings {
+    fn default() -> Self {
+        Self {
+            program: None,
+            timeout: "1h".into(),
+            memory_mib: 4096,
+            max_output_mib: 8192,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -243,6 +287,8 @@ impl Default for Settings {
                 flush_interval: "1s".into(),
                 queue_capacity: 10_000,
             },
+            plugins: Vec::new(),
+            plugin_host: PluginHostSettings::default(),
         }
     }
 }
@@ -346,6 +392,9 @@ impl Settings {
         if self.server.max_body_mib == 0 {
             return Err(ConfigError("server.max_body_mib must be at least 1".into()));
         }
+        for plugin in &self.plugins {
+            self.plugin_limits(plugin)?;
+        }
         if self.server.max_upload_mib == 0 {
             return Err(ConfigError(
                 "server.max_upload_mib must be at least 1".into(),
@@ -386,6 +435,42 @@ impl Settings {
     pub fn log_retention(&self) -> Option<Duration> {
         (self.log.retention_days > 0)
             .then(|| Duration::from_secs(self.log.retention_days.saturating_mul(86_400)))
+    }
+
+    /// The host settings of one plugin: `[plugin_host]` with the plugin's own limits.
+    pub fn plugin_limits(
+        &self,
+        plugin: &PluginSettings,
+    ) -> Result<lore_plugin_host::HostSettings, ConfigError> {
+        let host = &self.plugin_host;
+        let timeout_text = plugin.timeout.as_deref().unwrap_or(&host.timeout);
+        let timeout = parse_duration(timeout_text).ok_or_else(|| {
+            ConfigError(format!(
+                "the timeout '{timeout_text}' of plugin {} is not a duration like 30m or 2h",
+                plugin.path.display()
+            ))
+        })?;
+        let memory_mib = plugin.memory_mib.unwrap_or(host.memory_mib);
+        if memory_mib < 64 {
+            return Err(ConfigError(format!(
+                "the memory limit of plugin {} must be at least 64 MiB",
+                plugin.path.display()
+            )));
+        }
+        let program = match &host.program {
+            Some(program) => program.clone(),
+            None => std::env::current_exe().map_err(|e| {
+                ConfigError(format!(
+                    "cannot find this lore executable to run plugins with ({e}); set plugin_host.program"
+                ))
+            })?,
+        };
+        Ok(lore_plugin_host::HostSettings {
+            program,
+            timeout,
+            memory_mib,
+            max_output_mib: host.max_output_mib.max(1),
+        })
     }
 
     pub fn max_body_bytes(&self) -> usize {

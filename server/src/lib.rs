@@ -10,6 +10,7 @@ mod extract;
 mod gate;
 mod middleware;
 pub mod oauth;
+pub mod plugins;
 mod routes;
 pub mod system_log;
 mod text_table;
@@ -73,16 +74,18 @@ fn missing_feature(backend: &str) -> lore_core::Error {
     ))
 }
 
-/// The catalog over a store, configured from the settings.
+/// The catalog over a store, configured from the settings, with the built-in importer
+/// only ([`spawn`] adds the plugins).
 pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, config::ConfigError> {
-    Ok(Catalog::new(
-        store,
-        CatalogConfig {
-            login_timeout: settings.login_timeout()?,
-            idle_timeout: settings.idle_timeout()?,
-            ..CatalogConfig::default()
-        },
-    ))
+    Ok(Catalog::new(store, catalog_config(settings)?))
+}
+
+fn catalog_config(settings: &Settings) -> Result<CatalogConfig, config::ConfigError> {
+    Ok(CatalogConfig {
+        login_timeout: settings.login_timeout()?,
+        idle_timeout: settings.idle_timeout()?,
+        ..CatalogConfig::default()
+    })
 }
 
 /// The whole application: the API under the base path, `/healthz`, the OpenAPI document
@@ -186,8 +189,11 @@ pub async fn spawn(
     settings: &Settings,
     admin_password: Option<&str>,
 ) -> Result<(RunningServer, Bootstrap), lore_core::Error> {
-    let catalog =
-        catalog(store, settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let mut config =
+        catalog_config(settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    // A plugin that does not load is logged and left out; the server starts anyway.
+    config.importers = plugins::load_importers(settings, config.importers).await.0;
+    let catalog = Catalog::new(store, config);
     let (recorder, writer) = system_log::start(
         catalog.clone(),
         system_log::WriterSettings {

@@ -34,11 +34,46 @@ enum Command {
     User(cli_admin::UserArgs),
     /// Manages groups and their members directly on the configured store.
     Group(cli_admin::GroupArgs),
+    /// Lists the importers the configuration loads (`[[plugins]]`), with their versions
+    /// and formats, and the plugins that fail to load with the reason.
+    Plugins {
+        /// Configuration file (default: lore.toml in the working directory, if present).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Runs one importer plugin in this process; Lore starts it, people do not.
+    #[command(hide = true)]
+    PluginHost(lore_plugin_host::HostArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::PluginHost(args) => lore_plugin_host::child::main(args),
+        Command::Plugins { config } => {
+            let settings = match Settings::load(config.as_deref()) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("lore plugins: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("lore plugins: cannot start the runtime: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            print!(
+                "{}",
+                runtime.block_on(lore_server::plugins::list(&settings))
+            );
+            ExitCode::SUCCESS
+        }
         Command::User(args) => run_admin(
             "lore user",
             args.config.as_deref(),

@@ -54,6 +54,7 @@ use crate::archive::ArchiveLimits;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
+use crate::import::Importers;
 use crate::model::{MetaModel, Object, ObjectKind};
 use crate::store::Store;
 
@@ -65,14 +66,18 @@ pub struct CatalogConfig {
     /// How long an API key stays valid without being used.
     pub idle_timeout: Duration,
     pub archive_limits: ArchiveLimits,
+    /// The importers by format: the built-in one and the configured plugins.
+    pub importers: Importers,
 }
 
 impl Default for CatalogConfig {
     fn default() -> Self {
+        let archive_limits = ArchiveLimits::default();
         Self {
             login_timeout: Duration::from_secs(12 * 60 * 60),
             idle_timeout: Duration::from_secs(30 * 60),
-            archive_limits: ArchiveLimits::default(),
+            archive_limits,
+            importers: Importers::builtin(archive_limits),
         }
     }
 }

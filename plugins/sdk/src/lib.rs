@@ -649,6 +649,14 @@ impl<'a> Output<'a> {
         sent
     }
 
+    /// Sends a message as it is, unchecked: for tests of hosts, which must survive
+    /// whatever a plugin sends. Plugins have no use for it.
+    #[doc(hidden)]
+    pub fn send_raw(&mut self, kind: u32, data: &[u8]) -> Result<(), Error> {
+        self.flush()?;
+        self.send(kind, data)
+    }
+
     fn send(&mut self, kind: u32, data: &[u8]) -> Result<(), Error> {
         if self.stopped || !(self.send)(kind, data) {
             self.stopped = true;
