@@ -35,6 +35,8 @@ pub enum ErrorCode {
     /// Too many failed logins for this user name from this address, or from this
     /// address; the message says when to try again.
     TooManyLoginAttempts,
+    /// The request's Accept header names no type the method answers in.
+    NotAcceptable,
 }
 
 impl ErrorCode {
@@ -57,6 +59,7 @@ impl ErrorCode {
             Self::NotFound => "NOT_FOUND",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::TooManyLoginAttempts => "TOO_MANY_LOGIN_ATTEMPTS",
+            Self::NotAcceptable => "NOT_ACCEPTABLE",
         }
     }
 
@@ -75,6 +78,7 @@ impl ErrorCode {
             Self::UnsupportedMediaType => 415,
             Self::MethodNotAllowed => 405,
             Self::TooManyLoginAttempts => 429,
+            Self::NotAcceptable => 406,
         }
     }
 }

@@ -258,6 +258,61 @@ pub fn micros(t: Timestamp) -> Timestamp {
     t.trunc_subsecs(6)
 }
 
+/// Replaces the NUL character, which no backend stores, in text Lore keeps whatever it
+/// holds (a plugin's words).
+fn no_nul(text: &mut String) {
+    if text.contains('\0') {
+        *text = text.replace('\0', "\u{FFFD}");
+    }
+}
+
+/// An operation as every backend stores it: timestamps cut to microseconds, the NUL
+/// character replaced in its words.
+pub fn prepare_operation(operation: &mut Operation) -> Result<()> {
+    operation.started_at = micros(operation.started_at);
+    operation.heartbeat_at = micros(operation.heartbeat_at);
+    let detail = &mut operation.detail;
+    detail.finished_at = detail.finished_at.map(micros);
+    for field in [
+        &mut operation.kind,
+        &mut operation.started_by,
+        &mut detail.format,
+        &mut detail.message,
+        &mut detail.progress.phase,
+        &mut detail.progress.unit,
+    ] {
+        no_nul(field);
+    }
+    json(&operation.detail, &|| format!("operation {}", operation.id))
+}
+
+/// A log line as every backend stores it (see [`prepare_operation`]).
+pub fn prepare_log_line(line: &mut OperationLogLine) {
+    line.at = micros(line.at);
+    no_nul(&mut line.level);
+    no_nul(&mut line.message);
+}
+
+/// Import settings as every backend stores them: NUL refused, the time cut.
+pub fn prepare_import_settings(settings: &mut ImportSettings) -> Result<()> {
+    settings.updated_at = micros(settings.updated_at);
+    let what = || format!("the import settings of {}", settings.model);
+    text(&settings.format, &what)?;
+    text(settings.attachment.as_deref().unwrap_or_default(), &what)?;
+    json(&settings.parameters, &what)
+}
+
+/// An attachment as every backend stores it: NUL refused in its names, the time cut.
+pub fn prepare_attachment(attachment: &mut Attachment) -> Result<()> {
+    let info = &mut attachment.info;
+    info.created_at = micros(info.created_at);
+    let what = || format!("an attachment of {}", info.object);
+    for field in [&info.name, &info.media_type, &info.sha256, &info.created_by] {
+        text(field, &what)?;
+    }
+    Ok(())
+}
+
 /// Refuses JSON whose text holds the NUL character (written `\\u0000`).
 fn json<T: serde::Serialize>(value: &T, what: &dyn Fn() -> String) -> Result<()> {
     let text = serde_json::to_string(value)
@@ -581,4 +636,36 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64>;
     /// Removes the entries older than `before` (`time < before`); returns how many.
     async fn purge_system_log(&self, before: Timestamp) -> Result<u64>;
+
+    // ---- operations
+    //
+    // Written outside the batches of `write`: a running operation's record changes while
+    // it runs, from the process that runs it.
+
+    /// Inserts an operation (its `id` is ignored) and answers the id the store gave it,
+    /// higher than every id given before.
+    async fn insert_operation(&self, operation: Operation) -> Result<i64>;
+    /// Replaces the operation of `operation.id`; NOT_FOUND when there is none.
+    async fn update_operation(&self, operation: &Operation) -> Result<()>;
+    async fn operation(&self, id: i64) -> Result<Option<Operation>>;
+    /// The operations that pass the filter, newest (highest id) first, at most
+    /// `filter.limit`.
+    async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>>;
+    /// Appends lines to an operation's log; their `seq` must continue it.
+    async fn append_operation_log(&self, operation: i64, lines: Vec<OperationLogLine>)
+    -> Result<()>;
+    /// The whole log of an operation, by `seq`.
+    async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>>;
+
+    // ---- import settings and attachments (deleted with their object)
+
+    /// Sets a model's import settings, replacing those it had.
+    async fn put_import_settings(&self, settings: ImportSettings) -> Result<()>;
+    async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>>;
+    /// Attaches a file to an object, replacing the object's attachment of the same name.
+    async fn put_attachment(&self, attachment: Attachment) -> Result<()>;
+    /// The attachment of that name, or the newest of the object with `None`.
+    async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>>;
+    /// The object's attachments, newest first, without content.
+    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>>;
 }

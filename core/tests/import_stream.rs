@@ -264,6 +264,39 @@ impl Store for Recording {
     async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
         self.inner.purge_system_log(before).await
     }
+    async fn insert_operation(&self, operation: Operation) -> Result<i64> {
+        self.inner.insert_operation(operation).await
+    }
+    async fn update_operation(&self, operation: &Operation) -> Result<()> {
+        self.inner.update_operation(operation).await
+    }
+    async fn operation(&self, id: i64) -> Result<Option<Operation>> {
+        self.inner.operation(id).await
+    }
+    async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>> {
+        self.inner.operations(filter).await
+    }
+    async fn append_operation_log(&self, operation: i64, lines: Vec<OperationLogLine>) -> Result<()> {
+        self.inner.append_operation_log(operation, lines).await
+    }
+    async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>> {
+        self.inner.operation_log(operation).await
+    }
+    async fn put_import_settings(&self, settings: ImportSettings) -> Result<()> {
+        self.inner.put_import_settings(settings).await
+    }
+    async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>> {
+        self.inner.import_settings(model).await
+    }
+    async fn put_attachment(&self, attachment: Attachment) -> Result<()> {
+        self.inner.put_attachment(attachment).await
+    }
+    async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>> {
+        self.inner.attachment(object, name).await
+    }
+    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
+        self.inner.attachments(object).await
+    }
     async fn model_objects_page(
         &self,
         model: i64,

@@ -19,6 +19,29 @@ pub struct Settings {
     /// How plugin hosts run: `[plugin_host]`.
     #[serde(default)]
     pub plugin_host: PluginHostSettings,
+    /// Background operations: `[operations]`.
+    #[serde(default)]
+    pub operations: OperationSettings,
+}
+
+/// Background operations (imports started by `startImport`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OperationSettings {
+    /// How often a running operation records its progress and renews its heartbeat.
+    pub heartbeat: String,
+    /// A running operation without a heartbeat for this long lost its Lore process (a
+    /// crash, a restart) and is marked failed. Keep it well above `heartbeat`.
+    pub stale_after: String,
+}
+
+impl Default for OperationSettings {
+    fn default() -> Self {
+        Self {
+            heartbeat: "2s".into(),
+            stale_after: "60s".into(),
+        }
+    }
 }
 
 /// One importer plugin library.
@@ -289,6 +312,7 @@ impl Default for Settings {
             },
             plugins: Vec::new(),
             plugin_host: PluginHostSettings::default(),
+            operations: OperationSettings::default(),
         }
     }
 }
@@ -395,6 +419,13 @@ impl Settings {
         for plugin in &self.plugins {
             self.plugin_limits(plugin)?;
         }
+        let (heartbeat, stale_after) = self.operation_timing()?;
+        if stale_after < heartbeat * 3 {
+            return Err(ConfigError(format!(
+                "operations.stale_after '{}' must be at least three times operations.heartbeat '{}'",
+                self.operations.stale_after, self.operations.heartbeat
+            )));
+        }
         if self.server.max_upload_mib == 0 {
             return Err(ConfigError(
                 "server.max_upload_mib must be at least 1".into(),
@@ -435,6 +466,21 @@ impl Settings {
     pub fn log_retention(&self) -> Option<Duration> {
         (self.log.retention_days > 0)
             .then(|| Duration::from_secs(self.log.retention_days.saturating_mul(86_400)))
+    }
+
+    /// `operations.heartbeat` and `operations.stale_after`.
+    pub fn operation_timing(&self) -> Result<(Duration, Duration), ConfigError> {
+        let read = |name: &str, text: &str| {
+            parse_duration(text).ok_or_else(|| {
+                ConfigError(format!(
+                    "operations.{name} '{text}' is not a duration like 2s or 1m"
+                ))
+            })
+        };
+        Ok((
+            read("heartbeat", &self.operations.heartbeat)?,
+            read("stale_after", &self.operations.stale_after)?,
+        ))
     }
 
     /// The host settings of one plugin: `[plugin_host]` with the plugin's own limits.

@@ -81,9 +81,12 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
 }
 
 fn catalog_config(settings: &Settings) -> Result<CatalogConfig, config::ConfigError> {
+    let (operation_heartbeat, operation_stale_after) = settings.operation_timing()?;
     Ok(CatalogConfig {
         login_timeout: settings.login_timeout()?,
         idle_timeout: settings.idle_timeout()?,
+        operation_heartbeat,
+        operation_stale_after,
         ..CatalogConfig::default()
     })
 }
@@ -149,12 +152,15 @@ pub struct RunningServer {
     recorder: system_log::Recorder,
     /// The system log's writer; dropping it also writes what is queued.
     writer: Option<system_log::Writer>,
+    /// Marks failed the operations other processes left running when they stopped.
+    sweeper: tokio::task::JoinHandle<()>,
 }
 
 impl RunningServer {
     /// Stops accepting, lets running calls finish, writes the queued system log
     /// entries, and waits.
     pub async fn stop(mut self) {
+        self.sweeper.abort();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -175,6 +181,7 @@ impl RunningServer {
 
 impl Drop for RunningServer {
     fn drop(&mut self) {
+        self.sweeper.abort();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -208,6 +215,7 @@ pub async fn spawn(
     let app = app_recording(catalog.clone(), settings, Some(recorder.clone()))
         .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let bootstrap = catalog.bootstrap(admin_password).await?;
+    let sweeper = tokio::spawn(sweep_operations(catalog.clone()));
     let listener = TcpListener::bind(&settings.server.listen)
         .await
         .map_err(|e| {
@@ -237,7 +245,22 @@ pub async fn spawn(
             task: Some(task),
             recorder,
             writer: Some(writer),
+            sweeper,
         },
         bootstrap,
     ))
+}
+
+/// Marks failed, now and then periodically, the running operations whose process
+/// stopped renewing their heartbeat (a crash, a restart, another process gone).
+async fn sweep_operations(catalog: Catalog) {
+    let every = (catalog.config().operation_stale_after / 2).max(std::time::Duration::from_millis(100));
+    loop {
+        match catalog.fail_interrupted_operations().await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!("marked {n} interrupted operations failed"),
+            Err(e) => tracing::warn!(error = %e, "cannot check for interrupted operations"),
+        }
+        tokio::time::sleep(every).await;
+    }
 }

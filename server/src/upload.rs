@@ -46,11 +46,38 @@ pub const ROLES_CSV: Upload = Upload {
     what: "the CSV file",
 };
 
+/// Any file (an attachment): every media type is taken as it is.
+pub const ANY_FILE: Upload = Upload {
+    media_types: &["*", "application/octet-stream"],
+    what: "the file",
+};
+
+/// An upload spooled to a temporary file.
+#[derive(Debug)]
+pub struct Spooled {
+    pub file: File,
+    pub size: u64,
+    /// The file name a multipart part gave.
+    pub file_name: Option<String>,
+    /// The media type of the body or of the multipart part; empty when none was given.
+    pub media_type: String,
+}
+
 /// The uploaded file (the raw body, or the first file part of a multipart form)
 /// spooled to an anonymous temporary file, rewound, and its size. The upload may not
 /// exceed `server.max_upload_mib` (413); the file goes away when it is dropped.
 pub async fn spool_upload(req: Request, state: &AppState, kind: &Upload) -> ApiResult<(File, u64)> {
-    let limit = state.max_upload_bytes;
+    let spooled = spool_file(req, state, kind, state.max_upload_bytes).await?;
+    Ok((spooled.file, spooled.size))
+}
+
+/// [`spool_upload`] under a given limit, with what the upload said of itself.
+pub async fn spool_file(
+    req: Request,
+    state: &AppState,
+    kind: &Upload,
+    limit: usize,
+) -> ApiResult<Spooled> {
     let req = req.map(|body| Body::new(Limited::new(body, limit)));
     let content_type = req
         .headers()
@@ -78,6 +105,8 @@ pub async fn spool_upload(req: Request, state: &AppState, kind: &Upload) -> ApiR
             .map_err(|e| form_error("the multipart form", e))?
         {
             if field.file_name().is_some() || field.name() == Some("file") {
+                let file_name = field.file_name().map(str::to_owned);
+                let media_type = field.content_type().unwrap_or_default().to_owned();
                 while let Some(chunk) = field
                     .chunk()
                     .await
@@ -85,17 +114,18 @@ pub async fn spool_upload(req: Request, state: &AppState, kind: &Upload) -> ApiR
                 {
                     spool.write(&chunk)?;
                 }
-                return spool.finish();
+                return spool.finish(file_name, media_type);
             }
         }
         return Err(
             Error::missing(&format!("file (a multipart part holding {})", kind.what)).into(),
         );
     }
+    let media_type = content_type.split(';').next().unwrap_or("").trim().to_owned();
     if !kind
         .media_types
         .iter()
-        .any(|t| content_type.split(';').next().unwrap_or("").trim() == *t)
+        .any(|t| *t == "*" || media_type == *t)
     {
         return Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
@@ -122,7 +152,7 @@ pub async fn spool_upload(req: Request, state: &AppState, kind: &Upload) -> ApiR
             spool.write(&data)?;
         }
     }
-    spool.finish()
+    spool.finish(None, media_type)
 }
 
 /// An upload on its way to a temporary file.
@@ -162,18 +192,23 @@ impl Spool {
         ApiError::new(
             ErrorCode::PayloadTooLarge,
             format!(
-                "{} is larger than the server accepts ({} MiB, server.max_upload_mib)",
+                "{} is larger than the server accepts ({} MiB)",
                 self.what,
                 self.limit >> 20
             ),
         )
     }
 
-    fn finish(mut self) -> ApiResult<(File, u64)> {
+    fn finish(mut self, file_name: Option<String>, media_type: String) -> ApiResult<Spooled> {
         self.file
             .seek(SeekFrom::Start(0))
             .map_err(|e| Error::internal(format!("cannot read the spooled upload: {e}")))?;
-        Ok((self.file, self.size))
+        Ok(Spooled {
+            file: self.file,
+            size: self.size,
+            file_name,
+            media_type,
+        })
     }
 }
 

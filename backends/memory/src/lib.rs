@@ -19,13 +19,13 @@ use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
     Grant, Group, LabelAssignment, LoginFailures, Membership, Object, ObjectKind, Profiling, Role,
-    SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, User,
+    SensitivityLabel, Session, Operation, OperationFilter, OperationLogLine, ImportSettings, Attachment, AttachmentInfo, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, User,
     Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry,
+    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry, prepare_operation, prepare_log_line, prepare_import_settings, prepare_attachment,
     prepare_session,
 };
 
@@ -1033,6 +1033,20 @@ pub struct MemoryStore {
     sequences: Mutex<HashMap<i64, i64>>,
     /// The system log, keyed (time, append number): the newest entry is the last.
     system_log: RwLock<SystemLog>,
+    /// Operations, import settings and attachments.
+    operations: RwLock<Operations>,
+}
+
+/// Operations and their logs, import settings and attachments of a memory store. Settings
+/// and attachments of a deleted object are not removed but no longer read (ids are never
+/// used again), which answers like the SQL stores' deleting them.
+#[derive(Debug, Default)]
+struct Operations {
+    operations: BTreeMap<i64, Operation>,
+    logs: HashMap<i64, Vec<OperationLogLine>>,
+    settings: HashMap<ObjectId, ImportSettings>,
+    /// By object, then name.
+    attachments: HashMap<ObjectId, BTreeMap<String, Attachment>>,
 }
 
 /// The system log of a memory store.
@@ -1062,6 +1076,18 @@ impl MemoryStore {
 
     fn log_mut(&self) -> Result<RwLockWriteGuard<'_, SystemLog>> {
         self.system_log.write().map_err(|_| poisoned())
+    }
+
+    fn ops(&self) -> Result<RwLockReadGuard<'_, Operations>> {
+        self.operations.read().map_err(|_| poisoned())
+    }
+
+    fn ops_mut(&self) -> Result<RwLockWriteGuard<'_, Operations>> {
+        self.operations.write().map_err(|_| poisoned())
+    }
+
+    fn exists(&self, id: ObjectId) -> Result<bool> {
+        Ok(self.read()?.objects.contains_key(&id))
     }
 }
 
@@ -1554,5 +1580,127 @@ impl Store for MemoryStore {
         let purged = log.entries.len() as u64;
         log.entries = kept;
         Ok(purged)
+    }
+
+    async fn insert_operation(&self, mut operation: Operation) -> Result<i64> {
+        prepare_operation(&mut operation)?;
+        let mut ops = self.ops_mut()?;
+        let id = ops.operations.keys().next_back().map_or(1, |last| last + 1);
+        operation.id = id;
+        ops.operations.insert(id, operation);
+        Ok(id)
+    }
+
+    async fn update_operation(&self, operation: &Operation) -> Result<()> {
+        let mut operation = operation.clone();
+        prepare_operation(&mut operation)?;
+        let mut ops = self.ops_mut()?;
+        let slot = ops
+            .operations
+            .get_mut(&operation.id)
+            .ok_or_else(|| Error::not_found(format!("operation {} does not exist", operation.id)))?;
+        *slot = operation;
+        Ok(())
+    }
+
+    async fn operation(&self, id: i64) -> Result<Option<Operation>> {
+        Ok(self.ops()?.operations.get(&id).cloned())
+    }
+
+    async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>> {
+        Ok(self
+            .ops()?
+            .operations
+            .values()
+            .rev()
+            .filter(|o| filter.matches(o))
+            .take(filter.limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn append_operation_log(
+        &self,
+        operation: i64,
+        lines: Vec<OperationLogLine>,
+    ) -> Result<()> {
+        let mut prepared = Vec::with_capacity(lines.len());
+        for mut line in lines {
+            prepare_log_line(&mut line);
+            prepared.push(line);
+        }
+        let mut ops = self.ops_mut()?;
+        let log = ops.logs.entry(operation).or_default();
+        for line in &prepared {
+            if log.iter().any(|l| l.seq == line.seq) {
+                return Err(Error::conflict(format!(
+                    "line {} of the log of operation {operation} exists already",
+                    line.seq
+                )));
+            }
+        }
+        log.extend(prepared);
+        log.sort_by_key(|l| l.seq);
+        Ok(())
+    }
+
+    async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>> {
+        Ok(self.ops()?.logs.get(&operation).cloned().unwrap_or_default())
+    }
+
+    async fn put_import_settings(&self, mut settings: ImportSettings) -> Result<()> {
+        prepare_import_settings(&mut settings)?;
+        self.ops_mut()?.settings.insert(settings.model, settings);
+        Ok(())
+    }
+
+    async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>> {
+        if !self.exists(model)? {
+            return Ok(None);
+        }
+        Ok(self.ops()?.settings.get(&model).cloned())
+    }
+
+    async fn put_attachment(&self, mut attachment: Attachment) -> Result<()> {
+        prepare_attachment(&mut attachment)?;
+        self.ops_mut()?
+            .attachments
+            .entry(attachment.info.object)
+            .or_default()
+            .insert(attachment.info.name.clone(), attachment);
+        Ok(())
+    }
+
+    async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>> {
+        if !self.exists(object)? {
+            return Ok(None);
+        }
+        let ops = self.ops()?;
+        let Some(files) = ops.attachments.get(&object) else {
+            return Ok(None);
+        };
+        Ok(match name {
+            Some(name) => files.get(name).cloned(),
+            None => files
+                .values()
+                .max_by(|a, b| {
+                    (a.info.created_at, &b.info.name).cmp(&(b.info.created_at, &a.info.name))
+                })
+                .cloned(),
+        })
+    }
+
+    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
+        if !self.exists(object)? {
+            return Ok(Vec::new());
+        }
+        let mut infos: Vec<AttachmentInfo> = self
+            .ops()?
+            .attachments
+            .get(&object)
+            .map(|files| files.values().map(|a| a.info.clone()).collect())
+            .unwrap_or_default();
+        infos.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        Ok(infos)
     }
 }

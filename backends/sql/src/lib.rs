@@ -82,6 +82,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "groups",
         sql: include_str!("../migrations/0008_groups.sql"),
     },
+    Migration {
+        version: 9,
+        name: "operations, import settings and attachments",
+        sql: include_str!("../migrations/0009_operations.sql"),
+    },
 ];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an

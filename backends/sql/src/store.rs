@@ -8,7 +8,8 @@ use lore_core::model::*;
 use lore_core::mql::plan::{Cond, Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
     Batch, Details, Explanation, GrantsOn, Op, Principal, Scope, WriteTx, micros, prepare,
-    prepare_log_entry, prepare_session,
+    prepare_attachment, prepare_import_settings, prepare_log_entry, prepare_log_line,
+    prepare_operation, prepare_session,
 };
 use lore_core::{Error, ObjectId, Result, Store};
 
@@ -546,6 +547,66 @@ fn log_filter(filter: &SystemLogFilter) -> (String, Vec<SqlValue>) {
     } else {
         (format!(" WHERE {}", conditions.join(" AND ")), params)
     }
+}
+
+/// The columns of an operation read, in [`operation`]'s order.
+const OPERATION_COLUMNS: &str =
+    "id, kind, state, model_id, object_id, started_by, started_at, heartbeat_at, detail";
+
+fn operation(mut row: Row) -> Result<Operation> {
+    const TABLE: &str = "operations";
+    let state = row.text(2, TABLE)?;
+    let model = match (row.opt_int(3, TABLE)?, row.opt_int(4, TABLE)?) {
+        (Some(model), Some(object)) => Some(ObjectId::new(model, object)),
+        _ => None,
+    };
+    let detail = row.text(8, TABLE)?;
+    Ok(Operation {
+        id: row.int(0, TABLE)?,
+        kind: row.text(1, TABLE)?,
+        state: OperationState::parse(&state).ok_or_else(|| {
+            Error::internal(format!("table {TABLE} holds the unknown state '{state}'"))
+        })?,
+        model,
+        started_by: row.text(5, TABLE)?,
+        started_at: row.timestamp(6, TABLE)?,
+        heartbeat_at: row.timestamp(7, TABLE)?,
+        detail: serde_json::from_str(&detail).map_err(|e| {
+            Error::internal(format!("table {TABLE} holds a detail that does not read: {e}"))
+        })?,
+    })
+}
+
+/// The parameters of an operation's columns after `id`, in [`OPERATION_COLUMNS`] order.
+fn operation_params(operation: &Operation) -> Result<Vec<SqlValue>> {
+    let detail = serde_json::to_string(&operation.detail)
+        .map_err(|e| Error::internal(format!("cannot write an operation's detail: {e}")))?;
+    Ok(vec![
+        operation.kind.as_str().into(),
+        operation.state.as_str().into(),
+        operation.model.map(|m| m.model).into(),
+        operation.model.map(|m| m.object).into(),
+        operation.started_by.as_str().into(),
+        operation.started_at.into(),
+        operation.heartbeat_at.into(),
+        detail.into(),
+    ])
+}
+
+const ATTACHMENT_INFO_COLUMNS: &str =
+    "model_id, object_id, name, media_type, size, sha256, created_at, created_by";
+
+fn attachment_info(mut row: Row) -> Result<AttachmentInfo> {
+    const TABLE: &str = "attachments";
+    Ok(AttachmentInfo {
+        object: ObjectId::new(row.int(0, TABLE)?, row.int(1, TABLE)?),
+        name: row.text(2, TABLE)?,
+        media_type: row.text(3, TABLE)?,
+        size: u64::try_from(row.int(4, TABLE)?).unwrap_or(0),
+        sha256: row.text(5, TABLE)?,
+        created_at: row.timestamp(6, TABLE)?,
+        created_by: row.text(7, TABLE)?,
+    })
 }
 
 /// A system log entry from a row of [`SYSTEM_LOG_COLUMNS`].
@@ -1474,5 +1535,312 @@ impl<D: Driver> Store for SqlStore<D> {
             "purging the system log",
         )
         .await
+    }
+
+    async fn insert_operation(&self, mut operation: Operation) -> Result<i64> {
+        prepare_operation(&mut operation)?;
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::query(
+                "INSERT INTO operations (kind, state, model_id, object_id, started_by, started_at, \
+                 heartbeat_at, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+                operation_params(&operation)?,
+            ),
+            Context::of("inserting an operation"),
+        );
+        let outcomes = self.write_now(pending).await?;
+        outcomes
+            .into_iter()
+            .next()
+            .and_then(|o| o.rows.into_iter().next())
+            .ok_or_else(|| Error::internal("inserting an operation answered no id"))?
+            .int(0, "operations")
+    }
+
+    async fn update_operation(&self, operation: &Operation) -> Result<()> {
+        let mut operation = operation.clone();
+        prepare_operation(&mut operation)?;
+        let mut params = operation_params(&operation)?;
+        params.push(operation.id.into());
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::exec(
+                "UPDATE operations SET kind = $1, state = $2, model_id = $3, object_id = $4, \
+                 started_by = $5, started_at = $6, heartbeat_at = $7, detail = $8 WHERE id = $9",
+                params,
+            ),
+            Context::of(format!("updating operation {}", operation.id)),
+        );
+        let changed = self
+            .write_now(pending)
+            .await?
+            .first()
+            .map_or(0, |o| o.affected);
+        if changed == 0 {
+            return Err(Error::not_found(format!(
+                "operation {} does not exist",
+                operation.id
+            )));
+        }
+        Ok(())
+    }
+
+    async fn operation(&self, id: i64) -> Result<Option<Operation>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!("SELECT {OPERATION_COLUMNS} FROM operations WHERE id = $1"),
+                    vec![id.into()],
+                ),
+                "operations",
+            )
+            .await?;
+        read::first(rows, operation)
+    }
+
+    async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>> {
+        let mut conditions = Vec::new();
+        let mut params: Vec<SqlValue> = Vec::new();
+        if let Some(model) = filter.model {
+            params.push(model.model.into());
+            params.push(model.object.into());
+            conditions.push(format!(
+                "model_id = ${} AND object_id = ${}",
+                params.len() - 1,
+                params.len()
+            ));
+        }
+        if let Some(state) = filter.state {
+            params.push(state.as_str().into());
+            conditions.push(format!("state = ${}", params.len()));
+        }
+        if let Some(user) = &filter.started_by {
+            params.push(user.as_str().into());
+            conditions.push(format!("started_by = ${}", params.len()));
+        }
+        params.push(i64::try_from(filter.limit).unwrap_or(i64::MAX).into());
+        let conditions = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", conditions.join(" AND "))
+        };
+        let sql = format!(
+            "SELECT {OPERATION_COLUMNS} FROM operations{conditions} ORDER BY id DESC LIMIT ${}",
+            params.len()
+        );
+        let rows = self
+            .rows_of(Stmt::query(sql, params), "operations")
+            .await?;
+        read::all(rows, operation)
+    }
+
+    async fn append_operation_log(
+        &self,
+        operation: i64,
+        lines: Vec<OperationLogLine>,
+    ) -> Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let mut pending = Pending::default();
+        for mut line in lines {
+            prepare_log_line(&mut line);
+            pending.push(
+                Stmt::exec(
+                    "INSERT INTO operation_log (operation_id, seq, at, level, message) \
+                     VALUES ($1, $2, $3, $4, $5)",
+                    vec![
+                        operation.into(),
+                        line.seq.into(),
+                        line.at.into(),
+                        line.level.into(),
+                        line.message.into(),
+                    ],
+                ),
+                Context {
+                    what: format!("appending to the log of operation {operation}").into(),
+                    on_unique: Some(format!(
+                        "line {} of the log of operation {operation} exists already",
+                        line.seq
+                    )),
+                },
+            );
+        }
+        self.write_now(pending).await?;
+        Ok(())
+    }
+
+    async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    "SELECT seq, at, level, message FROM operation_log WHERE operation_id = $1 ORDER BY seq",
+                    vec![operation.into()],
+                ),
+                "operation_log",
+            )
+            .await?;
+        read::all(rows, |mut row| {
+            const TABLE: &str = "operation_log";
+            Ok(OperationLogLine {
+                seq: row.int(0, TABLE)?,
+                at: row.timestamp(1, TABLE)?,
+                level: row.text(2, TABLE)?,
+                message: row.text(3, TABLE)?,
+            })
+        })
+    }
+
+    async fn put_import_settings(&self, mut settings: ImportSettings) -> Result<()> {
+        prepare_import_settings(&mut settings)?;
+        let parameters = serde_json::to_string(&settings.parameters)
+            .map_err(|e| Error::internal(format!("cannot write import parameters: {e}")))?;
+        let key = || vec![SqlValue::from(settings.model.model), settings.model.object.into()];
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::exec(
+                "DELETE FROM import_settings WHERE model_id = $1 AND object_id = $2",
+                key(),
+            ),
+            Context::of(format!("replacing the import settings of {}", settings.model)),
+        );
+        let mut params = key();
+        params.extend([
+            settings.format.as_str().into(),
+            parameters.into(),
+            settings.attachment.clone().into(),
+            settings.updated_at.into(),
+            settings.updated_by.as_str().into(),
+        ]);
+        pending.push(
+            Stmt::exec(
+                "INSERT INTO import_settings (model_id, object_id, format, parameters, attachment, \
+                 updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                params,
+            ),
+            Context::of(format!("writing the import settings of {}", settings.model)),
+        );
+        self.write_now(pending).await?;
+        Ok(())
+    }
+
+    async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    "SELECT format, parameters, attachment, updated_at, updated_by FROM import_settings \
+                     WHERE model_id = $1 AND object_id = $2",
+                    vec![model.model.into(), model.object.into()],
+                ),
+                "import_settings",
+            )
+            .await?;
+        rows.into_iter().next().map(|mut row| {
+            const TABLE: &str = "import_settings";
+            let parameters = row.text(1, TABLE)?;
+            Ok(ImportSettings {
+                model,
+                format: row.text(0, TABLE)?,
+                parameters: serde_json::from_str(&parameters).map_err(|e| {
+                    Error::internal(format!("table {TABLE} holds parameters that do not read: {e}"))
+                })?,
+                attachment: row.opt_text(2, TABLE)?,
+                updated_at: row.timestamp(3, TABLE)?,
+                updated_by: row.text(4, TABLE)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn put_attachment(&self, mut attachment: Attachment) -> Result<()> {
+        use base64::Engine;
+        prepare_attachment(&mut attachment)?;
+        let info = &attachment.info;
+        let key = || {
+            vec![
+                SqlValue::from(info.object.model),
+                info.object.object.into(),
+                info.name.as_str().into(),
+            ]
+        };
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::exec(
+                "DELETE FROM attachments WHERE model_id = $1 AND object_id = $2 AND name = $3",
+                key(),
+            ),
+            Context::of(format!("replacing attachment '{}' of {}", info.name, info.object)),
+        );
+        let mut params = key();
+        params.extend([
+            info.media_type.as_str().into(),
+            i64::try_from(info.size).unwrap_or(i64::MAX).into(),
+            info.sha256.as_str().into(),
+            info.created_at.into(),
+            info.created_by.as_str().into(),
+            base64::engine::general_purpose::STANDARD
+                .encode(&attachment.content)
+                .into(),
+        ]);
+        pending.push(
+            Stmt::exec(
+                "INSERT INTO attachments (model_id, object_id, name, media_type, size, sha256, \
+                 created_at, created_by, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                params,
+            ),
+            Context::of(format!("attaching '{}' to {}", info.name, info.object)),
+        );
+        self.write_now(pending).await?;
+        Ok(())
+    }
+
+    async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>> {
+        let mut params = vec![SqlValue::from(object.model), object.object.into()];
+        let which = match name {
+            Some(name) => {
+                params.push(name.into());
+                "AND name = $3"
+            }
+            None => "ORDER BY created_at DESC, name LIMIT 1",
+        };
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT {ATTACHMENT_INFO_COLUMNS}, content FROM attachments \
+                         WHERE model_id = $1 AND object_id = $2 {which}"
+                    ),
+                    params,
+                ),
+                "attachments",
+            )
+            .await?;
+        read::first(rows, |mut row| {
+            use base64::Engine;
+            let content = row.text(8, "attachments")?;
+            let content = base64::engine::general_purpose::STANDARD
+                .decode(content)
+                .map_err(|e| Error::internal(format!("an attachment's content does not read: {e}")))?;
+            Ok(Attachment {
+                info: attachment_info(row)?,
+                content,
+            })
+        })
+    }
+
+    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT {ATTACHMENT_INFO_COLUMNS} FROM attachments \
+                         WHERE model_id = $1 AND object_id = $2 ORDER BY created_at DESC, name"
+                    ),
+                    vec![object.model.into(), object.object.into()],
+                ),
+                "attachments",
+            )
+            .await?;
+        read::all(rows, attachment_info)
     }
 }

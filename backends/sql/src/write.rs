@@ -121,13 +121,15 @@ pub static TAGS: Table = Table {
 };
 
 /// The tables that hang on an object through (model_id, object_id).
-const HANGING_TABLES: [&str; 6] = [
+const HANGING_TABLES: [&str; 8] = [
     "attribute_values",
     "tags",
     "classifications",
     "label_assignments",
     "profiling",
     "grants",
+    "import_settings",
+    "attachments",
 ];
 
 /// What a statement was doing, for its error.

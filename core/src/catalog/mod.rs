@@ -20,6 +20,7 @@ mod grants;
 mod groups;
 mod model_import;
 mod model_io;
+mod operations;
 mod query;
 mod system_log;
 mod types;
@@ -44,6 +45,7 @@ pub use grants::{
 pub use groups::{GroupDetails, GroupUpdate, NewGroup};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
+pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
@@ -68,6 +70,10 @@ pub struct CatalogConfig {
     pub archive_limits: ArchiveLimits,
     /// The importers by format: the built-in one and the configured plugins.
     pub importers: Importers,
+    /// How often a running operation renews its heartbeat and writes its log.
+    pub operation_heartbeat: Duration,
+    /// A running operation whose heartbeat is older lost its process and is failed.
+    pub operation_stale_after: Duration,
 }
 
 impl Default for CatalogConfig {
@@ -78,6 +84,8 @@ impl Default for CatalogConfig {
             idle_timeout: Duration::from_secs(30 * 60),
             archive_limits,
             importers: Importers::builtin(archive_limits),
+            operation_heartbeat: Duration::from_secs(2),
+            operation_stale_after: Duration::from_secs(60),
         }
     }
 }

@@ -9,6 +9,7 @@
 mod governance;
 mod meta;
 mod object;
+mod operation;
 mod relations;
 mod system_log;
 mod worksheet;
@@ -16,6 +17,7 @@ mod worksheet;
 pub use governance::*;
 pub use meta::*;
 pub use object::*;
+pub use operation::*;
 pub use relations::*;
 pub use system_log::*;
 pub use worksheet::*;

@@ -9,6 +9,7 @@ pub mod governance;
 pub mod grants;
 pub mod groups;
 pub mod health;
+pub mod imports;
 pub mod openapi;
 pub mod operations;
 pub mod relationships;
@@ -148,8 +149,14 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             // Uploads have their own limit (`server.max_upload_mib`), applied as they spool.
             OpenApiRouter::new()
                 .routes(routes!(repository::import_model))
+                .routes(routes!(imports::attach_file))
                 .layer(DefaultBodyLimit::disable()),
         )
+        .routes(routes!(imports::get_import_model, imports::put_import_model))
+        .routes(routes!(imports::download_model_attachment))
+        .routes(routes!(imports::start_import))
+        .routes(routes!(imports::list_operations))
+        .routes(routes!(imports::download_operation_log))
         .routes(routes!(repository::export_model))
         .routes(routes!(configuration::list_models))
         .routes(routes!(configuration::list_connected_models))
