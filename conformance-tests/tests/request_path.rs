@@ -267,7 +267,11 @@ impl Store for Counting {
     async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>> {
         self.inner.operations(filter).await
     }
-    async fn append_operation_log(&self, operation: i64, lines: Vec<OperationLogLine>) -> Result<()> {
+    async fn append_operation_log(
+        &self,
+        operation: i64,
+        lines: Vec<OperationLogLine>,
+    ) -> Result<()> {
         self.inner.append_operation_log(operation, lines).await
     }
     async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>> {

@@ -652,8 +652,11 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// `filter.limit`.
     async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>>;
     /// Appends lines to an operation's log; their `seq` must continue it.
-    async fn append_operation_log(&self, operation: i64, lines: Vec<OperationLogLine>)
-    -> Result<()>;
+    async fn append_operation_log(
+        &self,
+        operation: i64,
+        lines: Vec<OperationLogLine>,
+    ) -> Result<()>;
     /// The whole log of an operation, by `seq`.
     async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>>;
 

@@ -254,7 +254,8 @@ pub async fn spawn(
 /// Marks failed, now and then periodically, the running operations whose process
 /// stopped renewing their heartbeat (a crash, a restart, another process gone).
 async fn sweep_operations(catalog: Catalog) {
-    let every = (catalog.config().operation_stale_after / 2).max(std::time::Duration::from_millis(100));
+    let every =
+        (catalog.config().operation_stale_after / 2).max(std::time::Duration::from_millis(100));
     loop {
         match catalog.fail_interrupted_operations().await {
             Ok(0) => {}

@@ -121,7 +121,12 @@ pub async fn spool_file(
             Error::missing(&format!("file (a multipart part holding {})", kind.what)).into(),
         );
     }
-    let media_type = content_type.split(';').next().unwrap_or("").trim().to_owned();
+    let media_type = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_owned();
     if !kind
         .media_types
         .iter()

@@ -17,15 +17,17 @@ use async_trait::async_trait;
 use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
-    AttributeType, AttributeValue, Classification, ClassificationStatus, DataClass, Edge, EdgeKind,
-    Grant, Group, LabelAssignment, LoginFailures, Membership, Object, ObjectKind, Profiling, Role,
-    SensitivityLabel, Session, Operation, OperationFilter, OperationLogLine, ImportSettings, Attachment, AttachmentInfo, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, User,
-    Value, Worksheet,
+    Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
+    ClassificationStatus, DataClass, Edge, EdgeKind, Grant, Group, ImportSettings, LabelAssignment,
+    LoginFailures, Membership, Object, ObjectKind, Operation, OperationFilter, OperationLogLine,
+    Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind,
+    Timestamp, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry, prepare_operation, prepare_log_line, prepare_import_settings, prepare_attachment,
+    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_attachment,
+    prepare_import_settings, prepare_log_entry, prepare_log_line, prepare_operation,
     prepare_session,
 };
 
@@ -1595,10 +1597,9 @@ impl Store for MemoryStore {
         let mut operation = operation.clone();
         prepare_operation(&mut operation)?;
         let mut ops = self.ops_mut()?;
-        let slot = ops
-            .operations
-            .get_mut(&operation.id)
-            .ok_or_else(|| Error::not_found(format!("operation {} does not exist", operation.id)))?;
+        let slot = ops.operations.get_mut(&operation.id).ok_or_else(|| {
+            Error::not_found(format!("operation {} does not exist", operation.id))
+        })?;
         *slot = operation;
         Ok(())
     }
@@ -1645,7 +1646,12 @@ impl Store for MemoryStore {
     }
 
     async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>> {
-        Ok(self.ops()?.logs.get(&operation).cloned().unwrap_or_default())
+        Ok(self
+            .ops()?
+            .logs
+            .get(&operation)
+            .cloned()
+            .unwrap_or_default())
     }
 
     async fn put_import_settings(&self, mut settings: ImportSettings) -> Result<()> {

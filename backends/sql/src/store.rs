@@ -572,7 +572,9 @@ fn operation(mut row: Row) -> Result<Operation> {
         started_at: row.timestamp(6, TABLE)?,
         heartbeat_at: row.timestamp(7, TABLE)?,
         detail: serde_json::from_str(&detail).map_err(|e| {
-            Error::internal(format!("table {TABLE} holds a detail that does not read: {e}"))
+            Error::internal(format!(
+                "table {TABLE} holds a detail that does not read: {e}"
+            ))
         })?,
     })
 }
@@ -1628,9 +1630,7 @@ impl<D: Driver> Store for SqlStore<D> {
             "SELECT {OPERATION_COLUMNS} FROM operations{conditions} ORDER BY id DESC LIMIT ${}",
             params.len()
         );
-        let rows = self
-            .rows_of(Stmt::query(sql, params), "operations")
-            .await?;
+        let rows = self.rows_of(Stmt::query(sql, params), "operations").await?;
         read::all(rows, operation)
     }
 
@@ -1695,14 +1695,22 @@ impl<D: Driver> Store for SqlStore<D> {
         prepare_import_settings(&mut settings)?;
         let parameters = serde_json::to_string(&settings.parameters)
             .map_err(|e| Error::internal(format!("cannot write import parameters: {e}")))?;
-        let key = || vec![SqlValue::from(settings.model.model), settings.model.object.into()];
+        let key = || {
+            vec![
+                SqlValue::from(settings.model.model),
+                settings.model.object.into(),
+            ]
+        };
         let mut pending = Pending::default();
         pending.push(
             Stmt::exec(
                 "DELETE FROM import_settings WHERE model_id = $1 AND object_id = $2",
                 key(),
             ),
-            Context::of(format!("replacing the import settings of {}", settings.model)),
+            Context::of(format!(
+                "replacing the import settings of {}",
+                settings.model
+            )),
         );
         let mut params = key();
         params.extend([
@@ -1735,21 +1743,25 @@ impl<D: Driver> Store for SqlStore<D> {
                 "import_settings",
             )
             .await?;
-        rows.into_iter().next().map(|mut row| {
-            const TABLE: &str = "import_settings";
-            let parameters = row.text(1, TABLE)?;
-            Ok(ImportSettings {
-                model,
-                format: row.text(0, TABLE)?,
-                parameters: serde_json::from_str(&parameters).map_err(|e| {
-                    Error::internal(format!("table {TABLE} holds parameters that do not read: {e}"))
-                })?,
-                attachment: row.opt_text(2, TABLE)?,
-                updated_at: row.timestamp(3, TABLE)?,
-                updated_by: row.text(4, TABLE)?,
+        rows.into_iter()
+            .next()
+            .map(|mut row| {
+                const TABLE: &str = "import_settings";
+                let parameters = row.text(1, TABLE)?;
+                Ok(ImportSettings {
+                    model,
+                    format: row.text(0, TABLE)?,
+                    parameters: serde_json::from_str(&parameters).map_err(|e| {
+                        Error::internal(format!(
+                            "table {TABLE} holds parameters that do not read: {e}"
+                        ))
+                    })?,
+                    attachment: row.opt_text(2, TABLE)?,
+                    updated_at: row.timestamp(3, TABLE)?,
+                    updated_by: row.text(4, TABLE)?,
+                })
             })
-        })
-        .transpose()
+            .transpose()
     }
 
     async fn put_attachment(&self, mut attachment: Attachment) -> Result<()> {
@@ -1769,7 +1781,10 @@ impl<D: Driver> Store for SqlStore<D> {
                 "DELETE FROM attachments WHERE model_id = $1 AND object_id = $2 AND name = $3",
                 key(),
             ),
-            Context::of(format!("replacing attachment '{}' of {}", info.name, info.object)),
+            Context::of(format!(
+                "replacing attachment '{}' of {}",
+                info.name, info.object
+            )),
         );
         let mut params = key();
         params.extend([
@@ -1820,7 +1835,9 @@ impl<D: Driver> Store for SqlStore<D> {
             let content = row.text(8, "attachments")?;
             let content = base64::engine::general_purpose::STANDARD
                 .decode(content)
-                .map_err(|e| Error::internal(format!("an attachment's content does not read: {e}")))?;
+                .map_err(|e| {
+                    Error::internal(format!("an attachment's content does not read: {e}"))
+                })?;
             Ok(Attachment {
                 info: attachment_info(row)?,
                 content,

@@ -19,13 +19,13 @@ use super::model_import::ImportOptions;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::ObjectRef;
-use crate::store::{Batch, Op};
 use crate::import::{FileUse, ImportEvents, ImportJob, Level, Progress, check_parameters};
 use crate::model::{
-    Attachment, AttachmentInfo, Capability, ImportSettings, Object, ObjectKind, Operation, OperationDetail,
-    OperationFilter, OperationLogLine, OperationProgress, OperationState, REPOSITORY_PROFILE,
-    SystemType, TypeName, now,
+    Attachment, AttachmentInfo, Capability, ImportSettings, Object, ObjectKind, Operation,
+    OperationDetail, OperationFilter, OperationLogLine, OperationProgress, OperationState,
+    REPOSITORY_PROFILE, SystemType, TypeName, now,
 };
+use crate::store::{Batch, Op};
 
 /// Most operations one listing answers.
 pub const MAX_LISTED: usize = 1_000;
@@ -65,7 +65,8 @@ impl Catalog {
             }
             Some(reference) => {
                 let model = self.model(reference).await?;
-                self.require_on(caller, Capability::Import, model.id).await?;
+                self.require_on(caller, Capability::Import, model.id)
+                    .await?;
                 model
             }
             None => self.create_empty_model(caller, &request).await?,
@@ -82,17 +83,21 @@ impl Catalog {
         Ok((model, settings))
     }
 
-    async fn create_empty_model(&self, caller: &Caller, request: &ImportModelRequest) -> Result<Object> {
+    async fn create_empty_model(
+        &self,
+        caller: &Caller,
+        request: &ImportModelRequest,
+    ) -> Result<Object> {
         let name = request
             .name
             .as_deref()
             .map(str::trim)
             .filter(|n| !n.is_empty())
-            .ok_or_else(|| {
-                Error::missing("modelId, or modelName (and folderId) of a new model")
-            })?;
+            .ok_or_else(|| Error::missing("modelId, or modelName (and folderId) of a new model"))?;
         if name.contains('/') {
-            return Err(Error::invalid(format!("model name '{name}' must be free of '/'")));
+            return Err(Error::invalid(format!(
+                "model name '{name}' must be free of '/'"
+            )));
         }
         let folder = match &request.folder {
             None => None,
@@ -138,7 +143,8 @@ impl Catalog {
         model: &ObjectRef,
     ) -> Result<(Object, ImportSettings)> {
         let model = self.model(model).await?;
-        self.require_on(caller, Capability::Import, model.id).await?;
+        self.require_on(caller, Capability::Import, model.id)
+            .await?;
         let settings = self.store.import_settings(model.id).await?.ok_or_else(|| {
             Error::not_found(format!(
                 "model {} ('{}') has no import settings; set them with PUT /repository/importModel",
@@ -206,7 +212,11 @@ impl Catalog {
     }
 
     /// The attachments of an object the caller sees, newest first.
-    pub async fn attachments(&self, caller: &Caller, object: &ObjectRef) -> Result<Vec<AttachmentInfo>> {
+    pub async fn attachments(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+    ) -> Result<Vec<AttachmentInfo>> {
         let object = self.resolve(object).await?;
         self.require_sees(caller, &object).await?;
         self.store.attachments(object.id).await
@@ -218,7 +228,8 @@ impl Catalog {
     /// produced passes the checks of a model archive.
     pub async fn start_import(&self, caller: &Caller, model: &ObjectRef) -> Result<Operation> {
         let model = self.model(model).await?;
-        self.require_on(caller, Capability::Import, model.id).await?;
+        self.require_on(caller, Capability::Import, model.id)
+            .await?;
         let settings = self.store.import_settings(model.id).await?.ok_or_else(|| {
             Error::invalid(format!(
                 "model {} ('{}') has no import settings; set its importer with PUT /repository/importModel",
@@ -311,7 +322,9 @@ impl Catalog {
                 tokio::task::spawn_blocking(move || std::fs::write(&target, content))
                     .await
                     .map_err(|e| Error::internal(format!("writing the attachment: {e}")))?
-                    .map_err(|e| Error::internal(format!("cannot write {}: {e}", path.display())))?;
+                    .map_err(|e| {
+                        Error::internal(format!("cannot write {}: {e}", path.display()))
+                    })?;
                 tracker.log(
                     Level::Info,
                     &format!(
@@ -363,7 +376,11 @@ impl Catalog {
                     summary.unchanged
                 );
                 tracker.log(Level::Info, &message);
-                tracker.end(OperationState::Succeeded, message, serde_json::to_value(summary).ok());
+                tracker.end(
+                    OperationState::Succeeded,
+                    message,
+                    serde_json::to_value(summary).ok(),
+                );
             }
             Err(error) => {
                 let message = error.to_string();
@@ -398,7 +415,11 @@ impl Catalog {
     /// `GET /operations/listOperations`: the operations the caller may see, newest
     /// first. Administrators and repository managers see every operation; others see
     /// those they started.
-    pub async fn operations(&self, caller: &Caller, mut filter: OperationFilter) -> Result<Vec<Operation>> {
+    pub async fn operations(
+        &self,
+        caller: &Caller,
+        mut filter: OperationFilter,
+    ) -> Result<Vec<Operation>> {
         crate::catalog::visibility::require_view_somewhere(caller)?;
         if !sees_all_operations(caller) {
             filter.started_by = Some(caller.name().to_owned());
@@ -408,7 +429,11 @@ impl Catalog {
     }
 
     /// One operation and its log, for `downloadOperationLog`.
-    pub async fn operation_log(&self, caller: &Caller, id: i64) -> Result<(Operation, Vec<OperationLogLine>)> {
+    pub async fn operation_log(
+        &self,
+        caller: &Caller,
+        id: i64,
+    ) -> Result<(Operation, Vec<OperationLogLine>)> {
         crate::catalog::visibility::require_view_somewhere(caller)?;
         let operation = self
             .store
@@ -435,10 +460,15 @@ impl Catalog {
             })
             .await?;
         let mut failed = 0;
-        for mut operation in running.into_iter().filter(|o| o.heartbeat_at < stale_before) {
+        for mut operation in running
+            .into_iter()
+            .filter(|o| o.heartbeat_at < stale_before)
+        {
             let message = format!(
                 "interrupted: the Lore process running it stopped (no heartbeat since {})",
-                operation.heartbeat_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                operation
+                    .heartbeat_at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
             );
             let seq = self
                 .store
@@ -504,10 +534,12 @@ fn check_file_name(name: &str) -> Result<()> {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// Renews a running operation's heartbeat and writes its log and progress, until told
@@ -557,7 +589,10 @@ impl Tracker {
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut Tracked) -> T) -> T {
-        let mut guard = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut guard = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         f(&mut guard)
     }
 

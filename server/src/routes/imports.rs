@@ -37,7 +37,11 @@ pub struct ModelParams {
 
 /// A model's import settings: `{modelId, modelName, format, parameters, attachment,
 /// attachments, updatedAt, updatedBy}`.
-fn settings_json(model: &Object, settings: &ImportSettings, attachments: &[AttachmentInfo]) -> Value {
+fn settings_json(
+    model: &Object,
+    settings: &ImportSettings,
+    attachments: &[AttachmentInfo],
+) -> Value {
     json!({
         "modelId": model.id.to_string(),
         "modelName": model.name,
@@ -72,7 +76,8 @@ pub async fn get_import_model(
     Authenticated(caller): Authenticated,
     Params(params): Params<ModelParams>,
 ) -> ApiResult<Response> {
-    let model = optional_ref(params.model_id.as_deref())?.ok_or_else(|| Error::missing("modelId"))?;
+    let model =
+        optional_ref(params.model_id.as_deref())?.ok_or_else(|| Error::missing("modelId"))?;
     let (model, settings) = state.catalog.import_settings(&caller, &model).await?;
     let attachments = state
         .catalog
@@ -201,7 +206,8 @@ pub async fn download_model_attachment(
     req: Request,
 ) -> ApiResult<Response> {
     require_download_accept(&headers)?;
-    let body: AttachmentParams = optional_json(&body_bytes(req, &state).await?)?.unwrap_or_default();
+    let body: AttachmentParams =
+        optional_json(&body_bytes(req, &state).await?)?.unwrap_or_default();
     let object = query
         .object_id
         .or(query.model_id)
@@ -236,7 +242,13 @@ fn require_download_accept(headers: &HeaderMap) -> ApiResult<()> {
     };
     let names = accept
         .split(',')
-        .map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .map(|t| {
+            t.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
         .any(|t| {
             matches!(
                 t.as_str(),
@@ -319,7 +331,12 @@ pub async fn list_operations(
         None => None,
         Some(reference) => Some(state.catalog.object_id(&reference).await?),
     };
-    let wanted_state = match params.state.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+    let wanted_state = match params
+        .state
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         None => None,
         Some(text) => Some(OperationState::parse(text).ok_or_else(|| {
             Error::invalid(format!(
@@ -347,7 +364,10 @@ pub async fn list_operations(
             },
         )
         .await?;
-    Ok(ok(operations.iter().map(operation_json).collect::<Vec<_>>()))
+    Ok(ok(operations
+        .iter()
+        .map(operation_json)
+        .collect::<Vec<_>>()))
 }
 
 /// An operation's log as a text file (`text/plain`, one line each: time, level,
@@ -370,7 +390,9 @@ pub async fn download_operation_log(
     let json_only = headers
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("application/json") && !a.contains("text/") && !a.contains("*/*"));
+        .is_some_and(|a| {
+            a.contains("application/json") && !a.contains("text/") && !a.contains("*/*")
+        });
     if json_only {
         return Ok(ok(json!({
             "operation": operation_json(&operation),

@@ -152,7 +152,10 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
                 .routes(routes!(imports::attach_file))
                 .layer(DefaultBodyLimit::disable()),
         )
-        .routes(routes!(imports::get_import_model, imports::put_import_model))
+        .routes(routes!(
+            imports::get_import_model,
+            imports::put_import_model
+        ))
         .routes(routes!(imports::download_model_attachment))
         .routes(routes!(imports::start_import))
         .routes(routes!(imports::list_operations))
