@@ -383,7 +383,7 @@ impl Catalog {
                 );
             }
             Err(error) => {
-                let message = error.to_string();
+                let message = error.message.clone();
                 tracker.log(Level::Error, &message);
                 tracker.end(OperationState::Failed, message, None);
             }

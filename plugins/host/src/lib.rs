@@ -82,9 +82,15 @@ impl PluginImporter {
         let library = std::path::absolute(library).unwrap_or_else(|_| library.to_owned());
         let mut command = host_command(&settings);
         command.arg("describe").arg(&library);
-        let outcome = run_host(command, None, Duration::from_secs(60), &mut NoLog)
-            .await
-            .map_err(|e| e.to_string())?;
+        let outcome = run_host(
+            command,
+            None,
+            Duration::from_secs(60),
+            settings.memory_mib,
+            &mut NoLog,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
         match outcome {
             Outcome {
                 about: Some(about), ..
@@ -131,7 +137,14 @@ impl Importer for PluginImporter {
             .arg("--max-output-mib")
             .arg(self.settings.max_output_mib.to_string());
         let mut log = Events(events);
-        let outcome = run_host(command, Some(request), self.settings.timeout, &mut log).await?;
+        let outcome = run_host(
+            command,
+            Some(request),
+            self.settings.timeout,
+            self.settings.memory_mib,
+            &mut log,
+        )
+        .await?;
         match outcome {
             Outcome {
                 done: Some(counts), ..
@@ -168,7 +181,10 @@ fn host_command(settings: &HostSettings) -> tokio::process::Command {
     command
         .arg("plugin-host")
         .arg("--memory-mib")
-        .arg(settings.memory_mib.to_string());
+        .arg(settings.memory_mib.to_string())
+        // A crash's own words, not a backtrace, end up in the operation's message.
+        .env("RUST_BACKTRACE", "0")
+        .env("RUST_LIB_BACKTRACE", "0");
     command
 }
 
@@ -223,6 +239,7 @@ async fn run_host(
     mut command: tokio::process::Command,
     stdin: Option<Vec<u8>>,
     timeout: Duration,
+    memory_mib: u64,
     log: &mut dyn Log,
 ) -> Result<Outcome> {
     command
@@ -278,7 +295,17 @@ async fn run_host(
     if !status.success() && outcome.failed.is_none() {
         outcome.done = None;
         outcome.about = None;
-        let mut message = ended(status);
+        let out_of_memory = outcome
+            .stderr_tail
+            .iter()
+            .any(|l| l.starts_with("memory allocation of"));
+        let mut message = if out_of_memory {
+            format!(
+                "the plugin ran out of its memory limit ({memory_mib} MiB, plugin_host.memory_mib) and was stopped"
+            )
+        } else {
+            ended(status)
+        };
         if !outcome.stderr_tail.is_empty() {
             message.push_str("; it wrote: ");
             message.push_str(
@@ -354,11 +381,7 @@ async fn forward<R: AsyncBufRead + Unpin>(
     lines: mpsc::Sender<(bool, String)>,
 ) {
     let mut line = Vec::new();
-    loop {
-        let chunk = match reader.fill_buf().await {
-            Ok(chunk) => chunk,
-            Err(_) => break,
-        };
+    while let Ok(chunk) = reader.fill_buf().await {
         if chunk.is_empty() {
             break;
         }

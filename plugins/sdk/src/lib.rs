@@ -475,6 +475,8 @@ pub struct Label {
 }
 
 impl Label {
+    /// A label (not a collection).
+    #[allow(clippy::self_named_constructors)] // `Label::label` vs a collection
     pub fn label(native_id: impl Into<String>, value: impl Into<String>) -> Self {
         Self {
             native_id: native_id.into(),
