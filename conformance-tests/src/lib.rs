@@ -16,6 +16,7 @@ pub mod cases;
 pub mod harness;
 pub mod mql_gen;
 pub mod oauth_provider;
+pub mod plugins;
 pub mod postgres;
 pub mod store_contract;
 pub mod store_rules;
@@ -185,6 +186,14 @@ macro_rules! http_suite {
             system_log_records_calls_without_secrets,
             system_log_filters_and_pages,
             system_log_bad_parameters,
+            importers_and_import_settings,
+            import_settings_bad_input,
+            attachments_upload_and_download,
+            attachments_bad_input,
+            start_import_runs_in_the_background,
+            start_import_bad_input,
+            broken_plugins_fail_cleanly,
+            import_routes_deny_callers_without_rights,
             removed_auth_methods_name_post_replacement,
             every_removed_method_answers_410,
             removed_methods_ignore_input,

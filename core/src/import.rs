@@ -112,6 +112,8 @@ impl Importer for ZipCsvImporter {
 pub struct Importers {
     by_format: BTreeMap<String, Arc<dyn Importer>>,
     all: Vec<Arc<dyn Importer>>,
+    /// Configured plugins that did not load: (library, why).
+    failed: Vec<(String, String)>,
 }
 
 impl Importers {
@@ -169,6 +171,16 @@ impl Importers {
     /// Every importer, in the order added.
     pub fn all(&self) -> &[Arc<dyn Importer>] {
         &self.all
+    }
+
+    /// Records a configured plugin that did not load.
+    pub fn add_failure(&mut self, library: String, reason: String) {
+        self.failed.push((library, reason));
+    }
+
+    /// The configured plugins that did not load: (library, why).
+    pub fn failures(&self) -> &[(String, String)] {
+        &self.failed
     }
 }
 

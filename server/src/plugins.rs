@@ -47,10 +47,13 @@ pub async fn load_importers(
                 library = %plugin.origin(),
                 "loaded an importer plugin"
             ),
-            Err(reason) => tracing::warn!(
-                library = %plugin.path.display(),
-                "an importer plugin did not load and is left out: {reason}"
-            ),
+            Err(reason) => {
+                tracing::warn!(
+                    library = %plugin.path.display(),
+                    "an importer plugin did not load and is left out: {reason}"
+                );
+                importers.add_failure(plugin.path.display().to_string(), reason.clone());
+            }
         }
         reports.push(PluginReport {
             path: plugin.path.clone(),

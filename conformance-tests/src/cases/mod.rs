@@ -22,6 +22,7 @@ mod governance;
 mod grants;
 mod groups;
 pub(crate) mod import;
+mod imports;
 mod oauth;
 mod query;
 mod removed;
@@ -63,6 +64,10 @@ pub enum Needs {
     OAuth2Provider,
     /// As [`Needs::OAuth2Provider`], with `auth.oauth2.create_users = true`.
     OAuth2ProviderCreatingUsers,
+    /// A server of its own with the suite's plugins configured ([`crate::plugins`]),
+    /// short operation heartbeats and a 5 s limit on the misbehaving plugin: skipped
+    /// remotely.
+    Plugins,
 }
 
 pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
@@ -1058,6 +1063,89 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("GET", "/admin/systemLog", B)]
         ),
+        // Importer plugins and import operations
+        case!(
+            imports::importers_and_import_settings,
+            Plugins,
+            [
+                ("GET", "/repository/importers", N),
+                ("PUT", "/repository/importModel", N),
+                ("GET", "/repository/importModel", N),
+            ]
+        ),
+        case!(
+            imports::import_settings_bad_input,
+            Plugins,
+            [
+                ("PUT", "/repository/importModel", B),
+                ("GET", "/repository/importModel", B),
+            ]
+        ),
+        case!(
+            imports::attachments_upload_and_download,
+            Plugins,
+            [
+                ("POST", "/repository/attachments/{objectId}", N),
+                (
+                    "POST",
+                    "/operations/repositoryImport/downloadModelAttachment",
+                    N
+                ),
+            ]
+        ),
+        case!(
+            imports::attachments_bad_input,
+            Plugins,
+            [
+                ("POST", "/repository/attachments/{objectId}", B),
+                (
+                    "POST",
+                    "/operations/repositoryImport/downloadModelAttachment",
+                    B
+                ),
+            ]
+        ),
+        case!(
+            imports::start_import_runs_in_the_background,
+            Plugins,
+            [
+                ("POST", "/operations/startImport/{contentId}", N),
+                ("GET", "/operations/listOperations", N),
+                ("POST", "/operations/downloadOperationLog/{operationId}", N),
+            ]
+        ),
+        case!(
+            imports::start_import_bad_input,
+            Plugins,
+            [
+                ("POST", "/operations/startImport/{contentId}", B),
+                ("GET", "/operations/listOperations", B),
+                ("POST", "/operations/downloadOperationLog/{operationId}", B),
+            ]
+        ),
+        case!(
+            imports::broken_plugins_fail_cleanly,
+            Plugins,
+            [("POST", "/operations/startImport/{contentId}", N)]
+        ),
+        case!(
+            imports::import_routes_deny_callers_without_rights,
+            Plugins,
+            [
+                ("GET", "/repository/importers", D),
+                ("GET", "/repository/importModel", D),
+                ("PUT", "/repository/importModel", D),
+                ("POST", "/repository/attachments/{objectId}", D),
+                ("POST", "/operations/startImport/{contentId}", D),
+                ("GET", "/operations/listOperations", D),
+                ("POST", "/operations/downloadOperationLog/{operationId}", D),
+                (
+                    "POST",
+                    "/operations/repositoryImport/downloadModelAttachment",
+                    D
+                ),
+            ]
+        ),
         // Removed methods
         case!(
             removed::removed_auth_methods_name_post_replacement,
@@ -1120,6 +1208,7 @@ where
                 provider.configure(settings, case.needs == Needs::OAuth2ProviderCreatingUsers);
             }
         }
+        Needs::Plugins => configure_plugins(settings),
         Needs::AnyServer | Needs::OwnServer => {}
     })
     .await;
@@ -1128,6 +1217,26 @@ where
     }
     (case.run)(&target).await;
     target.shutdown().await;
+}
+
+/// Configures the suite's plugins: the misbehaving one with a 5 s and 512 MiB limit.
+pub fn configure_plugins(settings: &mut lore_server::Settings) {
+    let built = crate::plugins::built();
+    settings.plugin_host.program = Some(built.lore.clone());
+    settings.plugin_host.timeout = "5m".into();
+    settings.operations.heartbeat = "250ms".into();
+    settings.operations.stale_after = "3s".into();
+    settings.plugins = crate::plugins::PLUGIN_PACKAGES
+        .iter()
+        .map(|package| {
+            let misbehaving = *package == "lore-plugin-misbehaving";
+            lore_server::config::PluginSettings {
+                path: built.library(package).clone(),
+                timeout: misbehaving.then(|| "5s".to_owned()),
+                memory_mib: misbehaving.then_some(512),
+            }
+        })
+        .collect();
 }
 
 /// Runs one case against the remote Lore of `LORE_CONFORMANCE_URL`, `_USER` and

@@ -19,7 +19,9 @@ use super::model_import::ImportOptions;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::ObjectRef;
-use crate::import::{FileUse, ImportEvents, ImportJob, Level, Progress, check_parameters};
+use crate::import::{
+    FileUse, ImportEvents, ImportJob, Importers, Level, Progress, check_parameters,
+};
 use crate::model::{
     Attachment, AttachmentInfo, Capability, ImportSettings, Object, ObjectKind, Operation,
     OperationDetail, OperationFilter, OperationLogLine, OperationProgress, OperationState,
@@ -494,6 +496,13 @@ impl Catalog {
             failed += 1;
         }
         Ok(failed)
+    }
+
+    /// The importers of this server, for `GET /repository/importers`; what did not load
+    /// is shown to administrators only.
+    pub fn importers(&self, caller: &Caller) -> Result<(&Importers, bool)> {
+        crate::catalog::visibility::require_view_somewhere(caller)?;
+        Ok((&self.config.importers, caller.has(Capability::Administer)))
     }
 
     /// The id of the object a reference names.

@@ -28,6 +28,43 @@ use crate::upload::{ANY_FILE, spool_file};
 /// live in the database.
 pub const MAX_ATTACHMENT_BYTES: usize = 256 << 20;
 
+/// The importers of this server (a Lore extension): `{importers: [{name, version,
+/// description, origin, formats: [{name, description, file, parameters}]}], failed:
+/// [{library, reason}]}`. `failed` lists configured plugins that did not load, for
+/// administrators only. `format` is what `PUT /repository/importModel` selects.
+#[utoipa::path(get, path = "/repository/importers", tag = "Repository", security(("api_key" = ["ViewMetadata"])),
+    responses((status = 200, description = "The importers")))]
+pub async fn list_importers(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+) -> ApiResult<Response> {
+    let (importers, administrator) = state.catalog.importers(&caller)?;
+    let listed: Vec<Value> = importers
+        .all()
+        .iter()
+        .map(|i| {
+            let about = i.about();
+            json!({
+                "name": about.name,
+                "version": about.version,
+                "description": about.description,
+                "origin": i.origin(),
+                "formats": about.formats,
+            })
+        })
+        .collect();
+    let failed: Vec<Value> = if administrator {
+        importers
+            .failures()
+            .iter()
+            .map(|(library, reason)| json!({"library": library, "reason": reason}))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(ok(json!({"importers": listed, "failed": failed})))
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelParams {

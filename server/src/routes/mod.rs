@@ -156,6 +156,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             imports::get_import_model,
             imports::put_import_model
         ))
+        .routes(routes!(imports::list_importers))
         .routes(routes!(imports::download_model_attachment))
         .routes(routes!(imports::start_import))
         .routes(routes!(imports::list_operations))

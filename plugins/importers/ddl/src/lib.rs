@@ -1,1 +1,455 @@
-//! Placeholder.
+//! Lore importer plugin for SQL DDL scripts (format `sql-ddl`).
+//!
+//! Reads a script of `CREATE SCHEMA`, `CREATE TABLE`, `CREATE VIEW`, `CREATE INDEX`,
+//! `ALTER TABLE ... ADD` and `COMMENT ON` statements in the PostgreSQL, SQLite or generic
+//! SQL dialect (parsed by [`sqlparser`]) and sends the model they describe: schemas,
+//! tables, views, columns, primary keys, foreign keys (with an `entity_relationship`
+//! from the referencing to the referenced table) and indexes, in the profile
+//! `RDBMS Relational Database (Database)`. Other statements are skipped and counted.
+//!
+//! The whole script is read before anything is sent, so statements may refer to what
+//! later ones create (a foreign key to a table created further down) and comments may
+//! come after what they describe. See the crate's README for the mapping and the native
+//! id scheme.
+
+mod catalog;
+mod names;
+
+use std::path::Path;
+
+use lore_plugin_sdk::{
+    About, Attribute, Error, Format, Importer, Level, Model, Object, Output, Relationship, Request,
+};
+use serde_json::json;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+use catalog::{Catalog, Naming, Relation, RelationKind};
+use names::{Dialect, member_id, relation_id, schema_id};
+
+/// The name of the format this plugin imports.
+pub const FORMAT: &str = "sql-ddl";
+
+/// The profile of the models it produces.
+pub const PROFILE: &str = "RDBMS Relational Database (Database)";
+
+/// Statements taken in between two progress reports.
+const PROGRESS_EVERY: usize = 500;
+
+/// Warnings written to the log, at most; the rest are counted.
+const MAX_WARNINGS: usize = 100;
+
+/// The SQL DDL importer.
+#[derive(Debug)]
+pub struct DdlImporter;
+
+impl Importer for DdlImporter {
+    fn about() -> About {
+        About::new("ddl", env!("CARGO_PKG_VERSION"))
+            .description(
+                "Imports SQL DDL scripts (PostgreSQL, SQLite, generic SQL): schemas, tables, \
+                 views, columns, keys, indexes and comments",
+            )
+            .format(
+                Format::new(
+                    FORMAT,
+                    "A SQL script of CREATE TABLE / VIEW / INDEX / SCHEMA, ALTER TABLE ... ADD \
+                     and COMMENT ON statements; other statements are skipped",
+                )
+                .parameters(json!({
+                    "type": "object",
+                    "properties": {
+                        "dialect": {
+                            "type": "string",
+                            "enum": Dialect::NAMES,
+                            "default": "postgres",
+                            "description": "The SQL dialect of the script"
+                        },
+                        "modelName": {
+                            "type": "string",
+                            "description": "The model's name; by default the file's name \
+                                            without its extension"
+                        },
+                        "defaultSchema": {
+                            "type": "string",
+                            "description": "The schema of unqualified names, as the database \
+                                            spells it; by default `public` (postgres, \
+                                            generic) or `main` (sqlite)"
+                        }
+                    }
+                })),
+            )
+    }
+
+    fn import(request: &Request, out: &mut Output<'_>) -> Result<(), Error> {
+        let settings = Settings::of(request)?;
+        let path = request.require_file()?;
+        let file_name = file_name(path);
+        let script = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(format!("cannot read {file_name}: {e}")))?;
+        let script = script.strip_prefix('\u{feff}').unwrap_or(&script);
+
+        let mut catalog = Catalog::new(settings.naming);
+        let statements = read_script(script, &file_name, &mut catalog, out)?;
+
+        let model_name = settings
+            .model_name
+            .unwrap_or_else(|| model_name_of(path).to_owned());
+        let counts = send(&catalog, &model_name, out)?;
+
+        let warnings = catalog.warnings.len() + counts.warnings.len();
+        for warning in catalog
+            .warnings
+            .iter()
+            .chain(&counts.warnings)
+            .take(MAX_WARNINGS)
+        {
+            out.log(Level::Warn, warning.as_str())?;
+        }
+        if warnings > MAX_WARNINGS {
+            out.log(
+                Level::Warn,
+                format!("... and {} more warnings", warnings - MAX_WARNINGS),
+            )?;
+        }
+        if !catalog.skipped.is_empty() {
+            let skipped: usize = catalog.skipped.values().sum();
+            let kinds: Vec<String> = catalog
+                .skipped
+                .iter()
+                .map(|(kind, n)| format!("{kind} ({n})"))
+                .collect();
+            out.log(
+                Level::Info,
+                format!(
+                    "skipped {skipped} statement{} the importer does not model: {}",
+                    plural(skipped),
+                    kinds.join(", ")
+                ),
+            )?;
+        }
+        out.log(
+            Level::Info,
+            format!(
+                "{file_name} ({}): {statements} statement{}; {}",
+                catalog.naming.dialect,
+                plural(statements),
+                counts.summary()
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+lore_plugin_sdk::export_importer!(DdlImporter);
+
+/// Parses the script statement by statement into the catalog, reporting progress in
+/// lines; answers the number of statements.
+///
+/// A statement sqlparser cannot parse fails the import, with the exception of `PRAGMA`:
+/// sqlparser reads only numbers and strings as pragma values, while SQLite dumps start
+/// with `PRAGMA foreign_keys=OFF;`. Such a pragma is skipped like any other.
+fn read_script(
+    script: &str,
+    file_name: &str,
+    catalog: &mut Catalog,
+    out: &mut Output<'_>,
+) -> Result<usize, Error> {
+    let failed = |e: ParserError| Error::new(format!("{file_name}: {e}"));
+    let dialect = catalog.naming.dialect.parser_dialect();
+    let mut parser = Parser::new(&*dialect)
+        .try_with_sql(script)
+        .map_err(failed)?;
+    let lines = script.lines().count() as u64;
+    let mut statements = 0;
+    loop {
+        while parser.consume_token(&Token::SemiColon) {}
+        if parser.peek_token_ref().token == Token::EOF {
+            break;
+        }
+        let pragma = parser.peek_keyword(Keyword::PRAGMA);
+        match parser.parse_statement() {
+            Ok(statement) => catalog.add(&statement),
+            Err(_) if pragma => {
+                while !matches!(parser.next_token().token, Token::SemiColon | Token::EOF) {}
+                parser.prev_token();
+                catalog.skip("PRAGMA".to_owned());
+            }
+            Err(e) => return Err(failed(e)),
+        }
+        statements += 1;
+        if !matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF) {
+            return parser
+                .expected_ref("end of statement", parser.peek_token_ref())
+                .map_err(failed);
+        }
+        if statements % PROGRESS_EVERY == 0 {
+            let line = parser.peek_token_ref().span.start.line;
+            out.progress(line.min(lines), Some(lines), "lines")?;
+        }
+    }
+    out.progress(lines, Some(lines), "lines")?;
+    Ok(statements)
+}
+
+/// The parameters of an import.
+#[derive(Debug)]
+struct Settings {
+    naming: Naming,
+    model_name: Option<String>,
+}
+
+impl Settings {
+    fn of(request: &Request) -> Result<Self, Error> {
+        let given = |name: &str| request.text(name).filter(|v| !v.trim().is_empty());
+        let dialect = match given("dialect") {
+            None => Dialect::Postgres,
+            Some(value) => Dialect::from_parameter(value).ok_or_else(|| {
+                Error::new(format!(
+                    "unknown dialect '{value}'; the dialects are {}",
+                    Dialect::NAMES.join(", ")
+                ))
+            })?,
+        };
+        let default_schema =
+            dialect.given_name(given("defaultSchema").unwrap_or(dialect.default_schema()));
+        Ok(Self {
+            naming: Naming {
+                dialect,
+                default_schema,
+            },
+            model_name: given("modelName").map(str::to_owned),
+        })
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn model_name_of(path: &Path) -> &str {
+    path.file_stem()
+        .and_then(|stem| stem.to_str())
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or("DDL")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// What was sent, for the summary.
+#[derive(Debug, Default)]
+struct Counts {
+    schemas: usize,
+    tables: usize,
+    views: usize,
+    columns: usize,
+    primary_keys: usize,
+    foreign_keys: usize,
+    relationships: usize,
+    indexes: usize,
+    warnings: Vec<String>,
+}
+
+impl Counts {
+    fn summary(&self) -> String {
+        let part =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        [
+            part(self.schemas, "schema", "schemas"),
+            part(self.tables, "table", "tables"),
+            part(self.views, "view", "views"),
+            part(self.columns, "column", "columns"),
+            part(self.primary_keys, "primary key", "primary keys"),
+            part(self.foreign_keys, "foreign key", "foreign keys"),
+            part(self.relationships, "relationship", "relationships"),
+            part(self.indexes, "index", "indexes"),
+        ]
+        .join(", ")
+    }
+}
+
+fn join_names<'a>(names: impl IntoIterator<Item = &'a names::Name>) -> String {
+    names
+        .into_iter()
+        .map(|n| n.display.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Sends the model of a collected catalog.
+fn send(catalog: &Catalog, model_name: &str, out: &mut Output<'_>) -> Result<Counts, Error> {
+    let mut counts = Counts::default();
+    out.model(Model::new(model_name, PROFILE))?;
+    for schema in &catalog.schemas {
+        let mut object = Object::new(schema_id(&schema.name), "Schema", &schema.name.display)
+            .physical_name(&schema.name.display);
+        if let Some(description) = &schema.description {
+            object = object.description(description);
+        }
+        out.object(object)?;
+        counts.schemas += 1;
+    }
+    for relation in &catalog.relations {
+        send_relation(catalog, relation, out, &mut counts)?;
+    }
+    Ok(counts)
+}
+
+fn send_relation(
+    catalog: &Catalog,
+    relation: &Relation,
+    out: &mut Output<'_>,
+    counts: &mut Counts,
+) -> Result<(), Error> {
+    let id = relation_id(&relation.name);
+    let display = &relation.name.name.display;
+    let object_type = match relation.kind {
+        RelationKind::Table => {
+            counts.tables += 1;
+            "Table"
+        }
+        RelationKind::View => {
+            counts.views += 1;
+            "View"
+        }
+    };
+    let mut object = Object::new(&id, object_type, display)
+        .parent(schema_id(&relation.name.schema))
+        .physical_name(display);
+    if let Some(description) = &relation.description {
+        object = object.description(description);
+    }
+    out.object(object)?;
+    if let Some(statement) = &relation.view_statement {
+        out.attribute(Attribute::text(&id, "View Statement", statement))?;
+    }
+    if relation.materialized {
+        out.attribute(Attribute::boolean(&id, "Materialized", true))?;
+    }
+
+    for column in &relation.columns {
+        let column_id = member_id(&id, "", &column.name);
+        let mut object = Object::new(&column_id, "Column", &column.name.display)
+            .parent(&id)
+            .physical_name(&column.name.display);
+        if let Some(data_type) = &column.data_type {
+            object = object.data_type(data_type);
+        }
+        if let Some(description) = &column.description {
+            object = object.description(description);
+        }
+        out.object(object)?;
+        out.attribute(Attribute::integer(&column_id, "Position", column.position))?;
+        if relation.kind == RelationKind::Table {
+            let nullable = !(column.not_null || relation.is_primary_key_column(&column.name.key));
+            out.attribute(Attribute::boolean(&column_id, "Nullable", nullable))?;
+        }
+        if let Some(length) = column.length.and_then(|l| i64::try_from(l).ok()) {
+            out.attribute(Attribute::integer(&column_id, "Length", length))?;
+        }
+        if let Some(default) = &column.default {
+            out.attribute(Attribute::text(&column_id, "Default Value", default))?;
+        }
+        counts.columns += 1;
+    }
+
+    if let Some(pk) = &relation.primary_key {
+        let pk_id = member_id(&id, "pk:", &pk.name);
+        out.object(
+            Object::new(&pk_id, "Primary Key", &pk.name.display)
+                .parent(&id)
+                .physical_name(&pk.name.display),
+        )?;
+        out.attribute(Attribute::text(
+            &pk_id,
+            "Key Columns",
+            join_names(&pk.columns),
+        ))?;
+        counts.primary_keys += 1;
+    }
+
+    for fk in &relation.foreign_keys {
+        let fk_id = member_id(&id, "fk:", &fk.name);
+        out.object(
+            Object::new(&fk_id, "Foreign Key", &fk.name.display)
+                .parent(&id)
+                .physical_name(&fk.name.display),
+        )?;
+        out.attribute(Attribute::text(
+            &fk_id,
+            "Key Columns",
+            join_names(&fk.columns),
+        ))?;
+        let target = catalog.relation(&fk.target);
+        let referenced_table = target.map_or_else(|| fk.target.to_string(), |t| t.name.to_string());
+        out.attribute(Attribute::text(
+            &fk_id,
+            "Referenced Table",
+            referenced_table,
+        ))?;
+        // Without a column list the key refers to the target's primary key.
+        let referred: Vec<names::Name> = match (fk.referred_columns.is_empty(), target) {
+            (false, Some(target)) => fk
+                .referred_columns
+                .iter()
+                .map(|c| target.column_name(c))
+                .collect(),
+            (false, None) => fk.referred_columns.clone(),
+            (true, Some(target)) => target
+                .primary_key
+                .as_ref()
+                .map(|pk| pk.columns.clone())
+                .unwrap_or_default(),
+            (true, None) => Vec::new(),
+        };
+        if !referred.is_empty() {
+            out.attribute(Attribute::text(
+                &fk_id,
+                "Referenced Columns",
+                join_names(&referred),
+            ))?;
+        }
+        counts.foreign_keys += 1;
+        match target {
+            Some(target) => {
+                out.relationship(Relationship::new(
+                    "entity_relationship",
+                    &fk.name.display,
+                    &id,
+                    relation_id(&target.name),
+                ))?;
+                counts.relationships += 1;
+            }
+            None => counts.warnings.push(format!(
+                "{}: foreign key {} refers to {}, which is not created in the script; \
+                 it has no relationship",
+                relation.name, fk.name.display, fk.target
+            )),
+        }
+    }
+
+    for index in &relation.indexes {
+        let index_id = member_id(&id, "ix:", &index.name);
+        let mut object = Object::new(&index_id, "Index", &index.name.display)
+            .parent(&id)
+            .physical_name(&index.name.display);
+        if let Some(description) = &index.description {
+            object = object.description(description);
+        }
+        out.object(object)?;
+        out.attribute(Attribute::text(
+            &index_id,
+            "Key Columns",
+            join_names(&index.columns),
+        ))?;
+        out.attribute(Attribute::boolean(&index_id, "Unique", index.unique))?;
+        counts.indexes += 1;
+    }
+    Ok(())
+}

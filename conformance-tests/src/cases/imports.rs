@@ -1,0 +1,733 @@
+//! Importer plugins and import operations: `importers`, `importModel`, attachments,
+//! `startImport`, `listOperations`, `downloadOperationLog` and
+//! `downloadModelAttachment`, on a server with the suite's plugins configured
+//! ([`Needs::Plugins`](super::Needs::Plugins)).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::denied::send_as;
+use crate::harness::{Resp, Target, assert_error, encode_segment, unique};
+
+const IMPORT_MODEL: &str = "/repository/importModel";
+const DOWNLOAD_ATTACHMENT: &str = "/operations/repositoryImport/downloadModelAttachment";
+
+/// A sample input of one of the importer crates.
+fn sample(path: &str) -> Vec<u8> {
+    let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../plugins/importers")
+        .join(path);
+    std::fs::read(&full).unwrap_or_else(|e| panic!("reading {}: {e}", full.display()))
+}
+
+/// Creates a model set to import `format` with `parameters`; answers its id.
+async fn model_for(t: &Target, format: &str, parameters: Value) -> String {
+    let (folder, _) = t.unique_folder("imports").await;
+    let resp = t
+        .put(
+            IMPORT_MODEL,
+            &[],
+            &json!({"folderId": folder, "modelName": unique("Imported"), "format": format, "parameters": parameters}),
+        )
+        .await;
+    resp.ok()["modelId"].as_str().expect("modelId").to_owned()
+}
+
+/// Attaches `content` as `name` to an object (raw body).
+async fn attach(t: &Target, object: &str, name: &str, content: Vec<u8>) -> Resp {
+    let request = t
+        .call(
+            Method::POST,
+            &format!("/repository/attachments/{}", encode_segment(object)),
+        )
+        .await
+        .query(&[("name", name)])
+        .header("Content-Type", "application/octet-stream")
+        .body(content);
+    t.send(request).await
+}
+
+/// Starts the import of a model; answers the operation id.
+async fn start(t: &Target, model: &str) -> i64 {
+    let resp = t
+        .post(
+            &format!("/operations/startImport/{}", encode_segment(model)),
+            &[],
+            &json!({}),
+        )
+        .await;
+    resp.ok()
+        .as_i64()
+        .unwrap_or_else(|| panic!("an operation id: {}", resp.describe()))
+}
+
+/// Waits until the operation has ended; answers it as listOperations shows it.
+async fn finished(t: &Target, model: &str, id: i64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let resp = t
+            .get_q("/operations/listOperations", &[("modelId", model)])
+            .await;
+        let operation = resp
+            .ok_array()
+            .iter()
+            .find(|o| o["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("operation {id} is not listed: {}", resp.describe()));
+        if operation["state"] != "RUNNING" {
+            return operation;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "operation {id} still runs after 120 s: {operation}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Runs one import of a model to its end.
+async fn run(t: &Target, model: &str) -> Value {
+    let id = start(t, model).await;
+    finished(t, model, id).await
+}
+
+/// The text log of an operation.
+async fn log_of(t: &Target, id: i64) -> String {
+    let resp = t
+        .send(
+            t.call(
+                Method::POST,
+                &format!("/operations/downloadOperationLog/{id}"),
+            )
+            .await,
+        )
+        .await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert!(
+        resp.content_type().starts_with("text/plain"),
+        "{}",
+        resp.describe()
+    );
+    resp.text()
+}
+
+/// How many objects a model holds.
+async fn object_count(t: &Target, model: &str) -> i64 {
+    let resp = t
+        .get_q(
+            "/entities/countMQLQuery",
+            &[("select", "Name"), ("from", model)],
+        )
+        .await;
+    resp.ok()
+        .as_i64()
+        .or_else(|| resp.ok()["count"].as_i64())
+        .unwrap_or_else(|| panic!("a count: {}", resp.describe()))
+}
+
+pub async fn importers_and_import_settings(t: &Target) {
+    // The importers: the built-in one, every plugin that loaded, and the one that did not.
+    let resp = t.get("/repository/importers").await;
+    let listed = resp.ok();
+    let formats: Vec<&str> = listed["importers"]
+        .as_array()
+        .expect("importers")
+        .iter()
+        .flat_map(|i| i["formats"].as_array().into_iter().flatten())
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    for format in [
+        "lore-csv-zip",
+        "misbehave",
+        "dbt-manifest",
+        "sql-ddl",
+        "csv-file",
+        "database",
+    ] {
+        assert!(formats.contains(&format), "format {format} in {formats:?}");
+    }
+    let failed = listed["failed"].as_array().expect("failed");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    let reason = failed[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("plugin ABI version 999") && reason.contains("loads version 1"),
+        "{reason}"
+    );
+
+    // A new model with its settings, then read back and changed.
+    let (folder, folder_name) = t.unique_folder("settings").await;
+    let name = unique("Generated");
+    let resp = t
+        .put(
+            IMPORT_MODEL,
+            &[],
+            &json!({"folderId": folder, "modelName": name, "format": "misbehave",
+                    "parameters": {"behaviour": "ok", "objects": 4}}),
+        )
+        .await;
+    let set = resp.ok().clone();
+    let model = set["modelId"].as_str().expect("modelId").to_owned();
+    assert_eq!(set["modelName"], name);
+    assert_eq!(set["format"], "misbehave");
+    assert_eq!(set["parameters"], json!({"behaviour": "ok", "objects": 4}));
+    let by_path = format!("/{folder_name}/{name}");
+    let read = t.get_q(IMPORT_MODEL, &[("modelId", &by_path)]).await;
+    assert_eq!(read.ok()["modelId"], model);
+    assert_eq!(read.ok()["parameters"], set["parameters"]);
+    let entity = t.entity(&model).await;
+    assert_eq!(entity.ok()["name"], name, "the model exists, empty");
+
+    let changed = t
+        .put(
+            IMPORT_MODEL,
+            &[],
+            &json!({"modelId": model, "format": "misbehave", "parameters": {"objects": 2}, "attachment": "input.txt"}),
+        )
+        .await;
+    assert_eq!(changed.ok()["parameters"], json!({"objects": 2}));
+    assert_eq!(changed.ok()["attachment"], "input.txt");
+}
+
+pub async fn import_settings_bad_input(t: &Target) {
+    let model = model_for(t, "misbehave", json!({})).await;
+    let cases = [
+        (
+            json!({"modelId": model, "format": "no-such"}),
+            400,
+            "no importer reads format 'no-such'",
+        ),
+        (
+            json!({"modelId": model, "format": "misbehave", "parameters": {"colour": 1}}),
+            400,
+            "unknown parameter 'colour'",
+        ),
+        (
+            json!({"modelId": model, "format": "misbehave", "parameters": {"objects": "many"}}),
+            400,
+            "'objects' must be of type integer",
+        ),
+        (
+            json!({"modelId": model, "format": "misbehave", "parameters": {"behaviour": "dance"}}),
+            400,
+            "must be one of",
+        ),
+        (
+            json!({"modelId": model, "format": "database", "parameters": {}}),
+            400,
+            "'url' is required",
+        ),
+        (json!({"format": "misbehave"}), 400, "modelName"),
+        (
+            json!({"modelId": "/no/such/model", "format": "misbehave"}),
+            404,
+            "",
+        ),
+        (
+            json!({"modelId": model, "modelName": "x", "format": "misbehave"}),
+            400,
+            "cannot be combined",
+        ),
+        (
+            json!({"modelId": model, "format": "misbehave", "attachment": "../etc/passwd"}),
+            400,
+            "plain file name",
+        ),
+    ];
+    for (body, status, words) in cases {
+        let resp = t.put(IMPORT_MODEL, &[], &body).await;
+        assert_eq!(resp.status, status, "{body}: {}", resp.describe());
+        assert!(
+            resp.message().contains(words),
+            "{body}: {}",
+            resp.describe()
+        );
+    }
+    let (folder, _) = t.unique_folder("settings").await;
+    let taken = unique("Taken");
+    for expected in [200, 409] {
+        let resp = t
+            .put(
+                IMPORT_MODEL,
+                &[],
+                &json!({"folderId": folder, "modelName": taken, "format": "misbehave"}),
+            )
+            .await;
+        assert_eq!(resp.status, expected, "{}", resp.describe());
+    }
+    assert_error(
+        &t.get(IMPORT_MODEL).await,
+        400,
+        "REQUIRED_PARAMETER_NOT_SPECIFIED",
+    );
+    let (folder_only, _) = t.unique_folder("no-settings").await;
+    let resp = t.get_q(IMPORT_MODEL, &[("modelId", &folder_only)]).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    // A model imported from an archive has no import settings.
+    let imported = t.import_sample().await;
+    let resp = t
+        .get_q(IMPORT_MODEL, &[("modelId", &imported.model_id)])
+        .await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    assert!(
+        resp.message().contains("has no import settings"),
+        "{}",
+        resp.describe()
+    );
+}
+
+pub async fn attachments_upload_and_download(t: &Target) {
+    let model = model_for(t, "misbehave", json!({})).await;
+    let resp = attach(t, &model, "first.txt", b"one".to_vec()).await;
+    let info = resp.ok();
+    assert_eq!(info["name"], "first.txt");
+    assert_eq!(info["size"], 3);
+    assert_eq!(
+        info["sha256"],
+        "7692c3ad3540bb803c020b3aee66cd8887123234ea0c6e7143c0add73ff431ed"
+    );
+    // Multipart, its file name taken; then the newest is what a download without a name gets.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(b"{\"two\": 2}".to_vec())
+            .file_name("second.json")
+            .mime_str("application/json")
+            .expect("a media type"),
+    );
+    let request = t
+        .call(Method::POST, &format!("/repository/attachments/{model}"))
+        .await
+        .multipart(form);
+    let resp = t.send(request).await;
+    assert_eq!(resp.ok()["mediaType"], "application/json");
+
+    let download = |query: Vec<(&'static str, String)>, accept: &'static str| {
+        let t = t;
+        async move {
+            let request = t
+                .call(Method::POST, DOWNLOAD_ATTACHMENT)
+                .await
+                .query(&query)
+                .header("Accept", accept);
+            t.send(request).await
+        }
+    };
+    let newest = download(vec![("objectId", model.clone())], "application/x-download").await;
+    assert_eq!(newest.status, 200, "{}", newest.describe());
+    assert_eq!(newest.content_type(), "application/x-download");
+    assert_eq!(newest.text(), "{\"two\": 2}");
+    let named = download(
+        vec![("objectId", model.clone()), ("name", "first.txt".into())],
+        "*/*",
+    )
+    .await;
+    assert_eq!(named.text(), "one");
+    // The body may name them too.
+    let request = t
+        .call(Method::POST, DOWNLOAD_ATTACHMENT)
+        .await
+        .header("Accept", "application/x-download")
+        .json(&json!({"modelId": model, "name": "first.txt"}));
+    assert_eq!(t.send(request).await.text(), "one");
+    // Replacing keeps one attachment of a name.
+    attach(t, &model, "first.txt", b"uno".to_vec()).await.ok();
+    let settings = t.get_q(IMPORT_MODEL, &[("modelId", &model)]).await;
+    let names: Vec<&str> = settings.ok()["attachments"]
+        .as_array()
+        .expect("attachments")
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert_eq!(names, ["first.txt", "second.json"], "newest first");
+}
+
+pub async fn attachments_bad_input(t: &Target) {
+    let model = model_for(t, "misbehave", json!({})).await;
+    // No name.
+    let request = t
+        .call(Method::POST, &format!("/repository/attachments/{model}"))
+        .await
+        .body(b"x".to_vec());
+    assert_error(
+        &t.send(request).await,
+        400,
+        "REQUIRED_PARAMETER_NOT_SPECIFIED",
+    );
+    assert_error(
+        &attach(t, &model, "../up.txt", b"x".to_vec()).await,
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &attach(t, "/no/such/object", "a.txt", b"x".to_vec()).await,
+        404,
+        "OBJECT_NOT_FOUND",
+    );
+    attach(t, &model, "a.txt", b"x".to_vec()).await.ok();
+
+    let request = t
+        .call(Method::POST, DOWNLOAD_ATTACHMENT)
+        .await
+        .query(&[("objectId", model.as_str()), ("name", "missing.txt")])
+        .header("Accept", "application/x-download");
+    let resp = t.send(request).await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    assert!(
+        resp.content_type().starts_with("application/json"),
+        "errors are JSON"
+    );
+    let request = t
+        .call(Method::POST, DOWNLOAD_ATTACHMENT)
+        .await
+        .query(&[("objectId", model.as_str())])
+        .header("Accept", "application/json");
+    assert_error(&t.send(request).await, 406, "NOT_ACCEPTABLE");
+    let request = t
+        .call(Method::POST, DOWNLOAD_ATTACHMENT)
+        .await
+        .header("Accept", "application/x-download");
+    assert_error(
+        &t.send(request).await,
+        400,
+        "REQUIRED_PARAMETER_NOT_SPECIFIED",
+    );
+}
+
+pub async fn start_import_runs_in_the_background(t: &Target) {
+    let model = model_for(
+        t,
+        "misbehave",
+        json!({"behaviour": "chatter", "objects": 40}),
+    )
+    .await;
+    let id = start(t, &model).await;
+    let operation = finished(t, &model, id).await;
+    assert_eq!(operation["state"], "SUCCEEDED", "{operation}");
+    assert_eq!(operation["type"], "import");
+    assert_eq!(operation["format"], "misbehave");
+    assert_eq!(operation["startedBy"], t.user);
+    assert_eq!(operation["result"]["objectCount"], 41);
+    assert_eq!(operation["result"]["added"], 41);
+    assert!(operation["finishedAt"].is_string(), "{operation}");
+    assert_eq!(object_count(t, &model).await, 41);
+
+    let log = log_of(t, id).await;
+    for words in [
+        "INFO  importer 'misbehaving'",
+        "INFO  behaving: chatter",
+        "INFO  plugin output: a line a plugin printed to stdout",
+        "WARN  plugin stderr: a line a plugin printed to stderr",
+        "INFO  imported 41 objects",
+    ] {
+        assert!(log.contains(words), "'{words}' in the log:\n{log}");
+    }
+    // The log as JSON when only JSON is accepted.
+    let request = t
+        .call(
+            Method::POST,
+            &format!("/operations/downloadOperationLog/{id}"),
+        )
+        .await
+        .header("Accept", "application/json");
+    let resp = t.send(request).await;
+    let lines = resp.ok()["lines"].as_array().expect("lines").clone();
+    assert_eq!(lines[0]["seq"], 1);
+    assert_eq!(resp.ok()["operation"]["id"], id);
+
+    // Again: nothing changed, nothing written; then fewer objects.
+    let again = run(t, &model).await;
+    assert_eq!(again["result"]["unchanged"], 41, "{again}");
+    t.put(
+        IMPORT_MODEL,
+        &[],
+        &json!({"modelId": model, "format": "misbehave", "parameters": {"objects": 10}}),
+    )
+    .await
+    .ok();
+    let fewer = run(t, &model).await;
+    assert_eq!(fewer["result"]["removed"], 30, "{fewer}");
+    assert_eq!(object_count(t, &model).await, 11);
+
+    // Newest first, filtered by state.
+    let resp = t
+        .get_q(
+            "/operations/listOperations",
+            &[("modelId", &model), ("state", "succeeded"), ("limit", "2")],
+        )
+        .await;
+    let ids: Vec<i64> = resp
+        .ok_array()
+        .iter()
+        .filter_map(|o| o["id"].as_i64())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert!(ids[0] > ids[1], "newest first: {ids:?}");
+}
+
+pub async fn start_import_bad_input(t: &Target) {
+    // A model without import settings, a folder, nothing at all.
+    let imported = t.import_sample().await;
+    let resp = t
+        .post(
+            &format!("/operations/startImport/{}", imported.model_id),
+            &[],
+            &json!({}),
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    assert!(
+        resp.message().contains("has no import settings"),
+        "{}",
+        resp.describe()
+    );
+    let (folder, _) = t.unique_folder("not-a-model").await;
+    let resp = t
+        .post(
+            &format!("/operations/startImport/{folder}"),
+            &[],
+            &json!({}),
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .post(
+            &format!("/operations/startImport/{}", encode_segment("/no/such")),
+            &[],
+            &json!({}),
+        )
+        .await;
+    assert_eq!(resp.status, 404, "{}", resp.describe());
+    // A format that reads a file, and no file attached.
+    let model = model_for(t, "dbt-manifest", json!({})).await;
+    let resp = t
+        .post(&format!("/operations/startImport/{model}"), &[], &json!({}))
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    assert!(
+        resp.message().contains("has no attachment"),
+        "{}",
+        resp.describe()
+    );
+
+    let resp = t
+        .get_q("/operations/listOperations", &[("state", "DANCING")])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .get_q("/operations/listOperations", &[("limit", "0")])
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .get_q("/operations/listOperations", &[("modelId", "/no/such")])
+        .await;
+    assert_eq!(resp.status, 404, "{}", resp.describe());
+    let resp = t
+        .send(
+            t.call(Method::POST, "/operations/downloadOperationLog/999999999")
+                .await,
+        )
+        .await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    let resp = t
+        .send(
+            t.call(Method::POST, "/operations/downloadOperationLog/twelve")
+                .await,
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
+/// Every way a plugin can fail ends as a failed operation with a readable message; no
+/// object is written, and the server goes on serving.
+pub async fn broken_plugins_fail_cleanly(t: &Target) {
+    let model = model_for(t, "misbehave", json!({})).await;
+    let cases = [
+        ("error", "the source is unreachable (asked to fail)"),
+        ("panic", "the plugin panicked: asked to panic"),
+        ("abort", "killed by signal 6 (SIGABRT"),
+        (
+            "segfault",
+            "killed by signal 11 (the plugin crashed on a bad memory access)",
+        ),
+        ("flood", "the plugin ran out of its memory limit (512 MiB"),
+        ("garbage", "the plugin sent malformed records"),
+        ("dangling", "dangling parent 'nowhere' of 'child'"),
+        (
+            "hang",
+            "the plugin did not finish within 5 s and was stopped",
+        ),
+    ];
+    // All at once: the server runs them side by side.
+    let mut started = Vec::new();
+    for (behaviour, _) in &cases {
+        t.put(
+            IMPORT_MODEL,
+            &[],
+            &json!({"modelId": model, "format": "misbehave", "parameters": {"behaviour": behaviour, "objects": 5}}),
+        )
+        .await
+        .ok();
+        started.push(start(t, &model).await);
+    }
+    for ((behaviour, words), id) in cases.iter().zip(started) {
+        let operation = finished(t, &model, id).await;
+        assert_eq!(operation["state"], "FAILED", "{behaviour}: {operation}");
+        let message = operation["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(words),
+            "{behaviour}: '{words}' in '{message}'"
+        );
+        let log = log_of(t, id).await;
+        assert!(
+            log.contains(&format!("ERROR {message}")),
+            "{behaviour}: {log}"
+        );
+    }
+    assert_eq!(
+        object_count(t, &model).await,
+        0,
+        "a failed import writes nothing"
+    );
+    let health = t
+        .send(t.client.get(format!("{}/healthz", t.origin())))
+        .await;
+    assert_eq!(health.status, 200, "{}", health.describe());
+    // The server still imports.
+    t.put(
+        IMPORT_MODEL,
+        &[],
+        &json!({"modelId": model, "format": "misbehave", "parameters": {"objects": 3}}),
+    )
+    .await
+    .ok();
+    assert_eq!(run(t, &model).await["state"], "SUCCEEDED");
+}
+
+pub async fn import_routes_deny_callers_without_rights(t: &Target) {
+    let model = model_for(t, "misbehave", json!({})).await;
+    attach(t, &model, "a.txt", b"x".to_vec()).await.ok();
+    let id = start(t, &model).await;
+    finished(t, &model, id).await;
+    let viewer = t.key_with_roles(&["Metadata Viewer"]).await;
+    let nobody = t.key_with_roles(&[]).await;
+    let denied = |resp: Resp, what: &str| {
+        assert_error(&resp, 403, "PERMISSION_DENIED");
+        assert!(!what.is_empty());
+    };
+    denied(
+        send_as(
+            t,
+            &viewer,
+            Method::GET,
+            IMPORT_MODEL,
+            &[("modelId", &model)],
+            None,
+        )
+        .await,
+        "GET importModel",
+    );
+    denied(
+        send_as(
+            t,
+            &viewer,
+            Method::PUT,
+            IMPORT_MODEL,
+            &[],
+            Some(json!({"modelId": model, "format": "misbehave"})),
+        )
+        .await,
+        "PUT importModel",
+    );
+    denied(
+        send_as(
+            t,
+            &viewer,
+            Method::POST,
+            &format!("/operations/startImport/{model}"),
+            &[],
+            Some(json!({})),
+        )
+        .await,
+        "startImport",
+    );
+    let request = t
+        .anon(Method::POST, &format!("/repository/attachments/{model}"))
+        .header("api-key", &viewer)
+        .query(&[("name", "b.txt")])
+        .body(b"y".to_vec());
+    denied(t.send(request).await, "attachments");
+    denied(
+        send_as(
+            t,
+            &nobody,
+            Method::GET,
+            "/operations/listOperations",
+            &[],
+            None,
+        )
+        .await,
+        "listOperations",
+    );
+    denied(
+        send_as(
+            t,
+            &nobody,
+            Method::POST,
+            &format!("/operations/downloadOperationLog/{id}"),
+            &[],
+            None,
+        )
+        .await,
+        "downloadOperationLog",
+    );
+    denied(
+        send_as(t, &nobody, Method::GET, "/repository/importers", &[], None).await,
+        "importers",
+    );
+    denied(
+        send_as(
+            t,
+            &nobody,
+            Method::POST,
+            DOWNLOAD_ATTACHMENT,
+            &[("objectId", &model)],
+            None,
+        )
+        .await,
+        "downloadModelAttachment",
+    );
+    // A viewer sees the attachment, but not the administrator's operations.
+    let resp = send_as(
+        t,
+        &viewer,
+        Method::POST,
+        DOWNLOAD_ATTACHMENT,
+        &[("objectId", &model)],
+        None,
+    )
+    .await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    let resp = send_as(
+        t,
+        &viewer,
+        Method::GET,
+        "/operations/listOperations",
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(resp.ok_array().len(), 0, "{}", resp.describe());
+    let resp = send_as(
+        t,
+        &viewer,
+        Method::POST,
+        &format!("/operations/downloadOperationLog/{id}"),
+        &[],
+        None,
+    )
+    .await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+}

@@ -1,0 +1,1228 @@
+//! The importer run through the SDK's `Output`, on the samples and on small scripts.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use lore_importer_ddl::DdlImporter;
+use lore_plugin_sdk::{
+    Attribute, Error, FileUse, Importer, Level, LogLine, Object, Output, Progress, Record,
+    Relationship, Request, message,
+};
+use serde_json::{Value, json};
+
+/// What one import sent.
+#[derive(Debug)]
+struct Outcome {
+    result: Result<(), Error>,
+    records: Vec<Record>,
+    logs: Vec<LogLine>,
+    progress: Vec<Progress>,
+}
+
+impl Outcome {
+    fn ok(self) -> Self {
+        if let Err(e) = &self.result {
+            panic!("the import failed: {e}");
+        }
+        self
+    }
+
+    fn error(&self) -> String {
+        match &self.result {
+            Ok(()) => panic!("the import succeeded"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn objects(&self) -> Vec<&Object> {
+        self.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Object(o) => Some(o),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn object(&self, native_id: &str) -> &Object {
+        self.objects()
+            .into_iter()
+            .find(|o| o.native_id == native_id)
+            .unwrap_or_else(|| panic!("no object {native_id}"))
+    }
+
+    fn has_object(&self, native_id: &str) -> bool {
+        self.objects().iter().any(|o| o.native_id == native_id)
+    }
+
+    /// `(native_id, object_type)` of the children of an object, in the order sent.
+    fn children(&self, parent: &str) -> Vec<(String, String)> {
+        self.objects()
+            .into_iter()
+            .filter(|o| o.parent_native_id.as_deref() == Some(parent))
+            .map(|o| (o.native_id.clone(), o.object_type.clone()))
+            .collect()
+    }
+
+    /// `(name, data_type)` of the columns of a table or view, in the order sent.
+    fn columns(&self, parent: &str) -> Vec<(String, Option<String>)> {
+        self.objects()
+            .into_iter()
+            .filter(|o| o.parent_native_id.as_deref() == Some(parent) && o.object_type == "Column")
+            .map(|o| (o.name.clone(), o.data_type.clone()))
+            .collect()
+    }
+
+    fn attributes_of(&self, native_id: &str) -> BTreeMap<String, (String, String)> {
+        self.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Attribute(a) if a.native_id == native_id => Some(a),
+                _ => None,
+            })
+            .map(|a| (a.attribute.clone(), (a.value_type.clone(), a.value.clone())))
+            .collect()
+    }
+
+    fn attribute(&self, native_id: &str, attribute: &str) -> Option<String> {
+        self.attributes_of(native_id)
+            .remove(attribute)
+            .map(|(_, value)| value)
+    }
+
+    fn relationships(&self) -> BTreeSet<(String, String, String, String)> {
+        self.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Relationship(r) => Some((
+                    r.kind.clone(),
+                    r.name.clone(),
+                    r.source_native_id.clone(),
+                    r.target_native_id.clone(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn native_ids_of_type(&self, object_type: &str) -> Vec<String> {
+        self.objects()
+            .into_iter()
+            .filter(|o| o.object_type == object_type)
+            .map(|o| o.native_id.clone())
+            .collect()
+    }
+
+    fn log_lines(&self, level: Level) -> Vec<&str> {
+        self.logs
+            .iter()
+            .filter(|l| l.level == level)
+            .map(|l| l.message.as_str())
+            .collect()
+    }
+
+    /// What the model archive checks of references: exactly one model, unique native
+    /// ids, and every parent, attribute owner and relationship end an object sent.
+    fn check_references(&self) {
+        let models = self
+            .records
+            .iter()
+            .filter(|r| matches!(r, Record::Model(_)))
+            .count();
+        assert_eq!(models, 1, "exactly one model record");
+        let mut ids = HashSet::new();
+        for object in self.objects() {
+            assert!(
+                ids.insert(object.native_id.as_str()),
+                "duplicate native id {}",
+                object.native_id
+            );
+            assert!(!object.name.is_empty(), "{} has a name", object.native_id);
+        }
+        let mut attributes = HashSet::new();
+        for record in &self.records {
+            match record {
+                Record::Object(Object {
+                    native_id,
+                    parent_native_id: Some(parent),
+                    ..
+                }) => assert!(
+                    ids.contains(parent.as_str()),
+                    "{native_id}: dangling parent {parent}"
+                ),
+                Record::Attribute(Attribute {
+                    native_id,
+                    attribute,
+                    value_type,
+                    value,
+                }) => {
+                    assert!(
+                        ids.contains(native_id.as_str()),
+                        "attribute of unknown {native_id}"
+                    );
+                    assert!(
+                        attributes.insert((native_id.clone(), attribute.clone())),
+                        "{native_id} has two values of {attribute}"
+                    );
+                    match value_type.as_str() {
+                        "Integer" => assert!(value.parse::<i64>().is_ok(), "{value} is an integer"),
+                        "Boolean" => assert!(value == "true" || value == "false"),
+                        "String" => {}
+                        other => panic!("unexpected value type {other}"),
+                    }
+                }
+                Record::Relationship(Relationship {
+                    source_native_id,
+                    target_native_id,
+                    ..
+                }) => {
+                    assert!(
+                        ids.contains(source_native_id.as_str()),
+                        "unknown source {source_native_id}"
+                    );
+                    assert!(
+                        ids.contains(target_native_id.as_str()),
+                        "unknown target {target_native_id}"
+                    );
+                }
+                _ => {}
+            }
+        }
+        let types = [
+            "Schema",
+            "Table",
+            "View",
+            "Column",
+            "Primary Key",
+            "Foreign Key",
+            "Index",
+        ];
+        for object in self.objects() {
+            assert!(
+                types.contains(&object.object_type.as_str()),
+                "{} has type {}",
+                object.native_id,
+                object.object_type
+            );
+        }
+    }
+}
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
+}
+
+fn request(file: Option<&Path>, parameters: Value) -> Request {
+    serde_json::from_value(json!({
+        "format": "sql-ddl",
+        "file": file,
+        "parameters": parameters,
+    }))
+    .expect("a request")
+}
+
+fn run_request(request: &Request) -> Outcome {
+    let mut records = Vec::new();
+    let mut logs = Vec::new();
+    let mut progress = Vec::new();
+    let result = {
+        let mut send = |kind: u32, data: &[u8]| {
+            match kind {
+                message::RECORDS => records.extend(
+                    serde_json::from_slice::<Vec<Record>>(data).expect("a chunk of records"),
+                ),
+                message::LOG => logs.push(serde_json::from_slice(data).expect("a log line")),
+                message::PROGRESS => {
+                    progress.push(serde_json::from_slice(data).expect("a progress"));
+                }
+                other => panic!("unexpected message kind {other}"),
+            }
+            true
+        };
+        let mut out = Output::new(&mut send);
+        DdlImporter::import(request, &mut out).and_then(|()| out.flush())
+    };
+    Outcome {
+        result,
+        records,
+        logs,
+        progress,
+    }
+}
+
+fn run(file: &Path, parameters: Value) -> Outcome {
+    run_request(&request(Some(file), parameters))
+}
+
+/// A script in a directory of its own, removed when dropped.
+struct Script {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl Script {
+    fn new(file_name: &str, sql: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "lore-importer-ddl-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let path = dir.join(file_name);
+        std::fs::write(&path, sql).expect("the script is written");
+        Self { dir, path }
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+fn typed_columns(items: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+    items
+        .iter()
+        .map(|(name, data_type)| ((*name).to_owned(), data_type.map(str::to_owned)))
+        .collect()
+}
+
+#[test]
+fn about_declares_the_format_and_its_parameters() {
+    let about = DdlImporter::about();
+    assert_eq!(about.name, "ddl");
+    assert_eq!(about.formats.len(), 1);
+    let format = &about.formats[0];
+    assert_eq!(format.name, "sql-ddl");
+    assert_eq!(format.file, FileUse::Required);
+    let properties = &format.parameters["properties"];
+    assert_eq!(
+        properties["dialect"]["enum"],
+        json!(["postgres", "sqlite", "generic"])
+    );
+    assert_eq!(properties["dialect"]["default"], "postgres");
+    assert_eq!(properties["modelName"]["type"], "string");
+    assert_eq!(properties["defaultSchema"]["type"], "string");
+    assert!(format.parameters.get("required").is_none());
+}
+
+#[test]
+fn postgres_sample_gives_the_object_tree() {
+    let outcome = run(&sample("postgres.sql"), json!({})).ok();
+    outcome.check_references();
+
+    let Some(Record::Model(model)) = outcome.records.first() else {
+        panic!("the model comes first");
+    };
+    assert_eq!(model.name, "postgres");
+    assert_eq!(model.profile, "RDBMS Relational Database (Database)");
+
+    // Schemas in the order the script names them: CREATE SCHEMA sales, then the default
+    // schema of the first unqualified table.
+    assert_eq!(outcome.native_ids_of_type("Schema"), ["sales", "public"]);
+    assert_eq!(outcome.object("sales").parent_native_id, None);
+    assert_eq!(
+        outcome.children("public"),
+        pairs(&[
+            ("public.customers", "Table"),
+            ("public.addresses", "Table"),
+            ("public.audit_log", "Table"),
+        ])
+    );
+    // `Sales.Shipments` is folded to lower case like every unquoted name.
+    assert_eq!(
+        outcome.children("sales"),
+        pairs(&[
+            ("sales.products", "Table"),
+            ("sales.orders", "Table"),
+            ("sales.order_items", "Table"),
+            ("sales.shipments", "Table"),
+            ("sales.order_totals", "View"),
+        ])
+    );
+    assert_eq!(outcome.object("sales.shipments").name, "shipments");
+
+    assert_eq!(
+        outcome.columns("public.customers"),
+        typed_columns(&[
+            ("id", Some("serial")),
+            ("email", Some("VARCHAR(254)")),
+            ("full_name", Some("VARCHAR(200)")),
+            ("created_at", Some("TIMESTAMP WITH TIME ZONE")),
+            ("region_code", Some("CHAR(2)")),
+        ])
+    );
+    assert_eq!(
+        outcome.children("public.customers"),
+        pairs(&[
+            ("public.customers.id", "Column"),
+            ("public.customers.email", "Column"),
+            ("public.customers.full_name", "Column"),
+            ("public.customers.created_at", "Column"),
+            ("public.customers.region_code", "Column"),
+            ("public.customers.pk:customers_pkey", "Primary Key"),
+            ("public.customers.ix:customers_email_key", "Index"),
+            ("public.customers.ix:customers_expr_idx", "Index"),
+        ])
+    );
+    // A quoted name keeps its case, in the name and in the native id.
+    assert_eq!(
+        outcome.columns("public.audit_log"),
+        typed_columns(&[
+            ("id", Some("bigserial")),
+            ("EventType", Some("VARCHAR(40)")),
+            ("payload", Some("JSONB")),
+            ("logged_at", Some("TIMESTAMPTZ")),
+        ])
+    );
+    assert_eq!(
+        outcome
+            .object("public.audit_log.EventType")
+            .parent_native_id
+            .as_deref(),
+        Some("public.audit_log")
+    );
+    assert_eq!(
+        outcome.columns("sales.order_items"),
+        typed_columns(&[
+            ("order_id", Some("BIGINT")),
+            ("line_no", Some("SMALLINT")),
+            ("sku", Some("VARCHAR(32)")),
+            ("quantity", Some("INTEGER")),
+            ("unit_price", Some("NUMERIC(10,2)")),
+        ])
+    );
+
+    let string = |v: &str| ("String".to_owned(), v.to_owned());
+    let integer = |v: i64| ("Integer".to_owned(), v.to_string());
+    let boolean = |v: bool| ("Boolean".to_owned(), v.to_string());
+    assert_eq!(
+        outcome.attributes_of("public.customers.email"),
+        BTreeMap::from([
+            ("Position".to_owned(), integer(2)),
+            ("Nullable".to_owned(), boolean(false)),
+            ("Length".to_owned(), integer(254)),
+        ])
+    );
+    assert_eq!(
+        outcome.attributes_of("public.customers.created_at"),
+        BTreeMap::from([
+            ("Position".to_owned(), integer(4)),
+            ("Nullable".to_owned(), boolean(false)),
+            ("Default Value".to_owned(), string("now()")),
+        ])
+    );
+    assert_eq!(
+        outcome.attributes_of("sales.orders.status"),
+        BTreeMap::from([
+            ("Position".to_owned(), integer(3)),
+            ("Nullable".to_owned(), boolean(false)),
+            ("Length".to_owned(), integer(20)),
+            ("Default Value".to_owned(), string("'open'")),
+        ])
+    );
+    let nullable = |id: &str| outcome.attribute(id, "Nullable");
+    // Primary key columns are not null without saying so; so are serial and identity
+    // columns.
+    assert_eq!(nullable("public.customers.id").as_deref(), Some("false"));
+    assert_eq!(nullable("public.addresses.kind").as_deref(), Some("false"));
+    assert_eq!(nullable("sales.products.sku").as_deref(), Some("false"));
+    assert_eq!(nullable("sales.orders.id").as_deref(), Some("false"));
+    assert_eq!(
+        nullable("public.customers.region_code").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        nullable("public.audit_log.logged_at").as_deref(),
+        Some("true")
+    );
+    assert_eq!(nullable("sales.orders.note").as_deref(), Some("true"));
+    assert_eq!(
+        outcome
+            .attribute("sales.orders.ordered_at", "Default Value")
+            .as_deref(),
+        Some("CURRENT_TIMESTAMP")
+    );
+    assert_eq!(
+        outcome
+            .attribute("sales.shipments.id", "Default Value")
+            .as_deref(),
+        Some("uuid_generate_v4()")
+    );
+    assert_eq!(outcome.objects().len(), 2 + 8 + 35 + 7 + 6 + 3);
+}
+
+#[test]
+fn postgres_sample_gives_keys_and_relationships() {
+    let outcome = run(&sample("postgres.sql"), json!({})).ok();
+    let key_columns = |id: &str| outcome.attribute(id, "Key Columns");
+
+    let primary_keys = outcome.native_ids_of_type("Primary Key");
+    assert_eq!(
+        primary_keys
+            .iter()
+            .map(|id| (id.as_str(), key_columns(id).unwrap_or_default()))
+            .collect::<Vec<_>>(),
+        [
+            ("public.customers.pk:customers_pkey", "id".to_owned()),
+            (
+                "public.addresses.pk:addresses_pk",
+                "customer_id, kind".to_owned()
+            ),
+            ("public.audit_log.pk:audit_log_pkey", "id".to_owned()),
+            ("sales.products.pk:products_pkey", "sku".to_owned()),
+            ("sales.orders.pk:orders_pkey", "id".to_owned()),
+            (
+                "sales.order_items.pk:order_items_pkey",
+                "order_id, line_no".to_owned()
+            ),
+            ("sales.shipments.pk:shipments_pkey", "id".to_owned()),
+        ]
+    );
+    assert_eq!(
+        outcome
+            .object("public.addresses.pk:addresses_pk")
+            .parent_native_id
+            .as_deref(),
+        Some("public.addresses")
+    );
+
+    let foreign_key = |id: &str| {
+        let object = outcome.object(id);
+        assert_eq!(object.object_type, "Foreign Key");
+        (
+            object.name.clone(),
+            object.parent_native_id.clone().unwrap_or_default(),
+            key_columns(id).unwrap_or_default(),
+            outcome
+                .attribute(id, "Referenced Table")
+                .unwrap_or_default(),
+            outcome
+                .attribute(id, "Referenced Columns")
+                .unwrap_or_default(),
+        )
+    };
+    let expected = |name: &str, table: &str, columns: &str, target: &str, target_columns: &str| {
+        (
+            name.to_owned(),
+            table.to_owned(),
+            columns.to_owned(),
+            target.to_owned(),
+            target_columns.to_owned(),
+        )
+    };
+    assert_eq!(outcome.native_ids_of_type("Foreign Key").len(), 6);
+    // Inline REFERENCES, named after PostgreSQL's convention.
+    assert_eq!(
+        foreign_key("public.addresses.fk:addresses_customer_id_fkey"),
+        expected(
+            "addresses_customer_id_fkey",
+            "public.addresses",
+            "customer_id",
+            "public.customers",
+            "id"
+        )
+    );
+    // A table constraint.
+    assert_eq!(
+        foreign_key("sales.orders.fk:orders_customer_fk"),
+        expected(
+            "orders_customer_fk",
+            "sales.orders",
+            "customer_id",
+            "public.customers",
+            "id"
+        )
+    );
+    // Inline REFERENCES without a column list: the target's primary key.
+    assert_eq!(
+        foreign_key("sales.order_items.fk:order_items_order_id_fkey"),
+        expected(
+            "order_items_order_id_fkey",
+            "sales.order_items",
+            "order_id",
+            "sales.orders",
+            "id"
+        )
+    );
+    // ALTER TABLE ... ADD CONSTRAINT, also with ONLY.
+    assert_eq!(
+        foreign_key("sales.order_items.fk:order_items_sku_fkey"),
+        expected(
+            "order_items_sku_fkey",
+            "sales.order_items",
+            "sku",
+            "sales.products",
+            "sku"
+        )
+    );
+    assert_eq!(
+        foreign_key("sales.shipments.fk:shipments_order_fk"),
+        expected(
+            "shipments_order_fk",
+            "sales.shipments",
+            "order_id",
+            "sales.orders",
+            "id"
+        )
+    );
+    // To a table the script does not create: the key is kept, the relationship is not.
+    assert_eq!(
+        foreign_key("sales.shipments.fk:shipments_carrier_fk"),
+        expected(
+            "shipments_carrier_fk",
+            "sales.shipments",
+            "carrier",
+            "logistics.carriers",
+            "code"
+        )
+    );
+    assert_eq!(
+        outcome.log_lines(Level::Warn),
+        [
+            "sales.shipments: foreign key shipments_carrier_fk refers to logistics.carriers, \
+          which is not created in the script; it has no relationship"
+        ]
+    );
+
+    let relationship = |name: &str, source: &str, target: &str| {
+        (
+            "entity_relationship".to_owned(),
+            name.to_owned(),
+            source.to_owned(),
+            target.to_owned(),
+        )
+    };
+    assert_eq!(
+        outcome.relationships(),
+        BTreeSet::from([
+            relationship(
+                "addresses_customer_id_fkey",
+                "public.addresses",
+                "public.customers"
+            ),
+            relationship("orders_customer_fk", "sales.orders", "public.customers"),
+            relationship(
+                "order_items_order_id_fkey",
+                "sales.order_items",
+                "sales.orders"
+            ),
+            relationship(
+                "order_items_sku_fkey",
+                "sales.order_items",
+                "sales.products"
+            ),
+            relationship("shipments_order_fk", "sales.shipments", "sales.orders"),
+        ])
+    );
+}
+
+#[test]
+fn postgres_sample_gives_comments_views_and_indexes() {
+    let outcome = run(&sample("postgres.sql"), json!({})).ok();
+    let description = |id: &str| outcome.object(id).description.clone();
+
+    assert_eq!(
+        description("sales").as_deref(),
+        Some("Orders and what is on them.")
+    );
+    assert_eq!(description("public"), None);
+    assert_eq!(
+        description("public.customers").as_deref(),
+        Some("One row per customer who placed at least one order.")
+    );
+    assert_eq!(
+        description("public.customers.email").as_deref(),
+        Some("Contact e-mail address, as entered by the customer.")
+    );
+    assert_eq!(
+        description("sales.orders.status").as_deref(),
+        Some("One of open, shipped, cancelled.")
+    );
+    assert_eq!(
+        description("sales.order_totals").as_deref(),
+        Some("The value of each order.")
+    );
+    assert_eq!(
+        description("sales.orders.ix:orders_customer_idx").as_deref(),
+        Some("Orders of a customer, newest first.")
+    );
+    assert_eq!(description("sales.orders"), None);
+
+    let view = outcome.object("sales.order_totals");
+    assert_eq!(view.object_type, "View");
+    assert_eq!(
+        outcome.attributes_of("sales.order_totals"),
+        BTreeMap::from([(
+            "View Statement".to_owned(),
+            (
+                "String".to_owned(),
+                "SELECT o.id AS order_id, c.full_name AS customer, \
+                 sum(i.quantity * i.unit_price) AS total, o.status \
+                 FROM sales.orders o JOIN customers c ON c.id = o.customer_id \
+                 JOIN sales.order_items i ON i.order_id = o.id \
+                 GROUP BY o.id, c.full_name, o.status"
+                    .to_owned()
+            )
+        )])
+    );
+    // View columns: names from aliases, types from the columns they select.
+    assert_eq!(
+        outcome.columns("sales.order_totals"),
+        typed_columns(&[
+            ("order_id", Some("BIGINT")),
+            ("customer", Some("VARCHAR(200)")),
+            ("total", None),
+            ("status", Some("VARCHAR(20)")),
+        ])
+    );
+    assert_eq!(
+        outcome
+            .attribute("sales.order_totals.status", "Position")
+            .as_deref(),
+        Some("4")
+    );
+    assert_eq!(
+        outcome.attribute("sales.order_totals.status", "Nullable"),
+        None
+    );
+
+    let index = |id: &str| {
+        (
+            outcome.object(id).name.clone(),
+            outcome.attribute(id, "Key Columns").unwrap_or_default(),
+            outcome.attribute(id, "Unique").unwrap_or_default(),
+        )
+    };
+    let expected = |name: &str, columns: &str, unique: &str| {
+        (name.to_owned(), columns.to_owned(), unique.to_owned())
+    };
+    assert_eq!(
+        outcome.native_ids_of_type("Index"),
+        [
+            "public.customers.ix:customers_email_key",
+            "public.customers.ix:customers_expr_idx",
+            "sales.orders.ix:orders_customer_idx",
+        ]
+    );
+    assert_eq!(
+        index("sales.orders.ix:orders_customer_idx"),
+        expected(
+            "orders_customer_idx",
+            "customer_id, ordered_at DESC",
+            "false"
+        )
+    );
+    // A UNIQUE column constraint, and an unnamed expression index.
+    assert_eq!(
+        index("public.customers.ix:customers_email_key"),
+        expected("customers_email_key", "email", "true")
+    );
+    assert_eq!(
+        index("public.customers.ix:customers_expr_idx"),
+        expected("customers_expr_idx", "lower(email)", "true")
+    );
+}
+
+#[test]
+fn postgres_sample_logs_skipped_statements_and_a_summary() {
+    let outcome = run(&sample("postgres.sql"), json!({})).ok();
+    assert_eq!(
+        outcome.log_lines(Level::Info),
+        [
+            "skipped 8 statements the importer does not model: ALTER TABLE (1), \
+             CREATE EXTENSION (1), CREATE FUNCTION (1), GRANT (2), INSERT (2), SET (1)",
+            "postgres.sql (PostgreSQL): 28 statements; 2 schemas, 7 tables, 1 view, \
+             35 columns, 7 primary keys, 6 foreign keys, 5 relationships, 3 indexes",
+        ]
+    );
+    let last = outcome.progress.last().expect("progress");
+    assert_eq!(last.unit, "lines");
+    assert_eq!(Some(last.done), last.total);
+    assert_eq!(last.total, Some(101));
+}
+
+#[test]
+fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
+    let outcome = run(&sample("sqlite.sql"), json!({"dialect": "sqlite"})).ok();
+    outcome.check_references();
+
+    assert_eq!(outcome.native_ids_of_type("Schema"), ["main"]);
+    assert_eq!(
+        outcome.children("main"),
+        pairs(&[
+            ("main.artists", "Table"),
+            ("main.albums", "Table"),
+            ("main.tracks", "Table"),
+            ("main.playlisttrack", "Table"),
+            ("main.playlists", "Table"),
+            ("main.albumtracks", "View"),
+        ])
+    );
+    assert_eq!(outcome.object("main.playlisttrack").name, "PlaylistTrack");
+    // INTEGER PRIMARY KEY AUTOINCREMENT, and a column without a type.
+    assert_eq!(
+        outcome.columns("main.tracks"),
+        typed_columns(&[
+            ("TrackId", Some("INTEGER")),
+            ("Name", Some("TEXT")),
+            ("AlbumId", Some("INTEGER")),
+            ("Milliseconds", Some("INTEGER")),
+            ("UnitPrice", Some("NUMERIC(10,2)")),
+            ("Notes", None),
+        ])
+    );
+    assert_eq!(
+        outcome
+            .attribute("main.tracks.trackid", "Nullable")
+            .as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        outcome
+            .attribute("main.tracks.unitprice", "Default Value")
+            .as_deref(),
+        Some("0.99")
+    );
+    assert_eq!(
+        outcome.attribute("main.artists.name", "Length").as_deref(),
+        Some("120")
+    );
+
+    let pk = outcome.object("main.artists.pk:artists_pkey");
+    assert_eq!(pk.name, "Artists_pkey");
+    assert_eq!(
+        outcome
+            .attribute("main.playlisttrack.pk:playlisttrack_pkey", "Key Columns")
+            .as_deref(),
+        Some("PlaylistId, TrackId")
+    );
+
+    // `REFERENCES artists (artistid)` names the columns as declared.
+    let fk = "main.albums.fk:albums_artistid_fkey";
+    assert_eq!(outcome.object(fk).name, "Albums_ArtistId_fkey");
+    assert_eq!(
+        outcome.attribute(fk, "Referenced Table").as_deref(),
+        Some("main.Artists")
+    );
+    assert_eq!(
+        outcome.attribute(fk, "Referenced Columns").as_deref(),
+        Some("ArtistId")
+    );
+    // `REFERENCES Playlists` is resolved although Playlists is created later.
+    assert_eq!(
+        outcome
+            .attribute(
+                "main.playlisttrack.fk:playlisttrack_playlistid_fkey",
+                "Referenced Columns"
+            )
+            .as_deref(),
+        Some("PlaylistId")
+    );
+    let relationship = |name: &str, source: &str, target: &str| {
+        (
+            "entity_relationship".to_owned(),
+            name.to_owned(),
+            source.to_owned(),
+            target.to_owned(),
+        )
+    };
+    assert_eq!(
+        outcome.relationships(),
+        BTreeSet::from([
+            relationship("Albums_ArtistId_fkey", "main.albums", "main.artists"),
+            relationship("Tracks_AlbumId_fkey", "main.tracks", "main.albums"),
+            relationship(
+                "PlaylistTrack_PlaylistId_fkey",
+                "main.playlisttrack",
+                "main.playlists"
+            ),
+            relationship(
+                "PlaylistTrack_TrackId_fkey",
+                "main.playlisttrack",
+                "main.tracks"
+            ),
+        ])
+    );
+
+    let index = outcome.object("main.tracks.ix:ifk_trackalbumid");
+    assert_eq!(index.name, "IFK_TrackAlbumId");
+    assert_eq!(
+        outcome
+            .attribute("main.tracks.ix:ifk_trackalbumid", "Key Columns")
+            .as_deref(),
+        Some("AlbumId")
+    );
+
+    // `t.*` is expanded over the columns of Tracks.
+    assert_eq!(
+        outcome.columns("main.albumtracks"),
+        typed_columns(&[
+            ("Album", Some("NVARCHAR(160)")),
+            ("TrackId", Some("INTEGER")),
+            ("Name", Some("TEXT")),
+            ("AlbumId", Some("INTEGER")),
+            ("Milliseconds", Some("INTEGER")),
+            ("UnitPrice", Some("NUMERIC(10,2)")),
+            ("Notes", None),
+        ])
+    );
+    assert_eq!(
+        outcome
+            .attribute("main.albumtracks", "View Statement")
+            .as_deref(),
+        Some(
+            "SELECT al.Title AS Album, t.* FROM Albums al JOIN Tracks t ON t.AlbumId = al.AlbumId"
+        )
+    );
+
+    // `PRAGMA foreign_keys = ON` is more than sqlparser reads; it is skipped all the same.
+    assert_eq!(
+        outcome.log_lines(Level::Info),
+        [
+            "skipped 2 statements the importer does not model: INSERT (1), PRAGMA (1)",
+            "sqlite.sql (SQLite): 9 statements; 1 schema, 5 tables, 1 view, 22 columns, \
+             5 primary keys, 4 foreign keys, 4 relationships, 1 index",
+        ]
+    );
+    assert!(outcome.log_lines(Level::Warn).is_empty());
+}
+
+#[test]
+fn model_name_and_default_schema_can_be_given() {
+    let outcome = run(
+        &sample("postgres.sql"),
+        json!({"modelName": "Shop", "defaultSchema": "crm"}),
+    )
+    .ok();
+    outcome.check_references();
+    let Some(Record::Model(model)) = outcome.records.first() else {
+        panic!("the model comes first");
+    };
+    assert_eq!(model.name, "Shop");
+    assert_eq!(outcome.native_ids_of_type("Schema"), ["sales", "crm"]);
+    assert!(outcome.has_object("crm.customers.email"));
+    assert!(!outcome.has_object("public.customers"));
+    // The unqualified REFERENCES follow the default schema ...
+    assert!(outcome.relationships().contains(&(
+        "entity_relationship".to_owned(),
+        "addresses_customer_id_fkey".to_owned(),
+        "crm.addresses".to_owned(),
+        "crm.customers".to_owned(),
+    )));
+    // ... while `REFERENCES public.customers` now names a table the script does not create.
+    assert_eq!(outcome.relationships().len(), 4);
+    assert_eq!(outcome.log_lines(Level::Warn).len(), 2);
+    assert!(
+        outcome.log_lines(Level::Warn)[0]
+            .starts_with("sales.orders: foreign key orders_customer_fk refers to public.customers")
+    );
+
+    // Blank parameters are the defaults.
+    let outcome = run(
+        &sample("sqlite.sql"),
+        json!({"dialect": "sqlite", "modelName": " ", "defaultSchema": ""}),
+    )
+    .ok();
+    let Some(Record::Model(model)) = outcome.records.first() else {
+        panic!("the model comes first");
+    };
+    assert_eq!(model.name, "sqlite");
+    assert_eq!(outcome.native_ids_of_type("Schema"), ["main"]);
+}
+
+#[test]
+fn the_dialect_decides_parsing_and_case_folding() {
+    let script = Script::new(
+        "mixed.sql",
+        "CREATE TABLE \"Mixed\" (Id INTEGER PRIMARY KEY, \"Label\" TEXT);\n\
+         CREATE TABLE Other (Ref INTEGER REFERENCES \"Mixed\" (Id));\n",
+    );
+    let postgres = run(&script.path, json!({"dialect": "postgres"})).ok();
+    assert_eq!(
+        postgres.native_ids_of_type("Table"),
+        ["public.Mixed", "public.other"]
+    );
+    assert_eq!(
+        postgres.native_ids_of_type("Column"),
+        ["public.Mixed.id", "public.Mixed.Label", "public.other.ref"]
+    );
+    assert_eq!(postgres.object("public.Mixed").name, "Mixed");
+    assert_eq!(postgres.object("public.other").name, "other");
+
+    let sqlite = run(&script.path, json!({"dialect": "sqlite"})).ok();
+    assert_eq!(
+        sqlite.native_ids_of_type("Table"),
+        ["main.mixed", "main.other"]
+    );
+    assert_eq!(
+        sqlite.columns("main.mixed"),
+        typed_columns(&[("Id", Some("INTEGER")), ("Label", Some("TEXT"))])
+    );
+    assert_eq!(sqlite.object("main.other").name, "Other");
+
+    let generic = run(&script.path, json!({"dialect": "generic"})).ok();
+    assert_eq!(
+        generic.native_ids_of_type("Table"),
+        ["public.mixed", "public.other"]
+    );
+    assert_eq!(generic.relationships().len(), 1);
+
+    // A column without a type is SQLite's: the generic dialect does not read it.
+    assert!(
+        run(&sample("sqlite.sql"), json!({"dialect": "sqlite"}))
+            .result
+            .is_ok()
+    );
+    assert_eq!(
+        run(&sample("sqlite.sql"), json!({"dialect": "generic"})).error(),
+        "sqlite.sql: sql parser error: Expected: a data type name, found: ) at Line: 22, Column: 1"
+    );
+
+    let outcome = run(&script.path, json!({"dialect": "oracle"}));
+    assert_eq!(
+        outcome.error(),
+        "unknown dialect 'oracle'; the dialects are postgres, sqlite, generic"
+    );
+}
+
+#[test]
+fn a_syntax_error_names_the_file_and_the_line() {
+    let script = Script::new(
+        "broken.sql",
+        "CREATE TABLE a (id INTEGER);\n\
+         \n\
+         CREATE TABLE b (id INTEGER,, name TEXT);\n",
+    );
+    let outcome = run(&script.path, json!({}));
+    assert_eq!(
+        outcome.error(),
+        "broken.sql: sql parser error: Expected: column name or constraint definition, \
+         found: , at Line: 3, Column: 28"
+    );
+    assert!(
+        outcome.records.is_empty(),
+        "nothing is sent before the script is read"
+    );
+
+    // Two statements without a semicolon between them.
+    let script = Script::new(
+        "run-on.sql",
+        "CREATE TABLE a (id INTEGER)\nCREATE TABLE b (id INTEGER);",
+    );
+    let error = run(&script.path, json!({})).error();
+    assert_eq!(
+        error,
+        "run-on.sql: sql parser error: Expected: end of statement, found: CREATE at Line: 2, Column: 1"
+    );
+}
+
+#[test]
+fn a_missing_file_is_an_error() {
+    let missing = std::env::temp_dir().join("lore-importer-ddl-does-not-exist.sql");
+    let error = run(&missing, json!({})).error();
+    assert!(
+        error.starts_with("cannot read lore-importer-ddl-does-not-exist.sql: "),
+        "{error}"
+    );
+
+    let error = run_request(&request(None, json!({}))).error();
+    assert_eq!(error, "format 'sql-ddl' needs a file");
+}
+
+#[test]
+fn later_statements_add_to_earlier_ones() {
+    let script = Script::new(
+        "later.sql",
+        "CREATE SCHEMA AUTHORIZATION joe;\n\
+         CREATE TABLE joe.parent (id INT NOT NULL, code TEXT);\n\
+         CREATE TABLE joe.child (parent_id INT, other_id INT, \"a.b\" TEXT);\n\
+         ALTER TABLE joe.parent ADD PRIMARY KEY (id);\n\
+         ALTER TABLE joe.parent ADD COLUMN note VARCHAR(10) DEFAULT 'x';\n\
+         ALTER TABLE joe.child ADD FOREIGN KEY (parent_id) REFERENCES joe.parent;\n\
+         ALTER TABLE joe.child ADD FOREIGN KEY (parent_id) REFERENCES joe.parent (id);\n\
+         ALTER TABLE joe.child ADD CONSTRAINT child_check CHECK (other_id > 0);\n\
+         CREATE VIEW joe.v (a, b) AS SELECT p.id, p.code::VARCHAR(5) FROM joe.parent p;\n\
+         COMMENT ON COLUMN joe.child.\"a.b\" IS 'Dotted.';\n\
+         COMMENT ON COLUMN joe.v.b IS 'A code.';\n\
+         COMMENT ON TABLE joe.nowhere IS 'Lost.';\n\
+         COMMENT ON TABLE joe.parent IS 'Parents.';\n\
+         COMMENT ON TABLE joe.parent IS NULL;\n",
+    );
+    let outcome = run(&script.path, json!({})).ok();
+    outcome.check_references();
+
+    assert_eq!(outcome.native_ids_of_type("Schema"), ["joe"]);
+    assert_eq!(
+        outcome.columns("joe.parent"),
+        typed_columns(&[
+            ("id", Some("INT")),
+            ("code", Some("TEXT")),
+            ("note", Some("VARCHAR(10)")),
+        ])
+    );
+    assert_eq!(
+        outcome.attribute("joe.parent.note", "Position").as_deref(),
+        Some("3")
+    );
+    assert_eq!(
+        outcome
+            .attribute("joe.parent.note", "Default Value")
+            .as_deref(),
+        Some("'x'")
+    );
+    assert_eq!(
+        outcome
+            .attribute("joe.parent.pk:parent_pkey", "Key Columns")
+            .as_deref(),
+        Some("id")
+    );
+    // Two unnamed keys over the same column get PostgreSQL's numbered names.
+    assert_eq!(
+        outcome.native_ids_of_type("Foreign Key"),
+        [
+            "joe.child.fk:child_parent_id_fkey",
+            "joe.child.fk:child_parent_id_fkey1"
+        ]
+    );
+    assert_eq!(outcome.relationships().len(), 2);
+    // A name with a dot is quoted in the native id.
+    assert_eq!(
+        outcome.object("joe.child.\"a.b\"").description.as_deref(),
+        Some("Dotted.")
+    );
+    // CREATE VIEW v (a, b) renames the query's columns; a cast gives a type.
+    assert_eq!(
+        outcome.columns("joe.v"),
+        typed_columns(&[("a", Some("INT")), ("b", Some("VARCHAR(5)"))])
+    );
+    assert_eq!(
+        outcome.object("joe.v.b").description.as_deref(),
+        Some("A code.")
+    );
+    // COMMENT ... IS NULL removes the description again.
+    assert_eq!(outcome.object("joe.parent").description, None);
+    assert_eq!(
+        outcome.log_lines(Level::Warn),
+        ["COMMENT ON TABLE joe.nowhere: no such table or view in the script"]
+    );
+    // A CHECK constraint is not modelled, so its ALTER TABLE is skipped.
+    assert_eq!(
+        outcome.log_lines(Level::Info)[0],
+        "skipped 1 statement the importer does not model: ALTER TABLE (1)"
+    );
+}
+
+#[test]
+fn duplicates_are_reported_not_sent_twice() {
+    let script = Script::new(
+        "dupes.sql",
+        "CREATE TABLE t (a INT PRIMARY KEY, b INT, PRIMARY KEY (b));\n\
+         CREATE TABLE IF NOT EXISTS t (x INT);\n\
+         CREATE TABLE t (y INT);\n\
+         CREATE VIEW t AS SELECT 1;\n\
+         CREATE TABLE u (a INT, a TEXT);\n\
+         CREATE INDEX i ON t (b);\n\
+         CREATE INDEX i ON t (a);\n\
+         CREATE INDEX j ON missing (a);\n\
+         CREATE VIEW w AS SELECT a, a FROM t;\n\
+         CREATE VIEW x AS SELECT * FROM elsewhere;\n",
+    );
+    let outcome = run(&script.path, json!({})).ok();
+    outcome.check_references();
+    assert_eq!(
+        outcome.columns("public.t"),
+        typed_columns(&[("a", Some("INT")), ("b", Some("INT"))])
+    );
+    assert_eq!(
+        outcome
+            .attribute("public.t.pk:t_pkey", "Key Columns")
+            .as_deref(),
+        Some("a")
+    );
+    assert_eq!(
+        outcome.columns("public.u"),
+        typed_columns(&[("a", Some("INT"))])
+    );
+    assert_eq!(outcome.native_ids_of_type("Index"), ["public.t.ix:i"]);
+    assert_eq!(
+        outcome.columns("public.w"),
+        typed_columns(&[("a", Some("INT"))])
+    );
+    // CREATE TABLE IF NOT EXISTS over an existing table is no news.
+    assert_eq!(
+        outcome.log_lines(Level::Warn),
+        [
+            "public.t: a second primary key is declared; the first is kept",
+            "CREATE TABLE public.t: a table or view of that name exists already; \
+             the first definition is kept",
+            "CREATE VIEW public.t: a table or view of that name exists already; \
+             the first definition is kept",
+            "public.u: column a is declared twice; the first declaration is kept",
+            "public.t: a second index is named i; it is left out",
+            "index j: table public.missing is not created in the script; the index is left out",
+            "public.w: column a appears twice in the query; the second is left out",
+            "public.x: the columns * takes from elsewhere are not known from the script; \
+             they are left out",
+        ]
+    );
+}
+
+#[test]
+fn create_or_replace_view_replaces_the_view_and_keeps_its_comments() {
+    let script = Script::new(
+        "replace.sql",
+        "CREATE TABLE t (a INT, b TEXT);\n\
+         CREATE VIEW v AS SELECT a FROM t;\n\
+         COMMENT ON VIEW v IS 'The view.';\n\
+         COMMENT ON COLUMN v.a IS 'Column a.';\n\
+         CREATE OR REPLACE VIEW v AS SELECT a, b FROM t;\n\
+         CREATE OR REPLACE VIEW t AS SELECT 1 AS one;\n",
+    );
+    let outcome = run(&script.path, json!({})).ok();
+    outcome.check_references();
+    assert_eq!(
+        outcome.columns("public.v"),
+        typed_columns(&[("a", Some("INT")), ("b", Some("TEXT"))])
+    );
+    assert_eq!(
+        outcome.attribute("public.v", "View Statement").as_deref(),
+        Some("SELECT a, b FROM t")
+    );
+    assert_eq!(
+        outcome.object("public.v").description.as_deref(),
+        Some("The view.")
+    );
+    assert_eq!(
+        outcome.object("public.v.a").description.as_deref(),
+        Some("Column a.")
+    );
+    // OR REPLACE replaces views, not tables.
+    assert_eq!(outcome.object("public.t").object_type, "Table");
+    assert_eq!(
+        outcome.log_lines(Level::Warn),
+        [
+            "CREATE VIEW public.t: a table or view of that name exists already; \
+          the first definition is kept"
+        ]
+    );
+}
+
+#[test]
+fn a_host_that_stops_the_import_stops_it() {
+    let mut send = |_: u32, _: &[u8]| false;
+    let mut out = Output::new(&mut send);
+    let result = DdlImporter::import(&request(Some(&sample("postgres.sql")), json!({})), &mut out);
+    assert_eq!(result, Err(Error::new("the host stopped the import")));
+}
