@@ -78,6 +78,6 @@ async fn lore_query_prints_a_table_a_count_and_errors() {
 #[test]
 fn a_key_may_start_with_a_dash() {
     let cli = Cli::parse_from(["lore-query", "--key", "-tX_1", "--where", "-x"]);
-    assert_eq!(cli.args.key.as_deref(), Some("-tX_1"));
+    assert_eq!(cli.args.server.key.as_deref(), Some("-tX_1"));
     assert_eq!(cli.args.filter.as_deref(), Some("-x"));
 }

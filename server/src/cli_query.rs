@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use crate::text_table;
 
-/// What `lore query` sends: where, who, and the query's clauses.
+/// Which server a command talks to and as whom.
 #[derive(Clone, clap::Args)]
-pub struct QueryArgs {
+pub struct ServerArgs {
     /// The server's API base URL.
     #[arg(
         long,
@@ -16,7 +16,7 @@ pub struct QueryArgs {
         default_value = "http://127.0.0.1:11480/MM/rest/v1"
     )]
     pub url: String,
-    /// An API key (it may start with `-`); without it `lore query` logs in with --user and
+    /// An API key (it may start with `-`); without it the command logs in with --user and
     /// --password.
     #[arg(
         long,
@@ -34,6 +34,54 @@ pub struct QueryArgs {
         allow_hyphen_values = true
     )]
     pub password: Option<String>,
+}
+
+/// Prints the arguments with the key and the password masked.
+impl std::fmt::Debug for ServerArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let masked = |secret: &Option<String>| secret.as_ref().map(|_| "***");
+        f.debug_struct("ServerArgs")
+            .field("url", &self.url)
+            .field("key", &masked(&self.key))
+            .field("user", &self.user)
+            .field("password", &masked(&self.password))
+            .finish()
+    }
+}
+
+impl ServerArgs {
+    /// The base URL without a trailing slash.
+    pub fn base(&self) -> &str {
+        self.url.trim_end_matches('/')
+    }
+
+    /// The key given, or one from logging in.
+    pub async fn key(&self, client: &reqwest::Client) -> Result<String, String> {
+        if let Some(key) = &self.key {
+            return Ok(key.clone());
+        }
+        let password = self
+            .password
+            .clone()
+            .ok_or("give --key, or --password (or LORE_PASSWORD) to log in")?;
+        let login = send(
+            client
+                .post(format!("{}/auth/login", self.base()))
+                .json(&json!({"user": self.user, "password": password})),
+        )
+        .await?;
+        Ok(login["token"]
+            .as_str()
+            .ok_or("the login answered no token")?
+            .to_owned())
+    }
+}
+
+/// What `lore query` sends: where, who, and the query's clauses.
+#[derive(Clone, Debug, clap::Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// The SELECT list.
     #[arg(long, default_value = "Name, \"Object Type\", \"Object Id\"")]
     pub select: String,
@@ -54,49 +102,11 @@ pub struct QueryArgs {
     pub count: bool,
 }
 
-/// Prints the arguments with the key and the password masked.
-impl std::fmt::Debug for QueryArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let masked = |secret: &Option<String>| secret.as_ref().map(|_| "***");
-        f.debug_struct("QueryArgs")
-            .field("url", &self.url)
-            .field("key", &masked(&self.key))
-            .field("user", &self.user)
-            .field("password", &masked(&self.password))
-            .field("select", &self.select)
-            .field("from", &self.from)
-            .field("filter", &self.filter)
-            .field("orderby", &self.orderby)
-            .field("page_size", &self.page_size)
-            .field("page_number", &self.page_number)
-            .field("count", &self.count)
-            .finish()
-    }
-}
-
 /// Runs the query and answers the text to print, or what went wrong.
 pub async fn run(args: &QueryArgs) -> Result<String, String> {
     let client = reqwest::Client::new();
-    let base = args.url.trim_end_matches('/');
-    let key = match &args.key {
-        Some(key) => key.clone(),
-        None => {
-            let password = args
-                .password
-                .clone()
-                .ok_or("give --key, or --password (or LORE_PASSWORD) to log in")?;
-            let login = send(
-                client
-                    .post(format!("{base}/auth/login"))
-                    .json(&json!({"user": args.user, "password": password})),
-            )
-            .await?;
-            login["token"]
-                .as_str()
-                .ok_or("the login answered no token")?
-                .to_owned()
-        }
-    };
+    let base = args.server.base();
+    let key = args.server.key(&client).await?;
     let mut query = json!({"select": args.select});
     for (name, value) in [
         ("from", &args.from),
@@ -138,7 +148,7 @@ pub async fn run(args: &QueryArgs) -> Result<String, String> {
 }
 
 /// Sends a request; answers the `result` of the envelope or the error's message.
-async fn send(request: reqwest::RequestBuilder) -> Result<Value, String> {
+pub async fn send(request: reqwest::RequestBuilder) -> Result<Value, String> {
     let response = request
         .send()
         .await

@@ -29,6 +29,8 @@ enum Command {
     },
     /// Runs an MQL query against a server and prints the objects as a table.
     Query(lore_server::cli_query::QueryArgs),
+    /// Runs a model's importer on a server and follows it with a progress bar.
+    Import(lore_server::cli_import::ImportArgs),
     /// Manages users and their global roles directly on the configured store (no server
     /// needed), e.g. to reset a forgotten password.
     User(cli_admin::UserArgs),
@@ -84,6 +86,28 @@ fn main() -> ExitCode {
             args.config.as_deref(),
             Admin::Group(args.command),
         ),
+        Command::Import(args) => {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("lore import: cannot start the runtime: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(lore_server::cli_import::run(&args)) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("lore import: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Query(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()

@@ -69,6 +69,7 @@ pub enum HostCommand {
 
 /// The plugin host's `main`.
 pub fn main(args: HostArgs) -> ExitCode {
+    watch_parent();
     let outcome = run(args);
     if let Err(message) = &outcome {
         emit(&Event::Failed {
@@ -112,6 +113,24 @@ fn run(args: HostArgs) -> Result<(), String> {
             emit(&Event::Done(counts));
             Ok(())
         }
+    }
+}
+
+/// Ends this process when the Lore that started it is gone (killed, crashed): a plugin
+/// that hangs must not outlive it. Lore kills its hosts itself otherwise.
+fn watch_parent() {
+    #[cfg(unix)]
+    {
+        let parent = std::os::unix::process::parent_id();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                if std::os::unix::process::parent_id() != parent {
+                    eprintln!("the Lore process that started this plugin host is gone; stopping");
+                    std::process::exit(3);
+                }
+            }
+        });
     }
 }
 
