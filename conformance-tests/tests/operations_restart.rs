@@ -190,3 +190,45 @@ async fn postgres_operations_survive_a_crash() {
     ))
     .await;
 }
+
+/// The plugin hosts of a crashed Lore end on their own: none of the hanging imports of
+/// the tests above is left running once its Lore is gone.
+#[test]
+fn plugin_hosts_do_not_outlive_their_lore() {
+    let built = built();
+    let mut host = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo '{{\"format\":\"misbehave\",\"parameters\":{{\"behaviour\":\"hang\"}}}}' | '{}' plugin-host --memory-mib 256 import '{}' --output /dev/null --max-output-mib 1 & echo $!; wait",
+            built.lore.display(),
+            built.library("lore-plugin-misbehaving").display()
+        ))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting a shell");
+    // The shell plays Lore: it prints the host's pid, then is killed.
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(host.stdout.take().expect("stdout")),
+        &mut line,
+    )
+    .expect("the host's pid");
+    let pid: u32 = line.trim().parse().expect("a pid");
+    std::thread::sleep(Duration::from_millis(500));
+    host.kill().expect("killing the shell");
+    let _ = host.wait();
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| !stat.contains(") Z "))
+            .unwrap_or(false)
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "plugin host {pid} outlived its parent by 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -126,7 +126,12 @@ fn watch_parent() {
             loop {
                 std::thread::sleep(std::time::Duration::from_millis(500));
                 if std::os::unix::process::parent_id() != parent {
-                    eprintln!("the Lore process that started this plugin host is gone; stopping");
+                    // Not eprintln!: its pipe is likely closed with Lore, and a failed
+                    // print would panic this thread instead of ending the process.
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "the Lore process that started this plugin host is gone; stopping"
+                    );
                     std::process::exit(3);
                 }
             }
