@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 pub const PLUGIN_PACKAGES: &[&str] = &[
     "lore-plugin-misbehaving",
     "lore-plugin-wrong-abi",
+    "lore-plugin-archive-reader",
     "lore-importer-dbt",
     "lore-importer-ddl",
     "lore-importer-flatfile",

@@ -10,7 +10,10 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::denied::send_as;
-use crate::harness::{Resp, Target, assert_error, encode_segment, unique};
+use crate::harness::{
+    Resp, Sample, Target, assert_error, encode_segment, first_difference, sample_archive, unique,
+    unzip,
+};
 
 const IMPORT_MODEL: &str = "/repository/importModel";
 const DOWNLOAD_ATTACHMENT: &str = "/operations/repositoryImport/downloadModelAttachment";
@@ -731,4 +734,43 @@ pub async fn import_routes_deny_callers_without_rights(t: &Target) {
     )
     .await;
     assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+}
+
+/// The same archive through the plugin path (a plugin that reads it and sends its rows)
+/// and through the built-in importer lands the same model: their exports are equal.
+pub async fn plugin_path_lands_what_the_builtin_importer_lands(t: &Target) {
+    let sample = Sample::load();
+    let (builtin_folder, _) = t.unique_folder("builtin").await;
+    let resp = t
+        .import(sample_archive(), &[("folderId", &builtin_folder)])
+        .await;
+    let builtin = resp.ok()["modelId"].as_str().expect("modelId").to_owned();
+
+    let (plugin_folder, _) = t.unique_folder("plugin").await;
+    let resp = t
+        .put(
+            IMPORT_MODEL,
+            &[],
+            &json!({"folderId": plugin_folder, "modelName": sample.name, "format": "lore-csv-zip-plugin"}),
+        )
+        .await;
+    let plugin = resp.ok()["modelId"].as_str().expect("modelId").to_owned();
+    attach(t, &plugin, "sample.zip", sample_archive())
+        .await
+        .ok();
+    let operation = run(t, &plugin).await;
+    assert_eq!(operation["state"], "SUCCEEDED", "{operation}");
+    assert_eq!(operation["result"]["objectCount"], sample.objects.len());
+
+    let query = [("exportDataProfilingAndSampling", "true")];
+    let expected = t.export(&builtin, &query).await;
+    let found = t.export(&plugin, &query).await;
+    assert_eq!(found.status, 200, "{}", found.describe());
+    if found.bytes != expected.bytes {
+        let (expected, found) = (unzip(&expected.bytes), unzip(&found.bytes));
+        panic!(
+            "the plugin path lands another model than the built-in importer: {}",
+            first_difference(&expected, &found)
+        );
+    }
 }

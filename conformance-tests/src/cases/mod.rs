@@ -1124,6 +1124,11 @@ pub fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            imports::plugin_path_lands_what_the_builtin_importer_lands,
+            Plugins,
+            [("POST", "/operations/startImport/{contentId}", N)]
+        ),
+        case!(
             imports::broken_plugins_fail_cleanly,
             Plugins,
             [("POST", "/operations/startImport/{contentId}", N)]
