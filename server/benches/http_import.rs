@@ -22,6 +22,13 @@
 //!   printing the answer's `added`/`updated`/`removed`/`unchanged` counts where it has
 //!   them.
 //!
+//! - imports the same archive once more as a new model through the plugin path: the
+//!   fixture plugin `lore-plugin-archive-reader` (built here with `cargo build --release`)
+//!   reads the archive in a plugin host and sends its rows as records, which Lore lands
+//!   like an upload (`PUT /repository/importModel`, the archive attached, then
+//!   `POST /operations/startImport`): wall time from startImport to the operation's end,
+//!   Lore's peak memory as above and the plugin host's largest VmRSS sampled every 50 ms.
+//!
 //! With the server stopped, the SQL baseline of the import bench writes the same rows in
 //! one transaction into a fresh database of Lore's schema (SQLite: prepared `INSERT`s;
 //! PostgreSQL: one `UNNEST` insert per table), starting from the model in memory; building
@@ -77,6 +84,17 @@ struct Import {
     reset: bool,
 }
 
+/// One import through the plugin path.
+#[derive(Debug)]
+struct PluginImport {
+    /// Attaching the archive to the model.
+    attach: Duration,
+    /// From startImport to the operation's end.
+    wall: Duration,
+    lore_peak_kib: Option<u64>,
+    host_sampled_kib: Option<u64>,
+}
+
 /// The figures of one backend and size.
 #[derive(Debug)]
 struct Line {
@@ -87,12 +105,14 @@ struct Line {
     fresh: Import,
     unchanged: Import,
     edited: Import,
+    plugin: PluginImport,
     baseline: Duration,
 }
 
 async fn run(sizes: &[usize]) -> BenchResult<()> {
     let started = Instant::now();
     println!("Lore HTTP import benchmark");
+    let plugin = build_plugin()?;
     let mut lines = Vec::new();
     let mut postgres_reachable = true;
     for &n in sizes {
@@ -114,14 +134,14 @@ async fn run(sizes: &[usize]) -> BenchResult<()> {
 
         let sqlite_dir = tempfile::tempdir()?;
         let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
-        lines.push(bench(&storage, sqlite_dir.path(), &archive, &edited).await?);
+        lines.push(bench(&storage, sqlite_dir.path(), &archive, &edited, &plugin).await?);
         drop(sqlite_dir);
 
         if postgres_reachable {
             match TestDatabase::create().await {
                 Some(database) => {
                     let storage = Storage::Postgres(database.url.clone());
-                    lines.push(bench(&storage, dir.path(), &archive, &edited).await?);
+                    lines.push(bench(&storage, dir.path(), &archive, &edited, &plugin).await?);
                     drop(database);
                 }
                 None => {
@@ -144,9 +164,15 @@ async fn bench(
     dir: &Path,
     archive: &ArchiveFile,
     edited: &ArchiveFile,
+    plugin: &Path,
 ) -> BenchResult<Line> {
     let backend = storage.backend();
     let n = archive.objects;
+    // The server's working directory: its lore.toml configures the plugin.
+    std::fs::write(
+        dir.join("lore.toml"),
+        format!("[[plugins]]\npath = \"{}\"\n", plugin.display()),
+    )?;
     eprintln!("{backend} {n}: starting lore serve ...");
     let server = LoreServer::start(storage, dir)?;
     let key = server::login(server.addr).await?;
@@ -165,6 +191,8 @@ async fn bench(
     let unchanged = import(&server, &key, &archive.path, Some(&model_id)).await?;
     eprintln!("{backend} {n}: re-import, 1% edited ...");
     let edited = import(&server, &key, &edited.path, Some(&model_id)).await?;
+    eprintln!("{backend} {n}: import through the plugin ...");
+    let plugin = plugin_import(&server, &key, &archive.path, n).await?;
     drop(server);
 
     eprintln!("{backend} {n}: SQL baseline ...");
@@ -178,7 +206,105 @@ async fn bench(
         fresh,
         unchanged,
         edited,
+        plugin,
         baseline,
+    })
+}
+
+/// Builds the archive-reader plugin in release; answers its library.
+fn build_plugin() -> BenchResult<std::path::PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_owned());
+    let output = std::process::Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "lore-plugin-archive-reader",
+            "--message-format=json-render-diagnostics",
+        ])
+        .output()?;
+    if !output.status.success() {
+        return Err(format!(
+            "building the plugin failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f.as_str().map(std::path::PathBuf::from))
+        .find(|f| f.to_string_lossy().ends_with(std::env::consts::DLL_SUFFIX))
+        .ok_or_else(|| "the build produced no plugin library".into())
+}
+
+/// A new model imported from the archive through the plugin path.
+async fn plugin_import(
+    server: &LoreServer,
+    key: &str,
+    archive: &Path,
+    n: usize,
+) -> BenchResult<PluginImport> {
+    let addr = server.addr;
+    let settings = server::json_call(
+        addr,
+        key,
+        "PUT",
+        "/repository/importModel",
+        Some(serde_json::json!({"modelName": format!("plugin-{n}"), "format": "lore-csv-zip-plugin"})),
+    )
+    .await?;
+    let model = settings["modelId"]
+        .as_str()
+        .ok_or("importModel answered no modelId")?
+        .to_owned();
+    let clock = Instant::now();
+    server::attach(addr, key, &model, "model.zip", archive).await?;
+    let attach = clock.elapsed();
+
+    let pid = server.pid();
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+    let host = Sampler::start_children(pid);
+    let clock = Instant::now();
+    let id = server::json_call(
+        addr,
+        key,
+        "POST",
+        &format!("/operations/startImport/{model}"),
+        Some(serde_json::json!({})),
+    )
+    .await?;
+    let operation = loop {
+        let listed = server::json_call(
+            addr,
+            key,
+            "GET",
+            &format!("/operations/listOperations?modelId={model}"),
+            None,
+        )
+        .await?;
+        let operation = listed
+            .as_array()
+            .and_then(|all| all.iter().find(|o| o["id"] == id).cloned())
+            .ok_or("the operation is not listed")?;
+        if operation["state"] != "RUNNING" {
+            break operation;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let wall = clock.elapsed();
+    let host_sampled_kib = host.stop();
+    if operation["state"] != "SUCCEEDED" || operation["result"]["objectCount"] != n {
+        return Err(format!("the plugin import did not succeed: {operation}").into());
+    }
+    Ok(PluginImport {
+        attach,
+        wall,
+        lore_peak_kib: vm_kib(pid, "VmHWM"),
+        host_sampled_kib,
     })
 }
 
@@ -232,10 +358,51 @@ impl Sampler {
         Sampler { stop, thread }
     }
 
+    /// Samples the summed VmRSS of the children of `parent` (its plugin hosts).
+    fn start_children(parent: u32) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut max = None;
+            loop {
+                let sum: u64 = children(parent)
+                    .into_iter()
+                    .filter_map(|pid| vm_kib(pid, "VmRSS"))
+                    .sum();
+                if sum > 0 {
+                    max = max.max(Some(sum));
+                }
+                if flag.load(Ordering::Relaxed) {
+                    return max;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Sampler { stop, thread }
+    }
+
     fn stop(self) -> Option<u64> {
         self.stop.store(true, Ordering::Relaxed);
         self.thread.join().ok().flatten()
     }
+}
+
+/// The processes whose parent is `parent`.
+fn children(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // pid (comm) state ppid ...: the comm may hold spaces, so after the ')'.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(parent)
+            })
+        })
+        .collect()
 }
 
 /// The hand-written SQL baseline: the same rows written in one transaction into a fresh
@@ -330,6 +497,34 @@ fn print_tables(lines: &[Line]) {
             } else {
                 "missed"
             },
+        );
+    }
+    println!();
+    println!(
+        "Import of a new model through a plugin (the same archive, read by a plugin in a plugin host):"
+    );
+    println!();
+    println!(
+        "| backend  | objects | built-in import | plugin import | objects/s | plugin/built-in | SQL baseline | attach | Lore peak RSS | plugin host max RSS | target: within 20% of built-in |"
+    );
+    println!(
+        "|----------|--------:|----------------:|--------------:|----------:|----------------:|-------------:|-------:|--------------:|--------------------:|--------------------------------|"
+    );
+    for l in lines {
+        let ratio = l.plugin.wall.as_secs_f64() / l.fresh.wall.as_secs_f64();
+        println!(
+            "| {:<8} | {:>7} | {:>15} | {:>13} | {:>9.0} | {:>14.0}% | {:>12} | {:>6} | {:>13} | {:>19} | {:<30} |",
+            l.backend,
+            l.objects,
+            secs(l.fresh.wall),
+            secs(l.plugin.wall),
+            l.objects as f64 / l.plugin.wall.as_secs_f64(),
+            ratio * 100.0,
+            secs(l.baseline),
+            secs(l.plugin.attach),
+            mb(l.plugin.lore_peak_kib),
+            mb(l.plugin.host_sampled_kib),
+            if ratio <= 1.2 { "met" } else { "missed" },
         );
     }
     println!();

@@ -184,6 +184,58 @@ pub async fn login(addr: SocketAddr) -> BenchResult<String> {
     Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
 }
 
+/// A JSON call; answers the `result` of the envelope, or the error with the answer.
+#[allow(dead_code, reason = "only the import bench uses it")]
+pub async fn json_call(
+    addr: SocketAddr,
+    key: &str,
+    method: &str,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> BenchResult<serde_json::Value> {
+    let request = Request::builder()
+        .method(method)
+        .uri(format!("{BASE}{path}"))
+        .header(HOST, addr.to_string())
+        .header("api-key", key)
+        .header(CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(
+            body.map(|b| b.to_string()).unwrap_or_default(),
+        )))?;
+    let (status, body) = call(addr, request).await?;
+    let answer: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| format!("{method} {path}: {status}, not JSON ({e})"))?;
+    if status != StatusCode::OK {
+        return Err(format!("{method} {path}: {status} {answer}").into());
+    }
+    Ok(answer["result"].clone())
+}
+
+/// `POST /repository/attachments/{object}?name=...` of a file, streamed from disk.
+#[allow(dead_code, reason = "only the import bench uses it")]
+pub async fn attach(
+    addr: SocketAddr,
+    key: &str,
+    object: &str,
+    name: &str,
+    file: &Path,
+) -> BenchResult<()> {
+    let body = FileBody::open(file)?;
+    let request = Request::post(format!(
+        "{BASE}/repository/attachments/{object}?name={name}"
+    ))
+    .header(HOST, addr.to_string())
+    .header("api-key", key)
+    .header(CONTENT_TYPE, "application/octet-stream")
+    .header(CONTENT_LENGTH, body.remaining)
+    .body(body)?;
+    let (status, body) = call(addr, request).await?;
+    if status != StatusCode::OK {
+        return Err(format!("attach: {status} {}", String::from_utf8_lossy(&body)).into());
+    }
+    Ok(())
+}
+
 /// Creates a user (named `restricted`) who holds only the object role `role` on
 /// `object`, and logs them in: a caller who sees part of the catalog.
 #[allow(dead_code, reason = "the import bench does not use it")]
