@@ -193,6 +193,7 @@ macro_rules! http_suite {
             start_import_runs_in_the_background,
             start_import_bad_input,
             plugin_path_lands_what_the_builtin_importer_lands,
+            real_importers_import_their_samples,
             broken_plugins_fail_cleanly,
             import_routes_deny_callers_without_rights,
             removed_auth_methods_name_post_replacement,

@@ -192,7 +192,9 @@ async fn bench(
     eprintln!("{backend} {n}: re-import, 1% edited ...");
     let edited = import(&server, &key, &edited.path, Some(&model_id)).await?;
     eprintln!("{backend} {n}: import through the plugin ...");
-    let plugin = plugin_import(&server, &key, &archive.path, n).await?;
+    let plugin = plugin_import(&server, &key, &archive.path, n)
+        .await
+        .map_err(|e| format!("{e}\nthe server's log:\n{}", server.log_tail()))?;
     drop(server);
 
     eprintln!("{backend} {n}: SQL baseline ...");
@@ -234,7 +236,9 @@ fn build_plugin() -> BenchResult<std::path::PathBuf> {
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter(|m| {
+            m["reason"] == "compiler-artifact" && m["target"]["name"] == "lore_plugin_archive_reader"
+        })
         .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
         .filter_map(|f| f.as_str().map(std::path::PathBuf::from))
         .find(|f| f.to_string_lossy().ends_with(std::env::consts::DLL_SUFFIX))

@@ -774,3 +774,145 @@ pub async fn plugin_path_lands_what_the_builtin_importer_lands(t: &Target) {
         );
     }
 }
+
+/// Sets a new model to `format`, attaches `file` when given, imports it; answers the
+/// model and the finished operation.
+async fn import_through(
+    t: &Target,
+    format: &str,
+    parameters: Value,
+    file: Option<(&str, Vec<u8>)>,
+) -> (String, Value) {
+    let model = model_for(t, format, parameters).await;
+    if let Some((name, content)) = file {
+        attach(t, &model, name, content).await.ok();
+    }
+    let operation = run(t, &model).await;
+    assert_eq!(operation["state"], "SUCCEEDED", "{format}: {operation}");
+    (model, operation)
+}
+
+/// MQL: how many objects of a type a model holds.
+async fn count_of(t: &Target, model: &str, object_type: &str) -> i64 {
+    let filter = format!("\"Object Type\" = '{object_type}'");
+    let resp = t
+        .get_q(
+            "/entities/countMQLQuery",
+            &[("select", "Name"), ("from", model), ("where", &filter)],
+        )
+        .await;
+    resp.ok()
+        .as_i64()
+        .unwrap_or_else(|| panic!("a count: {}", resp.describe()))
+}
+
+/// The four importers of the repository, loaded from configuration, import their
+/// samples through startImport.
+pub async fn real_importers_import_their_samples(t: &Target) {
+    // dbt: models, sources, seeds and columns; lineage from depends_on.
+    let (dbt, operation) = import_through(
+        t,
+        "dbt-manifest",
+        json!({"modelName": "jaffle"}),
+        Some(("manifest.json", sample("dbt/samples/manifest.json"))),
+    )
+    .await;
+    assert!(operation["result"]["objectCount"].as_i64() > Some(30), "{operation}");
+    assert!(count_of(t, &dbt, "Column").await >= 30);
+    assert_eq!(count_of(t, &dbt, "Database").await, 1);
+    let customers = "\"Object Type\" = 'Table' AND Name = 'customers'";
+    let resp = t
+        .get_q(
+            "/entities/countMQLQuery",
+            &[("select", "Name"), ("from", &dbt), ("where", customers)],
+        )
+        .await;
+    assert_eq!(resp.ok(), &json!(1), "{}", resp.describe());
+
+    // SQL DDL: schemas, tables, views, columns, keys.
+    let (ddl, operation) = import_through(
+        t,
+        "sql-ddl",
+        json!({"dialect": "postgres"}),
+        Some(("postgres.sql", sample("ddl/samples/postgres.sql"))),
+    )
+    .await;
+    assert_eq!(operation["result"]["objectCount"], 61, "{operation}");
+    assert_eq!(count_of(t, &ddl, "Foreign Key").await, 6);
+    assert_eq!(count_of(t, &ddl, "View").await, 1, "sales.order_totals");
+
+    // A CSV file, profiled.
+    let (csv, operation) = import_through(
+        t,
+        "csv-file",
+        json!({"sampleRows": 5}),
+        Some(("orders.csv", sample("flatfile/samples/orders.csv"))),
+    )
+    .await;
+    assert_eq!(operation["result"]["objectCount"], 6, "a file and its five fields");
+    let resp = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name, \"Data Profiling\".\"Distinct\"", "from": csv,
+                    "where": "Name = 'status'"}),
+        )
+        .await;
+    let found = resp.ok_array();
+    assert_eq!(found.len(), 1, "{}", resp.describe());
+
+    // A live SQLite database, harvested, then harvested again: curation stays.
+    let dir = tempfile::tempdir().expect("a directory");
+    let db = dir.path().join("shop.db");
+    {
+        let conn = rusqlite::Connection::open(&db).expect("a database");
+        conn.execute_batch(
+            "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+             CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id), total REAL);
+             INSERT INTO customers VALUES (1, 'Ada'), (2, 'Alan');
+             INSERT INTO orders VALUES (1, 1, 9.5);",
+        )
+        .expect("a schema");
+    }
+    let url = format!("sqlite://{}", db.display());
+    let (harvested, operation) =
+        import_through(t, "database", json!({"url": url, "profile": true}), None).await;
+    let objects = operation["result"]["objectCount"].as_i64().expect("objectCount");
+    assert_eq!(count_of(t, &harvested, "Table").await, 2);
+    assert_eq!(count_of(t, &harvested, "Foreign Key").await, 1);
+    // Curation: a sensitivity label approved on the customers table.
+    let label = unique("Restricted");
+    t.put(
+        "/repository/sensitivityLabels/",
+        &[],
+        &json!({"name": label, "position": 50}),
+    )
+    .await
+    .ok();
+    let filter = "\"Object Type\" = 'Table' AND Name = 'customers'";
+    let resp = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name", "from": harvested, "where": filter}),
+        )
+        .await;
+    let table = resp.ok_array()[0]["id"].as_str().expect("an id").to_owned();
+    let labelled = format!("/repository/sensitivityLabels/{table}");
+    t.put(&labelled, &[], &json!({"label": label, "status": "APPROVED"}))
+        .await
+        .ok();
+    // Harvest again after the database grew a table: the table is added, the label stays.
+    {
+        let conn = rusqlite::Connection::open(&db).expect("the database");
+        conn.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);")
+            .expect("a table");
+    }
+    let again = run(t, &harvested).await;
+    assert_eq!(again["state"], "SUCCEEDED", "{again}");
+    assert_eq!(again["result"]["added"], 4, "notes, its two columns and its key: {again}");
+    assert_eq!(again["result"]["removed"], 0, "{again}");
+    assert_eq!(again["result"]["objectCount"], objects + 4, "{again}");
+    let resp = t.get(&labelled).await;
+    assert_eq!(resp.ok()["sensitivityLabel"], json!(label), "{}", resp.describe());
+}

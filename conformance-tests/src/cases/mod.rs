@@ -1129,6 +1129,11 @@ pub fn cases() -> Vec<Case> {
             [("POST", "/operations/startImport/{contentId}", N)]
         ),
         case!(
+            imports::real_importers_import_their_samples,
+            Plugins,
+            [("POST", "/operations/startImport/{contentId}", N)]
+        ),
+        case!(
             imports::broken_plugins_fail_cleanly,
             Plugins,
             [("POST", "/operations/startImport/{contentId}", N)]
