@@ -547,7 +547,6 @@ pub async fn start_import_bad_input(t: &Target) {
 /// Every way a plugin can fail ends as a failed operation with a readable message; no
 /// object is written, and the server goes on serving.
 pub async fn broken_plugins_fail_cleanly(t: &Target) {
-    let model = model_for(t, "misbehave", json!({})).await;
     let cases = [
         ("error", "the source is unreachable (asked to fail)"),
         ("panic", "the plugin panicked: asked to panic"),
@@ -564,37 +563,53 @@ pub async fn broken_plugins_fail_cleanly(t: &Target) {
             "the plugin did not finish within 5 s and was stopped",
         ),
     ];
-    // All at once: the server runs them side by side.
+    // All at once, a model each: the server runs them side by side.
     let mut started = Vec::new();
     for (behaviour, _) in &cases {
-        t.put(
-            IMPORT_MODEL,
-            &[],
-            &json!({"modelId": model, "format": "misbehave", "parameters": {"behaviour": behaviour, "objects": 5}}),
+        let model = model_for(
+            t,
+            "misbehave",
+            json!({"behaviour": behaviour, "objects": 5}),
         )
-        .await
-        .ok();
-        started.push(start(t, &model).await);
+        .await;
+        let id = start(t, &model).await;
+        started.push((model, id));
     }
-    for ((behaviour, words), id) in cases.iter().zip(started) {
-        let operation = finished(t, &model, id).await;
+    // A second import of a model while one runs is refused.
+    let hanging = started[7].0.clone();
+    let resp = t
+        .post(
+            &format!("/operations/startImport/{hanging}"),
+            &[],
+            &json!({}),
+        )
+        .await;
+    assert_error(&resp, 409, "CONFLICT");
+    assert!(
+        resp.message().contains("is being imported by operation"),
+        "{}",
+        resp.describe()
+    );
+    for ((behaviour, words), (model, id)) in cases.iter().zip(&started) {
+        let operation = finished(t, model, *id).await;
         assert_eq!(operation["state"], "FAILED", "{behaviour}: {operation}");
         let message = operation["message"].as_str().unwrap_or_default();
         assert!(
             message.contains(words),
             "{behaviour}: '{words}' in '{message}'"
         );
-        let log = log_of(t, id).await;
+        let log = log_of(t, *id).await;
         assert!(
             log.contains(&format!("ERROR {message}")),
             "{behaviour}: {log}"
         );
+        assert_eq!(
+            object_count(t, model).await,
+            0,
+            "{behaviour}: a failed import writes nothing"
+        );
     }
-    assert_eq!(
-        object_count(t, &model).await,
-        0,
-        "a failed import writes nothing"
-    );
+    let model = started[0].0.clone();
     let health = t
         .send(t.client.get(format!("{}/healthz", t.origin())))
         .await;
@@ -817,9 +832,12 @@ pub async fn real_importers_import_their_samples(t: &Target) {
         Some(("manifest.json", sample("dbt/samples/manifest.json"))),
     )
     .await;
-    assert!(operation["result"]["objectCount"].as_i64() > Some(30), "{operation}");
+    assert!(
+        operation["result"]["objectCount"].as_i64() > Some(30),
+        "{operation}"
+    );
     assert!(count_of(t, &dbt, "Column").await >= 30);
-    assert_eq!(count_of(t, &dbt, "Database").await, 1);
+    assert_eq!(count_of(t, &dbt, "Database").await, 2, "analytics and raw");
     let customers = "\"Object Type\" = 'Table' AND Name = 'customers'";
     let resp = t
         .get_q(
@@ -827,7 +845,12 @@ pub async fn real_importers_import_their_samples(t: &Target) {
             &[("select", "Name"), ("from", &dbt), ("where", customers)],
         )
         .await;
-    assert_eq!(resp.ok(), &json!(1), "{}", resp.describe());
+    assert_eq!(
+        resp.ok(),
+        &json!(2),
+        "the model and the source: {}",
+        resp.describe()
+    );
 
     // SQL DDL: schemas, tables, views, columns, keys.
     let (ddl, operation) = import_through(
@@ -849,7 +872,10 @@ pub async fn real_importers_import_their_samples(t: &Target) {
         Some(("orders.csv", sample("flatfile/samples/orders.csv"))),
     )
     .await;
-    assert_eq!(operation["result"]["objectCount"], 6, "a file and its five fields");
+    assert_eq!(
+        operation["result"]["objectCount"], 6,
+        "a file and its five fields"
+    );
     let resp = t
         .post(
             "/entities/executeMQLQuery",
@@ -877,7 +903,9 @@ pub async fn real_importers_import_their_samples(t: &Target) {
     let url = format!("sqlite://{}", db.display());
     let (harvested, operation) =
         import_through(t, "database", json!({"url": url, "profile": true}), None).await;
-    let objects = operation["result"]["objectCount"].as_i64().expect("objectCount");
+    let objects = operation["result"]["objectCount"]
+        .as_i64()
+        .expect("objectCount");
     assert_eq!(count_of(t, &harvested, "Table").await, 2);
     assert_eq!(count_of(t, &harvested, "Foreign Key").await, 1);
     // Curation: a sensitivity label approved on the customers table.
@@ -894,14 +922,18 @@ pub async fn real_importers_import_their_samples(t: &Target) {
         .post(
             "/entities/executeMQLQuery",
             &[],
-            &json!({"select": "Name", "from": harvested, "where": filter}),
+            &json!({"select": "Name", "from": harvested, "where": filter, "legacyEntityFormat": true}),
         )
         .await;
     let table = resp.ok_array()[0]["id"].as_str().expect("an id").to_owned();
     let labelled = format!("/repository/sensitivityLabels/{table}");
-    t.put(&labelled, &[], &json!({"label": label, "status": "APPROVED"}))
-        .await
-        .ok();
+    t.put(
+        &labelled,
+        &[],
+        &json!({"label": label, "status": "APPROVED"}),
+    )
+    .await
+    .ok();
     // Harvest again after the database grew a table: the table is added, the label stays.
     {
         let conn = rusqlite::Connection::open(&db).expect("the database");
@@ -910,9 +942,17 @@ pub async fn real_importers_import_their_samples(t: &Target) {
     }
     let again = run(t, &harvested).await;
     assert_eq!(again["state"], "SUCCEEDED", "{again}");
-    assert_eq!(again["result"]["added"], 4, "notes, its two columns and its key: {again}");
+    assert_eq!(
+        again["result"]["added"], 4,
+        "notes, its two columns and its key: {again}"
+    );
     assert_eq!(again["result"]["removed"], 0, "{again}");
     assert_eq!(again["result"]["objectCount"], objects + 4, "{again}");
     let resp = t.get(&labelled).await;
-    assert_eq!(resp.ok()["sensitivityLabel"], json!(label), "{}", resp.describe());
+    assert_eq!(
+        resp.ok()["sensitivityLabel"],
+        json!(label),
+        "{}",
+        resp.describe()
+    );
 }

@@ -253,6 +253,11 @@ impl<R: Read + Seek> ArchiveReader<R> {
         Ok(())
     }
 
+    /// Whether the archive holds the file.
+    pub(crate) fn has(&self, file: &'static FileSpec) -> bool {
+        self.entries.contains_key(file.name)
+    }
+
     /// The rows of the file, read as they are inflated; `None` when the archive does not
     /// hold it. The header is read and checked here.
     pub(crate) fn table(&mut self, file: &'static FileSpec) -> Result<Option<Table<'_, R>>> {

@@ -327,7 +327,9 @@ impl Catalog {
                 Vec::new(),
             ),
             false => {
-                let (nodes, vanished) = self.match_stored(number, &index).await?;
+                let (nodes, vanished) = self
+                    .match_stored(number, &index, Carried::of(&reader))
+                    .await?;
                 (Nodes::Matched(nodes), vanished)
             }
         };
@@ -501,7 +503,7 @@ impl Catalog {
             for page in changed.chunks(PAGE) {
                 let details = self.store.details(Scope::Objects(page.to_vec())).await?;
                 let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
-                for op in carried_removals(details, &in_page, number) {
+                for op in carried_removals(details, &in_page, number, Carried::of(&reader)) {
                     sink.push(op).await?;
                 }
             }
@@ -564,6 +566,7 @@ impl Catalog {
         &self,
         number: i64,
         index: &ObjectIndex,
+        carried: Carried,
     ) -> Result<(Vec<Node>, Vec<(ObjectId, Option<ObjectId>)>)> {
         let unmatched = Node {
             object: 0,
@@ -585,7 +588,7 @@ impl Catalog {
                 .store
                 .details(Scope::Objects(page.iter().map(|o| o.id).collect()))
                 .await?;
-            let prints = stored_fingerprints(page, &details, number);
+            let prints = stored_fingerprints(page, &details, number, carried);
             for object in page {
                 let key = match &object.native_id {
                     Some(native) => index.find(native),
@@ -1178,6 +1181,33 @@ fn edge_name(kind: EdgeKind, name: &str) -> String {
     }
 }
 
+/// The kinds of detail an archive carries: those it has a file for. A re-import replaces
+/// these on changed objects and leaves the others as they are, so what users added to
+/// objects (labels, classifications, sensitivity labels...) survives an importer that
+/// does not produce that kind.
+#[derive(Debug, Clone, Copy)]
+struct Carried {
+    attributes: bool,
+    relationships: bool,
+    tags: bool,
+    classifications: bool,
+    labels: bool,
+    profiling: bool,
+}
+
+impl Carried {
+    fn of<R: Read + Seek>(reader: &ArchiveReader<R>) -> Self {
+        Self {
+            attributes: reader.has(&spec::ATTRIBUTES),
+            relationships: reader.has(&spec::RELATIONSHIPS),
+            tags: reader.has(&spec::LABELS),
+            classifications: reader.has(&spec::CLASSIFICATIONS),
+            labels: reader.has(&spec::SENSITIVITY_LABELS),
+            profiling: reader.has(&spec::PROFILING),
+        }
+    }
+}
+
 /// Whether an edge between two objects of the model is one the archive carries.
 fn carried_edge(edge: &Edge, number: i64) -> bool {
     edge.source.model == number
@@ -1190,10 +1220,15 @@ fn carried_edge(edge: &Edge, number: i64) -> bool {
 
 /// Removes what the archive carries on the objects of `page` (their edges to objects
 /// of the model counted from the source), keeping edges to other models and grants.
-fn carried_removals(details: Details, page: &BTreeSet<ObjectId>, number: i64) -> Vec<Op> {
+fn carried_removals(
+    details: Details,
+    page: &BTreeSet<ObjectId>,
+    number: i64,
+    carried: Carried,
+) -> Vec<Op> {
     let mut ops = Vec::new();
     for a in details.attributes {
-        if page.contains(&a.object) {
+        if carried.attributes && page.contains(&a.object) {
             ops.push(Op::RemoveAttribute {
                 object: a.object,
                 attribute: a.attribute,
@@ -1201,17 +1236,17 @@ fn carried_removals(details: Details, page: &BTreeSet<ObjectId>, number: i64) ->
         }
     }
     for e in details.edges {
-        if page.contains(&e.source) && carried_edge(&e, number) {
+        if carried.relationships && page.contains(&e.source) && carried_edge(&e, number) {
             ops.push(Op::RemoveEdge(e));
         }
     }
     for t in details.tags {
-        if page.contains(&t.object) {
+        if carried.tags && page.contains(&t.object) {
             ops.push(Op::RemoveTag(t));
         }
     }
     for c in details.classifications {
-        if page.contains(&c.object) {
+        if carried.classifications && page.contains(&c.object) {
             ops.push(Op::RemoveClassification {
                 object: c.object,
                 data_class: c.data_class,
@@ -1219,7 +1254,7 @@ fn carried_removals(details: Details, page: &BTreeSet<ObjectId>, number: i64) ->
         }
     }
     for l in details.labels {
-        if page.contains(&l.object) {
+        if carried.labels && page.contains(&l.object) {
             ops.push(Op::RemoveLabelAssignment {
                 object: l.object,
                 label: l.label,
@@ -1227,7 +1262,10 @@ fn carried_removals(details: Details, page: &BTreeSet<ObjectId>, number: i64) ->
         }
     }
     for p in details.profiling {
-        if page.contains(&p.object) && (p.profile.is_some() || p.sample.is_some()) {
+        if carried.profiling
+            && page.contains(&p.object)
+            && (p.profile.is_some() || p.sample.is_some())
+        {
             ops.push(Op::SetProfiling(Profiling {
                 object: p.object,
                 profile: None,
@@ -1362,6 +1400,7 @@ fn stored_fingerprints(
     objects: &[Object],
     details: &Details,
     number: i64,
+    carried: Carried,
 ) -> HashMap<ObjectId, u64> {
     let mut prints: HashMap<ObjectId, u64> = objects
         .iter()
@@ -1386,24 +1425,29 @@ fn stored_fingerprints(
             *print = print.wrapping_add(hash);
         }
     };
-    for a in &details.attributes {
+    // Only what the archive carries counts: the rest is left as it is.
+    for a in details.attributes.iter().filter(|_| carried.attributes) {
         add(a.object, attribute_print(&a.attribute, &a.value));
     }
-    for e in &details.edges {
+    for e in details.edges.iter().filter(|_| carried.relationships) {
         if carried_edge(e, number) {
             add(e.source, edge_print(e.kind, &e.name, e.target));
         }
     }
-    for t in &details.tags {
+    for t in details.tags.iter().filter(|_| carried.tags) {
         add(t.object, tag_print(t.kind, &t.value));
     }
-    for c in &details.classifications {
+    for c in details
+        .classifications
+        .iter()
+        .filter(|_| carried.classifications)
+    {
         add(c.object, classification_print(&c.data_class, c.status));
     }
-    for l in &details.labels {
+    for l in details.labels.iter().filter(|_| carried.labels) {
         add(l.object, label_print(&l.label, l.status));
     }
-    for p in &details.profiling {
+    for p in details.profiling.iter().filter(|_| carried.profiling) {
         add(p.object, profiling_print(&p.profile, &p.sample));
     }
     prints

@@ -240,6 +240,28 @@ impl Catalog {
         })?;
         let (importer, format) = self.config.importers.get(&settings.format)?;
         let (importer, file_use) = (importer.clone(), format.file);
+        // One import of a model at a time: a second would race the first's write.
+        let running = self
+            .store
+            .operations(&OperationFilter {
+                model: Some(model.id),
+                state: Some(OperationState::Running),
+                limit: 1,
+                ..OperationFilter::default()
+            })
+            .await?;
+        if let Some(other) = running.first() {
+            return Err(Error::conflict(format!(
+                "model {} ('{}') is being imported by operation {} (started by {} at {}); start again when it has ended",
+                model.id,
+                model.name,
+                other.id,
+                other.started_by,
+                other
+                    .started_at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )));
+        }
         // The file is read now, so a missing one fails the call, not the operation.
         let file = match file_use {
             FileUse::None => None,

@@ -196,16 +196,47 @@ fn load(path: &Path) -> Result<Plugin, String> {
     Ok(Plugin { descriptor, about })
 }
 
-/// The state of one import, behind the callbacks' context pointer.
+/// The state of one import, behind the callbacks' context pointer. Chunks of records go
+/// to a writer thread that parses and spools them, so the plugin produces the next chunk
+/// while the last one is written: the two use both cores.
 struct Receiver {
-    spool: Spool,
+    chunks: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    /// Set by the writer when it failed: the next message is refused.
+    writer_failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Bytes of records received.
     received: u64,
     max_output: u64,
     error: Option<String>,
     /// Set when the host refused a message: every later one is refused too.
     stopped: bool,
-    reported_objects: u64,
+}
+
+/// The writer thread: parses chunks and spools their records until the channel closes
+/// or a chunk fails; answers the spool.
+fn write_chunks(
+    mut spool: Spool,
+    chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Result<Spool, String> {
+    let mut reported_objects = 0;
+    let outcome = (|| {
+        for chunk in chunks {
+            let records: Vec<Record> = serde_json::from_slice(&chunk)
+                .map_err(|e| format!("the plugin sent malformed records: {e}"))?;
+            for record in records {
+                spool.add(record)?;
+            }
+            if spool.counts.objects >= reported_objects + 10_000 {
+                reported_objects = spool.counts.objects;
+                emit(&Event::Received(spool.counts));
+            }
+        }
+        Ok(())
+    })();
+    if outcome.is_err() {
+        failed.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    outcome.map(|()| spool)
 }
 
 impl Receiver {
@@ -219,14 +250,19 @@ impl Receiver {
                         self.max_output >> 20
                     ));
                 }
-                let records: Vec<Record> = serde_json::from_slice(data)
-                    .map_err(|e| format!("the plugin sent malformed records: {e}"))?;
-                for record in records {
-                    self.spool.add(record)?;
+                if self
+                    .writer_failed
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                {
+                    // The writer's own error says why.
+                    return Err(String::new());
                 }
-                if self.spool.counts.objects >= self.reported_objects + 10_000 {
-                    self.reported_objects = self.spool.counts.objects;
-                    emit(&Event::Received(self.spool.counts));
+                let sent = self
+                    .chunks
+                    .as_ref()
+                    .is_some_and(|chunks| chunks.send(data.to_vec()).is_ok());
+                if !sent {
+                    return Err(String::new());
                 }
             }
             message::LOG => {
@@ -290,13 +326,22 @@ fn import(
             plugin.about.name, request.format
         ));
     }
+    let spool = Spool::new(output)?;
+    // Two chunks in flight at most: memory stays bounded when the writer is slower.
+    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let writer_failed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = writer_failed.clone();
+    let writer = std::thread::Builder::new()
+        .name("spool".into())
+        .spawn(move || write_chunks(spool, queue, flag))
+        .map_err(|e| format!("cannot start the spool writer: {e}"))?;
     let mut receiver = Receiver {
-        spool: Spool::new(output)?,
+        chunks: Some(chunks),
+        writer_failed,
         received: 0,
         max_output,
         error: None,
         stopped: false,
-        reported_objects: 0,
     };
     let request_json =
         serde_json::to_vec(request).map_err(|e| format!("cannot encode the request: {e}"))?;
@@ -307,14 +352,23 @@ fn import(
     // SAFETY: the request and the callbacks outlive the call; the plugin's contract.
     let code =
         unsafe { (plugin.descriptor.import)(request_json.as_ptr(), request_json.len(), &host) };
-    if let Some(error) = receiver.error.take() {
+    // Closing the channel ends the writer once it has written what is queued.
+    drop(receiver.chunks.take());
+    let spooled = writer
+        .join()
+        .unwrap_or_else(|_| Err("the spool writer failed".to_owned()));
+    let refused = receiver.error.take().filter(|e| !e.is_empty());
+    let spool = match (spooled, refused) {
+        // The writer's error explains a refusal it caused.
+        (Err(error), _) => return Err(error),
         // A refused message wins: the plugin's own error then only says it was stopped.
-        return Err(error);
-    }
+        (Ok(_), Some(error)) => return Err(error),
+        (Ok(spool), None) => spool,
+    };
     if code != 0 {
         return Err(format!(
             "the plugin failed (code {code}) without saying why"
         ));
     }
-    receiver.spool.finish(output)
+    spool.finish(output)
 }

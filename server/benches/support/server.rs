@@ -199,6 +199,7 @@ pub async fn json_call(
         .header(HOST, addr.to_string())
         .header("api-key", key)
         .header(CONTENT_TYPE, "application/json")
+        .header(hyper::header::ACCEPT, "application/json")
         .body(Full::new(Bytes::from(
             body.map(|b| b.to_string()).unwrap_or_default(),
         )))?;
