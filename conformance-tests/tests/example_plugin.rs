@@ -10,15 +10,17 @@ fn the_example_plugin_builds_from_its_readme_and_loads() {
     let example = root.join("examples/hello-plugin");
     let target = root.join("target/example-plugin");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_owned());
-    // `cargo build` in the crate's directory, as the README says (debug here, to reuse
-    // what the suite built; the README builds --release).
-    let status = Command::new(cargo)
-        .current_dir(&example)
-        .env("CARGO_TARGET_DIR", &target)
-        .arg("build")
-        .status()
-        .expect("running cargo build");
-    assert!(status.success(), "the example plugin does not build");
+    // `cargo test` and `cargo build` in the crate's directory, as the README says (debug
+    // here; the README builds --release).
+    for step in ["test", "build"] {
+        let status = Command::new(&cargo)
+            .current_dir(&example)
+            .env("CARGO_TARGET_DIR", &target)
+            .arg(step)
+            .status()
+            .expect("running cargo");
+        assert!(status.success(), "cargo {step} of the example plugin fails");
+    }
     let library = target.join(format!(
         "debug/{}hello_plugin{}",
         std::env::consts::DLL_PREFIX,

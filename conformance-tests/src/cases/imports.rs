@@ -309,7 +309,6 @@ pub async fn attachments_upload_and_download(t: &Target) {
     assert_eq!(resp.ok()["mediaType"], "application/json");
 
     let download = |query: Vec<(&'static str, String)>, accept: &'static str| {
-        let t = t;
         async move {
             let request = t
                 .call(Method::POST, DOWNLOAD_ATTACHMENT)

@@ -315,10 +315,18 @@ impl Catalog {
             .import_target(caller, options, &archive_model.name)
             .await?;
         let number = model.id.content_model();
+        // A model without objects (new, or made empty by PUT /repository/importModel)
+        // takes every object as new: nothing to match, rows inserted as new.
+        let empty = created
+            || self
+                .store
+                .model_objects_page(number, None, 1)
+                .await?
+                .is_empty();
 
         // Pass 2, for a re-import: the stored objects, matched by native id, with their
         // fingerprints. Objects the model does not have yet get new ids.
-        let (mut nodes, vanished) = match created {
+        let (mut nodes, vanished) = match empty {
             true => (
                 Nodes::New {
                     first: 0,
@@ -462,30 +470,38 @@ impl Catalog {
         // Pass 4: the writes, in one transaction. The archive is read into chunks while
         // the store writes the chunk before (on another thread or in the database).
         let compared = started.elapsed();
-        let mut tx = self.store.begin().await?;
-        if created {
-            // The checks (unique native ids and attributes) prove a new model's rows new.
-            tx.expect_new_rows();
-        }
-        let (chunks, queue) = mpsc::channel(1);
         model.description = description;
         model.updated_at = now();
         model.updated_by = Some(caller.user());
+        let mut model_ops = vec![
+            Op::PutObject(model.clone()),
+            Op::SetAttribute(AttributeValue {
+                object: model.id,
+                attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
+                value: profile_value,
+            }),
+        ];
+        let mut tx = self.store.begin().await?;
+        if empty {
+            // The checks (unique native ids and attributes) prove a new model's rows new;
+            // an existing model's own row and attribute are updated first.
+            if !created {
+                tx.write(std::mem::take(&mut model_ops)).await?;
+            }
+            tx.expect_new_rows();
+        }
+        let (chunks, queue) = mpsc::channel(1);
         let produce = async {
             let mut sink = Sink {
                 chunks,
                 ops: Vec::with_capacity(CHUNK),
             };
-            sink.push(Op::PutObject(model.clone())).await?;
-            sink.push(Op::SetAttribute(AttributeValue {
-                object: model.id,
-                attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
-                value: profile_value,
-            }))
-            .await?;
+            for op in model_ops {
+                sink.push(op).await?;
+            }
             // A re-import's definitions are known from pass 3; a new model's come after
             // its rows (nothing refers to them by key inside the transaction).
-            if !created {
+            if !empty {
                 for op in checks.plan.definitions() {
                     sink.push(op).await?;
                 }
@@ -518,10 +534,10 @@ impl Catalog {
                 &nodes,
                 number,
                 caller,
-                created.then_some(&mut checks),
+                empty.then_some(&mut checks),
             )
             .await?;
-            if created {
+            if empty {
                 for op in checks.plan.definitions() {
                     sink.push(op).await?;
                 }
@@ -638,44 +654,65 @@ impl Catalog {
                 Ok((model, false))
             }
             None => {
-                let folder = match &options.folder {
-                    None => None,
-                    Some(ObjectRef::Path(p)) if p.is_empty() => None,
-                    Some(reference) => {
-                        let folder = self.resolve(reference).await?;
-                        if folder.kind != ObjectKind::Folder {
-                            return Err(Error::invalid(format!(
-                                "{} ('{}') is not a folder",
-                                folder.id, folder.name
-                            )));
-                        }
-                        Some(folder.id)
-                    }
-                };
-                match folder {
-                    None => caller.require(Capability::Import)?,
-                    Some(folder) => self.require_on(caller, Capability::Import, folder).await?,
-                }
-                let name = options.name.as_deref().unwrap_or(archive_name).trim();
-                if name.is_empty() || name.contains('/') {
-                    return Err(bad(format!(
-                        "model name '{name}' must be non-empty and free of '/'"
-                    )));
-                }
-                let id = self
-                    .new_repository_id(folder, name, "; pass modelId to re-import into it")
+                let name = options.name.as_deref().unwrap_or(archive_name);
+                let model = self
+                    .unwritten_model(
+                        caller,
+                        options.folder.as_ref(),
+                        name,
+                        "; pass modelId to re-import into it",
+                    )
                     .await?;
-                let mut model = Object::new(
-                    id,
-                    ObjectKind::Model,
-                    TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
-                    SystemType::Model,
-                    name,
-                );
-                model.parent = folder;
                 Ok((model, true))
             }
         }
+    }
+
+    /// A new model named `name` in `folder` (the root when absent), not yet written,
+    /// with a reserved id, after checking the caller holds Import on the folder (globally
+    /// for the root) and the name is free; `hint` ends the message of a taken name.
+    pub(crate) async fn unwritten_model(
+        &self,
+        caller: &Caller,
+        folder: Option<&ObjectRef>,
+        name: &str,
+        hint: &str,
+    ) -> Result<Object> {
+        let folder = match folder {
+            None => None,
+            Some(ObjectRef::Path(p)) if p.is_empty() => None,
+            Some(reference) => {
+                let folder = self.resolve(reference).await?;
+                if folder.kind != ObjectKind::Folder {
+                    return Err(Error::invalid(format!(
+                        "{} ('{}') is not a folder",
+                        folder.id, folder.name
+                    )));
+                }
+                Some(folder.id)
+            }
+        };
+        match folder {
+            None => caller.require(Capability::Import)?,
+            Some(folder) => self.require_on(caller, Capability::Import, folder).await?,
+        }
+        let name = name.trim();
+        if name.is_empty() || name.contains('/') {
+            return Err(Error::invalid(format!(
+                "model name '{name}' must be non-empty and free of '/'"
+            )));
+        }
+        let id = self.new_repository_id(folder, name, hint).await?;
+        let mut model = Object::new(
+            id,
+            ObjectKind::Model,
+            TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
+            SystemType::Model,
+            name,
+        );
+        model.parent = folder;
+        model.updated_by = Some(caller.user());
+        Ok(model)
     }
 
     /// Reads every file but connections.csv once: runs `checks` on every row and sets

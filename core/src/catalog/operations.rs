@@ -24,8 +24,7 @@ use crate::import::{
 };
 use crate::model::{
     Attachment, AttachmentInfo, Capability, ImportSettings, Object, ObjectKind, Operation,
-    OperationDetail, OperationFilter, OperationLogLine, OperationProgress, OperationState,
-    REPOSITORY_PROFILE, SystemType, TypeName, now,
+    OperationDetail, OperationFilter, OperationLogLine, OperationProgress, OperationState, now,
 };
 use crate::store::{Batch, Op};
 
@@ -93,44 +92,16 @@ impl Catalog {
         let name = request
             .name
             .as_deref()
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
+            .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| Error::missing("modelId, or modelName (and folderId) of a new model"))?;
-        if name.contains('/') {
-            return Err(Error::invalid(format!(
-                "model name '{name}' must be free of '/'"
-            )));
-        }
-        let folder = match &request.folder {
-            None => None,
-            Some(ObjectRef::Path(p)) if p.is_empty() => None,
-            Some(reference) => {
-                let folder = self.resolve(reference).await?;
-                if folder.kind != ObjectKind::Folder {
-                    return Err(Error::invalid(format!(
-                        "{} ('{}') is not a folder",
-                        folder.id, folder.name
-                    )));
-                }
-                Some(folder.id)
-            }
-        };
-        match folder {
-            None => caller.require(Capability::Import)?,
-            Some(folder) => self.require_on(caller, Capability::Import, folder).await?,
-        }
-        let id = self
-            .new_repository_id(folder, name, "; pass modelId to set its import")
+        let model = self
+            .unwritten_model(
+                caller,
+                request.folder.as_ref(),
+                name,
+                "; pass modelId to set its import",
+            )
             .await?;
-        let mut model = Object::new(
-            id,
-            ObjectKind::Model,
-            TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
-            SystemType::Model,
-            name,
-        );
-        model.parent = folder;
-        model.updated_by = Some(caller.user());
         self.store
             .apply(Batch::from(vec![Op::PutObject(model.clone())]))
             .await?;

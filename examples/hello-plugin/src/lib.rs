@@ -46,3 +46,37 @@ impl Importer for HelloNames {
 }
 
 lore_plugin_sdk::export_importer!(HelloNames);
+
+#[cfg(test)]
+mod tests {
+    use lore_plugin_sdk::testing::{request, run};
+
+    use super::HelloNames;
+
+    #[test]
+    fn every_name_becomes_an_object_lore_accepts() {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("names.txt");
+        let outcome = run::<HelloNames>(&request(
+            "hello-names",
+            Some(&file),
+            serde_json::json!({"modelName": "People"}),
+        ));
+        // The checks Lore makes before it writes anything.
+        outcome.check().expect("a model Lore accepts");
+        assert_eq!(outcome.model().map(|m| m.name.as_str()), Some("People"));
+        let names: Vec<&str> = outcome.objects().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["Names", "Ada Lovelace", "Alan Turing", "Grace Hopper"]);
+        // Native ids follow the lines, so a re-import matches the same names.
+        assert_eq!(outcome.object("name-4").name, "Grace Hopper");
+    }
+
+    #[test]
+    fn a_missing_file_is_a_clear_error() {
+        let outcome = run::<HelloNames>(&request(
+            "hello-names",
+            Some(std::path::Path::new("/nowhere/names.txt")),
+            serde_json::json!({}),
+        ));
+        assert!(outcome.error().starts_with("cannot read /nowhere/names.txt"));
+    }
+}

@@ -42,6 +42,8 @@
 
 #![allow(unsafe_code)] // the C ABI: raw pointers and exported symbols
 
+pub mod testing;
+
 use std::ffi::{c_char, c_void};
 use std::fmt;
 use std::path::PathBuf;
