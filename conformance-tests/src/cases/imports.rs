@@ -308,15 +308,13 @@ pub async fn attachments_upload_and_download(t: &Target) {
     let resp = t.send(request).await;
     assert_eq!(resp.ok()["mediaType"], "application/json");
 
-    let download = |query: Vec<(&'static str, String)>, accept: &'static str| {
-        async move {
-            let request = t
-                .call(Method::POST, DOWNLOAD_ATTACHMENT)
-                .await
-                .query(&query)
-                .header("Accept", accept);
-            t.send(request).await
-        }
+    let download = |query: Vec<(&'static str, String)>, accept: &'static str| async move {
+        let request = t
+            .call(Method::POST, DOWNLOAD_ATTACHMENT)
+            .await
+            .query(&query)
+            .header("Accept", accept);
+        t.send(request).await
     };
     let newest = download(vec![("objectId", model.clone())], "application/x-download").await;
     assert_eq!(newest.status, 200, "{}", newest.describe());
