@@ -240,6 +240,7 @@ pub fn cases() -> Vec<Case> {
                 ("GET", "/types/listCategories", B),
                 ("GET", "/configuration/listModels", B),
                 ("GET", "/admin/roles", B),
+                ("GET", "/repository/importers", B),
             ]
         ),
         case!(

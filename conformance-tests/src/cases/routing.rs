@@ -101,6 +101,7 @@ pub async fn missing_or_invalid_key_is_401(t: &Target) {
         "/types/listCategories",
         "/configuration/listModels",
         "/admin/roles",
+        "/repository/importers",
     ] {
         let resp = t.send(t.anon(Method::GET, path)).await;
         assert_error(&resp, 401, "AUTHENTICATION_ERROR");

@@ -100,6 +100,9 @@ pub struct Catalog {
     config: CatalogConfig,
     /// The meta model with the store version it was read at, shared by the clones.
     meta: Arc<RwLock<Option<CachedMeta>>>,
+    /// The operations this process runs, which are alive whatever their heartbeat says
+    /// (on SQLite a long import's write holds the heartbeat's write back).
+    running_here: Arc<std::sync::Mutex<std::collections::HashSet<i64>>>,
 }
 
 impl Catalog {
@@ -108,6 +111,7 @@ impl Catalog {
             store,
             config,
             meta: Arc::default(),
+            running_here: Arc::default(),
         }
     }
 

@@ -276,6 +276,7 @@ impl Catalog {
             },
         };
         operation.id = self.store.insert_operation(operation.clone()).await?;
+        self.running(operation.id, true);
         let tracker = Tracker::new(operation.clone());
         let catalog = self.clone();
         let caller = caller.clone();
@@ -291,6 +292,7 @@ impl Catalog {
             let _ = stop.send(());
             let _ = beating.await;
             catalog.finish(&tracker, outcome).await;
+            catalog.running(run.id, false);
         });
         Ok(operation)
     }
@@ -455,9 +457,15 @@ impl Catalog {
             })
             .await?;
         let mut failed = 0;
+        // What this process runs is alive, whatever its heartbeat says.
+        let here = self
+            .running_here
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default();
         for mut operation in running
             .into_iter()
-            .filter(|o| o.heartbeat_at < stale_before)
+            .filter(|o| o.heartbeat_at < stale_before && !here.contains(&o.id))
         {
             let message = format!(
                 "interrupted: the Lore process running it stopped (no heartbeat since {})",
@@ -489,6 +497,17 @@ impl Catalog {
             failed += 1;
         }
         Ok(failed)
+    }
+
+    /// Notes that this process runs (or no longer runs) an operation.
+    fn running(&self, id: i64, running: bool) {
+        if let Ok(mut here) = self.running_here.lock() {
+            if running {
+                here.insert(id);
+            } else {
+                here.remove(&id);
+            }
+        }
     }
 
     /// The importers of this server, for `GET /repository/importers`; what did not load
