@@ -521,6 +521,12 @@ pub async fn start_import_bad_input(t: &Target) {
         .get_q("/operations/listOperations", &[("limit", "0")])
         .await;
     assert_error(&resp, 400, "INVALID_PARAMETER");
+    for limit in ["abc", "1001", "-1", "2.5"] {
+        let resp = t
+            .get_q("/operations/listOperations", &[("limit", limit)])
+            .await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+    }
     let resp = t
         .get_q("/operations/listOperations", &[("modelId", "/no/such")])
         .await;

@@ -349,8 +349,8 @@ pub struct ListOperationsParams {
     pub model_id: Option<String>,
     /// `RUNNING`, `SUCCEEDED` or `FAILED`.
     pub state: Option<String>,
-    /// At most this many, newest first (default 100, at most 1000).
-    pub limit: Option<usize>,
+    /// At most this many, newest first: 1 to 1000 (default 100).
+    pub limit: Option<String>,
 }
 
 /// Operations, newest first: `[{id, type, state, modelId, format, startedBy, startedAt,
@@ -381,14 +381,24 @@ pub async fn list_operations(
             ))
         })?),
     };
-    let limit = params.limit.unwrap_or(100);
-    if limit == 0 || limit > lore_core::catalog::MAX_LISTED {
-        return Err(Error::invalid(format!(
-            "limit {limit} must be between 1 and {}",
-            lore_core::catalog::MAX_LISTED
-        ))
-        .into());
-    }
+    let limit = match params
+        .limit
+        .as_deref()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        None => 100,
+        Some(text) => text
+            .parse::<usize>()
+            .ok()
+            .filter(|l| (1..=lore_core::catalog::MAX_LISTED).contains(l))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "limit '{text}' must be a whole number from 1 to {}",
+                    lore_core::catalog::MAX_LISTED
+                ))
+            })?,
+    };
     let operations = state
         .catalog
         .operations(
