@@ -1,7 +1,9 @@
 //! Running an importer without Lore, for its tests: [`run`] collects what it sends, and
 //! [`Outcome::check`] makes the checks Lore makes of a model archive that need no meta
 //! model (one model, unique native ids, every reference resolving, no parent cycle), so a
-//! plugin's tests catch what Lore would refuse.
+//! plugin's tests catch what Lore would refuse. [`Outcome`]'s other methods find what
+//! was sent: objects by native id, type or parent, attribute values, relationships,
+//! labels, profiling and log lines.
 //!
 //! ```
 //! use lore_plugin_sdk::testing;
@@ -24,7 +26,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::{Error, Importer, LogLine, Model, Object, Output, Progress, Record, Request, message};
+use crate::{
+    Error, Importer, Label, LogLine, Model, Object, Output, Profiling, Progress, Record,
+    Relationship, Request, message,
+};
 
 /// What an importer sent, and how it ended.
 #[derive(Debug)]
@@ -118,6 +123,39 @@ impl Outcome {
             .unwrap_or_else(|| panic!("no object {native_id}"))
     }
 
+    /// Whether an object of that native id was sent.
+    pub fn has_object(&self, native_id: &str) -> bool {
+        self.objects().any(|o| o.native_id == native_id)
+    }
+
+    /// The objects of a type, in the order sent.
+    pub fn objects_of_type(&self, object_type: &str) -> impl Iterator<Item = &Object> {
+        self.objects().filter(move |o| o.object_type == object_type)
+    }
+
+    /// The children of an object (the objects whose parent it is), in the order sent.
+    pub fn children(&self, parent_native_id: &str) -> impl Iterator<Item = &Object> {
+        self.objects()
+            .filter(move |o| o.parent_native_id.as_deref() == Some(parent_native_id))
+    }
+
+    /// One attribute value of an object: (value type, value), `None` when none was sent.
+    /// Panics when two were sent (which [`check`](Self::check) refuses too).
+    pub fn attribute(&self, native_id: &str, attribute: &str) -> Option<(&str, &str)> {
+        let mut values = self.records.iter().filter_map(|r| match r {
+            Record::Attribute(a) if a.native_id == native_id && a.attribute == attribute => {
+                Some((a.value_type.as_str(), a.value.as_str()))
+            }
+            _ => None,
+        });
+        let value = values.next();
+        assert!(
+            values.next().is_none(),
+            "{native_id} has two values of '{attribute}'"
+        );
+        value
+    }
+
     /// The attribute values of an object: name → (value type, value).
     pub fn attributes(&self, native_id: &str) -> BTreeMap<String, (String, String)> {
         self.records
@@ -131,6 +169,53 @@ impl Outcome {
             .collect()
     }
 
+    /// The relationships, in the order sent.
+    pub fn relationships(&self) -> impl Iterator<Item = &Relationship> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Relationship(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The labels and collections of every object, in the order sent.
+    pub fn labels(&self) -> impl Iterator<Item = &Label> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Label(l) => Some(l),
+            _ => None,
+        })
+    }
+
+    /// The profiling records, in the order sent.
+    pub fn profilings(&self) -> impl Iterator<Item = &Profiling> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Profiling(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// The profiling of an object; panics when none was sent.
+    pub fn profiling(&self, native_id: &str) -> &Profiling {
+        self.profilings()
+            .find(|p| p.native_id == native_id)
+            .unwrap_or_else(|| panic!("no profiling of {native_id}"))
+    }
+
+    /// The DataProfile of an object; panics when none was sent.
+    pub fn data_profile(&self, native_id: &str) -> &Value {
+        self.profiling(native_id)
+            .data_profile
+            .as_ref()
+            .unwrap_or_else(|| panic!("no data profile of {native_id}"))
+    }
+
+    /// The DataSample of an object; panics when none was sent.
+    pub fn data_sample(&self, native_id: &str) -> &Value {
+        self.profiling(native_id)
+            .data_sample
+            .as_ref()
+            .unwrap_or_else(|| panic!("no data sample of {native_id}"))
+    }
+
     /// Log lines at a level.
     pub fn log_lines(&self, level: crate::Level) -> Vec<&str> {
         self.logs
@@ -141,10 +226,14 @@ impl Outcome {
     }
 
     /// The checks Lore makes of an archive that need no meta model: the import
-    /// succeeded; exactly one model record; native ids unique and not blank; every
-    /// parent, attribute, relationship end, label, classification, sensitivity label and
-    /// profiling names an object sent; at most one value per attribute of an object and
-    /// one profiling per object; no parent cycle; values of the known value types read.
+    /// succeeded; exactly one model record; native ids unique and not blank; names and
+    /// object types not blank; every parent, attribute, relationship end, label,
+    /// classification, sensitivity label and profiling names an object sent; at most one
+    /// value per attribute of an object and one profiling per object; no parent cycle;
+    /// values of the known value types read.
+    ///
+    /// Whether Lore's meta model knows an object type, and which types the model's
+    /// profile allows, is for the plugin's own tests to check.
     pub fn check(&self) -> Result<(), String> {
         if let Err(e) = &self.result {
             return Err(format!("the import failed: {e}"));
@@ -167,6 +256,9 @@ impl Outcome {
             }
             if object.name.trim().is_empty() {
                 return Err(format!("object {} has no name", object.native_id));
+            }
+            if object.object_type.trim().is_empty() {
+                return Err(format!("object {} has no object type", object.native_id));
             }
             if parents
                 .insert(&object.native_id, object.parent_native_id.as_deref())
@@ -250,7 +342,8 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{About, Format, Relationship};
+    use crate::{About, Attribute, Format, Label, Level};
+    use serde_json::json;
 
     struct Cyclic;
 
@@ -271,26 +364,132 @@ mod tests {
             if request.flag("dangling") {
                 out.relationship(Relationship::new("lineage", "x", "a", "nowhere"))?;
             }
+            if request.flag("untyped") {
+                out.object(Object::new("c", " ", "C"))?;
+            }
             Ok(())
         }
     }
 
     #[test]
     fn check_finds_what_lore_would_refuse() {
-        let good = run::<Cyclic>(&request("c", None, serde_json::json!({})));
+        let good = run::<Cyclic>(&request("c", None, json!({})));
         assert_eq!(good.check(), Ok(()));
         assert_eq!(good.objects().count(), 2);
-        let cycle = run::<Cyclic>(&request("c", None, serde_json::json!({"cycle": true})));
+        let cycle = run::<Cyclic>(&request("c", None, json!({"cycle": true})));
         assert!(
             cycle
                 .check()
                 .unwrap_err()
                 .starts_with("a parent cycle through")
         );
-        let dangling = run::<Cyclic>(&request("c", None, serde_json::json!({"dangling": true})));
+        let dangling = run::<Cyclic>(&request("c", None, json!({"dangling": true})));
         assert_eq!(
             dangling.check().unwrap_err(),
             "a lineage relationship names nowhere, which no object has"
         );
+        let untyped = run::<Cyclic>(&request("c", None, json!({"untyped": true})));
+        assert_eq!(untyped.check().unwrap_err(), "object c has no object type");
+    }
+
+    /// A schema with two tables, a relationship between them, a label, profiling and a
+    /// log line; with `twice`, one attribute value twice.
+    struct Shop;
+
+    impl Importer for Shop {
+        fn about() -> About {
+            About::new("shop", "1").format(Format::new("shop", "").without_file())
+        }
+
+        fn import(request: &Request, out: &mut Output<'_>) -> Result<(), Error> {
+            out.model(Model::new("Shop", "Custom Model"))?;
+            out.object(Object::new("s", "Schema", "S"))?;
+            out.object(Object::new("s.orders", "Table", "Orders").parent("s"))?;
+            out.object(Object::new("s.orders.id", "Column", "id").parent("s.orders"))?;
+            out.object(Object::new("s.customers", "Table", "Customers").parent("s"))?;
+            out.attribute(Attribute::integer("s.orders", "Row Count", 3))?;
+            if request.flag("twice") {
+                out.attribute(Attribute::integer("s.orders", "Row Count", 4))?;
+            }
+            out.relationship(Relationship::new(
+                "entity_relationship",
+                "orders_customer_fk",
+                "s.orders",
+                "s.customers",
+            ))?;
+            out.label(Label::label("s.orders.id", "key"))?;
+            out.profiling(Profiling {
+                native_id: "s.orders.id".into(),
+                data_profile: Some(json!({"totalProfiledRows": 3})),
+                data_sample: None,
+            })?;
+            out.log(Level::Info, "4 objects")
+        }
+    }
+
+    #[test]
+    fn the_outcome_finds_what_was_sent() {
+        let shop = run::<Shop>(&request("shop", None, json!({})));
+        assert_eq!(shop.check(), Ok(()));
+        assert_eq!(shop.model().map(|m| m.name.as_str()), Some("Shop"));
+        assert!(shop.has_object("s.orders.id"));
+        assert!(!shop.has_object("s.orders.name"));
+        let ids = |objects: Vec<&Object>| -> Vec<String> {
+            objects.iter().map(|o| o.native_id.clone()).collect()
+        };
+        assert_eq!(
+            ids(shop.objects_of_type("Table").collect()),
+            ["s.orders", "s.customers"]
+        );
+        assert_eq!(
+            ids(shop.children("s").collect()),
+            ["s.orders", "s.customers"]
+        );
+        assert_eq!(ids(shop.children("s.orders").collect()), ["s.orders.id"]);
+        assert_eq!(shop.children("s.customers").count(), 0);
+        assert_eq!(
+            shop.attribute("s.orders", "Row Count"),
+            Some(("Integer", "3"))
+        );
+        assert_eq!(shop.attribute("s.orders", "Length"), None);
+        assert_eq!(shop.attribute("s.customers", "Row Count"), None);
+        assert_eq!(
+            shop.relationships().collect::<Vec<_>>(),
+            [&Relationship::new(
+                "entity_relationship",
+                "orders_customer_fk",
+                "s.orders",
+                "s.customers"
+            )]
+        );
+        assert_eq!(
+            shop.labels().collect::<Vec<_>>(),
+            [&Label::label("s.orders.id", "key")]
+        );
+        assert_eq!(shop.profilings().count(), 1);
+        assert_eq!(
+            shop.data_profile("s.orders.id"),
+            &json!({"totalProfiledRows": 3})
+        );
+        assert_eq!(shop.profiling("s.orders.id").data_sample, None);
+        assert_eq!(shop.log_lines(Level::Info), ["4 objects"]);
+        assert!(shop.log_lines(Level::Warn).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "no data sample of s.orders.id")]
+    fn a_missing_data_sample_panics() {
+        run::<Shop>(&request("shop", None, json!({}))).data_sample("s.orders.id");
+    }
+
+    #[test]
+    #[should_panic(expected = "s.orders has two values of 'Row Count'")]
+    fn an_attribute_sent_twice_panics() {
+        let twice = run::<Shop>(&request("shop", None, json!({"twice": true})));
+        assert_eq!(
+            twice.check().unwrap_err(),
+            "s.orders has two values of 'Row Count'"
+        );
+        twice.attribute("s.orders", "Row Count");
     }
 }

@@ -1,62 +1,42 @@
 //! Runs the dbt importer over the sample manifest and over small hand-made ones, the way
 //! the plugin host does, and checks what it sends.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use lore_importer_dbt::DbtImporter;
-use lore_plugin_sdk::{
-    Error, Importer, Level, LogLine, Object, Output, Progress, Record, Request, message,
-};
+use lore_plugin_sdk::testing::{self, Outcome};
+use lore_plugin_sdk::{Importer, Level, Record};
 use serde_json::{Value, json};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/manifest.json")
 }
 
-/// Everything one import sent.
-#[derive(Debug, Default)]
-struct Sent {
-    records: Vec<Record>,
-    logs: Vec<LogLine>,
-    progress: Vec<Progress>,
-    chunks: usize,
+/// What these tests read of an import, beyond [`Outcome`]'s own helpers.
+trait DbtOutcome {
+    /// The (name, type) of the children of `parent`, in the order sent.
+    fn child_names(&self, parent: &str) -> Vec<(&str, &str)>;
+    /// A String attribute's value.
+    fn text(&self, id: &str, name: &str) -> Option<&str>;
+    /// (native id, value) of every value of an attribute.
+    fn attributes_named(&self, name: &str) -> BTreeSet<(String, String)>;
+    /// (native id, value) of every label (tags are labels, never collections).
+    fn tags(&self) -> BTreeSet<(&str, &str)>;
+    /// (name, source, target) of every lineage edge.
+    fn lineage(&self) -> BTreeSet<(&str, &str, &str)>;
+    /// What Lore would refuse ([`Outcome::check`]), and what the importer never sends:
+    /// records other than the model, objects, attributes, labels and lineage; values
+    /// other than String, Integer and Boolean; a label or an edge twice; an edge from an
+    /// object to itself.
+    fn check_integrity(&self);
 }
 
-impl Sent {
-    fn objects(&self) -> impl Iterator<Item = &Object> {
-        self.records.iter().filter_map(|r| match r {
-            Record::Object(o) => Some(o),
-            _ => None,
-        })
-    }
-
-    fn object(&self, id: &str) -> &Object {
-        self.objects()
-            .find(|o| o.native_id == id)
-            .unwrap_or_else(|| panic!("no object '{id}'"))
-    }
-
-    fn has(&self, id: &str) -> bool {
-        self.objects().any(|o| o.native_id == id)
-    }
-
-    /// The children of `parent` in the order sent: (name, type).
-    fn children(&self, parent: &str) -> Vec<(&str, &str)> {
-        self.objects()
-            .filter(|o| o.parent_native_id.as_deref() == Some(parent))
+impl DbtOutcome for Outcome {
+    fn child_names(&self, parent: &str) -> Vec<(&str, &str)> {
+        self.children(parent)
             .map(|o| (o.name.as_str(), o.object_type.as_str()))
             .collect()
-    }
-
-    /// An attribute's (type, value).
-    fn attribute(&self, id: &str, name: &str) -> Option<(&str, &str)> {
-        self.records.iter().find_map(|r| match r {
-            Record::Attribute(a) if a.native_id == id && a.attribute == name => {
-                Some((a.value_type.as_str(), a.value.as_str()))
-            }
-            _ => None,
-        })
     }
 
     fn text(&self, id: &str, name: &str) -> Option<&str> {
@@ -78,103 +58,44 @@ impl Sent {
             .collect()
     }
 
-    fn labels(&self) -> BTreeSet<(&str, &str)> {
-        self.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Label(l) => {
-                    assert_eq!(l.kind, "label");
-                    Some((l.native_id.as_str(), l.value.as_str()))
-                }
-                _ => None,
+    fn tags(&self) -> BTreeSet<(&str, &str)> {
+        self.labels()
+            .map(|l| {
+                assert_eq!(l.kind, "label");
+                (l.native_id.as_str(), l.value.as_str())
             })
             .collect()
     }
 
-    /// (name, source, target) of every lineage edge.
     fn lineage(&self) -> BTreeSet<(&str, &str, &str)> {
-        self.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Relationship(rel) => {
-                    assert_eq!(rel.kind, "lineage");
-                    Some((
-                        rel.name.as_str(),
-                        rel.source_native_id.as_str(),
-                        rel.target_native_id.as_str(),
-                    ))
-                }
-                _ => None,
+        self.relationships()
+            .map(|rel| {
+                assert_eq!(rel.kind, "lineage");
+                (
+                    rel.name.as_str(),
+                    rel.source_native_id.as_str(),
+                    rel.target_native_id.as_str(),
+                )
             })
             .collect()
     }
 
-    fn info(&self) -> Vec<&str> {
-        self.logs
-            .iter()
-            .filter(|l| l.level == Level::Info)
-            .map(|l| l.message.as_str())
-            .collect()
-    }
-
-    /// What the model archive reader would refuse: not exactly one model, duplicate or
-    /// blank native ids, dangling or cyclic parents, references to unsent objects, two
-    /// values of one attribute, duplicate labels or edges.
     fn check_integrity(&self) {
-        let models = self
-            .records
-            .iter()
-            .filter(|r| matches!(r, Record::Model(_)))
-            .count();
-        assert_eq!(models, 1, "exactly one model record");
-        let mut parents = HashMap::new();
-        for o in self.objects() {
-            assert!(!o.native_id.trim().is_empty(), "blank native id: {o:?}");
-            assert!(!o.name.trim().is_empty(), "blank name: {o:?}");
-            assert!(!o.object_type.is_empty());
-            let first = parents.insert(o.native_id.as_str(), o.parent_native_id.as_deref());
-            assert!(first.is_none(), "duplicate native id '{}'", o.native_id);
+        if let Err(refused) = self.check() {
+            panic!("Lore would refuse the import: {refused}");
         }
-        for (id, parent) in &parents {
-            let mut seen = HashSet::from([*id]);
-            let mut at = *parent;
-            while let Some(p) = at {
-                assert!(
-                    parents.contains_key(p),
-                    "'{id}' has a dangling parent '{p}'"
-                );
-                assert!(seen.insert(p), "parent cycle through '{id}'");
-                at = parents[p];
-            }
-        }
-        let known = |id: &str, what: &str| {
-            assert!(parents.contains_key(id), "{what} refers to unsent '{id}'");
-        };
-        let mut attributes = HashSet::new();
         let mut labels = HashSet::new();
         let mut edges = HashSet::new();
         for r in &self.records {
             match r {
-                Record::Attribute(a) => {
-                    known(&a.native_id, &a.attribute);
-                    assert!(
-                        attributes.insert((&a.native_id, &a.attribute)),
-                        "two values of {} for {}",
-                        a.attribute,
-                        a.native_id
-                    );
-                    assert!(
-                        ["String", "Integer", "Boolean"].contains(&a.value_type.as_str()),
-                        "{a:?}"
-                    );
-                }
+                Record::Attribute(a) => assert!(
+                    ["String", "Integer", "Boolean"].contains(&a.value_type.as_str()),
+                    "{a:?}"
+                ),
                 Record::Label(l) => {
-                    known(&l.native_id, "a label");
                     assert!(labels.insert((&l.native_id, &l.value)), "duplicate {l:?}");
                 }
                 Record::Relationship(rel) => {
-                    known(&rel.source_native_id, "a lineage source");
-                    known(&rel.target_native_id, "a lineage target");
                     assert_ne!(rel.source_native_id, rel.target_native_id);
                     assert!(
                         edges.insert((
@@ -193,41 +114,13 @@ impl Sent {
     }
 }
 
-/// Runs an import as the host does; records arrive as JSON chunks.
-fn import(file: Option<&Path>, parameters: Value) -> Result<Sent, Error> {
-    let request = Request {
-        format: "dbt-manifest".into(),
-        file: file.map(Path::to_path_buf),
-        parameters: parameters.as_object().cloned().unwrap_or_default(),
-    };
-    let mut sent = Sent::default();
-    let mut send = |kind: u32, data: &[u8]| {
-        match kind {
-            message::RECORDS => {
-                let chunk: Vec<Record> =
-                    serde_json::from_slice(data).expect("a chunk is a JSON array of records");
-                sent.records.extend(chunk);
-                sent.chunks += 1;
-            }
-            message::LOG => sent
-                .logs
-                .push(serde_json::from_slice(data).expect("a log line")),
-            message::PROGRESS => sent
-                .progress
-                .push(serde_json::from_slice(data).expect("a progress")),
-            other => panic!("unexpected message kind {other}"),
-        }
-        true
-    };
-    let mut out = Output::new(&mut send);
-    DbtImporter::import(&request, &mut out)?;
-    out.flush()?;
-    drop(out);
-    Ok(sent)
+/// Runs an import as the host does.
+fn import(file: Option<&Path>, parameters: Value) -> Outcome {
+    testing::run::<DbtImporter>(&testing::request("dbt-manifest", file, parameters))
 }
 
-fn import_sample(parameters: Value) -> Sent {
-    let sent = import(Some(&sample()), parameters).expect("the sample imports");
+fn import_sample(parameters: Value) -> Outcome {
+    let sent = import(Some(&sample()), parameters);
     sent.check_integrity();
     sent
 }
@@ -258,9 +151,7 @@ impl Drop for TempManifest {
 }
 
 fn error_of(file: Option<&Path>) -> String {
-    import(file, json!({}))
-        .expect_err("the import fails")
-        .to_string()
+    import(file, json!({})).error()
 }
 
 const CUSTOMERS: &str = "model.jaffle_shop.customers";
@@ -291,10 +182,7 @@ fn about_names_the_format_and_its_parameters() {
 #[test]
 fn the_model_is_named_after_the_project() {
     let sent = import_sample(json!({}));
-    let Some(Record::Model(model)) = sent.records.iter().find(|r| matches!(r, Record::Model(_)))
-    else {
-        panic!("no model record");
-    };
+    let model = sent.model().expect("a model record");
     assert_eq!(model.name, "jaffle_shop");
     assert_eq!(model.profile, "RDBMS Relational Database (Database)");
     assert_eq!(
@@ -398,7 +286,7 @@ fn the_customers_model_is_a_table_with_its_columns_in_order() {
     );
     assert_eq!(sent.attribute(CUSTOMERS, "View Statement"), None);
 
-    let columns = sent.children(CUSTOMERS);
+    let columns = sent.child_names(CUSTOMERS);
     let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
     assert_eq!(
         names,
@@ -505,7 +393,7 @@ fn views_carry_their_statement_and_other_nodes_their_relation_names() {
         sent.object(SNAPSHOT).physical_name.as_deref(),
         Some("orders_snapshot")
     );
-    assert!(sent.children(SNAPSHOT).is_empty());
+    assert_eq!(sent.children(SNAPSHOT).count(), 0);
 
     // A column without a data type has none.
     assert_eq!(
@@ -517,7 +405,7 @@ fn views_carry_their_statement_and_other_nodes_their_relation_names() {
 #[test]
 fn ephemeral_models_and_tests_are_left_out_by_default() {
     let sent = import_sample(json!({}));
-    assert!(!sent.has(STG_PAYMENTS));
+    assert!(!sent.has_object(STG_PAYMENTS));
     assert!(
         !sent
             .objects()
@@ -550,7 +438,7 @@ fn lineage_follows_depends_on_through_ephemeral_models() {
 fn tags_become_labels() {
     let sent = import_sample(json!({}));
     assert_eq!(
-        sent.labels(),
+        sent.tags(),
         BTreeSet::from([
             (STG_CUSTOMERS, "staging"),
             ("model.jaffle_shop.stg_customers.first_name", "pii"),
@@ -585,7 +473,7 @@ fn progress_and_a_summary_are_reported() {
         .collect();
     assert_eq!(progress, [(0, Some(12), "nodes"), (12, Some(12), "nodes")]);
     assert_eq!(
-        sent.info(),
+        sent.log_lines(Level::Info),
         [
             "dbt manifest of 'jaffle_shop' (dbt 1.8.2): imported 4 models, 1 seed, \
              1 snapshot, 2 sources, 30 columns, 8 lineage edges; 3 tests left out; \
@@ -639,7 +527,7 @@ fn include_tests_records_them_on_what_they_test() {
         sent.objects().count(),
         import_sample(json!({})).objects().count()
     );
-    assert!(sent.info()[0].contains("3 tests recorded in 'dbt Tests'"));
+    assert!(sent.log_lines(Level::Info)[0].contains("3 tests recorded in 'dbt Tests'"));
 }
 
 #[test]
@@ -662,7 +550,7 @@ fn include_ephemeral_imports_them_as_views() {
             .is_some_and(|s| s.contains("amount / 100"))
     );
     assert_eq!(
-        sent.children(STG_PAYMENTS),
+        sent.child_names(STG_PAYMENTS),
         [("payment_id", "Column"), ("amount", "Column")]
     );
     let lineage = sent.lineage();
@@ -671,7 +559,7 @@ fn include_ephemeral_imports_them_as_views() {
     assert!(lineage.contains(&("dbt ref", STG_PAYMENTS, ORDERS)));
     assert!(!lineage.contains(&("dbt ref", RAW_PAYMENTS, CUSTOMERS)));
     assert_eq!(lineage.len(), 9);
-    assert!(sent.info()[0].contains("imported 5 models"));
+    assert!(sent.log_lines(Level::Info)[0].contains("imported 5 models"));
 }
 
 /// A node of a hand-made manifest.
@@ -710,7 +598,7 @@ fn odd_but_valid_manifests_import() {
         }
     });
     let file = TempManifest::json("odd", &manifest);
-    let sent = import(Some(&file.0), json!({})).expect("imports");
+    let sent = import(Some(&file.0), json!({}));
     sent.check_integrity();
 
     let Some(Record::Model(model)) = sent.records.first() else {
@@ -727,14 +615,14 @@ fn odd_but_valid_manifests_import() {
     let nulls = sent.object("model.p.nulls");
     assert_eq!(nulls.description, None);
     assert_eq!(nulls.object_type, "Table");
-    assert!(sent.children("model.p.nulls").is_empty());
+    assert_eq!(sent.children("model.p.nulls").count(), 0);
     // A schema without a database is top-level; column names differing in case are two.
     assert_eq!(sent.object("schema:main").parent_native_id, None);
     assert_eq!(
         sent.object("seed.p.lookup").parent_native_id.as_deref(),
         Some("schema:main")
     );
-    let mut columns = sent.children("seed.p.lookup");
+    let mut columns = sent.child_names("seed.p.lookup");
     columns.sort_unstable();
     assert_eq!(columns, [("CODE", "Column"), ("code", "Column")]);
     // Lineage through two ephemeral models; the missing upstream is skipped.
@@ -742,9 +630,9 @@ fn odd_but_valid_manifests_import() {
         sent.lineage(),
         BTreeSet::from([("dbt ref", "seed.p.lookup", "model.p.nulls")])
     );
-    assert!(!sent.has("analysis.p.report"));
+    assert!(!sent.has_object("analysis.p.report"));
     assert_eq!(
-        sent.info(),
+        sent.log_lines(Level::Info),
         [
             "dbt manifest: imported 2 models, 1 seed, 0 snapshots, 0 sources, 2 columns, \
              1 lineage edge; 0 tests left out; 2 ephemeral models and 1 other node left out"
@@ -773,7 +661,7 @@ fn large_manifests_stream_in_chunks_with_progress() {
     }
     let manifest = json!({"metadata": {"project_name": "big"}, "nodes": nodes, "sources": {}});
     let file = TempManifest::json("big", &manifest);
-    let sent = import(Some(&file.0), json!({})).expect("imports");
+    let sent = import(Some(&file.0), json!({}));
     sent.check_integrity();
     assert!(sent.chunks > 1, "{} chunks", sent.chunks);
     // 1 database, 7 schemas, 1200 tables, 3600 columns.
@@ -889,7 +777,7 @@ fn tests_attach_to_the_column_they_name() {
         }
     });
     let file = TempManifest::json("tests", &manifest);
-    let sent = import(Some(&file.0), json!({"includeTests": true})).expect("imports");
+    let sent = import(Some(&file.0), json!({"includeTests": true}));
     sent.check_integrity();
     let own = |id: &str, value: &str| (id.to_owned(), value.to_owned());
     assert_eq!(
@@ -903,5 +791,5 @@ fn tests_attach_to_the_column_they_name() {
             own("model.p.m", "both_agree"),
         ])
     );
-    assert!(sent.info()[0].contains("6 tests recorded in 'dbt Tests'"));
+    assert!(sent.log_lines(Level::Info)[0].contains("6 tests recorded in 'dbt Tests'"));
 }

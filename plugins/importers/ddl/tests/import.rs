@@ -1,192 +1,80 @@
 //! The importer run through the SDK's `Output`, on the samples and on small scripts.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lore_importer_ddl::DdlImporter;
-use lore_plugin_sdk::{
-    Attribute, Error, FileUse, Importer, Level, LogLine, Object, Output, Progress, Record,
-    Relationship, Request, message,
-};
+use lore_plugin_sdk::testing::{self, Outcome};
+use lore_plugin_sdk::{Error, FileUse, Importer, Level, Output, Record, Request};
 use serde_json::{Value, json};
 
-/// What one import sent.
-#[derive(Debug)]
-struct Outcome {
-    result: Result<(), Error>,
-    records: Vec<Record>,
-    logs: Vec<LogLine>,
-    progress: Vec<Progress>,
+/// What these tests read of an import, beyond [`Outcome`]'s own helpers.
+trait DdlOutcome {
+    /// `(native_id, object_type)` of the children of an object, in the order sent.
+    fn child_types(&self, parent: &str) -> Vec<(&str, &str)>;
+    /// `(name, data_type)` of the columns of a table or view, in the order sent.
+    fn columns(&self, parent: &str) -> Vec<(&str, Option<&str>)>;
+    /// The value of an attribute, whatever its type.
+    fn value(&self, native_id: &str, attribute: &str) -> Option<String>;
+    /// `(kind, name, source, target)` of every relationship.
+    fn edges(&self) -> BTreeSet<(String, String, String, String)>;
+    fn native_ids_of_type(&self, object_type: &str) -> Vec<String>;
+    /// What Lore would refuse ([`Outcome::check`]), and what the importer never sends:
+    /// values other than String, Integer and Boolean; object types other than those of
+    /// the relational profile it imports into.
+    fn check_references(&self);
 }
 
-impl Outcome {
-    fn ok(self) -> Self {
-        if let Err(e) = &self.result {
-            panic!("the import failed: {e}");
-        }
-        self
-    }
-
-    fn error(&self) -> String {
-        match &self.result {
-            Ok(()) => panic!("the import succeeded"),
-            Err(e) => e.to_string(),
-        }
-    }
-
-    fn objects(&self) -> Vec<&Object> {
-        self.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Object(o) => Some(o),
-                _ => None,
-            })
+impl DdlOutcome for Outcome {
+    fn child_types(&self, parent: &str) -> Vec<(&str, &str)> {
+        self.children(parent)
+            .map(|o| (o.native_id.as_str(), o.object_type.as_str()))
             .collect()
     }
 
-    fn object(&self, native_id: &str) -> &Object {
-        self.objects()
-            .into_iter()
-            .find(|o| o.native_id == native_id)
-            .unwrap_or_else(|| panic!("no object {native_id}"))
-    }
-
-    fn has_object(&self, native_id: &str) -> bool {
-        self.objects().iter().any(|o| o.native_id == native_id)
-    }
-
-    /// `(native_id, object_type)` of the children of an object, in the order sent.
-    fn children(&self, parent: &str) -> Vec<(String, String)> {
-        self.objects()
-            .into_iter()
-            .filter(|o| o.parent_native_id.as_deref() == Some(parent))
-            .map(|o| (o.native_id.clone(), o.object_type.clone()))
+    fn columns(&self, parent: &str) -> Vec<(&str, Option<&str>)> {
+        self.children(parent)
+            .filter(|o| o.object_type == "Column")
+            .map(|o| (o.name.as_str(), o.data_type.as_deref()))
             .collect()
     }
 
-    /// `(name, data_type)` of the columns of a table or view, in the order sent.
-    fn columns(&self, parent: &str) -> Vec<(String, Option<String>)> {
-        self.objects()
-            .into_iter()
-            .filter(|o| o.parent_native_id.as_deref() == Some(parent) && o.object_type == "Column")
-            .map(|o| (o.name.clone(), o.data_type.clone()))
-            .collect()
+    fn value(&self, native_id: &str, attribute: &str) -> Option<String> {
+        self.attribute(native_id, attribute)
+            .map(|(_, value)| value.to_owned())
     }
 
-    fn attributes_of(&self, native_id: &str) -> BTreeMap<String, (String, String)> {
-        self.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Attribute(a) if a.native_id == native_id => Some(a),
-                _ => None,
-            })
-            .map(|a| (a.attribute.clone(), (a.value_type.clone(), a.value.clone())))
-            .collect()
-    }
-
-    fn attribute(&self, native_id: &str, attribute: &str) -> Option<String> {
-        self.attributes_of(native_id)
-            .remove(attribute)
-            .map(|(_, value)| value)
-    }
-
-    fn relationships(&self) -> BTreeSet<(String, String, String, String)> {
-        self.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Relationship(r) => Some((
+    fn edges(&self) -> BTreeSet<(String, String, String, String)> {
+        self.relationships()
+            .map(|r| {
+                (
                     r.kind.clone(),
                     r.name.clone(),
                     r.source_native_id.clone(),
                     r.target_native_id.clone(),
-                )),
-                _ => None,
+                )
             })
             .collect()
     }
 
     fn native_ids_of_type(&self, object_type: &str) -> Vec<String> {
-        self.objects()
-            .into_iter()
-            .filter(|o| o.object_type == object_type)
+        self.objects_of_type(object_type)
             .map(|o| o.native_id.clone())
             .collect()
     }
 
-    fn log_lines(&self, level: Level) -> Vec<&str> {
-        self.logs
-            .iter()
-            .filter(|l| l.level == level)
-            .map(|l| l.message.as_str())
-            .collect()
-    }
-
-    /// What the model archive checks of references: exactly one model, unique native
-    /// ids, and every parent, attribute owner and relationship end an object sent.
     fn check_references(&self) {
-        let models = self
-            .records
-            .iter()
-            .filter(|r| matches!(r, Record::Model(_)))
-            .count();
-        assert_eq!(models, 1, "exactly one model record");
-        let mut ids = HashSet::new();
-        for object in self.objects() {
-            assert!(
-                ids.insert(object.native_id.as_str()),
-                "duplicate native id {}",
-                object.native_id
-            );
-            assert!(!object.name.is_empty(), "{} has a name", object.native_id);
+        if let Err(refused) = self.check() {
+            panic!("Lore would refuse the import: {refused}");
         }
-        let mut attributes = HashSet::new();
         for record in &self.records {
-            match record {
-                Record::Object(Object {
-                    native_id,
-                    parent_native_id: Some(parent),
-                    ..
-                }) => assert!(
-                    ids.contains(parent.as_str()),
-                    "{native_id}: dangling parent {parent}"
-                ),
-                Record::Attribute(Attribute {
-                    native_id,
-                    attribute,
-                    value_type,
-                    value,
-                }) => {
-                    assert!(
-                        ids.contains(native_id.as_str()),
-                        "attribute of unknown {native_id}"
-                    );
-                    assert!(
-                        attributes.insert((native_id.clone(), attribute.clone())),
-                        "{native_id} has two values of {attribute}"
-                    );
-                    match value_type.as_str() {
-                        "Integer" => assert!(value.parse::<i64>().is_ok(), "{value} is an integer"),
-                        "Boolean" => assert!(value == "true" || value == "false"),
-                        "String" => {}
-                        other => panic!("unexpected value type {other}"),
-                    }
-                }
-                Record::Relationship(Relationship {
-                    source_native_id,
-                    target_native_id,
-                    ..
-                }) => {
-                    assert!(
-                        ids.contains(source_native_id.as_str()),
-                        "unknown source {source_native_id}"
-                    );
-                    assert!(
-                        ids.contains(target_native_id.as_str()),
-                        "unknown target {target_native_id}"
-                    );
-                }
-                _ => {}
+            if let Record::Attribute(a) = record {
+                assert!(
+                    ["String", "Integer", "Boolean"].contains(&a.value_type.as_str()),
+                    "unexpected value type {}",
+                    a.value_type
+                );
             }
         }
         let types = [
@@ -216,45 +104,19 @@ fn sample(name: &str) -> PathBuf {
 }
 
 fn request(file: Option<&Path>, parameters: Value) -> Request {
-    serde_json::from_value(json!({
-        "format": "sql-ddl",
-        "file": file,
-        "parameters": parameters,
-    }))
-    .expect("a request")
+    testing::request("sql-ddl", file, parameters)
 }
 
-fn run_request(request: &Request) -> Outcome {
-    let mut records = Vec::new();
-    let mut logs = Vec::new();
-    let mut progress = Vec::new();
-    let result = {
-        let mut send = |kind: u32, data: &[u8]| {
-            match kind {
-                message::RECORDS => records.extend(
-                    serde_json::from_slice::<Vec<Record>>(data).expect("a chunk of records"),
-                ),
-                message::LOG => logs.push(serde_json::from_slice(data).expect("a log line")),
-                message::PROGRESS => {
-                    progress.push(serde_json::from_slice(data).expect("a progress"));
-                }
-                other => panic!("unexpected message kind {other}"),
-            }
-            true
-        };
-        let mut out = Output::new(&mut send);
-        DdlImporter::import(request, &mut out).and_then(|()| out.flush())
-    };
-    Outcome {
-        result,
-        records,
-        logs,
-        progress,
-    }
-}
-
+/// Runs the importer on a script, as the host does.
 fn run(file: &Path, parameters: Value) -> Outcome {
-    run_request(&request(Some(file), parameters))
+    testing::run::<DdlImporter>(&request(Some(file), parameters))
+}
+
+/// Runs the importer on a script that imports, and checks what it sent.
+fn import(file: &Path, parameters: Value) -> Outcome {
+    let outcome = run(file, parameters);
+    outcome.check_references();
+    outcome
 }
 
 /// A script in a directory of its own, removed when dropped.
@@ -284,20 +146,6 @@ impl Drop for Script {
     }
 }
 
-fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-    items
-        .iter()
-        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-        .collect()
-}
-
-fn typed_columns(items: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
-    items
-        .iter()
-        .map(|(name, data_type)| ((*name).to_owned(), data_type.map(str::to_owned)))
-        .collect()
-}
-
 #[test]
 fn about_declares_the_format_and_its_parameters() {
     let about = DdlImporter::about();
@@ -319,8 +167,7 @@ fn about_declares_the_format_and_its_parameters() {
 
 #[test]
 fn postgres_sample_gives_the_object_tree() {
-    let outcome = run(&sample("postgres.sql"), json!({})).ok();
-    outcome.check_references();
+    let outcome = import(&sample("postgres.sql"), json!({}));
 
     let Some(Record::Model(model)) = outcome.records.first() else {
         panic!("the model comes first");
@@ -333,39 +180,39 @@ fn postgres_sample_gives_the_object_tree() {
     assert_eq!(outcome.native_ids_of_type("Schema"), ["sales", "public"]);
     assert_eq!(outcome.object("sales").parent_native_id, None);
     assert_eq!(
-        outcome.children("public"),
-        pairs(&[
+        outcome.child_types("public"),
+        [
             ("public.customers", "Table"),
             ("public.addresses", "Table"),
             ("public.audit_log", "Table"),
-        ])
+        ]
     );
     // `Sales.Shipments` is folded to lower case like every unquoted name.
     assert_eq!(
-        outcome.children("sales"),
-        pairs(&[
+        outcome.child_types("sales"),
+        [
             ("sales.products", "Table"),
             ("sales.orders", "Table"),
             ("sales.order_items", "Table"),
             ("sales.shipments", "Table"),
             ("sales.order_totals", "View"),
-        ])
+        ]
     );
     assert_eq!(outcome.object("sales.shipments").name, "shipments");
 
     assert_eq!(
         outcome.columns("public.customers"),
-        typed_columns(&[
+        [
             ("id", Some("serial")),
             ("email", Some("VARCHAR(254)")),
             ("full_name", Some("VARCHAR(200)")),
             ("created_at", Some("TIMESTAMP WITH TIME ZONE")),
             ("region_code", Some("CHAR(2)")),
-        ])
+        ]
     );
     assert_eq!(
-        outcome.children("public.customers"),
-        pairs(&[
+        outcome.child_types("public.customers"),
+        [
             ("public.customers.id", "Column"),
             ("public.customers.email", "Column"),
             ("public.customers.full_name", "Column"),
@@ -374,17 +221,17 @@ fn postgres_sample_gives_the_object_tree() {
             ("public.customers.pk:customers_pkey", "Primary Key"),
             ("public.customers.ix:customers_email_key", "Index"),
             ("public.customers.ix:customers_expr_idx", "Index"),
-        ])
+        ]
     );
     // A quoted name keeps its case, in the name and in the native id.
     assert_eq!(
         outcome.columns("public.audit_log"),
-        typed_columns(&[
+        [
             ("id", Some("bigserial")),
             ("EventType", Some("VARCHAR(40)")),
             ("payload", Some("JSONB")),
             ("logged_at", Some("TIMESTAMPTZ")),
-        ])
+        ]
     );
     assert_eq!(
         outcome
@@ -395,20 +242,20 @@ fn postgres_sample_gives_the_object_tree() {
     );
     assert_eq!(
         outcome.columns("sales.order_items"),
-        typed_columns(&[
+        [
             ("order_id", Some("BIGINT")),
             ("line_no", Some("SMALLINT")),
             ("sku", Some("VARCHAR(32)")),
             ("quantity", Some("INTEGER")),
             ("unit_price", Some("NUMERIC(10,2)")),
-        ])
+        ]
     );
 
     let string = |v: &str| ("String".to_owned(), v.to_owned());
     let integer = |v: i64| ("Integer".to_owned(), v.to_string());
     let boolean = |v: bool| ("Boolean".to_owned(), v.to_string());
     assert_eq!(
-        outcome.attributes_of("public.customers.email"),
+        outcome.attributes("public.customers.email"),
         BTreeMap::from([
             ("Position".to_owned(), integer(2)),
             ("Nullable".to_owned(), boolean(false)),
@@ -416,7 +263,7 @@ fn postgres_sample_gives_the_object_tree() {
         ])
     );
     assert_eq!(
-        outcome.attributes_of("public.customers.created_at"),
+        outcome.attributes("public.customers.created_at"),
         BTreeMap::from([
             ("Position".to_owned(), integer(4)),
             ("Nullable".to_owned(), boolean(false)),
@@ -424,7 +271,7 @@ fn postgres_sample_gives_the_object_tree() {
         ])
     );
     assert_eq!(
-        outcome.attributes_of("sales.orders.status"),
+        outcome.attributes("sales.orders.status"),
         BTreeMap::from([
             ("Position".to_owned(), integer(3)),
             ("Nullable".to_owned(), boolean(false)),
@@ -432,7 +279,7 @@ fn postgres_sample_gives_the_object_tree() {
             ("Default Value".to_owned(), string("'open'")),
         ])
     );
-    let nullable = |id: &str| outcome.attribute(id, "Nullable");
+    let nullable = |id: &str| outcome.value(id, "Nullable");
     // Primary key columns are not null without saying so; so are serial and identity
     // columns.
     assert_eq!(nullable("public.customers.id").as_deref(), Some("false"));
@@ -450,23 +297,23 @@ fn postgres_sample_gives_the_object_tree() {
     assert_eq!(nullable("sales.orders.note").as_deref(), Some("true"));
     assert_eq!(
         outcome
-            .attribute("sales.orders.ordered_at", "Default Value")
+            .value("sales.orders.ordered_at", "Default Value")
             .as_deref(),
         Some("CURRENT_TIMESTAMP")
     );
     assert_eq!(
         outcome
-            .attribute("sales.shipments.id", "Default Value")
+            .value("sales.shipments.id", "Default Value")
             .as_deref(),
         Some("uuid_generate_v4()")
     );
-    assert_eq!(outcome.objects().len(), 2 + 8 + 35 + 7 + 6 + 3);
+    assert_eq!(outcome.objects().count(), 2 + 8 + 35 + 7 + 6 + 3);
 }
 
 #[test]
 fn postgres_sample_gives_keys_and_relationships() {
-    let outcome = run(&sample("postgres.sql"), json!({})).ok();
-    let key_columns = |id: &str| outcome.attribute(id, "Key Columns");
+    let outcome = import(&sample("postgres.sql"), json!({}));
+    let key_columns = |id: &str| outcome.value(id, "Key Columns");
 
     let primary_keys = outcome.native_ids_of_type("Primary Key");
     assert_eq!(
@@ -505,12 +352,8 @@ fn postgres_sample_gives_keys_and_relationships() {
             object.name.clone(),
             object.parent_native_id.clone().unwrap_or_default(),
             key_columns(id).unwrap_or_default(),
-            outcome
-                .attribute(id, "Referenced Table")
-                .unwrap_or_default(),
-            outcome
-                .attribute(id, "Referenced Columns")
-                .unwrap_or_default(),
+            outcome.value(id, "Referenced Table").unwrap_or_default(),
+            outcome.value(id, "Referenced Columns").unwrap_or_default(),
         )
     };
     let expected = |name: &str, table: &str, columns: &str, target: &str, target_columns: &str| {
@@ -605,7 +448,7 @@ fn postgres_sample_gives_keys_and_relationships() {
         )
     };
     assert_eq!(
-        outcome.relationships(),
+        outcome.edges(),
         BTreeSet::from([
             relationship(
                 "addresses_customer_id_fkey",
@@ -630,7 +473,7 @@ fn postgres_sample_gives_keys_and_relationships() {
 
 #[test]
 fn postgres_sample_gives_comments_views_and_indexes() {
-    let outcome = run(&sample("postgres.sql"), json!({})).ok();
+    let outcome = import(&sample("postgres.sql"), json!({}));
     let description = |id: &str| outcome.object(id).description.clone();
 
     assert_eq!(
@@ -663,7 +506,7 @@ fn postgres_sample_gives_comments_views_and_indexes() {
     let view = outcome.object("sales.order_totals");
     assert_eq!(view.object_type, "View");
     assert_eq!(
-        outcome.attributes_of("sales.order_totals"),
+        outcome.attributes("sales.order_totals"),
         BTreeMap::from([(
             "View Statement".to_owned(),
             (
@@ -680,29 +523,26 @@ fn postgres_sample_gives_comments_views_and_indexes() {
     // View columns: names from aliases, types from the columns they select.
     assert_eq!(
         outcome.columns("sales.order_totals"),
-        typed_columns(&[
+        [
             ("order_id", Some("BIGINT")),
             ("customer", Some("VARCHAR(200)")),
             ("total", None),
             ("status", Some("VARCHAR(20)")),
-        ])
+        ]
     );
     assert_eq!(
         outcome
-            .attribute("sales.order_totals.status", "Position")
+            .value("sales.order_totals.status", "Position")
             .as_deref(),
         Some("4")
     );
-    assert_eq!(
-        outcome.attribute("sales.order_totals.status", "Nullable"),
-        None
-    );
+    assert_eq!(outcome.value("sales.order_totals.status", "Nullable"), None);
 
     let index = |id: &str| {
         (
             outcome.object(id).name.clone(),
-            outcome.attribute(id, "Key Columns").unwrap_or_default(),
-            outcome.attribute(id, "Unique").unwrap_or_default(),
+            outcome.value(id, "Key Columns").unwrap_or_default(),
+            outcome.value(id, "Unique").unwrap_or_default(),
         )
     };
     let expected = |name: &str, columns: &str, unique: &str| {
@@ -737,7 +577,7 @@ fn postgres_sample_gives_comments_views_and_indexes() {
 
 #[test]
 fn postgres_sample_logs_skipped_statements_and_a_summary() {
-    let outcome = run(&sample("postgres.sql"), json!({})).ok();
+    let outcome = import(&sample("postgres.sql"), json!({}));
     assert_eq!(
         outcome.log_lines(Level::Info),
         [
@@ -755,48 +595,45 @@ fn postgres_sample_logs_skipped_statements_and_a_summary() {
 
 #[test]
 fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
-    let outcome = run(&sample("sqlite.sql"), json!({"dialect": "sqlite"})).ok();
-    outcome.check_references();
+    let outcome = import(&sample("sqlite.sql"), json!({"dialect": "sqlite"}));
 
     assert_eq!(outcome.native_ids_of_type("Schema"), ["main"]);
     assert_eq!(
-        outcome.children("main"),
-        pairs(&[
+        outcome.child_types("main"),
+        [
             ("main.artists", "Table"),
             ("main.albums", "Table"),
             ("main.tracks", "Table"),
             ("main.playlisttrack", "Table"),
             ("main.playlists", "Table"),
             ("main.albumtracks", "View"),
-        ])
+        ]
     );
     assert_eq!(outcome.object("main.playlisttrack").name, "PlaylistTrack");
     // INTEGER PRIMARY KEY AUTOINCREMENT, and a column without a type.
     assert_eq!(
         outcome.columns("main.tracks"),
-        typed_columns(&[
+        [
             ("TrackId", Some("INTEGER")),
             ("Name", Some("TEXT")),
             ("AlbumId", Some("INTEGER")),
             ("Milliseconds", Some("INTEGER")),
             ("UnitPrice", Some("NUMERIC(10,2)")),
             ("Notes", None),
-        ])
+        ]
     );
     assert_eq!(
-        outcome
-            .attribute("main.tracks.trackid", "Nullable")
-            .as_deref(),
+        outcome.value("main.tracks.trackid", "Nullable").as_deref(),
         Some("false")
     );
     assert_eq!(
         outcome
-            .attribute("main.tracks.unitprice", "Default Value")
+            .value("main.tracks.unitprice", "Default Value")
             .as_deref(),
         Some("0.99")
     );
     assert_eq!(
-        outcome.attribute("main.artists.name", "Length").as_deref(),
+        outcome.value("main.artists.name", "Length").as_deref(),
         Some("120")
     );
 
@@ -804,7 +641,7 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
     assert_eq!(pk.name, "Artists_pkey");
     assert_eq!(
         outcome
-            .attribute("main.playlisttrack.pk:playlisttrack_pkey", "Key Columns")
+            .value("main.playlisttrack.pk:playlisttrack_pkey", "Key Columns")
             .as_deref(),
         Some("PlaylistId, TrackId")
     );
@@ -813,17 +650,17 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
     let fk = "main.albums.fk:albums_artistid_fkey";
     assert_eq!(outcome.object(fk).name, "Albums_ArtistId_fkey");
     assert_eq!(
-        outcome.attribute(fk, "Referenced Table").as_deref(),
+        outcome.value(fk, "Referenced Table").as_deref(),
         Some("main.Artists")
     );
     assert_eq!(
-        outcome.attribute(fk, "Referenced Columns").as_deref(),
+        outcome.value(fk, "Referenced Columns").as_deref(),
         Some("ArtistId")
     );
     // `REFERENCES Playlists` is resolved although Playlists is created later.
     assert_eq!(
         outcome
-            .attribute(
+            .value(
                 "main.playlisttrack.fk:playlisttrack_playlistid_fkey",
                 "Referenced Columns"
             )
@@ -839,7 +676,7 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
         )
     };
     assert_eq!(
-        outcome.relationships(),
+        outcome.edges(),
         BTreeSet::from([
             relationship("Albums_ArtistId_fkey", "main.albums", "main.artists"),
             relationship("Tracks_AlbumId_fkey", "main.tracks", "main.albums"),
@@ -860,7 +697,7 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
     assert_eq!(index.name, "IFK_TrackAlbumId");
     assert_eq!(
         outcome
-            .attribute("main.tracks.ix:ifk_trackalbumid", "Key Columns")
+            .value("main.tracks.ix:ifk_trackalbumid", "Key Columns")
             .as_deref(),
         Some("AlbumId")
     );
@@ -868,7 +705,7 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
     // `t.*` is expanded over the columns of Tracks.
     assert_eq!(
         outcome.columns("main.albumtracks"),
-        typed_columns(&[
+        [
             ("Album", Some("NVARCHAR(160)")),
             ("TrackId", Some("INTEGER")),
             ("Name", Some("TEXT")),
@@ -876,11 +713,11 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
             ("Milliseconds", Some("INTEGER")),
             ("UnitPrice", Some("NUMERIC(10,2)")),
             ("Notes", None),
-        ])
+        ]
     );
     assert_eq!(
         outcome
-            .attribute("main.albumtracks", "View Statement")
+            .value("main.albumtracks", "View Statement")
             .as_deref(),
         Some(
             "SELECT al.Title AS Album, t.* FROM Albums al JOIN Tracks t ON t.AlbumId = al.AlbumId"
@@ -901,12 +738,10 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
 
 #[test]
 fn model_name_and_default_schema_can_be_given() {
-    let outcome = run(
+    let outcome = import(
         &sample("postgres.sql"),
         json!({"modelName": "Shop", "defaultSchema": "crm"}),
-    )
-    .ok();
-    outcome.check_references();
+    );
     let Some(Record::Model(model)) = outcome.records.first() else {
         panic!("the model comes first");
     };
@@ -915,14 +750,14 @@ fn model_name_and_default_schema_can_be_given() {
     assert!(outcome.has_object("crm.customers.email"));
     assert!(!outcome.has_object("public.customers"));
     // The unqualified REFERENCES follow the default schema ...
-    assert!(outcome.relationships().contains(&(
+    assert!(outcome.edges().contains(&(
         "entity_relationship".to_owned(),
         "addresses_customer_id_fkey".to_owned(),
         "crm.addresses".to_owned(),
         "crm.customers".to_owned(),
     )));
     // ... while `REFERENCES public.customers` now names a table the script does not create.
-    assert_eq!(outcome.relationships().len(), 4);
+    assert_eq!(outcome.edges().len(), 4);
     assert_eq!(outcome.log_lines(Level::Warn).len(), 2);
     assert!(
         outcome.log_lines(Level::Warn)[0]
@@ -930,11 +765,10 @@ fn model_name_and_default_schema_can_be_given() {
     );
 
     // Blank parameters are the defaults.
-    let outcome = run(
+    let outcome = import(
         &sample("sqlite.sql"),
         json!({"dialect": "sqlite", "modelName": " ", "defaultSchema": ""}),
-    )
-    .ok();
+    );
     let Some(Record::Model(model)) = outcome.records.first() else {
         panic!("the model comes first");
     };
@@ -949,7 +783,7 @@ fn the_dialect_decides_parsing_and_case_folding() {
         "CREATE TABLE \"Mixed\" (Id INTEGER PRIMARY KEY, \"Label\" TEXT);\n\
          CREATE TABLE Other (Ref INTEGER REFERENCES \"Mixed\" (Id));\n",
     );
-    let postgres = run(&script.path, json!({"dialect": "postgres"})).ok();
+    let postgres = import(&script.path, json!({"dialect": "postgres"}));
     assert_eq!(
         postgres.native_ids_of_type("Table"),
         ["public.Mixed", "public.other"]
@@ -961,23 +795,23 @@ fn the_dialect_decides_parsing_and_case_folding() {
     assert_eq!(postgres.object("public.Mixed").name, "Mixed");
     assert_eq!(postgres.object("public.other").name, "other");
 
-    let sqlite = run(&script.path, json!({"dialect": "sqlite"})).ok();
+    let sqlite = import(&script.path, json!({"dialect": "sqlite"}));
     assert_eq!(
         sqlite.native_ids_of_type("Table"),
         ["main.mixed", "main.other"]
     );
     assert_eq!(
         sqlite.columns("main.mixed"),
-        typed_columns(&[("Id", Some("INTEGER")), ("Label", Some("TEXT"))])
+        [("Id", Some("INTEGER")), ("Label", Some("TEXT"))]
     );
     assert_eq!(sqlite.object("main.other").name, "Other");
 
-    let generic = run(&script.path, json!({"dialect": "generic"})).ok();
+    let generic = import(&script.path, json!({"dialect": "generic"}));
     assert_eq!(
         generic.native_ids_of_type("Table"),
         ["public.mixed", "public.other"]
     );
-    assert_eq!(generic.relationships().len(), 1);
+    assert_eq!(generic.edges().len(), 1);
 
     // A column without a type is SQLite's: the generic dialect does not read it.
     assert!(
@@ -1037,7 +871,7 @@ fn a_missing_file_is_an_error() {
         "{error}"
     );
 
-    let error = run_request(&request(None, json!({}))).error();
+    let error = testing::run::<DdlImporter>(&request(None, json!({}))).error();
     assert_eq!(error, "format 'sql-ddl' needs a file");
 }
 
@@ -1060,31 +894,28 @@ fn later_statements_add_to_earlier_ones() {
          COMMENT ON TABLE joe.parent IS 'Parents.';\n\
          COMMENT ON TABLE joe.parent IS NULL;\n",
     );
-    let outcome = run(&script.path, json!({})).ok();
-    outcome.check_references();
+    let outcome = import(&script.path, json!({}));
 
     assert_eq!(outcome.native_ids_of_type("Schema"), ["joe"]);
     assert_eq!(
         outcome.columns("joe.parent"),
-        typed_columns(&[
+        [
             ("id", Some("INT")),
             ("code", Some("TEXT")),
             ("note", Some("VARCHAR(10)")),
-        ])
+        ]
     );
     assert_eq!(
-        outcome.attribute("joe.parent.note", "Position").as_deref(),
+        outcome.value("joe.parent.note", "Position").as_deref(),
         Some("3")
     );
     assert_eq!(
-        outcome
-            .attribute("joe.parent.note", "Default Value")
-            .as_deref(),
+        outcome.value("joe.parent.note", "Default Value").as_deref(),
         Some("'x'")
     );
     assert_eq!(
         outcome
-            .attribute("joe.parent.pk:parent_pkey", "Key Columns")
+            .value("joe.parent.pk:parent_pkey", "Key Columns")
             .as_deref(),
         Some("id")
     );
@@ -1096,7 +927,7 @@ fn later_statements_add_to_earlier_ones() {
             "joe.child.fk:child_parent_id_fkey1"
         ]
     );
-    assert_eq!(outcome.relationships().len(), 2);
+    assert_eq!(outcome.edges().len(), 2);
     // A name with a dot is quoted in the native id.
     assert_eq!(
         outcome.object("joe.child.\"a.b\"").description.as_deref(),
@@ -1105,7 +936,7 @@ fn later_statements_add_to_earlier_ones() {
     // CREATE VIEW v (a, b) renames the query's columns; a cast gives a type.
     assert_eq!(
         outcome.columns("joe.v"),
-        typed_columns(&[("a", Some("INT")), ("b", Some("VARCHAR(5)"))])
+        [("a", Some("INT")), ("b", Some("VARCHAR(5)"))]
     );
     assert_eq!(
         outcome.object("joe.v.b").description.as_deref(),
@@ -1139,27 +970,20 @@ fn duplicates_are_reported_not_sent_twice() {
          CREATE VIEW w AS SELECT a, a FROM t;\n\
          CREATE VIEW x AS SELECT * FROM elsewhere;\n",
     );
-    let outcome = run(&script.path, json!({})).ok();
-    outcome.check_references();
+    let outcome = import(&script.path, json!({}));
     assert_eq!(
         outcome.columns("public.t"),
-        typed_columns(&[("a", Some("INT")), ("b", Some("INT"))])
+        [("a", Some("INT")), ("b", Some("INT"))]
     );
     assert_eq!(
         outcome
-            .attribute("public.t.pk:t_pkey", "Key Columns")
+            .value("public.t.pk:t_pkey", "Key Columns")
             .as_deref(),
         Some("a")
     );
-    assert_eq!(
-        outcome.columns("public.u"),
-        typed_columns(&[("a", Some("INT"))])
-    );
+    assert_eq!(outcome.columns("public.u"), [("a", Some("INT"))]);
     assert_eq!(outcome.native_ids_of_type("Index"), ["public.t.ix:i"]);
-    assert_eq!(
-        outcome.columns("public.w"),
-        typed_columns(&[("a", Some("INT"))])
-    );
+    assert_eq!(outcome.columns("public.w"), [("a", Some("INT"))]);
     // CREATE TABLE IF NOT EXISTS over an existing table is no news.
     assert_eq!(
         outcome.log_lines(Level::Warn),
@@ -1190,14 +1014,13 @@ fn create_or_replace_view_replaces_the_view_and_keeps_its_comments() {
          CREATE OR REPLACE VIEW v AS SELECT a, b FROM t;\n\
          CREATE OR REPLACE VIEW t AS SELECT 1 AS one;\n",
     );
-    let outcome = run(&script.path, json!({})).ok();
-    outcome.check_references();
+    let outcome = import(&script.path, json!({}));
     assert_eq!(
         outcome.columns("public.v"),
-        typed_columns(&[("a", Some("INT")), ("b", Some("TEXT"))])
+        [("a", Some("INT")), ("b", Some("TEXT"))]
     );
     assert_eq!(
-        outcome.attribute("public.v", "View Statement").as_deref(),
+        outcome.value("public.v", "View Statement").as_deref(),
         Some("SELECT a, b FROM t")
     );
     assert_eq!(

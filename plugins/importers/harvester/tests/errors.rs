@@ -9,16 +9,15 @@ use serde_json::json;
 
 #[test]
 fn a_url_is_required() {
-    let error = run(json!({})).expect_err("no URL");
-    assert_eq!(error.0, "'url' is required: the database to harvest");
+    let error = run(json!({})).error();
+    assert_eq!(error, "'url' is required: the database to harvest");
 }
 
 #[test]
 fn an_unsupported_scheme_is_named_without_its_password() {
-    let error = run(json!({"url": "mysql://root:hunter2@db.example.com/shop"}))
-        .expect_err("MySQL is not read");
+    let error = run(json!({"url": "mysql://root:hunter2@db.example.com/shop"})).error();
     assert_eq!(
-        error.0,
+        error,
         "unsupported database URL 'mysql://root:***@db.example.com/shop': the harvester \
          reads postgres://, postgresql:// and sqlite: URLs"
     );
@@ -27,26 +26,20 @@ fn an_unsupported_scheme_is_named_without_its_password() {
 #[test]
 fn an_unreachable_server_fails_with_the_url_masked() {
     // Nothing listens on port 1.
-    let error = run(json!({"url": "postgres://lore:hunter2@127.0.0.1:1/shop"}))
-        .expect_err("nothing to connect to");
+    let error = run(json!({"url": "postgres://lore:hunter2@127.0.0.1:1/shop"})).error();
     assert!(
-        error
-            .0
-            .starts_with("cannot connect to postgres://lore:***@127.0.0.1:1/shop: "),
+        error.starts_with("cannot connect to postgres://lore:***@127.0.0.1:1/shop: "),
         "{error}"
     );
-    assert!(!error.0.contains("hunter2"), "{error}");
+    assert!(!error.contains("hunter2"), "{error}");
 }
 
 #[test]
 fn bad_parameters_are_refused() {
-    let error = run(json!({"url": "sqlite:x.db", "sampleRows": -5})).expect_err("negative");
-    assert_eq!(
-        error.0,
-        "'sampleRows' must be a non-negative integer, not -5"
-    );
-    let error = run(json!({"url": "sqlite:x.db", "profile": "yes"})).expect_err("a string");
-    assert_eq!(error.0, "'profile' must be a boolean, not \"yes\"");
+    let error = run(json!({"url": "sqlite:x.db", "sampleRows": -5})).error();
+    assert_eq!(error, "'sampleRows' must be a non-negative integer, not -5");
+    let error = run(json!({"url": "sqlite:x.db", "profile": "yes"})).error();
+    assert_eq!(error, "'profile' must be a boolean, not \"yes\"");
 }
 
 #[test]

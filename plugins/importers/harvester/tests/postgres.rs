@@ -7,8 +7,9 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::{Sent, run};
-use lore_plugin_sdk::{Level, Record, Relationship};
+use common::{Harvest, harvest};
+use lore_plugin_sdk::testing::Outcome;
+use lore_plugin_sdk::{Level, Relationship};
 use serde_json::json;
 use sqlx::postgres::PgConnection;
 use sqlx::{AssertSqlSafe, Connection};
@@ -116,12 +117,10 @@ impl TestDatabase {
         format!("postgres://postgres@127.0.0.1:5432/{}", self.name)
     }
 
-    fn harvest(&self, parameters: serde_json::Value) -> Sent {
+    fn harvest(&self, parameters: serde_json::Value) -> Outcome {
         let mut parameters = parameters;
         parameters["url"] = json!(self.url());
-        let sent = run(parameters).expect("the harvest succeeds");
-        sent.assert_references_resolve();
-        sent
+        harvest(parameters)
     }
 }
 
@@ -153,14 +152,7 @@ fn the_catalog_becomes_a_database_model() {
     let sent = db.harvest(json!({}));
     let name = db.name.as_str();
 
-    let model = sent
-        .records
-        .iter()
-        .find_map(|r| match r {
-            Record::Model(m) => Some(m),
-            _ => None,
-        })
-        .expect("a model");
+    let model = sent.model().expect("a model");
     assert_eq!(model.name, name);
     assert_eq!(model.profile, "RDBMS Relational Database (Database)");
     assert_eq!(model.description, "Harvest test");
@@ -299,7 +291,7 @@ fn the_catalog_becomes_a_database_model() {
             .as_deref(),
         Some("account_manager references hr.employee (id)")
     );
-    let mut relationships: Vec<&Relationship> = sent.relationships();
+    let mut relationships: Vec<&Relationship> = sent.relationships().collect();
     relationships.sort_by(|a, b| a.name.cmp(&b.name));
     assert_eq!(
         relationships,
@@ -350,7 +342,7 @@ fn the_catalog_becomes_a_database_model() {
     assert!(statement.contains("FROM sales.orders"), "{statement}");
     assert!(statement.contains("amount > 100::numeric"), "{statement}");
 
-    assert!(sent.profilings().is_empty());
+    assert_eq!(sent.profilings().count(), 0);
     assert_eq!(
         sent.logs.last().map(|l| (l.level, l.message.clone())),
         Some((
@@ -380,13 +372,13 @@ fn schemas_filter_and_profiling() {
         sent.ids()
             .contains("sales.customer.customer_account_manager_fkey")
     );
-    assert_eq!(sent.relationships().len(), 1);
+    assert_eq!(sent.relationships().count(), 1);
     assert!(sent.logs.iter().any(|l| l.level == Level::Warn
         && l.message
             == "foreign key customer_account_manager_fkey of customer: hr.employee (id) is \
                 not harvested; no relationship is made"));
 
-    let amount = sent.profile("sales.orders.amount");
+    let amount = sent.data_profile("sales.orders.amount");
     assert_eq!(amount["totalProfiledRows"], 4);
     assert_eq!(amount["inferredDataTypes"], json!({"DECIMAL": 3}));
     assert_eq!(amount["patterns"], json!({"99.99": 2, "999.99": 1}));
@@ -396,26 +388,26 @@ fn schemas_filter_and_profiling() {
     assert_eq!(s["max"], 200.0);
     assert_eq!(s["mean"], 80.25);
     assert_eq!(
-        sent.sample("sales.orders.amount")["samples"],
+        sent.data_sample("sales.orders.amount")["samples"],
         json!([[10.5], [200.0], [30.25], [null]])
     );
     assert_eq!(
-        sent.profile("sales.orders.paid")["inferredDataTypes"],
+        sent.data_profile("sales.orders.paid")["inferredDataTypes"],
         json!({"BOOLEAN": 4})
     );
     assert_eq!(
-        sent.sample("sales.orders.paid")["samples"],
+        sent.data_sample("sales.orders.paid")["samples"],
         json!([[false], [true], [true], [false]])
     );
     assert_eq!(
-        sent.profile("sales.orders.placed")["inferredDataTypes"],
+        sent.data_profile("sales.orders.placed")["inferredDataTypes"],
         json!({"DATE": 3})
     );
-    let email = sent.profile("sales.customer.email");
+    let email = sent.data_profile("sales.customer.email");
     assert_eq!(email["statistics"]["DistinctRows"], 2);
     assert_eq!(email["statistics"]["EmptyRows"], 1);
     assert_eq!(
-        sent.sample("sales.orders"),
+        sent.data_sample("sales.orders"),
         &json!({
             "header": ["order_id", "customer_id", "amount", "paid", "placed"],
             "samples": [[1, 1, 10.5, false, "2024-01-02"], [2, 1, 200.0, true, "2024-01-03"],
@@ -425,17 +417,19 @@ fn schemas_filter_and_profiling() {
     // Views are not read.
     assert!(
         sent.profilings()
-            .iter()
             .all(|p| !p.native_id.starts_with("sales.big_orders"))
     );
     // Five tables and their twelve columns.
-    assert_eq!(sent.profilings().len(), 5 + 12);
+    assert_eq!(sent.profilings().count(), 5 + 12);
 
     // sampleRows bounds the rows read.
     let sent = db.harvest(json!({"schemas": "sales", "profile": true, "sampleRows": 3}));
-    assert_eq!(sent.profile("sales.orders.amount")["totalProfiledRows"], 3);
     assert_eq!(
-        sent.sample("sales.orders")["samples"]
+        sent.data_profile("sales.orders.amount")["totalProfiledRows"],
+        3
+    );
+    assert_eq!(
+        sent.data_sample("sales.orders")["samples"]
             .as_array()
             .map(Vec::len),
         Some(3)

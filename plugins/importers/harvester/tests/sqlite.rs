@@ -4,9 +4,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Sent, run};
+use common::{Harvest, run};
 use lore_importer_harvester::MODEL_PROFILE;
-use lore_plugin_sdk::{Level, Model, Progress, Record, Relationship};
+use lore_plugin_sdk::testing::Outcome;
+use lore_plugin_sdk::{Level, Model, Progress, Relationship};
 use serde_json::json;
 
 const SHOP: &str = "
@@ -56,12 +57,10 @@ fn url(path: &Path) -> String {
     format!("sqlite://{}", path.display())
 }
 
-fn harvest(path: &Path, parameters: serde_json::Value) -> Sent {
+fn harvest(path: &Path, parameters: serde_json::Value) -> Outcome {
     let mut parameters = parameters;
     parameters["url"] = json!(url(path));
-    let sent = run(parameters).expect("the harvest succeeds");
-    sent.assert_references_resolve();
-    sent
+    common::harvest(parameters)
 }
 
 fn pair(id: &str, parent: &str) -> (String, Option<String>) {
@@ -74,15 +73,7 @@ fn the_catalog_becomes_a_database_model() {
     let path = shop(&dir);
     let sent = harvest(&path, json!({}));
 
-    let models: Vec<&Model> = sent
-        .records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Model(m) => Some(m),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(models, vec![&Model::new("shop", MODEL_PROFILE)]);
+    assert_eq!(sent.model(), Some(&Model::new("shop", MODEL_PROFILE)));
 
     assert_eq!(sent.tree("Database"), vec![("shop".to_owned(), None)]);
     let (value_type, version) = sent
@@ -114,7 +105,10 @@ fn the_catalog_becomes_a_database_model() {
             "main.orders.status",
         ]
     );
-    assert_eq!(sent.objects().len(), 1 + 1 + 4 + 4 + 4 + 4 + 2 + 3 + 2 + 2);
+    assert_eq!(
+        sent.objects().count(),
+        1 + 1 + 4 + 4 + 4 + 4 + 2 + 3 + 2 + 2
+    );
 
     // Columns: declared type, position, nullability, default, length.
     let name = sent.object("main.customer.name");
@@ -189,7 +183,7 @@ fn the_catalog_becomes_a_database_model() {
             .as_deref(),
         Some("order_id references main.Orders (id)")
     );
-    let mut relationships: Vec<&Relationship> = sent.relationships();
+    let mut relationships: Vec<&Relationship> = sent.relationships().collect();
     relationships.sort_by(|a, b| a.name.cmp(&b.name));
     assert_eq!(
         relationships,
@@ -248,7 +242,7 @@ fn the_catalog_becomes_a_database_model() {
     );
 
     // Nothing is profiled unless asked.
-    assert!(sent.profilings().is_empty());
+    assert_eq!(sent.profilings().count(), 0);
     assert_eq!(
         sent.progress.last(),
         Some(&Progress {
@@ -275,17 +269,10 @@ fn profiling_reads_the_rows_of_tables() {
     let path = shop(&dir);
     let sent = harvest(&path, json!({"profile": true, "modelName": "Shop"}));
 
-    let model = sent
-        .records
-        .iter()
-        .find_map(|r| match r {
-            Record::Model(m) => Some(m),
-            _ => None,
-        })
-        .expect("a model");
+    let model = sent.model().expect("a model");
     assert_eq!(model.name, "Shop");
 
-    let amount = sent.profile("main.orders.amount");
+    let amount = sent.data_profile("main.orders.amount");
     assert_eq!(amount["totalProfiledRows"], 4);
     assert_eq!(
         amount["inferredDataTypes"],
@@ -299,27 +286,27 @@ fn profiling_reads_the_rows_of_tables() {
     assert_eq!(s["mean"], 80.25);
     assert_eq!(s["median"], 30.25);
     assert_eq!(
-        sent.sample("main.orders.amount"),
+        sent.data_sample("main.orders.amount"),
         &json!({"header": ["amount"], "samples": [[10.5], [200], [30.25], [null]]})
     );
 
-    let status = sent.profile("main.orders.status");
+    let status = sent.data_profile("main.orders.status");
     assert_eq!(status["values"], json!({"open": 3, "shipped": 1}));
     assert_eq!(status["statistics"]["DuplicateRows"], 2);
-    let email = sent.profile("main.customer.email");
+    let email = sent.data_profile("main.customer.email");
     assert_eq!(email["statistics"]["EmptyRows"], 1);
     assert_eq!(
         email["patterns"],
         json!({"aaa@aaaaaaa.aaa": 1, "aa@aaaaaaa.aaa": 1})
     );
     assert_eq!(
-        sent.profile("main.customer.created")["inferredDataTypes"],
+        sent.data_profile("main.customer.created")["inferredDataTypes"],
         json!({"DATE": 3})
     );
 
     // The table's sample: every column, typed values.
     assert_eq!(
-        sent.sample("main.orders"),
+        sent.data_sample("main.orders"),
         &json!({
             "header": ["id", "customer_id", "amount", "status"],
             "samples": [[1, 1, 10.5, "open"], [2, 1, 200, "shipped"],
@@ -331,10 +318,9 @@ fn profiling_reads_the_rows_of_tables() {
     // Views are not read; every table column is profiled.
     assert!(
         sent.profilings()
-            .iter()
             .all(|p| !p.native_id.starts_with("main.big_orders"))
     );
-    assert_eq!(sent.profilings().len(), 3 + 12);
+    assert_eq!(sent.profilings().count(), 3 + 12);
     assert!(
         sent.logs
             .last()
@@ -345,9 +331,12 @@ fn profiling_reads_the_rows_of_tables() {
 
     // sampleRows bounds the rows read.
     let sent = harvest(&path, json!({"profile": true, "sampleRows": 2}));
-    assert_eq!(sent.profile("main.orders.status")["totalProfiledRows"], 2);
     assert_eq!(
-        sent.sample("main.orders")["samples"]
+        sent.data_profile("main.orders.status")["totalProfiledRows"],
+        2
+    );
+    assert_eq!(
+        sent.data_sample("main.orders")["samples"]
             .as_array()
             .map(Vec::len),
         Some(2)
@@ -387,17 +376,16 @@ fn schemas_and_files_that_are_not_there() {
     let sent = harvest(&path, json!({"schemas": "MAIN"}));
     assert_eq!(sent.tree("Schema"), vec![pair("main", "shop")]);
 
-    let error =
-        run(json!({"url": url(&path), "schemas": "main, sales"})).expect_err("an unknown schema");
+    let error = run(json!({"url": url(&path), "schemas": "main, sales"})).error();
     assert_eq!(
-        error.0,
+        error,
         "no schema 'sales' in the database; its schemas are main"
     );
 
     let missing = dir.path().join("missing.db");
-    let error = run(json!({"url": url(&missing)})).expect_err("a missing file");
+    let error = run(json!({"url": url(&missing)})).error();
     assert_eq!(
-        error.0,
+        error,
         format!(
             "cannot open SQLite database {}: no such file",
             missing.display()
@@ -410,9 +398,9 @@ fn schemas_and_files_that_are_not_there() {
         "not a database, but long enough to have a header of sorts......",
     )
     .expect("write a text file");
-    let error = run(json!({"url": format!("sqlite:{}", text.display())})).expect_err("a text file");
+    let error = run(json!({"url": format!("sqlite:{}", text.display())})).error();
     assert_eq!(
-        error.0,
+        error,
         format!(
             "cannot read SQLite database {}: file is not a database",
             text.display()
