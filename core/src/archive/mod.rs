@@ -8,6 +8,7 @@
 pub(crate) mod read;
 mod write;
 
+pub use read::spec;
 pub use read::{ArchiveReader, read};
 pub use write::write;
 

@@ -26,7 +26,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::{ClassificationStatus, EdgeKind, ReferenceType, TagKind, ValueType};
 
-pub(crate) mod spec;
+pub mod spec;
 #[cfg(test)]
 mod tests;
 

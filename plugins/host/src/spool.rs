@@ -6,50 +6,23 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use lore_core::archive::spec::{self, FileSpec};
 use lore_plugin_sdk::{Model, Record};
 use serde::Serialize;
 use tempfile::TempDir;
 use zip::write::SimpleFileOptions;
 
-/// The files of the archive, in the order they are zipped, with their columns
-/// (`docs/model-archive.md`).
-const FILES: [(&str, &[&str]); 8] = [
-    (
-        "objects.csv",
-        &[
-            "native_id",
-            "parent_native_id",
-            "object_type",
-            "name",
-            "physical_name",
-            "description",
-            "business_name",
-            "business_description",
-            "data_type",
-            "external_url",
-            "hide_data",
-            "workflow_state",
-        ],
-    ),
-    (
-        "attributes.csv",
-        &["native_id", "attribute", "value_type", "value"],
-    ),
-    (
-        "relationships.csv",
-        &["kind", "name", "source_native_id", "target_native_id"],
-    ),
-    ("labels.csv", &["native_id", "kind", "value"]),
-    (
-        "classifications.csv",
-        &["native_id", "data_class", "status"],
-    ),
-    ("sensitivity_labels.csv", &["native_id", "label", "status"]),
-    (
-        "profiling.csv",
-        &["native_id", "data_profile", "data_sample"],
-    ),
-    ("connections.csv", &["name", "target_model"]),
+/// The files of the archive after model.csv, in the order they are zipped; their names
+/// and columns are the format's own (`lore_core::archive::spec`).
+const FILES: [&FileSpec; 8] = [
+    &spec::OBJECTS,
+    &spec::ATTRIBUTES,
+    &spec::RELATIONSHIPS,
+    &spec::LABELS,
+    &spec::CLASSIFICATIONS,
+    &spec::SENSITIVITY_LABELS,
+    &spec::PROFILING,
+    &spec::CONNECTIONS,
 ];
 
 const OBJECTS: usize = 0;
@@ -135,12 +108,12 @@ impl Spool {
         };
         self.writer(file)?
             .write_record(&cells)
-            .map_err(|e| format!("cannot spool {}: {e}", FILES[file].0))
+            .map_err(|e| format!("cannot spool {}: {e}", FILES[file].name))
     }
 
     fn writer(&mut self, file: usize) -> Result<&mut csv::Writer<BufWriter<File>>, String> {
         if self.writers[file].is_none() {
-            let (name, columns) = FILES[file];
+            let (name, columns) = (FILES[file].name, FILES[file].columns);
             let path = self.dir.path().join(name);
             let out = File::create(&path)
                 .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
@@ -171,7 +144,7 @@ impl Spool {
         let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", output.display());
 
         let mut head = csv::Writer::from_writer(Vec::new());
-        head.write_record(["format_version", "name", "profile", "description"])
+        head.write_record(spec::MODEL.columns)
             .and_then(|()| {
                 head.write_record(["1", &model.name, &model.profile, &model.description])
             })
@@ -185,7 +158,7 @@ impl Spool {
             let Some(writer) = writer.take() else {
                 continue;
             };
-            let name = FILES[file].0;
+            let name = FILES[file].name;
             writer
                 .into_inner()
                 .map_err(|e| failed(&e))?

@@ -3,7 +3,7 @@
 
 /// One CSV file of the archive.
 #[derive(Debug)]
-pub(crate) struct FileSpec {
+pub struct FileSpec {
     /// The entry name in the zip.
     pub name: &'static str,
     /// The columns, in the order the writer puts them.
@@ -12,13 +12,13 @@ pub(crate) struct FileSpec {
     pub required: &'static [&'static str],
 }
 
-pub(crate) const MODEL: FileSpec = FileSpec {
+pub const MODEL: FileSpec = FileSpec {
     name: "model.csv",
     columns: &["format_version", "name", "profile", "description"],
     required: &["format_version", "name", "profile"],
 };
 
-pub(crate) const OBJECTS: FileSpec = FileSpec {
+pub const OBJECTS: FileSpec = FileSpec {
     name: "objects.csv",
     columns: &[
         "native_id",
@@ -37,50 +37,50 @@ pub(crate) const OBJECTS: FileSpec = FileSpec {
     required: &["native_id", "object_type", "name"],
 };
 
-pub(crate) const ATTRIBUTES: FileSpec = FileSpec {
+pub const ATTRIBUTES: FileSpec = FileSpec {
     name: "attributes.csv",
     columns: &["native_id", "attribute", "value_type", "value"],
     required: &["native_id", "attribute", "value_type", "value"],
 };
 
-pub(crate) const RELATIONSHIPS: FileSpec = FileSpec {
+pub const RELATIONSHIPS: FileSpec = FileSpec {
     name: "relationships.csv",
     columns: &["kind", "name", "source_native_id", "target_native_id"],
     required: &["kind", "name", "source_native_id", "target_native_id"],
 };
 
-pub(crate) const LABELS: FileSpec = FileSpec {
+pub const LABELS: FileSpec = FileSpec {
     name: "labels.csv",
     columns: &["native_id", "kind", "value"],
     required: &["native_id", "kind", "value"],
 };
 
-pub(crate) const CLASSIFICATIONS: FileSpec = FileSpec {
+pub const CLASSIFICATIONS: FileSpec = FileSpec {
     name: "classifications.csv",
     columns: &["native_id", "data_class", "status"],
     required: &["native_id", "data_class", "status"],
 };
 
-pub(crate) const SENSITIVITY_LABELS: FileSpec = FileSpec {
+pub const SENSITIVITY_LABELS: FileSpec = FileSpec {
     name: "sensitivity_labels.csv",
     columns: &["native_id", "label", "status"],
     required: &["native_id", "label", "status"],
 };
 
-pub(crate) const PROFILING: FileSpec = FileSpec {
+pub const PROFILING: FileSpec = FileSpec {
     name: "profiling.csv",
     columns: &["native_id", "data_profile", "data_sample"],
     required: &["native_id"],
 };
 
-pub(crate) const CONNECTIONS: FileSpec = FileSpec {
+pub const CONNECTIONS: FileSpec = FileSpec {
     name: "connections.csv",
     columns: &["name", "target_model"],
     required: &["name", "target_model"],
 };
 
 /// Every file of the format, in the order the writer puts them into the zip.
-pub(crate) const ALL: [&FileSpec; 9] = [
+pub const ALL: [&FileSpec; 9] = [
     &MODEL,
     &OBJECTS,
     &ATTRIBUTES,
