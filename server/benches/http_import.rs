@@ -191,6 +191,7 @@ async fn bench(
     if objects != Some(n as u64) {
         return Err(format!("the import answered objectCount {objects:?}, not {n}").into());
     }
+    eprintln!("{}", imported_line(&server));
     eprintln!("{backend} {n}: re-import, unchanged ...");
     let unchanged = import(&server, &key, &archive.path, Some(&model_id)).await?;
     eprintln!("{backend} {n}: re-import, 1% edited ...");
@@ -211,6 +212,7 @@ async fn bench(
     let plugin = plugin_import(&server, &key, &archive.path, n)
         .await
         .map_err(|e| format!("{e}\nthe server's log:\n{}", server.log_tail()))?;
+    eprintln!("{}", imported_line(&server));
     drop(server);
 
     eprintln!("{backend} {n}: SQL baseline ...");
@@ -227,6 +229,17 @@ async fn bench(
         plugin,
         baseline,
     })
+}
+
+/// The server's last `model imported` log line: where an import's time went.
+fn imported_line(server: &LoreServer) -> String {
+    server
+        .log_tail()
+        .lines()
+        .rev()
+        .find(|l| l.contains("model imported"))
+        .unwrap_or("(no 'model imported' line)")
+        .to_owned()
 }
 
 /// Builds the archive-reader plugin in release; answers its library.
