@@ -67,23 +67,9 @@ pub struct ArchiveModel {
     pub description: String,
 }
 
-/// `objects.csv`: one row per model object.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArchiveObject {
-    pub native_id: String,
-    pub parent_native_id: Option<String>,
-    /// Qualified `<profile>.<type>` or a bare type name of the model's profile.
-    pub object_type: String,
-    pub name: String,
-    pub physical_name: Option<String>,
-    pub description: Option<String>,
-    pub business_name: Option<String>,
-    pub business_description: Option<String>,
-    pub data_type: Option<String>,
-    pub external_url: Option<String>,
-    pub hide_data: bool,
-    pub workflow_state: Option<String>,
-}
+/// `objects.csv`: one row per model object. The same row a plugin sends as an object
+/// record, so the two cannot drift apart.
+pub use lore_plugin_sdk::Object as ArchiveObject;
 
 /// `attributes.csv`: custom attribute, profile attribute and UDP values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
