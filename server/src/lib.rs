@@ -29,6 +29,7 @@ use tokio::sync::oneshot;
 
 pub use config::Settings;
 pub use gate::{PUBLIC_ROUTES, is_public};
+pub use routes::deprecated::DEPRECATED_METHODS;
 pub use routes::removed::REMOVED_METHODS;
 
 /// What every handler can reach.

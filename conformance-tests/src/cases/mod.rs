@@ -28,6 +28,7 @@ mod query;
 mod removed;
 mod repository;
 mod routing;
+mod semantics;
 mod system_log;
 mod types;
 mod users;
@@ -900,6 +901,82 @@ pub fn cases() -> Vec<Case> {
             visibility::object_grants_limit_what_each_user_sees,
             AnyServer,
             []
+        ),
+        // Semantic mapping, data model and glossary
+        case!(
+            semantics::semantic_links_add_and_remove,
+            AnyServer,
+            [
+                ("POST", "/semanticMapping/semanticLink", N),
+                ("DELETE", "/semanticMapping/semanticLink", N),
+            ]
+        ),
+        case!(
+            semantics::semantic_links_bad_input,
+            AnyServer,
+            [
+                ("POST", "/semanticMapping/semanticLink", B),
+                ("DELETE", "/semanticMapping/semanticLink", B),
+            ]
+        ),
+        case!(
+            semantics::entity_relationships_add_and_remove,
+            AnyServer,
+            [
+                ("POST", "/dataModel/entityRelationship", N),
+                ("DELETE", "/dataModel/entityRelationship", N),
+                ("POST", "/repository/createRelationship", N),
+            ]
+        ),
+        case!(
+            semantics::entity_relationships_bad_input,
+            AnyServer,
+            [
+                ("POST", "/dataModel/entityRelationship", B),
+                ("DELETE", "/dataModel/entityRelationship", B),
+                ("POST", "/repository/createRelationship", B),
+            ]
+        ),
+        case!(
+            semantics::glossary_terms_classify_and_report,
+            AnyServer,
+            [
+                ("POST", "/entities/glossary", N),
+                ("PUT", "/entities/glossary/classify/{objectId}", N),
+                ("PUT", "/entities/glossary/unclassify/{objectId}", N),
+                ("PUT", "/entities/glossary/classify", N),
+                ("PUT", "/entities/glossary/unclassify", N),
+                ("GET", "/entities/reports/{termId}", N),
+            ]
+        ),
+        case!(
+            semantics::glossary_bad_input,
+            AnyServer,
+            [
+                ("POST", "/entities/glossary", B),
+                ("PUT", "/entities/glossary/classify/{objectId}", B),
+                ("PUT", "/entities/glossary/unclassify/{objectId}", B),
+                ("PUT", "/entities/glossary/classify", B),
+                ("PUT", "/entities/glossary/unclassify", B),
+                ("GET", "/entities/reports/{termId}", B),
+            ]
+        ),
+        case!(
+            semantics::semantics_without_edit_metadata_are_denied,
+            AnyServer,
+            [
+                ("POST", "/semanticMapping/semanticLink", D),
+                ("DELETE", "/semanticMapping/semanticLink", D),
+                ("POST", "/dataModel/entityRelationship", D),
+                ("DELETE", "/dataModel/entityRelationship", D),
+                ("POST", "/repository/createRelationship", D),
+                ("POST", "/entities/glossary", D),
+                ("PUT", "/entities/glossary/classify/{objectId}", D),
+                ("PUT", "/entities/glossary/unclassify/{objectId}", D),
+                ("PUT", "/entities/glossary/classify", D),
+                ("PUT", "/entities/glossary/unclassify", D),
+                ("GET", "/entities/reports/{termId}", D),
+            ]
         ),
         // Governance
         case!(

@@ -3,7 +3,6 @@
 //! spec uses: `DataProfiling` and `Dataprofiling`).
 
 use axum::extract::{Path, Request, State};
-use axum::http::HeaderValue;
 use axum::response::Response;
 use lore_core::catalog::{
     DataClassUpdate, LabelDefinition, ObjectLabels, ProfilingRecord, ProfilingUpdate,
@@ -62,18 +61,6 @@ fn profiling_json(record: &ProfilingRecord) -> Value {
         "dataHidden": record.hidden,
         "sensitivityLabel": record.sensitivity_label,
     })
-}
-
-/// Marks a deprecated route's answer: `Deprecation: true` and a `Link` to the route that
-/// replaces it.
-fn deprecated(mut response: Response, replacement: &str) -> Response {
-    let headers = response.headers_mut();
-    headers.insert("deprecation", HeaderValue::from_static("true"));
-    if let Ok(link) = HeaderValue::from_str(&format!("<{replacement}>; rel=\"successor-version\""))
-    {
-        headers.insert("link", link);
-    }
-    response
 }
 
 fn object_ref(id: &str) -> ApiResult<ObjectRef> {
@@ -150,8 +137,7 @@ pub async fn list_semantic_types(
     state: State<AppState>,
     caller: Authenticated,
 ) -> ApiResult<Response> {
-    let response = list_data_classes(state, caller).await?;
-    Ok(deprecated(response, "/repository/dataClasses/"))
+    list_data_classes(state, caller).await
 }
 
 /// Deprecated: `GET /repository/dataClasses/{objectId}`.
@@ -166,9 +152,7 @@ pub async fn get_semantic_type(
     caller: Authenticated,
     name: Path<String>,
 ) -> ApiResult<Response> {
-    let replacement = format!("/repository/dataClasses/{}", name.0);
-    let response = get_data_class(state, caller, name).await?;
-    Ok(deprecated(response, &replacement))
+    get_data_class(state, caller, name).await
 }
 
 /// Deprecated: `PUT /repository/dataClasses/{objectId}`.
@@ -184,9 +168,7 @@ pub async fn put_semantic_type(
     name: Path<String>,
     body: JsonBody<DataClassBody>,
 ) -> ApiResult<Response> {
-    let replacement = format!("/repository/dataClasses/{}", name.0);
-    let response = put_data_class(state, caller, name, body).await?;
-    Ok(deprecated(response, &replacement))
+    put_data_class(state, caller, name, body).await
 }
 
 // ---- sensitivity labels

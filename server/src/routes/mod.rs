@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod configuration;
+pub mod deprecated;
 pub mod entities;
 pub mod governance;
 pub mod grants;
@@ -15,6 +16,7 @@ pub mod operations;
 pub mod relationships;
 pub mod removed;
 pub mod repository;
+pub mod semantics;
 pub mod types;
 pub mod users;
 pub mod worksheets;
@@ -44,7 +46,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
-        (name = "Governance"),
+        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -165,15 +167,27 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(configuration::list_models))
         .routes(routes!(configuration::list_connected_models))
         .routes(routes!(types::list_object_types))
-        .routes(routes!(types::list_entity_types))
         .routes(routes!(types::list_attribute_types))
         .routes(routes!(types::list_group_types))
         .routes(routes!(types::list_profiles))
         .routes(routes!(types::list_categories))
         .routes(routes!(operations::repository_browse))
-        .routes(routes!(admin::system_log));
+        .routes(routes!(admin::system_log))
+        .routes(routes!(
+            semantics::add_semantic_link,
+            semantics::remove_semantic_link
+        ))
+        .routes(routes!(
+            semantics::add_entity_relationship,
+            semantics::remove_entity_relationship
+        ))
+        .routes(routes!(semantics::put_term))
+        .routes(routes!(semantics::classify))
+        .routes(routes!(semantics::unclassify))
+        .routes(routes!(semantics::term_reports));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
+    let router = router.layer(axum::middleware::from_fn(deprecated::mark));
     // The 405 answer is set by `app`, after the key gate, so that a wrong method answers
     // 405 with or without a key.
     let router = removed::register(router, &mut openapi);
@@ -198,6 +212,10 @@ fn completed(document: OpenApiDoc) -> serde_json::Value {
 #[allow(deprecated, reason = "registering them is what keeps them working")]
 fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
     router
+        .routes(routes!(types::list_entity_types))
+        .routes(routes!(semantics::classify_deprecated))
+        .routes(routes!(semantics::unclassify_deprecated))
+        .routes(routes!(semantics::create_relationship))
         .routes(routes!(governance::list_semantic_types))
         .routes(routes!(
             governance::get_semantic_type,

@@ -37,6 +37,7 @@ pub async fn list_object_types(
 /// Deprecated name of listObjectTypes: `[{"entityTypes": [...]}]`.
 #[utoipa::path(get, path = "/types/listEntityTypes", tag = "Types", security(("api_key" = ["ViewMetadata"])), params(ObjectTypesParams),
     responses((status = 200, description = "`[{\"entityTypes\": [...]}]`"), (status = 404, description = "Unknown profile")))]
+#[deprecated]
 pub async fn list_entity_types(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
