@@ -11,6 +11,7 @@ use std::pin::Pin;
 
 use crate::harness::{IntoBackend, Target};
 
+mod attributes;
 mod auth;
 mod browse;
 mod configuration;
@@ -901,6 +902,31 @@ pub fn cases() -> Vec<Case> {
             visibility::object_grants_limit_what_each_user_sees,
             AnyServer,
             []
+        ),
+        // Attribute values
+        case!(
+            attributes::set_attributes_custom_profile_and_system,
+            AnyServer,
+            [
+                ("PUT", "/repository/setAttributes", N),
+                ("PUT", "/repository/setCustomAttributes", N),
+            ]
+        ),
+        case!(
+            attributes::set_attributes_bad_input,
+            AnyServer,
+            [
+                ("PUT", "/repository/setAttributes", B),
+                ("PUT", "/repository/setCustomAttributes", B),
+            ]
+        ),
+        case!(
+            attributes::set_attributes_without_edit_metadata_are_denied,
+            AnyServer,
+            [
+                ("PUT", "/repository/setAttributes", D),
+                ("PUT", "/repository/setCustomAttributes", D),
+            ]
         ),
         // Semantic mapping, data model and glossary
         case!(

@@ -11,6 +11,7 @@
 //! (resolving identifiers, reading entities) stay inside the crate.
 
 mod administrators;
+mod attributes;
 mod auth;
 mod browse;
 mod execute;
@@ -32,6 +33,7 @@ mod worksheets;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
+pub use attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};

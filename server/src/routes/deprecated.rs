@@ -49,6 +49,11 @@ pub const DEPRECATED_METHODS: &[(&str, &str, &str)] = &[
         "/repository/createRelationship",
         "POST /dataModel/entityRelationship",
     ),
+    (
+        "PUT",
+        "/repository/setCustomAttributes",
+        "PUT /repository/setAttributes",
+    ),
 ];
 
 /// The deprecated method a route is, by the template it matched (`{base}{path}`; every

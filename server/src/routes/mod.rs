@@ -181,6 +181,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             semantics::add_entity_relationship,
             semantics::remove_entity_relationship
         ))
+        .routes(routes!(repository::set_attributes))
         .routes(routes!(semantics::put_term))
         .routes(routes!(semantics::classify))
         .routes(routes!(semantics::unclassify))
@@ -216,6 +217,7 @@ fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState>
         .routes(routes!(semantics::classify_deprecated))
         .routes(routes!(semantics::unclassify_deprecated))
         .routes(routes!(semantics::create_relationship))
+        .routes(routes!(repository::set_custom_attributes))
         .routes(routes!(governance::list_semantic_types))
         .routes(routes!(
             governance::get_semantic_type,

@@ -5,7 +5,7 @@ use std::io::BufReader;
 use axum::extract::{Request, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use lore_core::catalog::{ExportOptions, FolderRequest, ImportOptions};
+use lore_core::catalog::{AttributeSetting, ExportOptions, FolderRequest, ImportOptions};
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -191,4 +191,88 @@ fn list_or_csv<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Stri
             .filter(|s| !s.is_empty())
             .collect(),
     }))
+}
+
+/// What setAttributes takes (COMPAT: the body real clients send).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetAttributesBody {
+    /// The object: id, stable id or repository path.
+    pub id: Option<String>,
+    /// The values to set; `null` or `""` removes a value.
+    pub values: Option<Vec<AttributeValueBody>>,
+    /// Why; accepted and not stored.
+    #[allow(dead_code, reason = "clients send it; Lore keeps no edit comments")]
+    pub comment: Option<String>,
+}
+
+/// One value of setAttributes.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AttributeValueBody {
+    pub attribute_type: AttributeTypeBody,
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub value: serde_json::Value,
+}
+
+/// The attribute a value is for.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AttributeTypeBody {
+    pub name: Option<String>,
+    /// `CUSTOM_ATTRIBUTE`, `SYSTEM_ATTRIBUTE`, `ATTRIBUTE` or `UDP`; absent: any kind.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}
+
+/// Sets attribute values on an object: custom attributes, profile attributes and UDPs of
+/// its type, and the system attributes Description, Business Name, Business Description,
+/// External Url and Hide Data (Edit Metadata on the object). All values are checked
+/// before any is written. Answers the object as a legacy entity.
+#[utoipa::path(put, path = "/repository/setAttributes", tag = "Repository", security(("api_key" = ["EditMetadata"])),
+    request_body = SetAttributesBody,
+    responses((status = 200, description = "The object (legacy entity)"),
+        (status = 400, description = "No id or values, an attribute the object does not carry, a read-only system attribute, or a value of the wrong type"),
+        (status = 401, description = "Missing or invalid key"), (status = 403, description = "Without Edit Metadata on the object"),
+        (status = 404, description = "No such object")))]
+pub async fn set_attributes(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<SetAttributesBody>,
+) -> ApiResult<Response> {
+    let object = body
+        .id
+        .as_deref()
+        .filter(|id| !id.trim().is_empty())
+        .ok_or_else(|| Error::missing("id"))?;
+    let settings = body
+        .values
+        .ok_or_else(|| Error::missing("values"))?
+        .into_iter()
+        .map(|v| AttributeSetting {
+            name: v.attribute_type.name.unwrap_or_default(),
+            kind: v.attribute_type.kind,
+            value: v.value,
+        })
+        .collect::<Vec<_>>();
+    Ok(ok(state
+        .catalog
+        .set_attributes(&caller, object, &settings)
+        .await?))
+}
+
+/// Deprecated: `PUT /repository/setAttributes`, which it answers (same body).
+#[utoipa::path(put, path = "/repository/setCustomAttributes", tag = "Repository", security(("api_key" = ["EditMetadata"])),
+    request_body = SetAttributesBody,
+    responses((status = 200, description = "As PUT /repository/setAttributes"),
+        (status = 400, description = "As PUT /repository/setAttributes"),
+        (status = 401, description = "Missing or invalid key"), (status = 403, description = "Without Edit Metadata on the object"),
+        (status = 404, description = "No such object")))]
+#[deprecated]
+pub async fn set_custom_attributes(
+    state: State<AppState>,
+    caller: Authenticated,
+    body: JsonBody<SetAttributesBody>,
+) -> ApiResult<Response> {
+    set_attributes(state, caller, body).await
 }
