@@ -315,6 +315,10 @@ async fn fresh_store_is_empty_and_answers(store: Arc<dyn Store>) {
         "a fresh store has no attribute types"
     );
     assert!(
+        ok(store.object_types().await, "object_types").is_empty(),
+        "a fresh store has no object types"
+    );
+    assert!(
         ok(store.data_classes().await, "data_classes").is_empty(),
         "a fresh store has no data classes"
     );
@@ -1787,6 +1791,37 @@ async fn definitions_round_trip_and_replace_by_name(store: Arc<dyn Store>) {
          whatever its kind"
     );
 
+    let object_type = |profile: &str, name: &str, attributes: &[&str]| ObjectType {
+        name: TypeName::new(profile, name),
+        display_name: format!("{name} display"),
+        system_type: SystemType::Classifier,
+        category: "Reports".into(),
+        attributes: attributes.iter().map(|a| (*a).to_owned()).collect(),
+    };
+    let mut replaced_type = object_type("BI", "Report", &[]);
+    replaced_type.system_type = SystemType::Diagram;
+    apply(
+        store,
+        vec![
+            Op::PutObjectType(object_type("BI", "Report", &["Owner", "Zürich"])),
+            Op::PutObjectType(object_type("Analytics", "Report", &[])),
+            Op::PutObjectType(object_type("BI", "Dashboard", &["Owner"])),
+            Op::PutObjectType(replaced_type.clone()),
+        ],
+        "PutObjectType",
+    )
+    .await;
+    assert_eq!(
+        ok(store.object_types().await, "object_types"),
+        vec![
+            object_type("Analytics", "Report", &[]),
+            object_type("BI", "Dashboard", &["Owner"]),
+            replaced_type,
+        ],
+        "object types round-trip, are sorted by profile then name, and PutObjectType replaces the \
+         type of that profile and name"
+    );
+
     let class = |name: &str, hide: bool| DataClass {
         name: name.to_owned(),
         description: format!("{name} class"),
@@ -2243,6 +2278,13 @@ async fn apply_is_atomic_on_conflict(store: Arc<dyn Store>) {
             group: "Custom Attributes".into(),
             description: String::new(),
         }),
+        Op::PutObjectType(ObjectType {
+            name: TypeName::new("Atomic", "Type"),
+            display_name: "Type".into(),
+            system_type: SystemType::Classifier,
+            category: "Atomic".into(),
+            attributes: vec!["Atomic".into()],
+        }),
         Op::PutRole(Role {
             name: "Atomic Role".into(),
             description: String::new(),
@@ -2298,6 +2340,10 @@ async fn apply_is_atomic_on_conflict(store: Arc<dyn Store>) {
         ok(store.attribute_types().await, "attribute_types"),
         types_before,
         "a failed batch adds no attribute types"
+    );
+    assert!(
+        ok(store.object_types().await, "object_types").is_empty(),
+        "a failed batch adds no object types"
     );
     assert!(
         ok(store.grants_of(taken.id).await, "grants_of").is_empty(),

@@ -104,6 +104,10 @@ impl Store for Counting {
         self.read();
         self.inner.attribute_types().await
     }
+    async fn object_types(&self) -> Result<Vec<ObjectType>> {
+        self.read();
+        self.inner.object_types().await
+    }
     async fn data_classes(&self) -> Result<Vec<DataClass>> {
         self.read();
         self.inner.data_classes().await

@@ -61,6 +61,8 @@ pub enum Op {
     /// Inserts or replaces the attribute type of that name (names are unique among
     /// stored attribute types).
     PutAttributeType(AttributeType),
+    /// Inserts or replaces the object type of that name (profile and name).
+    PutObjectType(ObjectType),
     /// Inserts or replaces the data class of that name.
     PutDataClass(DataClass),
     /// Inserts or replaces the sensitivity label of that name.
@@ -154,6 +156,15 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field, &what)?;
             }
             text(t.profile.as_deref().unwrap_or_default(), &what)?;
+        }
+        Op::PutObjectType(t) => {
+            let what = || format!("object type '{}'", t.name.qualified());
+            for field in [&t.name.profile, &t.name.name, &t.display_name, &t.category] {
+                text(field, &what)?;
+            }
+            for attribute in &t.attributes {
+                text(attribute, &what)?;
+            }
         }
         Op::PutDataClass(c) => {
             let what = || format!("data class '{}'", c.name);
@@ -543,6 +554,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// Attribute types added at run time (built-ins come from [`MetaModel::builtin`]), by name.
     async fn attribute_types(&self) -> Result<Vec<AttributeType>>;
+    /// Object types added at run time, by profile then name.
+    async fn object_types(&self) -> Result<Vec<ObjectType>>;
     /// Data classes, sorted by name.
     async fn data_classes(&self) -> Result<Vec<DataClass>>;
     /// Sensitivity labels, sorted by name.

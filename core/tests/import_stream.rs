@@ -146,6 +146,9 @@ impl Store for Recording {
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
         self.inner.attribute_types().await
     }
+    async fn object_types(&self) -> Result<Vec<ObjectType>> {
+        self.inner.object_types().await
+    }
     async fn data_classes(&self) -> Result<Vec<DataClass>> {
         self.inner.data_classes().await
     }

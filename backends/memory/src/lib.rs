@@ -19,9 +19,9 @@ use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
     ClassificationStatus, DataClass, Edge, EdgeKind, Grant, Group, ImportSettings, LabelAssignment,
-    LoginFailures, Membership, Object, ObjectKind, Operation, OperationFilter, OperationLogLine,
-    Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind,
-    Timestamp, User, Value, Worksheet,
+    LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation, OperationFilter,
+    OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter,
+    Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -72,6 +72,8 @@ struct State {
     profiling: BTreeMap<ObjectId, Profiling>,
     /// Attribute types by name (names are unique among stored attribute types).
     attribute_types: BTreeMap<String, AttributeType>,
+    /// Object types by (profile, name).
+    object_types: BTreeMap<TypeName, ObjectType>,
     data_classes: BTreeMap<String, DataClass>,
     sensitivity_labels: BTreeMap<String, SensitivityLabel>,
     roles: BTreeMap<String, Role>,
@@ -184,6 +186,7 @@ enum Undo {
     Label(ObjectId, String, Option<ClassificationStatus>),
     Profiling(ObjectId, Option<Profiling>),
     AttributeType(String, Option<AttributeType>),
+    ObjectType(TypeName, Option<ObjectType>),
     DataClass(String, Option<DataClass>),
     SensitivityLabel(String, Option<SensitivityLabel>),
     Role(String, Option<Role>),
@@ -391,6 +394,9 @@ impl State {
             }
             Undo::AttributeType(key, old) => {
                 set_entry(&mut self.attribute_types, key, old);
+            }
+            Undo::ObjectType(key, old) => {
+                set_entry(&mut self.object_types, key, old);
             }
             Undo::DataClass(name, old) => {
                 set_entry(&mut self.data_classes, name, old);
@@ -709,6 +715,12 @@ impl Tx<'_> {
                     Some(attribute_type),
                 );
                 self.undo.push(Undo::AttributeType(key, old));
+            }
+            Op::PutObjectType(object_type) => {
+                self.state.meta_version += 1;
+                let key = object_type.name.clone();
+                let old = set_entry(&mut self.state.object_types, key.clone(), Some(object_type));
+                self.undo.push(Undo::ObjectType(key, old));
             }
             Op::PutDataClass(class) => {
                 self.state.meta_version += 1;
@@ -1268,6 +1280,10 @@ impl Store for MemoryStore {
 
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
         Ok(self.read()?.attribute_types.values().cloned().collect())
+    }
+
+    async fn object_types(&self) -> Result<Vec<ObjectType>> {
+        Ok(self.read()?.object_types.values().cloned().collect())
     }
 
     async fn data_classes(&self) -> Result<Vec<DataClass>> {

@@ -87,6 +87,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "operations, import settings and attachments",
         sql: include_str!("../migrations/0009_operations.sql"),
     },
+    Migration {
+        version: 10,
+        name: "object types",
+        sql: include_str!("../migrations/0010_object_types.sql"),
+    },
 ];
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an

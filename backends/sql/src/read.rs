@@ -157,6 +157,19 @@ pub(crate) fn attribute_type(mut row: Row) -> Result<AttributeType> {
     })
 }
 
+pub(crate) fn object_type(mut row: Row) -> Result<ObjectType> {
+    const T: &str = "object_types";
+    Ok(ObjectType {
+        name: TypeName::new(row.text(0, T)?, row.text(1, T)?),
+        display_name: row.text(2, T)?,
+        system_type: row.parse(3, T, "system type", SystemType::parse)?,
+        category: row.text(4, T)?,
+        attributes: row
+            .json(5, T, "object type attributes")?
+            .unwrap_or_default(),
+    })
+}
+
 pub(crate) fn data_class(mut row: Row) -> Result<DataClass> {
     const T: &str = "data_classes";
     Ok(DataClass {

@@ -967,6 +967,18 @@ impl<D: Driver> Store for SqlStore<D> {
         read::all(rows, read::attribute_type)
     }
 
+    async fn object_types(&self) -> Result<Vec<ObjectType>> {
+        let rows = self
+            .rows(
+                "SELECT profile, name, display_name, system_type, category, attributes \
+                 FROM object_types ORDER BY profile, name",
+                Vec::new(),
+                "object types",
+            )
+            .await?;
+        read::all(rows, read::object_type)
+    }
+
     async fn data_classes(&self) -> Result<Vec<DataClass>> {
         let rows = self
             .rows(

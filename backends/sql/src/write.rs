@@ -332,6 +332,27 @@ impl Writer {
                     what,
                 );
             }
+            Op::PutObjectType(t) => {
+                self.meta_changed = true;
+                let attributes = to_json(&t.attributes, "an object type's attributes")?;
+                let what = format!("writing object type '{}'", t.name.qualified());
+                self.exec(
+                    "INSERT INTO object_types (profile, name, display_name, system_type, category, attributes) \
+                     VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (profile, name) DO UPDATE SET display_name = excluded.display_name, \
+                     system_type = excluded.system_type, category = excluded.category, \
+                     attributes = excluded.attributes",
+                    vec![
+                        t.name.profile.into(),
+                        t.name.name.into(),
+                        t.display_name.into(),
+                        t.system_type.as_str().into(),
+                        t.category.into(),
+                        attributes.into(),
+                    ],
+                    what,
+                );
+            }
             Op::PutDataClass(c) => {
                 self.meta_changed = true;
                 let definition = to_json(&c.definition, "a data class definition")?;

@@ -169,6 +169,18 @@ impl Catalog {
                 None => meta.attribute_types.push(added),
             }
         }
+        for added in self.store.object_types().await? {
+            if !meta.profiles.iter().any(|p| p.name == added.name.profile) {
+                meta.profiles.push(crate::model::Profile {
+                    name: added.name.profile.clone(),
+                    description: String::new(),
+                });
+            }
+            match meta.object_types.iter_mut().find(|t| t.name == added.name) {
+                Some(existing) => *existing = added,
+                None => meta.object_types.push(added),
+            }
+        }
         let meta = Arc::new(meta);
         *self.meta.write().unwrap_or_else(PoisonError::into_inner) =
             Some((version, Arc::clone(&meta)));
