@@ -46,6 +46,18 @@ pub const ROLES_CSV: Upload = Upload {
     what: "the CSV file",
 };
 
+/// A meta model XML file.
+pub const META_MODEL_XML: Upload = Upload {
+    media_types: &[
+        "",
+        "application/xml",
+        "text/xml",
+        "text/plain",
+        "application/octet-stream",
+    ],
+    what: "the meta model XML file",
+};
+
 /// Any file (an attachment): every media type is taken as it is.
 pub const ANY_FILE: Upload = Upload {
     media_types: &["*", "application/octet-stream"],

@@ -24,6 +24,7 @@ mod grants;
 mod groups;
 pub(crate) mod import;
 mod imports;
+mod meta_model;
 mod oauth;
 mod query;
 mod removed;
@@ -926,6 +927,34 @@ pub fn cases() -> Vec<Case> {
             [
                 ("PUT", "/repository/setAttributes", D),
                 ("PUT", "/repository/setCustomAttributes", D),
+            ]
+        ),
+        // Meta model XML
+        case!(
+            meta_model::meta_model_xml_import_export_round_trip,
+            AnyServer,
+            [
+                ("POST", "/repository/metaModel/importXML", N),
+                ("POST", "/repository/metaModel/exportXML", N),
+                ("GET", "/repository/customAttributes/{nameOrId}", N),
+            ]
+        ),
+        case!(
+            meta_model::meta_model_xml_bad_input,
+            AnyServer,
+            [
+                ("POST", "/repository/metaModel/importXML", B),
+                ("POST", "/repository/metaModel/exportXML", B),
+                ("GET", "/repository/customAttributes/{nameOrId}", B),
+            ]
+        ),
+        case!(
+            meta_model::meta_model_xml_denied,
+            AnyServer,
+            [
+                ("POST", "/repository/metaModel/importXML", D),
+                ("POST", "/repository/metaModel/exportXML", D),
+                ("GET", "/repository/customAttributes/{nameOrId}", D),
             ]
         ),
         // Semantic mapping, data model and glossary

@@ -19,6 +19,7 @@ mod external_login;
 mod governance;
 mod grants;
 mod groups;
+mod meta_model;
 mod model_import;
 mod model_io;
 mod operations;
@@ -46,6 +47,7 @@ pub use grants::{
     OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,
 };
 pub use groups::{GroupDetails, GroupUpdate, NewGroup};
+pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use operations::{ImportModelRequest, MAX_LISTED};

@@ -54,6 +54,11 @@ pub const DEPRECATED_METHODS: &[(&str, &str, &str)] = &[
         "/repository/setCustomAttributes",
         "PUT /repository/setAttributes",
     ),
+    (
+        "GET",
+        "/repository/customAttributes/{nameOrId}",
+        "POST /repository/metaModel/exportXML",
+    ),
 ];
 
 /// The deprecated method a route is, by the template it matched (`{base}{path}`; every

@@ -11,6 +11,7 @@ pub mod grants;
 pub mod groups;
 pub mod health;
 pub mod imports;
+pub mod meta_model;
 pub mod openapi;
 pub mod operations;
 pub mod relationships;
@@ -152,6 +153,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             OpenApiRouter::new()
                 .routes(routes!(repository::import_model))
                 .routes(routes!(imports::attach_file))
+                .routes(routes!(meta_model::import_xml))
                 .layer(DefaultBodyLimit::disable()),
         )
         .routes(routes!(
@@ -182,6 +184,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             semantics::remove_entity_relationship
         ))
         .routes(routes!(repository::set_attributes))
+        .routes(routes!(meta_model::export_xml))
         .routes(routes!(semantics::put_term))
         .routes(routes!(semantics::classify))
         .routes(routes!(semantics::unclassify))
@@ -218,6 +221,7 @@ fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState>
         .routes(routes!(semantics::unclassify_deprecated))
         .routes(routes!(semantics::create_relationship))
         .routes(routes!(repository::set_custom_attributes))
+        .routes(routes!(meta_model::custom_attribute))
         .routes(routes!(governance::list_semantic_types))
         .routes(routes!(
             governance::get_semantic_type,
