@@ -79,6 +79,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(delete_and_clear_keep_other_models_and_repository_objects),
         // Definitions, users, grants, sessions
         case!(definitions_round_trip_and_replace_by_name),
+        case!(lineage_walks_breadth_first_within_bounds),
         case!(user_names_unique_case_insensitively),
         case!(grants_once_each_sorted_and_removed_exactly),
         case!(sessions_expire_at_expires_at),
@@ -3814,5 +3815,145 @@ async fn system_log_pages_newest_first_filters_counts_and_purges(store: Arc<dyn 
     assert_eq!(
         newest[0].path.chars().count(),
         lore_core::store::MAX_LOGGED_CHARS
+    );
+}
+
+async fn lineage_walks_breadth_first_within_bounds(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let model = 31;
+    let id = |n: i64| ObjectId::new(model, n);
+    let mut ops: Vec<Op> = (1..=8)
+        .map(|n| Op::PutObject(model_object(model, n, None, &format!("o{n}"))))
+        .collect();
+    for (source, target, name) in [
+        (1, 2, "a"),
+        (1, 3, "b"),
+        (1, 4, "c"),
+        (2, 5, "d"),
+        (3, 5, "e"),
+        (5, 6, "f"),
+        (6, 1, "loop"),
+        (7, 1, "up"),
+        (8, 7, "up2"),
+    ] {
+        ops.push(Op::AddEdge(edge(
+            EdgeKind::Lineage,
+            id(source),
+            id(target),
+            name,
+        )));
+    }
+    ops.push(Op::AddEdge(edge(
+        EdgeKind::SemanticLink,
+        id(1),
+        id(8),
+        "not lineage",
+    )));
+    apply(store, ops, "a lineage graph with a cycle").await;
+    let walk = |downstream: bool, depth: u32, fan_out: u32, limit: u32| async move {
+        let walk = ok(
+            store
+                .lineage(
+                    id(1),
+                    downstream,
+                    LineageBounds {
+                        depth,
+                        fan_out,
+                        limit,
+                    },
+                )
+                .await,
+            "lineage",
+        );
+        let edges: Vec<(i64, i64, String, u32)> = walk
+            .edges
+            .into_iter()
+            .map(|(e, d)| (e.source.object, e.target.object, e.name, d))
+            .collect();
+        (edges, walk.truncated)
+    };
+    let e = |s: i64, t: i64, n: &str, d: u32| (s, t, n.to_owned(), d);
+    assert_eq!(
+        walk(true, 5, 10, 100).await,
+        (
+            vec![
+                e(1, 2, "a", 1),
+                e(1, 3, "b", 1),
+                e(1, 4, "c", 1),
+                e(2, 5, "d", 2),
+                e(3, 5, "e", 2),
+                e(5, 6, "f", 3),
+                e(6, 1, "loop", 4),
+            ],
+            false
+        ),
+        "downstream: each edge once, at the depth of its nearest end plus one, by depth then \
+         source, target and name; the cycle ends the walk"
+    );
+    assert_eq!(
+        walk(true, 5, 2, 100).await,
+        (
+            vec![
+                e(1, 2, "a", 1),
+                e(1, 3, "b", 1),
+                e(2, 5, "d", 2),
+                e(3, 5, "e", 2),
+                e(5, 6, "f", 3),
+                e(6, 1, "loop", 4)
+            ],
+            false
+        ),
+        "a fan-out of 2 follows the first two edges of each object, by target then name"
+    );
+    assert_eq!(
+        walk(true, 1, 10, 100).await,
+        (
+            vec![e(1, 2, "a", 1), e(1, 3, "b", 1), e(1, 4, "c", 1)],
+            false
+        ),
+        "depth 1 holds the starting object's own edges"
+    );
+    assert_eq!(
+        walk(true, 5, 10, 3).await,
+        (
+            vec![e(1, 2, "a", 1), e(1, 3, "b", 1), e(1, 4, "c", 1)],
+            true
+        ),
+        "a limit cuts the walk and says so"
+    );
+    assert_eq!(
+        walk(false, 5, 10, 100).await,
+        (
+            vec![
+                e(6, 1, "loop", 1),
+                e(7, 1, "up", 1),
+                e(5, 6, "f", 2),
+                e(8, 7, "up2", 2),
+                e(2, 5, "d", 3),
+                e(3, 5, "e", 3),
+                e(1, 2, "a", 4),
+                e(1, 3, "b", 4),
+            ],
+            false
+        ),
+        "upstream follows edges against their direction, fan-out by source then name"
+    );
+    let lonely = ok(
+        store
+            .lineage(
+                id(4),
+                true,
+                LineageBounds {
+                    depth: 5,
+                    fan_out: 10,
+                    limit: 100,
+                },
+            )
+            .await,
+        "lineage",
+    );
+    assert!(
+        lonely.edges.is_empty() && !lonely.truncated,
+        "an object without lineage"
     );
 }

@@ -100,6 +100,15 @@ impl Store for Counting {
         self.read();
         self.inner.edges(kind, object, incoming).await
     }
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        self.read();
+        self.inner.lineage(start, downstream, bounds).await
+    }
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
         self.read();
         self.inner.attribute_types().await

@@ -529,6 +529,17 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)>;
     /// Edges of the kind whose source (or, with `incoming`, target) is `object`, sorted.
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>>;
+    /// Walks the lineage edges from `start`, breadth first: downstream (from source to
+    /// target) or upstream. An object is expanded at each depth it is reached at below
+    /// `bounds.depth`, following its first `bounds.fan_out` edges (by the other end, then
+    /// name); each edge found is answered once, at the smallest depth of its near end plus
+    /// one ([`LineageWalk`]).
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk>;
 
     // ---- MQL
 

@@ -143,6 +143,14 @@ impl Store for Recording {
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         self.inner.edges(kind, object, incoming).await
     }
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        self.inner.lineage(start, downstream, bounds).await
+    }
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
         self.inner.attribute_types().await
     }

@@ -18,10 +18,11 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
-    ClassificationStatus, DataClass, Edge, EdgeKind, Grant, Group, ImportSettings, LabelAssignment,
-    LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation, OperationFilter,
-    OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter,
-    Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
+    ClassificationStatus, DataClass, Edge, EdgeKind, Grant, Group, ImportSettings,
+    LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk, LoginFailures, Membership,
+    Object, ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine, Profiling, Role,
+    SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, TypeName,
+    User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -1276,6 +1277,53 @@ impl Store for MemoryStore {
 
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         Ok(self.read()?.edges_from(object, Some(kind), incoming))
+    }
+
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        let state = self.read()?;
+        let follow = |node: ObjectId| {
+            state
+                .edges_from(node, Some(EdgeKind::Lineage), !downstream)
+                .into_iter()
+                .take(bounds.fan_out as usize)
+        };
+        let far = |e: &Edge| if downstream { e.target } else { e.source };
+        let mut nearest: BTreeMap<ObjectId, u32> = BTreeMap::from([(start, 0)]);
+        let mut level: BTreeSet<ObjectId> = BTreeSet::from([start]);
+        let mut steps: u64 = 1;
+        for depth in 1..=bounds.depth {
+            let next: BTreeSet<ObjectId> = level
+                .iter()
+                .flat_map(|node| follow(*node).map(|e| far(&e)).collect::<Vec<_>>())
+                .collect();
+            steps += next.len() as u64;
+            for node in &next {
+                nearest.entry(*node).or_insert(depth);
+            }
+            level = next;
+            if level.is_empty() {
+                break;
+            }
+        }
+        let mut edges: Vec<(Edge, u32)> = nearest
+            .iter()
+            .filter(|(_, depth)| **depth < bounds.depth)
+            .flat_map(|(node, depth)| follow(*node).map(|e| (e, depth + 1)).collect::<Vec<_>>())
+            .collect();
+        edges.sort_by(|(a, da), (b, db)| {
+            da.cmp(db)
+                .then(a.source.cmp(&b.source))
+                .then(a.target.cmp(&b.target))
+                .then(a.name.cmp(&b.name))
+        });
+        let truncated = steps > LINEAGE_WALK_BUDGET || edges.len() > bounds.limit as usize;
+        edges.truncate(bounds.limit as usize);
+        Ok(LineageWalk { edges, truncated })
     }
 
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {

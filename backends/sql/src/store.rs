@@ -955,6 +955,47 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(edges)
     }
 
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        let sql = lineage_sql(D::DIALECT, downstream);
+        let budget = i64::try_from(LINEAGE_WALK_BUDGET).unwrap_or(i64::MAX);
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    sql,
+                    vec![
+                        start.model.into(),
+                        start.object.into(),
+                        EdgeKind::Lineage.as_str().into(),
+                        i64::from(bounds.depth).into(),
+                        i64::from(bounds.fan_out).into(),
+                        (budget + 1).into(),
+                        (i64::from(bounds.limit) + 1).into(),
+                    ],
+                ),
+                "lineage",
+            )
+            .await?;
+        let mut truncated = false;
+        let mut edges = Vec::with_capacity(rows.len());
+        for row in rows {
+            let depth = row.int(6, "edges")?;
+            truncated |= row.int(7, "edges")? > budget;
+            let depth = u32::try_from(depth)
+                .map_err(|_| Error::internal(format!("a lineage walk answered depth {depth}")))?;
+            edges.push((read::edge(row)?, depth));
+        }
+        if edges.len() > bounds.limit as usize {
+            truncated = true;
+            edges.truncate(bounds.limit as usize);
+        }
+        Ok(LineageWalk { edges, truncated })
+    }
+
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
         let rows = self
             .rows(
@@ -1872,4 +1913,53 @@ impl<D: Driver> Store for SqlStore<D> {
             .await?;
         read::all(rows, attachment_info)
     }
+}
+
+/// The lineage walk of [`Store::lineage`] as one statement: a recursive walk of (object,
+/// depth) steps that follows each object's first `$5` edges (by the far end, then name)
+/// up to depth `$4`, at most `$6` steps; then every edge followed from an object reached
+/// below depth `$4`, at the smallest depth it was reached, by depth, source, target and
+/// name, at most `$7`. Each row ends with the depth and the number of steps walked.
+/// The fan-out subquery and the joins use the edges' primary key (downstream) or
+/// `edges_target` (upstream).
+fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
+    // `near` is the end the walk stands on, `far` the end it goes to.
+    let (near, far) = if downstream {
+        ("source", "target")
+    } else {
+        ("target", "source")
+    };
+    // SQLite computes a recursive CTE whole unless the CTE itself is limited;
+    // PostgreSQL allows no LIMIT there, but reads the walk only as far as asked.
+    let (walk_limit, bounded) = match dialect {
+        Dialect::Sqlite => ("LIMIT $6", "SELECT m, o, depth FROM walk"),
+        Dialect::Postgres => ("", "SELECT m, o, depth FROM walk LIMIT $6"),
+    };
+    let first_edges = |alias: &str| {
+        format!(
+            "(e.{far}_model, e.{far}_object, e.name) IN (\
+             SELECT f.{far}_model, f.{far}_object, f.name FROM edges f \
+             WHERE f.{near}_model = {alias}.m AND f.{near}_object = {alias}.o AND f.kind = $3 \
+             ORDER BY f.{far}_model, f.{far}_object, f.name LIMIT $5)"
+        )
+    };
+    format!(
+        "WITH RECURSIVE walk(m, o, depth) AS (\
+           SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST(0 AS BIGINT) \
+           UNION \
+           SELECT e.{far}_model, e.{far}_object, w.depth + 1 FROM walk w \
+           JOIN edges e ON e.{near}_model = w.m AND e.{near}_object = w.o AND e.kind = $3 \
+           WHERE w.depth < $4 AND {walk_edges} {walk_limit}), \
+         bounded AS ({bounded}), \
+         nodes AS (SELECT m, o, MIN(depth) AS depth FROM bounded GROUP BY m, o) \
+         SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name, \
+                n.depth + 1, (SELECT COUNT(*) FROM bounded) \
+         FROM nodes n \
+         JOIN edges e ON e.{near}_model = n.m AND e.{near}_object = n.o AND e.kind = $3 \
+         WHERE n.depth < $4 AND {node_edges} \
+         ORDER BY n.depth + 1, e.source_model, e.source_object, e.target_model, e.target_object, e.name \
+         LIMIT $7",
+        walk_edges = first_edges("w"),
+        node_edges = first_edges("n"),
+    )
 }

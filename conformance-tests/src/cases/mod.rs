@@ -24,6 +24,7 @@ mod grants;
 mod groups;
 pub(crate) mod import;
 mod imports;
+mod lineage;
 mod meta_model;
 mod oauth;
 mod query;
@@ -928,6 +929,22 @@ pub fn cases() -> Vec<Case> {
                 ("PUT", "/repository/setAttributes", D),
                 ("PUT", "/repository/setCustomAttributes", D),
             ]
+        ),
+        // Lineage
+        case!(
+            lineage::lineage_operations_upstream_and_downstream,
+            AnyServer,
+            [("GET", "/lineage/getOperations/{startingId}", N)]
+        ),
+        case!(
+            lineage::lineage_operations_bad_input,
+            AnyServer,
+            [("GET", "/lineage/getOperations/{startingId}", B)]
+        ),
+        case!(
+            lineage::lineage_operations_denied,
+            AnyServer,
+            [("GET", "/lineage/getOperations/{startingId}", D)]
         ),
         // Meta model XML
         case!(

@@ -19,6 +19,7 @@ mod external_login;
 mod governance;
 mod grants;
 mod groups;
+mod lineage;
 mod meta_model;
 mod model_import;
 mod model_io;
@@ -47,6 +48,10 @@ pub use grants::{
     OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,
 };
 pub use groups::{GroupDetails, GroupUpdate, NewGroup};
+pub use lineage::{
+    LineageOperation, LineageOperations, LineageRequest, MAX_LINEAGE_DEPTH, MAX_LINEAGE_FAN_OUT,
+    MAX_LINEAGE_OPERATIONS,
+};
 pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;

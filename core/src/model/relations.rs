@@ -60,6 +60,31 @@ pub struct Edge {
     pub name: String,
 }
 
+/// How far a lineage walk goes ([`Store::lineage`](crate::store::Store::lineage)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineageBounds {
+    /// The most edges between the starting object and an edge's far end.
+    pub depth: u32,
+    /// The most edges followed from one object: the first by the other end, then name.
+    pub fan_out: u32,
+    /// The most edges answered.
+    pub limit: u32,
+}
+
+/// What a lineage walk found: each edge with its depth (1 for an edge of the starting
+/// object), by depth, then source, target and name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineageWalk {
+    pub edges: Vec<(Edge, u32)>,
+    /// Whether the walk was cut: more edges than the limit, or more steps than
+    /// [`LINEAGE_WALK_BUDGET`].
+    pub truncated: bool,
+}
+
+/// The most (object, depth) steps one lineage walk takes; past it the walk is cut (and
+/// which edges it found may differ between backends).
+pub const LINEAGE_WALK_BUDGET: u64 = 200_000;
+
 /// The type of a reference between glossary terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ReferenceType {

@@ -11,6 +11,7 @@ pub mod grants;
 pub mod groups;
 pub mod health;
 pub mod imports;
+pub mod lineage;
 pub mod meta_model;
 pub mod openapi;
 pub mod operations;
@@ -47,7 +48,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
-        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"),
+        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -188,7 +189,8 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(semantics::put_term))
         .routes(routes!(semantics::classify))
         .routes(routes!(semantics::unclassify))
-        .routes(routes!(semantics::term_reports));
+        .routes(routes!(semantics::term_reports))
+        .routes(routes!(lineage::get_operations));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     let router = router.layer(axum::middleware::from_fn(deprecated::mark));

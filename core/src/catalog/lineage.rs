@@ -1,0 +1,193 @@
+//! Lineage: the operations along the data flow of an object, upstream and downstream
+//! (`GET /lineage/getOperations/{startingId}`). The store walks the lineage edges inside
+//! the database, breadth first, within the bounds the caller gives; the catalog keeps
+//! what the caller sees.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+
+use super::Catalog;
+use super::browse::embedded;
+use crate::auth::Caller;
+use crate::error::{Error, Result};
+use crate::id::ObjectId;
+use crate::model::{LineageBounds, Object};
+use crate::wire::EmbeddedEntity;
+
+/// The deepest walk a caller may ask for.
+pub const MAX_LINEAGE_DEPTH: u32 = 20;
+/// The most lineage edges followed from one object.
+pub const MAX_LINEAGE_FAN_OUT: u32 = 1_000;
+/// The most operations one answer holds.
+pub const MAX_LINEAGE_OPERATIONS: u32 = 10_000;
+
+/// The parameters of getOperations as the client wrote them.
+#[derive(Debug, Clone, Default)]
+pub struct LineageRequest {
+    /// `upstream`, `downstream` or `both` (the default).
+    pub direction: Option<String>,
+    /// How many edges away from the starting object (default 5, at most 20).
+    pub depth: Option<String>,
+    /// How many edges are followed from each object (default 100, at most 1,000).
+    pub fan_out: Option<String>,
+    /// How many operations the answer holds (default 1,000, at most 10,000).
+    pub limit: Option<String>,
+}
+
+/// The operations along the data flow of an object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineageOperations {
+    pub starting_object: EmbeddedEntity,
+    /// Upstream operations first, then downstream; each direction nearest first.
+    pub operations: Vec<LineageOperation>,
+    /// Whether a bound cut the answer: more operations than `limit`, or a walk larger
+    /// than the store walks at once.
+    pub truncated: bool,
+    pub depth: u32,
+    pub fan_out: u32,
+    pub limit: u32,
+}
+
+/// One operation: data flows from `source` to `target`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineageOperation {
+    /// `UPSTREAM` (feeds the starting object) or `DOWNSTREAM` (is fed by it).
+    pub direction: &'static str,
+    /// How many edges away from the starting object: 1 for its own.
+    pub depth: u32,
+    pub source: EmbeddedEntity,
+    pub target: EmbeddedEntity,
+    /// The operation and its transformation logic, as the lineage names it.
+    pub operation: String,
+}
+
+fn bounded(text: Option<&str>, name: &str, default: u32, max: u32) -> Result<u32> {
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(default),
+        Some(t) => t
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "parameter '{name}' must be a whole number from 1 to {max}, not '{t}'"
+                ))
+            }),
+    }
+}
+
+impl Catalog {
+    /// `GET /lineage/getOperations/{startingId}` (View Metadata on the object). An
+    /// operation shows when the caller sees both of its objects and reaches it from the
+    /// starting object through objects they see.
+    pub async fn lineage_operations(
+        &self,
+        caller: &Caller,
+        start: &str,
+        request: &LineageRequest,
+    ) -> Result<LineageOperations> {
+        super::visibility::require_view_somewhere(caller)?;
+        let (upstream, downstream) = match request
+            .direction
+            .as_deref()
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("both") => (true, true),
+            Some("upstream") => (true, false),
+            Some("downstream") => (false, true),
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "parameter 'direction' is upstream, downstream or both, not '{other}'"
+                )));
+            }
+        };
+        let bounds = LineageBounds {
+            depth: bounded(request.depth.as_deref(), "depth", 5, MAX_LINEAGE_DEPTH)?,
+            fan_out: bounded(
+                request.fan_out.as_deref(),
+                "fanOut",
+                100,
+                MAX_LINEAGE_FAN_OUT,
+            )?,
+            limit: bounded(
+                request.limit.as_deref(),
+                "limit",
+                1_000,
+                MAX_LINEAGE_OPERATIONS,
+            )?,
+        };
+        let object = self.resolve_text(start).await?;
+        let sight = self.require_visible(caller, &object).await?;
+
+        let mut walks = Vec::new();
+        for (wanted, downstream) in [(upstream, false), (downstream, true)] {
+            if wanted {
+                walks.push((
+                    downstream,
+                    self.store.lineage(object.id, downstream, bounds).await?,
+                ));
+            }
+        }
+        let mut ids: Vec<ObjectId> = walks
+            .iter()
+            .flat_map(|(_, walk)| walk.edges.iter())
+            .flat_map(|(edge, _)| [edge.source, edge.target])
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let objects: BTreeMap<ObjectId, Object> = self
+            .store
+            .objects(&ids)
+            .await?
+            .into_iter()
+            .filter(|o| sight.sees(o))
+            .map(|o| (o.id, o))
+            .collect();
+
+        let mut operations = Vec::new();
+        let mut truncated = false;
+        for (downstream, walk) in walks {
+            truncated |= walk.truncated;
+            // Nearest first: an edge counts when its near end was reached through
+            // objects the caller sees.
+            let mut reached: HashSet<ObjectId> = HashSet::from([object.id]);
+            for (edge, depth) in walk.edges {
+                let (near, far) = if downstream {
+                    (edge.source, edge.target)
+                } else {
+                    (edge.target, edge.source)
+                };
+                let (Some(source), Some(target)) =
+                    (objects.get(&edge.source), objects.get(&edge.target))
+                else {
+                    continue;
+                };
+                if !reached.contains(&near) {
+                    continue;
+                }
+                reached.insert(far);
+                operations.push(LineageOperation {
+                    direction: if downstream { "DOWNSTREAM" } else { "UPSTREAM" },
+                    depth,
+                    source: embedded(source),
+                    target: embedded(target),
+                    operation: edge.name,
+                });
+            }
+        }
+        Ok(LineageOperations {
+            starting_object: embedded(&object),
+            operations,
+            truncated,
+            depth: bounds.depth,
+            fan_out: bounds.fan_out,
+            limit: bounds.limit,
+        })
+    }
+}
