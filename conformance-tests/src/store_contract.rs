@@ -80,6 +80,7 @@ pub fn cases() -> Vec<StoreCase> {
         // Definitions, users, grants, sessions
         case!(definitions_round_trip_and_replace_by_name),
         case!(lineage_walks_breadth_first_within_bounds),
+        case!(documents_round_trip_replace_and_go_with_their_owner),
         case!(user_names_unique_case_insensitively),
         case!(grants_once_each_sorted_and_removed_exactly),
         case!(sessions_expire_at_expires_at),
@@ -3955,5 +3956,139 @@ async fn lineage_walks_breadth_first_within_bounds(store: Arc<dyn Store>) {
     assert!(
         lonely.edges.is_empty() && !lonely.truncated,
         "an object without lineage"
+    );
+}
+
+async fn documents_round_trip_replace_and_go_with_their_owner(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let ann = user(71, "ann");
+    let bob = user(710, "bob");
+    apply(
+        store,
+        vec![Op::PutUser(ann.clone()), Op::PutUser(bob.clone())],
+        "users",
+    )
+    .await;
+    let document =
+        |kind: DocumentKind, owner: Option<ObjectId>, name: &str, body: serde_json::Value| {
+            Document {
+                kind,
+                owner,
+                name: name.to_owned(),
+                body,
+                updated_at: at(1_700_000_000_123),
+                updated_by: Some(ann.id),
+            }
+        };
+    let license = document(
+        DocumentKind::License,
+        None,
+        "license",
+        serde_json::json!({"licensee": "Zürich AG"}),
+    );
+    let ann_b = document(
+        DocumentKind::Dashboard,
+        Some(ann.id),
+        "b",
+        serde_json::json!({"widgets": []}),
+    );
+    let ann_a = document(
+        DocumentKind::Dashboard,
+        Some(ann.id),
+        "a",
+        serde_json::json!({"widgets": [1]}),
+    );
+    let bob_a = document(
+        DocumentKind::Dashboard,
+        Some(bob.id),
+        "a",
+        serde_json::json!({}),
+    );
+    let shared = document(
+        DocumentKind::Dashboard,
+        None,
+        "shared",
+        serde_json::json!(null),
+    );
+    apply(
+        store,
+        vec![
+            Op::PutDocument(license.clone()),
+            Op::PutDocument(bob_a.clone()),
+            Op::PutDocument(ann_b.clone()),
+            Op::PutDocument(ann_a.clone()),
+            Op::PutDocument(shared.clone()),
+        ],
+        "PutDocument",
+    )
+    .await;
+    assert_eq!(
+        ok(store.documents(DocumentKind::Dashboard).await, "documents"),
+        vec![shared.clone(), ann_a.clone(), ann_b.clone(), bob_a.clone()],
+        "documents of a kind, no owner first, then by owner id and name"
+    );
+    assert_eq!(
+        ok(
+            store.document(DocumentKind::License, None, "license").await,
+            "document"
+        ),
+        Some(license.clone())
+    );
+    assert_eq!(
+        ok(
+            store
+                .document(DocumentKind::Dashboard, Some(bob.id), "b")
+                .await,
+            "document"
+        ),
+        None,
+        "a name is looked up within its owner"
+    );
+    let mut replaced = ann_a.clone();
+    replaced.body = serde_json::json!({"widgets": [1, 2]});
+    apply(
+        store,
+        vec![
+            Op::PutDocument(replaced.clone()),
+            Op::DeleteDocument {
+                kind: DocumentKind::Dashboard,
+                owner: None,
+                name: "shared".into(),
+            },
+            Op::DeleteDocument {
+                kind: DocumentKind::Dashboard,
+                owner: None,
+                name: "absent".into(),
+            },
+        ],
+        "replacing and deleting documents",
+    )
+    .await;
+    assert_eq!(
+        ok(store.documents(DocumentKind::Dashboard).await, "documents"),
+        vec![replaced, ann_b, bob_a.clone()],
+        "PutDocument replaces the document of that kind, owner and name; DeleteDocument removes it"
+    );
+    let failed = store
+        .apply(Batch::from(vec![
+            Op::PutDocument(document(
+                DocumentKind::Dashboard,
+                Some(bob.id),
+                "new",
+                serde_json::json!(1),
+            )),
+            Op::PutUser(user(712, "ANN")),
+        ]))
+        .await;
+    assert!(failed.is_err(), "a duplicate user name fails the batch");
+    apply(store, vec![Op::DeleteUser(ann.id)], "DeleteUser").await;
+    assert_eq!(
+        ok(store.documents(DocumentKind::Dashboard).await, "documents"),
+        vec![bob_a],
+        "a deleted user's documents go with them, and a failed batch adds none"
+    );
+    assert_eq!(
+        ok(store.documents(DocumentKind::License).await, "documents"),
+        vec![license]
     );
 }

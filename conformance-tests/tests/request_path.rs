@@ -100,6 +100,19 @@ impl Store for Counting {
         self.read();
         self.inner.edges(kind, object, incoming).await
     }
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>> {
+        self.read();
+        self.inner.document(kind, owner, name).await
+    }
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
+        self.read();
+        self.inner.documents(kind).await
+    }
     async fn lineage(
         &self,
         start: ObjectId,

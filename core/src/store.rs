@@ -69,7 +69,8 @@ pub enum Op {
     PutSensitivityLabel(SensitivityLabel),
     /// Inserts or replaces a user (by id); user names are unique, case-insensitively.
     PutUser(User),
-    /// Deletes the user with their sessions, memberships, the grants they hold and their worksheets;
+    /// Deletes the user with their sessions, memberships, the grants they hold, their
+    /// worksheets and their documents;
     /// deleting an absent user is a no-op.
     DeleteUser(ObjectId),
     /// Inserts or replaces a group (by id); group names are unique, case-insensitively.
@@ -96,6 +97,15 @@ pub enum Op {
     PutWorksheet(Worksheet),
     /// Deletes the worksheet of that id; deleting an absent one is a no-op.
     DeleteWorksheet(ObjectId),
+    /// Inserts or replaces the document of that kind, owner and name.
+    PutDocument(Document),
+    /// Deletes the document of that kind, owner and name; deleting an absent one is a
+    /// no-op.
+    DeleteDocument {
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: String,
+    },
 }
 
 /// Brings an op into the form every backend stores, so all of them answer alike:
@@ -157,6 +167,13 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             }
             text(t.profile.as_deref().unwrap_or_default(), &what)?;
         }
+        Op::PutDocument(d) => {
+            d.updated_at = micros(d.updated_at);
+            let what = || format!("{} '{}'", d.kind.as_str(), d.name);
+            text(&d.name, &what)?;
+            json(&d.body, &what)?;
+        }
+        Op::DeleteDocument { name, .. } => text(name, &|| "a document name".into())?,
         Op::PutObjectType(t) => {
             let what = || format!("object type '{}'", t.name.qualified());
             for field in [&t.name.profile, &t.name.name, &t.display_name, &t.category] {
@@ -695,4 +712,16 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>>;
     /// The object's attachments, newest first, without content.
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>>;
+
+    // ---- documents
+
+    /// The document of that kind, owner and name.
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>>;
+    /// The documents of a kind, by owner (none first) then name.
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>>;
 }

@@ -143,6 +143,17 @@ impl Store for Recording {
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         self.inner.edges(kind, object, incoming).await
     }
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>> {
+        self.inner.document(kind, owner, name).await
+    }
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
+        self.inner.documents(kind).await
+    }
     async fn lineage(
         &self,
         start: ObjectId,

@@ -18,11 +18,11 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
-    ClassificationStatus, DataClass, Edge, EdgeKind, Grant, Group, ImportSettings,
-    LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk, LoginFailures, Membership,
-    Object, ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine, Profiling, Role,
-    SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, TypeName,
-    User, Value, Worksheet,
+    ClassificationStatus, DataClass, Document, DocumentKind, Edge, EdgeKind, Grant, Group,
+    ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk,
+    LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation, OperationFilter,
+    OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter,
+    Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -49,6 +49,9 @@ const MIN_GRANT: Grant = Grant {
 
 /// An edge as the outgoing index keys it: source, kind, target, name.
 type EdgeKey = (ObjectId, EdgeKind, ObjectId, String);
+
+/// The identity of a document: kind, owner, name.
+type DocumentKey = (DocumentKind, Option<ObjectId>, String);
 
 /// An entry of the children index: model, parent, name, id.
 type ChildKey = (i64, Option<ObjectId>, String, ObjectId);
@@ -98,6 +101,8 @@ struct State {
     worksheets_by_owner: BTreeSet<(ObjectId, String, ObjectId)>,
     /// (owner, name key) to worksheet id: names unique per owner, case-insensitively.
     worksheet_names: HashMap<(ObjectId, String), ObjectId>,
+    /// Documents by (kind, owner, name).
+    documents: BTreeMap<DocumentKey, Document>,
     /// Moves with every write of attribute types, data classes, labels and roles.
     meta_version: i64,
 }
@@ -196,6 +201,7 @@ enum Undo {
     Member(Membership, bool),
     Grant(Grant, bool),
     Worksheet(ObjectId, Option<Worksheet>),
+    Document(DocumentKey, Option<Document>),
 }
 
 fn user_key(name: &str) -> String {
@@ -422,6 +428,9 @@ impl State {
             }
             Undo::Worksheet(id, old) => {
                 self.set_worksheet(id, old);
+            }
+            Undo::Document(key, old) => {
+                set_entry(&mut self.documents, key, old);
             }
         }
     }
@@ -769,6 +778,17 @@ impl Tx<'_> {
                     let old = self.state.set_worksheet(worksheet, None);
                     self.undo.push(Undo::Worksheet(worksheet, old));
                 }
+                let documents: Vec<DocumentKey> = self
+                    .state
+                    .documents
+                    .keys()
+                    .filter(|(_, owner, _)| *owner == Some(id))
+                    .cloned()
+                    .collect();
+                for key in documents {
+                    let old = set_entry(&mut self.state.documents, key.clone(), None);
+                    self.undo.push(Undo::Document(key, old));
+                }
                 // Sessions need no undo: without the user they authenticate nobody, and
                 // a user id is never reused.
                 self.state.sessions.retain(|_, s| s.user != id);
@@ -863,6 +883,18 @@ impl Tx<'_> {
                 let old = self.state.set_worksheet(id, None);
                 if old.is_some() {
                     self.undo.push(Undo::Worksheet(id, old));
+                }
+            }
+            Op::PutDocument(document) => {
+                let key = (document.kind, document.owner, document.name.clone());
+                let old = set_entry(&mut self.state.documents, key.clone(), Some(document));
+                self.undo.push(Undo::Document(key, old));
+            }
+            Op::DeleteDocument { kind, owner, name } => {
+                let key = (kind, owner, name);
+                let old = set_entry(&mut self.state.documents, key.clone(), None);
+                if old.is_some() {
+                    self.undo.push(Undo::Document(key, old));
                 }
             }
         }
@@ -1758,6 +1790,29 @@ impl Store for MemoryStore {
                 })
                 .cloned(),
         })
+    }
+
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>> {
+        Ok(self
+            .read()?
+            .documents
+            .get(&(kind, owner, name.to_owned()))
+            .cloned())
+    }
+
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
+        Ok(self
+            .read()?
+            .documents
+            .values()
+            .filter(|d| d.kind == kind)
+            .cloned()
+            .collect())
     }
 
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {

@@ -92,7 +92,15 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "object types",
         sql: include_str!("../migrations/0010_object_types.sql"),
     },
+    Migration {
+        version: 11,
+        name: "documents",
+        sql: include_str!("../migrations/0011_documents.sql"),
+    },
 ];
+
+/// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).
+pub(crate) const NO_OWNER: i64 = i64::MIN;
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an
 /// error when the database is newer than this binary or older than it can upgrade.

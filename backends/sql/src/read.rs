@@ -287,6 +287,26 @@ pub(crate) fn worksheet(mut row: Row) -> Result<Worksheet> {
     })
 }
 
+pub(crate) fn document(mut row: Row) -> Result<Document> {
+    const T: &str = "documents";
+    let owner = match (row.int(1, T)?, row.int(2, T)?) {
+        (crate::NO_OWNER, crate::NO_OWNER) => None,
+        (model, object) => Some(ObjectId::new(model, object)),
+    };
+    let updated_by = match (row.opt_int(6, T)?, row.opt_int(7, T)?) {
+        (Some(model), Some(object)) => Some(ObjectId::new(model, object)),
+        _ => None,
+    };
+    Ok(Document {
+        kind: row.parse(0, T, "document kind", DocumentKind::parse)?,
+        owner,
+        name: row.text(3, T)?,
+        body: row.json(4, T, "document body")?.unwrap_or_default(),
+        updated_at: row.timestamp(5, T)?,
+        updated_by,
+    })
+}
+
 /// Decodes every row.
 pub(crate) fn all<T>(rows: Vec<Row>, decode: fn(Row) -> Result<T>) -> Result<Vec<T>> {
     rows.into_iter().map(decode).collect()

@@ -955,6 +955,43 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(edges)
     }
 
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>> {
+        let (owner_model, owner_object) = crate::write::owner_key(owner);
+        let rows = self
+            .rows(
+                "SELECT kind, owner_model, owner_object, name, body, updated_at, updated_by_model, \
+                 updated_by_object FROM documents \
+                 WHERE kind = $1 AND owner_model = $2 AND owner_object = $3 AND name = $4",
+                vec![
+                    kind.as_str().into(),
+                    owner_model.into(),
+                    owner_object.into(),
+                    name.into(),
+                ],
+                "documents",
+            )
+            .await?;
+        read::first(rows, read::document)
+    }
+
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
+        let rows = self
+            .rows(
+                "SELECT kind, owner_model, owner_object, name, body, updated_at, updated_by_model, \
+                 updated_by_object FROM documents WHERE kind = $1 \
+                 ORDER BY owner_model, owner_object, name",
+                vec![kind.as_str().into()],
+                "documents",
+            )
+            .await?;
+        read::all(rows, read::document)
+    }
+
     async fn lineage(
         &self,
         start: ObjectId,

@@ -591,6 +591,10 @@ impl Writer {
                         "deleting the worksheets of user",
                     ),
                     (
+                        "DELETE FROM documents WHERE owner_model = $1 AND owner_object = $2",
+                        "deleting the documents of user",
+                    ),
+                    (
                         "DELETE FROM users WHERE model_id = $1 AND object_id = $2",
                         "deleting user",
                     ),
@@ -607,6 +611,43 @@ impl Writer {
                 vec![id.model.into(), id.object.into()],
                 format!("deleting worksheet {id}"),
             ),
+            Op::PutDocument(d) => {
+                let body = to_json(&d.body, "a document")?;
+                let (owner_model, owner_object) = owner_key(d.owner);
+                let what = format!("writing {} '{}'", d.kind.as_str(), d.name);
+                self.exec(
+                    "INSERT INTO documents (kind, owner_model, owner_object, name, body, updated_at, \
+                     updated_by_model, updated_by_object) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                     ON CONFLICT (kind, owner_model, owner_object, name) DO UPDATE SET body = excluded.body, \
+                     updated_at = excluded.updated_at, updated_by_model = excluded.updated_by_model, \
+                     updated_by_object = excluded.updated_by_object",
+                    vec![
+                        d.kind.as_str().into(),
+                        owner_model.into(),
+                        owner_object.into(),
+                        d.name.into(),
+                        body.into(),
+                        d.updated_at.into(),
+                        d.updated_by.map(|u| u.model).into(),
+                        d.updated_by.map(|u| u.object).into(),
+                    ],
+                    what,
+                );
+            }
+            Op::DeleteDocument { kind, owner, name } => {
+                let (owner_model, owner_object) = owner_key(owner);
+                let what = format!("deleting {} '{name}'", kind.as_str());
+                self.exec(
+                    "DELETE FROM documents WHERE kind = $1 AND owner_model = $2 AND owner_object = $3 AND name = $4",
+                    vec![
+                        kind.as_str().into(),
+                        owner_model.into(),
+                        owner_object.into(),
+                        name.into(),
+                    ],
+                    what,
+                );
+            }
         }
         Ok(())
     }
@@ -994,6 +1035,11 @@ fn key_value(detail: &str) -> Option<&str> {
     let start = detail.find(")=(")? + 3;
     let end = detail.rfind(") already exists")?;
     detail.get(start..end)
+}
+
+/// The key columns of a document's owner ([`crate::NO_OWNER`] for none).
+pub(crate) fn owner_key(owner: Option<ObjectId>) -> (i64, i64) {
+    owner.map_or((crate::NO_OWNER, crate::NO_OWNER), |o| (o.model, o.object))
 }
 
 #[cfg(test)]
