@@ -46,6 +46,17 @@ pub const ROLES_CSV: Upload = Upload {
     what: "the CSV file",
 };
 
+/// A dashboard definition: a JSON file.
+pub const DASHBOARD_JSON: Upload = Upload {
+    media_types: &[
+        "",
+        "application/json",
+        "text/plain",
+        "application/octet-stream",
+    ],
+    what: "the dashboard definition",
+};
+
 /// A meta model XML file.
 pub const META_MODEL_XML: Upload = Upload {
     media_types: &[

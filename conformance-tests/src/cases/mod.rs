@@ -16,6 +16,7 @@ mod auth;
 mod browse;
 mod configuration;
 mod denied;
+mod documents;
 mod entities;
 mod execute;
 mod export;
@@ -928,6 +929,40 @@ pub fn cases() -> Vec<Case> {
             [
                 ("PUT", "/repository/setAttributes", D),
                 ("PUT", "/repository/setCustomAttributes", D),
+            ]
+        ),
+        // Dashboards and the license
+        case!(
+            documents::dashboards_import_export_round_trip,
+            AnyServer,
+            [
+                ("POST", "/repository/dashboard/import", N),
+                ("POST", "/repository/dashboard/export", N),
+            ]
+        ),
+        case!(
+            documents::dashboards_bad_input,
+            AnyServer,
+            [
+                ("POST", "/repository/dashboard/import", B),
+                ("POST", "/repository/dashboard/export", B),
+            ]
+        ),
+        case!(
+            documents::dashboards_and_license_denied,
+            AnyServer,
+            [
+                ("POST", "/repository/dashboard/import", D),
+                ("POST", "/repository/dashboard/export", D),
+                ("POST", "/License/updateLicense", D),
+            ]
+        ),
+        case!(
+            documents::license_update_and_bad_input,
+            AnyServer,
+            [
+                ("POST", "/License/updateLicense", N),
+                ("POST", "/License/updateLicense", B),
             ]
         ),
         // Lineage

@@ -14,6 +14,7 @@ mod administrators;
 mod attributes;
 mod auth;
 mod browse;
+mod documents;
 mod execute;
 mod external_login;
 mod governance;
@@ -38,6 +39,10 @@ use std::time::Duration;
 pub use attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
+pub use documents::{
+    DashboardImport, LicenseRecord, MAX_DASHBOARD_BYTES, MAX_DASHBOARD_NAME_CHARS,
+    MAX_DASHBOARD_WIDGETS,
+};
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use external_login::{ExternalIdentity, map_groups};
 pub use governance::{

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod configuration;
 pub mod deprecated;
+pub mod documents;
 pub mod entities;
 pub mod governance;
 pub mod grants;
@@ -48,7 +49,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
-        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"),
+        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "License"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -155,6 +156,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
                 .routes(routes!(repository::import_model))
                 .routes(routes!(imports::attach_file))
                 .routes(routes!(meta_model::import_xml))
+                .routes(routes!(documents::import_dashboard))
                 .layer(DefaultBodyLimit::disable()),
         )
         .routes(routes!(
@@ -190,7 +192,9 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(semantics::classify))
         .routes(routes!(semantics::unclassify))
         .routes(routes!(semantics::term_reports))
-        .routes(routes!(lineage::get_operations));
+        .routes(routes!(lineage::get_operations))
+        .routes(routes!(documents::export_dashboard))
+        .routes(routes!(documents::update_license));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     let router = router.layer(axum::middleware::from_fn(deprecated::mark));
