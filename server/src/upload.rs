@@ -57,6 +57,18 @@ pub const DASHBOARD_JSON: Upload = Upload {
     what: "the dashboard definition",
 };
 
+/// A data mapping script: text.
+pub const MAPPING_SCRIPT: Upload = Upload {
+    media_types: &[
+        "",
+        "text/plain",
+        "application/sql",
+        "text/x-sql",
+        "application/octet-stream",
+    ],
+    what: "the data mapping script",
+};
+
 /// A meta model XML file.
 pub const META_MODEL_XML: Upload = Upload {
     media_types: &[

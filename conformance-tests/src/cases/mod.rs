@@ -15,6 +15,7 @@ mod attributes;
 mod auth;
 mod browse;
 mod configuration;
+mod data_mapping;
 mod denied;
 mod documents;
 mod entities;
@@ -963,6 +964,34 @@ pub fn cases() -> Vec<Case> {
             [
                 ("POST", "/License/updateLicense", N),
                 ("POST", "/License/updateLicense", B),
+            ]
+        ),
+        // Data mapping scripts
+        case!(
+            data_mapping::data_mapping_scripts_round_trip,
+            AnyServer,
+            [
+                ("POST", "/dataMapping/importScript", N),
+                ("POST", "/dataMapping/exportScript", N),
+                ("POST", "/dataMapping/exportExcel", N),
+            ]
+        ),
+        case!(
+            data_mapping::data_mapping_scripts_bad_input,
+            AnyServer,
+            [
+                ("POST", "/dataMapping/importScript", B),
+                ("POST", "/dataMapping/exportScript", B),
+                ("POST", "/dataMapping/exportExcel", B),
+            ]
+        ),
+        case!(
+            data_mapping::data_mapping_scripts_denied,
+            AnyServer,
+            [
+                ("POST", "/dataMapping/importScript", D),
+                ("POST", "/dataMapping/exportScript", D),
+                ("POST", "/dataMapping/exportExcel", D),
             ]
         ),
         // Lineage

@@ -55,6 +55,11 @@ pub const DEPRECATED_METHODS: &[(&str, &str, &str)] = &[
         "PUT /repository/setAttributes",
     ),
     (
+        "POST",
+        "/dataMapping/exportExcel",
+        "POST /dataMapping/exportScript",
+    ),
+    (
         "GET",
         "/repository/customAttributes/{nameOrId}",
         "POST /repository/metaModel/exportXML",

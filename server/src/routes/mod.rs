@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod configuration;
+pub mod data_mapping;
 pub mod deprecated;
 pub mod documents;
 pub mod entities;
@@ -49,7 +50,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
-        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "License"),
+        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "Data Mapping"), (name = "License"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -157,6 +158,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
                 .routes(routes!(imports::attach_file))
                 .routes(routes!(meta_model::import_xml))
                 .routes(routes!(documents::import_dashboard))
+                .routes(routes!(data_mapping::import_script))
                 .layer(DefaultBodyLimit::disable()),
         )
         .routes(routes!(
@@ -194,7 +196,8 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(semantics::term_reports))
         .routes(routes!(lineage::get_operations))
         .routes(routes!(documents::export_dashboard))
-        .routes(routes!(documents::update_license));
+        .routes(routes!(documents::update_license))
+        .routes(routes!(data_mapping::export_script));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     let router = router.layer(axum::middleware::from_fn(deprecated::mark));
@@ -228,6 +231,7 @@ fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState>
         .routes(routes!(semantics::create_relationship))
         .routes(routes!(repository::set_custom_attributes))
         .routes(routes!(meta_model::custom_attribute))
+        .routes(routes!(data_mapping::export_excel))
         .routes(routes!(governance::list_semantic_types))
         .routes(routes!(
             governance::get_semantic_type,
