@@ -220,6 +220,9 @@ macro_rules! http_suite {
             broken_plugins_fail_cleanly,
             import_routes_deny_callers_without_rights,
             removed_auth_methods_name_post_replacement,
+            every_deprecated_method_answers_as_its_replacement,
+            deprecated_aliases_bad_input,
+            deprecated_aliases_denied,
             every_removed_method_answers_410,
             removed_methods_ignore_input,
         );

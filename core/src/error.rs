@@ -68,10 +68,13 @@ impl ErrorCode {
         match self {
             Self::AuthenticationError => 401,
             Self::ObjectNotFound | Self::InvalidRepositoryPath | Self::NotFound => 404,
-            Self::RequiredParameterNotSpecified | Self::InvalidParameter => 400,
+            // A record that is no valid license is bad input, whoever sends it.
+            Self::RequiredParameterNotSpecified | Self::InvalidParameter | Self::LicenseError => {
+                400
+            }
             Self::OperationNotSupported => 400,
             Self::ServerError => 500,
-            Self::LicenseError | Self::PermissionDenied => 403,
+            Self::PermissionDenied => 403,
             Self::Conflict => 409,
             Self::MethodRemoved => 410,
             Self::PayloadTooLarge => 413,

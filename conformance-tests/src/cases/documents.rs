@@ -260,7 +260,7 @@ pub async fn license_update_and_bad_input(t: &Target) {
     ];
     for (body, named) in bad {
         let resp = t.post(LICENSE, &[], &body).await;
-        assert_error(&resp, 403, "LICENSE_ERROR");
+        assert_error(&resp, 400, "LICENSE_ERROR");
         assert!(
             resp.message().contains(named),
             "the message says {named}: {}",

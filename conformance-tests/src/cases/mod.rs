@@ -17,6 +17,7 @@ mod browse;
 mod configuration;
 mod data_mapping;
 mod denied;
+mod deprecated;
 mod documents;
 mod entities;
 mod execute;
@@ -1381,6 +1382,9 @@ pub fn cases() -> Vec<Case> {
             ]
         ),
     ];
+    all.push(deprecated::every_deprecated_method_answers_as_its_replacement());
+    all.push(deprecated::aliases_bad_input_case());
+    all.push(deprecated::aliases_denied_case());
     all.push(removed::every_removed_method_answers_410());
     all.push(removed::removed_methods_ignore_input());
     all

@@ -15,6 +15,36 @@ use axum::response::Response;
 /// same parameter of the call.
 pub const DEPRECATED_METHODS: &[(&str, &str, &str)] = &[
     (
+        "POST",
+        "/repository/semanticMapping/exportCSV",
+        "POST /repository/model/export",
+    ),
+    (
+        "POST",
+        "/repository/semanticMapping/importCSV",
+        "POST /repository/model/import",
+    ),
+    (
+        "POST",
+        "/operations/glossary/exportAndDownloadCSV",
+        "POST /repository/model/export",
+    ),
+    (
+        "POST",
+        "/repository/databaseDocumentation/exportCSV",
+        "POST /repository/model/export",
+    ),
+    (
+        "POST",
+        "/entities/getAttributeDistinctValueCounts",
+        "POST /entities/getAttributeValueCounts",
+    ),
+    (
+        "POST",
+        "/entities/getInferredSemanticObjects",
+        "POST /entities/executeMQLQuery",
+    ),
+    (
         "GET",
         "/repository/semanticTypes",
         "GET /repository/dataClasses/",

@@ -103,14 +103,32 @@ pub async fn export_dashboard(
         .into_response())
 }
 
+/// The license record (documented shape; the handler checks it and answers LICENSE_ERROR
+/// for what is wrong).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code, reason = "the document's schema of the body")]
+pub struct LicenseBody {
+    /// Who the license is for.
+    licensee: String,
+    /// When it expires: a date (`YYYY-MM-DD`) or RFC 3339, in the future.
+    expires_at: String,
+    edition: Option<String>,
+    /// At least 1.
+    #[schema(minimum = 1)]
+    seats: Option<u64>,
+    /// The license key; answered masked.
+    key: Option<String>,
+}
+
 /// Checks and keeps the license record (Administer): `licensee`, `expiresAt` (a future
 /// date), optionally `edition`, `seats` and `key`. Answers it with `daysLeft` and the key
 /// masked.
 #[utoipa::path(post, path = "/License/updateLicense", tag = "License", security(("api_key" = ["Administer"])),
-    request_body(content = Object, description = "`{licensee, expiresAt, edition?, seats?, key?}`"),
+    request_body = LicenseBody,
     responses((status = 200, description = "`{licensee, edition, seats, expiresAt, daysLeft, key, updatedAt}`"),
-        (status = 400, description = "Not JSON"), (status = 401, description = "Missing or invalid key"),
-        (status = 403, description = "Without Administer (PERMISSION_DENIED), or not a valid license (LICENSE_ERROR: a missing or unknown field, a bad date, expired)")))]
+        (status = 400, description = "Not JSON (INVALID_PARAMETER), or not a valid license (LICENSE_ERROR: a missing or unknown field, a bad date, expired)"),
+        (status = 401, description = "Missing or invalid key"), (status = 403, description = "Without Administer")))]
 pub async fn update_license(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,

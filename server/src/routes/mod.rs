@@ -2,6 +2,7 @@
 //! one `Catalog` method and wraps the result in the envelope.
 
 pub mod admin;
+pub mod aliases;
 pub mod auth;
 pub mod configuration;
 pub mod data_mapping;
@@ -225,6 +226,11 @@ fn completed(document: OpenApiDoc) -> serde_json::Value {
 #[allow(deprecated, reason = "registering them is what keeps them working")]
 fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
     router
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(aliases::semantic_mapping_import_csv))
+                .layer(DefaultBodyLimit::disable()),
+        )
         .routes(routes!(types::list_entity_types))
         .routes(routes!(semantics::classify_deprecated))
         .routes(routes!(semantics::unclassify_deprecated))
@@ -232,6 +238,11 @@ fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState>
         .routes(routes!(repository::set_custom_attributes))
         .routes(routes!(meta_model::custom_attribute))
         .routes(routes!(data_mapping::export_excel))
+        .routes(routes!(aliases::semantic_mapping_export_csv))
+        .routes(routes!(aliases::glossary_export_and_download_csv))
+        .routes(routes!(aliases::database_documentation_export_csv))
+        .routes(routes!(aliases::get_attribute_distinct_value_counts))
+        .routes(routes!(aliases::get_inferred_semantic_objects))
         .routes(routes!(governance::list_semantic_types))
         .routes(routes!(
             governance::get_semantic_type,
