@@ -96,7 +96,7 @@ pub async fn get_attribute_distinct_value_counts(
 const INFERRED: &str = "\"Inferred Documentation\"";
 
 /// Deprecated (11.0): `POST /entities/executeMQLQuery` with the Inferred Documentation
-/// attribute, which it answers: the query's SELECT list (`Name` when it has none) with
+/// attribute, which it answers: the query's SELECT list (`Name` when absent) with
 /// Inferred Documentation added.
 #[utoipa::path(post, path = "/entities/getInferredSemanticObjects", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
     params(ExecuteParams),
@@ -112,7 +112,9 @@ pub async fn get_inferred_semantic_objects(
     JsonBody(mut body): JsonBody<ExecuteInput>,
 ) -> ApiResult<Response> {
     let select = match body.query.select.as_deref().map(str::trim) {
-        None | Some("") => format!("Name, {INFERRED}"),
+        None => format!("Name, {INFERRED}"),
+        // An empty list is refused as executeMQLQuery refuses it.
+        Some("") => String::new(),
         Some(select) if select.contains(INFERRED) => select.to_owned(),
         Some(select) => format!("{select}, {INFERRED}"),
     };

@@ -87,6 +87,21 @@ impl QueryInput {
         }
     }
 
+    /// Whether `explain` asks for the plan: true or false, as a boolean or text. Only
+    /// validateMQLQuery explains; the others check it and go on.
+    pub(crate) fn explain(&self) -> Result<bool, Error> {
+        match &self.explain {
+            None | Some(serde_json::Value::Null) => Ok(false),
+            Some(serde_json::Value::Bool(b)) => Ok(*b),
+            Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+            Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+            Some(other) => Err(Error::invalid(format!(
+                "explain '{other}' is not true or false"
+            ))),
+        }
+    }
+
+    /// The MQL version asked for (current when absent).
     pub(crate) fn version(&self) -> Result<u32, Error> {
         match &self.mql_version {
             None | Some(serde_json::Value::Null) => mql_version(None),
@@ -108,15 +123,7 @@ pub async fn validate_mql_query(
     Params(params): Params<QueryInput>,
 ) -> ApiResult<Response> {
     let version = params.version()?;
-    let explain = match &params.explain {
-        None | Some(serde_json::Value::Null) => false,
-        Some(serde_json::Value::Bool(b)) => *b,
-        Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("true") => true,
-        Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("false") => false,
-        Some(other) => {
-            return Err(Error::invalid(format!("explain '{other}' is not true or false")).into());
-        }
-    };
+    let explain = params.explain()?;
     Ok(ok(state
         .catalog
         .validate_query(&caller, &params.fields(), version, explain)
@@ -135,6 +142,7 @@ pub async fn upgrade_mql_query(
     JsonBody(body): JsonBody<QueryInput>,
 ) -> ApiResult<Response> {
     let version = body.version()?;
+    body.explain()?;
     Ok(ok(state
         .catalog
         .upgrade_query(&caller, &body.fields(), version)
@@ -151,6 +159,7 @@ pub async fn count_mql_query(
     Params(params): Params<QueryInput>,
 ) -> ApiResult<Response> {
     let version = params.version()?;
+    params.explain()?;
     Ok(ok(state
         .catalog
         .count_query(&caller, &params.fields(), version)
@@ -217,6 +226,7 @@ pub async fn execute_mql_query(
         body.query.context = params.context;
     }
     let version = body.query.version()?;
+    body.query.explain()?;
     let size = match whole_number("pageSize", body.page_size.as_ref())? {
         Some(n) => Some(n),
         None => whole_number(
@@ -270,6 +280,7 @@ pub async fn get_attribute_value_counts(
     JsonBody(body): JsonBody<ValueCountsInput>,
 ) -> ApiResult<Response> {
     let version = body.query.version()?;
+    body.query.explain()?;
     let limit = whole_number("limit", body.limit.as_ref())?;
     Ok(ok(state
         .catalog
