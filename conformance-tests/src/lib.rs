@@ -318,6 +318,7 @@ macro_rules! store_suite {
             definitions_round_trip_and_replace_by_name,
             lineage_walks_breadth_first_within_bounds,
             documents_round_trip_replace_and_go_with_their_owner,
+            curation_round_trips_and_goes_with_object_and_user,
             user_names_unique_case_insensitively,
             grants_once_each_sorted_and_removed_exactly,
             sessions_expire_at_expires_at,

@@ -81,6 +81,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(definitions_round_trip_and_replace_by_name),
         case!(lineage_walks_breadth_first_within_bounds),
         case!(documents_round_trip_replace_and_go_with_their_owner),
+        case!(curation_round_trips_and_goes_with_object_and_user),
         case!(user_names_unique_case_insensitively),
         case!(grants_once_each_sorted_and_removed_exactly),
         case!(sessions_expire_at_expires_at),
@@ -4090,5 +4091,128 @@ async fn documents_round_trip_replace_and_go_with_their_owner(store: Arc<dyn Sto
     assert_eq!(
         ok(store.documents(DocumentKind::License).await, "documents"),
         vec![license]
+    );
+}
+
+async fn curation_round_trips_and_goes_with_object_and_user(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let ann = user(81, "ann");
+    let bob = user(810, "bob");
+    let a = model_object(41, 1, None, "a");
+    let b = model_object(41, 2, None, "b");
+    let c = model_object(42, 1, None, "c");
+    apply(
+        store,
+        vec![
+            Op::PutUser(ann.clone()),
+            Op::PutUser(bob.clone()),
+            Op::PutObject(a.clone()),
+            Op::PutObject(b.clone()),
+            Op::PutObject(c.clone()),
+        ],
+        "users and objects",
+    )
+    .await;
+    let entry =
+        |id: i64, object: ObjectId, kind: CurationKind, by: &User, text: &str, millis: i64| {
+            Curation {
+                id,
+                object,
+                kind,
+                user: by.id,
+                text: text.to_owned(),
+                at: at(millis),
+            }
+        };
+    let entries = vec![
+        entry(7, a.id, CurationKind::Watch, &ann, "", 1_000),
+        entry(
+            3,
+            a.id,
+            CurationKind::Comment,
+            &bob,
+            "second, Zürich",
+            2_000,
+        ),
+        entry(2, a.id, CurationKind::Comment, &ann, "first", 1_000),
+        entry(
+            5,
+            a.id,
+            CurationKind::Warning,
+            &ann,
+            "stale since 2025",
+            1_500,
+        ),
+        entry(4, a.id, CurationKind::Endorsement, &bob, "", 1_000),
+        entry(6, a.id, CurationKind::Certification, &ann, "", 1_200),
+        entry(8, b.id, CurationKind::Endorsement, &ann, "", 1_000),
+        entry(9, c.id, CurationKind::Watch, &bob, "", 1_000),
+        entry(10, c.id, CurationKind::Comment, &ann, "kept", 1_000),
+    ];
+    apply(
+        store,
+        entries.iter().cloned().map(Op::PutCuration).collect(),
+        "PutCuration",
+    )
+    .await;
+    let ids = |list: Vec<Curation>| list.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(ok(store.curation(a.id).await, "curation")),
+        vec![6, 2, 3, 4, 5, 7],
+        "an object's curation by kind (certification, comment, endorsement, warning, watch), \
+         then time, then id"
+    );
+    assert_eq!(
+        ok(store.curation_entry(3).await, "curation_entry"),
+        Some(entries[1].clone()),
+        "an entry round-trips"
+    );
+    let mut edited = entries[1].clone();
+    edited.text = "second, edited".into();
+    apply(
+        store,
+        vec![
+            Op::PutCuration(edited.clone()),
+            Op::DeleteCuration(5),
+            Op::DeleteCuration(999),
+        ],
+        "replacing and deleting curation",
+    )
+    .await;
+    assert_eq!(
+        ok(store.curation_entry(3).await, "curation_entry"),
+        Some(edited)
+    );
+    assert_eq!(
+        ids(ok(store.curation(a.id).await, "curation")),
+        vec![6, 2, 3, 4, 7]
+    );
+    let failed = store
+        .apply(Batch::from(vec![
+            Op::PutCuration(entry(11, b.id, CurationKind::Comment, &ann, "never", 1_000)),
+            Op::PutUser(user(812, "ANN")),
+        ]))
+        .await;
+    assert!(failed.is_err(), "a duplicate user name fails the batch");
+    assert_eq!(
+        ids(ok(store.curation(b.id).await, "curation")),
+        vec![8],
+        "a failed batch adds no curation"
+    );
+    apply(store, vec![Op::DeleteObject(b.id)], "DeleteObject").await;
+    assert!(
+        ok(store.curation_entry(8).await, "curation_entry").is_none(),
+        "curation goes with its object"
+    );
+    apply(store, vec![Op::ClearModel(41)], "ClearModel").await;
+    assert!(
+        ok(store.curation(a.id).await, "curation").is_empty(),
+        "curation goes with the cleared model's objects"
+    );
+    apply(store, vec![Op::DeleteUser(bob.id)], "DeleteUser").await;
+    assert_eq!(
+        ids(ok(store.curation(c.id).await, "curation")),
+        vec![10],
+        "a deleted user's curation goes with them"
     );
 }

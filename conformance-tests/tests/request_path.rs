@@ -100,6 +100,14 @@ impl Store for Counting {
         self.read();
         self.inner.edges(kind, object, incoming).await
     }
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
+        self.read();
+        self.inner.curation(object).await
+    }
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        self.read();
+        self.inner.curation_entry(id).await
+    }
     async fn document(
         &self,
         kind: DocumentKind,

@@ -25,7 +25,7 @@ pub enum Op {
     /// the same parent and name is a CONFLICT.
     PutObject(Object),
     /// Deletes an object and everything that hangs on it (attributes, edges to and from
-    /// it, tags, classifications, labels, profiling, grants on it). Children are not
+    /// it, tags, classifications, labels, profiling, curation, grants on it). Children are not
     /// followed: delete them first, or use [`Op::ClearModel`].
     DeleteObject(ObjectId),
     /// Deletes every model object of the model number and everything hanging on them,
@@ -70,7 +70,7 @@ pub enum Op {
     /// Inserts or replaces a user (by id); user names are unique, case-insensitively.
     PutUser(User),
     /// Deletes the user with their sessions, memberships, the grants they hold, their
-    /// worksheets and their documents;
+    /// worksheets, their documents and their curation;
     /// deleting an absent user is a no-op.
     DeleteUser(ObjectId),
     /// Inserts or replaces a group (by id); group names are unique, case-insensitively.
@@ -97,6 +97,10 @@ pub enum Op {
     PutWorksheet(Worksheet),
     /// Deletes the worksheet of that id; deleting an absent one is a no-op.
     DeleteWorksheet(ObjectId),
+    /// Inserts the curation entry or replaces the one with the same id.
+    PutCuration(Curation),
+    /// Deletes the curation entry of that id; deleting an absent one is a no-op.
+    DeleteCuration(i64),
     /// Inserts or replaces the document of that kind, owner and name.
     PutDocument(Document),
     /// Deletes the document of that kind, owner and name; deleting an absent one is a
@@ -166,6 +170,10 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field, &what)?;
             }
             text(t.profile.as_deref().unwrap_or_default(), &what)?;
+        }
+        Op::PutCuration(c) => {
+            c.at = micros(c.at);
+            text(&c.text, &|| format!("{} {}", c.kind.as_str(), c.id))?;
         }
         Op::PutDocument(d) => {
             d.updated_at = micros(d.updated_at);
@@ -239,6 +247,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         Op::DeleteObject(_)
         | Op::ClearModel(_)
         | Op::DeleteWorksheet(_)
+        | Op::DeleteCuration(_)
         | Op::DeleteUser(_)
         | Op::DeleteGroup(_)
         | Op::DeleteRole(_)
@@ -712,6 +721,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>>;
     /// The object's attachments, newest first, without content.
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>>;
+
+    // ---- curation
+
+    /// The curation of an object, by kind, then time, then id.
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>>;
+    /// One curation entry by id.
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>>;
 
     // ---- documents
 

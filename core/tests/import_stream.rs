@@ -143,6 +143,12 @@ impl Store for Recording {
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         self.inner.edges(kind, object, incoming).await
     }
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
+        self.inner.curation(object).await
+    }
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        self.inner.curation_entry(id).await
+    }
     async fn document(
         &self,
         kind: DocumentKind,

@@ -18,8 +18,8 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
-    ClassificationStatus, DataClass, Document, DocumentKind, Edge, EdgeKind, Grant, Group,
-    ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk,
+    ClassificationStatus, Curation, DataClass, Document, DocumentKind, Edge, EdgeKind, Grant,
+    Group, ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk,
     LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation, OperationFilter,
     OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter,
     Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
@@ -101,6 +101,9 @@ struct State {
     worksheets_by_owner: BTreeSet<(ObjectId, String, ObjectId)>,
     /// (owner, name key) to worksheet id: names unique per owner, case-insensitively.
     worksheet_names: HashMap<(ObjectId, String), ObjectId>,
+    /// Curation entries by id, and their (object, id) keys.
+    curation: BTreeMap<i64, Curation>,
+    curation_by_object: BTreeSet<(ObjectId, i64)>,
     /// Documents by (kind, owner, name).
     documents: BTreeMap<DocumentKey, Document>,
     /// Moves with every write of attribute types, data classes, labels and roles.
@@ -202,6 +205,7 @@ enum Undo {
     Grant(Grant, bool),
     Worksheet(ObjectId, Option<Worksheet>),
     Document(DocumentKey, Option<Document>),
+    Curation(i64, Option<Curation>),
 }
 
 fn user_key(name: &str) -> String {
@@ -354,6 +358,26 @@ impl State {
             .take_while(move |g| g.grantee == grantee)
     }
 
+    /// Sets or removes a curation entry, keeping the by-object index; answers the old one.
+    fn set_curation(&mut self, id: i64, entry: Option<Curation>) -> Option<Curation> {
+        let old = match entry {
+            Some(entry) => {
+                self.curation_by_object.insert((entry.object, id));
+                self.curation.insert(id, entry)
+            }
+            None => self.curation.remove(&id),
+        };
+        if let Some(old) = &old
+            && self
+                .curation
+                .get(&id)
+                .is_none_or(|now| now.object != old.object)
+        {
+            self.curation_by_object.remove(&(old.object, id));
+        }
+        old
+    }
+
     fn set_worksheet(&mut self, id: ObjectId, worksheet: Option<Worksheet>) -> Option<Worksheet> {
         let old = match worksheet {
             Some(worksheet) => self.worksheets.insert(id, worksheet),
@@ -431,6 +455,9 @@ impl State {
             }
             Undo::Document(key, old) => {
                 set_entry(&mut self.documents, key, old);
+            }
+            Undo::Curation(id, old) => {
+                self.set_curation(id, old);
             }
         }
     }
@@ -667,6 +694,16 @@ impl Tx<'_> {
                 // What hangs on ids of the model whose objects are gone (never put).
                 let details = self.state.model_details(model);
                 self.remove_details(details);
+                let curation: Vec<i64> = self
+                    .state
+                    .curation_by_object
+                    .range((first_of(model), i64::MIN)..)
+                    .take_while(|(o, _)| o.model == model)
+                    .map(|(_, c)| *c)
+                    .collect();
+                for entry in curation {
+                    self.remove_curation(entry);
+                }
                 let grants: Vec<Grant> = self
                     .state
                     .grants_on
@@ -778,6 +815,16 @@ impl Tx<'_> {
                     let old = self.state.set_worksheet(worksheet, None);
                     self.undo.push(Undo::Worksheet(worksheet, old));
                 }
+                let curation: Vec<i64> = self
+                    .state
+                    .curation
+                    .values()
+                    .filter(|c| c.user == id)
+                    .map(|c| c.id)
+                    .collect();
+                for entry in curation {
+                    self.remove_curation(entry);
+                }
                 let documents: Vec<DocumentKey> = self
                     .state
                     .documents
@@ -885,6 +932,12 @@ impl Tx<'_> {
                     self.undo.push(Undo::Worksheet(id, old));
                 }
             }
+            Op::PutCuration(entry) => {
+                let id = entry.id;
+                let old = self.state.set_curation(id, Some(entry));
+                self.undo.push(Undo::Curation(id, old));
+            }
+            Op::DeleteCuration(id) => self.remove_curation(id),
             Op::PutDocument(document) => {
                 let key = (document.kind, document.owner, document.name.clone());
                 let old = set_entry(&mut self.state.documents, key.clone(), Some(document));
@@ -945,6 +998,15 @@ impl Tx<'_> {
         if old.is_some() {
             self.undo.push(Undo::Object(id, old));
         }
+        let curation: Vec<i64> = self
+            .state
+            .curation_by_object
+            .range((id, i64::MIN)..=(id, i64::MAX))
+            .map(|(_, c)| *c)
+            .collect();
+        for entry in curation {
+            self.remove_curation(entry);
+        }
         let mut details = Details::default();
         let mut edges = BTreeSet::new();
         self.state
@@ -960,6 +1022,13 @@ impl Tx<'_> {
             .collect();
         for grant in grants {
             self.grant(grant, false);
+        }
+    }
+
+    fn remove_curation(&mut self, id: i64) {
+        let old = self.state.set_curation(id, None);
+        if old.is_some() {
+            self.undo.push(Undo::Curation(id, old));
         }
     }
 
@@ -1790,6 +1859,21 @@ impl Store for MemoryStore {
                 })
                 .cloned(),
         })
+    }
+
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
+        let state = self.read()?;
+        let mut entries: Vec<Curation> = state
+            .curation_by_object
+            .range((object, i64::MIN)..=(object, i64::MAX))
+            .filter_map(|(_, id)| state.curation.get(id).cloned())
+            .collect();
+        entries.sort_by_key(|c| (c.kind, c.at, c.id));
+        Ok(entries)
+    }
+
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        Ok(self.read()?.curation.get(&id).cloned())
     }
 
     async fn document(

@@ -97,6 +97,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "documents",
         sql: include_str!("../migrations/0011_documents.sql"),
     },
+    Migration {
+        version: 12,
+        name: "curation",
+        sql: include_str!("../migrations/0012_curation.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -287,6 +287,18 @@ pub(crate) fn worksheet(mut row: Row) -> Result<Worksheet> {
     })
 }
 
+pub(crate) fn curation(mut row: Row) -> Result<Curation> {
+    const T: &str = "curation";
+    Ok(Curation {
+        id: row.int(0, T)?,
+        object: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
+        kind: row.parse(3, T, "curation kind", CurationKind::parse)?,
+        user: ObjectId::new(row.int(4, T)?, row.int(5, T)?),
+        text: row.text(6, T)?,
+        at: row.timestamp(7, T)?,
+    })
+}
+
 pub(crate) fn document(mut row: Row) -> Result<Document> {
     const T: &str = "documents";
     let owner = match (row.int(1, T)?, row.int(2, T)?) {

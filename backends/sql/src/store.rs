@@ -955,6 +955,30 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(edges)
     }
 
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
+        let rows = self
+            .rows(
+                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
+                 WHERE model_id = $1 AND object_id = $2 ORDER BY kind, at, id",
+                vec![object.model.into(), object.object.into()],
+                "curation",
+            )
+            .await?;
+        read::all(rows, read::curation)
+    }
+
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        let rows = self
+            .rows(
+                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
+                 WHERE id = $1",
+                vec![id.into()],
+                "curation",
+            )
+            .await?;
+        read::first(rows, read::curation)
+    }
+
     async fn document(
         &self,
         kind: DocumentKind,

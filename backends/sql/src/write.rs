@@ -121,7 +121,7 @@ pub static TAGS: Table = Table {
 };
 
 /// The tables that hang on an object through (model_id, object_id).
-const HANGING_TABLES: [&str; 8] = [
+const HANGING_TABLES: [&str; 9] = [
     "attribute_values",
     "tags",
     "classifications",
@@ -130,6 +130,7 @@ const HANGING_TABLES: [&str; 8] = [
     "grants",
     "import_settings",
     "attachments",
+    "curation",
 ];
 
 /// What a statement was doing, for its error.
@@ -595,6 +596,10 @@ impl Writer {
                         "deleting the documents of user",
                     ),
                     (
+                        "DELETE FROM curation WHERE user_model = $1 AND user_object = $2",
+                        "deleting the curation of user",
+                    ),
+                    (
                         "DELETE FROM users WHERE model_id = $1 AND object_id = $2",
                         "deleting user",
                     ),
@@ -610,6 +615,32 @@ impl Writer {
                 "DELETE FROM worksheets WHERE model_id = $1 AND object_id = $2",
                 vec![id.model.into(), id.object.into()],
                 format!("deleting worksheet {id}"),
+            ),
+            Op::PutCuration(c) => {
+                let what = format!("writing {} {}", c.kind.as_str(), c.id);
+                self.exec(
+                    "INSERT INTO curation (id, model_id, object_id, kind, user_model, user_object, body, at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                     ON CONFLICT (id) DO UPDATE SET model_id = excluded.model_id, object_id = excluded.object_id, \
+                     kind = excluded.kind, user_model = excluded.user_model, user_object = excluded.user_object, \
+                     body = excluded.body, at = excluded.at",
+                    vec![
+                        c.id.into(),
+                        c.object.model.into(),
+                        c.object.object.into(),
+                        c.kind.as_str().into(),
+                        c.user.model.into(),
+                        c.user.object.into(),
+                        c.text.into(),
+                        c.at.into(),
+                    ],
+                    what,
+                );
+            }
+            Op::DeleteCuration(id) => self.exec(
+                "DELETE FROM curation WHERE id = $1",
+                vec![id.into()],
+                format!("deleting curation entry {id}"),
             ),
             Op::PutDocument(d) => {
                 let body = to_json(&d.body, "a document")?;

@@ -6,6 +6,7 @@
 //! These are plain data types. The `Store` persists them; the `Catalog` gives them
 //! meaning; the wire module maps them to the formats clients read.
 
+mod curation;
 mod document;
 mod governance;
 mod meta;
@@ -15,6 +16,7 @@ mod relations;
 mod system_log;
 mod worksheet;
 
+pub use curation::*;
 pub use document::*;
 pub use governance::*;
 pub use meta::*;
