@@ -15,6 +15,7 @@ mod attributes;
 mod auth;
 mod browse;
 mod configuration;
+mod curation;
 mod data_mapping;
 mod denied;
 mod deprecated;
@@ -965,6 +966,41 @@ pub fn cases() -> Vec<Case> {
             [
                 ("POST", "/License/updateLicense", N),
                 ("POST", "/License/updateLicense", B),
+            ]
+        ),
+        // Social curation and workflow
+        case!(
+            curation::curation_endorse_certify_comment_warn_watch,
+            AnyServer,
+            [
+                ("GET", "/curation/{objectId}", N),
+                ("POST", "/curation/{objectId}", N),
+                ("DELETE", "/curation/{objectId}", N),
+            ]
+        ),
+        case!(
+            curation::workflow_moves_through_its_states,
+            AnyServer,
+            [("POST", "/workflow/{objectId}", N)]
+        ),
+        case!(
+            curation::curation_and_workflow_bad_input,
+            AnyServer,
+            [
+                ("GET", "/curation/{objectId}", B),
+                ("POST", "/curation/{objectId}", B),
+                ("DELETE", "/curation/{objectId}", B),
+                ("POST", "/workflow/{objectId}", B),
+            ]
+        ),
+        case!(
+            curation::curation_and_workflow_denied,
+            AnyServer,
+            [
+                ("GET", "/curation/{objectId}", D),
+                ("POST", "/curation/{objectId}", D),
+                ("DELETE", "/curation/{objectId}", D),
+                ("POST", "/workflow/{objectId}", D),
             ]
         ),
         // Data mapping scripts

@@ -14,6 +14,7 @@ mod administrators;
 mod attributes;
 mod auth;
 mod browse;
+mod curation;
 mod data_mapping;
 mod documents;
 mod execute;
@@ -40,6 +41,7 @@ use std::time::Duration;
 pub use attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
+pub use curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use data_mapping::{MAX_MAPPINGS, MappingImport, SCRIPT_HEADER};
 pub use documents::{
     DashboardImport, LicenseRecord, MAX_DASHBOARD_BYTES, MAX_DASHBOARD_NAME_CHARS,

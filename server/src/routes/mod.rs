@@ -5,6 +5,7 @@ pub mod admin;
 pub mod aliases;
 pub mod auth;
 pub mod configuration;
+pub mod curation;
 pub mod data_mapping;
 pub mod deprecated;
 pub mod documents;
@@ -51,7 +52,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
-        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "Data Mapping"), (name = "License"),
+        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "Data Mapping"), (name = "Curation"), (name = "License"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -198,7 +199,13 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(lineage::get_operations))
         .routes(routes!(documents::export_dashboard))
         .routes(routes!(documents::update_license))
-        .routes(routes!(data_mapping::export_script));
+        .routes(routes!(data_mapping::export_script))
+        .routes(routes!(
+            curation::get_curation,
+            curation::add_curation,
+            curation::remove_curation
+        ))
+        .routes(routes!(curation::workflow_transition));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     let router = router.layer(axum::middleware::from_fn(deprecated::mark));
