@@ -18,11 +18,11 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
-    ClassificationStatus, Curation, DataClass, Document, DocumentKind, Edge, EdgeKind, Grant,
-    Group, ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk,
-    LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation, OperationFilter,
-    OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter,
-    Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
+    ClassificationStatus, Curation, CurationKind, DataClass, Document, DocumentKind, Edge,
+    EdgeKind, Grant, Group, ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds,
+    LineageWalk, LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation,
+    OperationFilter, OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry,
+    SystemLogFilter, Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -112,6 +112,15 @@ struct State {
 
 /// The reference evaluator reads the state directly.
 impl Facts for State {
+    fn curators(&self, id: ObjectId, kind: CurationKind) -> Vec<&str> {
+        self.curation_by_object
+            .range((id, i64::MIN)..=(id, i64::MAX))
+            .filter_map(|(_, entry)| self.curation.get(entry))
+            .filter(|c| c.kind == kind)
+            .filter_map(|c| self.users.get(&c.user).map(|u| u.name.as_str()))
+            .collect()
+    }
+
     fn object(&self, id: ObjectId) -> Option<&Object> {
         self.objects.get(&id)
     }

@@ -834,6 +834,27 @@ impl<'i> Compiler<'i> {
                 rows(&p, format!("profiling {p} WHERE {present}"), "1".to_owned())
             }
             Field::ClassName | Field::ClassDescription => return None,
+            Field::Curators(kind) => {
+                let (c, u) = (self.alias("c"), self.alias("u"));
+                let kind = self.text(kind.as_str());
+                rows(
+                    &c,
+                    format!(
+                        "curation {c} JOIN users {u} ON {u}.model_id = {c}.user_model AND {u}.object_id = {c}.user_object WHERE {c}.kind = {kind}"
+                    ),
+                    format!("{u}.name"),
+                )
+            }
+            Field::CurationCount(kind) => {
+                let c = self.alias("c");
+                let kind = self.text(kind.as_str());
+                expr(
+                    format!(
+                        "(SELECT COUNT(*) FROM curation {c} WHERE {c}.model_id = {o}.model_id AND {c}.object_id = {o}.object_id AND {c}.kind = {kind})"
+                    ),
+                    false,
+                )
+            }
             Field::RelationshipCount(name) => {
                 let e = self.alias("e");
                 let kind = self.text(lore_core::model::EdgeKind::CustomRelationship.as_str());

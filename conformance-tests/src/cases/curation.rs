@@ -50,7 +50,7 @@ async fn count(t: &Target, model: &str, filter: &str) -> u64 {
 /// said it, and removed: one's own by kind, a comment by id, another user's comment by a
 /// curator.
 pub async fn curation_endorse_certify_comment_warn_watch(t: &Target) {
-    let (_, object) = table(t).await;
+    let (model, object) = table(t).await;
     let key = t.key().await;
     let add = |key: String, body: Value| {
         let object = object.clone();
@@ -94,6 +94,46 @@ pub async fn curation_endorse_certify_comment_warn_watch(t: &Target) {
     assert_eq!(mine["myWorkflowTasks"], json!(["Submit for Approval"]));
     mine["myWorkflowTasks"] = json!([]);
     assert_eq!(mine, curation, "GET answers the same curation");
+
+    // MQL reads the same: in filters (ME is the caller) and in SELECT.
+    for (filter, expected) in [
+        ("\"Endorsed By\" = ME", 1),
+        ("\"Endorsement Count\" = 2", 1),
+        ("Certified = true", 1),
+        ("\"Certified By\" = ME AND Watchers = ME", 1),
+        ("\"Warned By\" = ME AND \"Warning Count\" = 1", 1),
+        ("\"Comment Count\" >= 2 AND \"Commented By\" EXISTS", 1),
+        ("\"Endorsed By\" NOT EXISTS", 0),
+    ] {
+        // The table, not the glossary term named Customer.
+        let full = format!("\"Object Type\" = 'Table' AND Name = 'customer' AND ({filter})");
+        let found = count(t, &model, &full).await;
+        assert_eq!(found, expected, "{filter}");
+    }
+    let resp = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name, \"Endorsed By\", \"Comment Count\", Certified, Watchers",
+                    "from": model, "where": "\"Object Type\" = 'Table' AND Name = 'customer'"}),
+        )
+        .await;
+    let values: Vec<Value> = resp.ok_array()[0]["attributes"]
+        .as_array()
+        .expect("attributes")
+        .iter()
+        .map(|a| a["value"].clone())
+        .collect();
+    assert_eq!(values[0], json!("customer"));
+    assert_eq!(
+        values[1].as_array().map(Vec::len),
+        Some(2),
+        "{:?}",
+        values[1]
+    );
+    assert_eq!(values[2], json!(2));
+    assert_eq!(values[3], json!(true));
+    assert_eq!(names(&values[4]), vec![t.user.clone()]);
 
     // Removing: the viewer's own endorsement by kind, their comment by id; a curator
     // removes anyone's comment.

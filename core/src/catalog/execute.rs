@@ -17,8 +17,8 @@ use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{
-    AttributeKind, ClassificationStatus, DataClass, EdgeKind, MetaModel, Object, ObjectKind,
-    Profiling, SensitivityLabel, TagKind, User, Value, format_datetime,
+    AttributeKind, ClassificationStatus, CurationKind, DataClass, EdgeKind, MetaModel, Object,
+    ObjectKind, Profiling, SensitivityLabel, TagKind, User, Value, format_datetime,
 };
 use crate::mql::ast::Query;
 use crate::mql::catalog::SystemAttribute;
@@ -166,6 +166,7 @@ impl Catalog {
         let needs = needs(query);
         let mut lookups = Lookups {
             now: chrono::Utc::now().timestamp_micros(),
+            me: Some(caller.name().to_owned()),
             ..Lookups::default()
         };
         if !needs.contents.is_empty() {
@@ -460,6 +461,20 @@ impl Catalog {
                 facts.models.insert(model.id, model);
             }
         }
+        if wants.curation {
+            for object in &page {
+                let entries = self.store.curation(object.id).await?;
+                for entry in &entries {
+                    if let std::collections::hash_map::Entry::Vacant(slot) =
+                        facts.users.entry(entry.user)
+                        && let Some(user) = self.store.user(entry.user).await?
+                    {
+                        slot.insert(user);
+                    }
+                }
+                facts.curation.insert(object.id, entries);
+            }
+        }
         if wants.users {
             let users: BTreeSet<ObjectId> = page.iter().filter_map(|o| o.updated_by).collect();
             for id in users {
@@ -565,6 +580,7 @@ struct Wants {
     targets: bool,
     models: bool,
     users: bool,
+    curation: bool,
     roles: BTreeSet<String>,
 }
 
@@ -585,6 +601,9 @@ impl Wants {
                         "Term Documentation" => wants.targets = true,
                         "Content Name" | "Content Description" => wants.models = true,
                         "Updated By" => wants.users = true,
+                        "Endorsed By" | "Certified By" | "Commented By" | "Warned By"
+                        | "Watchers" | "Endorsement Count" | "Comment Count" | "Warning Count"
+                        | "Certified" => wants.curation = true,
                         _ => {}
                     },
                     Some(Resolved::Meta { attribute, .. })
@@ -629,6 +648,8 @@ struct PageFacts {
     models: HashMap<ObjectId, Object>,
     users: HashMap<ObjectId, User>,
     grants: HashMap<String, Vec<crate::model::Grant>>,
+    /// The curation of each page object, when the SELECT list reads it.
+    curation: HashMap<ObjectId, Vec<crate::model::Curation>>,
 }
 
 impl PageFacts {
@@ -656,6 +677,16 @@ impl PageFacts {
 impl Facts for PageFacts {
     fn object(&self, id: ObjectId) -> Option<&Object> {
         self.objects.get(&id)
+    }
+
+    fn curators(&self, id: ObjectId, kind: CurationKind) -> Vec<&str> {
+        self.curation
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .filter(|c| c.kind == kind)
+            .filter_map(|c| self.users.get(&c.user).map(|u| u.name.as_str()))
+            .collect()
     }
 
     fn children_of(&self, model: i64, parent: Option<i64>) -> Vec<&Object> {
@@ -1070,9 +1101,42 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
             .updated_by
             .and_then(|id| facts.users.get(&id))
             .map_or(Json::Null, grantee),
-        "Comment Count" | "Endorsement Count" | "Warning Count" => json!(0),
-        "Certified" => json!(false),
-        "Watchers" if object.kind != ObjectKind::Model => Json::Null,
+        "Endorsed By" | "Certified By" | "Commented By" | "Warned By" | "Watchers" => {
+            let kind = match a.name {
+                "Endorsed By" => CurationKind::Endorsement,
+                "Certified By" => CurationKind::Certification,
+                "Commented By" => CurationKind::Comment,
+                "Warned By" => CurationKind::Warning,
+                _ => CurationKind::Watch,
+            };
+            let mut seen = BTreeSet::new();
+            let users: Vec<Json> = facts
+                .curation
+                .get(&object.id)
+                .into_iter()
+                .flatten()
+                .filter(|c| c.kind == kind && seen.insert(c.user))
+                .filter_map(|c| facts.users.get(&c.user))
+                .map(grantee)
+                .collect();
+            json!(users)
+        }
+        "Comment Count" | "Endorsement Count" | "Warning Count" => {
+            let kind = match a.name {
+                "Comment Count" => CurationKind::Comment,
+                "Endorsement Count" => CurationKind::Endorsement,
+                _ => CurationKind::Warning,
+            };
+            let count = facts.curation.get(&object.id).map_or(0, |entries| {
+                entries.iter().filter(|c| c.kind == kind).count()
+            });
+            json!(count)
+        }
+        "Certified" => json!(facts.curation.get(&object.id).is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|c| c.kind == CurationKind::Certification)
+        })),
         _ if a.shape.is_multi_valued() => json!([]),
         _ => Json::Null,
     }

@@ -11,8 +11,8 @@ use super::plan::{
 };
 use crate::id::ObjectId;
 use crate::model::{
-    ClassificationStatus, DataClass, EdgeKind, Object, ObjectKind, Profiling, SensitivityLabel,
-    TagKind, Value,
+    ClassificationStatus, CurationKind, DataClass, EdgeKind, Object, ObjectKind, Profiling,
+    SensitivityLabel, TagKind, Value,
 };
 
 /// What the evaluator reads about the catalog.
@@ -29,6 +29,11 @@ pub trait Facts {
     fn profiling(&self, id: ObjectId) -> Option<&Profiling>;
     /// The names of the object's edges of the kind, in that direction.
     fn edge_names(&self, id: ObjectId, kind: EdgeKind, outgoing: bool) -> Vec<&str>;
+    /// The names of the users with curation of the kind on the object, one per entry.
+    /// Facts that serve no social attribute have none.
+    fn curators(&self, _id: ObjectId, _kind: CurationKind) -> Vec<&str> {
+        Vec::new()
+    }
 }
 
 /// The parent of an object as MQL sees it: its stored parent, the model of a top-level
@@ -515,6 +520,18 @@ pub fn raw_values<'f>(field: &Field, facts: &'f dyn Facts, row: Row<'f>) -> Vec<
             }
         }
         Field::ClassName | Field::ClassDescription => Vec::new(),
+        Field::Curators(kind) => {
+            let mut names = facts.curators(object.id, *kind);
+            names.sort_unstable();
+            names.dedup();
+            names
+                .into_iter()
+                .map(|n| Val::Text(Cow::Borrowed(n)))
+                .collect()
+        }
+        Field::CurationCount(kind) => {
+            vec![Val::Integer(facts.curators(object.id, *kind).len() as i64)]
+        }
         Field::RelationshipCount(name) => {
             let count = facts
                 .edge_names(object.id, EdgeKind::CustomRelationship, true)

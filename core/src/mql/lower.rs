@@ -31,7 +31,9 @@ use super::plan::{
 use super::resolve::{Property, Resolved, resolve};
 use super::search::{Presence, SearchKind, parse_search_text};
 use crate::id::ObjectId;
-use crate::model::{AttributeKind, ClassificationStatus, EdgeKind, MetaModel, TagKind, ValueType};
+use crate::model::{
+    AttributeKind, ClassificationStatus, CurationKind, EdgeKind, MetaModel, TagKind, ValueType,
+};
 
 const MICROS_PER_SECOND: i64 = 1_000_000;
 const MICROS_PER_DAY: i64 = 86_400 * MICROS_PER_SECOND;
@@ -57,6 +59,8 @@ pub struct Lookups {
     pub contents: HashMap<String, Vec<i64>>,
     /// The roles that exist, with where each principal holds them.
     pub roles: HashMap<String, RoleHolders>,
+    /// The caller's user name, the value of ME.
+    pub me: Option<String>,
 }
 
 /// Where the principals of a query hold one role.
@@ -509,8 +513,17 @@ impl Lowering<'_> {
         }
     }
 
+    /// ME as the caller's name; any other value as it is.
+    fn me<'v>(&self, value: &'v Value) -> std::borrow::Cow<'v, Value> {
+        match (value, &self.lookups.me) {
+            (Value::Me, Some(me)) => std::borrow::Cow::Owned(Value::Text(me.clone())),
+            _ => std::borrow::Cow::Borrowed(value),
+        }
+    }
+
     /// The test of `= value`, `None` when no value of the type can equal it.
     fn equality(&self, ty: FieldType, value: &Value) -> Option<Test> {
+        let value = &*self.me(value);
         match ty {
             FieldType::Time => match self.bound(ty, value, Cmp::Eq)? {
                 Bound::Range(low, high) => Some(Test::Range { low, high }),
@@ -521,7 +534,10 @@ impl Lowering<'_> {
     }
 
     fn any_of(&self, ty: FieldType, values: &[Value]) -> Option<Test> {
-        let lits: Vec<Lit> = values.iter().filter_map(|v| literal(ty, v)).collect();
+        let lits: Vec<Lit> = values
+            .iter()
+            .filter_map(|v| literal(ty, &self.me(v)))
+            .collect();
         match lits.len() {
             0 => None,
             1 => lits.into_iter().next().map(Test::Eq),
@@ -1062,12 +1078,15 @@ fn system_target(name: &str, shape: Shape) -> Target {
         "Column Statistics" => {
             Target::Existence(Cond::Has(Field::Profiling(ProfilingPart::Statistics)))
         }
-        // Not stored yet (social curation and workflow come with the repository issue):
-        // counts are zero, nobody certified, endorsed, commented, warned or watches.
-        "Comment Count" | "Endorsement Count" | "Warning Count" => {
-            Target::Constant(Some(Lit::Integer(0)), false)
-        }
-        "Certified" => Target::Constant(Some(Lit::Boolean(false)), false),
+        "Endorsed By" => Target::Field(Field::Curators(CurationKind::Endorsement)),
+        "Certified By" => Target::Field(Field::Curators(CurationKind::Certification)),
+        "Commented By" => Target::Field(Field::Curators(CurationKind::Comment)),
+        "Warned By" => Target::Field(Field::Curators(CurationKind::Warning)),
+        "Watchers" => Target::Field(Field::Curators(CurationKind::Watch)),
+        "Endorsement Count" => Target::Field(Field::CurationCount(CurationKind::Endorsement)),
+        "Comment Count" => Target::Field(Field::CurationCount(CurationKind::Comment)),
+        "Warning Count" => Target::Field(Field::CurationCount(CurationKind::Warning)),
+        "Certified" => Target::Flag(Cond::Has(Field::Curators(CurationKind::Certification))),
         _ => Target::Constant(None, shape.is_multi_valued() || shape.is_object_valued()),
     }
 }

@@ -18,7 +18,7 @@
 //! folded before it is compared (except [`Column::StableId`], which is exact).
 
 use crate::id::ObjectId;
-use crate::model::{ClassificationStatus, EdgeKind, ObjectKind, TagKind};
+use crate::model::{ClassificationStatus, CurationKind, EdgeKind, ObjectKind, TagKind};
 
 /// Folds text the way every MQL text comparison does: ASCII letters to lower case, every
 /// other character as it is. SQLite's `lower()` does the same, and PostgreSQL's `lower()`
@@ -237,6 +237,10 @@ pub enum Field {
     ClassDescription,
     /// How many custom relationships of the name start at the object.
     RelationshipCount(String),
+    /// The names of the users who curated the object so (Endorsed By, Watchers, ...).
+    Curators(CurationKind),
+    /// How many curation entries of the kind the object has (Comment Count, ...).
+    CurationCount(CurationKind),
 }
 
 /// The type of a field's values, which says how literals compare with them.
@@ -260,13 +264,14 @@ impl Field {
             Field::Column(c) => c.ty(),
             Field::Attribute { ty, .. } => *ty,
             Field::Statistic(s) => s.ty(),
-            Field::RelationshipCount(_) => FieldType::Integer,
+            Field::RelationshipCount(_) | Field::CurationCount(_) => FieldType::Integer,
             Field::Tags(_)
             | Field::Labels(_)
             | Field::InferredDataTypes
             | Field::Profiling(_)
             | Field::ClassName
-            | Field::ClassDescription => FieldType::Text,
+            | Field::ClassDescription
+            | Field::Curators(_) => FieldType::Text,
         }
     }
 
@@ -276,6 +281,7 @@ impl Field {
             self,
             Field::Tags(_)
                 | Field::InferredDataTypes
+                | Field::Curators(_)
                 | Field::Labels(LabelSet::Matched | LabelSet::Rejected)
         )
     }
