@@ -164,10 +164,55 @@ pub async fn workflow_moves_through_its_states(t: &Target) {
                 .await
         }
     };
+    let table = "\"Object Type\" = 'Table' AND Name = 'customer' AND ";
+    let tasks = |filter: &'static str| {
+        let model = model.clone();
+        async move { count(t, &model, &format!("{table}{filter}")).await }
+    };
+    assert_eq!(
+        tasks("\"My Workflow Tasks\" = 'Submit for Approval'").await,
+        1,
+        "a Draft object"
+    );
     let resp = step("Submit for Approval").await;
     assert_eq!(resp.ok()["workflowState"], json!("Pending Approval"));
     assert_eq!(
         resp.ok()["myWorkflowTasks"],
+        json!(["Start Review", "Discard"])
+    );
+    assert_eq!(tasks("\"My Workflow Tasks\" = 'start review'").await, 1);
+    assert_eq!(
+        tasks("\"My Workflow Tasks\" = ALL ('Start Review', 'Discard')").await,
+        1
+    );
+    assert_eq!(tasks("\"My Workflow Tasks\" = 'Approve'").await, 0);
+    assert_eq!(tasks("\"My Workflow Tasks\" NOT EXISTS").await, 0);
+    let viewer = t.key_with_roles(&["Metadata Viewer"]).await;
+    let filter = format!("{table}\"My Workflow Tasks\" EXISTS");
+    let resp = send_as(
+        t,
+        &viewer,
+        Method::GET,
+        "/entities/countMQLQuery",
+        &[
+            ("select", "Name"),
+            ("from", model.as_str()),
+            ("where", filter.as_str()),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(resp.ok(), &json!(0), "a viewer has no tasks");
+    let resp = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "\"My Workflow Tasks\"", "from": model,
+                    "where": "\"Object Type\" = 'Table' AND Name = 'customer'"}),
+        )
+        .await;
+    assert_eq!(
+        resp.ok_array()[0]["attributes"][0]["value"],
         json!(["Start Review", "Discard"])
     );
     let resp = step("Discard").await;

@@ -124,6 +124,38 @@ fn needs(kind: CurationKind) -> Capability {
 }
 
 impl Catalog {
+    /// For each workflow action, the objects on which the caller may take it now (its
+    /// state allows it and the caller holds what it needs there): what MQL's My Workflow
+    /// Tasks tests. Keys are folded action names.
+    pub(crate) async fn workflow_task_conditions(
+        &self,
+        caller: &Caller,
+    ) -> Result<HashMap<String, crate::mql::plan::Cond>> {
+        use crate::mql::plan::{Column, Cond, Field, Lit, Test, fold};
+        let state = Field::Column(Column::WorkflowState);
+        let mut held: HashMap<Capability, Cond> = HashMap::new();
+        let mut out = HashMap::new();
+        for step in &WORKFLOW {
+            let may = match held.get(&step.needs) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = self.holds_capability(caller, step.needs).await?;
+                    held.insert(step.needs, c.clone());
+                    c
+                }
+            };
+            let mut states: Vec<Cond> = vec![Cond::Test(
+                state.clone(),
+                Test::In(step.from.iter().map(|s| Lit::Text(fold(s))).collect()),
+            )];
+            if step.from.contains(&DRAFT) {
+                states.push(Cond::not(Cond::Has(state.clone())));
+            }
+            out.insert(fold(step.action), Cond::and(vec![Cond::or(states), may]));
+        }
+        Ok(out)
+    }
+
     async fn curated_object(&self, caller: &Caller, object: &str) -> Result<Object> {
         let object = self.resolve_text(object).await?;
         self.require_sees(caller, &object).await?;
@@ -131,7 +163,11 @@ impl Catalog {
     }
 
     /// The actions of the workflow the caller may take on the object in its state.
-    async fn workflow_tasks(&self, caller: &Caller, object: &Object) -> Result<Vec<&'static str>> {
+    pub(crate) async fn workflow_tasks(
+        &self,
+        caller: &Caller,
+        object: &Object,
+    ) -> Result<Vec<&'static str>> {
         let held = self.capabilities_on(caller, object.id).await?;
         let state = state_of(object);
         Ok(WORKFLOW

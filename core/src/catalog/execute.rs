@@ -114,7 +114,7 @@ impl Catalog {
             return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
         }
         Ok(QueryResult::Mql(
-            self.mql_entities(&sight, &hidden, &ids, &validated.select)
+            self.mql_entities(caller, &sight, &hidden, &ids, &validated.select)
                 .await?,
         ))
     }
@@ -169,6 +169,9 @@ impl Catalog {
             me: Some(caller.name().to_owned()),
             ..Lookups::default()
         };
+        if needs.workflow_tasks {
+            lookups.workflow_tasks = self.workflow_task_conditions(caller).await?;
+        }
         if !needs.contents.is_empty() {
             let models = self.store.objects_of_kind(ObjectKind::Model).await?;
             for name in &needs.contents {
@@ -347,6 +350,7 @@ impl Catalog {
     /// The objects of `ids`, in that order, in the MQL entity format.
     async fn mql_entities(
         &self,
+        caller: &Caller,
         sight: &Sight,
         hidden: &Cond,
         ids: &[ObjectId],
@@ -355,7 +359,7 @@ impl Catalog {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut facts = self.page_facts(sight, ids, select).await?;
+        let mut facts = self.page_facts(caller, sight, ids, select).await?;
         // Spec 2.7: profiling and sampling of objects whose data is hidden from the
         // caller are not shown.
         if *hidden != Cond::False {
@@ -388,6 +392,7 @@ impl Catalog {
     /// may not see are left out.
     async fn page_facts(
         &self,
+        caller: &Caller,
         sight: &Sight,
         ids: &[ObjectId],
         select: &[Selected<'_>],
@@ -459,6 +464,12 @@ impl Catalog {
                 .collect();
             for model in self.store.objects(&models).await? {
                 facts.models.insert(model.id, model);
+            }
+        }
+        if wants.tasks {
+            for object in &page {
+                let tasks = self.workflow_tasks(caller, object).await?;
+                facts.tasks.insert(object.id, tasks);
             }
         }
         if wants.curation {
@@ -581,6 +592,7 @@ struct Wants {
     models: bool,
     users: bool,
     curation: bool,
+    tasks: bool,
     roles: BTreeSet<String>,
 }
 
@@ -604,6 +616,7 @@ impl Wants {
                         "Endorsed By" | "Certified By" | "Commented By" | "Warned By"
                         | "Watchers" | "Endorsement Count" | "Comment Count" | "Warning Count"
                         | "Certified" => wants.curation = true,
+                        "My Workflow Tasks" => wants.tasks = true,
                         _ => {}
                     },
                     Some(Resolved::Meta { attribute, .. })
@@ -650,6 +663,8 @@ struct PageFacts {
     grants: HashMap<String, Vec<crate::model::Grant>>,
     /// The curation of each page object, when the SELECT list reads it.
     curation: HashMap<ObjectId, Vec<crate::model::Curation>>,
+    /// The caller's workflow actions on each page object, when the SELECT list reads them.
+    tasks: HashMap<ObjectId, Vec<&'static str>>,
 }
 
 impl PageFacts {
@@ -1132,6 +1147,7 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
             });
             json!(count)
         }
+        "My Workflow Tasks" => json!(facts.tasks.get(&object.id).cloned().unwrap_or_default()),
         "Certified" => json!(facts.curation.get(&object.id).is_some_and(|entries| {
             entries
                 .iter()
@@ -1278,7 +1294,7 @@ impl Catalog {
         let sight = self.require_visible(caller, &object).await?;
         let hidden = self.hidden_data(caller).await?;
         let mut entities = self
-            .mql_entities(&sight, &hidden, &[object.id], &validated.select)
+            .mql_entities(caller, &sight, &hidden, &[object.id], &validated.select)
             .await?;
         entities
             .pop()
@@ -1312,7 +1328,7 @@ impl Catalog {
                 let ids: Vec<ObjectId> = related.iter().map(|o| o.id).collect();
                 let hidden = self.hidden_data(caller).await?;
                 QueryResult::Mql(
-                    self.mql_entities(&sight, &hidden, &ids, &validated.select)
+                    self.mql_entities(caller, &sight, &hidden, &ids, &validated.select)
                         .await?,
                 )
             }

@@ -134,6 +134,36 @@ impl Catalog {
         ]))
     }
 
+    /// The objects (models and their objects) on which the caller holds the capability,
+    /// as a plan condition: `True` when held globally.
+    pub(crate) async fn holds_capability(
+        &self,
+        caller: &Caller,
+        capability: Capability,
+    ) -> Result<Cond> {
+        if caller.has(capability) {
+            return Ok(Cond::True);
+        }
+        let roots: BTreeSet<ObjectId> = caller
+            .object_grants()
+            .iter()
+            .filter(|(_, capabilities)| capabilities.contains(&capability))
+            .map(|(object, _)| *object)
+            .collect();
+        if roots.is_empty() {
+            return Ok(Cond::False);
+        }
+        let (_, models) = self.granted_subtrees(&roots).await?;
+        Ok(if models.is_empty() {
+            Cond::False
+        } else {
+            Cond::Within(Within {
+                models: models.into_iter().collect(),
+                subtrees: Vec::new(),
+            })
+        })
+    }
+
     /// The repository objects at or below the roots, and the model numbers of the
     /// models among them.
     async fn granted_subtrees(

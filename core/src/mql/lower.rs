@@ -46,6 +46,8 @@ pub struct Needs {
     /// For each role of an `ExpandedMembersOfRole` filter, the principal names of its
     /// values (`None` for `ME`).
     pub roles: BTreeMap<String, BTreeSet<Option<String>>>,
+    /// Whether a filter tests My Workflow Tasks.
+    pub workflow_tasks: bool,
 }
 
 /// What the store said about the names a query uses.
@@ -61,6 +63,15 @@ pub struct Lookups {
     pub roles: HashMap<String, RoleHolders>,
     /// The caller's user name, the value of ME.
     pub me: Option<String>,
+    /// For each workflow action (folded), the objects where the caller may take it now.
+    pub workflow_tasks: HashMap<String, Cond>,
+}
+
+/// The attribute whose values are the caller's workflow actions on an object.
+const MY_WORKFLOW_TASKS: &str = "My Workflow Tasks";
+
+fn is_my_workflow_tasks(path: &super::ast::Path) -> bool {
+    path.0.len() == 1 && path.0[0].text == MY_WORKFLOW_TASKS
 }
 
 /// Where the principals of a query hold one role.
@@ -82,6 +93,7 @@ pub fn needs(query: &Query) -> Needs {
                 needs.contents.insert(text_of(value));
             }
         }
+        Subject::Attribute(path) if is_my_workflow_tasks(path) => needs.workflow_tasks = true,
         Subject::ExpandedMembersOfRole(role) => {
             let names = needs.roles.entry(role.clone()).or_default();
             for value in filter.op.values() {
@@ -375,6 +387,9 @@ impl Lowering<'_> {
                     // `Model = WHERE (...)`: the inner filters apply to the models.
                     let _ = path;
                     return self.expr(inner);
+                }
+                if is_my_workflow_tasks(path) {
+                    return self.workflow_tasks(op);
                 }
                 match self.target(path) {
                     Some(target) => self.apply(&target, op),
@@ -827,6 +842,29 @@ impl Lowering<'_> {
         match op {
             Op::Exists => holders.anyone.clone(),
             Op::NotExists => Cond::not(holders.anyone.clone()),
+            Op::Eq(_) | Op::EqAny(_) => Cond::or(values.into_iter().map(of).collect()),
+            Op::Ne(_) | Op::NeAny(_) => Cond::not(Cond::or(values.into_iter().map(of).collect())),
+            Op::EqAll(_) => Cond::and(values.into_iter().map(of).collect()),
+            Op::NeAll(_) => Cond::not(Cond::and(values.into_iter().map(of).collect())),
+            _ => Cond::False,
+        }
+    }
+
+    /// My Workflow Tasks: an action is among an object's values where the caller may
+    /// take it there now; an unknown action never is.
+    fn workflow_tasks(&mut self, op: &Op) -> Cond {
+        let tasks = &self.lookups.workflow_tasks;
+        let of = |value: &Value| -> Cond {
+            tasks
+                .get(&fold(&text_of(value)))
+                .cloned()
+                .unwrap_or(Cond::False)
+        };
+        let any = || Cond::or(tasks.values().cloned().collect());
+        let values = op.values();
+        match op {
+            Op::Exists => any(),
+            Op::NotExists => Cond::not(any()),
             Op::Eq(_) | Op::EqAny(_) => Cond::or(values.into_iter().map(of).collect()),
             Op::Ne(_) | Op::NeAny(_) => Cond::not(Cond::or(values.into_iter().map(of).collect())),
             Op::EqAll(_) => Cond::and(values.into_iter().map(of).collect()),
