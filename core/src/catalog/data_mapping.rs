@@ -403,6 +403,26 @@ impl Catalog {
         Ok(model)
     }
 
+    /// The objects of the two models of a mapping, indexed; the target's index is `None`
+    /// when the target is the source.
+    async fn mapping_indexes(
+        &self,
+        source: &Object,
+        target: &Object,
+    ) -> Result<(ModelIndex, Option<ModelIndex>)> {
+        let index = |model: &Object| {
+            let number = model.id.content_model();
+            async move { Ok::<_, Error>(ModelIndex::new(self.store.model_objects(number).await?)) }
+        };
+        let source_index = index(source).await?;
+        let target_index = if target.id == source.id {
+            None
+        } else {
+            Some(index(target).await?)
+        };
+        Ok((source_index, target_index))
+    }
+
     /// The lineage edges from objects of the source model to objects of the target
     /// model, in one read of what hangs on the source model.
     async fn mapping_edges(
@@ -439,20 +459,8 @@ impl Catalog {
     ) -> Result<String> {
         let source_model = self.mapping_model(caller, source, "sourceModelId").await?;
         let target_model = self.mapping_model(caller, target, "targetModelId").await?;
-        let source_index = ModelIndex::new(
-            self.store
-                .model_objects(source_model.id.content_model())
-                .await?,
-        );
-        let target_index = if target_model.id == source_model.id {
-            None
-        } else {
-            Some(ModelIndex::new(
-                self.store
-                    .model_objects(target_model.id.content_model())
-                    .await?,
-            ))
-        };
+        let (source_index, target_index) =
+            self.mapping_indexes(&source_model, &target_model).await?;
         let target_index = target_index.as_ref().unwrap_or(&source_index);
         let edges = self
             .mapping_edges(&source_model, &source_index, target_index)
@@ -498,20 +506,8 @@ impl Catalog {
             self.require_on(caller, Capability::EditMetadata, model.id)
                 .await?;
         }
-        let source_index = ModelIndex::new(
-            self.store
-                .model_objects(source_model.id.content_model())
-                .await?,
-        );
-        let target_index = if target_model.id == source_model.id {
-            None
-        } else {
-            Some(ModelIndex::new(
-                self.store
-                    .model_objects(target_model.id.content_model())
-                    .await?,
-            ))
-        };
+        let (source_index, target_index) =
+            self.mapping_indexes(&source_model, &target_model).await?;
         let target_index = target_index.as_ref().unwrap_or(&source_index);
         let mut wanted: BTreeSet<Edge> = BTreeSet::new();
         let mut lines: BTreeMap<Edge, usize> = BTreeMap::new();

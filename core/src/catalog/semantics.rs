@@ -146,9 +146,13 @@ impl Catalog {
                 describe(&target)
             )));
         }
+        self.remove_edges(links).await
+    }
+
+    async fn remove_edges(&self, edges: Vec<Edge>) -> Result<()> {
         self.store
             .apply(Batch::from(
-                links.into_iter().map(Op::RemoveEdge).collect::<Vec<_>>(),
+                edges.into_iter().map(Op::RemoveEdge).collect::<Vec<_>>(),
             ))
             .await
     }
@@ -243,11 +247,7 @@ impl Catalog {
                 wanted.target
             )));
         }
-        self.store
-            .apply(Batch::from(
-                found.into_iter().map(Op::RemoveEdge).collect::<Vec<_>>(),
-            ))
-            .await
+        self.remove_edges(found).await
     }
 
     async fn entity_relationship(
@@ -510,11 +510,7 @@ impl Catalog {
             )));
         }
         if !edges.is_empty() {
-            self.store
-                .apply(Batch::from(
-                    edges.into_iter().map(Op::RemoveEdge).collect::<Vec<_>>(),
-                ))
-                .await?;
+            self.remove_edges(edges).await?;
         }
         self.entity(caller, &object).await
     }
