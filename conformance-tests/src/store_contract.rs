@@ -82,6 +82,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(lineage_walks_breadth_first_within_bounds),
         case!(documents_round_trip_replace_and_go_with_their_owner),
         case!(curation_round_trips_and_goes_with_object_and_user),
+        case!(notifications_newest_first_and_gone_with_their_user),
         case!(user_names_unique_case_insensitively),
         case!(grants_once_each_sorted_and_removed_exactly),
         case!(sessions_expire_at_expires_at),
@@ -4214,5 +4215,109 @@ async fn curation_round_trips_and_goes_with_object_and_user(store: Arc<dyn Store
         ids(ok(store.curation(c.id).await, "curation")),
         vec![10],
         "a deleted user's curation goes with them"
+    );
+}
+
+async fn notifications_newest_first_and_gone_with_their_user(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let ann = user(91, "ann");
+    let bob = user(910, "bob");
+    apply(
+        store,
+        vec![Op::PutUser(ann.clone()), Op::PutUser(bob.clone())],
+        "users",
+    )
+    .await;
+    let note = |id: i64, to: &User, millis: i64, read: bool| Notification {
+        id,
+        user: to.id,
+        kind: if id % 2 == 0 {
+            NotificationKind::ModelChanged
+        } else {
+            NotificationKind::ImportFailed
+        },
+        object: ObjectId::repository(7),
+        message: format!("change {id}, Zürich"),
+        at: at(millis),
+        read,
+    };
+    let all = [
+        note(1, &ann, 1_000, false),
+        note(2, &ann, 3_000, true),
+        note(3, &ann, 2_000, false),
+        note(4, &ann, 3_000, false),
+        note(5, &bob, 5_000, false),
+    ];
+    apply(
+        store,
+        all.iter().cloned().map(Op::PutNotification).collect(),
+        "PutNotification",
+    )
+    .await;
+    let ids = |list: Vec<Notification>| list.into_iter().map(|n| n.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(ok(
+            store.notifications(ann.id, false, 100).await,
+            "notifications"
+        )),
+        vec![4, 2, 3, 1],
+        "a user's notifications, newest first, then by id descending"
+    );
+    assert_eq!(
+        ids(ok(
+            store.notifications(ann.id, true, 100).await,
+            "notifications"
+        )),
+        vec![4, 3, 1],
+        "only the unread ones"
+    );
+    assert_eq!(
+        ids(ok(
+            store.notifications(ann.id, false, 2).await,
+            "notifications"
+        )),
+        vec![4, 2],
+        "at most the limit"
+    );
+    assert_eq!(
+        ok(store.notification(5).await, "notification"),
+        Some(all[4].clone()),
+        "a notification round-trips"
+    );
+    let mut read = all[0].clone();
+    read.read = true;
+    apply(
+        store,
+        vec![Op::PutNotification(read.clone())],
+        "marking read",
+    )
+    .await;
+    assert_eq!(ok(store.notification(1).await, "notification"), Some(read));
+    let failed = store
+        .apply(Batch::from(vec![
+            Op::PutNotification(note(6, &bob, 6_000, false)),
+            Op::PutUser(user(912, "ANN")),
+        ]))
+        .await;
+    assert!(failed.is_err(), "a duplicate user name fails the batch");
+    assert!(
+        ok(store.notification(6).await, "notification").is_none(),
+        "a failed batch adds no notification"
+    );
+    apply(store, vec![Op::DeleteUser(ann.id)], "DeleteUser").await;
+    assert!(
+        ok(
+            store.notifications(ann.id, false, 100).await,
+            "notifications"
+        )
+        .is_empty(),
+        "a deleted user's notifications go with them"
+    );
+    assert_eq!(
+        ids(ok(
+            store.notifications(bob.id, false, 100).await,
+            "notifications"
+        )),
+        vec![5]
     );
 }

@@ -14,7 +14,13 @@ use lore_backend_memory::MemoryStore;
 use lore_conformance::{Kind, Target, cases};
 
 /// Gated routes every logged-in user may call, on nothing but themselves.
-const LOGIN_ONLY: [(&str, &str); 2] = [("POST", "/auth/logout"), ("GET", "/admin/roles")];
+const LOGIN_ONLY: [(&str, &str); 4] = [
+    ("POST", "/auth/logout"),
+    ("GET", "/admin/roles"),
+    // Each user's own notifications.
+    ("GET", "/notifications"),
+    ("PUT", "/notifications/{notificationId}"),
+];
 
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",

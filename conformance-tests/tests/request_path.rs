@@ -100,6 +100,19 @@ impl Store for Counting {
         self.read();
         self.inner.edges(kind, object, incoming).await
     }
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>> {
+        self.read();
+        self.inner.notifications(user, unread_only, limit).await
+    }
+    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
+        self.read();
+        self.inner.notification(id).await
+    }
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
         self.read();
         self.inner.curation(object).await

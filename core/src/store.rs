@@ -70,7 +70,7 @@ pub enum Op {
     /// Inserts or replaces a user (by id); user names are unique, case-insensitively.
     PutUser(User),
     /// Deletes the user with their sessions, memberships, the grants they hold, their
-    /// worksheets, their documents and their curation;
+    /// worksheets, their documents, their curation and their notifications;
     /// deleting an absent user is a no-op.
     DeleteUser(ObjectId),
     /// Inserts or replaces a group (by id); group names are unique, case-insensitively.
@@ -97,6 +97,8 @@ pub enum Op {
     PutWorksheet(Worksheet),
     /// Deletes the worksheet of that id; deleting an absent one is a no-op.
     DeleteWorksheet(ObjectId),
+    /// Inserts the notification or replaces the one with the same id.
+    PutNotification(Notification),
     /// Inserts the curation entry or replaces the one with the same id.
     PutCuration(Curation),
     /// Deletes the curation entry of that id; deleting an absent one is a no-op.
@@ -170,6 +172,10 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field, &what)?;
             }
             text(t.profile.as_deref().unwrap_or_default(), &what)?;
+        }
+        Op::PutNotification(n) => {
+            n.at = micros(n.at);
+            text(&n.message, &|| format!("notification {}", n.id))?;
         }
         Op::PutCuration(c) => {
             c.at = micros(c.at);
@@ -721,6 +727,19 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>>;
     /// The object's attachments, newest first, without content.
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>>;
+
+    // ---- notifications
+
+    /// A user's notifications, newest first (by time, then id), only the unread ones when
+    /// asked, at most `limit`.
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>>;
+    /// One notification by id.
+    async fn notification(&self, id: i64) -> Result<Option<Notification>>;
 
     // ---- curation
 

@@ -143,6 +143,17 @@ impl Store for Recording {
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         self.inner.edges(kind, object, incoming).await
     }
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>> {
+        self.inner.notifications(user, unread_only, limit).await
+    }
+    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
+        self.inner.notification(id).await
+    }
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
         self.inner.curation(object).await
     }

@@ -20,9 +20,9 @@ use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
     ClassificationStatus, Curation, CurationKind, DataClass, Document, DocumentKind, Edge,
     EdgeKind, Grant, Group, ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds,
-    LineageWalk, LoginFailures, Membership, Object, ObjectKind, ObjectType, Operation,
-    OperationFilter, OperationLogLine, Profiling, Role, SensitivityLabel, Session, SystemLogEntry,
-    SystemLogFilter, Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
+    LineageWalk, LoginFailures, Membership, Notification, Object, ObjectKind, ObjectType,
+    Operation, OperationFilter, OperationLogLine, Profiling, Role, SensitivityLabel, Session,
+    SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -101,6 +101,8 @@ struct State {
     worksheets_by_owner: BTreeSet<(ObjectId, String, ObjectId)>,
     /// (owner, name key) to worksheet id: names unique per owner, case-insensitively.
     worksheet_names: HashMap<(ObjectId, String), ObjectId>,
+    /// Notifications by id.
+    notifications: BTreeMap<i64, Notification>,
     /// Curation entries by id, and their (object, id) keys.
     curation: BTreeMap<i64, Curation>,
     curation_by_object: BTreeSet<(ObjectId, i64)>,
@@ -215,6 +217,7 @@ enum Undo {
     Worksheet(ObjectId, Option<Worksheet>),
     Document(DocumentKey, Option<Document>),
     Curation(i64, Option<Curation>),
+    Notification(i64, Option<Notification>),
 }
 
 fn user_key(name: &str) -> String {
@@ -467,6 +470,9 @@ impl State {
             }
             Undo::Curation(id, old) => {
                 self.set_curation(id, old);
+            }
+            Undo::Notification(id, old) => {
+                set_entry(&mut self.notifications, id, old);
             }
         }
     }
@@ -834,6 +840,17 @@ impl Tx<'_> {
                 for entry in curation {
                     self.remove_curation(entry);
                 }
+                let notifications: Vec<i64> = self
+                    .state
+                    .notifications
+                    .values()
+                    .filter(|n| n.user == id)
+                    .map(|n| n.id)
+                    .collect();
+                for notification in notifications {
+                    let old = set_entry(&mut self.state.notifications, notification, None);
+                    self.undo.push(Undo::Notification(notification, old));
+                }
                 let documents: Vec<DocumentKey> = self
                     .state
                     .documents
@@ -940,6 +957,11 @@ impl Tx<'_> {
                 if old.is_some() {
                     self.undo.push(Undo::Worksheet(id, old));
                 }
+            }
+            Op::PutNotification(notification) => {
+                let id = notification.id;
+                let old = set_entry(&mut self.state.notifications, id, Some(notification));
+                self.undo.push(Undo::Notification(id, old));
             }
             Op::PutCuration(entry) => {
                 let id = entry.id;
@@ -1868,6 +1890,28 @@ impl Store for MemoryStore {
                 })
                 .cloned(),
         })
+    }
+
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>> {
+        let state = self.read()?;
+        let mut found: Vec<Notification> = state
+            .notifications
+            .values()
+            .filter(|n| n.user == user && !(unread_only && n.read))
+            .cloned()
+            .collect();
+        found.sort_by_key(|n| std::cmp::Reverse((n.at, n.id)));
+        found.truncate(limit as usize);
+        Ok(found)
+    }
+
+    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
+        Ok(self.read()?.notifications.get(&id).cloned())
     }
 
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {

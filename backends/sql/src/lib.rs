@@ -102,6 +102,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "curation",
         sql: include_str!("../migrations/0012_curation.sql"),
     },
+    Migration {
+        version: 13,
+        name: "notifications",
+        sql: include_str!("../migrations/0013_notifications.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

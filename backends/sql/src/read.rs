@@ -287,6 +287,19 @@ pub(crate) fn worksheet(mut row: Row) -> Result<Worksheet> {
     })
 }
 
+pub(crate) fn notification(mut row: Row) -> Result<Notification> {
+    const T: &str = "notifications";
+    Ok(Notification {
+        id: row.int(0, T)?,
+        user: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
+        kind: row.parse(3, T, "notification kind", NotificationKind::parse)?,
+        object: ObjectId::new(row.int(4, T)?, row.int(5, T)?),
+        message: row.text(6, T)?,
+        at: row.timestamp(7, T)?,
+        read: row.bool(8, T)?,
+    })
+}
+
 pub(crate) fn curation(mut row: Row) -> Result<Curation> {
     const T: &str = "curation";
     Ok(Curation {

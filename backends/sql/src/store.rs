@@ -955,6 +955,44 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(edges)
     }
 
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>> {
+        // Unread only: `is_read` must be false; otherwise false or true.
+        let sql = "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
+             FROM notifications WHERE user_model = $1 AND user_object = $2 AND is_read IN ($3, $4) \
+             ORDER BY at DESC, id DESC LIMIT $5";
+        let rows = self
+            .rows(
+                sql,
+                vec![
+                    user.model.into(),
+                    user.object.into(),
+                    false.into(),
+                    (!unread_only).into(),
+                    i64::from(limit).into(),
+                ],
+                "notifications",
+            )
+            .await?;
+        read::all(rows, read::notification)
+    }
+
+    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
+        let rows = self
+            .rows(
+                "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
+                 FROM notifications WHERE id = $1",
+                vec![id.into()],
+                "notifications",
+            )
+            .await?;
+        read::first(rows, read::notification)
+    }
+
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
         let rows = self
             .rows(

@@ -600,6 +600,10 @@ impl Writer {
                         "deleting the curation of user",
                     ),
                     (
+                        "DELETE FROM notifications WHERE user_model = $1 AND user_object = $2",
+                        "deleting the notifications of user",
+                    ),
+                    (
                         "DELETE FROM users WHERE model_id = $1 AND object_id = $2",
                         "deleting user",
                     ),
@@ -616,6 +620,28 @@ impl Writer {
                 vec![id.model.into(), id.object.into()],
                 format!("deleting worksheet {id}"),
             ),
+            Op::PutNotification(n) => {
+                let what = format!("writing notification {}", n.id);
+                self.exec(
+                    "INSERT INTO notifications (id, user_model, user_object, kind, model_id, object_id, message, at, is_read) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                     ON CONFLICT (id) DO UPDATE SET user_model = excluded.user_model, user_object = excluded.user_object, \
+                     kind = excluded.kind, model_id = excluded.model_id, object_id = excluded.object_id, \
+                     message = excluded.message, at = excluded.at, is_read = excluded.is_read",
+                    vec![
+                        n.id.into(),
+                        n.user.model.into(),
+                        n.user.object.into(),
+                        n.kind.as_str().into(),
+                        n.object.model.into(),
+                        n.object.object.into(),
+                        n.message.into(),
+                        n.at.into(),
+                        n.read.into(),
+                    ],
+                    what,
+                );
+            }
             Op::PutCuration(c) => {
                 let what = format!("writing {} {}", c.kind.as_str(), c.id);
                 self.exec(

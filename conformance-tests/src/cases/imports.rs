@@ -612,6 +612,23 @@ pub async fn broken_plugins_fail_cleanly(t: &Target) {
             "{behaviour}: a failed import writes nothing"
         );
     }
+    // The metadata managers (here the administrator, who also started them) are
+    // notified of each failure (spec 6).
+    let resp = t
+        .get_q("/notifications", &[("unread", "true"), ("limit", "1000")])
+        .await;
+    let failed: Vec<&str> = resp
+        .ok_array()
+        .iter()
+        .filter(|n| n["kind"] == json!("IMPORT_FAILED"))
+        .filter_map(|n| n["objectId"].as_str())
+        .collect();
+    for (behaviour, (model, _)) in cases.iter().map(|(b, _)| b).zip(&started) {
+        assert!(
+            failed.contains(&model.as_str()),
+            "{behaviour}: a notification of the failed import of {model}: {failed:?}"
+        );
+    }
     let model = started[0].0.clone();
     let health = t
         .send(t.client.get(format!("{}/healthz", t.origin())))

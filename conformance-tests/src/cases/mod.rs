@@ -30,6 +30,7 @@ pub(crate) mod import;
 mod imports;
 mod lineage;
 mod meta_model;
+mod notifications;
 mod oauth;
 mod query;
 mod removed;
@@ -1001,6 +1002,23 @@ pub fn cases() -> Vec<Case> {
                 ("POST", "/curation/{objectId}", D),
                 ("DELETE", "/curation/{objectId}", D),
                 ("POST", "/workflow/{objectId}", D),
+            ]
+        ),
+        // Notifications
+        case!(
+            notifications::watchers_are_notified_of_model_changes,
+            AnyServer,
+            [
+                ("GET", "/notifications", N),
+                ("PUT", "/notifications/{notificationId}", N),
+            ]
+        ),
+        case!(
+            notifications::notifications_bad_input,
+            AnyServer,
+            [
+                ("GET", "/notifications", B),
+                ("PUT", "/notifications/{notificationId}", B),
             ]
         ),
         // Data mapping scripts

@@ -84,6 +84,19 @@ impl Catalog {
         object.updated_by = Some(caller.user());
         ops.insert(0, Op::PutObject(object.clone()));
         self.store.apply(Batch::from(ops)).await?;
+        let names: Vec<&str> = settings.iter().map(|s| s.name.as_str()).collect();
+        self.notify_watchers(
+            object.id,
+            caller.user(),
+            format!(
+                "{} set {} on '{}' ({})",
+                caller.name(),
+                names.join(", "),
+                object.name,
+                object.id
+            ),
+        )
+        .await;
         self.entity(caller, &object).await
     }
 }

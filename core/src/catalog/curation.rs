@@ -375,6 +375,19 @@ impl Catalog {
         self.store
             .apply(Batch::from(vec![Op::PutObject(object.clone())]))
             .await?;
+        self.notify_watchers(
+            object.id,
+            caller.user(),
+            format!(
+                "{} took '{}' on '{}' ({}): it is {} now",
+                caller.name(),
+                step.action,
+                object.name,
+                object.id,
+                step.to
+            ),
+        )
+        .await;
         self.curation_of(caller, &object).await
     }
 }

@@ -26,6 +26,7 @@ mod lineage;
 mod meta_model;
 mod model_import;
 mod model_io;
+mod notifications;
 mod operations;
 mod query;
 mod semantics;
@@ -64,6 +65,7 @@ pub use lineage::{
 pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
+pub use notifications::{MAX_NOTIFICATIONS, NotificationView};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};

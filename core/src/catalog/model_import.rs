@@ -281,7 +281,36 @@ impl Catalog {
         self.land(caller, reader, options).await
     }
 
+    /// Lands a model archive, then notifies the model's watchers of what changed.
     async fn land<R: Read + Seek + Send>(
+        &self,
+        caller: &Caller,
+        reader: ArchiveReader<R>,
+        options: &ImportOptions,
+    ) -> Result<ImportSummary> {
+        let summary = self.land_archive(caller, reader, options).await?;
+        if let Ok(ObjectRef::Id(model)) = ObjectRef::parse(&summary.model_id)
+            && (summary.created || summary.added + summary.updated + summary.removed > 0)
+        {
+            let message = format!(
+                "model '{}' was {} by {}: {} objects added, {} updated, {} removed",
+                summary.model_name,
+                if summary.created {
+                    "imported"
+                } else {
+                    "re-imported"
+                },
+                caller.name(),
+                summary.added,
+                summary.updated,
+                summary.removed
+            );
+            self.notify_watchers(model, caller.user(), message).await;
+        }
+        Ok(summary)
+    }
+
+    async fn land_archive<R: Read + Seek + Send>(
         &self,
         caller: &Caller,
         mut reader: ArchiveReader<R>,

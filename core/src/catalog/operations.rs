@@ -382,7 +382,14 @@ impl Catalog {
             Err(error) => {
                 let message = error.message.clone();
                 tracker.log(Level::Error, &message);
-                tracker.end(OperationState::Failed, message, None);
+                tracker.end(OperationState::Failed, message.clone(), None);
+                let (model, started_by) =
+                    tracker.with(|t| (t.operation.model, t.operation.started_by.clone()));
+                if let Some(model) = model {
+                    let note =
+                        format!("the import of {model} started by {started_by} failed: {message}");
+                    self.notify_import_failed(model, &started_by, note).await;
+                }
             }
         }
         // The end must be recorded; retry a store that is briefly away.

@@ -17,6 +17,7 @@ pub mod health;
 pub mod imports;
 pub mod lineage;
 pub mod meta_model;
+pub mod notifications;
 pub mod openapi;
 pub mod operations;
 pub mod relationships;
@@ -52,7 +53,7 @@ use crate::error::ApiError;
     tags(
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
-        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "Data Mapping"), (name = "Curation"), (name = "License"),
+        (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "Data Mapping"), (name = "Curation"), (name = "Notifications"), (name = "License"),
         (name = "Administration"),
         (name = "Removed")
     )
@@ -205,7 +206,9 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             curation::add_curation,
             curation::remove_curation
         ))
-        .routes(routes!(curation::workflow_transition));
+        .routes(routes!(curation::workflow_transition))
+        .routes(routes!(notifications::list_notifications))
+        .routes(routes!(notifications::mark_notification));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     let router = router.layer(axum::middleware::from_fn(deprecated::mark));
