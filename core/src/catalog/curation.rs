@@ -187,13 +187,14 @@ impl Catalog {
 
     async fn curation_of(&self, caller: &Caller, object: &Object) -> Result<ObjectCuration> {
         let entries = self.store.curation(object.id).await?;
-        let users: HashMap<ObjectId, User> = self
-            .store
-            .users()
-            .await?
-            .into_iter()
-            .map(|u| (u.id, u))
-            .collect();
+        let mut users: HashMap<ObjectId, User> = HashMap::new();
+        for entry in &entries {
+            if let std::collections::hash_map::Entry::Vacant(slot) = users.entry(entry.user)
+                && let Some(user) = self.store.user(entry.user).await?
+            {
+                slot.insert(user);
+            }
+        }
         let mut out = ObjectCuration {
             object_id: object.id.to_string(),
             endorsed_by: Vec::new(),
