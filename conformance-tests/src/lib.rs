@@ -353,6 +353,9 @@ macro_rules! store_suite {
             worksheets_round_trip_with_names_unique_per_owner,
             a_failed_batch_leaves_worksheets_as_they_were,
             system_log_pages_newest_first_filters_counts_and_purges,
+            clear_all_empties_everything_but_the_system_log,
+            restore_ops_keep_their_ids_and_replace,
+            a_failed_restore_lands_nothing,
         );
     };
 }

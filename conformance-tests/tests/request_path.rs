@@ -40,6 +40,9 @@ impl Store for Counting {
     async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
         self.inner.reserve_ids(model, count).await
     }
+    async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
+        self.inner.id_sequences().await
+    }
     async fn apply(&self, batch: Batch) -> Result<()> {
         self.inner.apply(batch).await
     }
@@ -338,6 +341,15 @@ impl Store for Counting {
     }
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
         self.inner.attachments(object).await
+    }
+    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>> {
+        self.inner.all_attachments().await
+    }
+    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
+        self.inner.notifications_page(after, limit).await
+    }
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
+        self.inner.curation_page(after, limit).await
     }
 }
 

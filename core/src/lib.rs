@@ -6,6 +6,7 @@
 
 pub mod archive;
 pub mod auth;
+pub mod backup;
 pub mod catalog;
 pub mod error;
 pub mod id;

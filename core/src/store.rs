@@ -112,6 +112,30 @@ pub enum Op {
         owner: Option<ObjectId>,
         name: String,
     },
+    /// Inserts an operation with its id, or replaces the one with that id (a restore;
+    /// a new operation takes its id from [`Store::insert_operation`]).
+    PutOperation(Operation),
+    /// Writes a line of an operation's log, replacing the line of the same number.
+    PutOperationLogLine {
+        operation: i64,
+        line: OperationLogLine,
+    },
+    /// Sets a model's import settings, replacing those it had.
+    PutImportSettings(ImportSettings),
+    /// Attaches a file to an object, replacing the object's attachment of the same name.
+    PutAttachment(Attachment),
+    /// Sets the next id [`Store::reserve_ids`] gives in an id space. Only a restore
+    /// moves a sequence back, after [`Op::ClearAll`].
+    SetIdSequence {
+        space: i64,
+        next: i64,
+    },
+    /// Empties the store for a restore: every object and what hangs on it, the stored
+    /// meta model and governance definitions, users, groups, memberships, grants,
+    /// sessions, login failures, worksheets, notifications, curation, documents,
+    /// operations with their logs, import settings, attachments and id sequences. The
+    /// system log stays; the meta model version moves on.
+    ClearAll,
 }
 
 /// Brings an op into the form every backend stores, so all of them answer alike:
@@ -250,7 +274,19 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 text(field.as_deref().unwrap_or_default(), &what)?;
             }
         }
+        Op::PutOperation(operation) => prepare_operation(operation)?,
+        Op::PutOperationLogLine { line, .. } => prepare_log_line(line),
+        Op::PutImportSettings(settings) => prepare_import_settings(settings)?,
+        Op::PutAttachment(attachment) => prepare_attachment(attachment)?,
+        Op::SetIdSequence { space, next } => {
+            if *next < 1 {
+                return Err(Error::invalid(format!(
+                    "the next id of id space {space} must be at least 1, not {next}"
+                )));
+            }
+        }
         Op::DeleteObject(_)
+        | Op::ClearAll
         | Op::ClearModel(_)
         | Op::DeleteWorksheet(_)
         | Op::DeleteCuration(_)
@@ -513,6 +549,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// groups) and returns the first. Reserved ids are never handed out again, even when
     /// the batch that was to use them fails.
     async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64>;
+    /// The next id of every id space that gave ids, by id space: `(space, next)`.
+    async fn id_sequences(&self) -> Result<Vec<(i64, i64)>>;
 
     /// Applies the batch atomically.
     async fn apply(&self, batch: Batch) -> Result<()>;
@@ -698,8 +736,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     // Written outside the batches of `write`: a running operation's record changes while
     // it runs, from the process that runs it.
 
-    /// Inserts an operation (its `id` is ignored) and answers the id the store gave it,
-    /// higher than every id given before.
+    /// Inserts an operation (its `id` is ignored) and answers the id the store gave it
+    /// from the id space [`OPERATION_IDS`], higher than every id given before.
     async fn insert_operation(&self, operation: Operation) -> Result<i64>;
     /// Replaces the operation of `operation.id`; NOT_FOUND when there is none.
     async fn update_operation(&self, operation: &Operation) -> Result<()>;
@@ -727,6 +765,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>>;
     /// The object's attachments, newest first, without content.
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>>;
+    /// Every attachment of the store without content, by object then name (a backup).
+    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>>;
 
     // ---- notifications
 
@@ -740,6 +780,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     ) -> Result<Vec<Notification>>;
     /// One notification by id.
     async fn notification(&self, id: i64) -> Result<Option<Notification>>;
+    /// At most `limit` notifications of every user with an id above `after`, by id (a
+    /// backup).
+    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>>;
 
     // ---- curation
 
@@ -747,6 +790,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>>;
     /// One curation entry by id.
     async fn curation_entry(&self, id: i64) -> Result<Option<Curation>>;
+    /// At most `limit` curation entries of every object with an id above `after`, by id
+    /// (a backup).
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>>;
 
     // ---- documents
 

@@ -247,6 +247,16 @@ pub async fn open_catalog(
     settings: &Settings,
     env: &HashMap<String, String>,
 ) -> Result<(Catalog, Option<String>), String> {
+    open_catalog_with(settings, env, true).await
+}
+
+/// [`open_catalog`]; with `existing` false, a SQLite store is created where there is
+/// none (the target of `lore restore`).
+pub async fn open_catalog_with(
+    settings: &Settings,
+    env: &HashMap<String, String>,
+    existing: bool,
+) -> Result<(Catalog, Option<String>), String> {
     let storage = &settings.storage;
     match storage.backend.as_str() {
         "memory" => {
@@ -257,7 +267,7 @@ pub async fn open_catalog(
                     .to_owned(),
             );
         }
-        "sqlite" if !storage.path.exists() => {
+        "sqlite" if existing && !storage.path.exists() => {
             return Err(format!(
                 "no SQLite store at storage.path '{}'; check --config or LORE__STORAGE__PATH \
                  (`lore serve` creates the store on first start)",

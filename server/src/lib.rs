@@ -2,6 +2,7 @@
 //! wiring, OpenAPI document and API explorer.
 
 pub mod cli_admin;
+pub mod cli_backup;
 pub mod cli_import;
 pub mod cli_query;
 pub mod config;

@@ -36,6 +36,11 @@ enum Command {
     User(cli_admin::UserArgs),
     /// Manages groups and their members directly on the configured store.
     Group(cli_admin::GroupArgs),
+    /// Backs the repository up to a zip file, directly from the configured store.
+    Backup(lore_server::cli_backup::BackupArgs),
+    /// Restores the repository from a backup into the configured store (created when it
+    /// is a SQLite file that does not exist), replacing what it holds.
+    Restore(lore_server::cli_backup::RestoreArgs),
     /// Lists the importers the configuration loads (`[[plugins]]`), with their versions
     /// and formats, and the plugins that fail to load with the reason.
     Plugins {
@@ -86,6 +91,12 @@ fn main() -> ExitCode {
             args.config.as_deref(),
             Admin::Group(args.command),
         ),
+        Command::Backup(args) => {
+            run_local("lore backup", lore_server::cli_backup::run_backup(&args))
+        }
+        Command::Restore(args) => {
+            run_local("lore restore", lore_server::cli_backup::run_restore(&args))
+        }
         Command::Import(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -157,6 +168,34 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// Runs a command's future on a runtime of its own: prints its text, or `<name>:
+/// <message>` on standard error and exits with code 1.
+fn run_local(
+    name: &str,
+    command: impl std::future::Future<Output = Result<String, String>>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{name}: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(command) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -33,6 +33,12 @@ pub const MODEL_ARCHIVE: Upload = Upload {
     what: "the model archive",
 };
 
+/// A backup: a zip file.
+pub const BACKUP: Upload = Upload {
+    media_types: MODEL_ARCHIVE.media_types,
+    what: "the backup",
+};
+
 /// A CSV file of role grants.
 pub const ROLES_CSV: Upload = Upload {
     media_types: &[

@@ -20,16 +20,16 @@ use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
     ClassificationStatus, Curation, CurationKind, DataClass, Document, DocumentKind, Edge,
     EdgeKind, Grant, Group, ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds,
-    LineageWalk, LoginFailures, Membership, Notification, Object, ObjectKind, ObjectType,
-    Operation, OperationFilter, OperationLogLine, Profiling, Role, SensitivityLabel, Session,
-    SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, TypeName, User, Value, Worksheet,
+    LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object, ObjectKind,
+    ObjectType, Operation, OperationFilter, OperationLogLine, Profiling, Role, SensitivityLabel,
+    Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, TypeName, User, Value,
+    Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_attachment,
-    prepare_import_settings, prepare_log_entry, prepare_log_line, prepare_operation,
-    prepare_session,
+    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare, prepare_log_entry,
+    prepare_log_line, prepare_operation, prepare_session,
 };
 
 /// The smallest id of a model's id space, to start range scans.
@@ -218,6 +218,20 @@ enum Undo {
     Document(DocumentKey, Option<Document>),
     Curation(i64, Option<Curation>),
     Notification(i64, Option<Notification>),
+    /// The whole state before [`Op::ClearAll`].
+    Everything(Box<State>),
+}
+
+/// A write outside [`State`] (operations, import settings, attachments, id sequences),
+/// made only once every op of its batch has succeeded.
+#[derive(Debug)]
+enum Deferred {
+    ClearAll,
+    Sequence(i64, i64),
+    Operation(Operation),
+    LogLine(i64, OperationLogLine),
+    Settings(ImportSettings),
+    Attachment(Attachment),
 }
 
 fn user_key(name: &str) -> String {
@@ -414,6 +428,7 @@ impl State {
 
     fn undo(&mut self, undo: Undo) {
         match undo {
+            Undo::Everything(old) => *self = *old,
             Undo::Object(id, old) => {
                 self.set_object(id, old);
             }
@@ -679,10 +694,12 @@ fn set_entry<K: Ord, V>(map: &mut BTreeMap<K, V>, key: K, value: Option<V>) -> O
     }
 }
 
-/// A batch being applied: the state and how to take back what it changed so far.
+/// A batch being applied: the state, how to take back what it changed so far, and the
+/// writes outside the state it makes when it succeeds.
 struct Tx<'a> {
     state: &'a mut State,
     undo: Vec<Undo>,
+    deferred: Vec<Deferred>,
 }
 
 impl Tx<'_> {
@@ -981,6 +998,23 @@ impl Tx<'_> {
                     self.undo.push(Undo::Document(key, old));
                 }
             }
+            Op::PutOperation(operation) => self.deferred.push(Deferred::Operation(operation)),
+            Op::PutOperationLogLine { operation, line } => {
+                self.deferred.push(Deferred::LogLine(operation, line));
+            }
+            Op::PutImportSettings(settings) => self.deferred.push(Deferred::Settings(settings)),
+            Op::PutAttachment(attachment) => {
+                self.deferred.push(Deferred::Attachment(attachment));
+            }
+            Op::SetIdSequence { space, next } => {
+                self.deferred.push(Deferred::Sequence(space, next));
+            }
+            Op::ClearAll => {
+                let old = std::mem::take(self.state);
+                self.state.meta_version = old.meta_version + 1;
+                self.undo.push(Undo::Everything(Box::new(old)));
+                self.deferred.push(Deferred::ClearAll);
+            }
         }
         Ok(())
     }
@@ -1273,6 +1307,7 @@ impl Store for MemoryStore {
         let mut tx = Tx {
             state: &mut state,
             undo: Vec::new(),
+            deferred: Vec::new(),
         };
         for mut op in batch.ops {
             if let Err(e) = prepare(&mut op).and_then(|()| tx.apply(op)) {
@@ -1280,7 +1315,49 @@ impl Store for MemoryStore {
                 return Err(e);
             }
         }
+        if tx.deferred.is_empty() {
+            return Ok(());
+        }
+        // Taken while the state is still locked, so readers see the batch whole.
+        let mut ops = self.ops_mut()?;
+        let mut sequences = self.sequences.lock().map_err(|_| poisoned())?;
+        for write in tx.deferred {
+            match write {
+                Deferred::ClearAll => {
+                    *ops = Operations::default();
+                    sequences.clear();
+                }
+                Deferred::Sequence(space, next) => {
+                    sequences.insert(space, next);
+                }
+                Deferred::Operation(operation) => {
+                    ops.operations.insert(operation.id, operation);
+                }
+                Deferred::LogLine(operation, line) => {
+                    let log = ops.logs.entry(operation).or_default();
+                    log.retain(|l| l.seq != line.seq);
+                    log.push(line);
+                    log.sort_by_key(|l| l.seq);
+                }
+                Deferred::Settings(settings) => {
+                    ops.settings.insert(settings.model, settings);
+                }
+                Deferred::Attachment(attachment) => {
+                    ops.attachments
+                        .entry(attachment.info.object)
+                        .or_default()
+                        .insert(attachment.info.name.clone(), attachment);
+                }
+            }
+        }
         Ok(())
+    }
+
+    async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
+        let sequences = self.sequences.lock().map_err(|_| poisoned())?;
+        let mut all: Vec<(i64, i64)> = sequences.iter().map(|(s, n)| (*s, *n)).collect();
+        all.sort_unstable();
+        Ok(all)
     }
 
     async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
@@ -1781,11 +1858,10 @@ impl Store for MemoryStore {
     }
 
     async fn insert_operation(&self, mut operation: Operation) -> Result<i64> {
-        prepare_operation(&mut operation)?;
-        let mut ops = self.ops_mut()?;
-        let id = ops.operations.keys().next_back().map_or(1, |last| last + 1);
-        operation.id = id;
-        ops.operations.insert(id, operation);
+        operation.id = self.reserve_ids(OPERATION_IDS, 1).await?;
+        let id = operation.id;
+        self.apply(Batch::from(vec![Op::PutOperation(operation)]))
+            .await?;
         Ok(id)
     }
 
@@ -1850,10 +1926,9 @@ impl Store for MemoryStore {
             .unwrap_or_default())
     }
 
-    async fn put_import_settings(&self, mut settings: ImportSettings) -> Result<()> {
-        prepare_import_settings(&mut settings)?;
-        self.ops_mut()?.settings.insert(settings.model, settings);
-        Ok(())
+    async fn put_import_settings(&self, settings: ImportSettings) -> Result<()> {
+        self.apply(Batch::from(vec![Op::PutImportSettings(settings)]))
+            .await
     }
 
     async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>> {
@@ -1863,14 +1938,9 @@ impl Store for MemoryStore {
         Ok(self.ops()?.settings.get(&model).cloned())
     }
 
-    async fn put_attachment(&self, mut attachment: Attachment) -> Result<()> {
-        prepare_attachment(&mut attachment)?;
-        self.ops_mut()?
-            .attachments
-            .entry(attachment.info.object)
-            .or_default()
-            .insert(attachment.info.name.clone(), attachment);
-        Ok(())
+    async fn put_attachment(&self, attachment: Attachment) -> Result<()> {
+        self.apply(Batch::from(vec![Op::PutAttachment(attachment)]))
+            .await
     }
 
     async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>> {
@@ -1914,6 +1984,16 @@ impl Store for MemoryStore {
         Ok(self.read()?.notifications.get(&id).cloned())
     }
 
+    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
+        Ok(self
+            .read()?
+            .notifications
+            .range((Bound::Excluded(after), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, n)| n.clone())
+            .collect())
+    }
+
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
         let state = self.read()?;
         let mut entries: Vec<Curation> = state
@@ -1927,6 +2007,16 @@ impl Store for MemoryStore {
 
     async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
         Ok(self.read()?.curation.get(&id).cloned())
+    }
+
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
+        Ok(self
+            .read()?
+            .curation
+            .range((Bound::Excluded(after), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, c)| c.clone())
+            .collect())
     }
 
     async fn document(
@@ -1963,6 +2053,19 @@ impl Store for MemoryStore {
             .map(|files| files.values().map(|a| a.info.clone()).collect())
             .unwrap_or_default();
         infos.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        Ok(infos)
+    }
+
+    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>> {
+        let state = self.read()?;
+        let ops = self.ops()?;
+        let mut infos: Vec<AttachmentInfo> = ops
+            .attachments
+            .iter()
+            .filter(|(object, _)| state.objects.contains_key(object))
+            .flat_map(|(_, files)| files.values().map(|a| a.info.clone()))
+            .collect();
+        infos.sort_by(|a, b| (a.object, &a.name).cmp(&(b.object, &b.name)));
         Ok(infos)
     }
 }

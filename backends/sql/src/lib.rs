@@ -107,6 +107,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "notifications",
         sql: include_str!("../migrations/0013_notifications.sql"),
     },
+    Migration {
+        version: 14,
+        name: "operation ids",
+        sql: include_str!("../migrations/0014_operation_ids.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

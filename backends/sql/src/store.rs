@@ -8,8 +8,7 @@ use lore_core::model::*;
 use lore_core::mql::plan::{Cond, Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
     Batch, Details, Explanation, GrantsOn, Op, Principal, Scope, WriteTx, micros, prepare,
-    prepare_attachment, prepare_import_settings, prepare_log_entry, prepare_log_line,
-    prepare_operation, prepare_session,
+    prepare_log_entry, prepare_log_line, prepare_operation, prepare_session,
 };
 use lore_core::{Error, ObjectId, Result, Store};
 
@@ -21,7 +20,7 @@ use crate::read::{self, group_columns, object_columns, user_columns, worksheet_c
 use crate::union::{Part, split, union_all};
 use crate::value::ColType;
 use crate::value::{Row, SqlValue};
-use crate::write::{self, Context, Pending, Writer, user_name_key, write_error};
+use crate::write::{self, Context, Pending, Writer, operation_params, user_name_key, write_error};
 use crate::{MIGRATIONS, Migration, pending};
 
 /// A [`Store`] over a SQL database reached through the driver `D`.
@@ -580,21 +579,6 @@ fn operation(mut row: Row) -> Result<Operation> {
 }
 
 /// The parameters of an operation's columns after `id`, in [`OPERATION_COLUMNS`] order.
-fn operation_params(operation: &Operation) -> Result<Vec<SqlValue>> {
-    let detail = serde_json::to_string(&operation.detail)
-        .map_err(|e| Error::internal(format!("cannot write an operation's detail: {e}")))?;
-    Ok(vec![
-        operation.kind.as_str().into(),
-        operation.state.as_str().into(),
-        operation.model.map(|m| m.model).into(),
-        operation.model.map(|m| m.object).into(),
-        operation.started_by.as_str().into(),
-        operation.started_at.into(),
-        operation.heartbeat_at.into(),
-        detail.into(),
-    ])
-}
-
 const ATTACHMENT_INFO_COLUMNS: &str =
     "model_id, object_id, name, media_type, size, sha256, created_at, created_by";
 
@@ -670,6 +654,19 @@ impl<D: Driver> Store for SqlStore<D> {
                 "cannot reserve {count} more ids in the id space of model {model}"
             ))),
         }
+    }
+
+    async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
+        let rows = self
+            .rows(
+                "SELECT model, next_id FROM id_sequences ORDER BY model",
+                Vec::new(),
+                "id_sequences",
+            )
+            .await?;
+        read::all(rows, |row| {
+            Ok((row.int(0, "id_sequences")?, row.int(1, "id_sequences")?))
+        })
     }
 
     async fn apply(&self, batch: Batch) -> Result<()> {
@@ -981,6 +978,18 @@ impl<D: Driver> Store for SqlStore<D> {
         read::all(rows, read::notification)
     }
 
+    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
+        let rows = self
+            .rows(
+                "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
+                 FROM notifications WHERE id > $1 ORDER BY id LIMIT $2",
+                vec![after.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()],
+                "notifications",
+            )
+            .await?;
+        read::all(rows, read::notification)
+    }
+
     async fn notification(&self, id: i64) -> Result<Option<Notification>> {
         let rows = self
             .rows(
@@ -999,6 +1008,18 @@ impl<D: Driver> Store for SqlStore<D> {
                 "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
                  WHERE model_id = $1 AND object_id = $2 ORDER BY kind, at, id",
                 vec![object.model.into(), object.object.into()],
+                "curation",
+            )
+            .await?;
+        read::all(rows, read::curation)
+    }
+
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
+        let rows = self
+            .rows(
+                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
+                 WHERE id > $1 ORDER BY id LIMIT $2",
+                vec![after.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()],
                 "curation",
             )
             .await?;
@@ -1692,23 +1713,11 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn insert_operation(&self, mut operation: Operation) -> Result<i64> {
-        prepare_operation(&mut operation)?;
-        let mut pending = Pending::default();
-        pending.push(
-            Stmt::query(
-                "INSERT INTO operations (kind, state, model_id, object_id, started_by, started_at, \
-                 heartbeat_at, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-                operation_params(&operation)?,
-            ),
-            Context::of("inserting an operation"),
-        );
-        let outcomes = self.write_now(pending).await?;
-        outcomes
-            .into_iter()
-            .next()
-            .and_then(|o| o.rows.into_iter().next())
-            .ok_or_else(|| Error::internal("inserting an operation answered no id"))?
-            .int(0, "operations")
+        operation.id = self.reserve_ids(OPERATION_IDS, 1).await?;
+        let id = operation.id;
+        self.apply(Batch::from(vec![Op::PutOperation(operation)]))
+            .await?;
+        Ok(id)
     }
 
     async fn update_operation(&self, operation: &Operation) -> Result<()> {
@@ -1843,45 +1852,9 @@ impl<D: Driver> Store for SqlStore<D> {
         })
     }
 
-    async fn put_import_settings(&self, mut settings: ImportSettings) -> Result<()> {
-        prepare_import_settings(&mut settings)?;
-        let parameters = serde_json::to_string(&settings.parameters)
-            .map_err(|e| Error::internal(format!("cannot write import parameters: {e}")))?;
-        let key = || {
-            vec![
-                SqlValue::from(settings.model.model),
-                settings.model.object.into(),
-            ]
-        };
-        let mut pending = Pending::default();
-        pending.push(
-            Stmt::exec(
-                "DELETE FROM import_settings WHERE model_id = $1 AND object_id = $2",
-                key(),
-            ),
-            Context::of(format!(
-                "replacing the import settings of {}",
-                settings.model
-            )),
-        );
-        let mut params = key();
-        params.extend([
-            settings.format.as_str().into(),
-            parameters.into(),
-            settings.attachment.clone().into(),
-            settings.updated_at.into(),
-            settings.updated_by.as_str().into(),
-        ]);
-        pending.push(
-            Stmt::exec(
-                "INSERT INTO import_settings (model_id, object_id, format, parameters, attachment, \
-                 updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                params,
-            ),
-            Context::of(format!("writing the import settings of {}", settings.model)),
-        );
-        self.write_now(pending).await?;
-        Ok(())
+    async fn put_import_settings(&self, settings: ImportSettings) -> Result<()> {
+        self.apply(Batch::from(vec![Op::PutImportSettings(settings)]))
+            .await
     }
 
     async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>> {
@@ -1916,49 +1889,9 @@ impl<D: Driver> Store for SqlStore<D> {
             .transpose()
     }
 
-    async fn put_attachment(&self, mut attachment: Attachment) -> Result<()> {
-        use base64::Engine;
-        prepare_attachment(&mut attachment)?;
-        let info = &attachment.info;
-        let key = || {
-            vec![
-                SqlValue::from(info.object.model),
-                info.object.object.into(),
-                info.name.as_str().into(),
-            ]
-        };
-        let mut pending = Pending::default();
-        pending.push(
-            Stmt::exec(
-                "DELETE FROM attachments WHERE model_id = $1 AND object_id = $2 AND name = $3",
-                key(),
-            ),
-            Context::of(format!(
-                "replacing attachment '{}' of {}",
-                info.name, info.object
-            )),
-        );
-        let mut params = key();
-        params.extend([
-            info.media_type.as_str().into(),
-            i64::try_from(info.size).unwrap_or(i64::MAX).into(),
-            info.sha256.as_str().into(),
-            info.created_at.into(),
-            info.created_by.as_str().into(),
-            base64::engine::general_purpose::STANDARD
-                .encode(&attachment.content)
-                .into(),
-        ]);
-        pending.push(
-            Stmt::exec(
-                "INSERT INTO attachments (model_id, object_id, name, media_type, size, sha256, \
-                 created_at, created_by, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                params,
-            ),
-            Context::of(format!("attaching '{}' to {}", info.name, info.object)),
-        );
-        self.write_now(pending).await?;
-        Ok(())
+    async fn put_attachment(&self, attachment: Attachment) -> Result<()> {
+        self.apply(Batch::from(vec![Op::PutAttachment(attachment)]))
+            .await
     }
 
     async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>> {
@@ -2006,6 +1939,22 @@ impl<D: Driver> Store for SqlStore<D> {
                          WHERE model_id = $1 AND object_id = $2 ORDER BY created_at DESC, name"
                     ),
                     vec![object.model.into(), object.object.into()],
+                ),
+                "attachments",
+            )
+            .await?;
+        read::all(rows, attachment_info)
+    }
+
+    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT {ATTACHMENT_INFO_COLUMNS} FROM attachments \
+                         ORDER BY model_id, object_id, name"
+                    ),
+                    Vec::new(),
                 ),
                 "attachments",
             )

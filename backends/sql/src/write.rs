@@ -133,6 +133,54 @@ const HANGING_TABLES: [&str; 9] = [
     "curation",
 ];
 
+/// Every table [`Op::ClearAll`] empties, with its statement: all but the system log and
+/// the schema's own bookkeeping.
+const CLEARED_TABLES: [(&str, &str); 27] = [
+    ("objects", "DELETE FROM objects"),
+    ("attribute_values", "DELETE FROM attribute_values"),
+    ("edges", "DELETE FROM edges"),
+    ("tags", "DELETE FROM tags"),
+    ("classifications", "DELETE FROM classifications"),
+    ("label_assignments", "DELETE FROM label_assignments"),
+    ("profiling", "DELETE FROM profiling"),
+    ("attribute_types", "DELETE FROM attribute_types"),
+    ("object_types", "DELETE FROM object_types"),
+    ("data_classes", "DELETE FROM data_classes"),
+    ("sensitivity_labels", "DELETE FROM sensitivity_labels"),
+    ("roles", "DELETE FROM roles"),
+    ("users", "DELETE FROM users"),
+    ("user_groups", "DELETE FROM user_groups"),
+    ("group_members", "DELETE FROM group_members"),
+    ("grants", "DELETE FROM grants"),
+    ("sessions", "DELETE FROM sessions"),
+    ("login_failures", "DELETE FROM login_failures"),
+    ("worksheets", "DELETE FROM worksheets"),
+    ("notifications", "DELETE FROM notifications"),
+    ("curation", "DELETE FROM curation"),
+    ("documents", "DELETE FROM documents"),
+    ("operations", "DELETE FROM operations"),
+    ("operation_log", "DELETE FROM operation_log"),
+    ("import_settings", "DELETE FROM import_settings"),
+    ("attachments", "DELETE FROM attachments"),
+    ("id_sequences", "DELETE FROM id_sequences"),
+];
+
+/// The parameters `$1`..`$8` of an operation's row, without its id: kind, state, model,
+/// started by and at, heartbeat, detail.
+pub(crate) fn operation_params(operation: &Operation) -> Result<Vec<SqlValue>> {
+    let detail = to_json(&operation.detail, "an operation's detail")?;
+    Ok(vec![
+        operation.kind.as_str().into(),
+        operation.state.as_str().into(),
+        operation.model.map(|m| m.model).into(),
+        operation.model.map(|m| m.object).into(),
+        operation.started_by.as_str().into(),
+        operation.started_at.into(),
+        operation.heartbeat_at.into(),
+        detail.into(),
+    ])
+}
+
 /// What a statement was doing, for its error.
 #[derive(Debug)]
 pub struct Context {
@@ -704,6 +752,100 @@ impl Writer {
                     ],
                     what,
                 );
+            }
+            Op::PutOperation(operation) => {
+                let what = format!("writing operation {}", operation.id);
+                let mut params = vec![SqlValue::from(operation.id)];
+                params.extend(operation_params(&operation)?);
+                self.exec(
+                    "INSERT INTO operations (id, kind, state, model_id, object_id, started_by, started_at, \
+                     heartbeat_at, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                     ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, state = excluded.state, \
+                     model_id = excluded.model_id, object_id = excluded.object_id, \
+                     started_by = excluded.started_by, started_at = excluded.started_at, \
+                     heartbeat_at = excluded.heartbeat_at, detail = excluded.detail",
+                    params,
+                    what,
+                );
+            }
+            Op::PutOperationLogLine { operation, line } => {
+                let what = format!(
+                    "writing line {} of the log of operation {operation}",
+                    line.seq
+                );
+                self.exec(
+                    "INSERT INTO operation_log (operation_id, seq, at, level, message) \
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (operation_id, seq) DO UPDATE SET \
+                     at = excluded.at, level = excluded.level, message = excluded.message",
+                    vec![
+                        operation.into(),
+                        line.seq.into(),
+                        line.at.into(),
+                        line.level.into(),
+                        line.message.into(),
+                    ],
+                    what,
+                );
+            }
+            Op::PutImportSettings(settings) => {
+                let parameters = to_json(&settings.parameters, "import parameters")?;
+                let what = format!("writing the import settings of {}", settings.model);
+                self.exec(
+                    "INSERT INTO import_settings (model_id, object_id, format, parameters, attachment, \
+                     updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                     ON CONFLICT (model_id, object_id) DO UPDATE SET format = excluded.format, \
+                     parameters = excluded.parameters, attachment = excluded.attachment, \
+                     updated_at = excluded.updated_at, updated_by = excluded.updated_by",
+                    vec![
+                        settings.model.model.into(),
+                        settings.model.object.into(),
+                        settings.format.into(),
+                        parameters.into(),
+                        settings.attachment.into(),
+                        settings.updated_at.into(),
+                        settings.updated_by.into(),
+                    ],
+                    what,
+                );
+            }
+            Op::PutAttachment(Attachment { info, content }) => {
+                use base64::Engine;
+                let what = format!("attaching '{}' to {}", info.name, info.object);
+                self.exec(
+                    "INSERT INTO attachments (model_id, object_id, name, media_type, size, sha256, \
+                     created_at, created_by, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                     ON CONFLICT (model_id, object_id, name) DO UPDATE SET media_type = excluded.media_type, \
+                     size = excluded.size, sha256 = excluded.sha256, created_at = excluded.created_at, \
+                     created_by = excluded.created_by, content = excluded.content",
+                    vec![
+                        info.object.model.into(),
+                        info.object.object.into(),
+                        info.name.into(),
+                        info.media_type.into(),
+                        i64::try_from(info.size).unwrap_or(i64::MAX).into(),
+                        info.sha256.into(),
+                        info.created_at.into(),
+                        info.created_by.into(),
+                        base64::engine::general_purpose::STANDARD
+                            .encode(&content)
+                            .into(),
+                    ],
+                    what,
+                );
+            }
+            Op::SetIdSequence { space, next } => self.exec(
+                "INSERT INTO id_sequences (model, next_id) VALUES ($1, $2) \
+                 ON CONFLICT (model) DO UPDATE SET next_id = excluded.next_id",
+                vec![space.into(), next.into()],
+                format!("setting the id sequence of id space {space}"),
+            ),
+            Op::ClearAll => {
+                // Buffered rows were written before the clear.
+                self.flush();
+                for table in CLEARED_TABLES {
+                    self.exec(table.1, Vec::new(), format!("emptying table {}", table.0));
+                }
+                self.meta_changed = true;
             }
         }
         Ok(())

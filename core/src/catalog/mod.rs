@@ -13,6 +13,7 @@
 mod administrators;
 mod attributes;
 mod auth;
+mod backup;
 mod browse;
 mod curation;
 mod data_mapping;

@@ -61,6 +61,9 @@ pub struct OperationDetail {
     pub result: Option<Value>,
 }
 
+/// The id space of operations ([`Store::reserve_ids`](crate::store::Store::reserve_ids)).
+pub const OPERATION_IDS: i64 = -4;
+
 /// One operation: an import started through `startImport`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Operation {

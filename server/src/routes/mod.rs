@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod aliases;
 pub mod auth;
+pub mod backup;
 pub mod configuration;
 pub mod curation;
 pub mod data_mapping;
@@ -162,6 +163,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
                 .routes(routes!(meta_model::import_xml))
                 .routes(routes!(documents::import_dashboard))
                 .routes(routes!(data_mapping::import_script))
+                .routes(routes!(backup::restore))
                 .layer(DefaultBodyLimit::disable()),
         )
         .routes(routes!(
@@ -174,6 +176,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(imports::list_operations))
         .routes(routes!(imports::download_operation_log))
         .routes(routes!(repository::export_model))
+        .routes(routes!(backup::backup))
         .routes(routes!(configuration::list_models))
         .routes(routes!(configuration::list_connected_models))
         .routes(routes!(types::list_object_types))

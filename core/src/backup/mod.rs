@@ -1,0 +1,280 @@
+//! The backup: one zip of JSON-lines files that carries the whole repository (objects
+//! with what hangs on them, the meta model, governance definitions, users with their
+//! password hashes, groups, grants, worksheets, documents, curation, notifications,
+//! operations with their logs, import settings, attachments and id sequences), so a
+//! backup taken on one backend restores into any other. `docs/backup.md` documents the
+//! format.
+//!
+//! [`write`] streams a store into a backup page by page; [`read`] checks a backup and
+//! turns it into the ops that rebuild a store, chunk by chunk. Neither holds the whole
+//! repository in memory.
+
+mod read;
+mod write;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use read::{BackupReader, RestorePlan, plan_restore};
+pub use write::{BackupOptions, BackupSummary, write_backup};
+
+use crate::id::ObjectId;
+use crate::model::{
+    ClassificationStatus, DataProfile, DataSample, EdgeKind, Object, OperationDetail,
+    OperationState, TagKind, Timestamp, Value,
+};
+
+/// What `backup.json` says the file is.
+pub const FORMAT_NAME: &str = "lore-backup";
+/// The format version written; readers refuse versions they do not know.
+pub const FORMAT_VERSION: u32 = 1;
+/// The manifest's file name.
+pub const MANIFEST: &str = "backup.json";
+
+/// The data files of the format, in the order a restore reads them (definitions before
+/// what refers to them). Each is JSON lines: one record per line.
+pub mod files {
+    pub const ATTRIBUTE_TYPES: &str = "attribute_types.jsonl";
+    pub const OBJECT_TYPES: &str = "object_types.jsonl";
+    pub const DATA_CLASSES: &str = "data_classes.jsonl";
+    pub const SENSITIVITY_LABELS: &str = "sensitivity_labels.jsonl";
+    pub const ROLES: &str = "roles.jsonl";
+    pub const USERS: &str = "users.jsonl";
+    pub const GROUPS: &str = "groups.jsonl";
+    pub const MEMBERSHIPS: &str = "memberships.jsonl";
+    pub const OBJECTS: &str = "objects.jsonl";
+    pub const GRANTS: &str = "grants.jsonl";
+    pub const WORKSHEETS: &str = "worksheets.jsonl";
+    pub const DOCUMENTS: &str = "documents.jsonl";
+    pub const CURATION: &str = "curation.jsonl";
+    pub const NOTIFICATIONS: &str = "notifications.jsonl";
+    pub const OPERATIONS: &str = "operations.jsonl";
+    pub const IMPORT_SETTINGS: &str = "import_settings.jsonl";
+    pub const ATTACHMENTS: &str = "attachments.jsonl";
+    pub const ID_SEQUENCES: &str = "id_sequences.jsonl";
+
+    /// Every data file, in restore order.
+    pub const ALL: [&str; 18] = [
+        ATTRIBUTE_TYPES,
+        OBJECT_TYPES,
+        DATA_CLASSES,
+        SENSITIVITY_LABELS,
+        ROLES,
+        USERS,
+        GROUPS,
+        MEMBERSHIPS,
+        OBJECTS,
+        GRANTS,
+        WORKSHEETS,
+        DOCUMENTS,
+        CURATION,
+        NOTIFICATIONS,
+        OPERATIONS,
+        IMPORT_SETTINGS,
+        ATTACHMENTS,
+        ID_SEQUENCES,
+    ];
+}
+
+/// `backup.json`: what the backup is and holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    /// Always [`FORMAT_NAME`].
+    pub format: String,
+    pub version: u32,
+    pub created_at: Timestamp,
+    /// The Lore release that wrote it.
+    pub lore_version: String,
+    /// The backend it was taken from: `memory`, `sqlite`, `postgres`.
+    pub backend: String,
+    /// Whether the contents of models are in it (`backupCachedModels`); without them a
+    /// restore brings back the repository tree with empty models.
+    pub model_contents: bool,
+    /// The records of each data file.
+    pub records: BTreeMap<String, u64>,
+}
+
+/// Bounds that protect a restore from hostile backups. The records are streamed, so a
+/// backup may be far larger than memory; these bound what one line and the whole
+/// inflated backup may cost.
+#[derive(Debug, Clone, Copy)]
+pub struct BackupLimits {
+    /// Most bytes one line (one record) may hold: an attachment is one line.
+    pub max_line_bytes: u64,
+    /// Most bytes all files together may inflate to, whatever the backup's size.
+    pub max_total_bytes: u64,
+    /// Beyond `min_total_bytes`, the inflated bytes may be at most this many times the
+    /// size of the backup file.
+    pub max_ratio: u64,
+    /// Inflating this much is fine whatever the ratio.
+    pub min_total_bytes: u64,
+}
+
+impl Default for BackupLimits {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: 512 << 20,
+            max_total_bytes: 1 << 40,
+            max_ratio: 100,
+            min_total_bytes: 1 << 30,
+        }
+    }
+}
+
+/// A user with their password hash (which the API never shows).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserRecord {
+    pub id: ObjectId,
+    pub name: String,
+    pub full_name: String,
+    pub email: String,
+    pub description: String,
+    pub password_hash: Option<String>,
+    pub enabled: bool,
+    pub created_at: Timestamp,
+}
+
+/// An object with everything that hangs on it: its attribute values, outgoing edges,
+/// tags, data classes, sensitivity labels, profiling and sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectRecord {
+    pub object: Object,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<AttributeRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<EdgeRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<TagRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classifications: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<DataProfile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<DataSample>,
+}
+
+/// An attribute value keyed by its type (`{"name": "Owner", "text": "Ann"}`), so text
+/// that reads like a date stays text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttributeRecord {
+    pub name: String,
+    #[serde(flatten)]
+    pub value: TypedValue,
+}
+
+/// A [`Value`] keyed by its type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TypedValue {
+    Boolean(bool),
+    Integer(i64),
+    Double(f64),
+    Datetime(Timestamp),
+    Text(String),
+}
+
+impl From<Value> for TypedValue {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Boolean(b) => Self::Boolean(b),
+            Value::Integer(i) => Self::Integer(i),
+            Value::Double(d) => Self::Double(d),
+            Value::DateTime(t) => Self::Datetime(t),
+            Value::Text(s) => Self::Text(s),
+        }
+    }
+}
+
+impl From<TypedValue> for Value {
+    fn from(value: TypedValue) -> Self {
+        match value {
+            TypedValue::Boolean(b) => Self::Boolean(b),
+            TypedValue::Integer(i) => Self::Integer(i),
+            TypedValue::Double(d) => Self::Double(d),
+            TypedValue::Datetime(t) => Self::DateTime(t),
+            TypedValue::Text(s) => Self::Text(s),
+        }
+    }
+}
+
+/// An edge from the object of its record.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EdgeRecord {
+    pub kind: EdgeKind,
+    pub target: ObjectId,
+    pub name: String,
+}
+
+/// A tag of the object of its record.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TagRecord {
+    pub kind: TagKind,
+    pub value: String,
+}
+
+/// A data class or sensitivity label of the object of its record, with its status.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct StatusRecord {
+    pub name: String,
+    pub status: ClassificationStatus,
+}
+
+/// An operation with its log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperationRecord {
+    pub id: i64,
+    pub kind: String,
+    pub state: OperationState,
+    pub model: Option<ObjectId>,
+    pub started_by: String,
+    pub started_at: Timestamp,
+    pub heartbeat_at: Timestamp,
+    pub detail: OperationDetail,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<LogLineRecord>,
+}
+
+/// A line of an operation's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLineRecord {
+    pub seq: i64,
+    pub at: Timestamp,
+    pub level: String,
+    pub message: String,
+}
+
+/// A model's import settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportSettingsRecord {
+    pub model: ObjectId,
+    pub format: String,
+    pub parameters: serde_json::Map<String, serde_json::Value>,
+    pub attachment: Option<String>,
+    pub updated_at: Timestamp,
+    pub updated_by: String,
+}
+
+/// An attached file, its content in Base64.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttachmentRecord {
+    pub object: ObjectId,
+    pub name: String,
+    pub media_type: String,
+    pub size: u64,
+    /// Hex SHA-256 of the content, checked on restore.
+    pub sha256: String,
+    pub created_at: Timestamp,
+    pub created_by: String,
+    pub content: String,
+}
+
+/// The next id of an id space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdSequenceRecord {
+    pub space: i64,
+    pub next: i64,
+}

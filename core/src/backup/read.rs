@@ -1,0 +1,603 @@
+//! Reading a backup: the zip checked, then each file's records read as they are inflated
+//! and turned into the ops that rebuild a store, with every reference between records
+//! checked, so a damaged or hand-edited backup is refused before anything lands.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Display;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+
+use base64::Engine;
+use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
+use zip::ZipArchive;
+
+use super::{
+    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
+    ImportSettingsRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord, UserRecord, files,
+};
+use crate::error::{Error, Result};
+use crate::id::ObjectId;
+use crate::model::{
+    Attachment, AttachmentInfo, AttributeType, AttributeValue, CURATION_IDS, Classification,
+    Curation, DataClass, Document, Edge, Grant, Group, ImportSettings, LabelAssignment, Membership,
+    NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectType, Operation, OperationLogLine,
+    Profiling, Role, SensitivityLabel, Tag, User, Worksheet,
+};
+use crate::store::Op;
+
+/// Ops handed on at a time.
+const CHUNK: usize = 2000;
+/// The largest manifest read.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+fn bad(message: impl Display) -> Error {
+    Error::invalid(format!("backup: {message}"))
+}
+
+/// A checked backup whose files are inflated one at a time as their records are read.
+#[derive(Debug)]
+pub struct BackupReader<R: Read + Seek> {
+    zip: ZipArchive<R>,
+    manifest: Manifest,
+    limits: BackupLimits,
+    /// The most bytes all files may inflate to, from the limits and the backup's size.
+    budget: u64,
+    inflated: u64,
+}
+
+impl<R: Read + Seek> BackupReader<R> {
+    /// Checks the zip (only the format's files, none encrypted) and reads the manifest:
+    /// a Lore backup of a version this release reads.
+    pub fn open(mut source: R, limits: BackupLimits) -> Result<Self> {
+        let source_len = source
+            .seek(SeekFrom::End(0))
+            .map_err(|e| bad(format!("the file cannot be read: {e}")))?;
+        let mut zip = ZipArchive::new(source)
+            .map_err(|e| bad(format!("not a zip file, or a corrupt one: {e}")))?;
+        for index in 0..zip.len() {
+            let entry = zip
+                .by_index_raw(index)
+                .map_err(|e| bad(format!("corrupt zip entry: {e}")))?;
+            let name = entry.name();
+            if name != MANIFEST && !files::ALL.contains(&name) {
+                return Err(bad(format!(
+                    "'{}' is not a file of the backup format",
+                    name.escape_debug()
+                )));
+            }
+            if entry.encrypted() {
+                return Err(bad(format!("'{name}' is encrypted")));
+            }
+        }
+        let budget = limits.max_total_bytes.min(
+            limits
+                .min_total_bytes
+                .max(source_len.saturating_mul(limits.max_ratio)),
+        );
+        let mut reader = Self {
+            zip,
+            manifest: Manifest {
+                format: String::new(),
+                version: 0,
+                created_at: chrono::DateTime::UNIX_EPOCH,
+                lore_version: String::new(),
+                backend: String::new(),
+                model_contents: true,
+                records: BTreeMap::new(),
+            },
+            limits,
+            budget,
+            inflated: 0,
+        };
+        let mut text = Vec::new();
+        match reader.entry(MANIFEST)? {
+            None => return Err(bad(format!("{MANIFEST} is missing: not a Lore backup"))),
+            Some(entry) => entry
+                .take(MAX_MANIFEST_BYTES + 1)
+                .read_to_end(&mut text)
+                .map_err(|e| bad(format!("{MANIFEST} cannot be read: {e}")))?,
+        };
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(bad(format!(
+                "{MANIFEST} is larger than {MAX_MANIFEST_BYTES} bytes"
+            )));
+        }
+        let manifest: Manifest = serde_json::from_slice(&text)
+            .map_err(|e| bad(format!("{MANIFEST} does not read: {e}")))?;
+        if manifest.format != FORMAT_NAME {
+            return Err(bad(format!(
+                "{MANIFEST} names format '{}', not '{FORMAT_NAME}'",
+                manifest.format
+            )));
+        }
+        if manifest.version != FORMAT_VERSION {
+            return Err(bad(format!(
+                "format version {} is not one this Lore reads (it reads version {FORMAT_VERSION})",
+                manifest.version
+            )));
+        }
+        reader.manifest = manifest;
+        Ok(reader)
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The entry of that name, inflating under the budget; `None` when absent.
+    fn entry(&mut self, name: &str) -> Result<Option<Counted<'_, impl Read + '_>>> {
+        let Some(index) = self.zip.index_for_name(name) else {
+            return Ok(None);
+        };
+        let entry = self
+            .zip
+            .by_index(index)
+            .map_err(|e| bad(format!("'{name}' cannot be read: {e}")))?;
+        Ok(Some(Counted {
+            inner: entry,
+            inflated: &mut self.inflated,
+            budget: self.budget,
+        }))
+    }
+
+    /// Reads each record of a data file (none when the file is absent), with its line
+    /// number, as it is inflated.
+    pub fn each<T: DeserializeOwned>(
+        &mut self,
+        file: &'static str,
+        mut f: impl FnMut(T, u64) -> Result<()>,
+    ) -> Result<()> {
+        let max_line = self.limits.max_line_bytes;
+        let Some(entry) = self.entry(file)? else {
+            return Ok(());
+        };
+        let mut lines = BufReader::with_capacity(1 << 16, entry);
+        let mut line = Vec::new();
+        let mut number = 0;
+        loop {
+            line.clear();
+            number += 1;
+            let read = (&mut lines)
+                .take(max_line + 1)
+                .read_until(b'\n', &mut line)
+                .map_err(|e| read_error(file, e))?;
+            if read == 0 {
+                return Ok(());
+            }
+            if line.len() as u64 > max_line {
+                return Err(bad(format!(
+                    "{file} line {number} is longer than {max_line} bytes"
+                )));
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let record = serde_json::from_slice(&line)
+                .map_err(|e| bad(format!("{file} line {number}: {e}")))?;
+            f(record, number)?;
+        }
+    }
+}
+
+/// The error of reading an entry: the budget's own refusal, or a corrupt entry.
+fn read_error(file: &str, e: io::Error) -> Error {
+    match e.into_inner() {
+        Some(inner) => match inner.downcast::<Error>() {
+            Ok(refusal) => *refusal,
+            Err(other) => bad(format!("'{file}' is corrupt: {other}")),
+        },
+        None => bad(format!("'{file}' cannot be read")),
+    }
+}
+
+/// An entry being inflated, counted against the budget of the whole backup.
+struct Counted<'a, R: Read> {
+    inner: R,
+    inflated: &'a mut u64,
+    budget: u64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        *self.inflated += n as u64;
+        if *self.inflated > self.budget {
+            return Err(io::Error::other(bad(format!(
+                "the files inflate to more than {} bytes, the most this backup's size allows (zip bomb?)",
+                self.budget
+            ))));
+        }
+        Ok(n)
+    }
+}
+
+/// What a restore read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestorePlan {
+    pub manifest: Manifest,
+    /// The records read from each file.
+    pub records: BTreeMap<String, u64>,
+}
+
+/// What the records read so far hold, to check the references of those that follow.
+#[derive(Default)]
+struct Known {
+    roles: HashSet<String>,
+    users: HashSet<ObjectId>,
+    groups: HashSet<ObjectId>,
+    objects: HashSet<ObjectId>,
+    /// The highest id seen in each id space.
+    highest: HashMap<i64, i64>,
+}
+
+impl Known {
+    fn saw(&mut self, space: i64, id: i64) {
+        let highest = self.highest.entry(space).or_insert(id);
+        *highest = (*highest).max(id);
+    }
+    fn saw_id(&mut self, id: ObjectId) {
+        self.saw(id.model, id.object);
+    }
+}
+
+/// The ops of a restore, handed on in chunks.
+struct Ops<'a> {
+    pending: Vec<Op>,
+    emit: &'a mut dyn FnMut(Vec<Op>) -> Result<()>,
+}
+
+impl Ops<'_> {
+    fn push(&mut self, op: Op) -> Result<()> {
+        self.pending.push(op);
+        if self.pending.len() >= CHUNK {
+            (self.emit)(std::mem::take(&mut self.pending))?;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        if !self.pending.is_empty() {
+            (self.emit)(std::mem::take(&mut self.pending))?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads every file of the backup and hands `emit` the ops that rebuild the store it
+/// was taken from (to follow [`Op::ClearAll`] in one transaction), in chunks. Any
+/// defect is an INVALID_PARAMETER error naming the file and line; `emit`'s own error
+/// stops the reading.
+pub fn plan_restore<R: Read + Seek>(
+    reader: &mut BackupReader<R>,
+    emit: &mut dyn FnMut(Vec<Op>) -> Result<()>,
+) -> Result<RestorePlan> {
+    let mut ops = Ops {
+        pending: Vec::new(),
+        emit,
+    };
+    let mut known = Known::default();
+    let mut records: BTreeMap<String, u64> = BTreeMap::new();
+    let mut count = |file: &str| *records.entry(file.to_owned()).or_default() += 1;
+
+    reader.each(files::ATTRIBUTE_TYPES, |t: AttributeType, _| {
+        count(files::ATTRIBUTE_TYPES);
+        ops.push(Op::PutAttributeType(t))
+    })?;
+    reader.each(files::OBJECT_TYPES, |t: ObjectType, _| {
+        count(files::OBJECT_TYPES);
+        ops.push(Op::PutObjectType(t))
+    })?;
+    reader.each(files::DATA_CLASSES, |c: DataClass, _| {
+        count(files::DATA_CLASSES);
+        ops.push(Op::PutDataClass(c))
+    })?;
+    reader.each(files::SENSITIVITY_LABELS, |l: SensitivityLabel, _| {
+        count(files::SENSITIVITY_LABELS);
+        ops.push(Op::PutSensitivityLabel(l))
+    })?;
+    reader.each(files::ROLES, |r: Role, _| {
+        count(files::ROLES);
+        known.roles.insert(r.name.clone());
+        ops.push(Op::PutRole(r))
+    })?;
+    // The built-in roles as this release defines them, whatever the backup's release had.
+    for role in Role::builtin() {
+        known.roles.insert(role.name.clone());
+        ops.push(Op::PutRole(role))?;
+    }
+
+    reader.each(files::USERS, |u: UserRecord, line| {
+        count(files::USERS);
+        if !known.users.insert(u.id) {
+            return Err(bad(format!(
+                "{} line {line}: user {} twice",
+                files::USERS,
+                u.id
+            )));
+        }
+        known.saw_id(u.id);
+        ops.push(Op::PutUser(User {
+            id: u.id,
+            name: u.name,
+            full_name: u.full_name,
+            email: u.email,
+            description: u.description,
+            password_hash: u.password_hash,
+            enabled: u.enabled,
+            created_at: u.created_at,
+        }))
+    })?;
+    if known.users.is_empty() {
+        return Err(bad(format!(
+            "{} holds no users: nobody could log in to the restored repository",
+            files::USERS
+        )));
+    }
+    reader.each(files::GROUPS, |g: Group, line| {
+        count(files::GROUPS);
+        if !known.groups.insert(g.id) {
+            return Err(bad(format!(
+                "{} line {line}: group {} twice",
+                files::GROUPS,
+                g.id
+            )));
+        }
+        known.saw_id(g.id);
+        ops.push(Op::PutGroup(g))
+    })?;
+    reader.each(files::MEMBERSHIPS, |m: Membership, line| {
+        count(files::MEMBERSHIPS);
+        let at = || format!("{} line {line}", files::MEMBERSHIPS);
+        if !known.groups.contains(&m.group) {
+            return Err(bad(format!("{}: no group {}", at(), m.group)));
+        }
+        if !known.users.contains(&m.user) {
+            return Err(bad(format!("{}: no user {}", at(), m.user)));
+        }
+        ops.push(Op::AddMember(m))
+    })?;
+
+    // Objects may refer to objects further on (a parent, an edge's target): those are
+    // checked once every object is read.
+    let mut forward: Vec<(ObjectId, u64)> = Vec::new();
+    reader.each(files::OBJECTS, |r: ObjectRecord, line| {
+        count(files::OBJECTS);
+        let id = r.object.id;
+        if !known.objects.insert(id) {
+            return Err(bad(format!(
+                "{} line {line}: object {id} twice",
+                files::OBJECTS
+            )));
+        }
+        known.saw_id(id);
+        if let Some(parent) = r.object.parent
+            && !known.objects.contains(&parent)
+        {
+            forward.push((parent, line));
+        }
+        ops.push(Op::PutObject(r.object))?;
+        for a in r.attributes {
+            ops.push(Op::SetAttribute(AttributeValue {
+                object: id,
+                attribute: a.name,
+                value: a.value.into(),
+            }))?;
+        }
+        for e in r.edges {
+            if !known.objects.contains(&e.target) {
+                forward.push((e.target, line));
+            }
+            ops.push(Op::AddEdge(Edge {
+                kind: e.kind,
+                source: id,
+                target: e.target,
+                name: e.name,
+            }))?;
+        }
+        for t in r.tags {
+            ops.push(Op::AddTag(Tag {
+                object: id,
+                kind: t.kind,
+                value: t.value,
+            }))?;
+        }
+        for c in r.classifications {
+            ops.push(Op::SetClassification(Classification {
+                object: id,
+                data_class: c.name,
+                status: c.status,
+            }))?;
+        }
+        for l in r.labels {
+            ops.push(Op::SetLabelAssignment(LabelAssignment {
+                object: id,
+                label: l.name,
+                status: l.status,
+            }))?;
+        }
+        if r.profile.is_some() || r.sample.is_some() {
+            ops.push(Op::SetProfiling(Profiling {
+                object: id,
+                profile: r.profile,
+                sample: r.sample,
+            }))?;
+        }
+        Ok(())
+    })?;
+    if let Some((missing, line)) = forward
+        .into_iter()
+        .find(|(id, _)| !known.objects.contains(id))
+    {
+        return Err(bad(format!(
+            "{} line {line} refers to object {missing}, which the backup does not hold",
+            files::OBJECTS
+        )));
+    }
+
+    reader.each(files::GRANTS, |g: Grant, line| {
+        count(files::GRANTS);
+        let at = || format!("{} line {line}", files::GRANTS);
+        if !known.users.contains(&g.grantee) && !known.groups.contains(&g.grantee) {
+            return Err(bad(format!("{}: no user or group {}", at(), g.grantee)));
+        }
+        if !known.roles.contains(&g.role) {
+            return Err(bad(format!("{}: no role '{}'", at(), g.role)));
+        }
+        if let Some(object) = g.object
+            && !known.objects.contains(&object)
+        {
+            return Err(bad(format!("{}: no object {object}", at())));
+        }
+        ops.push(Op::AddGrant(g))
+    })?;
+    reader.each(files::WORKSHEETS, |w: Worksheet, line| {
+        count(files::WORKSHEETS);
+        if !known.users.contains(&w.owner) {
+            return Err(bad(format!(
+                "{} line {line}: no user {} owns worksheet {}",
+                files::WORKSHEETS,
+                w.owner,
+                w.id
+            )));
+        }
+        known.saw_id(w.id);
+        ops.push(Op::PutWorksheet(w))
+    })?;
+    reader.each(files::DOCUMENTS, |d: Document, line| {
+        count(files::DOCUMENTS);
+        if let Some(owner) = d.owner
+            && !known.users.contains(&owner)
+        {
+            return Err(bad(format!(
+                "{} line {line}: no user {owner} owns '{}'",
+                files::DOCUMENTS,
+                d.name
+            )));
+        }
+        ops.push(Op::PutDocument(d))
+    })?;
+    reader.each(files::CURATION, |c: Curation, line| {
+        count(files::CURATION);
+        let at = || format!("{} line {line}", files::CURATION);
+        if !known.objects.contains(&c.object) {
+            return Err(bad(format!("{}: no object {}", at(), c.object)));
+        }
+        if !known.users.contains(&c.user) {
+            return Err(bad(format!("{}: no user {}", at(), c.user)));
+        }
+        known.saw(CURATION_IDS, c.id);
+        ops.push(Op::PutCuration(c))
+    })?;
+    reader.each(files::NOTIFICATIONS, |n: Notification, line| {
+        count(files::NOTIFICATIONS);
+        if !known.users.contains(&n.user) {
+            return Err(bad(format!(
+                "{} line {line}: no user {}",
+                files::NOTIFICATIONS,
+                n.user
+            )));
+        }
+        known.saw(NOTIFICATION_IDS, n.id);
+        ops.push(Op::PutNotification(n))
+    })?;
+    reader.each(files::OPERATIONS, |o: OperationRecord, _| {
+        count(files::OPERATIONS);
+        known.saw(OPERATION_IDS, o.id);
+        let id = o.id;
+        ops.push(Op::PutOperation(Operation {
+            id,
+            kind: o.kind,
+            state: o.state,
+            model: o.model,
+            started_by: o.started_by,
+            started_at: o.started_at,
+            heartbeat_at: o.heartbeat_at,
+            detail: o.detail,
+        }))?;
+        for l in o.log {
+            ops.push(Op::PutOperationLogLine {
+                operation: id,
+                line: OperationLogLine {
+                    seq: l.seq,
+                    at: l.at,
+                    level: l.level,
+                    message: l.message,
+                },
+            })?;
+        }
+        Ok(())
+    })?;
+    reader.each(files::IMPORT_SETTINGS, |s: ImportSettingsRecord, line| {
+        count(files::IMPORT_SETTINGS);
+        if !known.objects.contains(&s.model) {
+            return Err(bad(format!(
+                "{} line {line}: no model {}",
+                files::IMPORT_SETTINGS,
+                s.model
+            )));
+        }
+        ops.push(Op::PutImportSettings(ImportSettings {
+            model: s.model,
+            format: s.format,
+            parameters: s.parameters,
+            attachment: s.attachment,
+            updated_at: s.updated_at,
+            updated_by: s.updated_by,
+        }))
+    })?;
+    reader.each(files::ATTACHMENTS, |a: AttachmentRecord, line| {
+        count(files::ATTACHMENTS);
+        let at = || format!("{} line {line}", files::ATTACHMENTS);
+        if !known.objects.contains(&a.object) {
+            return Err(bad(format!("{}: no object {}", at(), a.object)));
+        }
+        let content = base64::engine::general_purpose::STANDARD
+            .decode(a.content.as_bytes())
+            .map_err(|e| bad(format!("{}: the content is not Base64: {e}", at())))?;
+        let sha256: String = Sha256::digest(&content)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if content.len() as u64 != a.size || sha256 != a.sha256 {
+            return Err(bad(format!(
+                "{}: the content of '{}' does not match its size and SHA-256",
+                at(),
+                a.name
+            )));
+        }
+        ops.push(Op::PutAttachment(Attachment {
+            info: AttachmentInfo {
+                object: a.object,
+                name: a.name,
+                media_type: a.media_type,
+                size: a.size,
+                sha256: a.sha256,
+                created_at: a.created_at,
+                created_by: a.created_by,
+            },
+            content,
+        }))
+    })?;
+    // A sequence never falls to an id a record holds.
+    let mut sequences: BTreeMap<i64, i64> = known
+        .highest
+        .iter()
+        .map(|(space, id)| (*space, id.saturating_add(1)))
+        .collect();
+    reader.each(files::ID_SEQUENCES, |s: IdSequenceRecord, _| {
+        count(files::ID_SEQUENCES);
+        let next = sequences.entry(s.space).or_insert(s.next);
+        *next = (*next).max(s.next);
+        Ok(())
+    })?;
+    for (space, next) in sequences {
+        ops.push(Op::SetIdSequence {
+            space,
+            next: next.max(1),
+        })?;
+    }
+    ops.flush()?;
+    Ok(RestorePlan {
+        manifest: reader.manifest.clone(),
+        records,
+    })
+}

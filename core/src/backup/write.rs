@@ -1,0 +1,410 @@
+//! Writing a backup: the store read page by page into the zip, one file after another,
+//! each record serialized as it is read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Seek, Write};
+
+use base64::Engine;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, ZipWriter};
+
+use super::{
+    AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
+    ImportSettingsRecord, LogLineRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord,
+    StatusRecord, TagRecord, UserRecord, files,
+};
+use crate::error::{Error, Result};
+use crate::id::{ObjectId, REPOSITORY_MODEL};
+use crate::model::{
+    DocumentKind, Grant, Membership, Object, ObjectKind, OperationFilter, Timestamp,
+};
+use crate::store::{GrantsOn, Scope, Store};
+
+/// Objects (and curation entries, notifications) read per store call.
+const PAGE: usize = 1000;
+
+/// What a backup holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackupOptions {
+    /// Whether the contents of models go in (`backupCachedModels`, by default yes).
+    pub model_contents: bool,
+}
+
+impl Default for BackupOptions {
+    fn default() -> Self {
+        Self {
+            model_contents: true,
+        }
+    }
+}
+
+/// What a backup wrote: its manifest.
+pub type BackupSummary = Manifest;
+
+/// Writes a backup of the store to `out` and answers its manifest.
+///
+/// The store is read in pages while the zip is written, so memory holds one page (and
+/// one attachment) at a time. Reads are not one snapshot: writes made while the backup
+/// runs may be in it or not, each object whole. The id sequences are read last, so a
+/// restore never hands out an id that a backed-up record holds.
+pub async fn write_backup<W: Write + Seek + Send>(
+    store: &dyn Store,
+    out: W,
+    options: BackupOptions,
+    created_at: Timestamp,
+) -> Result<(W, BackupSummary)> {
+    let mut zip = Entries::new(out);
+    let kept = |id: ObjectId| options.model_contents || id.is_repository();
+
+    zip.start(files::ATTRIBUTE_TYPES)?;
+    for t in store.attribute_types().await? {
+        zip.line(&t)?;
+    }
+    zip.start(files::OBJECT_TYPES)?;
+    for t in store.object_types().await? {
+        zip.line(&t)?;
+    }
+    zip.start(files::DATA_CLASSES)?;
+    for c in store.data_classes().await? {
+        zip.line(&c)?;
+    }
+    zip.start(files::SENSITIVITY_LABELS)?;
+    for l in store.sensitivity_labels().await? {
+        zip.line(&l)?;
+    }
+    zip.start(files::ROLES)?;
+    for r in store.roles().await? {
+        zip.line(&r)?;
+    }
+
+    zip.start(files::USERS)?;
+    for u in store.users().await? {
+        zip.line(&UserRecord {
+            id: u.id,
+            name: u.name,
+            full_name: u.full_name,
+            email: u.email,
+            description: u.description,
+            password_hash: u.password_hash,
+            enabled: u.enabled,
+            created_at: u.created_at,
+        })?;
+    }
+    let groups = store.groups().await?;
+    zip.start(files::GROUPS)?;
+    for g in &groups {
+        zip.line(g)?;
+    }
+    zip.start(files::MEMBERSHIPS)?;
+    for g in &groups {
+        for user in store.members(g.id).await? {
+            zip.line(&Membership {
+                group: g.id,
+                user: user.id,
+            })?;
+        }
+    }
+
+    // Objects: the repository's first, then each model's, by id.
+    let models: Vec<Object> = store.objects_of_kind(ObjectKind::Model).await?;
+    let mut spaces: Vec<i64> = vec![REPOSITORY_MODEL];
+    if options.model_contents {
+        let numbers: BTreeSet<i64> = models.iter().map(|m| m.id.content_model()).collect();
+        spaces.extend(numbers);
+    }
+    zip.start(files::OBJECTS)?;
+    for space in spaces {
+        let mut after = None;
+        loop {
+            let page = store.model_objects_page(space, after, PAGE).await?;
+            let Some(last) = page.last() else { break };
+            after = Some(last.id.object);
+            let full = page.len() == PAGE;
+            for record in object_records(store, page, &kept).await? {
+                zip.line(&record)?;
+            }
+            if !full {
+                break;
+            }
+        }
+    }
+
+    zip.start(files::GRANTS)?;
+    let mut grants: Vec<Grant> = store.grants_on(GrantsOn::Server).await?;
+    grants.extend(store.grants_on(GrantsOn::AnyObject).await?);
+    grants.retain(|g| g.object.is_none_or(kept));
+    grants.sort();
+    for g in &grants {
+        zip.line(g)?;
+    }
+    zip.start(files::WORKSHEETS)?;
+    for w in store.worksheets(None).await? {
+        zip.line(&w)?;
+    }
+    zip.start(files::DOCUMENTS)?;
+    for kind in DocumentKind::ALL {
+        for d in store.documents(kind).await? {
+            zip.line(&d)?;
+        }
+    }
+    zip.start(files::CURATION)?;
+    let mut after = 0;
+    loop {
+        let page = store.curation_page(after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        for c in page.iter().filter(|c| kept(c.object)) {
+            zip.line(c)?;
+        }
+    }
+    zip.start(files::NOTIFICATIONS)?;
+    let mut after = 0;
+    loop {
+        let page = store.notifications_page(after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        for n in &page {
+            zip.line(n)?;
+        }
+    }
+    zip.start(files::OPERATIONS)?;
+    let mut operations = store
+        .operations(&OperationFilter {
+            limit: usize::MAX,
+            ..OperationFilter::default()
+        })
+        .await?;
+    operations.reverse();
+    for o in operations {
+        let log = store
+            .operation_log(o.id)
+            .await?
+            .into_iter()
+            .map(|l| LogLineRecord {
+                seq: l.seq,
+                at: l.at,
+                level: l.level,
+                message: l.message,
+            })
+            .collect();
+        zip.line(&OperationRecord {
+            id: o.id,
+            kind: o.kind,
+            state: o.state,
+            model: o.model,
+            started_by: o.started_by,
+            started_at: o.started_at,
+            heartbeat_at: o.heartbeat_at,
+            detail: o.detail,
+            log,
+        })?;
+    }
+    zip.start(files::IMPORT_SETTINGS)?;
+    let mut model_ids: Vec<ObjectId> = models.iter().map(|m| m.id).collect();
+    model_ids.sort();
+    for model in model_ids {
+        if let Some(s) = store.import_settings(model).await? {
+            zip.line(&ImportSettingsRecord {
+                model: s.model,
+                format: s.format,
+                parameters: s.parameters,
+                attachment: s.attachment,
+                updated_at: s.updated_at,
+                updated_by: s.updated_by,
+            })?;
+        }
+    }
+    zip.start(files::ATTACHMENTS)?;
+    for info in store.all_attachments().await? {
+        if !kept(info.object) {
+            continue;
+        }
+        // Deleted since it was listed: left out.
+        let Some(a) = store.attachment(info.object, Some(&info.name)).await? else {
+            continue;
+        };
+        zip.line(&AttachmentRecord {
+            object: a.info.object,
+            name: a.info.name,
+            media_type: a.info.media_type,
+            size: a.info.size,
+            sha256: a.info.sha256,
+            created_at: a.info.created_at,
+            created_by: a.info.created_by,
+            content: base64::engine::general_purpose::STANDARD.encode(&a.content),
+        })?;
+    }
+    zip.start(files::ID_SEQUENCES)?;
+    for (space, next) in store.id_sequences().await? {
+        zip.line(&IdSequenceRecord { space, next })?;
+    }
+
+    let manifest = Manifest {
+        format: FORMAT_NAME.to_owned(),
+        version: FORMAT_VERSION,
+        created_at,
+        lore_version: env!("CARGO_PKG_VERSION").to_owned(),
+        backend: store.backend().to_owned(),
+        model_contents: options.model_contents,
+        records: zip
+            .records
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
+    };
+    let out = zip.finish(&manifest)?;
+    Ok((out, manifest))
+}
+
+/// The records of a page of objects: each object with what hangs on it.
+async fn object_records(
+    store: &dyn Store,
+    page: Vec<Object>,
+    kept: &(dyn Fn(ObjectId) -> bool + Sync),
+) -> Result<Vec<ObjectRecord>> {
+    let ids: Vec<ObjectId> = page.iter().map(|o| o.id).collect();
+    let details = store.details(Scope::Objects(ids)).await?;
+    let mut records: BTreeMap<ObjectId, ObjectRecord> = page
+        .into_iter()
+        .map(|object| {
+            (
+                object.id,
+                ObjectRecord {
+                    object,
+                    attributes: Vec::new(),
+                    edges: Vec::new(),
+                    tags: Vec::new(),
+                    classifications: Vec::new(),
+                    labels: Vec::new(),
+                    profile: None,
+                    sample: None,
+                },
+            )
+        })
+        .collect();
+    for a in details.attributes {
+        if let Some(r) = records.get_mut(&a.object) {
+            r.attributes.push(AttributeRecord {
+                name: a.attribute,
+                value: a.value.into(),
+            });
+        }
+    }
+    // Each edge goes with its source, when its target is kept too.
+    for e in details.edges {
+        if let Some(r) = records.get_mut(&e.source)
+            && kept(e.target)
+        {
+            r.edges.push(EdgeRecord {
+                kind: e.kind,
+                target: e.target,
+                name: e.name,
+            });
+        }
+    }
+    for t in details.tags {
+        if let Some(r) = records.get_mut(&t.object) {
+            r.tags.push(TagRecord {
+                kind: t.kind,
+                value: t.value,
+            });
+        }
+    }
+    for c in details.classifications {
+        if let Some(r) = records.get_mut(&c.object) {
+            r.classifications.push(StatusRecord {
+                name: c.data_class,
+                status: c.status,
+            });
+        }
+    }
+    for l in details.labels {
+        if let Some(r) = records.get_mut(&l.object) {
+            r.labels.push(StatusRecord {
+                name: l.label,
+                status: l.status,
+            });
+        }
+    }
+    for p in details.profiling {
+        if let Some(r) = records.get_mut(&p.object) {
+            r.profile = p.profile;
+            r.sample = p.sample;
+        }
+    }
+    Ok(records
+        .into_values()
+        .map(|mut r| {
+            r.attributes.sort_by(|a, b| a.name.cmp(&b.name));
+            r.edges.sort();
+            r.tags.sort();
+            r.classifications.sort();
+            r.labels.sort();
+            r
+        })
+        .collect())
+}
+
+/// The zip being written: one file at a time, a record per line, counted.
+struct Entries<W: Write + Seek> {
+    zip: ZipWriter<W>,
+    current: &'static str,
+    records: BTreeMap<&'static str, u64>,
+    line: Vec<u8>,
+}
+
+impl<W: Write + Seek> Entries<W> {
+    fn new(out: W) -> Self {
+        Self {
+            zip: ZipWriter::new(out),
+            current: "",
+            records: BTreeMap::new(),
+            line: Vec::new(),
+        }
+    }
+
+    fn options() -> SimpleFileOptions {
+        // Fixed times, so the same store gives the same bytes.
+        SimpleFileOptions::default()
+            .compression_method(CompressionMethod::Deflated)
+            .compression_level(Some(6))
+            .last_modified_time(DateTime::default())
+            .unix_permissions(0o644)
+            .large_file(true)
+    }
+
+    fn start(&mut self, file: &'static str) -> Result<()> {
+        self.zip
+            .start_file(file, Self::options())
+            .map_err(|e| failed(file, e))?;
+        self.current = file;
+        self.records.insert(file, 0);
+        Ok(())
+    }
+
+    fn line<T: serde::Serialize>(&mut self, record: &T) -> Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record).map_err(|e| failed(self.current, e))?;
+        self.line.push(b'\n');
+        self.zip
+            .write_all(&self.line)
+            .map_err(|e| failed(self.current, e))?;
+        *self.records.entry(self.current).or_default() += 1;
+        Ok(())
+    }
+
+    fn finish(mut self, manifest: &Manifest) -> Result<W> {
+        self.zip
+            .start_file(MANIFEST, Self::options())
+            .map_err(|e| failed(MANIFEST, e))?;
+        let text = serde_json::to_vec_pretty(manifest).map_err(|e| failed(MANIFEST, e))?;
+        self.zip.write_all(&text).map_err(|e| failed(MANIFEST, e))?;
+        self.zip
+            .finish()
+            .map_err(|e| Error::internal(format!("backup: cannot finish the zip: {e}")))
+    }
+}
+
+fn failed(file: &str, e: impl std::fmt::Display) -> Error {
+    Error::internal(format!("backup: cannot write {file}: {e}"))
+}
