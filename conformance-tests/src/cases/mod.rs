@@ -13,6 +13,7 @@ use crate::harness::{IntoBackend, Target};
 
 mod attributes;
 mod auth;
+mod backup;
 mod browse;
 mod configuration;
 mod curation;
@@ -967,6 +968,31 @@ pub fn cases() -> Vec<Case> {
             [
                 ("POST", "/License/updateLicense", N),
                 ("POST", "/License/updateLicense", B),
+            ]
+        ),
+        // Backup and restore
+        case!(
+            backup::backup_and_restore_round_trip,
+            OwnServer,
+            [
+                ("POST", "/repository/backup", N),
+                ("POST", "/repository/restore", N),
+            ]
+        ),
+        case!(
+            backup::backup_and_restore_bad_input,
+            OwnServer,
+            [
+                ("POST", "/repository/backup", B),
+                ("POST", "/repository/restore", B),
+            ]
+        ),
+        case!(
+            backup::backup_and_restore_denied,
+            AnyServer,
+            [
+                ("POST", "/repository/backup", D),
+                ("POST", "/repository/restore", D),
             ]
         ),
         // Social curation and workflow

@@ -601,3 +601,96 @@ pub fn plan_restore<R: Read + Seek>(
         records,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Cursor, Write};
+
+    use zip::write::SimpleFileOptions;
+
+    use super::*;
+
+    fn zip_of(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, data) in files {
+            zip.start_file(*name, SimpleFileOptions::default())
+                .expect("an entry");
+            zip.write_all(data).expect("writing an entry");
+        }
+        zip.finish().expect("a zip").into_inner()
+    }
+
+    fn manifest() -> Vec<u8> {
+        serde_json::to_vec(&serde_json::json!({
+            "format": "lore-backup", "version": 1, "createdAt": "2026-01-01T00:00:00Z",
+            "loreVersion": "0", "backend": "memory", "modelContents": true, "records": {},
+        }))
+        .expect("JSON")
+    }
+
+    fn limits() -> BackupLimits {
+        BackupLimits {
+            max_line_bytes: 1024,
+            max_total_bytes: 1 << 30,
+            max_ratio: 2,
+            min_total_bytes: 64 << 10,
+        }
+    }
+
+    fn plan(bytes: Vec<u8>) -> Result<RestorePlan> {
+        let mut reader = BackupReader::open(Cursor::new(bytes), limits())?;
+        plan_restore(&mut reader, &mut |_| Ok(()))
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_refused() {
+        let long = vec![b' '; 2048];
+        let e =
+            plan(zip_of(&[(MANIFEST, manifest()), (files::ROLES, long)])).expect_err("a long line");
+        assert!(
+            e.message
+                .contains("roles.jsonl line 1 is longer than 1024 bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn inflating_beyond_the_budget_is_refused_as_a_bomb() {
+        // Blank lines compress to nothing and inflate far beyond twice the file.
+        let bomb = vec![b'\n'; 4 << 20];
+        let e =
+            plan(zip_of(&[(MANIFEST, manifest()), (files::ROLES, bomb)])).expect_err("a zip bomb");
+        assert!(e.message.contains("zip bomb"), "{e}");
+    }
+
+    #[test]
+    fn an_attachment_must_match_its_hash() {
+        let user = br#"{"id":"-1_1","name":"a","full_name":"","email":"","description":"","password_hash":null,"enabled":true,"created_at":"2026-01-01T00:00:00Z"}"#;
+        let model = br#"{"object":{"id":"-1_2","kind":"Model","parent":null,"object_type":{"profile":"Repository","name":"Model"},"system_type":"Model","name":"m","physical_name":null,"native_id":null,"stable_id":null,"description":null,"business_name":null,"business_description":null,"data_type":null,"external_url":null,"hide_data":false,"workflow_state":null,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","updated_by":null}}"#;
+        let attachment = br#"{"object":"-1_2","name":"a.txt","media_type":"text/plain","size":2,"sha256":"00","created_at":"2026-01-01T00:00:00Z","created_by":"a","content":"aGk="}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest()),
+            (files::USERS, user.to_vec()),
+            (files::OBJECTS, model.to_vec()),
+            (files::ATTACHMENTS, attachment.to_vec()),
+        ]))
+        .expect_err("a wrong hash");
+        assert!(
+            e.message.contains("does not match its size and SHA-256"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_parent_is_refused() {
+        let user = br#"{"id":"-1_1","name":"a","full_name":"","email":"","description":"","password_hash":null,"enabled":true,"created_at":"2026-01-01T00:00:00Z"}"#;
+        let orphan = br#"{"object":{"id":"5_1","kind":"ModelObject","parent":"5_9","object_type":{"profile":"P","name":"T"},"system_type":"Content","name":"o","physical_name":null,"native_id":null,"stable_id":null,"description":null,"business_name":null,"business_description":null,"data_type":null,"external_url":null,"hide_data":false,"workflow_state":null,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","updated_by":null}}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest()),
+            (files::USERS, user.to_vec()),
+            (files::OBJECTS, orphan.to_vec()),
+        ]))
+        .expect_err("an orphan");
+        assert!(e.message.contains("refers to object 5_9"), "{e}");
+    }
+}

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use http_body::Frame;
 use lore_core::Error;
 use lore_core::backup::{BackupOptions, Manifest};
+use lore_core::model::Capability;
 use serde::Deserialize;
 use serde_json::json;
 use utoipa::IntoParams;
@@ -121,6 +122,8 @@ pub async fn restore(
     Authenticated(caller): Authenticated,
     req: Request,
 ) -> ApiResult<Response> {
+    // Refused before a stranger's upload is spooled.
+    caller.require(Capability::Administer)?;
     let (file, size) = spool_upload(req, &state, &BACKUP).await?;
     if size == 0 {
         return Err(Error::missing("the backup (request body)").into());
