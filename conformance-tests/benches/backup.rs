@@ -33,6 +33,9 @@ use lore_core::model::{
 use lore_core::store::{Op, Scope};
 use lore_core::{Catalog, ObjectId, Store};
 
+/// A backend's name, the store restored into and the store of its baseline.
+type Pair = (&'static str, Arc<dyn Store>, Arc<dyn Store>);
+
 type BenchResult<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 const MODEL: i64 = 2;
@@ -81,7 +84,7 @@ fn chunks(objects: i64) -> impl Iterator<Item = Vec<Op>> {
         },
     ];
     let per_chunk = (CHUNK / 4) as i64;
-    std::iter::once(head).chain((0..objects.div_ceil(per_chunk)).map(move |c| {
+    std::iter::once(head).chain((0..(objects + per_chunk - 1) / per_chunk).map(move |c| {
         let mut ops = Vec::with_capacity(CHUNK);
         for n in c * per_chunk + 1..=((c + 1) * per_chunk).min(objects) {
             let id = ObjectId::new(MODEL, n);
@@ -202,11 +205,10 @@ async fn run(objects: i64) -> BenchResult<()> {
 
     // Each target beside a store of the same backend for the bulk-write baseline.
     let restored_dir = tempfile::tempdir()?;
-    let open_sqlite = |name: &str| SqliteStore::open(&restored_dir.path().join(name));
-    let mut pairs: Vec<(&str, Arc<dyn Store>, Arc<dyn Store>)> = vec![(
+    let mut pairs: Vec<Pair> = vec![(
         "SQLite",
-        Arc::new(open_sqlite("restored.db").await?),
-        Arc::new(open_sqlite("baseline.db").await?),
+        Arc::new(SqliteStore::open(&restored_dir.path().join("restored.db")).await?),
+        Arc::new(SqliteStore::open(&restored_dir.path().join("baseline.db")).await?),
     )];
     let mut databases = Vec::new();
     match (TestDatabase::create().await, TestDatabase::create().await) {

@@ -18,6 +18,7 @@ pub mod mql_gen;
 pub mod oauth_provider;
 pub mod plugins;
 pub mod postgres;
+pub mod sinks;
 pub mod store_contract;
 pub mod store_rules;
 
@@ -186,6 +187,7 @@ macro_rules! http_suite {
             curation_and_workflow_denied,
             watchers_are_notified_of_model_changes,
             notifications_bad_input,
+            notification_deliveries_for_administrators,
             data_mapping_scripts_round_trip,
             data_mapping_scripts_bad_input,
             data_mapping_scripts_denied,
@@ -359,6 +361,7 @@ macro_rules! store_suite {
             clear_all_empties_everything_but_the_system_log,
             restore_ops_keep_their_ids_and_replace,
             a_failed_restore_lands_nothing,
+            deliveries_are_claimed_once_until_their_lease_runs_out,
         );
     };
 }

@@ -348,6 +348,21 @@ impl Store for Counting {
     async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
         self.inner.notifications_page(after, limit).await
     }
+    async fn claim_deliveries(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        self.inner.claim_deliveries(now, lease_until, limit).await
+    }
+    async fn deliveries(
+        &self,
+        state: Option<DeliveryState>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        self.inner.deliveries(state, limit).await
+    }
     async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
         self.inner.curation_page(after, limit).await
     }

@@ -99,6 +99,8 @@ pub enum Op {
     DeleteWorksheet(ObjectId),
     /// Inserts the notification or replaces the one with the same id.
     PutNotification(Notification),
+    /// Inserts the delivery or replaces the one with the same id.
+    PutDelivery(Delivery),
     /// Inserts the curation entry or replaces the one with the same id.
     PutCuration(Curation),
     /// Deletes the curation entry of that id; deleting an absent one is a no-op.
@@ -132,7 +134,7 @@ pub enum Op {
     },
     /// Empties the store for a restore: every object and what hangs on it, the stored
     /// meta model and governance definitions, users, groups, memberships, grants,
-    /// sessions, login failures, worksheets, notifications, curation, documents,
+    /// sessions, login failures, worksheets, notifications, deliveries, curation, documents,
     /// operations with their logs, import settings, attachments and id sequences. The
     /// system log stays; the meta model version moves on.
     ClearAll,
@@ -275,6 +277,15 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             }
         }
         Op::PutOperation(operation) => prepare_operation(operation)?,
+        Op::PutDelivery(d) => {
+            d.next_attempt_at = micros(d.next_attempt_at);
+            d.created_at = micros(d.created_at);
+            d.updated_at = micros(d.updated_at);
+            no_nul(&mut d.last_error);
+            let what = || format!("delivery {}", d.id);
+            text(&d.target, &what)?;
+            json(&d.payload, &what)?;
+        }
         Op::PutOperationLogLine { line, .. } => prepare_log_line(line),
         Op::PutImportSettings(settings) => prepare_import_settings(settings)?,
         Op::PutAttachment(attachment) => prepare_attachment(attachment)?,
@@ -780,6 +791,20 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     ) -> Result<Vec<Notification>>;
     /// One notification by id.
     async fn notification(&self, id: i64) -> Result<Option<Notification>>;
+    /// Claims at most `limit` pending deliveries due at `now` (by due time, then id) for
+    /// one sender: their `next_attempt_at` moves to `lease_until`, so no other sender
+    /// (in this process or another over the same database) claims them before the lease
+    /// runs out. Answers them as claimed, by id.
+    async fn claim_deliveries(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>>;
+    /// The deliveries in a state (any with `None`), newest (highest id) first, at most
+    /// `limit`.
+    async fn deliveries(&self, state: Option<DeliveryState>, limit: usize)
+    -> Result<Vec<Delivery>>;
     /// At most `limit` notifications of every user with an id above `after`, by id (a
     /// backup).
     async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>>;

@@ -22,6 +22,224 @@ pub struct Settings {
     /// Background operations: `[operations]`.
     #[serde(default)]
     pub operations: OperationSettings,
+    /// Where notifications go beyond the API: `[notifications]`.
+    #[serde(default)]
+    pub notifications: NotificationSettings,
+}
+
+/// Delivery of notifications (spec 6): signed webhooks and e-mail, retried with back-off
+/// from an outbox in the store.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NotificationSettings {
+    /// `[[notifications.webhooks]]`: each notification event is POSTed to each.
+    pub webhooks: Vec<WebhookSettings>,
+    /// `[notifications.smtp]`: notified users with an e-mail address get one.
+    pub smtp: Option<SmtpSettings>,
+    /// The wait before the first retry of a failed delivery; each further retry waits
+    /// twice as long, up to `retry_max`.
+    pub retry_initial: String,
+    pub retry_max: String,
+    /// Attempts before a delivery is given up (it stays in the outbox, FAILED).
+    pub max_attempts: u32,
+    /// How often the sender looks for due deliveries.
+    pub poll_interval: String,
+    /// The time limit of one attempt.
+    pub timeout: String,
+}
+
+impl Default for NotificationSettings {
+    fn default() -> Self {
+        Self {
+            webhooks: Vec::new(),
+            smtp: None,
+            retry_initial: "10s".into(),
+            retry_max: "1h".into(),
+            max_attempts: 12,
+            poll_interval: "2s".into(),
+            timeout: "10s".into(),
+        }
+    }
+}
+
+/// One webhook: notification events are POSTed to `url` as JSON, signed with HMAC-SHA256
+/// under `secret` (`X-Lore-Signature: sha256=<hex>` over `<X-Lore-Timestamp>.<body>`).
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookSettings {
+    /// A name unique among the webhooks; the outbox refers to the webhook by it.
+    pub name: String,
+    /// An http(s) URL.
+    pub url: String,
+    /// The signing secret, at least 16 characters; or `secret_file`, a file holding it.
+    pub secret: Option<String>,
+    pub secret_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for WebhookSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookSettings")
+            .field("name", &self.name)
+            .field("url", &self.url)
+            .field("secret", &self.secret.as_ref().map(|_| "***"))
+            .field("secret_file", &self.secret_file)
+            .finish()
+    }
+}
+
+impl WebhookSettings {
+    /// The signing secret, read from `secret_file` when that is given.
+    pub fn secret(&self) -> Result<String, ConfigError> {
+        let secret = match (&self.secret, &self.secret_file) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError(format!(
+                    "notifications.webhooks '{}': set secret or secret_file, not both",
+                    self.name
+                )));
+            }
+            (Some(secret), None) => secret.clone(),
+            (None, Some(path)) => std::fs::read_to_string(path)
+                .map(|s| s.trim_end_matches(['\r', '\n']).to_owned())
+                .map_err(|e| {
+                    ConfigError(format!(
+                        "notifications.webhooks '{}': cannot read secret_file {}: {e}",
+                        self.name,
+                        path.display()
+                    ))
+                })?,
+            (None, None) => {
+                return Err(ConfigError(format!(
+                    "notifications.webhooks '{}' needs a secret (or secret_file) to sign with",
+                    self.name
+                )));
+            }
+        };
+        if secret.chars().count() < 16 {
+            return Err(ConfigError(format!(
+                "notifications.webhooks '{}': the secret must have at least 16 characters",
+                self.name
+            )));
+        }
+        Ok(secret)
+    }
+}
+
+/// The SMTP server notification e-mails go through.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpSettings {
+    pub host: String,
+    /// 587 for `starttls`, 465 for `tls`, 25 for `none` when unset.
+    pub port: Option<u16>,
+    /// The sender address, e.g. `Lore <lore@example.com>`.
+    pub from: String,
+    pub username: Option<String>,
+    /// Or `LORE__NOTIFICATIONS__SMTP__PASSWORD_FILE`.
+    pub password: Option<String>,
+    /// `starttls` (default), `tls` (implicit TLS) or `none` (plain text: only for a relay
+    /// on the same machine or network).
+    #[serde(default = "default_smtp_tls")]
+    pub tls: String,
+}
+
+fn default_smtp_tls() -> String {
+    "starttls".into()
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("from", &self.from)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
+/// The timing of notification delivery, read from `[notifications]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryTiming {
+    pub retry_initial: Duration,
+    pub retry_max: Duration,
+    pub poll_interval: Duration,
+    pub timeout: Duration,
+}
+
+impl NotificationSettings {
+    /// The durations, checked.
+    pub fn timing(&self) -> Result<DeliveryTiming, ConfigError> {
+        let read = |name: &str, text: &str| {
+            parse_duration(text).ok_or_else(|| {
+                ConfigError(format!(
+                    "notifications.{name} '{text}' is not a duration like 10s, 5m or 1h"
+                ))
+            })
+        };
+        Ok(DeliveryTiming {
+            retry_initial: read("retry_initial", &self.retry_initial)?,
+            retry_max: read("retry_max", &self.retry_max)?,
+            poll_interval: read("poll_interval", &self.poll_interval)?,
+            timeout: read("timeout", &self.timeout)?,
+        })
+    }
+
+    /// Checks the section: durations, attempts, unique webhook names with http(s) URLs
+    /// and secrets, an SMTP server with a sender and a known TLS mode.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let timing = self.timing()?;
+        if timing.retry_max < timing.retry_initial {
+            return Err(ConfigError(
+                "notifications.retry_max must not be below notifications.retry_initial".into(),
+            ));
+        }
+        if self.max_attempts == 0 {
+            return Err(ConfigError(
+                "notifications.max_attempts must be at least 1".into(),
+            ));
+        }
+        let mut names = std::collections::HashSet::new();
+        for webhook in &self.webhooks {
+            if webhook.name.trim().is_empty() || !names.insert(webhook.name.as_str()) {
+                return Err(ConfigError(format!(
+                    "notifications.webhooks: each needs a name of its own ('{}')",
+                    webhook.name
+                )));
+            }
+            if !(webhook.url.starts_with("https://") || webhook.url.starts_with("http://")) {
+                return Err(ConfigError(format!(
+                    "notifications.webhooks '{}': url '{}' must be an http(s) URL",
+                    webhook.name, webhook.url
+                )));
+            }
+            webhook.secret()?;
+        }
+        if let Some(smtp) = &self.smtp {
+            if smtp.host.trim().is_empty() {
+                return Err(ConfigError("notifications.smtp.host must be set".into()));
+            }
+            if !smtp.from.contains('@') {
+                return Err(ConfigError(format!(
+                    "notifications.smtp.from '{}' must be an e-mail address",
+                    smtp.from
+                )));
+            }
+            if !["starttls", "tls", "none"].contains(&smtp.tls.as_str()) {
+                return Err(ConfigError(format!(
+                    "notifications.smtp.tls '{}' is unknown; use starttls, tls or none",
+                    smtp.tls
+                )));
+            }
+            if smtp.username.is_some() != smtp.password.is_some() {
+                return Err(ConfigError(
+                    "notifications.smtp.username and notifications.smtp.password must be set together".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Background operations (imports started by `startImport`).
@@ -313,6 +531,7 @@ impl Default for Settings {
             plugins: Vec::new(),
             plugin_host: PluginHostSettings::default(),
             operations: OperationSettings::default(),
+            notifications: NotificationSettings::default(),
         }
     }
 }
@@ -431,6 +650,7 @@ impl Settings {
                 "server.max_upload_mib must be at least 1".into(),
             ));
         }
+        self.notifications.validate()?;
         Ok(())
     }
 
@@ -806,5 +1026,75 @@ mod tests {
         let mut bad = Settings::default();
         bad.log.flush_interval = "often".into();
         assert!(bad.validate().unwrap_err().0.contains("log.flush_interval"));
+    }
+
+    #[test]
+    fn notification_settings_are_checked() {
+        let webhook = |name: &str, url: &str, secret: &str| WebhookSettings {
+            name: name.into(),
+            url: url.into(),
+            secret: Some(secret.into()),
+            secret_file: None,
+        };
+        let refused = |change: &dyn Fn(&mut NotificationSettings), says: &str| {
+            let mut settings = Settings::default();
+            change(&mut settings.notifications);
+            let error = settings.validate().expect_err(says).0;
+            assert!(error.contains(says), "{error} should say {says}");
+        };
+        let good = || webhook("ops", "https://hooks.example.com/lore", "0123456789abcdef");
+        let mut settings = Settings::default();
+        settings.notifications.webhooks = vec![good()];
+        settings.validate().expect("a good webhook");
+        refused(&|n| n.webhooks = vec![good(), good()], "a name of its own");
+        refused(
+            &|n| n.webhooks = vec![webhook("ops", "ftp://x", "0123456789abcdef")],
+            "http(s) URL",
+        );
+        refused(
+            &|n| n.webhooks = vec![webhook("ops", "https://x", "short")],
+            "at least 16",
+        );
+        refused(
+            &|n| n.retry_initial = "soon".into(),
+            "notifications.retry_initial",
+        );
+        refused(&|n| n.max_attempts = 0, "max_attempts");
+        let smtp = || SmtpSettings {
+            host: "mail.example.com".into(),
+            port: None,
+            from: "lore@example.com".into(),
+            username: None,
+            password: None,
+            tls: "starttls".into(),
+        };
+        refused(
+            &|n| {
+                n.smtp = Some(SmtpSettings {
+                    tls: "ssl3".into(),
+                    ..smtp()
+                })
+            },
+            "notifications.smtp.tls",
+        );
+        refused(
+            &|n| {
+                n.smtp = Some(SmtpSettings {
+                    from: "nobody".into(),
+                    ..smtp()
+                })
+            },
+            "notifications.smtp.from",
+        );
+        let shown = format!(
+            "{:?}",
+            SmtpSettings {
+                username: Some("lore".into()),
+                password: Some("hunter2".into()),
+                ..smtp()
+            }
+        );
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(!format!("{:?}", good()).contains("0123456789abcdef"));
     }
 }

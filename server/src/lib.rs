@@ -6,6 +6,7 @@ pub mod cli_backup;
 pub mod cli_import;
 pub mod cli_query;
 pub mod config;
+pub mod delivery;
 mod error;
 mod explorer;
 mod extract;
@@ -23,7 +24,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use lore_core::catalog::{Bootstrap, CatalogConfig};
+use lore_core::catalog::{Bootstrap, CatalogConfig, DeliveryConfig};
 use lore_core::{Catalog, Store};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -85,11 +86,24 @@ pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, co
 
 fn catalog_config(settings: &Settings) -> Result<CatalogConfig, config::ConfigError> {
     let (operation_heartbeat, operation_stale_after) = settings.operation_timing()?;
+    let notifications = &settings.notifications;
+    let timing = notifications.timing()?;
     Ok(CatalogConfig {
         login_timeout: settings.login_timeout()?,
         idle_timeout: settings.idle_timeout()?,
         operation_heartbeat,
         operation_stale_after,
+        delivery: DeliveryConfig {
+            webhooks: notifications
+                .webhooks
+                .iter()
+                .map(|w| w.name.clone())
+                .collect(),
+            email: notifications.smtp.is_some(),
+            retry_initial: timing.retry_initial,
+            retry_max: timing.retry_max,
+            max_attempts: notifications.max_attempts,
+        },
         ..CatalogConfig::default()
     })
 }
@@ -157,6 +171,8 @@ pub struct RunningServer {
     writer: Option<system_log::Writer>,
     /// Marks failed the operations other processes left running when they stopped.
     sweeper: tokio::task::JoinHandle<()>,
+    /// Sends the outbox of notifications.
+    sender: tokio::task::JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -164,6 +180,7 @@ impl RunningServer {
     /// entries, and waits.
     pub async fn stop(mut self) {
         self.sweeper.abort();
+        self.sender.abort();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -185,6 +202,7 @@ impl RunningServer {
 impl Drop for RunningServer {
     fn drop(&mut self) {
         self.sweeper.abort();
+        self.sender.abort();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -218,7 +236,10 @@ pub async fn spawn(
     let app = app_recording(catalog.clone(), settings, Some(recorder.clone()))
         .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let bootstrap = catalog.bootstrap(admin_password).await?;
+    let sender = delivery::Sender::new(catalog.clone(), &settings.notifications)
+        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let sweeper = tokio::spawn(sweep_operations(catalog.clone()));
+    let sender = tokio::spawn(sender.run());
     let listener = TcpListener::bind(&settings.server.listen)
         .await
         .map_err(|e| {
@@ -249,6 +270,7 @@ pub async fn spawn(
             recorder,
             writer: Some(writer),
             sweeper,
+            sender,
         },
         bootstrap,
     ))

@@ -18,12 +18,12 @@ use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, AttributeValue, Classification,
-    ClassificationStatus, Curation, CurationKind, DataClass, Document, DocumentKind, Edge,
-    EdgeKind, Grant, Group, ImportSettings, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds,
-    LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object, ObjectKind,
-    ObjectType, Operation, OperationFilter, OperationLogLine, Profiling, Role, SensitivityLabel,
-    Session, SystemLogEntry, SystemLogFilter, Tag, TagKind, Timestamp, TypeName, User, Value,
-    Worksheet,
+    ClassificationStatus, Curation, CurationKind, DataClass, Delivery, DeliveryState, Document,
+    DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LINEAGE_WALK_BUDGET,
+    LabelAssignment, LineageBounds, LineageWalk, LoginFailures, Membership, Notification,
+    OPERATION_IDS, Object, ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine,
+    Profiling, Role, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Tag, TagKind,
+    Timestamp, TypeName, User, Value, Worksheet,
 };
 use lore_core::mql::eval::{self, Facts};
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -103,6 +103,8 @@ struct State {
     worksheet_names: HashMap<(ObjectId, String), ObjectId>,
     /// Notifications by id.
     notifications: BTreeMap<i64, Notification>,
+    /// The outbox of notifications, by id.
+    deliveries: BTreeMap<i64, Delivery>,
     /// Curation entries by id, and their (object, id) keys.
     curation: BTreeMap<i64, Curation>,
     curation_by_object: BTreeSet<(ObjectId, i64)>,
@@ -218,6 +220,7 @@ enum Undo {
     Document(DocumentKey, Option<Document>),
     Curation(i64, Option<Curation>),
     Notification(i64, Option<Notification>),
+    Delivery(i64, Option<Delivery>),
     /// The whole state before [`Op::ClearAll`].
     Everything(Box<State>),
 }
@@ -429,6 +432,9 @@ impl State {
     fn undo(&mut self, undo: Undo) {
         match undo {
             Undo::Everything(old) => *self = *old,
+            Undo::Delivery(id, old) => {
+                set_entry(&mut self.deliveries, id, old);
+            }
             Undo::Object(id, old) => {
                 self.set_object(id, old);
             }
@@ -997,6 +1003,11 @@ impl Tx<'_> {
                 if old.is_some() {
                     self.undo.push(Undo::Document(key, old));
                 }
+            }
+            Op::PutDelivery(delivery) => {
+                let id = delivery.id;
+                let old = self.state.deliveries.insert(id, delivery);
+                self.undo.push(Undo::Delivery(id, old));
             }
             Op::PutOperation(operation) => self.deferred.push(Deferred::Operation(operation)),
             Op::PutOperationLogLine { operation, line } => {
@@ -1982,6 +1993,48 @@ impl Store for MemoryStore {
 
     async fn notification(&self, id: i64) -> Result<Option<Notification>> {
         Ok(self.read()?.notifications.get(&id).cloned())
+    }
+
+    async fn claim_deliveries(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        let (now, lease_until) = (micros(now), micros(lease_until));
+        let mut state = self.write()?;
+        let mut due: Vec<(Timestamp, i64)> = state
+            .deliveries
+            .values()
+            .filter(|d| d.state == DeliveryState::Pending && d.next_attempt_at <= now)
+            .map(|d| (d.next_attempt_at, d.id))
+            .collect();
+        due.sort_unstable();
+        let mut claimed: Vec<Delivery> = Vec::new();
+        for (_, id) in due.into_iter().take(limit) {
+            if let Some(d) = state.deliveries.get_mut(&id) {
+                d.next_attempt_at = lease_until;
+                claimed.push(d.clone());
+            }
+        }
+        claimed.sort_by_key(|d| d.id);
+        Ok(claimed)
+    }
+
+    async fn deliveries(
+        &self,
+        state: Option<DeliveryState>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        Ok(self
+            .read()?
+            .deliveries
+            .values()
+            .rev()
+            .filter(|d| state.is_none_or(|s| d.state == s))
+            .take(limit)
+            .cloned()
+            .collect())
     }
 
     async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {

@@ -112,6 +112,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "operation ids",
         sql: include_str!("../migrations/0014_operation_ids.sql"),
     },
+    Migration {
+        version: 15,
+        name: "deliveries",
+        sql: include_str!("../migrations/0015_deliveries.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

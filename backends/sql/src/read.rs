@@ -300,6 +300,35 @@ pub(crate) fn notification(mut row: Row) -> Result<Notification> {
     })
 }
 
+/// The columns [`delivery`] reads, in order.
+pub(crate) const DELIVERY_COLUMNS: &str = "id, channel, target, payload, state, attempts, next_attempt_at, \
+     last_error, created_at, updated_at";
+
+pub(crate) fn delivery(mut row: Row) -> Result<Delivery> {
+    const T: &str = "deliveries";
+    let channel = row.text(1, T)?;
+    let payload = row.text(3, T)?;
+    let state = row.text(4, T)?;
+    Ok(Delivery {
+        id: row.int(0, T)?,
+        channel: DeliveryChannel::parse(&channel).ok_or_else(|| {
+            Error::internal(format!("table {T} holds an unknown channel '{channel}'"))
+        })?,
+        target: row.text(2, T)?,
+        payload: serde_json::from_str(&payload).map_err(|e| {
+            Error::internal(format!("table {T} holds a payload that does not read: {e}"))
+        })?,
+        state: DeliveryState::parse(&state).ok_or_else(|| {
+            Error::internal(format!("table {T} holds an unknown state '{state}'"))
+        })?,
+        attempts: u32::try_from(row.int(5, T)?).unwrap_or(u32::MAX),
+        next_attempt_at: row.timestamp(6, T)?,
+        last_error: row.text(7, T)?,
+        created_at: row.timestamp(8, T)?,
+        updated_at: row.timestamp(9, T)?,
+    })
+}
+
 pub(crate) fn curation(mut row: Row) -> Result<Curation> {
     const T: &str = "curation";
     Ok(Curation {

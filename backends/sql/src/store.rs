@@ -978,6 +978,81 @@ impl<D: Driver> Store for SqlStore<D> {
         read::all(rows, read::notification)
     }
 
+    async fn claim_deliveries(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        // A claim that lost a race re-reads the row, which is no longer due, and skips it.
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::query(
+                format!(
+                    "UPDATE deliveries SET next_attempt_at = $2 WHERE id IN \
+                     (SELECT id FROM deliveries WHERE state = 'PENDING' AND next_attempt_at <= $1 \
+                     ORDER BY next_attempt_at, id LIMIT $3) \
+                     AND state = 'PENDING' AND next_attempt_at <= $1 RETURNING {}",
+                    read::DELIVERY_COLUMNS
+                ),
+                vec![
+                    micros(now).into(),
+                    micros(lease_until).into(),
+                    i64::try_from(limit).unwrap_or(i64::MAX).into(),
+                ],
+            ),
+            Context::of("claiming due deliveries"),
+        );
+        let rows = self
+            .write_now(pending)
+            .await?
+            .into_iter()
+            .next()
+            .map(|o| o.rows)
+            .unwrap_or_default();
+        let mut claimed = read::all(rows, read::delivery)?;
+        // Their due times are all `lease_until` now: the order is the ids'.
+        claimed.sort_by_key(|d| d.id);
+        Ok(claimed)
+    }
+
+    async fn deliveries(
+        &self,
+        state: Option<DeliveryState>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = match state {
+            Some(state) => {
+                self.rows_of(
+                    Stmt::query(
+                        format!(
+                            "SELECT {} FROM deliveries WHERE state = $1 ORDER BY id DESC LIMIT $2",
+                            read::DELIVERY_COLUMNS
+                        ),
+                        vec![state.as_str().into(), limit.into()],
+                    ),
+                    "deliveries",
+                )
+                .await?
+            }
+            None => {
+                self.rows_of(
+                    Stmt::query(
+                        format!(
+                            "SELECT {} FROM deliveries ORDER BY id DESC LIMIT $1",
+                            read::DELIVERY_COLUMNS
+                        ),
+                        vec![limit.into()],
+                    ),
+                    "deliveries",
+                )
+                .await?
+            }
+        };
+        read::all(rows, read::delivery)
+    }
+
     async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
         let rows = self
             .rows(

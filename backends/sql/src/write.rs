@@ -135,7 +135,7 @@ const HANGING_TABLES: [&str; 9] = [
 
 /// Every table [`Op::ClearAll`] empties, with its statement: all but the system log and
 /// the schema's own bookkeeping.
-const CLEARED_TABLES: [(&str, &str); 27] = [
+const CLEARED_TABLES: [(&str, &str); 28] = [
     ("objects", "DELETE FROM objects"),
     ("attribute_values", "DELETE FROM attribute_values"),
     ("edges", "DELETE FROM edges"),
@@ -156,6 +156,7 @@ const CLEARED_TABLES: [(&str, &str); 27] = [
     ("login_failures", "DELETE FROM login_failures"),
     ("worksheets", "DELETE FROM worksheets"),
     ("notifications", "DELETE FROM notifications"),
+    ("deliveries", "DELETE FROM deliveries"),
     ("curation", "DELETE FROM curation"),
     ("documents", "DELETE FROM documents"),
     ("operations", "DELETE FROM operations"),
@@ -749,6 +750,31 @@ impl Writer {
                         owner_model.into(),
                         owner_object.into(),
                         name.into(),
+                    ],
+                    what,
+                );
+            }
+            Op::PutDelivery(d) => {
+                let what = format!("writing delivery {}", d.id);
+                let payload = to_json(&d.payload, "a delivery's payload")?;
+                self.exec(
+                    "INSERT INTO deliveries (id, channel, target, payload, state, attempts, next_attempt_at, \
+                     last_error, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                     ON CONFLICT (id) DO UPDATE SET channel = excluded.channel, target = excluded.target, \
+                     payload = excluded.payload, state = excluded.state, attempts = excluded.attempts, \
+                     next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, \
+                     created_at = excluded.created_at, updated_at = excluded.updated_at",
+                    vec![
+                        d.id.into(),
+                        d.channel.as_str().into(),
+                        d.target.into(),
+                        payload.into(),
+                        d.state.as_str().into(),
+                        i64::from(d.attempts).into(),
+                        d.next_attempt_at.into(),
+                        d.last_error.into(),
+                        d.created_at.into(),
+                        d.updated_at.into(),
                     ],
                     what,
                 );

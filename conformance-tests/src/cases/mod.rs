@@ -1047,6 +1047,15 @@ pub fn cases() -> Vec<Case> {
                 ("PUT", "/notifications/{notificationId}", B),
             ]
         ),
+        case!(
+            notifications::notification_deliveries_for_administrators,
+            AnyServer,
+            [
+                ("GET", "/admin/notificationDeliveries", N),
+                ("GET", "/admin/notificationDeliveries", B),
+                ("GET", "/admin/notificationDeliveries", D),
+            ]
+        ),
         // Data mapping scripts
         case!(
             data_mapping::data_mapping_scripts_round_trip,

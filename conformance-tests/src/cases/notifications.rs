@@ -168,3 +168,37 @@ pub async fn notifications_bad_input(t: &Target) {
         .await;
     assert_error(&resp, 404, "OBJECT_NOT_FOUND");
 }
+
+const DELIVERIES: &str = "/admin/notificationDeliveries";
+
+/// Administrators read the outbox of notifications (here, with nothing configured to
+/// deliver to, an empty one), in a state or all; a bad state or limit is
+/// INVALID_PARAMETER; others are refused.
+pub async fn notification_deliveries_for_administrators(t: &Target) {
+    let key = t.key().await;
+    for query in [
+        vec![],
+        vec![("state", "pending")],
+        vec![("state", "FAILED"), ("limit", "5")],
+    ] {
+        let resp = send_as(t, &key, Method::GET, DELIVERIES, &query, None).await;
+        let listed = resp.ok_array();
+        assert!(
+            listed
+                .iter()
+                .all(|d| d["id"].is_i64() && d["state"].is_string()),
+            "{listed:?}"
+        );
+    }
+    for query in [
+        vec![("state", "LOST")],
+        vec![("limit", "0")],
+        vec![("limit", "many")],
+    ] {
+        let resp = send_as(t, &key, Method::GET, DELIVERIES, &query, None).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+    }
+    let viewer = t.key_with_roles(&["Metadata Viewer"]).await;
+    let resp = send_as(t, &viewer, Method::GET, DELIVERIES, &[], None).await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+}

@@ -6,8 +6,9 @@
 //! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::login_external`],
 //! [`Catalog::external_user`], [`Catalog::authenticate`], [`Catalog::logout`]), the
 //! command line's own caller ([`Catalog::command_line_operator`]),
-//! [`Catalog::ping`] and what the server itself records ([`Catalog::record_calls`],
-//! [`Catalog::purge_system_log`]). The store and the unchecked helpers
+//! [`Catalog::ping`] and what the server itself records or sends ([`Catalog::record_calls`],
+//! [`Catalog::purge_system_log`], [`Catalog::claim_deliveries`],
+//! [`Catalog::finish_delivery`]). The store and the unchecked helpers
 //! (resolving identifiers, reading entities) stay inside the crate.
 
 mod administrators;
@@ -66,7 +67,7 @@ pub use lineage::{
 pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
-pub use notifications::{MAX_NOTIFICATIONS, NotificationView};
+pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
@@ -97,6 +98,35 @@ pub struct CatalogConfig {
     pub operation_heartbeat: Duration,
     /// A running operation whose heartbeat is older lost its process and is failed.
     pub operation_stale_after: Duration,
+    /// Where notifications go beyond the API: webhooks and e-mail.
+    pub delivery: DeliveryConfig,
+}
+
+/// Where notifications are delivered, and how often a failed delivery is tried again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryConfig {
+    /// The names of the configured webhooks: every notification event goes to each.
+    pub webhooks: Vec<String>,
+    /// Whether each notified user with an e-mail address is sent one.
+    pub email: bool,
+    /// The wait before the first retry; each further retry waits twice as long.
+    pub retry_initial: Duration,
+    /// The longest wait between two attempts.
+    pub retry_max: Duration,
+    /// Attempts before a delivery is given up as failed.
+    pub max_attempts: u32,
+}
+
+impl Default for DeliveryConfig {
+    fn default() -> Self {
+        Self {
+            webhooks: Vec::new(),
+            email: false,
+            retry_initial: Duration::from_secs(10),
+            retry_max: Duration::from_secs(60 * 60),
+            max_attempts: 12,
+        }
+    }
 }
 
 impl Default for CatalogConfig {
@@ -109,6 +139,7 @@ impl Default for CatalogConfig {
             importers: Importers::builtin(archive_limits),
             operation_heartbeat: Duration::from_secs(2),
             operation_stale_after: Duration::from_secs(60),
+            delivery: DeliveryConfig::default(),
         }
     }
 }

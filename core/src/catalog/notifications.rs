@@ -5,15 +5,18 @@
 //! Notifying is best effort: a notification that cannot be written is logged and the
 //! change it reports stands.
 
+use std::time::Duration;
+
 use serde::Serialize;
+use serde_json::{Value, json};
 
 use super::Catalog;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{
-    Capability, CurationKind, NOTIFICATION_IDS, Notification, NotificationKind, format_datetime,
-    now,
+    Capability, CurationKind, DELIVERY_IDS, Delivery, DeliveryChannel, DeliveryState,
+    NOTIFICATION_IDS, Notification, NotificationKind, format_datetime, now,
 };
 use crate::store::{Batch, Op};
 
@@ -52,6 +55,16 @@ pub(crate) fn model_of(object: ObjectId) -> ObjectId {
     } else {
         ObjectId::repository(object.model)
     }
+}
+
+/// The wait before the attempt after `attempts` failed ones: the initial wait doubled
+/// for each further failure, at most the longest wait.
+pub fn retry_wait(config: &super::DeliveryConfig, attempts: u32) -> Duration {
+    let doublings = attempts.saturating_sub(1).min(31);
+    config
+        .retry_initial
+        .saturating_mul(1 << doublings)
+        .min(config.retry_max)
 }
 
 impl Catalog {
@@ -111,6 +124,9 @@ impl Catalog {
         }
     }
 
+    /// Writes the notifications of one event, one per user, and in the same batch the
+    /// deliveries that carry the event out: one to each configured webhook, one e-mail
+    /// to each user with an address when e-mail is configured.
     async fn notify(
         &self,
         users: &[ObjectId],
@@ -126,22 +142,168 @@ impl Catalog {
             .reserve_ids(NOTIFICATION_IDS, users.len() as u64)
             .await?;
         let at = now();
-        let ops: Vec<Op> = users
+        let notifications: Vec<Notification> = users
             .iter()
             .zip(first..)
-            .map(|(user, id)| {
-                Op::PutNotification(Notification {
-                    id,
-                    user: *user,
-                    kind,
-                    object: model,
-                    message: message.to_owned(),
-                    at,
-                    read: false,
-                })
+            .map(|(user, id)| Notification {
+                id,
+                user: *user,
+                kind,
+                object: model,
+                message: message.to_owned(),
+                at,
+                read: false,
             })
             .collect();
+        let deliveries = self.deliveries_of(&notifications).await?;
+        let ops: Vec<Op> = notifications
+            .into_iter()
+            .map(Op::PutNotification)
+            .chain(deliveries.into_iter().map(Op::PutDelivery))
+            .collect();
         self.store.apply(Batch::from(ops)).await
+    }
+
+    /// The deliveries of one event's notifications (all of one kind, model and message).
+    async fn deliveries_of(&self, notifications: &[Notification]) -> Result<Vec<Delivery>> {
+        let config = &self.config.delivery;
+        let Some(first) = notifications.first() else {
+            return Ok(Vec::new());
+        };
+        if config.webhooks.is_empty() && !config.email {
+            return Ok(Vec::new());
+        }
+        let mut recipients = Vec::with_capacity(notifications.len());
+        for n in notifications {
+            if let Some(user) = self.store.user(n.user).await? {
+                recipients.push(user);
+            }
+        }
+        let at = format_datetime(&first.at);
+        let event = json!({
+            "event": first.kind.as_str(),
+            "modelId": first.object.to_string(),
+            "message": first.message,
+            "at": at,
+            "recipients": recipients.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(),
+            "notificationIds": notifications.iter().map(|n| n.id).collect::<Vec<_>>(),
+        });
+        let mut targets: Vec<(DeliveryChannel, String, Value)> = config
+            .webhooks
+            .iter()
+            .map(|name| (DeliveryChannel::Webhook, name.clone(), event.clone()))
+            .collect();
+        if config.email {
+            let subject: String = format!("[Lore] {}", first.message)
+                .chars()
+                .take(200)
+                .collect();
+            for user in recipients.iter().filter(|u| u.email.contains('@')) {
+                let text = format!(
+                    "Hello {},\n\n{}\n\n({} at {}, model {})\n",
+                    if user.full_name.is_empty() {
+                        &user.name
+                    } else {
+                        &user.full_name
+                    },
+                    first.message,
+                    first.kind.as_str(),
+                    at,
+                    first.object,
+                );
+                targets.push((
+                    DeliveryChannel::Email,
+                    user.email.clone(),
+                    json!({"subject": subject, "text": text}),
+                ));
+            }
+        }
+        if targets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let first_id = self
+            .store
+            .reserve_ids(DELIVERY_IDS, targets.len() as u64)
+            .await?;
+        let created = now();
+        Ok(targets
+            .into_iter()
+            .zip(first_id..)
+            .map(|((channel, target, payload), id)| Delivery {
+                id,
+                channel,
+                target,
+                payload,
+                state: DeliveryState::Pending,
+                attempts: 0,
+                next_attempt_at: created,
+                last_error: String::new(),
+                created_at: created,
+                updated_at: created,
+            })
+            .collect())
+    }
+
+    /// Claims the deliveries due now for this process's sender, for `lease` (after which
+    /// another sender may take them, should this one have stopped). Not a call of a
+    /// client: the server's sender calls it.
+    pub async fn claim_deliveries(&self, limit: usize, lease: Duration) -> Result<Vec<Delivery>> {
+        let now = now();
+        let lease_until = now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
+        self.store.claim_deliveries(now, lease_until, limit).await
+    }
+
+    /// Records how an attempt at a delivery went: delivered, or failed with the reason
+    /// and due again after the back-off of the retry policy, or given up after its last
+    /// allowed attempt. Not a call of a client: the server's sender calls it.
+    pub async fn finish_delivery(
+        &self,
+        mut delivery: Delivery,
+        outcome: std::result::Result<(), String>,
+    ) -> Result<Delivery> {
+        let config = &self.config.delivery;
+        let at = now();
+        delivery.attempts = delivery.attempts.saturating_add(1);
+        delivery.updated_at = at;
+        match outcome {
+            Ok(()) => {
+                delivery.state = DeliveryState::Delivered;
+                delivery.last_error.clear();
+                delivery.next_attempt_at = at;
+            }
+            Err(reason) => {
+                delivery.last_error = reason.chars().take(1000).collect();
+                if delivery.attempts >= config.max_attempts {
+                    delivery.state = DeliveryState::Failed;
+                    delivery.next_attempt_at = at;
+                } else {
+                    let wait = retry_wait(config, delivery.attempts);
+                    delivery.next_attempt_at =
+                        at + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX);
+                }
+            }
+        }
+        self.store
+            .apply(Batch::from(vec![Op::PutDelivery(delivery.clone())]))
+            .await?;
+        Ok(delivery)
+    }
+
+    /// `GET /admin/notificationDeliveries`: the outbox, newest first, for administrators.
+    pub async fn list_deliveries(
+        &self,
+        caller: &Caller,
+        state: Option<DeliveryState>,
+        limit: Option<u32>,
+    ) -> Result<Vec<Delivery>> {
+        caller.require(Capability::Administer)?;
+        let limit = limit.unwrap_or(100);
+        if !(1..=MAX_NOTIFICATIONS).contains(&limit) {
+            return Err(Error::invalid(format!(
+                "limit must be from 1 to {MAX_NOTIFICATIONS}, not {limit}"
+            )));
+        }
+        self.store.deliveries(state, limit as usize).await
     }
 
     /// `GET /notifications`: the caller's notifications, newest first.

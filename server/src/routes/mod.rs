@@ -211,7 +211,8 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         ))
         .routes(routes!(curation::workflow_transition))
         .routes(routes!(notifications::list_notifications))
-        .routes(routes!(notifications::mark_notification));
+        .routes(routes!(notifications::mark_notification))
+        .routes(routes!(notifications::list_deliveries));
     let router = deprecated_routes(router);
     let (router, mut openapi) = router.split_for_parts();
     let router = router.layer(axum::middleware::from_fn(deprecated::mark));

@@ -4,7 +4,9 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
 use lore_core::Error;
+use lore_core::model::{DeliveryState, format_datetime};
 use serde::Deserialize;
+use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
@@ -33,23 +35,86 @@ pub async fn list_notifications(
     Params(params): Params<NotificationParams>,
 ) -> ApiResult<Response> {
     let unread = flag(params.unread.as_deref(), "unread")?;
-    let limit = match params
-        .limit
-        .as_deref()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-    {
-        None => None,
-        Some(text) => Some(text.parse::<u32>().map_err(|_| {
-            Error::invalid(format!(
-                "limit '{text}' is not a whole number from 1 to 1000"
-            ))
-        })?),
-    };
+    let limit = limit_of(params.limit.as_deref())?;
     Ok(ok(state
         .catalog
         .my_notifications(&caller, unread, limit)
         .await?))
+}
+
+/// The limit parameter: a whole number, checked by the catalog.
+fn limit_of(limit: Option<&str>) -> Result<Option<u32>, Error> {
+    match limit.map(str::trim).filter(|l| !l.is_empty()) {
+        None => Ok(None),
+        Some(text) => text.parse::<u32>().map(Some).map_err(|_| {
+            Error::invalid(format!(
+                "limit '{text}' is not a whole number from 1 to 1000"
+            ))
+        }),
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryParams {
+    /// Only deliveries in this state: `PENDING`, `DELIVERED` or `FAILED`.
+    pub state: Option<String>,
+    /// At most this many, 1 to 1,000 (default 100).
+    pub limit: Option<String>,
+}
+
+/// The outbox of notifications, newest first, for administrators (a Lore extension):
+/// each event on its way to a webhook or an e-mail address, with its attempts, when it is
+/// due and why the last attempt failed. `FAILED` ones were given up after
+/// `notifications.max_attempts`.
+#[utoipa::path(get, path = "/admin/notificationDeliveries", tag = "Notifications", security(("api_key" = ["Administer"])),
+    params(DeliveryParams),
+    responses((status = 200, description = "An array of `{id, channel, target, event, message, state, attempts, nextAttemptAt, lastError, createdAt, updatedAt}`"),
+        (status = 400, description = "A bad state or limit"), (status = 403, description = "Not an administrator")))]
+pub async fn list_deliveries(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<DeliveryParams>,
+) -> ApiResult<Response> {
+    let wanted = match params
+        .state
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        None => None,
+        Some(text) => Some(
+            DeliveryState::parse(&text.to_ascii_uppercase()).ok_or_else(|| {
+                Error::invalid(format!(
+                    "state '{text}' is not one of PENDING, DELIVERED, FAILED"
+                ))
+            })?,
+        ),
+    };
+    let limit = limit_of(params.limit.as_deref())?;
+    let deliveries = state
+        .catalog
+        .list_deliveries(&caller, wanted, limit)
+        .await?;
+    let listed: Vec<Value> = deliveries
+        .iter()
+        .map(|d| {
+            json!({
+                "id": d.id,
+                "channel": d.channel.as_str(),
+                "target": d.target,
+                "event": d.payload.get("event").cloned().unwrap_or(Value::Null),
+                "message": d.payload.get("message").or_else(|| d.payload.get("subject")).cloned().unwrap_or(Value::Null),
+                "state": d.state.as_str(),
+                "attempts": d.attempts,
+                "nextAttemptAt": format_datetime(&d.next_attempt_at),
+                "lastError": d.last_error,
+                "createdAt": format_datetime(&d.created_at),
+                "updatedAt": format_datetime(&d.updated_at),
+            })
+        })
+        .collect();
+    Ok(ok(listed))
 }
 
 /// Marks a notification read or unread.
