@@ -154,21 +154,26 @@ async fn read_all(store: &dyn Store) -> BenchResult<(Duration, usize)> {
     Ok((started.elapsed(), rows))
 }
 
-/// The process's peak resident set in MiB, reset first when `reset`.
-fn peak_mib(reset: bool) -> f64 {
-    if reset {
-        // Writing 5 to clear_refs resets VmHWM to the current resident set.
-        let _ = std::fs::write("/proc/self/clear_refs", "5");
-    }
+/// A figure of `/proc/self/status` in MiB: `VmHWM` (the peak resident set) or `VmRSS`.
+fn status_mib(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1).map(str::to_owned))
         })
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The process's peak resident set in MiB, reset first to the resident set when `reset`
+/// (writing 5 to `clear_refs`).
+fn peak_mib(reset: bool) -> f64 {
+    if reset {
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+    }
+    status_mib("VmHWM:")
 }
 
 fn secs(d: Duration) -> String {
@@ -184,6 +189,7 @@ async fn run(objects: i64) -> BenchResult<()> {
     let catalog = Catalog::new(source.clone(), CatalogConfig::default());
     let operator = catalog.command_line_operator();
     let base = peak_mib(true);
+    let resident = status_mib("VmRSS:");
     let started = Instant::now();
     let (file, manifest) = catalog
         .backup(&operator, tempfile::tempfile()?, BackupOptions::default())
@@ -192,10 +198,10 @@ async fn run(objects: i64) -> BenchResult<()> {
     let grew = peak_mib(false) - base;
     let size = file.metadata()?.len();
     println!(
-        "| step | backend | Lore | baseline | Lore / baseline | peak memory growth |\n|---|---|--:|--:|--:|--:|"
+        "| step | backend | Lore | baseline | Lore / baseline | resident before | peak memory growth |\n|---|---|--:|--:|--:|--:|--:|"
     );
     println!(
-        "| backup ({} records, {:.0} MiB zip) | SQLite | {} | {} (reading {rows} rows) | {:.1}x | {grew:.0} MiB |",
+        "| backup ({} records, {:.0} MiB zip) | SQLite | {} | {} (reading {rows} rows) | {:.1}x | {resident:.0} MiB | {grew:.0} MiB |",
         manifest.records.values().sum::<u64>(),
         size as f64 / (1 << 20) as f64,
         secs(took),
@@ -227,13 +233,14 @@ async fn run(objects: i64) -> BenchResult<()> {
         let mut backup = file.try_clone()?;
         backup.rewind()?;
         let base = peak_mib(true);
+        let resident = status_mib("VmRSS:");
         let started = Instant::now();
         catalog.restore(&operator, backup).await?;
         let took = started.elapsed();
         let grew = peak_mib(false) - base;
         let bulk = load(baseline.as_ref(), objects).await?;
         println!(
-            "| restore | {name} | {} | {} (bulk write of the same rows) | {:.1}x | {grew:.0} MiB |",
+            "| restore | {name} | {} | {} (bulk write of the same rows) | {:.1}x | {resident:.0} MiB | {grew:.0} MiB |",
             secs(took),
             secs(bulk),
             took.as_secs_f64() / bulk.as_secs_f64(),
