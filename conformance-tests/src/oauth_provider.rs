@@ -49,12 +49,12 @@ fn tool_present(tool: &str) -> bool {
 }
 
 /// Runs `npm ci` unless `node_modules` is complete, holding `oauth/.npm-install.lock`.
+/// Complete means a marker written after `npm ci` succeeded: a package's files appear
+/// while `npm ci` still extracts the others, so no file of theirs tells.
 fn install() {
     let dir = provider_dir();
-    let installed = || {
-        dir.join("node_modules/oauth2-mock-server/package.json")
-            .exists()
-    };
+    let marker = dir.join("node_modules/.lore-installed");
+    let installed = || marker.exists();
     if installed() {
         return;
     }
@@ -78,6 +78,7 @@ fn install() {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
+        std::fs::write(&marker, b"npm ci succeeded\n").expect("marking node_modules complete");
     }
     let _ = lock.unlock();
 }

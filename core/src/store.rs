@@ -101,6 +101,9 @@ pub enum Op {
     PutNotification(Notification),
     /// Inserts the delivery or replaces the one with the same id.
     PutDelivery(Delivery),
+    /// Replaces the delivery of that id if the outbox still holds it (the outcome of an
+    /// attempt); a no-op when it is gone (a restore emptied the outbox meanwhile).
+    UpdateDelivery(Delivery),
     /// Inserts the curation entry or replaces the one with the same id.
     PutCuration(Curation),
     /// Deletes the curation entry of that id; deleting an absent one is a no-op.
@@ -277,7 +280,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             }
         }
         Op::PutOperation(operation) => prepare_operation(operation)?,
-        Op::PutDelivery(d) => {
+        Op::PutDelivery(d) | Op::UpdateDelivery(d) => {
             d.next_attempt_at = micros(d.next_attempt_at);
             d.created_at = micros(d.created_at);
             d.updated_at = micros(d.updated_at);

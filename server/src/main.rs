@@ -97,50 +97,8 @@ fn main() -> ExitCode {
         Command::Restore(args) => {
             run_local("lore restore", lore_server::cli_backup::run_restore(&args))
         }
-        Command::Import(args) => {
-            let runtime = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("lore import: cannot start the runtime: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match runtime.block_on(lore_server::cli_import::run(&args)) {
-                Ok(text) => {
-                    print!("{text}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("lore import: {e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Command::Query(args) => {
-            let runtime = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("lore: cannot start the runtime: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match runtime.block_on(lore_server::cli_query::run(&args)) {
-                Ok(text) => {
-                    print!("{text}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("lore query: {e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        Command::Import(args) => run_local("lore import", lore_server::cli_import::run(&args)),
+        Command::Query(args) => run_local("lore query", lore_server::cli_query::run(&args)),
         Command::Serve { config } => {
             let settings = match Settings::load(config.as_deref()) {
                 Ok(s) => s,
@@ -209,17 +167,7 @@ enum Admin {
 /// Opens the configured store and runs an administration command on it: prints its
 /// text, or `<name>: <message>` on standard error and exits with code 1.
 fn run_admin(name: &str, config: Option<&Path>, command: Admin) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{name}: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = runtime.block_on(async {
+    run_local(name, async {
         let (catalog, notice) = cli_admin::open_from_config(config).await?;
         if let Some(notice) = notice {
             eprintln!("{name}: {notice}");
@@ -228,17 +176,7 @@ fn run_admin(name: &str, config: Option<&Path>, command: Admin) -> ExitCode {
             Admin::User(command) => cli_admin::run_user(&catalog, command).await,
             Admin::Group(command) => cli_admin::run_group(&catalog, command).await,
         }
-    });
-    match outcome {
-        Ok(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{name}: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    })
 }
 
 fn init_logging(settings: &Settings) {

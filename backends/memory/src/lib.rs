@@ -1009,6 +1009,13 @@ impl Tx<'_> {
                 let old = self.state.deliveries.insert(id, delivery);
                 self.undo.push(Undo::Delivery(id, old));
             }
+            Op::UpdateDelivery(delivery) => {
+                let id = delivery.id;
+                if let Some(slot) = self.state.deliveries.get_mut(&id) {
+                    let old = std::mem::replace(slot, delivery);
+                    self.undo.push(Undo::Delivery(id, Some(old)));
+                }
+            }
             Op::PutOperation(operation) => self.deferred.push(Deferred::Operation(operation)),
             Op::PutOperationLogLine { operation, line } => {
                 self.deferred.push(Deferred::LogLine(operation, line));

@@ -779,6 +779,28 @@ impl Writer {
                     what,
                 );
             }
+            Op::UpdateDelivery(d) => {
+                let what = format!("recording an attempt at delivery {}", d.id);
+                let payload = to_json(&d.payload, "a delivery's payload")?;
+                self.exec(
+                    "UPDATE deliveries SET channel = $2, target = $3, payload = $4, state = $5, \
+                     attempts = $6, next_attempt_at = $7, last_error = $8, created_at = $9, \
+                     updated_at = $10 WHERE id = $1",
+                    vec![
+                        d.id.into(),
+                        d.channel.as_str().into(),
+                        d.target.into(),
+                        payload.into(),
+                        d.state.as_str().into(),
+                        i64::from(d.attempts).into(),
+                        d.next_attempt_at.into(),
+                        d.last_error.into(),
+                        d.created_at.into(),
+                        d.updated_at.into(),
+                    ],
+                    what,
+                );
+            }
             Op::PutOperation(operation) => {
                 let what = format!("writing operation {}", operation.id);
                 let mut params = vec![SqlValue::from(operation.id)];

@@ -21,8 +21,8 @@ pub use write::{BackupOptions, BackupSummary, write_backup};
 
 use crate::id::ObjectId;
 use crate::model::{
-    ClassificationStatus, DataProfile, DataSample, EdgeKind, Object, OperationDetail,
-    OperationState, TagKind, Timestamp, Value,
+    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, Object, Operation,
+    OperationLogLine, TagKind, Timestamp, User, Value,
 };
 
 /// What `backup.json` says the file is.
@@ -126,14 +126,29 @@ impl Default for BackupLimits {
 /// A user with their password hash (which the API never shows).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserRecord {
-    pub id: ObjectId,
-    pub name: String,
-    pub full_name: String,
-    pub email: String,
-    pub description: String,
+    #[serde(flatten)]
+    pub user: User,
+    /// The argon2id PHC string, or none for accounts without a password.
     pub password_hash: Option<String>,
-    pub enabled: bool,
-    pub created_at: Timestamp,
+}
+
+impl From<User> for UserRecord {
+    fn from(mut user: User) -> Self {
+        let password_hash = user.password_hash.take();
+        Self {
+            user,
+            password_hash,
+        }
+    }
+}
+
+impl From<UserRecord> for User {
+    fn from(record: UserRecord) -> Self {
+        Self {
+            password_hash: record.password_hash,
+            ..record.user
+        }
+    }
 }
 
 /// An object with everything that hangs on it: its attribute values, outgoing edges,
@@ -226,49 +241,19 @@ pub struct StatusRecord {
 /// An operation with its log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OperationRecord {
-    pub id: i64,
-    pub kind: String,
-    pub state: OperationState,
-    pub model: Option<ObjectId>,
-    pub started_by: String,
-    pub started_at: Timestamp,
-    pub heartbeat_at: Timestamp,
-    pub detail: OperationDetail,
+    #[serde(flatten)]
+    pub operation: Operation,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub log: Vec<LogLineRecord>,
-}
-
-/// A line of an operation's log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LogLineRecord {
-    pub seq: i64,
-    pub at: Timestamp,
-    pub level: String,
-    pub message: String,
-}
-
-/// A model's import settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImportSettingsRecord {
-    pub model: ObjectId,
-    pub format: String,
-    pub parameters: serde_json::Map<String, serde_json::Value>,
-    pub attachment: Option<String>,
-    pub updated_at: Timestamp,
-    pub updated_by: String,
+    pub log: Vec<OperationLogLine>,
 }
 
 /// An attached file, its content in Base64.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttachmentRecord {
-    pub object: ObjectId,
-    pub name: String,
-    pub media_type: String,
-    pub size: u64,
-    /// Hex SHA-256 of the content, checked on restore.
-    pub sha256: String,
-    pub created_at: Timestamp,
-    pub created_by: String,
+    /// The file's object, name, media type, `size` and `sha256` (hex, checked on restore),
+    /// and when and by whom it was attached.
+    #[serde(flatten)]
+    pub info: AttachmentInfo,
     pub content: String,
 }
 

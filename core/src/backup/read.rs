@@ -12,16 +12,15 @@ use sha2::{Digest, Sha256};
 use zip::ZipArchive;
 
 use super::{
-    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    ImportSettingsRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord, UserRecord, files,
+    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord, MANIFEST,
+    Manifest, ObjectRecord, OperationRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{
-    Attachment, AttachmentInfo, AttributeType, AttributeValue, CURATION_IDS, Classification,
-    Curation, DataClass, Document, Edge, Grant, Group, ImportSettings, LabelAssignment, Membership,
-    NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectType, Operation, OperationLogLine,
-    Profiling, Role, SensitivityLabel, Tag, User, Worksheet,
+    Attachment, AttributeType, AttributeValue, CURATION_IDS, Classification, Curation, DataClass,
+    Document, Edge, Grant, Group, ImportSettings, LabelAssignment, Membership, NOTIFICATION_IDS,
+    Notification, OPERATION_IDS, ObjectType, Profiling, Role, SensitivityLabel, Tag, Worksheet,
 };
 use crate::store::Op;
 
@@ -307,24 +306,15 @@ pub fn plan_restore<R: Read + Seek>(
 
     reader.each(files::USERS, |u: UserRecord, line| {
         count(files::USERS);
-        if !known.users.insert(u.id) {
+        let id = u.user.id;
+        if !known.users.insert(id) {
             return Err(bad(format!(
-                "{} line {line}: user {} twice",
-                files::USERS,
-                u.id
+                "{} line {line}: user {id} twice",
+                files::USERS
             )));
         }
-        known.saw_id(u.id);
-        ops.push(Op::PutUser(User {
-            id: u.id,
-            name: u.name,
-            full_name: u.full_name,
-            email: u.email,
-            description: u.description,
-            password_hash: u.password_hash,
-            enabled: u.enabled,
-            created_at: u.created_at,
-        }))
+        known.saw_id(id);
+        ops.push(Op::PutUser(u.into()))
     })?;
     if known.users.is_empty() {
         return Err(bad(format!(
@@ -501,32 +491,18 @@ pub fn plan_restore<R: Read + Seek>(
     })?;
     reader.each(files::OPERATIONS, |o: OperationRecord, _| {
         count(files::OPERATIONS);
-        known.saw(OPERATION_IDS, o.id);
-        let id = o.id;
-        ops.push(Op::PutOperation(Operation {
-            id,
-            kind: o.kind,
-            state: o.state,
-            model: o.model,
-            started_by: o.started_by,
-            started_at: o.started_at,
-            heartbeat_at: o.heartbeat_at,
-            detail: o.detail,
-        }))?;
-        for l in o.log {
+        let id = o.operation.id;
+        known.saw(OPERATION_IDS, id);
+        ops.push(Op::PutOperation(o.operation))?;
+        for line in o.log {
             ops.push(Op::PutOperationLogLine {
                 operation: id,
-                line: OperationLogLine {
-                    seq: l.seq,
-                    at: l.at,
-                    level: l.level,
-                    message: l.message,
-                },
+                line,
             })?;
         }
         Ok(())
     })?;
-    reader.each(files::IMPORT_SETTINGS, |s: ImportSettingsRecord, line| {
+    reader.each(files::IMPORT_SETTINGS, |s: ImportSettings, line| {
         count(files::IMPORT_SETTINGS);
         if !known.objects.contains(&s.model) {
             return Err(bad(format!(
@@ -535,20 +511,14 @@ pub fn plan_restore<R: Read + Seek>(
                 s.model
             )));
         }
-        ops.push(Op::PutImportSettings(ImportSettings {
-            model: s.model,
-            format: s.format,
-            parameters: s.parameters,
-            attachment: s.attachment,
-            updated_at: s.updated_at,
-            updated_by: s.updated_by,
-        }))
+        ops.push(Op::PutImportSettings(s))
     })?;
     reader.each(files::ATTACHMENTS, |a: AttachmentRecord, line| {
         count(files::ATTACHMENTS);
         let at = || format!("{} line {line}", files::ATTACHMENTS);
-        if !known.objects.contains(&a.object) {
-            return Err(bad(format!("{}: no object {}", at(), a.object)));
+        let info = a.info;
+        if !known.objects.contains(&info.object) {
+            return Err(bad(format!("{}: no object {}", at(), info.object)));
         }
         let content = base64::engine::general_purpose::STANDARD
             .decode(a.content.as_bytes())
@@ -557,25 +527,14 @@ pub fn plan_restore<R: Read + Seek>(
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        if content.len() as u64 != a.size || sha256 != a.sha256 {
+        if content.len() as u64 != info.size || sha256 != info.sha256 {
             return Err(bad(format!(
                 "{}: the content of '{}' does not match its size and SHA-256",
                 at(),
-                a.name
+                info.name
             )));
         }
-        ops.push(Op::PutAttachment(Attachment {
-            info: AttachmentInfo {
-                object: a.object,
-                name: a.name,
-                media_type: a.media_type,
-                size: a.size,
-                sha256: a.sha256,
-                created_at: a.created_at,
-                created_by: a.created_by,
-            },
-            content,
-        }))
+        ops.push(Op::PutAttachment(Attachment { info, content }))
     })?;
     // A sequence never falls to an id a record holds.
     let mut sequences: BTreeMap<i64, i64> = known

@@ -10,8 +10,7 @@ use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use super::{
     AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    ImportSettingsRecord, LogLineRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord,
-    StatusRecord, TagRecord, UserRecord, files,
+    MANIFEST, Manifest, ObjectRecord, OperationRecord, StatusRecord, TagRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
@@ -79,16 +78,7 @@ pub async fn write_backup<W: Write + Seek + Send>(
 
     zip.start(files::USERS)?;
     for u in store.users().await? {
-        zip.line(&UserRecord {
-            id: u.id,
-            name: u.name,
-            full_name: u.full_name,
-            email: u.email,
-            description: u.description,
-            password_hash: u.password_hash,
-            enabled: u.enabled,
-            created_at: u.created_at,
-        })?;
+        zip.line(&UserRecord::from(u))?;
     }
     let groups = store.groups().await?;
     zip.start(files::GROUPS)?;
@@ -175,43 +165,16 @@ pub async fn write_backup<W: Write + Seek + Send>(
         })
         .await?;
     operations.reverse();
-    for o in operations {
-        let log = store
-            .operation_log(o.id)
-            .await?
-            .into_iter()
-            .map(|l| LogLineRecord {
-                seq: l.seq,
-                at: l.at,
-                level: l.level,
-                message: l.message,
-            })
-            .collect();
-        zip.line(&OperationRecord {
-            id: o.id,
-            kind: o.kind,
-            state: o.state,
-            model: o.model,
-            started_by: o.started_by,
-            started_at: o.started_at,
-            heartbeat_at: o.heartbeat_at,
-            detail: o.detail,
-            log,
-        })?;
+    for operation in operations {
+        let log = store.operation_log(operation.id).await?;
+        zip.line(&OperationRecord { operation, log })?;
     }
     zip.start(files::IMPORT_SETTINGS)?;
     let mut model_ids: Vec<ObjectId> = models.iter().map(|m| m.id).collect();
     model_ids.sort();
     for model in model_ids {
-        if let Some(s) = store.import_settings(model).await? {
-            zip.line(&ImportSettingsRecord {
-                model: s.model,
-                format: s.format,
-                parameters: s.parameters,
-                attachment: s.attachment,
-                updated_at: s.updated_at,
-                updated_by: s.updated_by,
-            })?;
+        if let Some(settings) = store.import_settings(model).await? {
+            zip.line(&settings)?;
         }
     }
     zip.start(files::ATTACHMENTS)?;
@@ -224,14 +187,8 @@ pub async fn write_backup<W: Write + Seek + Send>(
             continue;
         };
         zip.line(&AttachmentRecord {
-            object: a.info.object,
-            name: a.info.name,
-            media_type: a.info.media_type,
-            size: a.info.size,
-            sha256: a.info.sha256,
-            created_at: a.info.created_at,
-            created_by: a.info.created_by,
             content: base64::engine::general_purpose::STANDARD.encode(&a.content),
+            info: a.info,
         })?;
     }
     zip.start(files::ID_SEQUENCES)?;

@@ -284,7 +284,7 @@ impl Catalog {
             }
         }
         self.store
-            .apply(Batch::from(vec![Op::PutDelivery(delivery.clone())]))
+            .apply(Batch::from(vec![Op::UpdateDelivery(delivery.clone())]))
             .await?;
         Ok(delivery)
     }

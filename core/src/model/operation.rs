@@ -65,7 +65,7 @@ pub struct OperationDetail {
 pub const OPERATION_IDS: i64 = -4;
 
 /// One operation: an import started through `startImport`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Operation {
     /// Given by the store when the operation is inserted.
     pub id: i64,
@@ -106,7 +106,7 @@ impl OperationFilter {
 }
 
 /// A line of an operation's log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OperationLogLine {
     /// Its number in the log, from 1.
     pub seq: i64,
@@ -118,7 +118,7 @@ pub struct OperationLogLine {
 
 /// How a model is imported by `startImport`: its importer's format and parameters, and
 /// the attachment it reads.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImportSettings {
     pub model: ObjectId,
     pub format: String,
@@ -131,7 +131,7 @@ pub struct ImportSettings {
 }
 
 /// What is known of an attached file, without its content.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttachmentInfo {
     pub object: ObjectId,
     /// The file name, unique per object.
