@@ -362,6 +362,7 @@ macro_rules! store_suite {
             restore_ops_keep_their_ids_and_replace,
             a_failed_restore_lands_nothing,
             deliveries_are_claimed_once_until_their_lease_runs_out,
+            a_snapshot_reads_one_moment_and_refuses_writes,
         );
     };
 }

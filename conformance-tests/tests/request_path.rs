@@ -43,6 +43,9 @@ impl Store for Counting {
     async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
         self.inner.id_sequences().await
     }
+    async fn snapshot(&self) -> Result<std::sync::Arc<dyn Store>> {
+        self.inner.snapshot().await
+    }
     async fn apply(&self, batch: Batch) -> Result<()> {
         self.inner.apply(batch).await
     }

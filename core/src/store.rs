@@ -563,6 +563,11 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// groups) and returns the first. Reserved ids are never handed out again, even when
     /// the batch that was to use them fails.
     async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64>;
+    /// A read-only view of the store as it is now, which writes made afterwards do not
+    /// change: every read of it answers from one consistent snapshot (a backup reads
+    /// through one). Its writes fail. Writers do not wait for it; keep it only as long
+    /// as needed (a SQL database keeps old row versions for it).
+    async fn snapshot(&self) -> Result<std::sync::Arc<dyn Store>>;
     /// The next id of every id space that gave ids, by id space: `(space, next)`.
     async fn id_sequences(&self) -> Result<Vec<(i64, i64)>>;
 

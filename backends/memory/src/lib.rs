@@ -57,7 +57,7 @@ type DocumentKey = (DocumentKind, Option<ObjectId>, String);
 type ChildKey = (i64, Option<ObjectId>, String, ObjectId);
 
 /// The whole catalog in memory, with the indexes the reads need.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct State {
     objects: BTreeMap<ObjectId, Object>,
     /// (model, parent, name, id) of every object: children and child-by-name lookups.
@@ -1234,12 +1234,14 @@ pub struct MemoryStore {
     system_log: RwLock<SystemLog>,
     /// Operations, import settings and attachments.
     operations: RwLock<Operations>,
+    /// A snapshot ([`Store::snapshot`]): its writes fail.
+    read_only: bool,
 }
 
 /// Operations and their logs, import settings and attachments of a memory store. Settings
 /// and attachments of a deleted object are not removed but no longer read (ids are never
 /// used again), which answers like the SQL stores' deleting them.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Operations {
     operations: BTreeMap<i64, Operation>,
     logs: HashMap<i64, Vec<OperationLogLine>>,
@@ -1249,7 +1251,7 @@ struct Operations {
 }
 
 /// The system log of a memory store.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct SystemLog {
     entries: BTreeMap<(Timestamp, u64), SystemLogEntry>,
     appended: u64,
@@ -1266,7 +1268,22 @@ impl MemoryStore {
     }
 
     fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {
+        self.writable()?;
         self.state.write().map_err(|_| poisoned())
+    }
+
+    /// Refuses the writes of a snapshot.
+    fn writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(Error::internal(
+                "a snapshot of the store is read-only: write to the store itself",
+            ));
+        }
+        Ok(())
+    }
+
+    fn sequences(&self) -> Result<std::sync::MutexGuard<'_, HashMap<i64, i64>>> {
+        self.sequences.lock().map_err(|_| poisoned())
     }
 
     fn log(&self) -> Result<RwLockReadGuard<'_, SystemLog>> {
@@ -1274,6 +1291,7 @@ impl MemoryStore {
     }
 
     fn log_mut(&self) -> Result<RwLockWriteGuard<'_, SystemLog>> {
+        self.writable()?;
         self.system_log.write().map_err(|_| poisoned())
     }
 
@@ -1282,6 +1300,7 @@ impl MemoryStore {
     }
 
     fn ops_mut(&self) -> Result<RwLockWriteGuard<'_, Operations>> {
+        self.writable()?;
         self.operations.write().map_err(|_| poisoned())
     }
 
@@ -1305,7 +1324,8 @@ impl Store for MemoryStore {
     }
 
     async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
-        let mut sequences = self.sequences.lock().map_err(|_| poisoned())?;
+        self.writable()?;
+        let mut sequences = self.sequences()?;
         let next = sequences.entry(model).or_insert(1);
         let first = *next;
         let after = i64::try_from(count)
@@ -1338,7 +1358,7 @@ impl Store for MemoryStore {
         }
         // Taken while the state is still locked, so readers see the batch whole.
         let mut ops = self.ops_mut()?;
-        let mut sequences = self.sequences.lock().map_err(|_| poisoned())?;
+        let mut sequences = self.sequences()?;
         for write in tx.deferred {
             match write {
                 Deferred::ClearAll => {
@@ -1371,8 +1391,23 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    async fn snapshot(&self) -> Result<std::sync::Arc<dyn Store>> {
+        // Every lock at once, so the copy is one moment of the store.
+        let state = self.read()?;
+        let operations = self.ops()?;
+        let sequences = self.sequences()?;
+        let system_log = self.log()?;
+        Ok(std::sync::Arc::new(MemoryStore {
+            state: RwLock::new(state.clone()),
+            sequences: Mutex::new(sequences.clone()),
+            system_log: RwLock::new(system_log.clone()),
+            operations: RwLock::new(operations.clone()),
+            read_only: true,
+        }))
+    }
+
     async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
-        let sequences = self.sequences.lock().map_err(|_| poisoned())?;
+        let sequences = self.sequences()?;
         let mut all: Vec<(i64, i64)> = sequences.iter().map(|(s, n)| (*s, *n)).collect();
         all.sort_unstable();
         Ok(all)

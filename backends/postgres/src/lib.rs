@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lore_backend_sql::{
-    ColType, DbError, DbErrorKind, Dialect, Driver, DriverTx, Outcome, Row, SqlStore, SqlValue,
-    Stmt, Table,
+    ColType, DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Outcome, Row,
+    SqlStore, SqlValue, Stmt, Table,
 };
 use lore_core::{Error, Result};
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -79,6 +79,7 @@ fn describe_target(options: &PgConnectOptions) -> String {
 #[async_trait]
 impl Driver for Postgres {
     type Tx = PgTx;
+    type Snapshot = PgSnapshot;
     type Options = String;
     const DIALECT: Dialect = Dialect::Postgres;
 
@@ -108,6 +109,37 @@ impl Driver for Postgres {
         Ok(PgTx {
             tx: self.pool.begin().await.map_err(classify)?,
         })
+    }
+
+    async fn snapshot(&self) -> Result<PgSnapshot, DbError> {
+        let mut tx = self.pool.begin().await.map_err(classify)?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+        // The snapshot is taken at the transaction's first query: take it now.
+        sqlx::query("SELECT 1")
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+        Ok(PgSnapshot {
+            tx: tokio::sync::Mutex::new(tx),
+        })
+    }
+}
+
+/// A `REPEATABLE READ, READ ONLY` transaction held open for a series of reads; sqlx
+/// rolls it back when it is dropped.
+#[derive(Debug)]
+pub struct PgSnapshot {
+    tx: tokio::sync::Mutex<sqlx::Transaction<'static, Pg>>,
+}
+
+#[async_trait]
+impl DriverSnapshot for PgSnapshot {
+    async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
+        let mut tx = self.tx.lock().await;
+        run_all(&mut tx, queries).await
     }
 }
 

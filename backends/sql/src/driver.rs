@@ -144,6 +144,7 @@ pub fn in_order(
 #[async_trait]
 pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
     type Tx: DriverTx;
+    type Snapshot: DriverSnapshot;
     /// Where the database is: a file path, a URL.
     type Options: Send;
 
@@ -158,6 +159,17 @@ pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
 
     /// Starts a write transaction; writers wait for each other.
     async fn begin(&self) -> Result<Self::Tx, DbError>;
+
+    /// Opens a read-only transaction on one consistent snapshot of the last committed
+    /// state, for a series of reads (a backup). Writers do not wait for it.
+    async fn snapshot(&self) -> Result<Self::Snapshot, DbError>;
+}
+
+/// An open read-only transaction of a driver, ended when dropped.
+#[async_trait]
+pub trait DriverSnapshot: Send + Sync + std::fmt::Debug + 'static {
+    /// Runs read-only statements on the snapshot.
+    async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError>;
 }
 
 /// An open write transaction of a driver. Dropping it rolls back.

@@ -27,7 +27,9 @@ mod value;
 mod write;
 
 pub use dialect::Dialect;
-pub use driver::{DbError, DbErrorKind, Driver, DriverTx, Outcome, Stmt, Table, in_order};
+pub use driver::{
+    DbError, DbErrorKind, Driver, DriverSnapshot, DriverTx, Outcome, Stmt, Table, in_order,
+};
 pub use store::SqlStore;
 pub use value::{ColType, Row, SqlValue};
 pub use write::BULK_ROWS;

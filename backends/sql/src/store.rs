@@ -1,7 +1,7 @@
 //! [`SqlStore`]: the whole [`Store`] over any [`Driver`], written once for SQLite and
 //! PostgreSQL.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use lore_core::model::*;
@@ -15,7 +15,7 @@ use lore_core::{Error, ObjectId, Result, Store};
 use crate::compile;
 use crate::dialect::Dialect;
 use crate::driver::Table;
-use crate::driver::{DbError, Driver, DriverTx, Outcome, Stmt};
+use crate::driver::{DbError, Driver, DriverSnapshot, DriverTx, Outcome, Stmt};
 use crate::read::{self, group_columns, object_columns, user_columns, worksheet_columns};
 use crate::union::{Part, split, union_all};
 use crate::value::ColType;
@@ -24,9 +24,21 @@ use crate::write::{self, Context, Pending, Writer, operation_params, user_name_k
 use crate::{MIGRATIONS, Migration, pending};
 
 /// A [`Store`] over a SQL database reached through the driver `D`.
-#[derive(Debug, Clone)]
-pub struct SqlStore<D> {
-    driver: D,
+#[derive(Debug)]
+pub struct SqlStore<D: Driver> {
+    driver: Arc<D>,
+    /// Set on a store that reads one snapshot ([`Store::snapshot`]): every read goes to
+    /// it, and writes are refused.
+    snapshot: Option<Arc<D::Snapshot>>,
+}
+
+impl<D: Driver> Clone for SqlStore<D> {
+    fn clone(&self) -> Self {
+        Self {
+            driver: Arc::clone(&self.driver),
+            snapshot: self.snapshot.clone(),
+        }
+    }
 }
 
 impl<D: Driver> SqlStore<D> {
@@ -39,7 +51,10 @@ impl<D: Driver> SqlStore<D> {
     /// A store over the driver's database, after bringing its schema up to date (see
     /// [`MIGRATIONS`]); a database newer than this binary is refused.
     pub async fn new(driver: D) -> Result<Self> {
-        let store = Self { driver };
+        let store = Self {
+            driver: Arc::new(driver),
+            snapshot: None,
+        };
         store.migrate(MIGRATIONS).await?;
         Ok(store)
     }
@@ -114,9 +129,23 @@ impl<D: Driver> SqlStore<D> {
         }
     }
 
-    /// Runs read statements on one snapshot.
+    /// Refuses a write to a store that reads a snapshot.
+    fn writable(&self) -> Result<()> {
+        match self.snapshot {
+            None => Ok(()),
+            Some(_) => Err(Error::internal(
+                "a snapshot of the store is read-only: write to the store itself",
+            )),
+        }
+    }
+
+    /// Runs read statements on one snapshot (the store's own, when it has one).
     async fn read(&self, queries: Vec<Stmt>, context: &str) -> Result<Vec<Outcome>> {
-        self.driver.read(queries).await.map_err(|e| {
+        let read = match &self.snapshot {
+            Some(snapshot) => snapshot.read(queries).await,
+            None => self.driver.read(queries).await,
+        };
+        read.map_err(|e| {
             write_error(
                 e,
                 &[Context {
@@ -228,6 +257,7 @@ impl<D: Driver> SqlStore<D> {
 
     /// Runs statements in a write transaction of their own.
     async fn write_now(&self, pending: Pending) -> Result<Vec<Outcome>> {
+        self.writable()?;
         let mut tx = self
             .driver
             .begin()
@@ -656,6 +686,22 @@ impl<D: Driver> Store for SqlStore<D> {
         }
     }
 
+    async fn snapshot(&self) -> Result<Arc<dyn Store>> {
+        let snapshot = self.driver.snapshot().await.map_err(|e| {
+            write_error(
+                e,
+                &[Context {
+                    what: "opening a snapshot".into(),
+                    on_unique: None,
+                }],
+            )
+        })?;
+        Ok(Arc::new(Self {
+            driver: Arc::clone(&self.driver),
+            snapshot: Some(Arc::new(snapshot)),
+        }))
+    }
+
     async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
         let rows = self
             .rows(
@@ -679,6 +725,7 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+        self.writable()?;
         let tx = self.driver.begin().await.map_err(|e| {
             write_error(
                 e,
@@ -689,7 +736,7 @@ impl<D: Driver> Store for SqlStore<D> {
             )
         })?;
         Ok(Box::new(SqlWriteTx {
-            driver: &self.driver,
+            driver: self.driver.as_ref(),
             tx,
             writer: Writer::default(),
         }))

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lore_backend_sql::{
-    DbError, DbErrorKind, Dialect, Driver, DriverTx, Outcome, Row, SqlStore, SqlValue, Stmt, Table,
-    in_order,
+    DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Outcome, Row, SqlStore,
+    SqlValue, Stmt, Table, in_order,
 };
 use lore_core::{Error, Result};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -123,6 +123,7 @@ async fn blocking<T: Send + 'static>(
 #[async_trait]
 impl Driver for Sqlite {
     type Tx = SqliteTx;
+    type Snapshot = SqliteSnapshot;
     type Options = PathBuf;
     const DIALECT: Dialect = Dialect::Sqlite;
 
@@ -162,6 +163,32 @@ impl Driver for Sqlite {
         .await
     }
 
+    async fn snapshot(&self) -> Result<SqliteSnapshot, DbError> {
+        let permit = Arc::clone(&self.read_gate)
+            .acquire_owned()
+            .await
+            .map_err(|e| DbError::new(DbErrorKind::Other, e))?;
+        let idle = Arc::clone(&self.idle_readers);
+        let path = self.path.clone();
+        let conn = blocking(move || {
+            let reused = lock(&idle).pop();
+            let conn = match reused {
+                Some(conn) => conn,
+                None => Sqlite::open_reader(&path).map_err(classify)?,
+            };
+            // A deferred transaction takes its snapshot at its first read: read now.
+            conn.execute_batch("BEGIN; SELECT COUNT(*) FROM lore_schema;")
+                .map_err(classify)?;
+            Ok(conn)
+        })
+        .await?;
+        Ok(SqliteSnapshot {
+            conn: Arc::new(Mutex::new(Some(conn))),
+            idle: Arc::clone(&self.idle_readers),
+            permit: Some(permit),
+        })
+    }
+
     async fn begin(&self) -> Result<SqliteTx, DbError> {
         let permit = Arc::clone(&self.write_gate)
             .acquire_owned()
@@ -181,6 +208,51 @@ impl Driver for Sqlite {
         .await?;
         tx.open = true;
         Ok(tx)
+    }
+}
+
+/// A read transaction held open on a read connection of its own: SQLite's WAL keeps the
+/// snapshot its first read took until it ends, while writers go on. Dropping it ends the
+/// transaction and gives the connection back to the pool.
+#[derive(Debug)]
+pub struct SqliteSnapshot {
+    conn: Arc<Mutex<Option<Connection>>>,
+    idle: Arc<Mutex<Vec<Connection>>>,
+    /// A place among the readers, held while the snapshot lives.
+    permit: Option<OwnedSemaphorePermit>,
+}
+
+#[async_trait]
+impl DriverSnapshot for SqliteSnapshot {
+    async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
+        let conn = Arc::clone(&self.conn);
+        blocking(move || match lock(&conn).as_ref() {
+            Some(conn) => run_all(conn, queries),
+            None => Err(DbError::new(DbErrorKind::Other, "the snapshot has ended")),
+        })
+        .await
+    }
+}
+
+impl Drop for SqliteSnapshot {
+    fn drop(&mut self) {
+        let conn = lock(&self.conn).take();
+        let idle = Arc::clone(&self.idle);
+        let permit = self.permit.take();
+        let end = move || {
+            if let Some(conn) = conn {
+                // Ending a read transaction writes nothing.
+                if !conn.is_autocommit() && conn.execute_batch("COMMIT").is_err() {
+                    return;
+                }
+                lock(&idle).push(conn);
+            }
+            drop(permit);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(end)),
+            Err(_) => end(),
+        }
     }
 }
 

@@ -42,16 +42,17 @@ pub type BackupSummary = Manifest;
 
 /// Writes a backup of the store to `out` and answers its manifest.
 ///
-/// The store is read in pages while the zip is written, so memory holds one page (and
-/// one attachment) at a time. Reads are not one snapshot: writes made while the backup
-/// runs may be in it or not, each object whole. The id sequences are read last, so a
-/// restore never hands out an id that a backed-up record holds.
+/// Every read goes to one snapshot of the store ([`Store::snapshot`]), so the backup is
+/// the repository at one moment while writes go on. The store is read in pages while
+/// the zip is written, so memory holds one page (and one attachment) at a time.
 pub async fn write_backup<W: Write + Seek + Send>(
     store: &dyn Store,
     out: W,
     options: BackupOptions,
     created_at: Timestamp,
 ) -> Result<(W, BackupSummary)> {
+    let snapshot = store.snapshot().await?;
+    let store = snapshot.as_ref();
     let mut zip = Entries::new(out);
     let kept = |id: ObjectId| options.model_contents || id.is_repository();
 
