@@ -182,6 +182,24 @@ pub(crate) fn operation_params(operation: &Operation) -> Result<Vec<SqlValue>> {
     ])
 }
 
+/// The parameters `$1`..`$10` of a delivery's row: id, channel, target, payload, state,
+/// attempts, next attempt, last error, created and updated.
+fn delivery_params(d: Delivery) -> Result<Vec<SqlValue>> {
+    let payload = to_json(&d.payload, "a delivery's payload")?;
+    Ok(vec![
+        d.id.into(),
+        d.channel.as_str().into(),
+        d.target.into(),
+        payload.into(),
+        d.state.as_str().into(),
+        i64::from(d.attempts).into(),
+        d.next_attempt_at.into(),
+        d.last_error.into(),
+        d.created_at.into(),
+        d.updated_at.into(),
+    ])
+}
+
 /// What a statement was doing, for its error.
 #[derive(Debug)]
 pub struct Context {
@@ -756,7 +774,6 @@ impl Writer {
             }
             Op::PutDelivery(d) => {
                 let what = format!("writing delivery {}", d.id);
-                let payload = to_json(&d.payload, "a delivery's payload")?;
                 self.exec(
                     "INSERT INTO deliveries (id, channel, target, payload, state, attempts, next_attempt_at, \
                      last_error, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
@@ -764,40 +781,17 @@ impl Writer {
                      payload = excluded.payload, state = excluded.state, attempts = excluded.attempts, \
                      next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, \
                      created_at = excluded.created_at, updated_at = excluded.updated_at",
-                    vec![
-                        d.id.into(),
-                        d.channel.as_str().into(),
-                        d.target.into(),
-                        payload.into(),
-                        d.state.as_str().into(),
-                        i64::from(d.attempts).into(),
-                        d.next_attempt_at.into(),
-                        d.last_error.into(),
-                        d.created_at.into(),
-                        d.updated_at.into(),
-                    ],
+                    delivery_params(d)?,
                     what,
                 );
             }
             Op::UpdateDelivery(d) => {
                 let what = format!("recording an attempt at delivery {}", d.id);
-                let payload = to_json(&d.payload, "a delivery's payload")?;
                 self.exec(
                     "UPDATE deliveries SET channel = $2, target = $3, payload = $4, state = $5, \
                      attempts = $6, next_attempt_at = $7, last_error = $8, created_at = $9, \
                      updated_at = $10 WHERE id = $1",
-                    vec![
-                        d.id.into(),
-                        d.channel.as_str().into(),
-                        d.target.into(),
-                        payload.into(),
-                        d.state.as_str().into(),
-                        i64::from(d.attempts).into(),
-                        d.next_attempt_at.into(),
-                        d.last_error.into(),
-                        d.created_at.into(),
-                        d.updated_at.into(),
-                    ],
+                    delivery_params(d)?,
                     what,
                 );
             }
