@@ -330,6 +330,7 @@ macro_rules! store_suite {
             lineage_walks_breadth_first_within_bounds,
             documents_round_trip_replace_and_go_with_their_owner,
             curation_round_trips_and_goes_with_object_and_user,
+            curation_of_many_objects_by_object,
             notifications_newest_first_and_gone_with_their_user,
             user_names_unique_case_insensitively,
             grants_once_each_sorted_and_removed_exactly,

@@ -82,6 +82,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(lineage_walks_breadth_first_within_bounds),
         case!(documents_round_trip_replace_and_go_with_their_owner),
         case!(curation_round_trips_and_goes_with_object_and_user),
+        case!(curation_of_many_objects_by_object),
         case!(notifications_newest_first_and_gone_with_their_user),
         case!(user_names_unique_case_insensitively),
         case!(grants_once_each_sorted_and_removed_exactly),
@@ -4224,6 +4225,50 @@ async fn curation_round_trips_and_goes_with_object_and_user(store: Arc<dyn Store
         vec![10],
         "a deleted user's curation goes with them"
     );
+}
+
+async fn curation_of_many_objects_by_object(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let ann = user(83, "ann");
+    let a = model_object(43, 1, None, "a");
+    let b = model_object(43, 2, None, "b");
+    let c = model_object(44, 1, None, "c");
+    let entry = |id: i64, object: ObjectId, kind: CurationKind, millis: i64| Curation {
+        id,
+        object,
+        kind,
+        user: ann.id,
+        text: String::new(),
+        at: at(millis),
+    };
+    let entries = [
+        entry(1, b.id, CurationKind::Watch, 1_000),
+        entry(2, a.id, CurationKind::Watch, 1_000),
+        entry(3, a.id, CurationKind::Comment, 2_000),
+        entry(4, a.id, CurationKind::Comment, 1_500),
+        entry(5, c.id, CurationKind::Endorsement, 1_000),
+    ];
+    let mut ops = vec![
+        Op::PutUser(ann.clone()),
+        Op::PutObject(a.clone()),
+        Op::PutObject(b.clone()),
+        Op::PutObject(c.clone()),
+    ];
+    ops.extend(entries.iter().cloned().map(Op::PutCuration));
+    apply(store, ops, "curation of three objects").await;
+    let read = ok(
+        store
+            .curation_of(&[b.id, a.id, b.id, ObjectId::new(43, 9)])
+            .await,
+        "curation_of",
+    );
+    assert_eq!(
+        read.iter().map(|c| c.id).collect::<Vec<_>>(),
+        vec![4, 3, 2, 1],
+        "by object, then kind, time and id; each object once; unknown ones answer nothing"
+    );
+    assert_eq!(read[0], entries[3], "entries round-trip whole");
+    assert!(ok(store.curation_of(&[]).await, "curation_of nothing").is_empty());
 }
 
 async fn notifications_newest_first_and_gone_with_their_user(store: Arc<dyn Store>) {

@@ -369,6 +369,10 @@ impl Store for Counting {
     async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
         self.inner.curation_page(after, limit).await
     }
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        self.read();
+        self.inner.curation_of(objects).await
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -821,6 +821,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// The curation of an object, by kind, then time, then id.
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>>;
+    /// The curation of several objects at once (a page of query results), by object,
+    /// then as [`Store::curation`] orders each object's.
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>>;
     /// One curation entry by id.
     async fn curation_entry(&self, id: i64) -> Result<Option<Curation>>;
     /// At most `limit` curation entries of every object with an id above `after`, by id

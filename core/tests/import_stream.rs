@@ -370,6 +370,9 @@ impl Store for Recording {
     async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
         self.inner.curation_page(after, limit).await
     }
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        self.inner.curation_of(objects).await
+    }
     async fn model_objects_page(
         &self,
         model: i64,

@@ -2104,6 +2104,17 @@ impl Store for MemoryStore {
         Ok(self.read()?.curation.get(&id).cloned())
     }
 
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        let mut ids = objects.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut all = Vec::new();
+        for id in ids {
+            all.extend(self.curation(id).await?);
+        }
+        Ok(all)
+    }
+
     async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
         Ok(self
             .read()?

@@ -1136,6 +1136,22 @@ impl<D: Driver> Store for SqlStore<D> {
         read::all(rows, read::curation)
     }
 
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        if objects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT c.id, c.model_id, c.object_id, c.kind, c.user_model, c.user_object, c.body, c.at \
+             FROM curation c JOIN ({}) s ON s.model_id = c.model_id AND s.object_id = c.object_id \
+             ORDER BY c.model_id, c.object_id, c.kind, c.at, c.id",
+            D::DIALECT.id_pairs(1)
+        );
+        let rows = self
+            .rows_of(Stmt::query(sql, vec![id_pairs(objects)]), "curation")
+            .await?;
+        read::all(rows, read::curation)
+    }
+
     async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
         let rows = self
             .rows(

@@ -473,17 +473,19 @@ impl Catalog {
             }
         }
         if wants.curation {
+            // One read for the page's curation, one per curator not met yet.
+            let ids: Vec<ObjectId> = page.iter().map(|o| o.id).collect();
             for object in &page {
-                let entries = self.store.curation(object.id).await?;
-                for entry in &entries {
-                    if let std::collections::hash_map::Entry::Vacant(slot) =
-                        facts.users.entry(entry.user)
-                        && let Some(user) = self.store.user(entry.user).await?
-                    {
-                        slot.insert(user);
-                    }
+                facts.curation.insert(object.id, Vec::new());
+            }
+            for entry in self.store.curation_of(&ids).await? {
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    facts.users.entry(entry.user)
+                    && let Some(user) = self.store.user(entry.user).await?
+                {
+                    slot.insert(user);
                 }
-                facts.curation.insert(object.id, entries);
+                facts.curation.entry(entry.object).or_default().push(entry);
             }
         }
         if wants.users {
