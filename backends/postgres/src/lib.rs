@@ -96,10 +96,7 @@ impl Driver for Postgres {
         let mut tx = sqlx::Connection::begin(&mut *conn)
             .await
             .map_err(classify)?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
+        read_only(&mut tx).await?;
         let outcomes = run_all(&mut tx, queries).await?;
         tx.commit().await.map_err(classify)?;
         Ok(outcomes)
@@ -113,10 +110,7 @@ impl Driver for Postgres {
 
     async fn snapshot(&self) -> Result<PgSnapshot, DbError> {
         let mut tx = self.pool.begin().await.map_err(classify)?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
+        read_only(&mut tx).await?;
         // The snapshot is taken at the transaction's first query: take it now.
         sqlx::query("SELECT 1")
             .execute(&mut *tx)
@@ -126,6 +120,15 @@ impl Driver for Postgres {
             tx: tokio::sync::Mutex::new(tx),
         })
     }
+}
+
+/// Makes a transaction that has run nothing yet read one snapshot and write nothing.
+async fn read_only(tx: &mut PgConnection) -> Result<(), DbError> {
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(tx)
+        .await
+        .map(|_| ())
+        .map_err(classify)
 }
 
 /// A `REPEATABLE READ, READ ONLY` transaction held open for a series of reads; sqlx
