@@ -31,7 +31,7 @@ use lore_core::model::{
     Value,
 };
 use lore_core::store::{Op, Scope};
-use lore_core::{Catalog, ObjectId, Store};
+use lore_core::{ObjectId, ServerCatalog as Catalog, Store};
 
 /// A backend's name, the store restored into and the store of its baseline.
 type Pair = (&'static str, Arc<dyn Store>, Arc<dyn Store>);

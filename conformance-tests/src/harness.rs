@@ -695,6 +695,31 @@ pub fn assert_error(resp: &Resp, status: u16, code: &str) {
     );
 }
 
+/// Asserts that the answer about a hidden object is the answer about a name that matches
+/// nothing: the same status, headers that matter and body, byte for byte, once the
+/// missing name in the second answer is replaced by the hidden one.
+#[track_caller]
+pub fn assert_same_as_missing(
+    hidden: &Resp,
+    hidden_name: &str,
+    missing: &Resp,
+    missing_name: &str,
+) {
+    assert_ne!(
+        hidden.status,
+        200,
+        "a hidden object must not be served: {}",
+        hidden.describe()
+    );
+    let expected = missing.text().replace(missing_name, hidden_name);
+    assert_eq!(
+        (hidden.status, hidden.content_type(), hidden.text()),
+        (missing.status, missing.content_type(), expected),
+        "the answer for the hidden '{hidden_name}' differs from the one for the missing \
+         '{missing_name}'"
+    );
+}
+
 /// A name no other case (and no earlier run against a remote server) uses.
 pub fn unique(name: &str) -> String {
     let suffix: u64 = rand::rng().random();

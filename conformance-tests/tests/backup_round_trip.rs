@@ -377,7 +377,8 @@ async fn lore_backup_and_lore_restore_work_offline() {
     let key = source.key().await;
     let online = data_files(&backup(&source, &key).await);
     let store = source.store().expect("a local store").clone();
-    let catalog = lore_core::Catalog::new(store, lore_core::catalog::CatalogConfig::default());
+    let catalog =
+        lore_core::ServerCatalog::new(store, lore_core::catalog::CatalogConfig::default());
     let file = dir.path().join("backup.zip");
     let said = backup_to(&catalog, &file, true).await.expect("lore backup");
     assert!(said.contains("objects.jsonl"), "{said}");
@@ -387,7 +388,7 @@ async fn lore_backup_and_lore_restore_work_offline() {
         "lore backup writes what POST /repository/backup answers"
     );
 
-    let memory = lore_core::Catalog::new(
+    let memory = lore_core::ServerCatalog::new(
         Arc::new(MemoryStore::new()),
         lore_core::catalog::CatalogConfig::default(),
     );

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use lore_backend_sqlite::SqliteStore;
 use lore_conformance::postgres::TestDatabase;
-use lore_core::{Catalog, ErrorCode};
+use lore_core::{ErrorCode, ServerCatalog as Catalog};
 use lore_server::Settings;
 use lore_server::cli_admin::{
     GroupArgs, GroupCommand, UserArgs, UserCommand, open_catalog, run_group, run_user_with,

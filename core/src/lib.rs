@@ -16,7 +16,7 @@ pub mod mql;
 pub mod store;
 pub mod wire;
 
-pub use catalog::Catalog;
+pub use catalog::{Catalog, ServerCatalog};
 pub use error::{Error, ErrorCode, Result};
 pub use id::{ObjectId, ObjectRef};
 pub use import::Importer;

@@ -2,7 +2,7 @@
 //! global roles, managed from the command line.
 //!
 //! The commands call the same [`Catalog`] as the HTTP server, directly on the store the
-//! configuration names and as [`Catalog::command_line_operator`] (whoever can open the
+//! configuration names and as [`ServerCatalog::command_line_operator`] (whoever can open the
 //! store's database controls it anyway), so nothing is implemented twice and no server
 //! needs to run: this is how a self-hoster resets a forgotten Administrator password or
 //! enables a disabled administrator. Sessions and grants live in the store, so a change
@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal as _};
 use std::path::{Path, PathBuf};
 
-use lore_core::Catalog;
+use lore_core::ServerCatalog;
 use lore_core::catalog::{
     Bootstrap, GranteeKind, GranteeRef, GroupUpdate, NewGroup, NewUser, RoleGrant, UserUpdate,
 };
@@ -246,7 +246,7 @@ pub enum GroupCommand {
 pub async fn open_catalog(
     settings: &Settings,
     env: &HashMap<String, String>,
-) -> Result<(Catalog, Option<String>), String> {
+) -> Result<(ServerCatalog, Option<String>), String> {
     open_catalog_with(settings, env, true).await
 }
 
@@ -256,7 +256,7 @@ pub async fn open_catalog_with(
     settings: &Settings,
     env: &HashMap<String, String>,
     existing: bool,
-) -> Result<(Catalog, Option<String>), String> {
+) -> Result<(ServerCatalog, Option<String>), String> {
     let storage = &settings.storage;
     match storage.backend.as_str() {
         "memory" => {
@@ -304,7 +304,9 @@ pub async fn open_catalog_with(
 
 /// Loads the settings the way `lore serve` does and opens the catalog; for `main`.
 /// Answers the catalog and a notice for standard error, or what went wrong.
-pub async fn open_from_config(config: Option<&Path>) -> Result<(Catalog, Option<String>), String> {
+pub async fn open_from_config(
+    config: Option<&Path>,
+) -> Result<(ServerCatalog, Option<String>), String> {
     let settings = Settings::load(config).map_err(|e| e.to_string())?;
     open_catalog(&settings, &environment()).await
 }
@@ -319,7 +321,7 @@ pub fn environment() -> HashMap<String, String> {
 
 /// Runs a `lore user` command, reading a password from this process's standard input
 /// or environment; answers the text to print, or what went wrong.
-pub async fn run_user(catalog: &Catalog, command: UserCommand) -> Result<String, String> {
+pub async fn run_user(catalog: &ServerCatalog, command: UserCommand) -> Result<String, String> {
     let stdin = std::io::stdin();
     if password_source(&command).is_some_and(|s| s.password_stdin) && stdin.is_terminal() {
         eprint!("New password (one line; it shows as you type): ");
@@ -330,7 +332,7 @@ pub async fn run_user(catalog: &Catalog, command: UserCommand) -> Result<String,
 
 /// [`run_user`] with the standard input and the environment given.
 pub async fn run_user_with(
-    catalog: &Catalog,
+    catalog: &ServerCatalog,
     command: UserCommand,
     stdin: &mut dyn BufRead,
     env: &HashMap<String, String>,
@@ -403,7 +405,7 @@ fn message(error: lore_core::Error) -> String {
 
 /// Runs a user command with its new password already read.
 async fn user_command(
-    catalog: &Catalog,
+    catalog: &ServerCatalog,
     command: UserCommand,
     password: Option<String>,
 ) -> Result<String, String> {
@@ -606,7 +608,7 @@ async fn user_command(
 }
 
 /// Runs a `lore group` command; answers the text to print, or what went wrong.
-pub async fn run_group(catalog: &Catalog, command: GroupCommand) -> Result<String, String> {
+pub async fn run_group(catalog: &ServerCatalog, command: GroupCommand) -> Result<String, String> {
     let operator = catalog.command_line_operator();
     match command {
         GroupCommand::List { member } => {

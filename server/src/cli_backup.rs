@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use lore_core::Catalog;
+use lore_core::ServerCatalog;
 use lore_core::backup::BackupOptions;
 
 use crate::Settings;
@@ -52,7 +52,11 @@ pub async fn run_backup(args: &BackupArgs) -> Result<String, String> {
 
 /// Writes a backup to `path` through a temporary file beside it, renamed into place
 /// once complete.
-pub async fn backup_to(catalog: &Catalog, path: &Path, contents: bool) -> Result<String, String> {
+pub async fn backup_to(
+    catalog: &ServerCatalog,
+    path: &Path,
+    contents: bool,
+) -> Result<String, String> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -99,7 +103,11 @@ pub async fn run_restore(args: &RestoreArgs) -> Result<String, String> {
 
 /// Restores from a backup file; without `replace` only into a store that holds no
 /// more than a fresh one (no objects, one user).
-pub async fn restore_from(catalog: &Catalog, file: File, replace: bool) -> Result<String, String> {
+pub async fn restore_from(
+    catalog: &ServerCatalog,
+    file: File,
+    replace: bool,
+) -> Result<String, String> {
     let operator = catalog.command_line_operator();
     if !replace && !catalog.is_fresh(&operator).await.map_err(|e| e.message)? {
         return Err(

@@ -18,7 +18,7 @@ use hmac::{Hmac, Mac};
 use lettre::message::header::ContentType;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
-use lore_core::Catalog;
+use lore_core::ServerCatalog;
 use lore_core::model::{Delivery, DeliveryChannel};
 use sha2::Sha256;
 
@@ -37,7 +37,7 @@ struct Webhook {
 
 /// The sender of one Lore process.
 pub struct Sender {
-    catalog: Catalog,
+    catalog: ServerCatalog,
     webhooks: HashMap<String, Webhook>,
     mailer: Option<(AsyncSmtpTransport<Tokio1Executor>, lettre::message::Mailbox)>,
     client: reqwest::Client,
@@ -55,7 +55,10 @@ impl std::fmt::Debug for Sender {
 
 impl Sender {
     /// The sender of the configured webhooks and SMTP server.
-    pub fn new(catalog: Catalog, settings: &NotificationSettings) -> Result<Self, ConfigError> {
+    pub fn new(
+        catalog: ServerCatalog,
+        settings: &NotificationSettings,
+    ) -> Result<Self, ConfigError> {
         let timing = settings.timing()?;
         let mut webhooks = HashMap::new();
         for webhook in &settings.webhooks {

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use lore_core::catalog::{Bootstrap, CatalogConfig, DeliveryConfig};
-use lore_core::{Catalog, Store};
+use lore_core::{Catalog, ServerCatalog, Store};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
@@ -80,8 +80,11 @@ fn missing_feature(backend: &str) -> lore_core::Error {
 
 /// The catalog over a store, configured from the settings, with the built-in importer
 /// only ([`spawn`] adds the plugins).
-pub fn catalog(store: Arc<dyn Store>, settings: &Settings) -> Result<Catalog, config::ConfigError> {
-    Ok(Catalog::new(store, catalog_config(settings)?))
+pub fn catalog(
+    store: Arc<dyn Store>,
+    settings: &Settings,
+) -> Result<ServerCatalog, config::ConfigError> {
+    Ok(ServerCatalog::new(store, catalog_config(settings)?))
 }
 
 fn catalog_config(settings: &Settings) -> Result<CatalogConfig, config::ConfigError> {
@@ -221,9 +224,11 @@ pub async fn spawn(
         catalog_config(settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
     // A plugin that does not load is logged and left out; the server starts anyway.
     config.importers = plugins::load_importers(settings, config.importers).await.0;
-    let catalog = Catalog::new(store, config);
+    // The server's own handle stays here; the router gets only the request catalog.
+    let server = ServerCatalog::new(store, config);
+    let catalog = server.catalog();
     let (recorder, writer) = system_log::start(
-        catalog.clone(),
+        server.clone(),
         system_log::WriterSettings {
             flush_interval: settings
                 .flush_interval()
@@ -236,9 +241,9 @@ pub async fn spawn(
     let app = app_recording(catalog.clone(), settings, Some(recorder.clone()))
         .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let bootstrap = catalog.bootstrap(admin_password).await?;
-    let sender = delivery::Sender::new(catalog.clone(), &settings.notifications)
+    let sender = delivery::Sender::new(server.clone(), &settings.notifications)
         .map_err(|e| lore_core::Error::internal(e.to_string()))?;
-    let sweeper = tokio::spawn(sweep_operations(catalog.clone()));
+    let sweeper = tokio::spawn(sweep_operations(server));
     let sender = tokio::spawn(sender.run());
     let listener = TcpListener::bind(&settings.server.listen)
         .await
@@ -278,7 +283,7 @@ pub async fn spawn(
 
 /// Marks failed, now and then periodically, the running operations whose process
 /// stopped renewing their heartbeat (a crash, a restart, another process gone).
-async fn sweep_operations(catalog: Catalog) {
+async fn sweep_operations(catalog: ServerCatalog) {
     let every =
         (catalog.config().operation_stale_after / 2).max(std::time::Duration::from_millis(100));
     loop {

@@ -18,7 +18,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use lore_core::auth::{Authenticator, Credentials};
-use lore_core::catalog::{ExternalIdentity, map_groups};
+use lore_core::catalog::{ExternalIdentity, TokenVerifier, map_groups};
 use lore_core::{Catalog, Error, ObjectId, Result};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -138,7 +138,7 @@ impl OAuth2Login {
     }
 
     /// Validates an access token and answers who it names.
-    pub async fn identity(&self, token: &str) -> Result<ExternalIdentity> {
+    async fn identity(&self, token: &str) -> Result<ExternalIdentity> {
         let token = token.trim();
         if token.is_empty() {
             return Err(Error::missing("token"));
@@ -450,6 +450,17 @@ fn jwt_refusal(kind: &ErrorKind, issuer: &str, audience: &str) -> String {
 }
 
 #[async_trait]
+impl TokenVerifier for OAuth2Login {
+    async fn verify(&self, token: &str) -> Result<ExternalIdentity> {
+        self.identity(token).await
+    }
+
+    fn creates_users(&self) -> bool {
+        self.create_users
+    }
+}
+
+#[async_trait]
 impl Authenticator for OAuth2Login {
     fn name(&self) -> &'static str {
         "oauth2"
@@ -459,12 +470,7 @@ impl Authenticator for OAuth2Login {
     /// `auth.oauth2.create_users` is on.
     async fn authenticate(&self, credentials: &Credentials) -> Result<ObjectId> {
         match credentials {
-            Credentials::BearerToken(token) => {
-                let identity = self.identity(token).await?;
-                self.catalog
-                    .external_user(&identity, self.create_users)
-                    .await
-            }
+            Credentials::BearerToken(token) => self.catalog.external_user(self, token).await,
             Credentials::Password { .. } => Err(refused(
                 "OAuth 2.0 login takes an access token, not a password",
             )),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use lore_core::Catalog;
+use lore_core::ServerCatalog;
 use lore_core::model::SystemLogEntry;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -80,7 +80,7 @@ impl Writer {
 }
 
 /// Starts the writer over the catalog; calls go to the [`Recorder`].
-pub fn start(catalog: Catalog, settings: WriterSettings) -> (Recorder, Writer) {
+pub fn start(catalog: ServerCatalog, settings: WriterSettings) -> (Recorder, Writer) {
     let (entries, queue) = mpsc::channel(settings.capacity.max(1));
     let (flushes, flush_requests) = mpsc::unbounded_channel();
     let (stop, stopped) = oneshot::channel();
@@ -111,7 +111,7 @@ pub fn start(catalog: Catalog, settings: WriterSettings) -> (Recorder, Writer) {
 
 /// What the writer holds between batches.
 struct Task {
-    catalog: Catalog,
+    catalog: ServerCatalog,
     buffer: Vec<SystemLogEntry>,
     dropped: Arc<AtomicU64>,
 }
@@ -236,9 +236,9 @@ mod tests {
         }
     }
 
-    fn store_and_catalog() -> (Arc<lore_backend_memory::MemoryStore>, Catalog) {
+    fn store_and_catalog() -> (Arc<lore_backend_memory::MemoryStore>, ServerCatalog) {
         let store = Arc::new(lore_backend_memory::MemoryStore::new());
-        let catalog = Catalog::new(store.clone(), CatalogConfig::default());
+        let catalog = ServerCatalog::new(store.clone(), CatalogConfig::default());
         (store, catalog)
     }
 

@@ -13,7 +13,7 @@ use tower::ServiceExt;
 async fn get(path: &str) -> (StatusCode, String, Vec<u8>) {
     let settings = Settings::default();
     let catalog = lore_server::catalog(Arc::new(MemoryStore::new()), &settings).unwrap();
-    let app = lore_server::app(catalog, &settings).expect("a valid configuration");
+    let app = lore_server::app(catalog.catalog(), &settings).expect("a valid configuration");
     let response = app
         .oneshot(Request::get(path).body(Body::empty()).unwrap())
         .await

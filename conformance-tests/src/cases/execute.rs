@@ -193,8 +193,14 @@ pub async fn execute_mql_query_legacy_format_and_unknown_names(t: &Target) {
     )
     .await;
     assert_eq!(resp.ok_array().len(), 0, "{}", resp.describe());
+    // FROM a path that names nothing is an error, not an empty answer.
     let resp = execute(t, json!({"select": "Name", "from": "/no/such/folder"})).await;
-    assert_eq!(resp.ok_array().len(), 0, "{}", resp.describe());
+    assert_error(&resp, 404, "INVALID_REPOSITORY_PATH");
+    assert!(
+        resp.message().contains("'/no/such/folder'"),
+        "{}",
+        resp.describe()
+    );
 }
 
 /// Text search (and CONTAINS on Name) finds objects through the backend's text index:

@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::denied::send_as;
 use super::groups::{key_of, new_user};
-use crate::harness::{Resp, Sample, Target, assert_error, cell, encode_segment, unique};
+use crate::harness::{
+    Resp, Sample, Target, assert_error, assert_same_as_missing, cell, encode_segment, unique,
+};
 
 const GRANTS: &str = "/admin/grants";
 const ROLES: &str = "/admin/roles";
@@ -787,17 +789,24 @@ pub async fn grants_without_manage_roles_are_denied(t: &Target) {
     )
     .await;
     assert_eq!(roles_of(&resp), ["Data Viewer"], "{}", resp.describe());
+    // A folder the user cannot see is, to them, a folder that does not exist.
     let elsewhere = t.unique_folder("NotOwned").await.0;
-    let resp = send_as(
-        t,
-        &key,
-        Method::PUT,
-        &format!("{GRANTS}/grantObjectRole/{elsewhere}"),
-        &[],
-        Some(json!({"grantee": other, "role": "Data Viewer"})),
-    )
-    .await;
-    assert_error(&resp, 403, "PERMISSION_DENIED");
+    let missing = "-1_987654321";
+    let mut answers = Vec::new();
+    for id in [elsewhere.as_str(), missing] {
+        let resp = send_as(
+            t,
+            &key,
+            Method::PUT,
+            &format!("{GRANTS}/grantObjectRole/{id}"),
+            &[],
+            Some(json!({"grantee": other, "role": "Data Viewer"})),
+        )
+        .await;
+        answers.push(resp);
+    }
+    assert_error(&answers[0], 404, "OBJECT_NOT_FOUND");
+    assert_same_as_missing(&answers[0], &elsewhere, &answers[1], missing);
 }
 
 /// A role granted to a group reaches its members in MQL too: `MembersOfRole` lists them

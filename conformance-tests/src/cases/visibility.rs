@@ -8,7 +8,11 @@ use serde_json::{Value, json};
 
 use super::denied::send_as;
 use super::groups::{key_of, new_user};
-use crate::harness::{Imported, Resp, Target, assert_error};
+use crate::harness::{Imported, Resp, Target, assert_error, assert_same_as_missing};
+
+/// An object id and a model name that name nothing.
+const MISSING_ID: &str = "-1_987654321";
+const MISSING_NAME: &str = "NoSuchModel-4f1c";
 
 fn ids_of(resp: &Resp) -> BTreeSet<String> {
     resp.ok_array()
@@ -92,24 +96,42 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
         )
         .await;
         assert_eq!(ids_of(&resp).len(), 5, "{who}: {}", resp.describe());
-        // FROM the other model finds nothing.
-        let resp = as_user(
-            t,
-            key,
-            Method::POST,
-            "/entities/executeMQLQuery",
-            &[],
-            Some(json!({"select": "\"Object Id\"", "from": other.path})),
-        )
-        .await;
-        assert!(ids_of(&resp).is_empty(), "{who}: {}", resp.describe());
+        // FROM the other model is FROM a path that names nothing.
+        let missing_path = other.path.replace(&other.model_name, MISSING_NAME);
+        let mut answers = Vec::new();
+        for from in [&other.path, &missing_path] {
+            answers.push(
+                as_user(
+                    t,
+                    key,
+                    Method::POST,
+                    "/entities/executeMQLQuery",
+                    &[],
+                    Some(json!({"select": "\"Object Id\"", "from": from})),
+                )
+                .await,
+            );
+        }
+        assert_error(&answers[0], 404, "INVALID_REPOSITORY_PATH");
+        assert_same_as_missing(&answers[0], &other.model_name, &answers[1], MISSING_NAME);
 
         // countMQLQuery, with and without FROM.
-        for (from, count) in [
-            (None, 45),
-            (Some(other.path.as_str()), 0),
-            (Some(own.path.as_str()), 45),
-        ] {
+        let mut answers = Vec::new();
+        for from in [&other.path, &missing_path] {
+            answers.push(
+                as_user(
+                    t,
+                    key,
+                    Method::GET,
+                    "/entities/countMQLQuery",
+                    &[("select", "Name"), ("from", from)],
+                    None,
+                )
+                .await,
+            );
+        }
+        assert_same_as_missing(&answers[0], &other.model_name, &answers[1], MISSING_NAME);
+        for (from, count) in [(None, 45), (Some(own.path.as_str()), 45)] {
             let mut query = vec![("select", "Name")];
             if let Some(from) = from {
                 query.push(("from", from));
@@ -157,36 +179,33 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
         )
         .await;
         assert_eq!(resp.ok()["id"], json!(own.model_id), "{who}");
-        let resp = as_user(
-            t,
-            key,
-            Method::GET,
-            &format!("/entities/{}", other.model_id),
-            &[],
-            None,
-        )
-        .await;
-        assert_error(&resp, 403, "PERMISSION_DENIED");
-        let resp = as_user(
-            t,
-            key,
-            Method::GET,
-            &format!("/relationships/count/{}", other.model_id),
-            &[],
-            None,
-        )
-        .await;
-        assert_error(&resp, 403, "PERMISSION_DENIED");
-        for (model, status) in [(own, 200), (other, 403)] {
+        for route in ["/entities", "/relationships/count"] {
+            let mut answers = Vec::new();
+            for id in [other.model_id.as_str(), MISSING_ID] {
+                let path = format!("{route}/{id}");
+                answers.push(as_user(t, key, Method::GET, &path, &[], None).await);
+            }
+            assert_error(&answers[0], 404, "OBJECT_NOT_FOUND");
+            assert_same_as_missing(&answers[0], &other.model_id, &answers[1], MISSING_ID);
+        }
+        let mut answers = Vec::new();
+        for model in [own.model_id.as_str(), other.model_id.as_str(), MISSING_ID] {
             let resp = t
                 .send(
                     t.anon(Method::POST, "/repository/model/export")
                         .header("api-key", key.as_str())
-                        .query(&[("modelId", model.model_id.as_str())]),
+                        .query(&[("modelId", model)]),
                 )
                 .await;
-            assert_eq!(resp.status, status, "{who} exporting: {}", resp.describe());
+            answers.push(resp);
         }
+        assert_eq!(
+            answers[0].status,
+            200,
+            "{who} exporting: {}",
+            answers[0].describe()
+        );
+        assert_same_as_missing(&answers[1], &other.model_id, &answers[2], MISSING_ID);
         let resp = as_user(
             t,
             key,

@@ -44,10 +44,10 @@ impl Catalog {
         object: &str,
         settings: &[AttributeSetting],
     ) -> Result<Entity> {
-        let mut object = self.resolve_text(object).await?;
-        self.require_sees(caller, &object).await?;
-        self.require_on(caller, Capability::EditMetadata, object.id)
+        let object = self.find_text(caller, object).await?;
+        self.require_on(caller, Capability::EditMetadata, &object)
             .await?;
+        let mut object = object.into_object();
         if settings.is_empty() {
             return Err(Error::missing("values"));
         }

@@ -166,7 +166,7 @@ impl Catalog {
     /// the store directly: whoever can open the store's database already controls it,
     /// so the command line holds every capability. It is no user (its id is `-1_0`,
     /// which no user has), so rules about oneself never match it.
-    pub fn command_line_operator(&self) -> Caller {
+    pub(crate) fn command_line_operator(&self) -> Caller {
         Caller::new(
             ObjectId::repository(0),
             "lore (command line)".to_owned(),

@@ -190,19 +190,17 @@ impl Catalog {
         let (object, details) = match reference {
             ObjectRef::Id(id) => {
                 let (objects, details) = self.store.objects_with_details(&[*id]).await?;
-                let object = objects
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| Error::not_found(format!("object {id} does not exist")))?;
+                let object = self
+                    .shown(caller, reference, objects.into_iter().next())
+                    .await?;
                 (object, details)
             }
             other => {
-                let object = self.resolve(other).await?;
+                let object = self.find(caller, other).await?;
                 let details = self.store.details(Scope::Objects(vec![object.id])).await?;
                 (object, details)
             }
         };
-        self.require_sees(caller, &object).await?;
         let meta = self.meta_model_for(caller).await?;
         self.entity_with(&object, &details, &meta).await
     }
@@ -214,8 +212,8 @@ impl Catalog {
         reference: &ObjectRef,
     ) -> Result<Vec<EmbeddedEntity>> {
         super::visibility::require_view_somewhere(caller)?;
-        let object = self.resolve(reference).await?;
-        let sight = self.require_visible(caller, &object).await?;
+        let object = self.find(caller, reference).await?;
+        let sight = self.sight(caller).await?;
         // Ancestors the caller may not see (a folder above a granted model) are left out.
         Ok(self
             .context(&object)
@@ -236,7 +234,7 @@ impl Catalog {
         let mut models = match configuration {
             None => self.store.objects_of_kind(ObjectKind::Model).await?,
             Some(reference) => {
-                let configuration = self.resolve(reference).await?;
+                let configuration = self.find(caller, reference).await?;
                 if !matches!(
                     configuration.kind,
                     ObjectKind::Configuration | ObjectKind::ConfigurationVersion
@@ -247,9 +245,6 @@ impl Catalog {
                         configuration.name,
                         configuration.kind.as_str()
                     )));
-                }
-                if !sight.sees(&configuration) {
-                    self.require_visible(caller, &configuration).await?;
                 }
                 self.edge_targets(EdgeKind::ConfigurationContent, configuration.id, false)
                     .await?
@@ -268,8 +263,8 @@ impl Catalog {
         configuration: Option<&ObjectRef>,
     ) -> Result<Vec<Entity>> {
         super::visibility::require_view_somewhere(caller)?;
-        let model = self.resolve(model).await?;
-        let sight = self.require_visible(caller, &model).await?;
+        let model = self.find(caller, model).await?;
+        let sight = self.sight(caller).await?;
         if model.kind != ObjectKind::Model {
             return Err(Error::invalid(format!(
                 "{} ('{}') is not a model",
@@ -284,7 +279,7 @@ impl Catalog {
                 .await?,
         );
         if let Some(reference) = configuration {
-            let configuration = self.resolve(reference).await?;
+            let configuration = self.find(caller, reference).await?;
             let members = self
                 .store
                 .edges(EdgeKind::ConfigurationContent, configuration.id, false)
@@ -307,7 +302,7 @@ impl Catalog {
         let mut found = Vec::new();
         for edge in self.store.edges(kind, object, incoming).await? {
             let other = if incoming { edge.source } else { edge.target };
-            if let Some(o) = self.store.object(other).await? {
+            if let Some(o) = self.stored_object(other).await? {
                 found.push(o);
             }
         }
@@ -328,10 +323,7 @@ impl Catalog {
         let start = if names.is_empty() {
             None
         } else {
-            let folder = self.resolve(&ObjectRef::Path(names)).await?;
-            if !sight.sees(&folder) {
-                self.require_visible(caller, &folder).await?;
-            }
+            let folder = self.find(caller, &ObjectRef::Path(names)).await?;
             if matches!(folder.kind, ObjectKind::Model | ObjectKind::ModelObject) {
                 return Err(Error::invalid(format!(
                     "repositoryPath '{path}' is a {}; repositoryBrowse lists folders and configurations",
@@ -392,7 +384,7 @@ impl Catalog {
             .filter(|p| !p.trim().is_empty() && p.trim() != "/")
         {
             None => None,
-            Some(text) => Some(self.resolve_text(text).await?),
+            Some(text) => Some(self.find_text(caller, text).await?),
         };
         let allowed = matches!(
             (kind, parent.as_ref().map(|p| p.kind)),
@@ -415,8 +407,7 @@ impl Catalog {
                 kind.as_str().to_lowercase()
             )));
         }
-        let parent_id = parent.as_ref().map(|p| p.id);
-        match parent_id {
+        match &parent {
             // The root belongs to no one: creating there needs the capability globally.
             None => caller.require(Capability::ManageRepository)?,
             Some(parent) => {
@@ -424,6 +415,7 @@ impl Catalog {
                     .await?
             }
         }
+        let parent_id = parent.as_ref().map(|p| p.id);
         let id = self.new_repository_id(parent_id, name, "").await?;
         let system_type = if kind == ObjectKind::Folder {
             SystemType::Namespace

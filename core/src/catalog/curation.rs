@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::Catalog;
+use super::visibility::Visible;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
@@ -156,10 +157,8 @@ impl Catalog {
         Ok(out)
     }
 
-    async fn curated_object(&self, caller: &Caller, object: &str) -> Result<Object> {
-        let object = self.resolve_text(object).await?;
-        self.require_sees(caller, &object).await?;
-        Ok(object)
+    async fn curated_object(&self, caller: &Caller, object: &str) -> Result<Visible> {
+        self.find_text(caller, object).await
     }
 
     /// The actions of the workflow the caller may take on the object in its state.
@@ -247,7 +246,7 @@ impl Catalog {
             ))
         })?;
         let object = self.curated_object(caller, object).await?;
-        self.require_on(caller, needs(kind), object.id).await?;
+        self.require_on(caller, needs(kind), &object).await?;
         let text = text.map(str::trim).unwrap_or_default();
         if kind.once_per_user() {
             if !text.is_empty() {
@@ -308,7 +307,7 @@ impl Catalog {
                 } else {
                     Capability::Curate
                 };
-                self.require_on(caller, capability, object.id).await?;
+                self.require_on(caller, capability, &object).await?;
                 found
             }
             (Some(kind), None) => {
@@ -320,7 +319,7 @@ impl Catalog {
                              remove a comment or warning by its id"
                         ))
                     })?;
-                self.require_on(caller, needs(kind), object.id).await?;
+                self.require_on(caller, needs(kind), &object).await?;
                 self.store
                     .curation(object.id)
                     .await?
@@ -346,7 +345,7 @@ impl Catalog {
         object: &str,
         action: &str,
     ) -> Result<ObjectCuration> {
-        let mut object = self.curated_object(caller, object).await?;
+        let object = self.curated_object(caller, object).await?;
         let step = WORKFLOW
             .iter()
             .find(|s| s.action.eq_ignore_ascii_case(action.trim()))
@@ -360,7 +359,8 @@ impl Catalog {
                         .join(", ")
                 ))
             })?;
-        self.require_on(caller, step.needs, object.id).await?;
+        self.require_on(caller, step.needs, &object).await?;
+        let mut object = object.into_object();
         let state = state_of(&object);
         if !step.from.contains(&state) {
             return Err(Error::conflict(format!(

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::Catalog;
+use super::visibility::Visible;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
@@ -390,9 +391,8 @@ impl ModelIndex {
 }
 
 impl Catalog {
-    async fn mapping_model(&self, caller: &Caller, text: &str, what: &str) -> Result<Object> {
-        let model = self.resolve_text(text).await?;
-        self.require_sees(caller, &model).await?;
+    async fn mapping_model(&self, caller: &Caller, text: &str, what: &str) -> Result<Visible> {
+        let model = self.find_text(caller, text).await?;
         if model.kind != ObjectKind::Model {
             return Err(Error::invalid(format!(
                 "{what} {} is a {}, not a model",
@@ -503,7 +503,7 @@ impl Catalog {
             .mapping_model(caller, &script.target_model, "TARGET MODEL")
             .await?;
         for model in [&source_model, &target_model] {
-            self.require_on(caller, Capability::EditMetadata, model.id)
+            self.require_on(caller, Capability::EditMetadata, model)
                 .await?;
         }
         let (source_index, target_index) =

@@ -147,7 +147,7 @@ impl Catalog {
         meta: &MetaModel,
     ) -> Result<(Plan, Vec<String>)> {
         let mut lookups = self.lookups(caller, query).await?;
-        lookups.source = self.source(query, meta, &lookups).await?;
+        lookups.source = self.source(caller, query, meta, &lookups).await?;
         let (mut plan, warnings) = lower(query, meta, &lookups);
         plan.visibility = sight.condition();
         // Spec 2.7: a filter on data profiling drops the objects whose data is hidden
@@ -228,7 +228,7 @@ impl Catalog {
             let Some(id) = object else {
                 return Ok(Cond::True);
             };
-            if let Some(object) = self.store.object(id).await? {
+            if let Some(object) = self.stored_object(id).await? {
                 parts.push(self.scope_of(&object).await?);
             }
         }
@@ -293,19 +293,24 @@ impl Catalog {
     }
 
     /// The condition of the FROM clause and its scope filters. Without FROM the query
-    /// covers every model with its objects; an unknown FROM id finds nothing.
-    async fn source(&self, query: &Query, meta: &MetaModel, lookups: &Lookups) -> Result<Cond> {
+    /// covers every model with its objects. A FROM (or CONTEXT) that names nothing the
+    /// caller sees is OBJECT_NOT_FOUND or INVALID_REPOSITORY_PATH: an empty answer
+    /// would hide a typo.
+    async fn source(
+        &self,
+        caller: &Caller,
+        query: &Query,
+        meta: &MetaModel,
+        lookups: &Lookups,
+    ) -> Result<Cond> {
+        if let Some(context) = &query.context {
+            self.find(caller, &source_ref(context)?).await?;
+        }
         let Some(from) = &query.from else {
             let all = Cond::Kinds(vec![ObjectKind::Model, ObjectKind::ModelObject]);
             return Ok(all);
         };
-        let object = match ObjectRef::parse(&from.id.text) {
-            Ok(reference) => match self.resolve(&reference).await {
-                Ok(object) => object,
-                Err(_) => return Ok(Cond::False),
-            },
-            Err(_) => return Ok(Cond::False),
-        };
+        let object = self.find(caller, &source_ref(&from.id)?).await?;
         let scope = self.scope_of(&object).await?;
         let Some(filters) = &from.scope else {
             return Ok(scope);
@@ -1292,8 +1297,8 @@ impl Catalog {
         super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Self::checked_query(&select_only(select), version, &meta)?;
-        let object = self.resolve(reference).await?;
-        let sight = self.require_visible(caller, &object).await?;
+        let object = self.find(caller, reference).await?;
+        let sight = self.sight(caller).await?;
         let hidden = self.hidden_data(caller).await?;
         let mut entities = self
             .mql_entities(caller, &sight, &hidden, &[object.id], &validated.select)
@@ -1320,8 +1325,8 @@ impl Catalog {
             Some(select) => Some(Self::checked_query(&select_only(select), version, &meta)?),
             None => None,
         };
-        let object = self.resolve(reference).await?;
-        let sight = self.require_visible(caller, &object).await?;
+        let object = self.find(caller, reference).await?;
+        let sight = self.sight(caller).await?;
         let mut related = self.related_objects(&object).await?;
         related.retain(|o| sight.sees(o));
         related.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
@@ -1348,8 +1353,8 @@ impl Catalog {
     ) -> Result<u64> {
         super::visibility::require_view_somewhere(caller)?;
         let _ = version;
-        let object = self.resolve(reference).await?;
-        let sight = self.require_visible(caller, &object).await?;
+        let object = self.find(caller, reference).await?;
+        let sight = self.sight(caller).await?;
         Ok(self
             .related_ids(&object)
             .await?
@@ -1397,4 +1402,9 @@ fn select_only(select: &str) -> QueryFields<'_> {
         filter: None,
         order_by: None,
     }
+}
+
+/// The reference a FROM or CONTEXT id names.
+fn source_ref(id: &crate::mql::ast::SourceId) -> Result<ObjectRef> {
+    ObjectRef::parse(&id.text)
 }

@@ -1,16 +1,32 @@
 //! Login through an external identity provider (OAuth 2.0 / OpenID Connect): the
 //! provider has proven who the caller is; the catalog finds (or creates) the Lore user
 //! of that name and opens a session for it.
+//!
+//! The catalog takes the token, not a name: it asks a [`TokenVerifier`] what the token
+//! proves, so no code can log in as a user by naming them.
 
 use std::collections::BTreeMap;
+
+use async_trait::async_trait;
 
 use super::Catalog;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectId;
 use crate::model::User;
 
-/// Who an external login method has proven the caller to be.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// Checks an identity provider's token (a JWT's signature, issuer, audience and times,
+/// or the provider's introspection) and answers who it proves the caller to be.
+#[async_trait]
+pub trait TokenVerifier: Send + Sync + std::fmt::Debug {
+    /// Who the token proves the caller to be, or AUTHENTICATION_ERROR.
+    async fn verify(&self, token: &str) -> Result<ExternalIdentity>;
+    /// Whether the first login of a user Lore does not know creates the account.
+    fn creates_users(&self) -> bool;
+}
+
+/// Who a [`TokenVerifier`] has proven the caller to be; the catalog accepts one only
+/// from [`TokenVerifier::verify`].
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExternalIdentity {
     /// The Lore user name (matched case-insensitively).
     pub user_name: String,
@@ -39,9 +55,20 @@ pub fn map_groups<'a>(
 }
 
 impl Catalog {
-    /// The enabled user an external identity names. An unknown user is created (enabled,
-    /// without a password, without roles) when `create` is set, and refused otherwise.
+    /// The enabled user a token names, once the verifier has checked it. An unknown user
+    /// is created (enabled, without a password, without roles) when the verifier
+    /// creates users, and refused otherwise.
     pub async fn external_user(
+        &self,
+        verifier: &dyn TokenVerifier,
+        token: &str,
+    ) -> Result<ObjectId> {
+        let identity = verifier.verify(token).await?;
+        self.user_of_identity(&identity, verifier.creates_users())
+            .await
+    }
+
+    async fn user_of_identity(
         &self,
         identity: &ExternalIdentity,
         create: bool,
@@ -71,16 +98,16 @@ impl Catalog {
         Ok(user.id)
     }
 
-    /// Logs in the user an external identity names (see [`Catalog::external_user`]) and
-    /// opens a session like a password login; returns the API key. With `force`, the
-    /// user's other sessions end.
+    /// Logs in the user a token names (see [`Catalog::external_user`]) and opens a
+    /// session like a password login; returns the API key. With `force`, the user's
+    /// other sessions end.
     pub async fn login_external(
         &self,
-        identity: ExternalIdentity,
-        create: bool,
+        verifier: &dyn TokenVerifier,
+        token: &str,
         force: bool,
     ) -> Result<String> {
-        let user = self.external_user(&identity, create).await?;
+        let user = self.external_user(verifier, token).await?;
         self.open_session(user, force).await
     }
 

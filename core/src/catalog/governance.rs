@@ -194,8 +194,7 @@ impl Catalog {
 
     /// The sensitivity labels of an object (View Metadata on it).
     pub async fn object_labels(&self, caller: &Caller, object: &ObjectRef) -> Result<ObjectLabels> {
-        let object = self.resolve(object).await?;
-        self.require_sees(caller, &object).await?;
+        let object = self.find(caller, object).await?;
         self.labels_of(object.id).await
     }
 
@@ -208,8 +207,7 @@ impl Catalog {
         label: &str,
         status: ClassificationStatus,
     ) -> Result<ObjectLabels> {
-        let object = self.resolve(object).await?;
-        self.require_sees(caller, &object).await?;
+        let object = self.find(caller, object).await?;
         let needed = match status {
             ClassificationStatus::Proposed => Capability::EditMetadata,
             ClassificationStatus::Approved | ClassificationStatus::Rejected => Capability::Curate,
@@ -219,7 +217,7 @@ impl Catalog {
                 ));
             }
         };
-        self.require_on(caller, needed, object.id).await?;
+        self.require_on(caller, needed, &object).await?;
         let label = self.find_label(label).await?;
         self.store
             .apply(
@@ -263,8 +261,7 @@ impl Catalog {
         caller: &Caller,
         object: &ObjectRef,
     ) -> Result<ProfilingRecord> {
-        let object = self.resolve(object).await?;
-        self.require_sees(caller, &object).await?;
+        let object = self.find(caller, object).await?;
         self.profiling_record(caller, &object).await
     }
 
@@ -276,10 +273,10 @@ impl Catalog {
         object: &ObjectRef,
         update: ProfilingUpdate,
     ) -> Result<ProfilingRecord> {
-        let mut object = self.resolve(object).await?;
-        self.require_sees(caller, &object).await?;
-        self.require_on(caller, Capability::EditMetadata, object.id)
+        let object = self.find(caller, object).await?;
+        self.require_on(caller, Capability::EditMetadata, &object)
             .await?;
+        let mut object = object.into_object();
         if object.id.is_repository() {
             return Err(Error::invalid(format!(
                 "{} is a {}; data profiling belongs to columns and fields of a model",

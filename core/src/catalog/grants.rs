@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 
 use super::Catalog;
+use super::visibility::Visible;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
@@ -317,12 +318,13 @@ impl Catalog {
         object: &ObjectRef,
         grantee: Option<&GranteeRef>,
     ) -> Result<Vec<RoleGrant>> {
-        let object = self.resolve(object).await?.id;
+        let object = self.find(caller, object).await?;
         let grantee = self.grantee_or_caller(caller, grantee).await?;
         if grantee.id != caller.user() {
-            self.require_on(caller, Capability::ManageRoles, object)
+            self.require_on(caller, Capability::ManageRoles, &object)
                 .await?;
         }
+        let object = object.id;
         let chain = self.grant_chain(object).await?;
         let roles = self.store.roles().await?;
         let mut held = Vec::new();
@@ -352,9 +354,10 @@ impl Catalog {
         object: &ObjectRef,
         role: Option<&str>,
     ) -> Result<Vec<RoleGrant>> {
-        let object = self.resolve(object).await?.id;
-        self.require_on(caller, Capability::ManageRoles, object)
+        let object = self.find(caller, object).await?;
+        self.require_on(caller, Capability::ManageRoles, &object)
             .await?;
+        let object = object.id;
         let role = match role {
             Some(name) => Some(self.find_role(name).await?.name),
             None => None,
@@ -381,10 +384,11 @@ impl Catalog {
         grantee: &GranteeRef,
         role: &str,
     ) -> Result<Vec<RoleGrant>> {
-        let target = self.grant_target(object).await?;
+        let target = self.grant_target(caller, object).await?;
         let grantee = self.find_grantee(grantee).await?;
         let role = self.find_role(role).await?;
-        self.check_grantable(caller, &role, Some(target)).await?;
+        self.check_grantable(caller, &role, Some(&target)).await?;
+        let target = target.id;
         let grant = Grant {
             grantee: grantee.id,
             role: role.name,
@@ -409,10 +413,11 @@ impl Catalog {
         grantee: &GranteeRef,
         role: &str,
     ) -> Result<()> {
-        let target = self.grant_target(object).await?;
+        let target = self.grant_target(caller, object).await?;
         let grantee = self.find_grantee(grantee).await?;
         let role = self.find_role(role).await?;
-        self.check_grantable(caller, &role, Some(target)).await?;
+        self.check_grantable(caller, &role, Some(&target)).await?;
+        let target = target.id;
         let grant = Grant {
             grantee: grantee.id,
             role: role.name,
@@ -465,7 +470,7 @@ impl Catalog {
         let rows = read_csv(bytes, &GLOBAL_ROLES_CSV_HEADER, &["granteeType"])?;
         let mut checked = CheckedLines::default();
         for (line, row) in &rows {
-            checked.add(*line, self.global_grant_of_row(caller, row).await);
+            checked.add(*line, self.global_grant_of_row(caller, row).await)?;
         }
         let wanted = checked.wanted()?;
         self.land_csv(caller, GrantsOn::Server, rows.len(), wanted, replace)
@@ -482,9 +487,10 @@ impl Catalog {
     ) -> Result<Vec<u8>> {
         let under = match object {
             Some(reference) => {
-                let id = self.resolve(reference).await?.id;
-                self.require_on(caller, Capability::ManageRoles, id).await?;
-                Some(id)
+                let object = self.find(caller, reference).await?;
+                self.require_on(caller, Capability::ManageRoles, &object)
+                    .await?;
+                Some(object.id)
             }
             None => {
                 caller.require(Capability::ManageRoles)?;
@@ -506,7 +512,7 @@ impl Catalog {
             let path = match paths.iter().find(|(id, _)| *id == on) {
                 Some((_, path)) => path.clone(),
                 None => {
-                    let path = match self.store.object(on).await? {
+                    let path = match self.stored_object(on).await? {
                         Some(o) => Some(self.repository_path(&o).await?),
                         None => None,
                     };
@@ -551,7 +557,7 @@ impl Catalog {
         )?;
         let mut checked = CheckedLines::default();
         for (line, row) in &rows {
-            checked.add(*line, self.object_grant_of_row(caller, row).await);
+            checked.add(*line, self.object_grant_of_row(caller, row).await)?;
         }
         let wanted = checked.wanted()?;
         self.land_csv(caller, GrantsOn::AnyObject, rows.len(), wanted, replace)
@@ -577,9 +583,21 @@ impl Catalog {
         let mut batch = Batch::new();
         if replace {
             for grant in existing.difference(&wanted) {
+                let object = match grant.object {
+                    Some(id) => match self.visible_id(caller, id).await? {
+                        Some(object) => Some(object),
+                        // Grants on objects the caller cannot see are not theirs to
+                        // revoke (or to learn of): they stay.
+                        None => {
+                            summary.unchanged += 1;
+                            continue;
+                        }
+                    },
+                    None => None,
+                };
                 // A grant of a role deleted since cannot be checked; it goes.
                 if let Ok(role) = self.find_role(&grant.role).await {
-                    self.check_grantable(caller, &role, grant.object).await?;
+                    self.check_grantable(caller, &role, object.as_ref()).await?;
                 }
                 summary.removed += 1;
                 batch.push(Op::RemoveGrant(grant.clone()));
@@ -617,23 +635,23 @@ impl Catalog {
             (None, Some(path)) => ObjectRef::parse(path)?,
             (None, None) => return Err(Error::missing("objectId or objectPath")),
         };
-        let target = self.grant_target(&reference).await?;
+        let target = self.grant_target(caller, &reference).await?;
+        let grantee = self.grantee_of_row(row, 2, 3).await?;
+        let role = self.find_role(row.field(4, "role")?).await?;
+        self.check_grantable(caller, &role, Some(&target)).await?;
         if let (Some(_), Some(path)) = (id, path) {
-            let object = self.resolve(&ObjectRef::Id(target)).await?;
-            let actual = self.repository_path(&object).await?;
+            let actual = self.repository_path(&target).await?;
             if actual != path.trim_end_matches('/') {
                 return Err(Error::invalid(format!(
-                    "objectId {target} is at '{actual}', not at objectPath '{path}'"
+                    "objectId {} is at '{actual}', not at objectPath '{path}'",
+                    target.id
                 )));
             }
         }
-        let grantee = self.grantee_of_row(row, 2, 3).await?;
-        let role = self.find_role(row.field(4, "role")?).await?;
-        self.check_grantable(caller, &role, Some(target)).await?;
         Ok(Grant {
             grantee: grantee.id,
             role: role.name,
-            object: Some(target),
+            object: Some(target.id),
         })
     }
 
@@ -677,7 +695,7 @@ impl Catalog {
         &self,
         caller: &Caller,
         role: &Role,
-        object: Option<ObjectId>,
+        object: Option<&Visible>,
     ) -> Result<()> {
         match object {
             None if !role.global => {
@@ -702,11 +720,11 @@ impl Catalog {
                 .into_iter()
                 .filter(|c| caller.has(*c))
                 .collect(),
-            Some(object) => self.capabilities_on(caller, object).await?,
+            Some(object) => self.capabilities_on(caller, object.id).await?,
         };
         let place = match object {
             None => "globally".to_owned(),
-            Some(object) => format!("on {object}"),
+            Some(object) => format!("on {}", object.id),
         };
         if !held.contains(&Capability::ManageRoles) {
             return Err(Error::forbidden(format!(
@@ -750,23 +768,26 @@ impl Catalog {
     }
 
     /// Fails with PERMISSION_DENIED unless the caller holds the capability on the object.
+    /// The object must be one the caller sees ([`Catalog::find`]): only then may the
+    /// answer be 403 rather than "not found".
     pub(crate) async fn require_on(
         &self,
         caller: &Caller,
         capability: Capability,
-        object: ObjectId,
+        object: &Visible,
     ) -> Result<()> {
         if caller.has(capability)
             || self
-                .capabilities_on(caller, object)
+                .capabilities_on(caller, object.id)
                 .await?
                 .contains(&capability)
         {
             return Ok(());
         }
         Err(Error::forbidden(format!(
-            "user '{}' lacks the capability {capability:?} on {object}",
-            caller.name()
+            "user '{}' lacks the capability {capability:?} on {}",
+            caller.name(),
+            object.id
         )))
     }
 
@@ -786,14 +807,14 @@ impl Catalog {
                 )));
             }
             chain.push(id);
-            next = self.store.object(id).await?.and_then(|o| o.parent);
+            next = self.stored_object(id).await?.and_then(|o| o.parent);
         }
         Ok(chain)
     }
 
     /// The repository object an object role is granted on; a model object is refused.
-    async fn grant_target(&self, reference: &ObjectRef) -> Result<ObjectId> {
-        let object = self.resolve(reference).await?;
+    async fn grant_target(&self, caller: &Caller, reference: &ObjectRef) -> Result<Visible> {
+        let object = self.find(caller, reference).await?;
         if !object.id.is_repository() {
             return Err(Error::invalid(format!(
                 "object roles are granted on repository objects (folders, models, ...); {} is \
@@ -801,7 +822,7 @@ impl Catalog {
                 object.id, object.id.model
             )));
         }
-        Ok(object.id)
+        Ok(object)
     }
 
     pub(crate) async fn find_role(&self, name: &str) -> Result<Role> {
@@ -958,7 +979,9 @@ struct CheckedLines {
 }
 
 impl CheckedLines {
-    fn add(&mut self, line: u64, grant: Result<Grant>) {
+    /// Records a line's grant or what is wrong with it; an internal failure stops the
+    /// whole import.
+    fn add(&mut self, line: u64, grant: Result<Grant>) -> Result<()> {
         match grant {
             Ok(grant) => {
                 self.wanted.insert(grant);
@@ -968,6 +991,7 @@ impl CheckedLines {
             }
             Err(e) => self.errors.push(format!("line {line}: {}", e.message)),
         }
+        Ok(())
     }
 
     /// The grants, or INVALID_PARAMETER naming every bad line (PERMISSION_DENIED when

@@ -122,8 +122,8 @@ impl Catalog {
                 MAX_LINEAGE_OPERATIONS,
             )?,
         };
-        let object = self.resolve_text(start).await?;
-        let sight = self.require_visible(caller, &object).await?;
+        let object = self.find_text(caller, start).await?;
+        let sight = self.sight(caller).await?;
 
         let mut walks = Vec::new();
         for (wanted, downstream) in [(upstream, false), (downstream, true)] {

@@ -4,12 +4,12 @@
 //! Authorization by construction: every public method a front end may call takes the
 //! [`Caller`](crate::auth::Caller) that only [`Catalog::authenticate`] makes, except the
 //! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::login_external`],
-//! [`Catalog::external_user`], [`Catalog::authenticate`], [`Catalog::logout`]), the
-//! command line's own caller ([`Catalog::command_line_operator`]),
-//! [`Catalog::ping`] and what the server itself records or sends ([`Catalog::record_calls`],
-//! [`Catalog::purge_system_log`], [`Catalog::claim_deliveries`],
-//! [`Catalog::finish_delivery`]). The store and the unchecked helpers
-//! (resolving identifiers, reading entities) stay inside the crate.
+//! [`Catalog::authenticate`], [`Catalog::logout`]) and [`Catalog::ping`]. What the
+//! server itself does (the system log, the outbox, the operations sweeper, the command
+//! line's operator) is on [`ServerCatalog`], which request handlers never hold. Objects a
+//! client names are reached only through [`Catalog::find`] (`visibility.rs`), which
+//! answers what the caller may see or "not found"; the store and the unchecked helpers
+//! stay inside the crate.
 
 mod administrators;
 mod attributes;
@@ -32,6 +32,7 @@ mod notifications;
 mod operations;
 mod query;
 mod semantics;
+mod server_side;
 mod system_log;
 mod types;
 mod users;
@@ -51,7 +52,7 @@ pub use documents::{
     MAX_DASHBOARD_WIDGETS,
 };
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
-pub use external_login::{ExternalIdentity, map_groups};
+pub use external_login::{ExternalIdentity, TokenVerifier, map_groups};
 pub use governance::{
     DataClassUpdate, LabelDefinition, ObjectLabels, ProfilingRecord, ProfilingUpdate,
 };
@@ -71,6 +72,7 @@ pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
+pub use server_side::ServerCatalog;
 pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 pub use users::{MIN_PASSWORD_CHARS, NewUser, UserUpdate};
@@ -78,8 +80,8 @@ pub use worksheets::{MAX_WORKSHEET_NAME_CHARS, NewWorksheet, WorksheetRef};
 
 use crate::archive::ArchiveLimits;
 use crate::auth::Caller;
-use crate::error::{Error, ErrorCode, Result};
-use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
+use crate::error::{Error, Result};
+use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::import::Importers;
 use crate::model::{MetaModel, Object, ObjectKind};
 use crate::store::Store;
@@ -240,6 +242,9 @@ impl Catalog {
     /// Reserves the id of a new repository object named `name` under `parent` (`None`:
     /// the root), refusing with CONFLICT a name a sibling already has; `hint` ends that
     /// message. The store's unique index still guards against a concurrent creation.
+    /// (A hidden sibling of that name is a conflict too: two objects cannot share a
+    /// path. The message names only what the caller wrote.)
+    #[allow(clippy::disallowed_methods)]
     pub(crate) async fn new_repository_id(
         &self,
         parent: Option<ObjectId>,
@@ -261,66 +266,13 @@ impl Catalog {
         ))
     }
 
-    /// Finds the object a client named by id, stable id or repository path. A path walks
-    /// the repository tree and, past a model, that model's objects.
-    pub(crate) async fn resolve(&self, reference: &ObjectRef) -> Result<Object> {
-        match reference {
-            ObjectRef::Id(id) => self
-                .store
-                .object(*id)
-                .await?
-                .ok_or_else(|| Error::not_found(format!("object {id} does not exist"))),
-            ObjectRef::StableId(stable) => self
-                .store
-                .object_by_stable_id(stable)
-                .await?
-                .ok_or_else(|| Error::not_found(format!("no object has stable id '{stable}'"))),
-            ObjectRef::Path(names) => {
-                let display = format!("/{}", names.join("/"));
-                let mut space = REPOSITORY_MODEL;
-                let mut parent: Option<ObjectId> = None;
-                let mut found: Option<Object> = None;
-                for name in names {
-                    let next = self
-                        .store
-                        .child_by_name(space, parent, name)
-                        .await?
-                        .ok_or_else(|| {
-                            Error::new(
-                                ErrorCode::InvalidRepositoryPath,
-                                format!("repository path '{display}' does not exist: no '{name}'"),
-                            )
-                        })?;
-                    if next.kind == ObjectKind::Model {
-                        space = next.id.content_model();
-                        parent = None;
-                    } else {
-                        parent = Some(next.id);
-                    }
-                    found = Some(next);
-                }
-                found.ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::InvalidRepositoryPath,
-                        "the repository root '/' is not an object",
-                    )
-                })
-            }
-        }
-    }
-
-    /// Resolves an identifier given as text.
-    pub(crate) async fn resolve_text(&self, text: &str) -> Result<Object> {
-        self.resolve(&ObjectRef::parse(text)?).await
-    }
-
     /// The repository path of a repository object, e.g. `/Sales/Warehouse`.
     pub(crate) async fn repository_path(&self, object: &Object) -> Result<String> {
         let mut names = vec![object.name.clone()];
         let mut next = object.parent;
         let mut guard = 0;
         while let Some(id) = next {
-            let parent = self.store.object(id).await?.ok_or_else(|| {
+            let parent = self.stored_object(id).await?.ok_or_else(|| {
                 Error::internal(format!("object {} has a missing parent {id}", object.id))
             })?;
             names.push(parent.name.clone());
@@ -352,7 +304,7 @@ impl Catalog {
                     object.id
                 )));
             }
-            let parent = self.store.object(id).await?.ok_or_else(|| {
+            let parent = self.stored_object(id).await?.ok_or_else(|| {
                 Error::internal(format!("object {} has a missing ancestor {id}", object.id))
             })?;
             next = match parent.parent {

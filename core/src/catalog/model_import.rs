@@ -414,7 +414,7 @@ impl Catalog {
         let mut wanted_connections = BTreeSet::new();
         for connection in &connections {
             let target = self
-                .resolve(&ObjectRef::parse(&connection.target_model)?)
+                .find(caller, &ObjectRef::parse(&connection.target_model)?)
                 .await
                 .map_err(|e| {
                     bad(format!(
@@ -447,7 +447,7 @@ impl Catalog {
         let configuration_edge = match &options.configuration {
             None => None,
             Some(reference) => {
-                let configuration = self.resolve(reference).await?;
+                let configuration = self.find(caller, reference).await?;
                 if !matches!(
                     configuration.kind,
                     ObjectKind::Configuration | ObjectKind::ConfigurationVersion
@@ -671,16 +671,15 @@ impl Catalog {
                 "modelId re-imports into an existing model and cannot be combined with folderId or modelName",
             )),
             Some(reference) => {
-                let model = self.resolve(reference).await?;
+                let model = self.find(caller, reference).await?;
                 if model.kind != ObjectKind::Model {
                     return Err(Error::invalid(format!(
                         "{} ('{}') is not a model",
                         model.id, model.name
                     )));
                 }
-                self.require_on(caller, Capability::Import, model.id)
-                    .await?;
-                Ok((model, false))
+                self.require_on(caller, Capability::Import, &model).await?;
+                Ok((model.into_object(), false))
             }
             None => {
                 let name = options.name.as_deref().unwrap_or(archive_name);
@@ -711,20 +710,21 @@ impl Catalog {
             None => None,
             Some(ObjectRef::Path(p)) if p.is_empty() => None,
             Some(reference) => {
-                let folder = self.resolve(reference).await?;
+                let folder = self.find(caller, reference).await?;
                 if folder.kind != ObjectKind::Folder {
                     return Err(Error::invalid(format!(
                         "{} ('{}') is not a folder",
                         folder.id, folder.name
                     )));
                 }
-                Some(folder.id)
+                Some(folder)
             }
         };
-        match folder {
+        match &folder {
             None => caller.require(Capability::Import)?,
             Some(folder) => self.require_on(caller, Capability::Import, folder).await?,
         }
+        let folder = folder.map(|f| f.id);
         let name = name.trim();
         if name.is_empty() || name.contains('/') {
             return Err(Error::invalid(format!(

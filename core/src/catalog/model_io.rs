@@ -39,13 +39,12 @@ impl Catalog {
         options: &ExportOptions,
     ) -> Result<ModelArchive> {
         super::visibility::require_view_somewhere(caller)?;
-        let mut model = self.resolve(model).await?;
-        self.require_sees(caller, &model).await?;
+        let mut model = self.find(caller, model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {
             // Exporting a term: the model of the object, restricted to that object.
             let object = model.id;
             model = self
-                .resolve(&ObjectRef::Id(ObjectId::repository(object.model)))
+                .find_id(caller, ObjectId::repository(object.model))
                 .await?;
             return Box::pin(self.model_archive(
                 caller,
@@ -68,7 +67,7 @@ impl Catalog {
         if let Some(chosen) = &options.objects {
             let mut keep = BTreeSet::new();
             for reference in chosen {
-                let object = self.resolve(reference).await?;
+                let object = self.find(caller, reference).await?;
                 if object.kind != ObjectKind::ModelObject || object.id.model != number {
                     return Err(Error::invalid(format!(
                         "{} ('{}') is not an object of model {}",
@@ -250,7 +249,8 @@ impl Catalog {
             .edges(EdgeKind::ModelConnection, model.id, false)
             .await?
         {
-            if let Some(target) = self.store.object(e.target).await? {
+            // A connection to a model the caller cannot see is not theirs to learn of.
+            if let Some(target) = self.visible_id(caller, e.target).await? {
                 archive.connections.push(archive::ArchiveConnection {
                     name: e.name.clone(),
                     target_model: self.repository_path(&target).await?,

@@ -247,7 +247,11 @@ impl Catalog {
     /// Claims the deliveries due now for this process's sender, for `lease` (after which
     /// another sender may take them, should this one have stopped). Not a call of a
     /// client: the server's sender calls it.
-    pub async fn claim_deliveries(&self, limit: usize, lease: Duration) -> Result<Vec<Delivery>> {
+    pub(crate) async fn claim_deliveries(
+        &self,
+        limit: usize,
+        lease: Duration,
+    ) -> Result<Vec<Delivery>> {
         let now = now();
         let lease_until = now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
         self.store.claim_deliveries(now, lease_until, limit).await
@@ -256,7 +260,7 @@ impl Catalog {
     /// Records how an attempt at a delivery went: delivered, or failed with the reason
     /// and due again after the back-off of the retry policy, or given up after its last
     /// allowed attempt. Not a call of a client: the server's sender calls it.
-    pub async fn finish_delivery(
+    pub(crate) async fn finish_delivery(
         &self,
         mut delivery: Delivery,
         outcome: std::result::Result<(), String>,

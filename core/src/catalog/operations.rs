@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::Catalog;
+use super::visibility::Visible;
 
 use super::model_import::ImportOptions;
 use crate::auth::Caller;
@@ -65,10 +66,9 @@ impl Catalog {
                 ));
             }
             Some(reference) => {
-                let model = self.model(reference).await?;
-                self.require_on(caller, Capability::Import, model.id)
-                    .await?;
-                model
+                let model = self.model(caller, reference).await?;
+                self.require_on(caller, Capability::Import, &model).await?;
+                model.into_object()
             }
             None => self.create_empty_model(caller, &request).await?,
         };
@@ -115,16 +115,15 @@ impl Catalog {
         caller: &Caller,
         model: &ObjectRef,
     ) -> Result<(Object, ImportSettings)> {
-        let model = self.model(model).await?;
-        self.require_on(caller, Capability::Import, model.id)
-            .await?;
+        let model = self.model(caller, model).await?;
+        self.require_on(caller, Capability::Import, &model).await?;
         let settings = self.store.import_settings(model.id).await?.ok_or_else(|| {
             Error::not_found(format!(
                 "model {} ('{}') has no import settings; set them with PUT /repository/importModel",
                 model.id, model.name
             ))
         })?;
-        Ok((model, settings))
+        Ok((model.into_object(), settings))
     }
 
     /// `POST /repository/attachments/{objectId}`: attaches a file to an object,
@@ -138,8 +137,8 @@ impl Catalog {
         content: Vec<u8>,
     ) -> Result<AttachmentInfo> {
         check_file_name(name)?;
-        let object = self.resolve(object).await?;
-        self.require_on(caller, Capability::EditMetadata, object.id)
+        let object = self.find(caller, object).await?;
+        self.require_on(caller, Capability::EditMetadata, &object)
             .await?;
         let info = AttachmentInfo {
             object: object.id,
@@ -167,8 +166,7 @@ impl Catalog {
         object: &ObjectRef,
         name: Option<&str>,
     ) -> Result<Attachment> {
-        let object = self.resolve(object).await?;
-        self.require_sees(caller, &object).await?;
+        let object = self.find(caller, object).await?;
         self.store
             .attachment(object.id, name)
             .await?
@@ -190,8 +188,7 @@ impl Catalog {
         caller: &Caller,
         object: &ObjectRef,
     ) -> Result<Vec<AttachmentInfo>> {
-        let object = self.resolve(object).await?;
-        self.require_sees(caller, &object).await?;
+        let object = self.find(caller, object).await?;
         self.store.attachments(object.id).await
     }
 
@@ -200,9 +197,8 @@ impl Catalog {
     /// this process; it writes nothing unless the importer completes and the model it
     /// produced passes the checks of a model archive.
     pub async fn start_import(&self, caller: &Caller, model: &ObjectRef) -> Result<Operation> {
-        let model = self.model(model).await?;
-        self.require_on(caller, Capability::Import, model.id)
-            .await?;
+        let model = self.model(caller, model).await?;
+        self.require_on(caller, Capability::Import, &model).await?;
         let settings = self.store.import_settings(model.id).await?.ok_or_else(|| {
             Error::invalid(format!(
                 "model {} ('{}') has no import settings; set its importer with PUT /repository/importModel",
@@ -451,7 +447,7 @@ impl Catalog {
 
     /// Marks failed the running operations whose process stopped renewing their
     /// heartbeat; answers how many.
-    pub async fn fail_interrupted_operations(&self) -> Result<usize> {
+    pub(crate) async fn fail_interrupted_operations(&self) -> Result<usize> {
         let stale_before = now()
             - chrono::Duration::from_std(self.config.operation_stale_after)
                 .unwrap_or(chrono::Duration::MAX);
@@ -524,13 +520,17 @@ impl Catalog {
         Ok((&self.config.importers, caller.has(Capability::Administer)))
     }
 
-    /// The id of the object a reference names.
-    pub async fn object_id(&self, reference: &ObjectRef) -> Result<crate::id::ObjectId> {
-        Ok(self.resolve(reference).await?.id)
+    /// The id of an object the caller sees, for filters such as listOperations' model.
+    pub async fn object_id(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+    ) -> Result<crate::id::ObjectId> {
+        Ok(self.find(caller, reference).await?.id)
     }
 
-    async fn model(&self, reference: &ObjectRef) -> Result<Object> {
-        let model = self.resolve(reference).await?;
+    async fn model(&self, caller: &Caller, reference: &ObjectRef) -> Result<Visible> {
+        let model = self.find(caller, reference).await?;
         if model.kind != ObjectKind::Model {
             return Err(Error::invalid(format!(
                 "{} ('{}') is not a model",

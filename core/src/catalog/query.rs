@@ -74,19 +74,18 @@ impl Catalog {
         ];
         for (clause, id) in sources {
             let Some(id) = id else { continue };
-            match self.resolve(&ObjectRef::parse(&id.text)?).await {
+            // The same words for a missing object and one the caller cannot see.
+            match self.find(caller, &ObjectRef::parse(&id.text)?).await {
                 Ok(_) => {}
                 Err(e)
                     if matches!(
                         e.code,
-                        ErrorCode::NotFound
-                            | ErrorCode::ObjectNotFound
-                            | ErrorCode::InvalidRepositoryPath
+                        ErrorCode::ObjectNotFound | ErrorCode::InvalidRepositoryPath
                     ) =>
                 {
                     warnings.push(format!(
-                        "{clause} '{}' does not exist; the query finds nothing",
-                        id.text
+                        "{clause} '{}' does not exist; running the query answers {}",
+                        id.text, e.code
                     ))
                 }
                 Err(e) => return Err(e),

@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use super::Catalog;
+use super::visibility::Visible;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, stable_id};
@@ -87,9 +88,8 @@ impl Catalog {
         caller: &Caller,
         text: &str,
         what: &str,
-    ) -> Result<Object> {
-        let object = self.resolve_text(text).await?;
-        self.require_sees(caller, &object).await?;
+    ) -> Result<Visible> {
+        let object = self.find_text(caller, text).await?;
         if object.kind != ObjectKind::ModelObject {
             return Err(Error::invalid(format!(
                 "{what} {} is a {}; only objects inside a model take part here",
@@ -108,7 +108,7 @@ impl Catalog {
                 describe(&term)
             )));
         }
-        Ok(term)
+        Ok(term.into_object())
     }
 
     // ---- semantic links
@@ -175,9 +175,9 @@ impl Catalog {
                 source.id
             )));
         }
-        self.require_on(caller, Capability::EditMetadata, source.id)
+        self.require_on(caller, Capability::EditMetadata, &source)
             .await?;
-        Ok((source, target))
+        Ok((source.into_object(), target.into_object()))
     }
 
     /// The edges that make `target` (or any object, when `None`) define `object`: semantic
@@ -278,7 +278,7 @@ impl Catalog {
                 source.id, target.id
             )));
         }
-        self.require_on(caller, Capability::EditMetadata, source.id)
+        self.require_on(caller, Capability::EditMetadata, &source)
             .await?;
         let name = name.map(str::trim).unwrap_or_default();
         if name.chars().count() > 1000 {
@@ -342,15 +342,16 @@ impl Catalog {
     }
 
     /// The term at `path` in the glossary, and the writes that create it (and its
-    /// missing parents) when it does not exist yet.
+    /// missing parents) when it does not exist yet. The glossary is one the caller sees
+    /// (and edits), so its terms are theirs to look up by name.
+    #[allow(clippy::disallowed_methods)]
     async fn term_at(
         &self,
         caller: &Caller,
         glossary: &str,
         path: &str,
     ) -> Result<(Object, Vec<Op>)> {
-        let model = self.resolve_text(glossary).await?;
-        self.require_sees(caller, &model).await?;
+        let model = self.find_text(caller, glossary).await?;
         if model.kind != ObjectKind::Model {
             return Err(Error::invalid(format!(
                 "glossaryId {} is a {}, not a model",
@@ -358,7 +359,7 @@ impl Catalog {
                 model.kind.as_str().to_lowercase()
             )));
         }
-        self.require_on(caller, Capability::EditMetadata, model.id)
+        self.require_on(caller, Capability::EditMetadata, &model)
             .await?;
         let names: Vec<&str> = path.split('/').map(str::trim).collect();
         if names.iter().any(|n| n.is_empty()) {
@@ -465,7 +466,7 @@ impl Catalog {
         let object = self
             .visible_model_object(caller, object, "objectId")
             .await?;
-        self.require_on(caller, Capability::EditMetadata, object.id)
+        self.require_on(caller, Capability::EditMetadata, &object)
             .await?;
         let (term, mut ops) = match term {
             TermChoice::Existing(text) => (self.term(caller, text, "termId").await?, Vec::new()),
@@ -491,7 +492,7 @@ impl Catalog {
         let object = self
             .visible_model_object(caller, object, "objectId")
             .await?;
-        self.require_on(caller, Capability::EditMetadata, object.id)
+        self.require_on(caller, Capability::EditMetadata, &object)
             .await?;
         let term = match term {
             Some(text) => Some(self.term(caller, text, "termId").await?),

@@ -79,7 +79,7 @@ impl Catalog {
 
     /// Appends calls a front end served to the system log. Not a call of a client: the
     /// server records every call, whoever made it, so this takes no caller.
-    pub async fn record_calls(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+    pub(crate) async fn record_calls(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
@@ -88,7 +88,7 @@ impl Catalog {
 
     /// Removes system log entries older than `before` (the retention the configuration
     /// sets); returns how many. Run by the server, not by a client.
-    pub async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+    pub(crate) async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
         self.store.purge_system_log(before).await
     }
 }

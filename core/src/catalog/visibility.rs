@@ -4,6 +4,13 @@
 //! The ancestors of those objects stay hidden (a folder above a granted model is not
 //! shown), and a caller who holds View Metadata nowhere is refused.
 //!
+//! An object the caller cannot see does not exist for them. [`Catalog::find`] is the one
+//! way from a name a client wrote (id, stable id, repository path) to an object: it
+//! answers a [`Visible`] object or exactly the "not found" a name matching nothing gets,
+//! so no answer tells a hidden object from a missing one. The raw lookup is private to
+//! this module, and the methods that act on one object take a [`Visible`], which only
+//! this module makes. (`clippy.toml` forbids the store's single-object reads elsewhere.)
+//!
 //! Lists and queries apply the caller's [`Sight`]: MQL queries carry it as the plan's
 //! visibility condition, so the database filters, pages and counts only what the caller
 //! may see; browsing and entity reads test each object against it.
@@ -12,8 +19,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::Catalog;
 use crate::auth::Caller;
-use crate::error::{Error, Result};
-use crate::id::ObjectId;
+use crate::error::{Error, ErrorCode, Result};
+use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
 use crate::model::{Capability, Object, ObjectKind};
 use crate::mql::plan::{Cond, Within};
 
@@ -209,40 +216,148 @@ impl Catalog {
         Ok((repository, models))
     }
 
-    /// Fails with PERMISSION_DENIED unless the caller may see the object.
-    /// Fails with PERMISSION_DENIED unless the caller may see the object, reading only
-    /// the object's ancestors (none for a caller with View Metadata globally), not the
-    /// whole repository as [`Catalog::sight`] does: the check of reads of one object.
-    pub(crate) async fn require_sees(&self, caller: &Caller, object: &Object) -> Result<()> {
+    /// The object a client named, if the caller may see it; otherwise exactly the
+    /// error a name that matches nothing gets (see [`not_found`]). A caller who holds
+    /// View Metadata nowhere is refused first, whatever the name.
+    pub(crate) async fn find(&self, caller: &Caller, reference: &ObjectRef) -> Result<Visible> {
         require_view_somewhere(caller)?;
-        if caller.has(Capability::ViewMetadata) {
-            return Ok(());
+        let Some(object) = self.lookup(reference).await? else {
+            return Err(not_found(reference));
+        };
+        if self.sees(caller, &object).await? {
+            Ok(Visible(object))
+        } else {
+            Err(not_found(reference))
         }
-        let chain = self.grant_chain(object.id).await?;
-        let granted = caller.object_grants().iter().any(|(on, capabilities)| {
-            capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
-        });
-        if granted {
-            return Ok(());
-        }
-        Err(Error::forbidden(format!(
-            "user '{}' lacks the capability ViewMetadata on {}",
-            caller.name(),
-            object.id
-        )))
     }
 
-    /// Fails with PERMISSION_DENIED unless the caller may see the object; answers what
-    /// else they see, for calls that also list related objects.
-    pub(crate) async fn require_visible(&self, caller: &Caller, object: &Object) -> Result<Sight> {
-        let sight = self.sight(caller).await?;
-        if !sight.sees(object) {
-            return Err(Error::forbidden(format!(
-                "user '{}' lacks the capability ViewMetadata on {}",
-                caller.name(),
-                object.id
-            )));
+    /// The object a raw read found for the reference (`None`: nothing), if the caller
+    /// may see it; otherwise what [`Catalog::find`] answers. For reads that fetch an
+    /// object together with more than `find` reads (an entity with its details).
+    pub(crate) async fn shown(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        found: Option<Object>,
+    ) -> Result<Visible> {
+        require_view_somewhere(caller)?;
+        match found {
+            Some(object) if self.sees(caller, &object).await? => Ok(Visible(object)),
+            _ => Err(not_found(reference)),
         }
-        Ok(sight)
+    }
+
+    /// [`Catalog::find`] of an identifier given as text.
+    pub(crate) async fn find_text(&self, caller: &Caller, text: &str) -> Result<Visible> {
+        self.find(caller, &ObjectRef::parse(text)?).await
+    }
+
+    /// [`Catalog::find`] of an object id (one a client wrote, or one a stored record
+    /// holds).
+    pub(crate) async fn find_id(&self, caller: &Caller, id: ObjectId) -> Result<Visible> {
+        self.find(caller, &ObjectRef::Id(id)).await
+    }
+
+    /// The object of that id if it exists and the caller may see it; `None` for both a
+    /// missing and a hidden one. For ids a stored record holds (a grant's object, an
+    /// edge's target), which a caller's answer must not reveal either way.
+    pub(crate) async fn visible_id(
+        &self,
+        caller: &Caller,
+        id: ObjectId,
+    ) -> Result<Option<Visible>> {
+        match self.find_id(caller, id).await {
+            Ok(object) => Ok(Some(object)),
+            Err(e) if e.code == ErrorCode::ObjectNotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the caller may see the object, reading only the object's ancestors (none
+    /// for a caller with View Metadata globally), not the whole repository as
+    /// [`Catalog::sight`] does.
+    async fn sees(&self, caller: &Caller, object: &Object) -> Result<bool> {
+        if caller.has(Capability::ViewMetadata) {
+            return Ok(true);
+        }
+        let chain = self.grant_chain(object.id).await?;
+        Ok(caller.object_grants().iter().any(|(on, capabilities)| {
+            capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
+        }))
+    }
+
+    /// The object a reference names, whoever asks: private to this module, so request
+    /// code reaches objects only through [`Catalog::find`]. A path walks the repository
+    /// tree and, past a model, that model's objects.
+    #[allow(clippy::disallowed_methods)]
+    async fn lookup(&self, reference: &ObjectRef) -> Result<Option<Object>> {
+        match reference {
+            ObjectRef::Id(id) => self.store.object(*id).await,
+            ObjectRef::StableId(stable) => self.store.object_by_stable_id(stable).await,
+            ObjectRef::Path(names) => {
+                let mut space = REPOSITORY_MODEL;
+                let mut parent: Option<ObjectId> = None;
+                let mut found: Option<Object> = None;
+                for name in names {
+                    let Some(next) = self.store.child_by_name(space, parent, name).await? else {
+                        return Ok(None);
+                    };
+                    if next.kind == ObjectKind::Model {
+                        space = next.id.content_model();
+                        parent = None;
+                    } else {
+                        parent = Some(next.id);
+                    }
+                    found = Some(next);
+                }
+                Ok(found)
+            }
+        }
+    }
+
+    /// The stored object of an id, whoever asks: for the server's own work on ids it
+    /// already holds (ancestors of a visible object, a grant's anchor), never for a name
+    /// a client wrote.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) async fn stored_object(&self, id: ObjectId) -> Result<Option<Object>> {
+        self.store.object(id).await
+    }
+}
+
+/// An object the caller may see. Only this module makes one, so a method that takes a
+/// `Visible` cannot act on an object its caller was not shown.
+#[derive(Debug, Clone)]
+pub(crate) struct Visible(Object);
+
+impl Visible {
+    /// The object itself.
+    pub(crate) fn into_object(self) -> Object {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Visible {
+    type Target = Object;
+    fn deref(&self) -> &Object {
+        &self.0
+    }
+}
+
+/// What a name that matches nothing answers, in the caller's own words: the same for a
+/// missing object and a hidden one, naming nothing but what the caller wrote.
+pub(crate) fn not_found(reference: &ObjectRef) -> Error {
+    match reference {
+        ObjectRef::Id(id) => Error::not_found(format!("object {id} does not exist")),
+        ObjectRef::StableId(stable) => {
+            Error::not_found(format!("no object has stable id '{stable}'"))
+        }
+        ObjectRef::Path(names) if names.is_empty() => Error::new(
+            ErrorCode::InvalidRepositoryPath,
+            "the repository root '/' is not an object",
+        ),
+        ObjectRef::Path(names) => Error::new(
+            ErrorCode::InvalidRepositoryPath,
+            format!("repository path '/{}' does not exist", names.join("/")),
+        ),
     }
 }

@@ -366,7 +366,7 @@ pub async fn list_operations(
 ) -> ApiResult<Response> {
     let model = match optional_ref(params.model_id.as_deref())? {
         None => None,
-        Some(reference) => Some(state.catalog.object_id(&reference).await?),
+        Some(reference) => Some(state.catalog.object_id(&caller, &reference).await?),
     };
     let wanted_state = match params
         .state

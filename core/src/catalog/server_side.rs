@@ -1,0 +1,80 @@
+//! The server's own work on the catalog, which no request may do: writing and purging
+//! the system log, the notification outbox, the operations sweeper and the command
+//! line's operator. It sits behind [`ServerCatalog`], a handle only code holding the
+//! store can make (start-up and the CLI); a [`Catalog`] gives no way to one, so request
+//! handlers, which get a `Catalog`, cannot reach any of it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Catalog, CatalogConfig};
+use crate::auth::Caller;
+use crate::error::Result;
+use crate::model::{Delivery, SystemLogEntry, Timestamp};
+use crate::store::Store;
+
+/// The catalog as the server itself uses it. It dereferences to the [`Catalog`] that
+/// serves requests; [`ServerCatalog::catalog`] hands that out to the router.
+#[derive(Debug, Clone)]
+pub struct ServerCatalog(Catalog);
+
+impl ServerCatalog {
+    /// The catalog over a store, for start-up and the command line.
+    pub fn new(store: Arc<dyn Store>, config: CatalogConfig) -> Self {
+        Self(Catalog::new(store, config))
+    }
+
+    /// The request-serving catalog, without the server's own work.
+    pub fn catalog(&self) -> Catalog {
+        self.0.clone()
+    }
+
+    /// The caller of the command line (`lore user ...`, `lore backup ...`), which
+    /// reaches the store directly: whoever can open the store's database already
+    /// controls it, so the command line holds every capability. It is no user (its id
+    /// is `-1_0`, which no user has), so rules about oneself never match it.
+    pub fn command_line_operator(&self) -> Caller {
+        self.0.command_line_operator()
+    }
+
+    /// Appends calls the server served to the system log; the server records every
+    /// call, whoever made it.
+    pub async fn record_calls(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+        self.0.record_calls(entries).await
+    }
+
+    /// Removes system log entries older than `before` (the configured retention);
+    /// answers how many.
+    pub async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+        self.0.purge_system_log(before).await
+    }
+
+    /// Claims the deliveries due now for this process's sender, for `lease` (after
+    /// which another sender may take them, should this one have stopped).
+    pub async fn claim_deliveries(&self, limit: usize, lease: Duration) -> Result<Vec<Delivery>> {
+        self.0.claim_deliveries(limit, lease).await
+    }
+
+    /// Records how an attempt at a delivery went (see the retry policy of
+    /// [`super::DeliveryConfig`]).
+    pub async fn finish_delivery(
+        &self,
+        delivery: Delivery,
+        outcome: std::result::Result<(), String>,
+    ) -> Result<Delivery> {
+        self.0.finish_delivery(delivery, outcome).await
+    }
+
+    /// Marks failed the running operations whose process stopped renewing their
+    /// heartbeat; answers how many.
+    pub async fn fail_interrupted_operations(&self) -> Result<usize> {
+        self.0.fail_interrupted_operations().await
+    }
+}
+
+impl std::ops::Deref for ServerCatalog {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        &self.0
+    }
+}
