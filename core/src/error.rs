@@ -96,8 +96,9 @@ impl std::fmt::Display for ErrorCode {
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// An error of the catalog: a code for clients and a lowercase message that says what
-/// was wrong. A storage error also keeps its cause (for the log, never sent to clients)
-/// and whether retrying the whole operation may succeed.
+/// was wrong. A storage error also keeps its cause and whether retrying the whole
+/// operation may succeed. What a client reads of an error is [`Error::for_client`]: an
+/// internal failure's message and cause are for the log alone.
 #[derive(Debug, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct Error {
@@ -141,7 +142,8 @@ impl Error {
     pub fn unsupported(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::OperationNotSupported, message)
     }
-    /// A failure inside the server; the message is logged and sent.
+    /// A failure inside the server; the message (and any cause) goes to the log only,
+    /// see [`Error::for_client`].
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::ServerError, message)
     }
@@ -169,6 +171,101 @@ impl Error {
     pub fn cause(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
         self.cause.as_deref()
     }
+    /// Whether the failure is the server's own (a storage fault, a broken invariant)
+    /// rather than something wrong with the request.
+    pub fn is_internal(&self) -> bool {
+        self.code.http_status() >= 500
+    }
+    /// The message followed by every cause below it, `: `-separated: what the log and
+    /// the command line print.
+    pub fn chain(&self) -> String {
+        let mut text = self.message.clone();
+        let mut next = self.cause.as_deref().map(|c| c as &dyn std::error::Error);
+        while let Some(cause) = next {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            next = cause.source();
+        }
+        text
+    }
+    /// The error as a client may read it. Bad input passes unchanged: its message says
+    /// what was wrong. An internal failure is logged with its whole cause chain under a
+    /// fresh reference and becomes a fixed message naming only that reference, so no
+    /// path, query or driver text reaches the client.
+    pub fn for_client(self) -> Self {
+        if !self.is_internal() {
+            return self;
+        }
+        let reference = format!("{:016x}", rand::random::<u64>());
+        tracing::error!(
+            reference = %reference,
+            code = %self.code,
+            retryable = self.retryable,
+            error = %self.chain(),
+            "internal error"
+        );
+        Self {
+            code: self.code,
+            message: format!(
+                "internal error (reference {reference}); the server's log has the details"
+            ),
+            cause: None,
+            retryable: self.retryable,
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("disk I/O error at /var/lib/lore/lore.db")]
+    struct Disk(#[source] std::io::Error);
+
+    fn storage_fault() -> Error {
+        Error::storage(
+            "reading object 5_3",
+            Disk(std::io::Error::other("sector 17 unreadable")),
+        )
+    }
+
+    #[test]
+    fn the_chain_names_every_cause() {
+        assert_eq!(
+            storage_fault().chain(),
+            "storage error while reading object 5_3: disk I/O error at /var/lib/lore/lore.db: \
+             sector 17 unreadable"
+        );
+        assert_eq!(Error::invalid("bad page size").chain(), "bad page size");
+    }
+
+    #[test]
+    fn a_client_reads_an_internal_failure_as_a_reference_only() {
+        let shown = storage_fault().retryable().for_client();
+        assert_eq!(shown.code, ErrorCode::ServerError);
+        assert!(shown.is_retryable(), "retrying stays possible");
+        assert!(shown.cause().is_none());
+        assert!(
+            shown.message.starts_with("internal error (reference ")
+                && !shown.message.contains("lore.db")
+                && !shown.message.contains("5_3"),
+            "{}",
+            shown.message
+        );
+        let other = storage_fault().for_client();
+        assert_ne!(
+            shown.message, other.message,
+            "each failure has its own reference"
+        );
+    }
+
+    #[test]
+    fn bad_input_keeps_its_message() {
+        let shown = Error::not_found("object 5_3 does not exist").for_client();
+        assert_eq!(shown.code, ErrorCode::ObjectNotFound);
+        assert_eq!(shown.message, "object 5_3 does not exist");
+    }
+}

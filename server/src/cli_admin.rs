@@ -278,14 +278,14 @@ pub async fn open_catalog_with(
     }
     let store = crate::open_store(settings)
         .await
-        .map_err(|e| format!("cannot open the store: {}", e.message))?;
+        .map_err(|e| format!("cannot open the store: {}", e.chain()))?;
     let catalog = crate::catalog(store, settings).map_err(|e| e.to_string())?;
     let admin_password =
         crate::config::value_or_file(env, "LORE_ADMIN_PASSWORD").map_err(|e| e.to_string())?;
     let notice = match catalog
         .bootstrap(admin_password.as_deref())
         .await
-        .map_err(|e| format!("cannot prepare the store: {}", e.message))?
+        .map_err(|e| format!("cannot prepare the store: {}", e.chain()))?
     {
         Bootstrap::Existing => None,
         Bootstrap::CreatedWithGivenPassword => Some(
@@ -398,9 +398,10 @@ fn strip_newline(mut text: String) -> String {
     text
 }
 
-/// The message of a catalog error, as the command line prints it.
+/// A catalog error as the command line prints it: the message and its whole cause
+/// chain (the operator holds the store; nothing is hidden from them).
 fn message(error: lore_core::Error) -> String {
-    error.message
+    error.chain()
 }
 
 /// Runs a user command with its new password already read.

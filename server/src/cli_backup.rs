@@ -72,7 +72,7 @@ pub async fn backup_to(
             },
         )
         .await
-        .map_err(|e| e.message)?;
+        .map_err(|e| e.chain())?;
     let temp = out
         .into_inner()
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -109,7 +109,7 @@ pub async fn restore_from(
     replace: bool,
 ) -> Result<String, String> {
     let operator = catalog.command_line_operator();
-    if !replace && !catalog.is_fresh(&operator).await.map_err(|e| e.message)? {
+    if !replace && !catalog.is_fresh(&operator).await.map_err(|e| e.chain())? {
         return Err(
             "the store holds a repository already; pass --replace to replace it with the backup"
                 .to_owned(),
@@ -118,7 +118,7 @@ pub async fn restore_from(
     let plan = catalog
         .restore(&operator, file)
         .await
-        .map_err(|e| e.message)?;
+        .map_err(|e| e.chain())?;
     let mut text = format!(
         "restored the backup of {} (taken on {}, Lore {})\n",
         plan.manifest.created_at.format("%Y-%m-%d %H:%M:%S UTC"),

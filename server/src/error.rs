@@ -26,17 +26,9 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.code.http_status())
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        if status.is_server_error() {
-            let cause = self.0.cause().map(|c| c.to_string());
-            tracing::error!(
-                code = %self.0.code,
-                message = %self.0.message,
-                cause,
-                retryable = self.0.is_retryable(),
-                "request failed"
-            );
-        }
-        (status, Json(ResponseObject::failure(&self.0))).into_response()
+        // An internal failure is logged whole and answered with a reference only.
+        let error = self.0.for_client();
+        (status, Json(ResponseObject::failure(&error))).into_response()
     }
 }
 

@@ -121,6 +121,7 @@ fn main() -> ExitCode {
             match runtime.block_on(serve(settings)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
+                    let e = e.chain();
                     tracing::error!("{e}");
                     eprintln!("lore: {e}");
                     ExitCode::FAILURE

@@ -986,6 +986,7 @@ impl CheckedLines {
             Ok(grant) => {
                 self.wanted.insert(grant);
             }
+            Err(e) if e.is_internal() => return Err(e),
             Err(e) if e.code == crate::ErrorCode::PermissionDenied => {
                 self.denied.push(format!("line {line}: {}", e.message));
             }

@@ -417,6 +417,9 @@ impl Catalog {
                 .find(caller, &ObjectRef::parse(&connection.target_model)?)
                 .await
                 .map_err(|e| {
+                    if e.is_internal() {
+                        return e;
+                    }
                     bad(format!(
                         "connections.csv: connected model '{}' cannot be found: {}",
                         connection.target_model, e.message

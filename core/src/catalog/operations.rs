@@ -357,7 +357,7 @@ impl Catalog {
 
     /// Records how an operation ended.
     async fn finish(&self, tracker: &Tracker, outcome: Result<super::model_import::ImportSummary>) {
-        match &outcome {
+        match outcome {
             Ok(summary) => {
                 let message = format!(
                     "imported {} objects into '{}': {} added, {} updated, {} removed, {} unchanged",
@@ -376,7 +376,8 @@ impl Catalog {
                 );
             }
             Err(error) => {
-                let message = error.message.clone();
+                // Whoever reads the operation reads this message.
+                let message = error.for_client().message;
                 tracker.log(Level::Error, &message);
                 tracker.end(OperationState::Failed, message.clone(), None);
                 let (model, started_by) =
