@@ -171,6 +171,7 @@ macro_rules! http_suite {
             grants_without_manage_roles_are_denied,
             roles_through_groups_reach_mql,
             object_grants_limit_what_each_user_sees,
+            hidden_objects_answer_like_missing_ones,
             set_attributes_custom_profile_and_system,
             set_attributes_bad_input,
             set_attributes_without_edit_metadata_are_denied,

@@ -145,3 +145,82 @@ fn case_names_are_unique() {
         "duplicate case names in {names:?}"
     );
 }
+
+/// Every parameter that names an object — in the path, the query or a JSON body's
+/// schema — is probed by the generated sight case (`cases/sight.rs`): a new route
+/// with such a parameter fails here until the case knows how to name an object there
+/// (or `NOT_OBJECTS` says why it names none). The document's parameters are where the
+/// routes read them: `in: path` exactly for the names in the path template.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_object_parameter_has_a_sight_probe() {
+    use lore_conformance::cases::sight::{BODIES, looks_like_an_object, names_field, naming};
+    let target = Target::spawn(Arc::new(MemoryStore::new())).await;
+    let doc = target
+        .send(target.anon(reqwest::Method::GET, "/openapi.json"))
+        .await
+        .json;
+    target.shutdown().await;
+    let schemas = &doc["components"]["schemas"];
+    let mut unprobed = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("the document has paths") {
+        for method in METHODS {
+            let Some(operation) = item.get(method) else {
+                continue;
+            };
+            let method = method.to_uppercase();
+            for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                let name = parameter["name"].as_str().unwrap_or_default();
+                let in_template = path.contains(&format!("{{{name}}}"));
+                if (parameter["in"] == "path") != in_template {
+                    unprobed.push(format!(
+                        "{method} {path}: '{name}' is documented in {} but read from {}",
+                        parameter["in"],
+                        if in_template { "the path" } else { "the query" }
+                    ));
+                }
+                if looks_like_an_object(name) && naming(&method, path, name).is_none() {
+                    let listed =
+                        lore_conformance::cases::sight::NOT_OBJECTS
+                            .iter()
+                            .any(|(m, p, n)| {
+                                *n == name
+                                    && (*m == "*" || *m == method)
+                                    && (*p == "*" || p == path)
+                            });
+                    if !listed {
+                        unprobed.push(format!("{method} {path}: parameter '{name}'"));
+                    }
+                }
+            }
+            // Fields of a JSON body that name an object need a body template.
+            let body = &operation["requestBody"]["content"]["application/json"]["schema"];
+            let schema = body["$ref"]
+                .as_str()
+                .and_then(|r| r.rsplit('/').next())
+                .map_or(body, |name| &schemas[name]);
+            let templates: Vec<&str> = BODIES
+                .iter()
+                .filter(|(m, p, _)| *m == method && p == path)
+                .map(|(_, _, t)| *t)
+                .collect();
+            for field in schema["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
+                if naming(&method, path, field).is_some()
+                    && !templates.iter().any(|t| names_field(t, field))
+                {
+                    unprobed.push(format!("{method} {path}: body field '{field}'"));
+                }
+            }
+        }
+    }
+    assert!(
+        unprobed.is_empty(),
+        "the sight case does not probe these (add them to OBJECT_PARAMETERS and BODIES in \
+         conformance-tests/src/cases/sight.rs, or to NOT_OBJECTS with the reason):\n{}",
+        unprobed.join("\n")
+    );
+}

@@ -38,6 +38,7 @@ mod removed;
 mod repository;
 mod routing;
 mod semantics;
+pub mod sight;
 mod system_log;
 mod types;
 mod users;
@@ -908,6 +909,11 @@ pub fn cases() -> Vec<Case> {
         case!(grants::roles_through_groups_reach_mql, AnyServer, []),
         case!(
             visibility::object_grants_limit_what_each_user_sees,
+            AnyServer,
+            []
+        ),
+        case!(
+            sight::hidden_objects_answer_like_missing_ones,
             AnyServer,
             []
         ),

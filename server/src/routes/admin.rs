@@ -18,6 +18,7 @@ use crate::extract::{Authenticated, Params};
 pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct SystemLogParams {
     /// Entries per page, 1 to 1000 (default 100).

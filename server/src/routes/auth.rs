@@ -22,6 +22,7 @@ pub struct LoginRequest {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginParams {
     /// `true` ends the user's other sessions.

@@ -25,6 +25,7 @@ use crate::extract::{Authenticated, Params, flag};
 use crate::upload::{BACKUP, spool_upload};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct BackupParams {
     /// `false` leaves the contents of models out (objects and what hangs on them): the

@@ -20,6 +20,7 @@ pub(crate) fn optional_ref(value: Option<&str>) -> Result<Option<ObjectRef>, Err
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ListModelsParams {
     /// A configuration or configuration version (id or path); all models when absent.
@@ -42,6 +43,7 @@ pub async fn list_models(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectedModelsParams {
     /// The model (id or path) whose connections are listed.

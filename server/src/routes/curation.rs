@@ -62,6 +62,7 @@ pub async fn add_curation(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct RemoveCurationParams {
     /// Removes the caller's `endorsement`, `certification` or `watch`.

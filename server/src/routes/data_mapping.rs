@@ -16,6 +16,7 @@ use crate::extract::{Authenticated, Params};
 use crate::upload::{MAPPING_SCRIPT, spool_upload};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportScriptParams {
     /// The model the data flows from (id or repository path).

@@ -16,6 +16,7 @@ use crate::extract::{Authenticated, JsonBody, Params, flag};
 use crate::upload::{DASHBOARD_JSON, spool_upload};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardImportParams {
     /// The dashboard's name; the definition's own `name` when absent.
@@ -53,6 +54,7 @@ pub async fn import_dashboard(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardExportParams {
     /// The name of one of the caller's dashboards.

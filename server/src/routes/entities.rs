@@ -13,6 +13,7 @@ use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, JsonBody, Params};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct EntityParams {
     /// MQL SELECT list; when present the MQL entity format is asked for.
@@ -48,6 +49,7 @@ pub async fn get_entity(
 /// The clauses of an MQL query, without the SELECT, FROM, WHERE and ORDER BY keywords:
 /// the query parameters of validateMQLQuery and the body of upgradeMQLQuery.
 #[derive(Debug, Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 pub struct QueryInput {
     /// The SELECT list, e.g. `Name, "Object Type"`.
     pub select: Option<String>,
@@ -185,6 +187,7 @@ pub struct ExecuteInput {
 /// What executeMQLQuery also takes as query parameters: CONTEXT (as clients send it)
 /// and the page.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecuteParams {
     /// The CONTEXT clause: the path or id of a content or version of a configuration.

@@ -299,6 +299,7 @@ pub async fn put_object_label(
 
 /// What a profiling write takes in the query (the body may carry the same).
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfilingParams {
     /// Proposes this sensitivity label for the object.

@@ -71,6 +71,7 @@ fn object_ref(id: &str) -> ApiResult<ObjectRef> {
 
 /// Whose roles a read is about.
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct GranteeParams {
     /// A user or group, by id (e.g. `-1_3`) or name; the caller when absent.
@@ -81,6 +82,7 @@ pub struct GranteeParams {
 
 /// Which role a grantee list is about.
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RoleParams {
     /// A role name; all roles when absent.
     pub role: Option<String>,
@@ -280,6 +282,7 @@ pub async fn revoke_object_role(
 
 /// How a CSV import treats grants the file does not list.
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CsvImportParams {
     /// `true`: revoke the grants of that kind the file does not list; default `false`
     /// (only add).
@@ -374,6 +377,7 @@ pub async fn import_object_roles_csv(
 
 /// Which object grants an export covers.
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectExportParams {
     /// Only the grants on this object and its subtree (id or path); all when absent.

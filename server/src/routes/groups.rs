@@ -69,6 +69,7 @@ pub struct MembersBody {
 
 /// Which groups the list shows.
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListGroupsParams {
     /// `true`: only enabled groups; `false`: only disabled ones; absent: all.
     pub enabled: Option<String>,

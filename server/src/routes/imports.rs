@@ -66,6 +66,7 @@ pub async fn list_importers(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelParams {
     /// The model (id or path).
@@ -170,6 +171,7 @@ pub async fn put_import_model(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct AttachParams {
     /// The file's name; the multipart part's file name when absent.
@@ -217,6 +219,7 @@ pub async fn attach_file(
 }
 
 #[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct AttachmentParams {
     /// The object (id or path) the file is attached to; `modelId` is read too.
@@ -343,6 +346,7 @@ pub async fn start_import(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ListOperationsParams {
     /// Only the operations of this model (id or path).

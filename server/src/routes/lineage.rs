@@ -11,6 +11,7 @@ use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, Params};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct LineageParams {
     /// `upstream`, `downstream` or `both` (default).

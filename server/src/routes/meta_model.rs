@@ -44,6 +44,7 @@ pub async fn import_xml(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportXmlParams {
     /// Only the definitions of this profile (a meta model package); all added at run

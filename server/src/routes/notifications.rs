@@ -14,6 +14,7 @@ use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, JsonBody, Params, flag};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct NotificationParams {
     /// Only unread ones (`true`/`false`, default false).
@@ -55,6 +56,7 @@ fn limit_of(limit: Option<&str>) -> Result<Option<u32>, Error> {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryParams {
     /// Only deliveries in this state: `PENDING`, `DELIVERED` or `FAILED`.

@@ -13,6 +13,7 @@ use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, Params};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct BrowseParams {
     /// Comma-separated kinds to keep: Folder, Configuration, Configuration Version, Model.

@@ -17,6 +17,7 @@ use crate::extract::{Authenticated, JsonBody, Params, body_bytes, flag, optional
 use crate::upload::{MODEL_ARCHIVE, spool_upload};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextParams {
     /// The object (id, stable id or repository path).
@@ -62,6 +63,7 @@ pub async fn create_folder(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportParams {
     /// Re-import into this existing model (id or path): objects are matched by native
@@ -108,6 +110,7 @@ pub async fn import_model(
 
 /// What model export takes, as query parameters or a JSON body.
 #[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportParams {
     /// The model (id or path), or a model object to export alone.

@@ -16,6 +16,7 @@ use crate::extract::{Authenticated, Params, body_bytes, optional_json};
 
 /// The two ends of a semantic link or entity relationship.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct LinkParams {
     /// The object the link starts from (id, stable id or repository path).
@@ -143,6 +144,7 @@ pub async fn create_relationship(
 
 /// Where a term is, or is to be created.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct GlossaryParams {
     /// The model holding the terms (id or repository path).
@@ -217,6 +219,7 @@ pub async fn put_term(
 
 /// How classify names the term: an existing one, or a path to create.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ClassifyParams {
     /// An existing term (id, stable id or path).
@@ -248,6 +251,7 @@ impl ClassifyParams {
 
 /// The parameters of the deprecated classify paths: the object too.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct DeprecatedClassifyParams {
     /// The object to classify or unclassify.

@@ -11,6 +11,7 @@ use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, Params, flag};
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectTypesParams {
     /// Only object types of this profile.
@@ -52,6 +53,7 @@ pub async fn list_entity_types(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectTypeParam {
     /// An object type, `<profile>.<type>` or an unambiguous bare name.

@@ -119,6 +119,7 @@ pub async fn create_user(
 
 /// Which users the list shows.
 #[derive(Debug, serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListUsersParams {
     /// `true`: only enabled users; `false`: only disabled ones; absent: all.
     pub enabled: Option<String>,

@@ -58,6 +58,7 @@ pub async fn create_worksheet(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListParams {
     /// `true` lists every user's worksheets (administrators only).
     pub all: Option<String>,
@@ -132,6 +133,7 @@ fn worksheet_ref(id: Option<String>, name: Option<String>) -> Result<WorksheetRe
 
 /// Which worksheet countWorksheet counts.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct WorksheetParams {
     /// The worksheet id, e.g. `-1_12`.
@@ -143,6 +145,7 @@ pub struct WorksheetParams {
 /// What executeWorksheet takes, as query parameters or in a JSON body (the body's
 /// fields first): the worksheet, the page and the entity format.
 #[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecuteWorksheetInput {
     /// The worksheet id, e.g. `-1_12`.
