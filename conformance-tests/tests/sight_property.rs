@@ -1,0 +1,233 @@
+//! Sight as a property: random folder trees, random object grants, random routes. For
+//! every folder of the tree, a route answers the grantee about a folder they cannot see
+//! exactly as about one that does not exist, and serves the folders they can see (a
+//! grant on a folder shows it and everything below it).
+
+use std::sync::Arc;
+
+use lore_backend_memory::MemoryStore;
+use lore_conformance::Target;
+use lore_conformance::harness::{Resp, encode_segment, unique};
+use proptest::prelude::*;
+use reqwest::Method;
+use serde_json::json;
+
+/// A route that names one object, and where the name goes.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    Entity,
+    EntityByPath,
+    Context,
+    Relationships,
+    ObjectRoles,
+    Curation,
+    Labels,
+    BrowsePath,
+    CountFrom,
+    CreateChild,
+}
+
+const ROUTES: [Route; 10] = [
+    Route::Entity,
+    Route::EntityByPath,
+    Route::Context,
+    Route::Relationships,
+    Route::ObjectRoles,
+    Route::Curation,
+    Route::Labels,
+    Route::BrowsePath,
+    Route::CountFrom,
+    Route::CreateChild,
+];
+
+/// A random tree: each folder's parent is an earlier folder or the root.
+#[derive(Debug, Clone)]
+struct Tree {
+    parents: Vec<Option<usize>>,
+    granted: Vec<bool>,
+    routes: Vec<usize>,
+}
+
+fn tree() -> impl Strategy<Value = Tree> {
+    (2usize..8).prop_flat_map(|n| {
+        let parents = (0..n)
+            .map(|i| {
+                if i == 0 {
+                    Just(None).boxed()
+                } else {
+                    prop::option::weighted(0.8, 0..i).boxed()
+                }
+            })
+            .collect::<Vec<_>>();
+        (
+            parents,
+            prop::collection::vec(prop::bool::weighted(0.3), n),
+            prop::collection::vec(0..ROUTES.len(), 3),
+        )
+            .prop_map(|(parents, granted, routes)| Tree {
+                parents,
+                granted,
+                routes,
+            })
+    })
+}
+
+/// One call as the user, naming an object by `id` or by `path`.
+async fn call(t: &Target, key: &str, route: Route, id: &str, path: &str) -> Resp {
+    let (method, url, query, body): (Method, String, Vec<(&str, String)>, Option<_>) = match route {
+        Route::Entity => (Method::GET, format!("/entities/{id}"), vec![], None),
+        Route::EntityByPath => (
+            Method::GET,
+            format!("/entities/{}", encode_segment(path)),
+            vec![],
+            None,
+        ),
+        Route::Context => (
+            Method::GET,
+            "/repository/getContext".into(),
+            vec![("objectId", id.to_owned())],
+            None,
+        ),
+        Route::Relationships => (Method::GET, format!("/relationships/{id}"), vec![], None),
+        Route::ObjectRoles => (
+            Method::GET,
+            format!("/admin/grants/getObjectRoles/{id}"),
+            vec![],
+            None,
+        ),
+        Route::Curation => (Method::GET, format!("/curation/{id}"), vec![], None),
+        Route::Labels => (
+            Method::GET,
+            format!("/repository/sensitivityLabels/{id}"),
+            vec![],
+            None,
+        ),
+        Route::BrowsePath => (
+            Method::GET,
+            "/operations/repositoryBrowse".into(),
+            vec![("repositoryPath", path.to_owned())],
+            None,
+        ),
+        Route::CountFrom => (
+            Method::GET,
+            "/entities/countMQLQuery".into(),
+            vec![("select", "Name".to_owned()), ("from", path.to_owned())],
+            None,
+        ),
+        Route::CreateChild => (
+            Method::POST,
+            "/repository/createFolder".into(),
+            vec![],
+            Some(json!({"name": "child", "parentId": id})),
+        ),
+    };
+    let mut request = t.anon(method, &url).header("api-key", key).query(&query);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    t.send(request).await
+}
+
+async fn check(t: &Target, tree: &Tree) {
+    // The tree, made by the administrator under names unique to this case.
+    let mut ids: Vec<String> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
+    for (i, parent) in tree.parents.iter().enumerate() {
+        let name = unique(&format!("f{i}"));
+        let id = t
+            .create(parent.map(|p| ids[p].as_str()), &name, "Folder")
+            .await;
+        let path = match parent {
+            Some(p) => format!("{}/{name}", paths[*p]),
+            None => format!("/{name}"),
+        };
+        ids.push(id);
+        paths.push(path);
+    }
+    let user = unique("prop-user");
+    let resp = t
+        .post(
+            "/admin/users",
+            &[],
+            &json!({"name": user, "password": "long-enough"}),
+        )
+        .await;
+    let user_id = resp.ok()["id"].as_str().expect("a user id").to_owned();
+    for (i, granted) in tree.granted.iter().enumerate() {
+        if *granted {
+            t.put(
+                &format!("/admin/grants/grantObjectRole/{}", ids[i]),
+                &[],
+                &json!({"grantee": user_id, "role": "Viewer"}),
+            )
+            .await
+            .ok();
+        }
+    }
+    let resp = t
+        .send(
+            t.anon(Method::POST, "/auth/login")
+                .json(&json!({"user": user, "password": "long-enough"})),
+        )
+        .await;
+    let key = resp.ok()["token"].as_str().expect("a key").to_owned();
+
+    // What the user sees: a folder granted, or below one granted.
+    let sees = |mut i: usize| loop {
+        if tree.granted[i] {
+            return true;
+        }
+        match tree.parents[i] {
+            Some(p) => i = p,
+            None => return false,
+        }
+    };
+    for &r in &tree.routes {
+        let route = ROUTES[r];
+        for i in 0..ids.len() {
+            let missing_id = "-1_987654321";
+            let name = paths[i].rsplit('/').next().unwrap_or_default().to_owned();
+            let missing_path = format!("{}NoSuch", paths[i].strip_suffix(&name).unwrap_or("/"));
+            let seen = call(t, &key, route, &ids[i], &paths[i]).await;
+            let none = call(t, &key, route, missing_id, &missing_path).await;
+            if sees(i) {
+                // Seen: it exists (a capability the Viewer lacks may still be refused).
+                assert!(
+                    seen.status != 404,
+                    "{route:?} on visible folder {} answers {}",
+                    paths[i],
+                    seen.describe()
+                );
+            } else {
+                let expected = none
+                    .text()
+                    .replace(missing_id, &ids[i])
+                    .replace(&missing_path, &paths[i]);
+                assert_eq!(
+                    (seen.status, seen.text()),
+                    (none.status, expected),
+                    "{route:?}: hidden folder {} (tree {tree:?}) answers unlike a missing one",
+                    paths[i]
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn hidden_folders_answer_like_missing_ones_on_random_trees(tree in tree()) {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build();
+        let Ok(runtime) = runtime else { panic!("a runtime") };
+        runtime.block_on(async {
+            let t = Target::spawn(Arc::new(MemoryStore::new())).await;
+            check(&t, &tree).await;
+            t.shutdown().await;
+        });
+    }
+}
