@@ -14,6 +14,62 @@ const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
 /// The path parameters that name an object.
 const OBJECT_IDENTIFIERS: [&str; 3] = ["objectId", "termId", "startingId"];
 
+/// Query parameters that name an object: a route with one answers 404 for an object
+/// that does not exist (or that the caller cannot see).
+const OBJECT_QUERY_PARAMETERS: [&str; 17] = [
+    "objectId",
+    "startingId",
+    "termId",
+    "contentId",
+    "modelId",
+    "sourceModelId",
+    "targetModelId",
+    "sourceObjectId",
+    "targetObjectId",
+    "folderId",
+    "parentId",
+    "configurationId",
+    "glossaryId",
+    "context",
+    "from",
+    "repositoryPath",
+    "objectIds",
+];
+
+/// Request bodies that name an object (MQL's FROM, a parent, a model to export).
+const OBJECT_BODIES: [&str; 10] = [
+    "ExecuteInput",
+    "ValueCountsInput",
+    "QueryInput",
+    "CreateFolderBody",
+    "CreateWorksheetBody",
+    "ExecuteWorksheetInput",
+    "SetAttributesBody",
+    "ImportModelBody",
+    "AttachmentParams",
+    "ExportParams",
+];
+
+/// Whether the operation names an object in its query or body (the system log's
+/// `from` is a time).
+fn names_an_object(path: &str, operation: &Map<String, Value>) -> bool {
+    let in_query = operation
+        .get("parameters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| p["in"] == "query")
+        .filter_map(|p| p["name"].as_str())
+        .any(|name| OBJECT_QUERY_PARAMETERS.contains(&name));
+    let content = &operation.get("requestBody").unwrap_or(&Value::Null)["content"];
+    let in_body = content["text/csv"].is_object()
+        || content["application/json"]["schema"]["$ref"]
+            .as_str()
+            .and_then(|r| r.rsplit('/').next())
+            .is_some_and(|name| OBJECT_BODIES.contains(&name));
+    path != "/admin/systemLog" && (in_query || in_body)
+}
+
 /// Routes whose `{objectId}` is a name, not an object identifier.
 const NAMED_BY_NAME: [&str; 2] = ["/repository/dataClasses/", "/repository/semanticTypes/"];
 
@@ -56,7 +112,7 @@ fn complete_operation(path: &str, names: &[String], operation: &mut Map<String, 
     let mut statuses: Vec<&str> = Vec::new();
     if !removed {
         statuses.push("400");
-        if !names.is_empty() {
+        if !names.is_empty() || names_an_object(path, operation) {
             statuses.push("404");
         }
         if has_body {
