@@ -57,7 +57,7 @@ impl Backend {
     }
 }
 
-/// What a backend factory of [`http_suite!`](crate::http_suite) may return: a store, a
+/// What a backend factory of [`http_suite`](crate::http_suite) may return: a store, a
 /// [`Backend`], or an `Option` of either (`None` skips the case, e.g. when PostgreSQL is
 /// unreachable).
 pub trait IntoBackend {

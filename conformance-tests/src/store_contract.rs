@@ -2,7 +2,8 @@
 //!
 //! Each case is an `async fn(Arc<dyn Store>)` that gets a fresh, empty store and pins
 //! one behaviour of the trait, so a failure names the area and the behaviour. [`cases`]
-//! lists them; [`store_suite!`](crate::store_suite) turns the list into one test per
+//! lists them (the one place a case is registered); [`store_suite`](crate::store_suite)
+//! turns the list into one test per
 //! case for a backend (`tests/store_memory.rs`, `tests/store_sqlite.rs`,
 //! `tests/store_postgres.rs`).
 //!
@@ -32,7 +33,7 @@ pub type StoreCaseFn = fn(Arc<dyn Store>) -> CaseFuture<'static>;
 /// One case of the Store contract.
 #[derive(Debug, Clone, Copy)]
 pub struct StoreCase {
-    /// The test name; [`store_suite!`](crate::store_suite) lists the same names.
+    /// The test name (the function's name).
     pub name: &'static str,
     pub run: StoreCaseFn,
 }
@@ -46,7 +47,7 @@ macro_rules! case {
     };
 }
 
-/// Every case, in the order [`store_suite!`](crate::store_suite) lists them.
+/// Every case of the Store contract.
 pub fn cases() -> Vec<StoreCase> {
     vec![
         // A fresh store, ids

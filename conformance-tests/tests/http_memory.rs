@@ -5,4 +5,6 @@ use std::sync::Arc;
 use lore_backend_memory::MemoryStore;
 use lore_core::Store;
 
-lore_conformance::http_suite!(|| async { Arc::new(MemoryStore::new()) as Arc<dyn Store> });
+fn main() -> std::process::ExitCode {
+    lore_conformance::http_suite(|| async { Arc::new(MemoryStore::new()) as Arc<dyn Store> })
+}

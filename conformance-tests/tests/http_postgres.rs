@@ -8,10 +8,12 @@ use lore_backend_postgres::PostgresStore;
 use lore_conformance::Backend;
 use lore_conformance::postgres::TestDatabase;
 
-lore_conformance::http_suite!(|| async {
-    let db = TestDatabase::create().await?;
-    let store = PostgresStore::open(&db.url)
-        .await
-        .expect("connecting to the test database");
-    Some(Backend::new(Arc::new(store)).keep(db))
-});
+fn main() -> std::process::ExitCode {
+    lore_conformance::http_suite(|| async {
+        let db = TestDatabase::create().await?;
+        let store = PostgresStore::open(&db.url)
+            .await
+            .expect("connecting to the test database");
+        Some(Backend::new(Arc::new(store)).keep(db))
+    })
+}

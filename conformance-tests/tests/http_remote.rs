@@ -3,4 +3,6 @@
 //! `LORE_CONFORMANCE_USER` and `LORE_CONFORMANCE_PASSWORD`. Without them every case says
 //! so and passes; cases that need a server of their own always skip here.
 
-lore_conformance::http_suite!(remote);
+fn main() -> std::process::ExitCode {
+    lore_conformance::http_suite_remote()
+}

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use lore_backend_sqlite::SqliteStore;
 use lore_conformance::Backend;
 
-lore_conformance::store_suite!(|| async {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let store = SqliteStore::open(&dir.path().join("lore.db"))
-        .await
-        .expect("opening the SQLite store");
-    Backend::new(Arc::new(store)).keep(dir)
-});
+fn main() -> std::process::ExitCode {
+    lore_conformance::store_suite(|| async {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = SqliteStore::open(&dir.path().join("lore.db"))
+            .await
+            .expect("opening the SQLite store");
+        Backend::new(Arc::new(store)).keep(dir)
+    })
+}

@@ -1,7 +1,7 @@
 //! The cases of the HTTP suite, written once and registered in [`cases`]: each is an
 //! `async fn(&Target)` with the (method, OpenAPI path, kind) routes it covers.
 //!
-//! [`http_suite!`](crate::http_suite) turns the table into one test per case and backend;
+//! [`http_suite`](crate::http_suite) turns the table into one test per case and backend;
 //! `tests/coverage.rs` checks that every route of the OpenAPI document has a
 //! [`Kind::Normal`] and a [`Kind::BadInput`] case, and a [`Kind::Denied`] case when the
 //! document says the route needs a capability (scopes of its `api_key` security).
@@ -87,7 +87,7 @@ pub type CaseFn = for<'a> fn(&'a Target) -> CaseFuture<'a>;
 /// One case of the suite.
 #[derive(Debug, Clone)]
 pub struct Case {
-    /// The test name; [`http_suite!`](crate::http_suite) lists the same names.
+    /// The test name (the function's name).
     pub name: &'static str,
     /// `(METHOD, OpenAPI path, kind)` of every route the case exercises.
     pub covers: Vec<(&'static str, &'static str, Kind)>,
@@ -110,7 +110,7 @@ macro_rules! case {
     };
 }
 
-/// Every case, in the order [`http_suite!`](crate::http_suite) lists them.
+/// Every case of the HTTP suite: the one place a case is registered.
 pub fn cases() -> Vec<Case> {
     let mut all = vec![
         // Authentication

@@ -1,0 +1,265 @@
+//! What only the PostgreSQL store shows, each test on a fresh database (the shared Store
+//! contract runs in `store_postgres.rs`): migrations, several processes over one
+//! database, what the database cannot hold, and values changed behind the store's back.
+//!
+//! Tests skip when PostgreSQL is not reachable (and fail under `CI=true`); see
+//! `lore_conformance::postgres`.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use lore_backend_postgres::PostgresStore;
+use lore_conformance::postgres::TestDatabase;
+use lore_core::id::REPOSITORY_MODEL;
+use lore_core::model::*;
+use lore_core::store::{Batch, Op};
+use lore_core::{ErrorCode, ObjectId, Store};
+use sqlx::{Connection, PgConnection};
+
+/// A fresh database and a store over it, or `None` when PostgreSQL is not reachable.
+async fn fresh() -> Option<(TestDatabase, PostgresStore)> {
+    let db = TestDatabase::create().await?;
+    let store = match PostgresStore::open(&db.url).await {
+        Ok(store) => store,
+        Err(err) => panic!("connecting to a fresh database: {err}"),
+    };
+    Some((db, store))
+}
+
+/// A raw connection to the test database, to look behind the store.
+async fn raw(db: &TestDatabase) -> PgConnection {
+    match PgConnection::connect(&db.url).await {
+        Ok(connection) => connection,
+        Err(err) => panic!("connecting to {}: {err}", db.name),
+    }
+}
+
+fn folder(object: i64, name: &str) -> Object {
+    Object::new(
+        ObjectId::repository(object),
+        ObjectKind::Folder,
+        TypeName::new(REPOSITORY_PROFILE, ObjectKind::Folder.as_str()),
+        SystemType::Namespace,
+        name,
+    )
+}
+
+async fn apply(store: &PostgresStore, ops: Vec<Op>) {
+    if let Err(err) = store.apply(Batch::from(ops)).await {
+        panic!("apply failed: {err}");
+    }
+}
+
+#[tokio::test]
+async fn migrations_run_once_and_are_recorded() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    // Several processes starting together: the advisory lock lets one migrate.
+    let starts = (0..4).map(|_| {
+        let url = db.url.clone();
+        async move { PostgresStore::open(&url).await.map(|_| ()) }
+    });
+    for started in join_all(starts).await {
+        if let Err(err) = started {
+            panic!("a concurrent start failed: {err}");
+        }
+    }
+    let mut conn = raw(&db).await;
+    let read = "SELECT version, name, applied_at FROM lore_schema ORDER BY version";
+    let recorded: Vec<(i64, String, i64)> = sqlx::query_as(read)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("reading lore_schema: {e}"));
+    let versions: Vec<i64> = recorded.iter().map(|r| r.0).collect();
+    assert!(!versions.is_empty(), "migrations are recorded");
+    assert_eq!(
+        versions,
+        lore_backend_sql::MIGRATIONS
+            .iter()
+            .map(|m| m.version)
+            .collect::<Vec<_>>(),
+        "each migration is recorded once, in order"
+    );
+
+    // A later start finds nothing to do.
+    if let Err(err) = PostgresStore::open(&db.url).await {
+        panic!("a second start failed: {err}");
+    }
+    let again: Vec<(i64, String, i64)> = sqlx::query_as(read)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("reading lore_schema: {e}"));
+    assert_eq!(again, recorded, "a second start applies nothing");
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let Some((db, store)) = fresh().await else {
+        return;
+    };
+    store.driver().close().await;
+    let mut conn = raw(&db).await;
+    sqlx::query(
+        "INSERT INTO lore_schema (version, name, applied_at) VALUES (999, 'from the future', 0)",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap_or_else(|e| panic!("recording a newer version: {e}"));
+    match PostgresStore::open(&db.url).await {
+        Ok(_) => panic!("a database at a newer schema version was used"),
+        Err(err) => {
+            assert_eq!(err.code, ErrorCode::ServerError);
+            assert!(
+                err.message.contains("999") && err.message.contains("newer"),
+                "unclear refusal: {err}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn connection_errors_name_the_host_but_not_the_password() {
+    let err = match PostgresStore::open("postgres://lore:s3cr3t-pw@127.0.0.1:1/lore").await {
+        Ok(_) => panic!("connected to a closed port"),
+        Err(err) => err,
+    };
+    assert!(
+        err.message.contains("127.0.0.1:1"),
+        "the error names the host: {err}"
+    );
+    assert!(
+        !err.message.contains("s3cr3t-pw"),
+        "the error leaks the password: {err}"
+    );
+    let err = match PostgresStore::open("not a url").await {
+        Ok(_) => panic!("connected with a bad URL"),
+        Err(err) => err,
+    };
+    assert!(err.message.contains("URL"), "a bad URL is named: {err}");
+}
+
+#[tokio::test]
+async fn reserve_ids_never_repeats_across_stores() {
+    let Some((db, first)) = fresh().await else {
+        return;
+    };
+    let second = PostgresStore::open(&db.url)
+        .await
+        .unwrap_or_else(|e| panic!("second store: {e}"));
+    assert_eq!(
+        first.reserve_ids(42, 0).await.ok(),
+        Some(1),
+        "a new id space starts at 1"
+    );
+    let stores: Vec<Arc<dyn Store>> = vec![Arc::new(first), Arc::new(second)];
+    let mut tasks = Vec::new();
+    for task in 0..16u64 {
+        let store = stores[(task % 2) as usize].clone();
+        tasks.push(tokio::spawn(async move {
+            let mut ranges = Vec::new();
+            for round in 0..10u64 {
+                let count = 1 + (task + round) % 4;
+                match store.reserve_ids(42, count).await {
+                    Ok(first) => ranges.push((first, count)),
+                    Err(err) => panic!("reserve_ids: {err}"),
+                }
+            }
+            ranges
+        }));
+    }
+    let mut taken = BTreeSet::new();
+    let mut total = 0;
+    for task in tasks {
+        let ranges = task.await.unwrap_or_else(|e| panic!("a task failed: {e}"));
+        for (first, count) in ranges {
+            for id in first..first + count as i64 {
+                assert!(taken.insert(id), "id {id} was handed out twice");
+            }
+            total += count as i64;
+        }
+    }
+    assert_eq!(
+        taken,
+        (1..=total).collect(),
+        "reservations are consecutive from 1 without gaps"
+    );
+    assert_eq!(
+        stores[0].reserve_ids(REPOSITORY_MODEL, 2).await.ok(),
+        Some(1),
+        "id spaces are independent"
+    );
+}
+
+#[tokio::test]
+async fn stores_over_one_database_share_sessions() {
+    let Some((db, a)) = fresh().await else { return };
+    let b = PostgresStore::open(&db.url)
+        .await
+        .unwrap_or_else(|e| panic!("second store: {e}"));
+    let now = now();
+    let session = Session {
+        key_hash: "shared-hash".into(),
+        user: ObjectId::repository(1),
+        created_at: now,
+        expires_at: now + chrono::Duration::minutes(30),
+        last_seen_at: now,
+    };
+    a.put_session(session.clone())
+        .await
+        .unwrap_or_else(|e| panic!("put_session: {e}"));
+    assert_eq!(
+        b.session("shared-hash", now).await.ok(),
+        Some(Some(session)),
+        "another process sees the session"
+    );
+    b.delete_session("shared-hash")
+        .await
+        .unwrap_or_else(|e| panic!("delete_session: {e}"));
+    assert_eq!(
+        a.session("shared-hash", now).await.ok(),
+        Some(None),
+        "a logout elsewhere ends the session here"
+    );
+}
+
+#[tokio::test]
+async fn unknown_database_values_are_internal_errors() {
+    let Some((db, store)) = fresh().await else {
+        return;
+    };
+    apply(&store, vec![Op::PutObject(folder(1, "f"))]).await;
+    let mut conn = raw(&db).await;
+    sqlx::query("UPDATE objects SET kind = 'Spaceship'")
+        .execute(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("corrupting a kind: {e}"));
+    match store.object(ObjectId::repository(1)).await {
+        Ok(object) => panic!("an unknown kind was read: {object:?}"),
+        Err(err) => {
+            assert_eq!(err.code, ErrorCode::ServerError);
+            assert!(
+                err.message.contains("objects") && err.message.contains("Spaceship"),
+                "{err}"
+            );
+        }
+    }
+}
+
+/// Runs the futures concurrently on the test's runtime.
+async fn join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut outputs = Vec::new();
+    for handle in handles {
+        outputs.push(
+            handle
+                .await
+                .unwrap_or_else(|e| panic!("a task failed: {e}")),
+        );
+    }
+    outputs
+}
