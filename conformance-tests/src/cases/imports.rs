@@ -738,17 +738,39 @@ pub async fn import_routes_deny_callers_without_rights(t: &Target) {
         .await,
         "downloadModelAttachment",
     );
-    // A viewer sees the attachment, but not the administrator's operations.
+    // An attachment is source content: seeing the model is not enough to read it.
+    denied(
+        send_as(
+            t,
+            &viewer,
+            Method::POST,
+            DOWNLOAD_ATTACHMENT,
+            &[("objectId", &model)],
+            None,
+        )
+        .await,
+        "downloadModelAttachment without View Data",
+    );
+    let (user, name) = super::groups::new_user(t, "data-viewer").await;
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{model}"),
+        &[],
+        &json!({"grantee": user, "role": "Data Viewer"}),
+    )
+    .await
+    .ok();
+    let data_viewer = super::groups::key_of(t, &name).await;
     let resp = send_as(
         t,
-        &viewer,
+        &data_viewer,
         Method::POST,
         DOWNLOAD_ATTACHMENT,
         &[("objectId", &model)],
         None,
     )
     .await;
-    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert_eq!(resp.status, 200, "with View Data: {}", resp.describe());
+    // A viewer does not see the administrator's operations.
     let resp = send_as(
         t,
         &viewer,

@@ -159,7 +159,8 @@ impl Catalog {
     }
 
     /// `POST /operations/repositoryImport/downloadModelAttachment`: an attachment of an
-    /// object the caller sees (the newest without a name).
+    /// object the caller sees (the newest without a name). An attachment is source
+    /// content (a CSV file holds rows), so it takes View Data on the object.
     pub async fn attachment(
         &self,
         caller: &Caller,
@@ -167,6 +168,7 @@ impl Catalog {
         name: Option<&str>,
     ) -> Result<Attachment> {
         let object = self.find(caller, object).await?;
+        self.require_on(caller, Capability::ViewData, &object).await?;
         self.store
             .attachment(object.id, name)
             .await?
