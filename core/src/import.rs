@@ -257,9 +257,209 @@ pub fn check_parameters(format: &Format, parameters: &Map<String, Value>) -> Res
     Ok(())
 }
 
+/// Where an importer's URL parameters (those its schema marks `"format": "uri"`) may
+/// point: never at Lore's own database, and, when `allowed` is set, only inside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// The locations importers may reach (`postgres://warehouse:5432`, a database on a
+    /// server; `sqlite:/srv/data`, the files below a directory); empty: any but
+    /// `refused`.
+    pub allowed: Vec<String>,
+    /// The locations no importer may reach: Lore's own database.
+    pub refused: Vec<String>,
+}
+
+impl Reach {
+    /// Checks every URL parameter of a format against the reach.
+    pub fn check(&self, format: &Format, parameters: &Map<String, Value>) -> Result<()> {
+        let properties = format
+            .parameters
+            .get("properties")
+            .and_then(Value::as_object);
+        for (name, property) in properties.into_iter().flatten() {
+            if property.get("format").and_then(Value::as_str) != Some("uri") {
+                continue;
+            }
+            let Some(url) = parameters.get(name).and_then(Value::as_str) else {
+                continue;
+            };
+            let at = location(url);
+            if self.refused.iter().any(|own| location(own) == at) {
+                return Err(Error::invalid(format!(
+                    "parameters of '{}': '{name}' names Lore's own database, which no importer \
+                     may read",
+                    format.name
+                )));
+            }
+            let inside = |allowed: &String| {
+                let allowed = location(allowed);
+                let allowed = allowed.trim_end_matches('/');
+                at == allowed || at.starts_with(&format!("{allowed}/"))
+            };
+            if !self.allowed.is_empty() && !self.allowed.iter().any(inside) {
+                return Err(Error::invalid(format!(
+                    "parameters of '{}': '{name}' is outside what this server's importers may \
+                     reach (plugin_host.allowed_urls)",
+                    format.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A URL as a comparable location: the scheme lower-cased (`postgresql` as `postgres`);
+/// a SQLite path made absolute and resolved (from the working directory, as the plugin
+/// host resolves it); a server's credentials and query dropped, its host lower-cased
+/// (the loopback names as `localhost`) and its port explicit.
+pub fn location(url: &str) -> String {
+    let url = url.trim();
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return url.to_owned();
+    };
+    let scheme = match scheme.to_ascii_lowercase().as_str() {
+        "postgresql" => "postgres".to_owned(),
+        other => other.to_owned(),
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    if scheme == "sqlite" {
+        let path = rest.strip_prefix("//").unwrap_or(rest);
+        let path = std::env::current_dir()
+            .map(|dir| dir.join(path))
+            .unwrap_or_else(|_| PathBuf::from(path));
+        // `..` lexically first, so a file that does not exist cannot climb out; then
+        // the links of one that does.
+        let mut lexical = PathBuf::new();
+        for component in path.components() {
+            match component {
+                std::path::Component::ParentDir => {
+                    lexical.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => lexical.push(other),
+            }
+        }
+        let absolute = std::fs::canonicalize(&lexical).unwrap_or(lexical);
+        return format!("sqlite:{}", absolute.display());
+    }
+    let Some(rest) = rest.strip_prefix("//") else {
+        return format!("{scheme}:{rest}");
+    };
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = match host_port.rsplit_once(':') {
+        Some((host, port)) if !host.is_empty() && !port.contains(']') => (host, port.to_owned()),
+        _ => (
+            host_port,
+            match scheme.as_str() {
+                "postgres" => "5432".to_owned(),
+                "mysql" | "mariadb" => "3306".to_owned(),
+                "https" => "443".to_owned(),
+                "http" => "80".to_owned(),
+                _ => String::new(),
+            },
+        ),
+    };
+    let host = match host.to_ascii_lowercase().as_str() {
+        "127.0.0.1" | "::1" | "[::1]" | "localhost" | "" => "localhost".to_owned(),
+        other => other.to_owned(),
+    };
+    format!("{scheme}://{host}:{port}/{path}")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn harvester() -> Format {
+        Format::new("harvester", "").parameters(serde_json::json!({
+            "type": "object",
+            "properties": {"url": {"type": "string", "format": "uri"}, "name": {"type": "string"}}
+        }))
+    }
+
+    fn with_url(url: &str) -> Map<String, Value> {
+        params(serde_json::json!({"url": url, "name": "postgres://own/lore"}))
+    }
+
+    #[test]
+    fn locations_compare_what_a_url_reaches() {
+        assert_eq!(
+            location("postgresql://lore:secret@127.0.0.1/lore?sslmode=disable"),
+            "postgres://localhost:5432/lore"
+        );
+        assert_eq!(
+            location("postgres://DB.example:6432/x"),
+            "postgres://db.example:6432/x"
+        );
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("lore.db");
+        std::fs::write(&file, b"").unwrap_or_else(|e| panic!("{e}"));
+        let canonical = std::fs::canonicalize(&file).unwrap_or_else(|e| panic!("{e}"));
+        let expected = format!("sqlite:{}", canonical.display());
+        assert_eq!(location(&format!("sqlite://{}", file.display())), expected);
+        let dotted = dir.path().join(".").join("lore.db");
+        assert_eq!(
+            location(&format!("sqlite:{}?mode=ro", dotted.display())),
+            expected
+        );
+    }
+
+    #[test]
+    fn no_importer_reaches_lores_own_database() {
+        let reach = Reach {
+            allowed: Vec::new(),
+            refused: vec!["postgres://lore:pw@localhost:5432/lore".into()],
+        };
+        let refused = reach
+            .check(&harvester(), &with_url("postgresql://other@127.0.0.1/lore"))
+            .unwrap_err();
+        assert!(refused.message.contains("Lore's own database"), "{refused}");
+        assert!(
+            reach
+                .check(&harvester(), &with_url("postgres://localhost/sales"))
+                .is_ok()
+        );
+        // A parameter the schema does not mark as a URL is not a location.
+        let reach = Reach {
+            allowed: Vec::new(),
+            refused: vec!["postgres://own/lore".into()],
+        };
+        assert!(
+            reach
+                .check(&harvester(), &with_url("postgres://elsewhere/x"))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn allowed_locations_bound_the_reach() {
+        let reach = Reach {
+            allowed: vec!["postgres://warehouse".into(), "sqlite:/srv/data/".into()],
+            refused: Vec::new(),
+        };
+        for inside in [
+            "postgres://warehouse/sales",
+            "postgresql://u:p@WAREHOUSE:5432/hr",
+            "sqlite:///srv/data/a.db",
+        ] {
+            assert!(
+                reach.check(&harvester(), &with_url(inside)).is_ok(),
+                "{inside}"
+            );
+        }
+        for outside in [
+            "postgres://warehouse:6543/sales",
+            "postgres://elsewhere/sales",
+            "sqlite:///srv/database.db",
+            "sqlite:///srv/data/../secret.db",
+        ] {
+            let refused = reach.check(&harvester(), &with_url(outside)).unwrap_err();
+            assert!(refused.message.contains("outside"), "{outside}: {refused}");
+        }
+    }
     use serde_json::json;
 
     fn format() -> Format {

@@ -287,6 +287,10 @@ pub struct PluginHostSettings {
     pub memory_mib: u64,
     /// Most MiB of records one import may send.
     pub max_output_mib: u64,
+    /// Where importers' URL parameters may point, e.g. `["postgres://warehouse:5432",
+    /// "sqlite:/srv/data"]` (a server and its databases; the files below a directory).
+    /// Empty: anywhere but Lore's own database, which no importer may read.
+    pub allowed_urls: Vec<String>,
 }
 
 impl Default for PluginHostSettings {
@@ -296,6 +300,7 @@ impl Default for PluginHostSettings {
             timeout: "1h".into(),
             memory_mib: 4096,
             max_output_mib: 8192,
+            allowed_urls: Vec::new(),
         }
     }
 }

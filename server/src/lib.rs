@@ -107,8 +107,23 @@ fn catalog_config(settings: &Settings) -> Result<CatalogConfig, config::ConfigEr
             retry_max: timing.retry_max,
             max_attempts: notifications.max_attempts,
         },
+        import_reach: import_reach(settings),
         ..CatalogConfig::default()
     })
+}
+
+/// Where importers may reach: the configured locations, never Lore's own database.
+fn import_reach(settings: &Settings) -> lore_core::import::Reach {
+    let storage = &settings.storage;
+    let own = match storage.backend.as_str() {
+        "sqlite" => Some(format!("sqlite:{}", storage.path.display())),
+        "postgres" => storage.url.clone(),
+        _ => None,
+    };
+    lore_core::import::Reach {
+        allowed: settings.plugin_host.allowed_urls.clone(),
+        refused: own.into_iter().collect(),
+    }
 }
 
 /// The whole application: the API under the base path, `/healthz`, the OpenAPI document
@@ -293,5 +308,57 @@ async fn sweep_operations(catalog: ServerCatalog) {
             Err(e) => tracing::warn!(error = %e, "cannot check for interrupted operations"),
         }
         tokio::time::sleep(every).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lore_core::import::Format;
+    use serde_json::json;
+
+    fn url(value: &str) -> serde_json::Map<String, serde_json::Value> {
+        json!({"url": value})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn importers_never_reach_the_configured_store() {
+        let format = Format::new("harvester", "").parameters(json!({
+            "type": "object",
+            "properties": {"url": {"type": "string", "format": "uri"}}
+        }));
+        let mut settings = Settings::default();
+        settings.storage.backend = "sqlite".into();
+        settings.storage.path = "lore-data/lore.db".into();
+        let reach = import_reach(&settings);
+        for own in [
+            "sqlite:lore-data/lore.db",
+            "sqlite:./lore-data/../lore-data/lore.db",
+        ] {
+            let refused = reach.check(&format, &url(own)).unwrap_err();
+            assert!(refused.message.contains("own database"), "{own}: {refused}");
+        }
+        assert!(reach.check(&format, &url("sqlite:other.db")).is_ok());
+
+        settings.storage.backend = "postgres".into();
+        settings.storage.url = Some("postgres://lore:secret@localhost/lore".into());
+        settings.plugin_host.allowed_urls = vec!["postgres://warehouse".into()];
+        let reach = import_reach(&settings);
+        let refused = reach
+            .check(&format, &url("postgresql://127.0.0.1:5432/lore"))
+            .unwrap_err();
+        assert!(refused.message.contains("own database"), "{refused}");
+        let refused = reach
+            .check(&format, &url("postgres://localhost/other"))
+            .unwrap_err();
+        assert!(refused.message.contains("allowed_urls"), "{refused}");
+        assert!(
+            reach
+                .check(&format, &url("postgres://warehouse/sales"))
+                .is_ok()
+        );
     }
 }

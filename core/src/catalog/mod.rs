@@ -102,6 +102,8 @@ pub struct CatalogConfig {
     pub operation_stale_after: Duration,
     /// Where notifications go beyond the API: webhooks and e-mail.
     pub delivery: DeliveryConfig,
+    /// Where an importer's URL parameters may point.
+    pub import_reach: crate::import::Reach,
 }
 
 /// Where notifications are delivered, and how often a failed delivery is tried again.
@@ -142,6 +144,7 @@ impl Default for CatalogConfig {
             operation_heartbeat: Duration::from_secs(2),
             operation_stale_after: Duration::from_secs(60),
             delivery: DeliveryConfig::default(),
+            import_reach: crate::import::Reach::default(),
         }
     }
 }

@@ -56,6 +56,9 @@ impl Catalog {
     ) -> Result<(Object, ImportSettings)> {
         let (_, format) = self.config.importers.get(&request.format)?;
         check_parameters(format, &request.parameters)?;
+        self.config
+            .import_reach
+            .check(format, &request.parameters)?;
         if let Some(name) = &request.attachment {
             check_file_name(name)?;
         }
@@ -168,7 +171,8 @@ impl Catalog {
         name: Option<&str>,
     ) -> Result<Attachment> {
         let object = self.find(caller, object).await?;
-        self.require_on(caller, Capability::ViewData, &object).await?;
+        self.require_on(caller, Capability::ViewData, &object)
+            .await?;
         self.store
             .attachment(object.id, name)
             .await?
@@ -208,6 +212,10 @@ impl Catalog {
             ))
         })?;
         let (importer, format) = self.config.importers.get(&settings.format)?;
+        // Checked again: the reach may have narrowed since the settings were made.
+        self.config
+            .import_reach
+            .check(format, &settings.parameters)?;
         let (importer, file_use) = (importer.clone(), format.file);
         // One import of a model at a time: a second would race the first's write.
         let running = self

@@ -49,6 +49,7 @@ impl Importer for Harvester {
                     "properties": {
                         "url": {
                             "type": "string",
+                            "format": "uri",
                             "description": "postgres://user:password@host:port/database, or sqlite:///absolute/path.db or sqlite:relative.db"
                         },
                         "schemas": {
