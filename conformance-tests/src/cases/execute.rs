@@ -112,6 +112,12 @@ pub async fn execute_mql_query_follows_the_multi_valued_rules(t: &Target) {
     );
     // Text compares case-insensitively.
     assert_eq!(count(t, from, "Name = 'CUSTOMER'").await, 2);
+    // A value in double quotes, as the vendor's pages write it, is text too.
+    assert_eq!(count(t, from, "Name = \"CUSTOMER\"").await, 2);
+    assert_eq!(
+        count(t, from, "\"Name\" = ANY (\"customer\", \"client\")").await,
+        count(t, from, "Name = ANY ('customer', 'client')").await
+    );
     assert_eq!(count(t, from, "Name STARTS WITH 'Order'").await, 7);
     assert_eq!(count(t, from, "Name ENDS WITH '_ID'").await, 8);
     assert_eq!(count(t, from, "Description CONTAINS 'e-mail'").await, 2);

@@ -279,6 +279,10 @@ pub enum TimeUnit {
 pub enum Value {
     /// A value in single quotes, with `''` turned into `'`.
     Text(String),
+    /// A value in double quotes, with `""` turned into `"`, as the vendor's pages write
+    /// some values (`Name = "orders"`). The validator reads it as [`Value::Text`] and
+    /// warns; it is written back in single quotes.
+    DoubleQuoted(String),
     /// A number as written (`-200`, `3.123456E30`) and its value.
     Number { text: String, value: f64 },
     /// An unquoted date, `2014-10-26`.
@@ -319,13 +323,38 @@ impl Op {
     }
 }
 
+impl Op {
+    /// The values the operator compares with, to change them in place (not those of
+    /// the scope filters of `= WHERE (...)`).
+    pub fn values_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            Op::Eq(v)
+            | Op::Ne(v)
+            | Op::Lt(v)
+            | Op::Le(v)
+            | Op::Gt(v)
+            | Op::Ge(v)
+            | Op::Before(v)
+            | Op::After(v)
+            | Op::StartsWith { value: v, .. }
+            | Op::EndsWith { value: v, .. }
+            | Op::Contains { value: v, .. } => vec![v],
+            Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
+                list.iter_mut().collect()
+            }
+            Op::Between(a, b) => vec![a, b],
+            Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
+        }
+    }
+}
+
 impl Value {
     /// The value as a datetime when it is an unquoted date (at midnight) or a text in
     /// the form `YYYY-MM-DD` or `YYYY-MM-DD hh:mm:ss`.
     pub fn date_time(&self) -> Option<chrono::NaiveDateTime> {
         match self {
             Self::Date(date) => date.and_hms_opt(0, 0, 0),
-            Self::Text(text) => {
+            Self::Text(text) | Self::DoubleQuoted(text) => {
                 let text = text.trim();
                 chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
                     .ok()
@@ -583,7 +612,7 @@ impl Display for TimeUnit {
 impl Display for Value {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Text(text) => write_quoted(f, text, '\''),
+            Self::Text(text) | Self::DoubleQuoted(text) => write_quoted(f, text, '\''),
             Self::Number { text, .. } => f.write_str(text),
             Self::Date(date) => write!(f, "{}", date.format("%Y-%m-%d")),
             Self::Me => f.write_str("ME"),

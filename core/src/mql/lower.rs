@@ -129,7 +129,7 @@ fn walk(expr: &Expr, visit: &mut impl FnMut(&Filter)) {
 /// A value as text, as written (numbers as their text, dates as `YYYY-MM-DD`).
 fn text_of(value: &Value) -> String {
     match value {
-        Value::Text(t) | Value::Bare(t) => t.clone(),
+        Value::Text(t) | Value::DoubleQuoted(t) | Value::Bare(t) => t.clone(),
         Value::Number { text, .. } => text.clone(),
         Value::Date(d) => d.to_string(),
         Value::Me => "ME".to_owned(),
@@ -667,7 +667,7 @@ impl Lowering<'_> {
                 let start = value.date_time()?.and_utc().timestamp_micros();
                 (start, Some(start + MICROS_PER_DAY))
             }
-            Value::Text(text) => {
+            Value::Text(text) | Value::DoubleQuoted(text) => {
                 let start = value.date_time()?.and_utc().timestamp_micros();
                 let width = if text.trim().len() > 10 {
                     MICROS_PER_SECOND
@@ -931,7 +931,9 @@ impl Bound {
 fn number(value: &Value) -> Option<f64> {
     match value {
         Value::Number { value, .. } => Some(*value),
-        Value::Text(t) | Value::Bare(t) => t.trim().parse::<f64>().ok().filter(|v| v.is_finite()),
+        Value::Text(t) | Value::DoubleQuoted(t) | Value::Bare(t) => {
+            t.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+        }
         _ => None,
     }
 }

@@ -1298,3 +1298,136 @@ fn query_from_separate_fields() {
         orphan.message
     );
 }
+
+fn double(s: &str) -> Value {
+    Value::DoubleQuoted(s.to_owned())
+}
+
+#[test]
+fn double_quoted_values_where_a_value_is_expected() {
+    assert_eq!(op("Name = \"orders\""), Op::Eq(double("orders")));
+    assert_eq!(op("Name != \"orders\""), Op::Ne(double("orders")));
+    assert_eq!(
+        op("Name = ANY (\"a\", 'b', \"c\")"),
+        Op::EqAny(vec![double("a"), text("b"), double("c")])
+    );
+    assert_eq!(op("Labels != ALL (\"x\")"), Op::NeAll(vec![double("x")]));
+    assert_eq!(
+        op("\"Comment Count\" BETWEEN \"1\" AND \"3\""),
+        Op::Between(double("1"), double("3"))
+    );
+    assert_eq!(
+        op("Name NOT STARTS WITH \"a\""),
+        Op::StartsWith {
+            not: true,
+            value: double("a")
+        }
+    );
+    assert_eq!(
+        op("Name = \"say \"\"hi\"\"\""),
+        Op::Eq(double("say \"hi\""))
+    );
+    let f = filter("ExpandedMembersOfRole(\"Steward\") = \"jsmith\"");
+    assert_eq!(
+        f.subject,
+        Subject::ExpandedMembersOfRole("Steward".to_owned())
+    );
+    assert_eq!(f.op, Op::Eq(double("jsmith")));
+    let f = filter("text = \"Customer\" WITHIN (\"Name\")");
+    assert_eq!(
+        f.subject,
+        Subject::Text {
+            semantic: false,
+            within: vec!["Name".to_owned()]
+        }
+    );
+    assert_eq!(f.op, Op::Eq(double("Customer")));
+    // Where a name is expected, double quotes still make a name.
+    let f = filter("\"Object Type\" = \"Table\"");
+    assert_eq!(f.subject, attribute(&["Object Type"]));
+    assert_eq!(f.op, Op::Eq(double("Table")));
+    let f = filter("Parent.\"Object Type\" = \"Schema\"");
+    assert_eq!(f.subject, attribute(&["Parent", "Object Type"]));
+    let query = parse_query(
+        "SELECT \"Name\", MembersOfRole(\"Steward\") FROM /x WHERE \"Name\" = \"orders\" ORDER BY \"Updated Date\"",
+    )
+    .unwrap();
+    assert_eq!(
+        query.to_string(),
+        "SELECT \"Name\", MembersOfRole('Steward') FROM /x WHERE \"Name\" = 'orders' ORDER BY \"Updated Date\""
+    );
+    // Written back in single quotes, a single quote inside doubled.
+    assert_eq!(
+        parse_where("Name = \"it's\" OR Name = ANY (\"a\", \"b\")")
+            .unwrap()
+            .to_string(),
+        "Name = 'it''s' OR Name = ANY ('a', 'b')"
+    );
+    let error = syntax_error(parse_where("Name = \"orders"));
+    assert!(
+        error.to_string().contains("a closing double quote"),
+        "{error}"
+    );
+}
+
+#[test]
+fn double_quoted_values_validate_as_text_with_a_warning() {
+    use super::validate::validate;
+    let meta = crate::model::MetaModel::builtin();
+    let query = parse_fields(&QueryFields {
+        select: "Name",
+        filter: Some(
+            "text = \"Customer\" AND ExpandedMembersOfRole(\"Steward\") = \"jsmith\" \
+             AND Name = ANY (\"it's\", 'b')",
+        ),
+        ..QueryFields::default()
+    })
+    .unwrap();
+    let validated = validate(&query, &meta, 3).unwrap();
+    let rewritten = "SELECT Name WHERE text = 'Customer' AND ExpandedMembersOfRole('Steward') = 'jsmith' \
+                     AND Name = ANY ('it''s', 'b')";
+    assert_eq!(validated.query.to_string(), rewritten);
+    assert!(
+        validated
+            .query
+            .filter
+            .iter()
+            .all(|f| !format!("{f:?}").contains("DoubleQuoted")),
+        "{:?}",
+        validated.query
+    );
+    assert_eq!(
+        validated.warnings,
+        vec![format!(
+            "the values \"Customer\", \"jsmith\", \"it's\" were written in double quotes, which MQL keeps for \
+             attribute names, and were read as text; write values in single quotes: {rewritten}"
+        )]
+    );
+    // Scope filters too, and a query of an earlier version.
+    let query = parse_fields(&QueryFields {
+        select: "Name",
+        from: Some("/Repository (Model = WHERE (Name = \"Sales\"))"),
+        ..QueryFields::default()
+    })
+    .unwrap();
+    let validated = validate(&query, &meta, 1).unwrap();
+    assert!(
+        validated.warnings[0].starts_with("the value \"Sales\" was written in double quotes"),
+        "{:?}",
+        validated.warnings
+    );
+    assert!(
+        validated.warnings[0]
+            .ends_with("SELECT Name FROM /Repository (Model = WHERE (Name = 'Sales'))"),
+        "{:?}",
+        validated.warnings
+    );
+    // Single-quoted values: no warning.
+    let query = parse_fields(&QueryFields {
+        select: "Name",
+        filter: Some("Name = 'orders'"),
+        ..QueryFields::default()
+    })
+    .unwrap();
+    assert!(validate(&query, &meta, 3).unwrap().warnings.is_empty());
+}
