@@ -124,6 +124,43 @@ pub async fn execute_mql_query_follows_the_multi_valued_rules(t: &Target) {
     // Numbers compare as numbers.
     assert_eq!(count(t, from, "\"Row Count\" > 1000").await, 3);
     assert_eq!(count(t, from, "Position BETWEEN 2 AND 3").await, 12);
+    // NOT BETWEEN is its negation, a NOT operator: a single-valued attribute must have a
+    // value; on a multi-valued one no value may be between, which holds without values.
+    let positioned = count(t, from, "Position EXISTS").await;
+    assert_eq!(
+        count(t, from, "Position NOT BETWEEN 2 AND 3").await,
+        positioned - 12
+    );
+    assert_eq!(
+        count(t, from, "Position NOT BETWEEN \"2\" AND 3").await,
+        positioned - 12
+    );
+    for kind in ["Table", "Schema"] {
+        let all = count(t, from, &format!("\"Object Type\" = '{kind}'")).await;
+        let between = count(
+            t,
+            from,
+            &format!("\"Object Type\" = '{kind}' AND Children.Position BETWEEN 1 AND 2"),
+        )
+        .await;
+        let not_between = count(
+            t,
+            from,
+            &format!("\"Object Type\" = '{kind}' AND Children.Position NOT BETWEEN 1 AND 2"),
+        )
+        .await;
+        assert_eq!(not_between, all - between, "{kind}");
+    }
+    // The children of a schema (tables) have no Position: none is between.
+    assert_eq!(
+        count(
+            t,
+            from,
+            "\"Object Type\" = 'Schema' AND Children.Position NOT BETWEEN 1 AND 1000"
+        )
+        .await,
+        2
+    );
 
     let resp = execute(
         t,

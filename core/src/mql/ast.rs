@@ -259,6 +259,9 @@ pub enum Op {
     After(Value),
     /// `BETWEEN v1 AND v2`
     Between(Value, Value),
+    /// `NOT BETWEEN v1 AND v2`: the negation of BETWEEN, a NOT operator (spec 2.12's
+    /// multi-valued rule 2).
+    NotBetween(Value, Value),
     /// `= WHERE (...)`: the scope form `Model = WHERE (...)`.
     EqWhere(Box<Expr>),
 }
@@ -317,7 +320,7 @@ impl Op {
             Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
                 list.iter().collect()
             }
-            Op::Between(a, b) => vec![a, b],
+            Op::Between(a, b) | Op::NotBetween(a, b) => vec![a, b],
             Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
         }
     }
@@ -342,7 +345,7 @@ impl Op {
             Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
                 list.iter_mut().collect()
             }
-            Op::Between(a, b) => vec![a, b],
+            Op::Between(a, b) | Op::NotBetween(a, b) => vec![a, b],
             Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
         }
     }
@@ -587,6 +590,7 @@ impl Display for Op {
             Self::Before(v) => write!(f, "BEFORE {v}"),
             Self::After(v) => write!(f, "AFTER {v}"),
             Self::Between(low, high) => write!(f, "BETWEEN {low} AND {high}"),
+            Self::NotBetween(low, high) => write!(f, "NOT BETWEEN {low} AND {high}"),
             Self::EqWhere(expr) => write!(f, "= WHERE ({expr})"),
         }
     }

@@ -495,20 +495,31 @@ impl Lowering<'_> {
             Op::Contains { not, value } => {
                 self.text_test(target, *not, Test::Contains(fold(&text_of(value))))
             }
-            Op::Between(a, b) => {
-                let low = self.bound(ty, a, Cmp::Ge);
-                let high = self.bound(ty, b, Cmp::Le);
-                match (low, high) {
-                    (Some(Bound::Never), _) | (_, Some(Bound::Never)) | (None, _) | (_, None) => {
-                        Cond::False
-                    }
-                    (Some(low), Some(high)) => target.any(Test::Range {
-                        low: low.into_lit(),
-                        high: high.into_lit(),
-                    }),
-                }
-            }
+            Op::Between(a, b) => match self.between(ty, a, b) {
+                Some(test) => target.any(test),
+                None => Cond::False,
+            },
+            // A NOT operator: no value is between the bounds, as `!=` (spec 2.12).
+            Op::NotBetween(a, b) => match self.between(ty, a, b) {
+                Some(test) => target.none(test),
+                None if target.multi() => Cond::True,
+                None => target.has(),
+            },
             Op::EqWhere(inner) => self.expr(inner),
+        }
+    }
+
+    /// The test of `BETWEEN a AND b` (inclusive: from a's start to b's end), `None`
+    /// when no value of the type can be between them.
+    fn between(&self, ty: FieldType, a: &Value, b: &Value) -> Option<Test> {
+        let low = self.bound(ty, a, Cmp::Ge);
+        let high = self.bound(ty, b, Cmp::Le);
+        match (low, high) {
+            (Some(Bound::Never), _) | (_, Some(Bound::Never)) | (None, _) | (_, None) => None,
+            (Some(low), Some(high)) => Some(Test::Range {
+                low: low.into_lit(),
+                high: high.into_lit(),
+            }),
         }
     }
 

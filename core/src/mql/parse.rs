@@ -876,6 +876,9 @@ fn negated<'a>() -> impl Parser<Input<'a>, Output = Op> {
         keyword("CONTAINS")
             .with(value())
             .map(|value| Op::Contains { not: true, value }),
+        keyword("BETWEEN")
+            .with((value(), keyword("AND"), value()))
+            .map(|(low, _, high)| Op::NotBetween(low, high)),
     ))
 }
 

@@ -1431,3 +1431,65 @@ fn double_quoted_values_validate_as_text_with_a_warning() {
     .unwrap();
     assert!(validate(&query, &meta, 3).unwrap().warnings.is_empty());
 }
+
+#[test]
+fn not_between() {
+    assert_eq!(
+        op("\"Comment Count\" NOT BETWEEN 1 AND 5"),
+        Op::NotBetween(number("1"), number("5"))
+    );
+    assert_eq!(
+        op("\"Updated Date\" not   between YESTERDAY and '2024-01-01'"),
+        Op::NotBetween(Value::Yesterday, text("2024-01-01"))
+    );
+    // Its AND is no logical AND either.
+    let parsed = parse_where("Position NOT BETWEEN 1 AND 2 AND Name = 'x'").unwrap();
+    assert_eq!(
+        parsed,
+        Expr::And(vec![
+            Expr::Filter(Filter {
+                subject: attribute(&["Position"]),
+                op: Op::NotBetween(number("1"), number("2")),
+            }),
+            eq(&["Name"], text("x")),
+        ])
+    );
+    assert_eq!(
+        parsed.to_string(),
+        "Position NOT BETWEEN 1 AND 2 AND Name = 'x'"
+    );
+    let error = syntax_error(parse_where("Position NOT BETWEEN 1"));
+    assert!(error.expected.contains(&"'AND'".to_owned()), "{error}");
+}
+
+#[test]
+fn not_between_validates_where_between_does() {
+    use super::validate::validate;
+    let meta = crate::model::MetaModel::builtin();
+    let check = |filter: &str| {
+        let query = parse_fields(&QueryFields {
+            select: "Name",
+            filter: Some(filter),
+            ..QueryFields::default()
+        })
+        .unwrap();
+        validate(&query, &meta, 3).map(|_| ())
+    };
+    check("\"Comment Count\" NOT BETWEEN 1 AND 3").unwrap();
+    check("\"Updated Date\" NOT BETWEEN 2024-01-01 AND TODAY").unwrap();
+    check("\"Data Profiling\".Max NOT BETWEEN 1 AND 2.5").unwrap();
+    let refused = check("Name NOT BETWEEN 'a' AND 'b'").unwrap_err();
+    assert!(
+        refused
+            .message
+            .contains("Name does not take the operator NOT BETWEEN"),
+        "{}",
+        refused.message
+    );
+    let refused = check("\"Comment Count\" NOT BETWEEN 1 AND 'x'").unwrap_err();
+    assert!(
+        refused.message.contains("takes a number"),
+        "{}",
+        refused.message
+    );
+}

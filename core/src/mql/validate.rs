@@ -203,7 +203,8 @@ fn op_kind(op: &Op) -> Option<OpKind> {
         Op::Contains { not: true, .. } => OpKind::NotContains,
         Op::Before(_) => OpKind::Before,
         Op::After(_) => OpKind::After,
-        Op::Between(..) => OpKind::Between,
+        // NOT BETWEEN applies wherever BETWEEN does.
+        Op::Between(..) | Op::NotBetween(..) => OpKind::Between,
         Op::EqWhere(_) => return None,
     })
 }
@@ -436,9 +437,12 @@ impl<'m> Validator<'m> {
             ),
         };
         if !rules.operators.contains(kind) {
+            let operator = match op {
+                Op::NotBetween(..) => "NOT BETWEEN",
+                _ => op_text(kind),
+            };
             return Err(Error::invalid(format!(
-                "{what} does not take the operator {}",
-                op_text(kind)
+                "{what} does not take the operator {operator}"
             )));
         }
         if rules.existence_only && under_or {
