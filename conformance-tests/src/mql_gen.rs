@@ -38,6 +38,24 @@ const WORDS: &[&str] = &[
     "id",
     "a",
     "",
+    "2023_CUSTOMER_ID",
+    "Customer:ID",
+    "customer[id]",
+    "sales_order",
+    "Sales  Order",
+    "(order)",
+];
+/// Search texts beside the words: phrases and words across word breakers, exact names.
+const SEARCHES: &[&str] = &[
+    "\"customer id\"",
+    "customer:id",
+    "sales order",
+    "\"sales order\"",
+    "=\"sales_order\"",
+    "=Customer",
+    "+\"order\" -\"customer id\"",
+    "_",
+    "order.id",
 ];
 const TYPES: &[(&str, SystemType)] = &[
     ("Database", SystemType::Model),
@@ -622,6 +640,7 @@ fn filter(rng: &mut StdRng, repo: &Repository, top: bool) -> String {
                     .map(ToString::to_string)
                     .unwrap_or_default()
             ),
+            _ if rng.random_bool(0.5) => format!("text = {}", quoted(&pick(rng, SEARCHES))),
             _ => format!("text = {}", quoted(&pick(rng, WORDS))),
         },
         23 => "\"Is Governed By\" EXISTS".to_owned(),

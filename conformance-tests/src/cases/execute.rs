@@ -247,8 +247,8 @@ pub async fn execute_mql_query_legacy_format_and_unknown_names(t: &Target) {
 }
 
 /// Text search (and CONTAINS on Name) finds objects through the backend's text index:
-/// it follows renames and removals of a re-import, matches inside words and across
-/// case, and short terms the index cannot serve still work.
+/// it follows renames and removals of a re-import, matches inside words, across case and
+/// across word breakers, and short terms the index cannot serve still work.
 pub async fn text_search_follows_renames_and_removals(t: &Target) {
     use super::import::{column, with_objects};
     let imported = t.import_sample().await;
@@ -259,6 +259,19 @@ pub async fn text_search_follows_renames_and_removals(t: &Target) {
     assert_eq!(count(t, from, &search("K_ORDERS")).await, 2);
     assert!(count(t, from, &search("e")).await > 2);
     assert_eq!(count(t, from, &search("zqxjk")).await, 0);
+    // Space and _ : . [ ] ( ) break words, in the search text and in the names: the
+    // phrase "customer id" finds the three customer_id columns, as does customer:id.
+    assert_eq!(count(t, from, &search("\"Customer ID\"")).await, 3);
+    assert_eq!(count(t, from, &search("+customer:id")).await, 3);
+    assert_eq!(count(t, from, &search("\"order item\"")).await, 1);
+    assert_eq!(count(t, from, &search("\"order_total\"")).await, 1);
+    assert_eq!(count(t, from, &search("\"customer(id)\"")).await, 3);
+    // An exact name stays exact, and CONTAINS is no search.
+    assert_eq!(count(t, from, &search("=\"customer_id\"")).await, 3);
+    assert_eq!(count(t, from, &search("=\"customer id\"")).await, 0);
+    assert_eq!(count(t, from, &search("=CUSTOMER")).await, 2);
+    assert_eq!(count(t, from, "Name CONTAINS 'customer id'").await, 0);
+    assert_eq!(count(t, from, "Name CONTAINS 'customer_id'").await, 3);
 
     // Re-imported with full_name renamed and the key pk_orders gone.
     let archive = with_objects(|header, rows| {

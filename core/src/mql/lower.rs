@@ -26,7 +26,7 @@ use super::ast::{Expr, Filter, Op, OrderKey, Path, Query, Subject, TimeUnit, Val
 use super::catalog::Shape;
 use super::plan::{
     ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Plan,
-    ProfilingPart, Relation, SortKey, Statistic, Test, fold,
+    ProfilingPart, Relation, SortKey, Statistic, Test, fold, search_term,
 };
 use super::resolve::{Property, Resolved, resolve};
 use super::search::{Presence, SearchKind, parse_search_text};
@@ -742,8 +742,10 @@ impl Lowering<'_> {
         let mut required = Vec::new();
         let mut optional = Vec::new();
         let mut excluded = Vec::new();
+        // A term matches across word breakers: both it and the searched text are in
+        // their search form (see `plan::search_form`).
         let contains = |text: &str, fields: &[Column]| {
-            let text = fold(text);
+            let text = search_term(text);
             if text.is_empty() || fields.is_empty() {
                 // As CONTAINS '': any value passes.
                 return Cond::or(
@@ -760,9 +762,22 @@ impl Lowering<'_> {
         };
         for term in terms {
             let matches = match &term.kind {
+                // A term of word breakers only is no term.
+                SearchKind::Word(text) | SearchKind::Phrase(text) | SearchKind::Prefix(text)
+                    if search_term(text).is_empty() =>
+                {
+                    continue;
+                }
                 SearchKind::Word(text) | SearchKind::Phrase(text) | SearchKind::Prefix(text) => {
                     contains(text, &fields)
                 }
+                // The whole name, exactly (folded): of the searched name columns.
+                SearchKind::ExactName(name) => Cond::or(
+                    fields
+                        .iter()
+                        .map(|c| Cond::Test(Field::Column(*c), Test::Eq(Lit::Text(fold(name)))))
+                        .collect(),
+                ),
                 SearchKind::ParentChild { parent, child } => Cond::and(vec![
                     contains(child, &fields),
                     Cond::Related(
@@ -776,6 +791,9 @@ impl Lowering<'_> {
                 Presence::Optional => optional.push(matches),
                 Presence::Excluded => excluded.push(Cond::not(matches)),
             }
+        }
+        if required.is_empty() && optional.is_empty() && excluded.is_empty() {
+            return Cond::True;
         }
         let mut all = required;
         if !optional.is_empty() {

@@ -1,5 +1,10 @@
 //! The search text of `text = '...'` (spec section 2.12): words, "exact phrases",
-//! `+required` and `-excluded` terms, trailing `*` wildcards and `parent.child` names.
+//! `+required` and `-excluded` terms, trailing `*` wildcards, `parent.child` names and
+//! `=exact` names (`="sales_order"`).
+//!
+//! Words and phrases match across word breakers ([`crate::mql::plan::WORD_BREAKERS`]:
+//! the space and `_ : . [ ] ( )`): `customer id` finds `2023_CUSTOMER_ID`. An exact name
+//! is the whole name, breakers and all.
 //!
 //! Search text is typed by people, so it is read leniently and never fails: the
 //! typographic quotes and dashes that word processors put in (“ ” ‘ ’ – —) count as
@@ -18,6 +23,9 @@ pub enum SearchKind {
     /// A child named `child` of a parent named `parent`, written `parent.child`; either
     /// part may be a quoted phrase.
     ParentChild { parent: String, child: String },
+    /// An object whose whole name is the text (compared folded, word breakers as they
+    /// are), written `=name` or `="exact name"`.
+    ExactName(String),
 }
 
 /// Whether a term must, may or must not match.
@@ -97,6 +105,14 @@ impl Scanner<'_> {
         if presence != Presence::Optional {
             self.at += 1;
         }
+        if self.peek() == Some('=') {
+            self.at += 1;
+            let name = self.exact()?;
+            return Some(SearchTerm {
+                kind: SearchKind::ExactName(name),
+                presence,
+            });
+        }
         let first = self.part()?;
         let kind = if self.peek() == Some('.') && self.continues_after_dot() {
             self.at += 1;
@@ -109,6 +125,29 @@ impl Scanner<'_> {
             first.into_kind()?
         };
         Some(SearchTerm { kind, presence })
+    }
+
+    /// Reads the name of an exact name term: a phrase in double quotes, as written
+    /// inside, or the text up to whitespace; `None` when it is empty.
+    fn exact(&mut self) -> Option<String> {
+        let start = self.at;
+        let text: String = if self.peek() == Some('"') {
+            self.at += 1;
+            while self.peek().is_some_and(|c| c != '"') {
+                self.at += 1;
+            }
+            let text = self.chars[start + 1..self.at].iter().collect();
+            if self.peek() == Some('"') {
+                self.at += 1;
+            }
+            text
+        } else {
+            while self.peek().is_some_and(|c| !c.is_whitespace()) {
+                self.at += 1;
+            }
+            self.chars[start..self.at].iter().collect()
+        };
+        (!text.is_empty()).then_some(text)
     }
 
     /// Whether a part follows the dot at the cursor.

@@ -1493,3 +1493,49 @@ fn not_between_validates_where_between_does() {
         refused.message
     );
 }
+
+#[test]
+fn search_exact_names() {
+    assert_eq!(
+        parse_search_text("=\"sales_order\" +=orders -=\"x y\" = =\"\""),
+        vec![
+            SearchTerm {
+                kind: SearchKind::ExactName("sales_order".to_owned()),
+                presence: Presence::Optional,
+            },
+            SearchTerm {
+                kind: SearchKind::ExactName("orders".to_owned()),
+                presence: Presence::Required,
+            },
+            SearchTerm {
+                kind: SearchKind::ExactName("x y".to_owned()),
+                presence: Presence::Excluded,
+            },
+        ]
+    );
+}
+
+#[test]
+fn search_form_breaks_words_alike_everywhere() {
+    use super::plan::{indexed_words, search_form, search_term};
+    assert_eq!(search_form("2023_CUSTOMER_ID"), "2023 customer id");
+    assert_eq!(search_form("Customer:ID"), "customer id");
+    assert_eq!(search_form("Customer[id]"), "customer id ");
+    assert_eq!(search_form("a__(b) . c"), "a b c");
+    assert_eq!(search_form("Zürich-Nord"), "zürich-nord");
+    assert_eq!(search_term(" _Customer  ID_ "), "customer id");
+    assert_eq!(search_term("_:."), "");
+    for name in [
+        "2023_CUSTOMER_ID",
+        "Customer:ID",
+        "Customer[id]",
+        "customer id",
+    ] {
+        assert!(
+            search_form(name).contains(&search_term("Customer ID")),
+            "{name}"
+        );
+    }
+    assert!(search_form("sales_order").contains(&search_term("sales order")));
+    assert_eq!(indexed_words("customer id of x"), ["customer"]);
+}
