@@ -640,6 +640,14 @@ fn filter(rng: &mut StdRng, repo: &Repository, top: bool) -> String {
                     .map(ToString::to_string)
                     .unwrap_or_default()
             ),
+            _ if rng.random_bool(0.3) => format!(
+                "semantic_search_text = {}",
+                quoted(&format!(
+                    "{} {}",
+                    pick(rng, SEARCHES),
+                    pick(rng, &["tables", "Columns", "view", "keys tables", ""])
+                ))
+            ),
             _ if rng.random_bool(0.5) => format!("text = {}", quoted(&pick(rng, SEARCHES))),
             _ => format!("text = {}", quoted(&pick(rng, WORDS))),
         },

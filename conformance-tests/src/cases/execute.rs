@@ -272,6 +272,19 @@ pub async fn text_search_follows_renames_and_removals(t: &Target) {
     assert_eq!(count(t, from, &search("=CUSTOMER")).await, 2);
     assert_eq!(count(t, from, "Name CONTAINS 'customer id'").await, 0);
     assert_eq!(count(t, from, "Name CONTAINS 'customer_id'").await, 3);
+    // semantic_search_text: its reserved words select object types, the rest is text.
+    let semantic = |phrase: &str| format!("semantic_search_text = '{phrase}'");
+    assert_eq!(count(t, from, &semantic("customer tables")).await, 1);
+    assert_eq!(count(t, from, &semantic("Customer VIEW")).await, 1);
+    assert_eq!(count(t, from, &semantic("customer tables views")).await, 2);
+    assert_eq!(
+        count(t, from, &semantic("\"customer id\" columns")).await,
+        3
+    );
+    assert_eq!(count(t, from, &semantic("customer terms")).await, 1);
+    assert_eq!(count(t, from, &semantic("tables")).await, 5);
+    assert_eq!(count(t, from, &semantic("customer reports")).await, 0);
+    assert!(count(t, from, &semantic("customer")).await > 3);
 
     // Re-imported with full_name renamed and the key pk_orders gone.
     let archive = with_objects(|header, rows| {

@@ -29,7 +29,7 @@ use super::plan::{
     ProfilingPart, Relation, SortKey, Statistic, Test, fold, search_term,
 };
 use super::resolve::{Property, Resolved, resolve};
-use super::search::{Presence, SearchKind, parse_search_text};
+use super::search::{Presence, SearchKind, parse_search_text, parse_semantic_text};
 use crate::id::ObjectId;
 use crate::model::{
     AttributeKind, ClassificationStatus, CurationKind, EdgeKind, MetaModel, TagKind, ValueType,
@@ -399,8 +399,9 @@ impl Lowering<'_> {
                     },
                 }
             }
-            Subject::Text { within, .. } => match op {
-                Op::Eq(value) => self.text(&text_of(value), within),
+            Subject::Text { within, semantic } => match op {
+                Op::Eq(value) if *semantic => self.semantic(&text_of(value), within),
+                Op::Eq(value) => self.text(parse_search_text(&text_of(value)), within),
                 _ => Cond::False,
             },
             Subject::Category => {
@@ -733,9 +734,40 @@ impl Lowering<'_> {
         })
     }
 
-    fn text(&mut self, text: &str, within: &[String]) -> Cond {
+    /// `semantic_search_text`: its reserved words select object types, as a category
+    /// filter would; the rest of the phrase is search text.
+    fn semantic(&mut self, text: &str, within: &[String]) -> Cond {
+        let (types, terms) = parse_semantic_text(text);
+        let text = self.text(terms, within);
+        if types.is_empty() {
+            return text;
+        }
+        let lits: Vec<Lit> = self
+            .meta
+            .object_types
+            .iter()
+            .filter(|t| {
+                types
+                    .iter()
+                    .any(|name| t.name.name.eq_ignore_ascii_case(name))
+            })
+            .map(|t| Lit::Text(fold(&t.name.qualified())))
+            .collect();
+        if lits.is_empty() {
+            self.warnings.push(format!(
+                "semantic_search_text: no object type is a {}; the filter matches nothing",
+                types.join(" or ")
+            ));
+            return Cond::False;
+        }
+        Cond::and(vec![
+            Cond::Test(Field::Column(Column::TypeId), Test::In(lits)),
+            text,
+        ])
+    }
+
+    fn text(&mut self, terms: Vec<super::search::SearchTerm>, within: &[String]) -> Cond {
         let fields = search_fields(within);
-        let terms = parse_search_text(text);
         if terms.is_empty() {
             return Cond::True;
         }

@@ -209,3 +209,59 @@ impl Part {
         }
     }
 }
+
+/// The reserved words of `semantic_search_text` (spec 2.13: the semantic search filter
+/// has its own): each word, singular or plural, in any letter case, selects the object
+/// types named beside it. The words of a semantic search phrase that are among these
+/// select those object types; the rest of the phrase is search text.
+pub const SEMANTIC_WORDS: &[(&str, &str, &[&str])] = &[
+    ("table", "tables", &["Table"]),
+    ("view", "views", &["View"]),
+    ("column", "columns", &["Column"]),
+    ("schema", "schemas", &["Schema"]),
+    ("database", "databases", &["Database"]),
+    ("key", "keys", &["Primary Key", "Foreign Key"]),
+    ("procedure", "procedures", &["Stored Procedure"]),
+    ("file", "files", &["File"]),
+    ("field", "fields", &["Field"]),
+    ("directory", "directories", &["Directory"]),
+    ("term", "terms", &["Term"]),
+    ("glossary", "glossaries", &["Glossary"]),
+    ("report", "reports", &["Report"]),
+    ("model", "models", &["Model"]),
+    ("folder", "folders", &["Folder"]),
+    ("configuration", "configurations", &["Configuration"]),
+];
+
+/// The object types a reserved word of `semantic_search_text` selects, if it is one.
+pub fn semantic_word(word: &str) -> Option<&'static [&'static str]> {
+    SEMANTIC_WORDS
+        .iter()
+        .find(|(one, many, _)| one.eq_ignore_ascii_case(word) || many.eq_ignore_ascii_case(word))
+        .map(|(_, _, types)| *types)
+}
+
+/// A semantic search phrase split into the object types its reserved words select
+/// ([`SEMANTIC_WORDS`], each type once) and the terms of the rest, searched as text. Only
+/// plain words are reserved words: `"tables"`, `+tables` or `tables*` stay search text.
+pub fn parse_semantic_text(text: &str) -> (Vec<&'static str>, Vec<SearchTerm>) {
+    let mut types: Vec<&'static str> = Vec::new();
+    let mut rest = Vec::new();
+    for term in parse_search_text(text) {
+        let selected = match (&term.kind, term.presence) {
+            (SearchKind::Word(word), Presence::Optional) => semantic_word(word),
+            _ => None,
+        };
+        match selected {
+            Some(selected) => {
+                for t in selected {
+                    if !types.contains(t) {
+                        types.push(t);
+                    }
+                }
+            }
+            None => rest.push(term),
+        }
+    }
+    (types, rest)
+}

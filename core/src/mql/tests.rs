@@ -1539,3 +1539,26 @@ fn search_form_breaks_words_alike_everywhere() {
     assert!(search_form("sales_order").contains(&search_term("sales order")));
     assert_eq!(indexed_words("customer id of x"), ["customer"]);
 }
+
+#[test]
+fn semantic_search_words_select_object_types() {
+    use super::search::{parse_semantic_text, semantic_word};
+    let (types, rest) = parse_semantic_text("customer TABLES");
+    assert_eq!(types, ["Table"]);
+    assert_eq!(rest, parse_search_text("customer"));
+    let (types, rest) = parse_semantic_text("Views table tables sales_order");
+    assert_eq!(types, ["View", "Table"]);
+    assert_eq!(rest, parse_search_text("sales_order"));
+    let (types, rest) = parse_semantic_text("columns");
+    assert_eq!(types, ["Column"]);
+    assert!(rest.is_empty());
+    // Only plain words: a phrase, a sign or a wildcard keeps the word search text.
+    let (types, rest) = parse_semantic_text("\"tables\" +views terms* -keys");
+    assert!(types.is_empty(), "{types:?}");
+    assert_eq!(rest.len(), 4);
+    assert_eq!(
+        semantic_word("Key"),
+        Some(&["Primary Key", "Foreign Key"][..])
+    );
+    assert_eq!(semantic_word("customer"), None);
+}
