@@ -1207,7 +1207,7 @@ fn error_messages_name_what_may_come() {
     );
     assert_eq!(
         message(parse_where("Name NOT 'x'")),
-        "line 1, column 10: expected 'EXISTS', 'STARTS', 'ENDS' or 'CONTAINS', found 'x'"
+        "line 1, column 10: expected 'EXISTS', 'STARTS', 'ENDS', 'CONTAINS' or 'BETWEEN', found 'x'"
     );
     assert_eq!(
         message(parse_where("Name = 'x' AND")),
