@@ -38,6 +38,24 @@ const WORDS: &[&str] = &[
     "id",
     "a",
     "",
+    "2023_CUSTOMER_ID",
+    "Customer:ID",
+    "customer[id]",
+    "sales_order",
+    "Sales  Order",
+    "(order)",
+];
+/// Search texts beside the words: phrases and words across word breakers, exact names.
+const SEARCHES: &[&str] = &[
+    "\"customer id\"",
+    "customer:id",
+    "sales order",
+    "\"sales order\"",
+    "=\"sales_order\"",
+    "=Customer",
+    "+\"order\" -\"customer id\"",
+    "_",
+    "order.id",
 ];
 const TYPES: &[(&str, SystemType)] = &[
     ("Database", SystemType::Model),
@@ -460,7 +478,7 @@ fn number_op(rng: &mut StdRng, attribute: &str, whole: bool) -> String {
         }
     };
     let (a, b) = (n(), n());
-    match rng.random_range(0..9) {
+    match rng.random_range(0..10) {
         0 => format!("{attribute} = {a}"),
         1 => format!("{attribute} != {a}"),
         2 => format!("{attribute} < {a}"),
@@ -468,7 +486,8 @@ fn number_op(rng: &mut StdRng, attribute: &str, whole: bool) -> String {
         4 => format!("{attribute} > {a}"),
         5 => format!("{attribute} >= {a}"),
         6 => format!("{attribute} BETWEEN {a} AND {b}"),
-        7 => format!("{attribute} EXISTS"),
+        7 => format!("{attribute} NOT BETWEEN {a} AND {b}"),
+        8 => format!("{attribute} EXISTS"),
         _ => format!("{attribute} NOT EXISTS"),
     }
 }
@@ -480,16 +499,17 @@ fn date_op(rng: &mut StdRng, attribute: &str, existence: bool) -> String {
     };
     let (a, b) = (day(rng), day(rng));
     let n = rng.random_range(1..30);
-    match rng.random_range(0..if existence { 10 } else { 8 }) {
+    match rng.random_range(0..if existence { 11 } else { 9 }) {
         0 => format!("{attribute} = {a}"),
-        1 => format!("{attribute} = '{a}'"),
+        1 => format!("{attribute} = \"{a}\""),
         2 => format!("{attribute} BEFORE {a}"),
         3 => format!("{attribute} AFTER {a}"),
         4 => format!("{attribute} BETWEEN {a} AND {b}"),
         5 => format!("{attribute} = LAST {n} DAYS"),
         6 => format!("{attribute} = TODAY"),
         7 => format!("{attribute} AFTER YESTERDAY"),
-        8 => format!("{attribute} EXISTS"),
+        8 => format!("{attribute} NOT BETWEEN {a} AND '{b}'"),
+        9 => format!("{attribute} EXISTS"),
         _ => format!("{attribute} NOT EXISTS"),
     }
 }
@@ -557,9 +577,10 @@ fn filter(rng: &mut StdRng, repo: &Repository, top: bool) -> String {
             2 => format!("Parent = {}", quoted(&pick(rng, WORDS))),
             _ => number_op(rng, "Parent.Score", true),
         },
-        21 => match rng.random_range(0..3) {
+        21 => match rng.random_range(0..4) {
             0 => text_op(rng, "Children.Name", WORDS),
             1 => text_op(rng, "Children.\"Data Type\"", &["VARCHAR(254)", "integer"]),
+            2 => number_op(rng, "Children.Score", true),
             _ => text_op(rng, "Children", WORDS),
         },
         22 if rng.random_bool(0.3) => match rng.random_range(0..4) {
@@ -619,6 +640,15 @@ fn filter(rng: &mut StdRng, repo: &Repository, top: bool) -> String {
                     .map(ToString::to_string)
                     .unwrap_or_default()
             ),
+            _ if rng.random_bool(0.3) => format!(
+                "semantic_search_text = {}",
+                quoted(&format!(
+                    "{} {}",
+                    pick(rng, SEARCHES),
+                    pick(rng, &["tables", "Columns", "view", "keys tables", ""])
+                ))
+            ),
+            _ if rng.random_bool(0.5) => format!("text = {}", quoted(&pick(rng, SEARCHES))),
             _ => format!("text = {}", quoted(&pick(rng, WORDS))),
         },
         23 => "\"Is Governed By\" EXISTS".to_owned(),

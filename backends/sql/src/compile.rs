@@ -11,7 +11,7 @@
 use lore_core::model::{ClassificationStatus, ObjectKind};
 use lore_core::mql::plan::{
     ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Page, Plan,
-    ProfilingPart, Relation, Test, Within,
+    ProfilingPart, Relation, SEARCH_MARK, Test, WORD_BREAKERS, Within, indexed_words,
 };
 
 use crate::dialect::Dialect;
@@ -43,19 +43,31 @@ pub enum TextIndex {
 pub struct Search {
     pub columns: Vec<Column>,
     pub text: String,
+    /// A term of a text search, found by its words; otherwise `CONTAINS`, found as one
+    /// phrase.
+    pub words: bool,
 }
 
 impl Search {
-    /// The FTS5 query of the search: the text as one phrase, in its columns. The
-    /// trigram tokenizer folds case (all of Unicode, a superset of MQL's A–Z), so the
-    /// index finds every object the exact test passes, and a few more.
+    /// The FTS5 query of the search: each word of the term that the index can look up
+    /// ([`indexed_words`]) as a phrase, all of them, in its columns (`CONTAINS`: its
+    /// text as one phrase). Each such word lies
+    /// within the folded Name or Physical Name of every object the search finds (word
+    /// breakers only separate words), and the trigram tokenizer folds case (all of
+    /// Unicode, a superset of MQL's A–Z), so the index finds every object the exact test
+    /// passes, and a few more.
     pub fn fts_query(&self) -> String {
         let columns: Vec<&str> = self.columns.iter().filter_map(|c| fts_column(*c)).collect();
-        format!(
-            "{{{}}} : \"{}\"",
-            columns.join(" "),
-            self.text.replace('"', "\"\"")
-        )
+        let words = if self.words {
+            indexed_words(&self.text)
+        } else {
+            vec![self.text.as_str()]
+        };
+        let words: Vec<String> = words
+            .iter()
+            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+            .collect();
+        format!("{{{}}} : ({})", columns.join(" "), words.join(" AND "))
     }
 }
 
@@ -68,14 +80,19 @@ fn fts_column(column: Column) -> Option<&'static str> {
     }
 }
 
-/// The search the text index can serve, if any: all its columns indexed and a text of
-/// at least three characters (a trigram).
-fn indexable(columns: &[Column], text: &str) -> Option<Search> {
-    (text.chars().count() >= 3 && columns.iter().all(|c| fts_column(*c).is_some())).then(|| {
-        Search {
-            columns: columns.to_vec(),
-            text: text.to_owned(),
-        }
+/// The search the text index can serve, if any: all its columns indexed and a word of
+/// at least three characters (a trigram) in its text (`words`: a term of a text search;
+/// otherwise the text of `CONTAINS`, all of it).
+fn indexable(columns: &[Column], text: &str, words: bool) -> Option<Search> {
+    let long_enough = if words {
+        !indexed_words(text).is_empty()
+    } else {
+        text.chars().count() >= 3
+    };
+    (long_enough && columns.iter().all(|c| fts_column(*c).is_some())).then(|| Search {
+        columns: columns.to_vec(),
+        text: text.to_owned(),
+        words,
     })
 }
 
@@ -92,8 +109,10 @@ pub fn indexed_searches(plan: &Plan, dialect: Dialect) -> Vec<Search> {
                 walk(inner, out);
                 None
             }
-            Cond::Search { columns, text } => indexable(columns, text),
-            Cond::Test(Field::Column(column), Test::Contains(text)) => indexable(&[*column], text),
+            Cond::Search { columns, text } => indexable(columns, text, true),
+            Cond::Test(Field::Column(column), Test::Contains(text)) => {
+                indexable(&[*column], text, false)
+            }
             _ => None,
         };
         if let Some(search) = found
@@ -336,11 +355,11 @@ impl<'i> Compiler<'i> {
             // `... IS NOT TRUE` with the subquery's result built once.
             Cond::Not(inner) => format!("({}) IS NOT TRUE", self.cond(inner, row)),
             Cond::Test(Field::Column(column), Test::Contains(text)) => {
-                self.search(std::slice::from_ref(column), text, row)
+                self.search(std::slice::from_ref(column), text, row, false)
             }
             Cond::Test(field, test) => self.test(field, Some(test), row),
             Cond::Has(field) => self.test(field, None, row),
-            Cond::Search { columns, text } => self.search(columns, text, row),
+            Cond::Search { columns, text } => self.search(columns, text, row, true),
             Cond::Related(relation, inner) => self.related(*relation, inner, row),
             Cond::Ids(ids) => {
                 let Row::Object(o) = row else {
@@ -571,20 +590,34 @@ impl<'i> Compiler<'i> {
         }
     }
 
-    /// Some of the columns contains the text: tested on each column, and on SQLite
+    /// Some of the columns contains the text: in its search form for a text search
+    /// (`search_form`), as it is for `CONTAINS`. Tested on each column, and on SQLite
     /// first looked up in the text index when [`TextIndex`] says so.
-    fn search(&mut self, columns: &[Column], text: &str, row: Row<'_>) -> String {
-        let test = Test::Contains(text.to_owned());
+    fn search(
+        &mut self,
+        columns: &[Column],
+        text: &str,
+        row: Row<'_>,
+        search_form: bool,
+    ) -> String {
         let exact: Vec<String> = columns
             .iter()
-            .map(|c| format!("({})", self.test(&Field::Column(*c), Some(&test), row)))
+            .map(|c| {
+                let test = if search_form {
+                    self.search_column(*c, text, row)
+                } else {
+                    let contains = Test::Contains(text.to_owned());
+                    self.test(&Field::Column(*c), Some(&contains), row)
+                };
+                format!("({test})")
+            })
             .collect();
         let exact = if exact.is_empty() {
             "1 = 0".to_owned()
         } else {
             exact.join(" OR ")
         };
-        let (Row::Object(o), Some(search)) = (row, indexable(columns, text)) else {
+        let (Row::Object(o), Some(search)) = (row, indexable(columns, text, search_form)) else {
             return exact;
         };
         let use_index = self.dialect == Dialect::Sqlite
@@ -598,6 +631,50 @@ impl<'i> Compiler<'i> {
         let query = self.text(&search.fts_query());
         format!(
             "{o}.rowid IN (SELECT rowid FROM objects_text WHERE objects_text MATCH {query}) AND ({exact})"
+        )
+    }
+
+    /// The column contains the search term in its search form
+    /// ([`lore_core::mql::plan::search_form`]). On PostgreSQL each indexed word of the
+    /// term is first looked for in the folded column with `LIKE`, which its trigram
+    /// indexes serve; the search form itself has no index.
+    fn search_column(&mut self, column: Column, text: &str, row: Row<'_>) -> String {
+        let field = Field::Column(column);
+        let mut parts = Vec::new();
+        if self.dialect == Dialect::Postgres {
+            for word in indexed_words(text) {
+                parts.push(self.test(&field, Some(&Test::Contains(word.to_owned())), row));
+            }
+        }
+        let Some(Source::Expr { sql, nullable }) = self.source(&field, row) else {
+            return "1 = 0".to_owned();
+        };
+        if nullable && parts.is_empty() {
+            parts.push(format!("{sql} IS NOT NULL"));
+        }
+        let form = self.search_form(&sql);
+        let term = self.text(text);
+        parts.push(match self.dialect {
+            Dialect::Sqlite => format!("instr({form}, {term}) > 0"),
+            Dialect::Postgres => format!("strpos({form}, {term}) > 0"),
+        });
+        parts.join(" AND ")
+    }
+
+    /// The expression of a text's search form, as [`lore_core::mql::plan::search_form`]
+    /// computes it: folded, each word breaker a space, each space a space and a mark,
+    /// every mark before a space dropped, then every mark.
+    fn search_form(&self, expr: &str) -> String {
+        let mut form = self.fold(expr);
+        for breaker in WORD_BREAKERS.iter().filter(|c| **c != ' ') {
+            form = format!("replace({form}, '{breaker}', ' ')");
+        }
+        let mark = match self.dialect {
+            Dialect::Sqlite => format!("char({})", u32::from(SEARCH_MARK)),
+            Dialect::Postgres => format!("chr({})", u32::from(SEARCH_MARK)),
+        };
+        format!(
+            "replace(replace(replace({form}, ' ', ' ' || {mark}), {mark} || ' ', ''), {mark}, '')"
         )
     }
 

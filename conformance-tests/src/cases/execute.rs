@@ -112,12 +112,55 @@ pub async fn execute_mql_query_follows_the_multi_valued_rules(t: &Target) {
     );
     // Text compares case-insensitively.
     assert_eq!(count(t, from, "Name = 'CUSTOMER'").await, 2);
+    // A value in double quotes, as the vendor's pages write it, is text too.
+    assert_eq!(count(t, from, "Name = \"CUSTOMER\"").await, 2);
+    assert_eq!(
+        count(t, from, "\"Name\" = ANY (\"customer\", \"client\")").await,
+        count(t, from, "Name = ANY ('customer', 'client')").await
+    );
     assert_eq!(count(t, from, "Name STARTS WITH 'Order'").await, 7);
     assert_eq!(count(t, from, "Name ENDS WITH '_ID'").await, 8);
     assert_eq!(count(t, from, "Description CONTAINS 'e-mail'").await, 2);
     // Numbers compare as numbers.
     assert_eq!(count(t, from, "\"Row Count\" > 1000").await, 3);
     assert_eq!(count(t, from, "Position BETWEEN 2 AND 3").await, 12);
+    // NOT BETWEEN is its negation, a NOT operator: a single-valued attribute must have a
+    // value; on a multi-valued one no value may be between, which holds without values.
+    let positioned = count(t, from, "Position EXISTS").await;
+    assert_eq!(
+        count(t, from, "Position NOT BETWEEN 2 AND 3").await,
+        positioned - 12
+    );
+    assert_eq!(
+        count(t, from, "Position NOT BETWEEN \"2\" AND 3").await,
+        positioned - 12
+    );
+    for kind in ["Table", "Schema"] {
+        let all = count(t, from, &format!("\"Object Type\" = '{kind}'")).await;
+        let between = count(
+            t,
+            from,
+            &format!("\"Object Type\" = '{kind}' AND Children.Position BETWEEN 1 AND 2"),
+        )
+        .await;
+        let not_between = count(
+            t,
+            from,
+            &format!("\"Object Type\" = '{kind}' AND Children.Position NOT BETWEEN 1 AND 2"),
+        )
+        .await;
+        assert_eq!(not_between, all - between, "{kind}");
+    }
+    // The children of a schema (tables) have no Position: none is between.
+    assert_eq!(
+        count(
+            t,
+            from,
+            "\"Object Type\" = 'Schema' AND Children.Position NOT BETWEEN 1 AND 1000"
+        )
+        .await,
+        2
+    );
 
     let resp = execute(
         t,
@@ -204,8 +247,8 @@ pub async fn execute_mql_query_legacy_format_and_unknown_names(t: &Target) {
 }
 
 /// Text search (and CONTAINS on Name) finds objects through the backend's text index:
-/// it follows renames and removals of a re-import, matches inside words and across
-/// case, and short terms the index cannot serve still work.
+/// it follows renames and removals of a re-import, matches inside words, across case and
+/// across word breakers, and short terms the index cannot serve still work.
 pub async fn text_search_follows_renames_and_removals(t: &Target) {
     use super::import::{column, with_objects};
     let imported = t.import_sample().await;
@@ -216,6 +259,32 @@ pub async fn text_search_follows_renames_and_removals(t: &Target) {
     assert_eq!(count(t, from, &search("K_ORDERS")).await, 2);
     assert!(count(t, from, &search("e")).await > 2);
     assert_eq!(count(t, from, &search("zqxjk")).await, 0);
+    // Space and _ : . [ ] ( ) break words, in the search text and in the names: the
+    // phrase "customer id" finds the three customer_id columns, as does customer:id.
+    assert_eq!(count(t, from, &search("\"Customer ID\"")).await, 3);
+    assert_eq!(count(t, from, &search("+customer:id")).await, 3);
+    assert_eq!(count(t, from, &search("\"order item\"")).await, 1);
+    assert_eq!(count(t, from, &search("\"order_total\"")).await, 1);
+    assert_eq!(count(t, from, &search("\"customer(id)\"")).await, 3);
+    // An exact name stays exact, and CONTAINS is no search.
+    assert_eq!(count(t, from, &search("=\"customer_id\"")).await, 3);
+    assert_eq!(count(t, from, &search("=\"customer id\"")).await, 0);
+    assert_eq!(count(t, from, &search("=CUSTOMER")).await, 2);
+    assert_eq!(count(t, from, "Name CONTAINS 'customer id'").await, 0);
+    assert_eq!(count(t, from, "Name CONTAINS 'customer_id'").await, 3);
+    // semantic_search_text: its reserved words select object types, the rest is text.
+    let semantic = |phrase: &str| format!("semantic_search_text = '{phrase}'");
+    assert_eq!(count(t, from, &semantic("customer tables")).await, 1);
+    assert_eq!(count(t, from, &semantic("Customer VIEW")).await, 1);
+    assert_eq!(count(t, from, &semantic("customer tables views")).await, 2);
+    assert_eq!(
+        count(t, from, &semantic("\"customer id\" columns")).await,
+        3
+    );
+    assert_eq!(count(t, from, &semantic("customer terms")).await, 1);
+    assert_eq!(count(t, from, &semantic("tables")).await, 5);
+    assert_eq!(count(t, from, &semantic("customer reports")).await, 0);
+    assert!(count(t, from, &semantic("customer")).await > 3);
 
     // Re-imported with full_name renamed and the key pk_orders gone.
     let archive = with_objects(|header, rows| {

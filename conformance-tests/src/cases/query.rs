@@ -86,6 +86,32 @@ pub async fn validate_mql_query_answers_current_syntax_and_warnings(t: &Target) 
     let query = resp.ok()["query"].as_str().unwrap_or_default();
     assert!(!query.contains('#'), "notation marks are dropped: {query}");
 
+    // Values in double quotes, as the vendor's pages write them, are read as text; a
+    // warning shows the query with them in single quotes.
+    let resp = validate(
+        t,
+        &[
+            ("select", "\"Name\""),
+            (
+                "where",
+                "text = \"Customer\" AND ExpandedMembersOfRole(\"Steward\") = \"jsmith\" \
+                 AND Name = ANY (\"it's\", 'b')",
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(resp.ok()["valid"], json!(true), "{}", resp.describe());
+    let rewritten = "SELECT \"Name\" WHERE text = 'Customer' AND ExpandedMembersOfRole('Steward') = 'jsmith' \
+                     AND Name = ANY ('it''s', 'b')";
+    assert_eq!(resp.ok()["query"], json!(rewritten), "{}", resp.describe());
+    let said = warnings(&resp);
+    assert!(
+        said.iter().any(|w| w.contains("written in double quotes")
+            && w.contains("\"Customer\", \"jsmith\", \"it's\"")
+            && w.ends_with(rewritten)),
+        "a warning shows the single-quoted query: {said:?}"
+    );
+
     // explain=true answers the plan; a SQL backend also its statement and the
     // database's plan of it.
     let resp = validate(

@@ -259,6 +259,9 @@ pub enum Op {
     After(Value),
     /// `BETWEEN v1 AND v2`
     Between(Value, Value),
+    /// `NOT BETWEEN v1 AND v2`: the negation of BETWEEN, a NOT operator (spec 2.12's
+    /// multi-valued rule 2).
+    NotBetween(Value, Value),
     /// `= WHERE (...)`: the scope form `Model = WHERE (...)`.
     EqWhere(Box<Expr>),
 }
@@ -279,6 +282,10 @@ pub enum TimeUnit {
 pub enum Value {
     /// A value in single quotes, with `''` turned into `'`.
     Text(String),
+    /// A value in double quotes, with `""` turned into `"`, as the vendor's pages write
+    /// some values (`Name = "orders"`). The validator reads it as [`Value::Text`] and
+    /// warns; it is written back in single quotes.
+    DoubleQuoted(String),
     /// A number as written (`-200`, `3.123456E30`) and its value.
     Number { text: String, value: f64 },
     /// An unquoted date, `2014-10-26`.
@@ -313,7 +320,32 @@ impl Op {
             Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
                 list.iter().collect()
             }
-            Op::Between(a, b) => vec![a, b],
+            Op::Between(a, b) | Op::NotBetween(a, b) => vec![a, b],
+            Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
+        }
+    }
+}
+
+impl Op {
+    /// The values the operator compares with, to change them in place (not those of
+    /// the scope filters of `= WHERE (...)`).
+    pub fn values_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            Op::Eq(v)
+            | Op::Ne(v)
+            | Op::Lt(v)
+            | Op::Le(v)
+            | Op::Gt(v)
+            | Op::Ge(v)
+            | Op::Before(v)
+            | Op::After(v)
+            | Op::StartsWith { value: v, .. }
+            | Op::EndsWith { value: v, .. }
+            | Op::Contains { value: v, .. } => vec![v],
+            Op::EqAny(list) | Op::NeAny(list) | Op::EqAll(list) | Op::NeAll(list) => {
+                list.iter_mut().collect()
+            }
+            Op::Between(a, b) | Op::NotBetween(a, b) => vec![a, b],
             Op::Exists | Op::NotExists | Op::EqWhere(_) => Vec::new(),
         }
     }
@@ -325,7 +357,7 @@ impl Value {
     pub fn date_time(&self) -> Option<chrono::NaiveDateTime> {
         match self {
             Self::Date(date) => date.and_hms_opt(0, 0, 0),
-            Self::Text(text) => {
+            Self::Text(text) | Self::DoubleQuoted(text) => {
                 let text = text.trim();
                 chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
                     .ok()
@@ -558,6 +590,7 @@ impl Display for Op {
             Self::Before(v) => write!(f, "BEFORE {v}"),
             Self::After(v) => write!(f, "AFTER {v}"),
             Self::Between(low, high) => write!(f, "BETWEEN {low} AND {high}"),
+            Self::NotBetween(low, high) => write!(f, "NOT BETWEEN {low} AND {high}"),
             Self::EqWhere(expr) => write!(f, "= WHERE ({expr})"),
         }
     }
@@ -583,7 +616,7 @@ impl Display for TimeUnit {
 impl Display for Value {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Text(text) => write_quoted(f, text, '\''),
+            Self::Text(text) | Self::DoubleQuoted(text) => write_quoted(f, text, '\''),
             Self::Number { text, .. } => f.write_str(text),
             Self::Date(date) => write!(f, "{}", date.format("%Y-%m-%d")),
             Self::Me => f.write_str("ME"),

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use super::plan::{
     Cond, Facet, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Relation, SortKey, Statistic,
-    Test, ValueCount, Within, fold,
+    Test, ValueCount, Within, fold, search_form,
 };
 use crate::id::ObjectId;
 use crate::model::{
@@ -238,10 +238,12 @@ pub fn holds(cond: &Cond, facts: &dyn Facts, row: Row<'_>) -> bool {
             .any(|v| passes_val(v, test)),
         Cond::Has(field) => !values(field, facts, row).is_empty(),
         Cond::Search { columns, text } => columns.iter().any(|c| {
-            let test = Test::Contains(text.clone());
             values(&Field::Column(*c), facts, row)
                 .iter()
-                .any(|v| passes_val(v, &test))
+                .any(|v| match v {
+                    Val::Text(value) => search_form(value).contains(text.as_str()),
+                    _ => false,
+                })
         }),
         Cond::Related(relation, inner) => {
             let Row::Object(object) = row else {

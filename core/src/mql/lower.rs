@@ -26,10 +26,10 @@ use super::ast::{Expr, Filter, Op, OrderKey, Path, Query, Subject, TimeUnit, Val
 use super::catalog::Shape;
 use super::plan::{
     ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Plan,
-    ProfilingPart, Relation, SortKey, Statistic, Test, fold,
+    ProfilingPart, Relation, SortKey, Statistic, Test, fold, search_term,
 };
 use super::resolve::{Property, Resolved, resolve};
-use super::search::{Presence, SearchKind, parse_search_text};
+use super::search::{Presence, SearchKind, parse_search_text, parse_semantic_text};
 use crate::id::ObjectId;
 use crate::model::{
     AttributeKind, ClassificationStatus, CurationKind, EdgeKind, MetaModel, TagKind, ValueType,
@@ -129,7 +129,7 @@ fn walk(expr: &Expr, visit: &mut impl FnMut(&Filter)) {
 /// A value as text, as written (numbers as their text, dates as `YYYY-MM-DD`).
 fn text_of(value: &Value) -> String {
     match value {
-        Value::Text(t) | Value::Bare(t) => t.clone(),
+        Value::Text(t) | Value::DoubleQuoted(t) | Value::Bare(t) => t.clone(),
         Value::Number { text, .. } => text.clone(),
         Value::Date(d) => d.to_string(),
         Value::Me => "ME".to_owned(),
@@ -399,8 +399,9 @@ impl Lowering<'_> {
                     },
                 }
             }
-            Subject::Text { within, .. } => match op {
-                Op::Eq(value) => self.text(&text_of(value), within),
+            Subject::Text { within, semantic } => match op {
+                Op::Eq(value) if *semantic => self.semantic(&text_of(value), within),
+                Op::Eq(value) => self.text(parse_search_text(&text_of(value)), within),
                 _ => Cond::False,
             },
             Subject::Category => {
@@ -495,20 +496,31 @@ impl Lowering<'_> {
             Op::Contains { not, value } => {
                 self.text_test(target, *not, Test::Contains(fold(&text_of(value))))
             }
-            Op::Between(a, b) => {
-                let low = self.bound(ty, a, Cmp::Ge);
-                let high = self.bound(ty, b, Cmp::Le);
-                match (low, high) {
-                    (Some(Bound::Never), _) | (_, Some(Bound::Never)) | (None, _) | (_, None) => {
-                        Cond::False
-                    }
-                    (Some(low), Some(high)) => target.any(Test::Range {
-                        low: low.into_lit(),
-                        high: high.into_lit(),
-                    }),
-                }
-            }
+            Op::Between(a, b) => match self.between(ty, a, b) {
+                Some(test) => target.any(test),
+                None => Cond::False,
+            },
+            // A NOT operator: no value is between the bounds, as `!=` (spec 2.12).
+            Op::NotBetween(a, b) => match self.between(ty, a, b) {
+                Some(test) => target.none(test),
+                None if target.multi() => Cond::True,
+                None => target.has(),
+            },
             Op::EqWhere(inner) => self.expr(inner),
+        }
+    }
+
+    /// The test of `BETWEEN a AND b` (inclusive: from a's start to b's end), `None`
+    /// when no value of the type can be between them.
+    fn between(&self, ty: FieldType, a: &Value, b: &Value) -> Option<Test> {
+        let low = self.bound(ty, a, Cmp::Ge);
+        let high = self.bound(ty, b, Cmp::Le);
+        match (low, high) {
+            (Some(Bound::Never), _) | (_, Some(Bound::Never)) | (None, _) | (_, None) => None,
+            (Some(low), Some(high)) => Some(Test::Range {
+                low: low.into_lit(),
+                high: high.into_lit(),
+            }),
         }
     }
 
@@ -667,7 +679,7 @@ impl Lowering<'_> {
                 let start = value.date_time()?.and_utc().timestamp_micros();
                 (start, Some(start + MICROS_PER_DAY))
             }
-            Value::Text(text) => {
+            Value::Text(text) | Value::DoubleQuoted(text) => {
                 let start = value.date_time()?.and_utc().timestamp_micros();
                 let width = if text.trim().len() > 10 {
                     MICROS_PER_SECOND
@@ -722,17 +734,50 @@ impl Lowering<'_> {
         })
     }
 
-    fn text(&mut self, text: &str, within: &[String]) -> Cond {
+    /// `semantic_search_text`: its reserved words select object types, as a category
+    /// filter would; the rest of the phrase is search text.
+    fn semantic(&mut self, text: &str, within: &[String]) -> Cond {
+        let (types, terms) = parse_semantic_text(text);
+        let text = self.text(terms, within);
+        if types.is_empty() {
+            return text;
+        }
+        let lits: Vec<Lit> = self
+            .meta
+            .object_types
+            .iter()
+            .filter(|t| {
+                types
+                    .iter()
+                    .any(|name| t.name.name.eq_ignore_ascii_case(name))
+            })
+            .map(|t| Lit::Text(fold(&t.name.qualified())))
+            .collect();
+        if lits.is_empty() {
+            self.warnings.push(format!(
+                "semantic_search_text: no object type is a {}; the filter matches nothing",
+                types.join(" or ")
+            ));
+            return Cond::False;
+        }
+        Cond::and(vec![
+            Cond::Test(Field::Column(Column::TypeId), Test::In(lits)),
+            text,
+        ])
+    }
+
+    fn text(&mut self, terms: Vec<super::search::SearchTerm>, within: &[String]) -> Cond {
         let fields = search_fields(within);
-        let terms = parse_search_text(text);
         if terms.is_empty() {
             return Cond::True;
         }
         let mut required = Vec::new();
         let mut optional = Vec::new();
         let mut excluded = Vec::new();
+        // A term matches across word breakers: both it and the searched text are in
+        // their search form (see `plan::search_form`).
         let contains = |text: &str, fields: &[Column]| {
-            let text = fold(text);
+            let text = search_term(text);
             if text.is_empty() || fields.is_empty() {
                 // As CONTAINS '': any value passes.
                 return Cond::or(
@@ -749,9 +794,22 @@ impl Lowering<'_> {
         };
         for term in terms {
             let matches = match &term.kind {
+                // A term of word breakers only is no term.
+                SearchKind::Word(text) | SearchKind::Phrase(text) | SearchKind::Prefix(text)
+                    if search_term(text).is_empty() =>
+                {
+                    continue;
+                }
                 SearchKind::Word(text) | SearchKind::Phrase(text) | SearchKind::Prefix(text) => {
                     contains(text, &fields)
                 }
+                // The whole name, exactly (folded): of the searched name columns.
+                SearchKind::ExactName(name) => Cond::or(
+                    fields
+                        .iter()
+                        .map(|c| Cond::Test(Field::Column(*c), Test::Eq(Lit::Text(fold(name)))))
+                        .collect(),
+                ),
                 SearchKind::ParentChild { parent, child } => Cond::and(vec![
                     contains(child, &fields),
                     Cond::Related(
@@ -765,6 +823,9 @@ impl Lowering<'_> {
                 Presence::Optional => optional.push(matches),
                 Presence::Excluded => excluded.push(Cond::not(matches)),
             }
+        }
+        if required.is_empty() && optional.is_empty() && excluded.is_empty() {
+            return Cond::True;
         }
         let mut all = required;
         if !optional.is_empty() {
@@ -931,7 +992,9 @@ impl Bound {
 fn number(value: &Value) -> Option<f64> {
     match value {
         Value::Number { value, .. } => Some(*value),
-        Value::Text(t) | Value::Bare(t) => t.trim().parse::<f64>().ok().filter(|v| v.is_finite()),
+        Value::Text(t) | Value::DoubleQuoted(t) | Value::Bare(t) => {
+            t.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+        }
         _ => None,
     }
 }

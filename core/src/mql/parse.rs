@@ -876,6 +876,9 @@ fn negated<'a>() -> impl Parser<Input<'a>, Output = Op> {
         keyword("CONTAINS")
             .with(value())
             .map(|value| Op::Contains { not: true, value }),
+        keyword("BETWEEN")
+            .with((value(), keyword("AND"), value()))
+            .map(|(low, _, high)| Op::NotBetween(low, high)),
     ))
 }
 
@@ -884,8 +887,9 @@ fn values<'a>() -> impl Parser<Input<'a>, Output = Vec<Value>> {
     between(symbol("("), symbol(")"), sep_by1(value(), symbol(",")))
 }
 
-/// A value: quoted text, ME, TODAY, YESTERDAY, LAST n unit, or an unquoted literal (a
-/// date, a number or a word).
+/// A value: quoted text (in single quotes, or in double quotes as the vendor's pages
+/// write it), ME, TODAY, YESTERDAY, LAST n unit, or an unquoted literal (a date, a
+/// number or a word).
 fn value<'a>() -> impl Parser<Input<'a>, Output = Value> {
     let last = keyword("LAST")
         .with((
@@ -902,6 +906,7 @@ fn value<'a>() -> impl Parser<Input<'a>, Output = Value> {
         });
     choice((
         quoted('\'', "a closing single quote").map(Value::Text),
+        quoted('"', "a closing double quote").map(Value::DoubleQuoted),
         keyword("ME").map(|_| Value::Me),
         keyword("TODAY").map(|_| Value::Today),
         keyword("YESTERDAY").map(|_| Value::Yesterday),

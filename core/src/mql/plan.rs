@@ -27,6 +27,46 @@ pub fn fold(text: &str) -> String {
     text.to_ascii_lowercase()
 }
 
+/// The characters that break words in search text and in the text it searches, as the
+/// vendor's search syntax defines them: the space and `_ : . [ ] ( )`. A search phrase
+/// `customer id` finds `2023_CUSTOMER_ID`, `Customer:ID` and `Customer[id]`.
+pub const WORD_BREAKERS: &[char] = &[' ', '_', ':', '.', '[', ']', '(', ')'];
+
+/// The character [`search_form`] marks spaces with while it collapses runs of them.
+pub const SEARCH_MARK: char = '\u{1}';
+
+/// Text as a search compares it ([`Cond::Search`]): folded ([`fold`]), each word breaker
+/// ([`WORD_BREAKERS`]) a space, and each run of spaces one space.
+///
+/// The SQL backends compute the same with `replace()`, so the steps are theirs: each
+/// breaker becomes a space, each space a space and a [`SEARCH_MARK`], then every mark
+/// followed by a space goes, then every mark left. Text holding the mark itself comes out
+/// the same on every backend, as every step is the same.
+pub fn search_form(text: &str) -> String {
+    let spaced: String = fold(text)
+        .chars()
+        .map(|c| if WORD_BREAKERS.contains(&c) { ' ' } else { c })
+        .collect();
+    let mark = SEARCH_MARK.to_string();
+    spaced
+        .replace(' ', &format!(" {mark}"))
+        .replace(&format!("{mark} "), "")
+        .replace(SEARCH_MARK, "")
+}
+
+/// A search term in the form [`Cond::Search`] holds: [`search_form`] without the spaces
+/// at its ends; empty when the term is only word breakers.
+pub fn search_term(text: &str) -> String {
+    search_form(text).trim_matches(' ').to_owned()
+}
+
+/// The words of a search term ([`search_term`]) a trigram index can look up: those of
+/// at least three characters. Each lies within the searched text, folded, of any object
+/// the search finds, so an index of the folded text finds them all.
+pub fn indexed_words(term: &str) -> Vec<&str> {
+    term.split(' ').filter(|w| w.chars().count() >= 3).collect()
+}
+
 /// A runnable query: the objects satisfying `filter` (and `visibility`), in `order`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Plan {
@@ -80,9 +120,10 @@ pub enum Cond {
     Test(Field, Test),
     /// The field has at least one value.
     Has(Field),
-    /// Some of the columns contains the text (folded, never empty): a term of a `text`
-    /// search, or `CONTAINS` on one column. Its own condition so that a backend can
-    /// find the objects through a text index before it tests them.
+    /// Some of the columns contains the text in its [`search_form`]; the text is a
+    /// [`search_term`], never empty: a term of a `text` search. Its own condition so
+    /// that a backend can find the objects through a text index (of the words of the
+    /// term, [`indexed_words`]) before it tests them.
     Search {
         columns: Vec<Column>,
         text: String,

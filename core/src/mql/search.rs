@@ -1,5 +1,10 @@
 //! The search text of `text = '...'` (spec section 2.12): words, "exact phrases",
-//! `+required` and `-excluded` terms, trailing `*` wildcards and `parent.child` names.
+//! `+required` and `-excluded` terms, trailing `*` wildcards, `parent.child` names and
+//! `=exact` names (`="sales_order"`).
+//!
+//! Words and phrases match across word breakers ([`crate::mql::plan::WORD_BREAKERS`]:
+//! the space and `_ : . [ ] ( )`): `customer id` finds `2023_CUSTOMER_ID`. An exact name
+//! is the whole name, breakers and all.
 //!
 //! Search text is typed by people, so it is read leniently and never fails: the
 //! typographic quotes and dashes that word processors put in (“ ” ‘ ’ – —) count as
@@ -18,6 +23,9 @@ pub enum SearchKind {
     /// A child named `child` of a parent named `parent`, written `parent.child`; either
     /// part may be a quoted phrase.
     ParentChild { parent: String, child: String },
+    /// An object whose whole name is the text (compared folded, word breakers as they
+    /// are), written `=name` or `="exact name"`.
+    ExactName(String),
 }
 
 /// Whether a term must, may or must not match.
@@ -97,6 +105,14 @@ impl Scanner<'_> {
         if presence != Presence::Optional {
             self.at += 1;
         }
+        if self.peek() == Some('=') {
+            self.at += 1;
+            let name = self.exact()?;
+            return Some(SearchTerm {
+                kind: SearchKind::ExactName(name),
+                presence,
+            });
+        }
         let first = self.part()?;
         let kind = if self.peek() == Some('.') && self.continues_after_dot() {
             self.at += 1;
@@ -109,6 +125,29 @@ impl Scanner<'_> {
             first.into_kind()?
         };
         Some(SearchTerm { kind, presence })
+    }
+
+    /// Reads the name of an exact name term: a phrase in double quotes, as written
+    /// inside, or the text up to whitespace; `None` when it is empty.
+    fn exact(&mut self) -> Option<String> {
+        let start = self.at;
+        let text: String = if self.peek() == Some('"') {
+            self.at += 1;
+            while self.peek().is_some_and(|c| c != '"') {
+                self.at += 1;
+            }
+            let text = self.chars[start + 1..self.at].iter().collect();
+            if self.peek() == Some('"') {
+                self.at += 1;
+            }
+            text
+        } else {
+            while self.peek().is_some_and(|c| !c.is_whitespace()) {
+                self.at += 1;
+            }
+            self.chars[start..self.at].iter().collect()
+        };
+        (!text.is_empty()).then_some(text)
     }
 
     /// Whether a part follows the dot at the cursor.
@@ -169,4 +208,60 @@ impl Part {
             None => Some(SearchKind::Word(self.text)),
         }
     }
+}
+
+/// The reserved words of `semantic_search_text` (spec 2.13: the semantic search filter
+/// has its own): each word, singular or plural, in any letter case, selects the object
+/// types named beside it. The words of a semantic search phrase that are among these
+/// select those object types; the rest of the phrase is search text.
+pub const SEMANTIC_WORDS: &[(&str, &str, &[&str])] = &[
+    ("table", "tables", &["Table"]),
+    ("view", "views", &["View"]),
+    ("column", "columns", &["Column"]),
+    ("schema", "schemas", &["Schema"]),
+    ("database", "databases", &["Database"]),
+    ("key", "keys", &["Primary Key", "Foreign Key"]),
+    ("procedure", "procedures", &["Stored Procedure"]),
+    ("file", "files", &["File"]),
+    ("field", "fields", &["Field"]),
+    ("directory", "directories", &["Directory"]),
+    ("term", "terms", &["Term"]),
+    ("glossary", "glossaries", &["Glossary"]),
+    ("report", "reports", &["Report"]),
+    ("model", "models", &["Model"]),
+    ("folder", "folders", &["Folder"]),
+    ("configuration", "configurations", &["Configuration"]),
+];
+
+/// The object types a reserved word of `semantic_search_text` selects, if it is one.
+pub fn semantic_word(word: &str) -> Option<&'static [&'static str]> {
+    SEMANTIC_WORDS
+        .iter()
+        .find(|(one, many, _)| one.eq_ignore_ascii_case(word) || many.eq_ignore_ascii_case(word))
+        .map(|(_, _, types)| *types)
+}
+
+/// A semantic search phrase split into the object types its reserved words select
+/// ([`SEMANTIC_WORDS`], each type once) and the terms of the rest, searched as text. Only
+/// plain words are reserved words: `"tables"`, `+tables` or `tables*` stay search text.
+pub fn parse_semantic_text(text: &str) -> (Vec<&'static str>, Vec<SearchTerm>) {
+    let mut types: Vec<&'static str> = Vec::new();
+    let mut rest = Vec::new();
+    for term in parse_search_text(text) {
+        let selected = match (&term.kind, term.presence) {
+            (SearchKind::Word(word), Presence::Optional) => semantic_word(word),
+            _ => None,
+        };
+        match selected {
+            Some(selected) => {
+                for t in selected {
+                    if !types.contains(t) {
+                        types.push(t);
+                    }
+                }
+            }
+            None => rest.push(term),
+        }
+    }
+    (types, rest)
 }

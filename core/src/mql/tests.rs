@@ -1207,7 +1207,7 @@ fn error_messages_name_what_may_come() {
     );
     assert_eq!(
         message(parse_where("Name NOT 'x'")),
-        "line 1, column 10: expected 'EXISTS', 'STARTS', 'ENDS' or 'CONTAINS', found 'x'"
+        "line 1, column 10: expected 'EXISTS', 'STARTS', 'ENDS', 'CONTAINS' or 'BETWEEN', found 'x'"
     );
     assert_eq!(
         message(parse_where("Name = 'x' AND")),
@@ -1297,4 +1297,268 @@ fn query_from_separate_fields() {
         "{}",
         orphan.message
     );
+}
+
+fn double(s: &str) -> Value {
+    Value::DoubleQuoted(s.to_owned())
+}
+
+#[test]
+fn double_quoted_values_where_a_value_is_expected() {
+    assert_eq!(op("Name = \"orders\""), Op::Eq(double("orders")));
+    assert_eq!(op("Name != \"orders\""), Op::Ne(double("orders")));
+    assert_eq!(
+        op("Name = ANY (\"a\", 'b', \"c\")"),
+        Op::EqAny(vec![double("a"), text("b"), double("c")])
+    );
+    assert_eq!(op("Labels != ALL (\"x\")"), Op::NeAll(vec![double("x")]));
+    assert_eq!(
+        op("\"Comment Count\" BETWEEN \"1\" AND \"3\""),
+        Op::Between(double("1"), double("3"))
+    );
+    assert_eq!(
+        op("Name NOT STARTS WITH \"a\""),
+        Op::StartsWith {
+            not: true,
+            value: double("a")
+        }
+    );
+    assert_eq!(
+        op("Name = \"say \"\"hi\"\"\""),
+        Op::Eq(double("say \"hi\""))
+    );
+    let f = filter("ExpandedMembersOfRole(\"Steward\") = \"jsmith\"");
+    assert_eq!(
+        f.subject,
+        Subject::ExpandedMembersOfRole("Steward".to_owned())
+    );
+    assert_eq!(f.op, Op::Eq(double("jsmith")));
+    let f = filter("text = \"Customer\" WITHIN (\"Name\")");
+    assert_eq!(
+        f.subject,
+        Subject::Text {
+            semantic: false,
+            within: vec!["Name".to_owned()]
+        }
+    );
+    assert_eq!(f.op, Op::Eq(double("Customer")));
+    // Where a name is expected, double quotes still make a name.
+    let f = filter("\"Object Type\" = \"Table\"");
+    assert_eq!(f.subject, attribute(&["Object Type"]));
+    assert_eq!(f.op, Op::Eq(double("Table")));
+    let f = filter("Parent.\"Object Type\" = \"Schema\"");
+    assert_eq!(f.subject, attribute(&["Parent", "Object Type"]));
+    let query = parse_query(
+        "SELECT \"Name\", MembersOfRole(\"Steward\") FROM /x WHERE \"Name\" = \"orders\" ORDER BY \"Updated Date\"",
+    )
+    .unwrap();
+    assert_eq!(
+        query.to_string(),
+        "SELECT \"Name\", MembersOfRole('Steward') FROM /x WHERE \"Name\" = 'orders' ORDER BY \"Updated Date\""
+    );
+    // Written back in single quotes, a single quote inside doubled.
+    assert_eq!(
+        parse_where("Name = \"it's\" OR Name = ANY (\"a\", \"b\")")
+            .unwrap()
+            .to_string(),
+        "Name = 'it''s' OR Name = ANY ('a', 'b')"
+    );
+    let error = syntax_error(parse_where("Name = \"orders"));
+    assert!(
+        error.to_string().contains("a closing double quote"),
+        "{error}"
+    );
+}
+
+#[test]
+fn double_quoted_values_validate_as_text_with_a_warning() {
+    use super::validate::validate;
+    let meta = crate::model::MetaModel::builtin();
+    let query = parse_fields(&QueryFields {
+        select: "Name",
+        filter: Some(
+            "text = \"Customer\" AND ExpandedMembersOfRole(\"Steward\") = \"jsmith\" \
+             AND Name = ANY (\"it's\", 'b')",
+        ),
+        ..QueryFields::default()
+    })
+    .unwrap();
+    let validated = validate(&query, &meta, 3).unwrap();
+    let rewritten = "SELECT Name WHERE text = 'Customer' AND ExpandedMembersOfRole('Steward') = 'jsmith' \
+                     AND Name = ANY ('it''s', 'b')";
+    assert_eq!(validated.query.to_string(), rewritten);
+    assert!(
+        validated
+            .query
+            .filter
+            .iter()
+            .all(|f| !format!("{f:?}").contains("DoubleQuoted")),
+        "{:?}",
+        validated.query
+    );
+    assert_eq!(
+        validated.warnings,
+        vec![format!(
+            "the values \"Customer\", \"jsmith\", \"it's\" were written in double quotes, which MQL keeps for \
+             attribute names, and were read as text; write values in single quotes: {rewritten}"
+        )]
+    );
+    // Scope filters too, and a query of an earlier version.
+    let query = parse_fields(&QueryFields {
+        select: "Name",
+        from: Some("/Repository (Model = WHERE (Name = \"Sales\"))"),
+        ..QueryFields::default()
+    })
+    .unwrap();
+    let validated = validate(&query, &meta, 1).unwrap();
+    assert!(
+        validated.warnings[0].starts_with("the value \"Sales\" was written in double quotes"),
+        "{:?}",
+        validated.warnings
+    );
+    assert!(
+        validated.warnings[0]
+            .ends_with("SELECT Name FROM /Repository (Model = WHERE (Name = 'Sales'))"),
+        "{:?}",
+        validated.warnings
+    );
+    // Single-quoted values: no warning.
+    let query = parse_fields(&QueryFields {
+        select: "Name",
+        filter: Some("Name = 'orders'"),
+        ..QueryFields::default()
+    })
+    .unwrap();
+    assert!(validate(&query, &meta, 3).unwrap().warnings.is_empty());
+}
+
+#[test]
+fn not_between() {
+    assert_eq!(
+        op("\"Comment Count\" NOT BETWEEN 1 AND 5"),
+        Op::NotBetween(number("1"), number("5"))
+    );
+    assert_eq!(
+        op("\"Updated Date\" not   between YESTERDAY and '2024-01-01'"),
+        Op::NotBetween(Value::Yesterday, text("2024-01-01"))
+    );
+    // Its AND is no logical AND either.
+    let parsed = parse_where("Position NOT BETWEEN 1 AND 2 AND Name = 'x'").unwrap();
+    assert_eq!(
+        parsed,
+        Expr::And(vec![
+            Expr::Filter(Filter {
+                subject: attribute(&["Position"]),
+                op: Op::NotBetween(number("1"), number("2")),
+            }),
+            eq(&["Name"], text("x")),
+        ])
+    );
+    assert_eq!(
+        parsed.to_string(),
+        "Position NOT BETWEEN 1 AND 2 AND Name = 'x'"
+    );
+    let error = syntax_error(parse_where("Position NOT BETWEEN 1"));
+    assert!(error.expected.contains(&"'AND'".to_owned()), "{error}");
+}
+
+#[test]
+fn not_between_validates_where_between_does() {
+    use super::validate::validate;
+    let meta = crate::model::MetaModel::builtin();
+    let check = |filter: &str| {
+        let query = parse_fields(&QueryFields {
+            select: "Name",
+            filter: Some(filter),
+            ..QueryFields::default()
+        })
+        .unwrap();
+        validate(&query, &meta, 3).map(|_| ())
+    };
+    check("\"Comment Count\" NOT BETWEEN 1 AND 3").unwrap();
+    check("\"Updated Date\" NOT BETWEEN 2024-01-01 AND TODAY").unwrap();
+    check("\"Data Profiling\".Max NOT BETWEEN 1 AND 2.5").unwrap();
+    let refused = check("Name NOT BETWEEN 'a' AND 'b'").unwrap_err();
+    assert!(
+        refused
+            .message
+            .contains("Name does not take the operator NOT BETWEEN"),
+        "{}",
+        refused.message
+    );
+    let refused = check("\"Comment Count\" NOT BETWEEN 1 AND 'x'").unwrap_err();
+    assert!(
+        refused.message.contains("takes a number"),
+        "{}",
+        refused.message
+    );
+}
+
+#[test]
+fn search_exact_names() {
+    assert_eq!(
+        parse_search_text("=\"sales_order\" +=orders -=\"x y\" = =\"\""),
+        vec![
+            SearchTerm {
+                kind: SearchKind::ExactName("sales_order".to_owned()),
+                presence: Presence::Optional,
+            },
+            SearchTerm {
+                kind: SearchKind::ExactName("orders".to_owned()),
+                presence: Presence::Required,
+            },
+            SearchTerm {
+                kind: SearchKind::ExactName("x y".to_owned()),
+                presence: Presence::Excluded,
+            },
+        ]
+    );
+}
+
+#[test]
+fn search_form_breaks_words_alike_everywhere() {
+    use super::plan::{indexed_words, search_form, search_term};
+    assert_eq!(search_form("2023_CUSTOMER_ID"), "2023 customer id");
+    assert_eq!(search_form("Customer:ID"), "customer id");
+    assert_eq!(search_form("Customer[id]"), "customer id ");
+    assert_eq!(search_form("a__(b) . c"), "a b c");
+    assert_eq!(search_form("Zürich-Nord"), "zürich-nord");
+    assert_eq!(search_term(" _Customer  ID_ "), "customer id");
+    assert_eq!(search_term("_:."), "");
+    for name in [
+        "2023_CUSTOMER_ID",
+        "Customer:ID",
+        "Customer[id]",
+        "customer id",
+    ] {
+        assert!(
+            search_form(name).contains(&search_term("Customer ID")),
+            "{name}"
+        );
+    }
+    assert!(search_form("sales_order").contains(&search_term("sales order")));
+    assert_eq!(indexed_words("customer id of x"), ["customer"]);
+}
+
+#[test]
+fn semantic_search_words_select_object_types() {
+    use super::search::{parse_semantic_text, semantic_word};
+    let (types, rest) = parse_semantic_text("customer TABLES");
+    assert_eq!(types, ["Table"]);
+    assert_eq!(rest, parse_search_text("customer"));
+    let (types, rest) = parse_semantic_text("Views table tables sales_order");
+    assert_eq!(types, ["View", "Table"]);
+    assert_eq!(rest, parse_search_text("sales_order"));
+    let (types, rest) = parse_semantic_text("columns");
+    assert_eq!(types, ["Column"]);
+    assert!(rest.is_empty());
+    // Only plain words: a phrase, a sign or a wildcard keeps the word search text.
+    let (types, rest) = parse_semantic_text("\"tables\" +views terms* -keys");
+    assert!(types.is_empty(), "{types:?}");
+    assert_eq!(rest.len(), 4);
+    assert_eq!(
+        semantic_word("Key"),
+        Some(&["Primary Key", "Foreign Key"][..])
+    );
+    assert_eq!(semantic_word("customer"), None);
 }

@@ -53,6 +53,13 @@ pub struct Validated<'m> {
 /// earlier version is upgraded to current syntax first ([`upgrade`]) and validated as
 /// that.
 pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<Validated<'m>> {
+    if let Some((single, written)) = single_quoted(query) {
+        let mut validated = validate(&single, meta, version)?;
+        validated
+            .warnings
+            .insert(0, double_quote_warning(&written, &single));
+        return Ok(validated);
+    }
     if version < CURRENT_VERSION {
         let (upgraded, mut warnings) = upgrade(query, meta);
         let mut validated = validate(&upgraded, meta, CURRENT_VERSION)?;
@@ -103,6 +110,58 @@ pub fn validate<'m>(query: &Query, meta: &'m MetaModel, version: u32) -> Result<
     })
 }
 
+/// The query with its double-quoted values (`Name = "orders"`, as the vendor's pages
+/// write them) in single quotes, and those values; `None` when it has none.
+pub fn single_quoted(query: &Query) -> Option<(Query, Vec<String>)> {
+    fn unquote(expr: &mut Expr, written: &mut Vec<String>) {
+        match expr {
+            Expr::And(items) | Expr::Or(items) => {
+                items.iter_mut().for_each(|e| unquote(e, written))
+            }
+            Expr::Filter(filter) => {
+                if let Op::EqWhere(inner) = &mut filter.op {
+                    unquote(inner, written);
+                }
+                for value in filter.op.values_mut() {
+                    if let Value::DoubleQuoted(text) = value {
+                        let text = std::mem::take(text);
+                        written.push(text.clone());
+                        *value = Value::Text(text);
+                    }
+                }
+            }
+        }
+    }
+    let mut single = query.clone();
+    let mut written = Vec::new();
+    if let Some(scope) = single.from.as_mut().and_then(|f| f.scope.as_mut()) {
+        unquote(scope, &mut written);
+    }
+    if let Some(filter) = single.filter.as_mut() {
+        unquote(filter, &mut written);
+    }
+    (!written.is_empty()).then_some((single, written))
+}
+
+/// The warning for double-quoted values: MQL writes values in single quotes; here is the
+/// whole query so written (a single quote inside a value doubled).
+fn double_quote_warning(written: &[String], single: &Query) -> String {
+    let shown: Vec<String> = written
+        .iter()
+        .map(|text| format!("\"{}\"", text.replace('"', "\"\"")))
+        .collect();
+    let (values, were) = if written.len() == 1 {
+        ("the value", "was")
+    } else {
+        ("the values", "were")
+    };
+    format!(
+        "{values} {} {were} written in double quotes, which MQL keeps for attribute names, and {were} read as text; \
+         write values in single quotes: {single}",
+        shown.join(", ")
+    )
+}
+
 struct Validator<'m> {
     meta: &'m MetaModel,
     warnings: Vec<String>,
@@ -144,7 +203,8 @@ fn op_kind(op: &Op) -> Option<OpKind> {
         Op::Contains { not: true, .. } => OpKind::NotContains,
         Op::Before(_) => OpKind::Before,
         Op::After(_) => OpKind::After,
-        Op::Between(..) => OpKind::Between,
+        // NOT BETWEEN applies wherever BETWEEN does.
+        Op::Between(..) | Op::NotBetween(..) => OpKind::Between,
         Op::EqWhere(_) => return None,
     })
 }
@@ -377,9 +437,12 @@ impl<'m> Validator<'m> {
             ),
         };
         if !rules.operators.contains(kind) {
+            let operator = match op {
+                Op::NotBetween(..) => "NOT BETWEEN",
+                _ => op_text(kind),
+            };
             return Err(Error::invalid(format!(
-                "{what} does not take the operator {}",
-                op_text(kind)
+                "{what} does not take the operator {operator}"
             )));
         }
         if rules.existence_only && under_or {
