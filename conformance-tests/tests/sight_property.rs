@@ -1,7 +1,8 @@
 //! Sight as a property: random folder trees, random object grants, random routes. For
 //! every folder of the tree, a route answers the grantee about a folder they cannot see
 //! exactly as about one that does not exist, and serves the folders they can see (a
-//! grant on a folder shows it and everything below it).
+//! grant on a folder shows it and everything below it; a path, when every folder on it
+//! is seen).
 
 use std::sync::Arc;
 
@@ -182,6 +183,13 @@ async fn check(t: &Target, tree: &Tree) {
             None => return false,
         }
     };
+    // What a path reaches: every folder on it seen, that is its first one.
+    let reaches = |mut i: usize| loop {
+        match tree.parents[i] {
+            Some(p) => i = p,
+            None => return tree.granted[i],
+        }
+    };
     for &r in &tree.routes {
         let route = ROUTES[r];
         for i in 0..ids.len() {
@@ -190,7 +198,11 @@ async fn check(t: &Target, tree: &Tree) {
             let missing_path = format!("{}NoSuch", paths[i].strip_suffix(&name).unwrap_or("/"));
             let seen = call(t, &key, route, &ids[i], &paths[i]).await;
             let none = call(t, &key, route, missing_id, &missing_path).await;
-            if sees(i) {
+            let by_path = matches!(
+                route,
+                Route::EntityByPath | Route::BrowsePath | Route::CountFrom
+            );
+            if if by_path { reaches(i) } else { sees(i) } {
                 // Seen: it exists (a capability the Viewer lacks may still be refused).
                 assert!(
                     seen.status != 404,

@@ -602,7 +602,9 @@ pub async fn hidden_data_follows_view_data_hide_data_and_data_classes(t: &Target
         ],
     )
     .await;
-    let (model, model_path, ids) = (governed.model, governed.path, governed.ids);
+    // The users below hold roles on the model, not on its folder: to them the model's
+    // path names nothing (the folder does not exist for them), its id names it.
+    let (model, ids) = (governed.model, governed.ids);
     t.put(
         &format!("{CLASSES}{}", encode_segment(&class)),
         &[],
@@ -720,7 +722,7 @@ pub async fn hidden_data_follows_view_data_hide_data_and_data_classes(t: &Target
             "/entities/countMQLQuery",
             &[
                 ("select", "Name"),
-                ("from", &model_path),
+                ("from", &model),
                 ("where", "\"Data Profiling\".Distinct = 7"),
             ],
             None,
@@ -739,7 +741,7 @@ pub async fn hidden_data_follows_view_data_hide_data_and_data_classes(t: &Target
             Method::POST,
             "/entities/getAttributeValueCounts",
             &[],
-            Some(json!({"select": "\"Data Profiling\".Distinct", "from": model_path})),
+            Some(json!({"select": "\"Data Profiling\".Distinct", "from": &model})),
         )
         .await;
         let counted: u64 = resp.ok_array()[0]["values"]

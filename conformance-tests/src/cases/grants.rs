@@ -852,7 +852,9 @@ pub async fn roles_through_groups_reach_mql(t: &Target) {
         "/entities/countMQLQuery",
         &[
             ("select", "Name"),
-            ("from", &imported.path),
+            // The group holds its role on the model, not on its folder: the model's id
+            // names it, its path (through a folder they cannot see) would not.
+            ("from", &imported.model_id),
             ("where", "ExpandedMembersOfRole('Steward') = ME"),
         ],
         None,

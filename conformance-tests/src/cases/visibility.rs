@@ -131,7 +131,32 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
             );
         }
         assert_same_as_missing(&answers[0], &other.model_name, &answers[1], MISSING_NAME);
-        for (from, count) in [(None, 45), (Some(own.path.as_str()), 45)] {
+        // Bob's model sits in a folder he cannot see: to him its path names nothing (the
+        // folder does not exist for him), and its id names the model.
+        let own_from = if who == "alice" {
+            own.path.as_str()
+        } else {
+            own.model_id.as_str()
+        };
+        if who == "bob" {
+            let missing_folder = own.path.replacen("/sample-folder", "/NoSuchFolder", 1);
+            let mut answers = Vec::new();
+            for from in [&own.path, &missing_folder] {
+                answers.push(
+                    as_user(
+                        t,
+                        key,
+                        Method::GET,
+                        "/entities/countMQLQuery",
+                        &[("select", "Name"), ("from", from)],
+                        None,
+                    )
+                    .await,
+                );
+            }
+            assert_same_as_missing(&answers[0], &own.path, &answers[1], &missing_folder);
+        }
+        for (from, count) in [(None, 45), (Some(own_from), 45)] {
             let mut query = vec![("select", "Name")];
             if let Some(from) = from {
                 query.push(("from", from));
@@ -206,6 +231,31 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
             answers[0].describe()
         );
         assert_same_as_missing(&answers[1], &other.model_id, &answers[2], MISSING_ID);
+        // A script names the model by its path when every folder on it is visible, by
+        // its id otherwise: Bob never reads his folder's name.
+        let resp = as_user(
+            t,
+            key,
+            Method::POST,
+            "/dataMapping/exportScript",
+            &[
+                ("sourceModelId", own.model_id.as_str()),
+                ("targetModelId", own.model_id.as_str()),
+            ],
+            None,
+        )
+        .await;
+        assert_eq!(resp.status, 200, "{who}: {}", resp.describe());
+        let folder = own.path.rsplit_once('/').map_or("", |(f, _)| f);
+        assert_eq!(
+            resp.text().contains(folder),
+            who == "alice",
+            "{who}'s script: {}",
+            resp.text()
+        );
+        if who == "bob" {
+            assert!(resp.text().contains(&own.model_id), "{}", resp.text());
+        }
         let resp = as_user(
             t,
             key,
@@ -233,7 +283,7 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
             Method::POST,
             "/entities/executeMQLQuery",
             &[],
-            Some(json!({"select": "Context", "from": own.path, "pageSize": 1})),
+            Some(json!({"select": "Context", "from": own_from, "pageSize": 1})),
         )
         .await;
         let context = resp.ok_array()[0]["attributes"][0]["value"].to_string();

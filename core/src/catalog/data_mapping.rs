@@ -479,8 +479,8 @@ impl Catalog {
             (write_end(&a.0), write_end(&a.1), &a.2).cmp(&(write_end(&b.0), write_end(&b.1), &b.2))
         });
         Ok(write(
-            &self.repository_path(&source_model).await?,
-            &self.repository_path(&target_model).await?,
+            &self.shown_path(caller, &source_model).await?,
+            &self.shown_path(caller, &target_model).await?,
             &mappings,
         ))
     }

@@ -513,7 +513,7 @@ impl Catalog {
                 Some((_, path)) => path.clone(),
                 None => {
                     let path = match self.stored_object(on).await? {
-                        Some(o) => Some(self.repository_path(&o).await?),
+                        Some(o) => Some(self.shown_path(caller, &o).await?),
                         None => None,
                     };
                     paths.push((on, path.clone()));
@@ -640,7 +640,7 @@ impl Catalog {
         let role = self.find_role(row.field(4, "role")?).await?;
         self.check_grantable(caller, &role, Some(&target)).await?;
         if let (Some(_), Some(path)) = (id, path) {
-            let actual = self.repository_path(&target).await?;
+            let actual = self.shown_path(caller, &target).await?;
             if actual != path.trim_end_matches('/') {
                 return Err(Error::invalid(format!(
                     "objectId {} is at '{actual}', not at objectPath '{path}'",

@@ -269,17 +269,18 @@ impl Catalog {
         ))
     }
 
-    /// The repository path of a repository object, e.g. `/Sales/Warehouse`.
-    pub(crate) async fn repository_path(&self, object: &Object) -> Result<String> {
+    /// The repository path of a repository object, e.g. `/Sales/Warehouse`, and the
+    /// top-level object it starts at (to a caller, a path is [`Catalog::shown_path`]).
+    pub(crate) async fn path_and_top(&self, object: &Object) -> Result<(String, Object)> {
         let mut names = vec![object.name.clone()];
-        let mut next = object.parent;
+        let mut top = object.clone();
         let mut guard = 0;
-        while let Some(id) = next {
+        while let Some(id) = top.parent {
             let parent = self.stored_object(id).await?.ok_or_else(|| {
                 Error::internal(format!("object {} has a missing parent {id}", object.id))
             })?;
             names.push(parent.name.clone());
-            next = parent.parent;
+            top = parent;
             guard += 1;
             if guard > 10_000 {
                 return Err(Error::internal(format!(
@@ -289,7 +290,7 @@ impl Catalog {
             }
         }
         names.reverse();
-        Ok(format!("/{}", names.join("/")))
+        Ok((format!("/{}", names.join("/")), top))
     }
 
     /// The ancestors of an object from the repository root down to its parent: its

@@ -253,7 +253,7 @@ impl Catalog {
             if let Some(target) = self.visible_id(caller, e.target).await? {
                 archive.connections.push(archive::ArchiveConnection {
                     name: e.name.clone(),
-                    target_model: self.repository_path(&target).await?,
+                    target_model: self.shown_path(caller, &target).await?,
                 });
             }
         }

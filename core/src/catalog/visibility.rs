@@ -224,10 +224,33 @@ impl Catalog {
         let Some(object) = self.lookup(reference).await? else {
             return Err(not_found(reference));
         };
-        if self.sees(caller, &object).await? {
+        // A path names every folder on the way: it exists for the caller only when all
+        // of them do, that is when its first one does (sight runs down the tree).
+        let through = match reference {
+            ObjectRef::Path(names) if names.len() > 1 => {
+                self.lookup(&ObjectRef::Path(names[..1].to_vec())).await?
+            }
+            _ => None,
+        };
+        if self
+            .sees(caller, through.as_ref().unwrap_or(&object))
+            .await?
+        {
             Ok(Visible(object))
         } else {
             Err(not_found(reference))
+        }
+    }
+
+    /// The repository path of a visible repository object as the caller may read it:
+    /// its path when every folder on it is visible to them, else its id (which names it
+    /// as well, without the folders they cannot see).
+    pub(crate) async fn shown_path(&self, caller: &Caller, object: &Object) -> Result<String> {
+        let (path, top) = self.path_and_top(object).await?;
+        if self.sees(caller, &top).await? {
+            Ok(path)
+        } else {
+            Ok(object.id.to_string())
         }
     }
 
