@@ -36,6 +36,23 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Checks a password against the hash of the account a login names, or, when there is
+/// none (no such user, a disabled one, one without a password), against a hash of no
+/// account, so a refusal takes as long either way and timing does not tell which user
+/// names exist.
+pub fn verify_login_password(password: &str, hash: Option<&str>) -> bool {
+    static NO_ACCOUNT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    match hash {
+        Some(hash) => verify_password(password, hash),
+        None => {
+            let decoy =
+                NO_ACCOUNT.get_or_init(|| hash_password("lore: no account").unwrap_or_default());
+            let _ = verify_password(password, decoy);
+            false
+        }
+    }
+}
+
 /// A new API key: 32 random bytes, URL-safe Base64.
 pub fn new_api_key() -> String {
     let mut bytes = [0u8; 32];
@@ -160,6 +177,16 @@ mod tests {
         assert!(verify_password("s3cret", &hash));
         assert!(!verify_password("other", &hash));
         assert!(!verify_password("s3cret", "not a hash"));
+    }
+
+    #[test]
+    fn a_login_without_an_account_verifies_a_decoy_and_fails() {
+        let hash = hash_password("s3cret").unwrap();
+        assert!(verify_login_password("s3cret", Some(&hash)));
+        assert!(!verify_login_password("other", Some(&hash)));
+        // The decoy is a real argon2id hash of no account's password.
+        assert!(!verify_login_password("lore: no account", None));
+        assert!(!verify_login_password("", None));
     }
 
     #[test]

@@ -315,8 +315,9 @@ pub struct ServerSettings {
     pub max_body_mib: u64,
     /// Largest accepted model archive upload, in MiB; spooled to a temporary file.
     pub max_upload_mib: u64,
-    /// Whether the first address of `X-Forwarded-For` is the client's (behind a proxy
-    /// that sets it); otherwise the peer's address is.
+    /// Whether the last address of `X-Forwarded-For` (the one the proxy in front added)
+    /// is the client's, for the system log and login throttling; otherwise the peer's
+    /// address is.
     pub trust_forwarded_for: bool,
 }
 

@@ -98,15 +98,20 @@ where
     }
 }
 
-/// The client's address: the TCP peer when the server was started with connect info
-/// (as `serve` does), else none (a server built in a test without it).
+/// The client's address, as the call layer settled it (the TCP peer, or behind a
+/// trusted proxy the address it added to `X-Forwarded-For`); without the layer, the
+/// TCP peer when the server was started with connect info (as `serve` does), else none.
+/// The system log and login throttling use the same address.
 #[derive(Debug, Clone, Copy)]
-pub struct PeerAddr(pub Option<std::net::IpAddr>);
+pub struct ClientAddr(pub Option<std::net::IpAddr>);
 
-impl<S: Send + Sync> FromRequestParts<S> for PeerAddr {
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        if let Some(settled) = parts.extensions.get::<ClientAddr>() {
+            return Ok(*settled);
+        }
         Ok(Self(
             parts
                 .extensions

@@ -29,24 +29,30 @@ pub struct CallLog {
 }
 
 impl CallLog {
-    /// The client's address: the first `X-Forwarded-For` address when trusted, else the
+    /// The client's address: when trusted, the last `X-Forwarded-For` address (the one
+    /// the proxy in front added; those before it are whatever the client sent), else the
     /// peer's; empty when neither is known.
     fn address(&self, headers: &HeaderMap, peer: Option<SocketAddr>) -> String {
         if self.trust_forwarded_for
-            && let Some(first) = headers
-                .get("x-forwarded-for")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.split(',').next())
+            && let Some(last) = headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
                 .map(str::trim)
-                .filter(|v| !v.is_empty())
+                .rfind(|v| !v.is_empty())
         {
-            return first.to_owned();
+            return last.to_owned();
         }
         peer.map(|p| p.ip().to_string()).unwrap_or_default()
     }
 }
 
-pub async fn envelope_and_log(State(log): State<CallLog>, req: Request, next: Next) -> Response {
+pub async fn envelope_and_log(
+    State(log): State<CallLog>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let started = Instant::now();
     let time = lore_core::model::now();
     let method = req.method().clone();
@@ -57,6 +63,8 @@ pub async fn envelope_and_log(State(log): State<CallLog>, req: Request, next: Ne
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
     let address = log.address(req.headers(), peer);
+    req.extensions_mut()
+        .insert(crate::extract::ClientAddr(address.parse().ok()));
 
     let mut response = next.run(req).await;
     let status = response.status();
@@ -138,7 +146,8 @@ mod tests {
             recorder: None,
             trust_forwarded_for: true,
         };
-        assert_eq!(trusting.address(&headers, peer), "203.0.113.7");
+        // The proxy appended the address it saw; the first one is the client's word.
+        assert_eq!(trusting.address(&headers, peer), "10.0.0.1");
         assert_eq!(CallLog::default().address(&headers, peer), "10.0.0.2");
         assert_eq!(trusting.address(&HeaderMap::new(), peer), "10.0.0.2");
         assert_eq!(CallLog::default().address(&HeaderMap::new(), None), "");

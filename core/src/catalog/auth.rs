@@ -2,7 +2,7 @@
 
 use super::Catalog;
 use crate::auth::{
-    Caller, hash_api_key, hash_password, new_api_key, new_password, verify_password,
+    Caller, hash_api_key, hash_password, new_api_key, new_password, verify_login_password,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
@@ -116,12 +116,12 @@ impl Catalog {
             }
         }
         let user = self.store.user_by_name(user_name).await?;
-        let proven = user.filter(|u| {
-            u.enabled
-                && u.password_hash
-                    .as_deref()
-                    .is_some_and(|hash| verify_password(password, hash))
-        });
+        let hash = user
+            .as_ref()
+            .filter(|u| u.enabled)
+            .and_then(|u| u.password_hash.as_deref());
+        let verified = verify_login_password(password, hash);
+        let proven = user.filter(|_| verified);
         let Some(user) = proven else {
             self.store
                 .add_login_failure(&subjects, now, now - FAILURE_MEMORY)

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
 use crate::error::{ApiResult, ok};
-use crate::extract::{Authenticated, JsonBody, Params, PeerAddr, api_key, body_bytes};
+use crate::extract::{Authenticated, ClientAddr, JsonBody, Params, api_key, body_bytes};
 
 /// Credentials of a password login.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -31,15 +31,14 @@ pub struct LoginParams {
 
 async fn key_for(
     state: &AppState,
-    peer: PeerAddr,
+    peer: ClientAddr,
     params: &LoginParams,
     body: LoginRequest,
 ) -> ApiResult<String> {
     let user = body.user.ok_or_else(|| Error::missing("user"))?;
     let password = body.password.ok_or_else(|| Error::missing("password"))?;
     let force = crate::extract::flag(params.force_login.as_deref(), "forceLogin")?;
-    // Failed logins are throttled per client address (the peer; behind a proxy, the
-    // proxy's address).
+    // Failed logins are throttled per client address (see `ClientAddr`).
     let address = peer.0.map(|ip| ip.to_string());
     Ok(state
         .catalog
@@ -53,7 +52,7 @@ async fn key_for(
         (status = 429, description = "Too many failed logins for this user name from this address, or from this address")))]
 pub async fn login(
     State(state): State<AppState>,
-    peer: PeerAddr,
+    peer: ClientAddr,
     Params(params): Params<LoginParams>,
     JsonBody(body): JsonBody<LoginRequest>,
 ) -> ApiResult<Response> {
@@ -67,7 +66,7 @@ pub async fn login(
         (status = 429, description = "Too many failed logins for this user name from this address, or from this address")))]
 pub async fn login_plain_text(
     State(state): State<AppState>,
-    peer: PeerAddr,
+    peer: ClientAddr,
     Params(params): Params<LoginParams>,
     JsonBody(body): JsonBody<LoginRequest>,
 ) -> ApiResult<Response> {
