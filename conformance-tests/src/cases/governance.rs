@@ -17,7 +17,6 @@ const LABELS: &str = "/repository/sensitivityLabels/";
 /// A model imported from the sample, some of its files replaced.
 struct Governed {
     model: String,
-    path: String,
     /// The ids of the sample's objects (those with unique paths) by native id.
     ids: BTreeMap<String, String>,
 }
@@ -51,7 +50,7 @@ async fn import_with(t: &Target, files: &[(&str, Vec<u8>)]) -> Governed {
             entity.ok()["id"].as_str().expect("id").to_owned(),
         );
     }
-    Governed { model, path, ids }
+    Governed { model, ids }
 }
 
 /// The native ids of the first `n` columns of the sample with unique paths.

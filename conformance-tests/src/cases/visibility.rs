@@ -337,6 +337,44 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
         )
         .await;
         assert_eq!(resp.ok(), &json!(45), "{who}: {}", resp.describe());
+
+        // A worksheet FROM the other model is a worksheet FROM a path that names
+        // nothing: saved or refused alike, and run, answered alike.
+        let mut saved = Vec::new();
+        let mut runs = Vec::new();
+        for (n, from) in [&other.path, &missing_path].into_iter().enumerate() {
+            let resp = as_user(
+                t,
+                key,
+                Method::POST,
+                "/worksheets",
+                &[],
+                Some(
+                    json!({"name": format!("elsewhere-{who}-{n}"), "select": "Name", "from": from}),
+                ),
+            )
+            .await;
+            if resp.status == 200 {
+                let id = resp.ok()["id"].as_str().expect("worksheet id").to_owned();
+                for (method, route, body) in [
+                    (Method::GET, "/entities/countWorksheet", None),
+                    (Method::POST, "/entities/executeWorksheet", Some(json!({}))),
+                ] {
+                    runs.push(
+                        as_user(t, key, method, route, &[("worksheetId", id.as_str())], body).await,
+                    );
+                }
+            }
+            saved.push(resp.status);
+        }
+        // A worksheet is text until it runs: both are saved.
+        assert_eq!(saved, [200, 200], "{who}: saving worksheets");
+        let [count, execute, missing_count, missing_execute] = &runs[..] else {
+            panic!("{who}: two runs of each worksheet");
+        };
+        assert_error(count, 404, "INVALID_REPOSITORY_PATH");
+        assert_same_as_missing(count, &other.model_name, missing_count, MISSING_NAME);
+        assert_same_as_missing(execute, &other.model_name, missing_execute, MISSING_NAME);
     }
 
     // Viewer grants no import or folder creation; the administrator's view is whole.
