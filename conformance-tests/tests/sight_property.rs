@@ -1,14 +1,17 @@
-//! Sight as a property: random folder trees, random object grants, random routes. For
-//! every folder of the tree, a route answers the grantee about a folder they cannot see
-//! exactly as about one that does not exist, and serves the folders they can see (a
-//! grant on a folder shows it and everything below it; a path, when every folder on it
-//! is seen).
+//! Sight as a property, on every backend: random folder trees, random object grants,
+//! random routes. For every folder of the tree, a route answers the grantee about a
+//! folder they cannot see exactly as about one that does not exist, and serves the
+//! folders they can see (a grant on a folder shows it and everything below it; a path,
+//! when every folder on it is seen).
 
 use std::sync::Arc;
 
 use lore_backend_memory::MemoryStore;
-use lore_conformance::Target;
+use lore_backend_postgres::PostgresStore;
+use lore_backend_sqlite::SqliteStore;
 use lore_conformance::harness::{Resp, encode_segment, unique};
+use lore_conformance::postgres::TestDatabase;
+use lore_conformance::{Backend, Target};
 use proptest::prelude::*;
 use reqwest::Method;
 use serde_json::json;
@@ -226,20 +229,61 @@ async fn check(t: &Target, tree: &Tree) {
     }
 }
 
+/// Runs the check on a fresh server over the store the future gives (`None`: the
+/// backend is not reachable, which `TestDatabase` allows only outside CI).
+fn on<F>(tree: &Tree, store: F)
+where
+    F: std::future::Future<Output = Option<Backend>>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build();
+    let Ok(runtime) = runtime else {
+        panic!("a runtime")
+    };
+    runtime.block_on(async {
+        let Some(backend) = store.await else {
+            eprintln!("skipping: the backend is not available");
+            return;
+        };
+        let t = Target::spawn_backend(backend, |_| {}).await;
+        check(&t, tree).await;
+        t.shutdown().await;
+    });
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(16))]
 
     #[test]
-    fn hidden_folders_answer_like_missing_ones_on_random_trees(tree in tree()) {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build();
-        let Ok(runtime) = runtime else { panic!("a runtime") };
-        runtime.block_on(async {
-            let t = Target::spawn(Arc::new(MemoryStore::new())).await;
-            check(&t, &tree).await;
-            t.shutdown().await;
+    fn hidden_folders_answer_like_missing_ones_on_memory(tree in tree()) {
+        on(&tree, async { Some(Backend::new(Arc::new(MemoryStore::new()))) });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    #[test]
+    fn hidden_folders_answer_like_missing_ones_on_sqlite(tree in tree()) {
+        on(&tree, async {
+            let dir = tempfile::tempdir().expect("a temporary directory");
+            let store = SqliteStore::open(&dir.path().join("lore.db"))
+                .await
+                .expect("opening the SQLite store");
+            Some(Backend::new(Arc::new(store)).keep(dir))
+        });
+    }
+
+    #[test]
+    fn hidden_folders_answer_like_missing_ones_on_postgres(tree in tree()) {
+        on(&tree, async {
+            let db = TestDatabase::create().await?;
+            let store = PostgresStore::open(&db.url)
+                .await
+                .expect("connecting to the test database");
+            Some(Backend::new(Arc::new(store)).keep(db))
         });
     }
 }

@@ -211,6 +211,16 @@ pub const BODIES: &[(&str, &str, &str)] = &[
     ),
     (
         "POST",
+        "/dataMapping/importScript",
+        "SOURCE MODEL '{ref}';\nTARGET MODEL '{own_model}';\n",
+    ),
+    (
+        "POST",
+        "/dataMapping/importScript",
+        "SOURCE MODEL '{own_model}';\nTARGET MODEL '{ref}';\n",
+    ),
+    (
+        "POST",
         "/admin/grants/importObjectRolesCSV",
         "objectId,objectPath,grantee,granteeType,role\n{ref},,{user},USER,Viewer\n",
     ),
