@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::denied::send_as;
 use super::groups::{key_of, new_user};
-use crate::harness::{Imported, Resp, Target, assert_error, assert_same_as_missing};
+use crate::harness::{Imported, Resp, Target, assert_error, assert_same_as_missing, unique};
 
 /// An object id and a model name that name nothing.
 const MISSING_ID: &str = "-1_987654321";
@@ -392,4 +392,47 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
         .get_q("/entities/countMQLQuery", &[("select", "Name")])
         .await;
     assert!(resp.ok().as_u64().unwrap_or(0) >= 90, "{}", resp.describe());
+
+    // Creating at the root takes View Metadata on the whole repository: a builder who
+    // lacks it would otherwise learn which root names are taken by folders hidden from
+    // them. Refused alike for a taken name and a free one.
+    let builder = unique("RootBuilder");
+    t.put(
+        "/admin/roles",
+        &[],
+        &json!({"name": builder, "global": true, "capabilities": ["ManageRepository"]}),
+    )
+    .await
+    .ok();
+    let (user, name) = new_user(t, "builder").await;
+    t.put(
+        "/admin/grants/grantGlobalRoles",
+        &[],
+        &json!({"grantee": user, "role": builder}),
+    )
+    .await
+    .ok();
+    let key = key_of(t, &name).await;
+    let taken = a
+        .path
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let free = "NoSuchFolder-77c1";
+    let mut answers = Vec::new();
+    for folder in [taken, free] {
+        let resp = as_user(
+            t,
+            &key,
+            Method::POST,
+            "/repository/createFolder",
+            &[],
+            Some(json!({"name": folder})),
+        )
+        .await;
+        answers.push(resp);
+    }
+    assert_error(&answers[0], 403, "PERMISSION_DENIED");
+    assert_same_as_missing(&answers[0], taken, &answers[1], free);
 }

@@ -415,8 +415,10 @@ impl Catalog {
                     .await?
             }
         }
+        let id = self
+            .new_repository_id(caller, parent.as_ref(), name, "")
+            .await?;
         let parent_id = parent.as_ref().map(|p| p.id);
-        let id = self.new_repository_id(parent_id, name, "").await?;
         let system_type = if kind == ObjectKind::Folder {
             SystemType::Namespace
         } else {

@@ -83,8 +83,9 @@ use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::import::Importers;
-use crate::model::{MetaModel, Object, ObjectKind};
+use crate::model::{Capability, MetaModel, Object, ObjectKind};
 use crate::store::Store;
+use visibility::Visible;
 
 /// Settings of the catalog that configuration can change.
 #[derive(Debug, Clone)]
@@ -245,18 +246,24 @@ impl Catalog {
     /// Reserves the id of a new repository object named `name` under `parent` (`None`:
     /// the root), refusing with CONFLICT a name a sibling already has; `hint` ends that
     /// message. The store's unique index still guards against a concurrent creation.
-    /// (A hidden sibling of that name is a conflict too: two objects cannot share a
-    /// path. The message names only what the caller wrote.)
+    ///
+    /// A taken name never tells of a hidden object: under a visible parent every
+    /// sibling is visible too (sight runs down the tree), and creating at the root takes
+    /// View Metadata on the whole repository, whatever the name.
     #[allow(clippy::disallowed_methods)]
     pub(crate) async fn new_repository_id(
         &self,
-        parent: Option<ObjectId>,
+        caller: &Caller,
+        parent: Option<&Visible>,
         name: &str,
         hint: &str,
     ) -> Result<ObjectId> {
+        if parent.is_none() {
+            caller.require(Capability::ViewMetadata)?;
+        }
         if self
             .store
-            .child_by_name(REPOSITORY_MODEL, parent, name)
+            .child_by_name(REPOSITORY_MODEL, parent.map(|p| p.id), name)
             .await?
             .is_some()
         {

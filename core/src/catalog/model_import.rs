@@ -727,14 +727,16 @@ impl Catalog {
             None => caller.require(Capability::Import)?,
             Some(folder) => self.require_on(caller, Capability::Import, folder).await?,
         }
-        let folder = folder.map(|f| f.id);
         let name = name.trim();
         if name.is_empty() || name.contains('/') {
             return Err(Error::invalid(format!(
                 "model name '{name}' must be non-empty and free of '/'"
             )));
         }
-        let id = self.new_repository_id(folder, name, hint).await?;
+        let id = self
+            .new_repository_id(caller, folder.as_ref(), name, hint)
+            .await?;
+        let folder = folder.map(|f| f.id);
         let mut model = Object::new(
             id,
             ObjectKind::Model,
