@@ -269,6 +269,12 @@ pub async fn text_search_follows_renames_and_removals(t: &Target) {
     // An exact name stays exact, and CONTAINS is no search.
     assert_eq!(count(t, from, &search("=\"customer_id\"")).await, 3);
     assert_eq!(count(t, from, &search("=\"customer id\"")).await, 0);
+    // As the vendor's pages write it: a dot, then the name in (typographic) quotes.
+    assert_eq!(
+        count(t, from, &search(".\u{201C}customer_id\u{201D}")).await,
+        3
+    );
+    assert_eq!(count(t, from, &search(".\"customer id\"")).await, 0);
     assert_eq!(count(t, from, &search("=CUSTOMER")).await, 2);
     assert_eq!(count(t, from, "Name CONTAINS 'customer id'").await, 0);
     assert_eq!(count(t, from, "Name CONTAINS 'customer_id'").await, 3);

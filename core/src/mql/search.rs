@@ -1,6 +1,6 @@
 //! The search text of `text = '...'` (spec section 2.12): words, "exact phrases",
 //! `+required` and `-excluded` terms, trailing `*` wildcards, `parent.child` names and
-//! `=exact` names (`="sales_order"`).
+//! `=exact` names (`="sales_order"`, or `.“sales_order”` as the vendor's pages write it).
 //!
 //! Words and phrases match across word breakers ([`crate::mql::plan::WORD_BREAKERS`]:
 //! the space and `_ : . [ ] ( )`): `customer id` finds `2023_CUSTOMER_ID`. An exact name
@@ -24,7 +24,7 @@ pub enum SearchKind {
     /// part may be a quoted phrase.
     ParentChild { parent: String, child: String },
     /// An object whose whole name is the text (compared folded, word breakers as they
-    /// are), written `=name` or `="exact name"`.
+    /// are), written `=name`, `="exact name"` or `."exact name"`.
     ExactName(String),
 }
 
@@ -105,7 +105,9 @@ impl Scanner<'_> {
         if presence != Presence::Optional {
             self.at += 1;
         }
-        if self.peek() == Some('=') {
+        // `=name`, `="exact name"`, or as the vendor's pages write it, `."exact name"`.
+        let dotted = self.peek() == Some('.') && self.chars.get(self.at + 1) == Some(&'"');
+        if self.peek() == Some('=') || dotted {
             self.at += 1;
             let name = self.exact()?;
             return Some(SearchTerm {

@@ -1513,6 +1513,20 @@ fn search_exact_names() {
             },
         ]
     );
+    // The vendor's pages write an exact name with a dot before it, often with the
+    // typographic quotes a word processor puts in.
+    let exact = |name: &str| SearchTerm {
+        kind: SearchKind::ExactName(name.to_owned()),
+        presence: Presence::Optional,
+    };
+    assert_eq!(
+        parse_search_text(".\u{201C}sales_order\u{201D}"),
+        vec![exact("sales_order")]
+    );
+    assert_eq!(
+        parse_search_text(".\"sales order\""),
+        vec![exact("sales order")]
+    );
 }
 
 #[test]
