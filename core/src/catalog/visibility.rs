@@ -227,7 +227,7 @@ impl Catalog {
         // A path names every folder on the way: it exists for the caller only when all
         // of them do, that is when its first one does (sight runs down the tree).
         let through = match reference {
-            ObjectRef::Path(names) if names.len() > 1 => {
+            ObjectRef::Path(names) if names.len() > 1 && !caller.has(Capability::ViewMetadata) => {
                 self.lookup(&ObjectRef::Path(names[..1].to_vec())).await?
             }
             _ => None,
