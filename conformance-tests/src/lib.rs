@@ -24,6 +24,7 @@
 use std::future::Future;
 use std::process::ExitCode;
 
+pub mod browser;
 pub mod cases;
 pub mod harness;
 pub mod mql_gen;
@@ -33,6 +34,7 @@ pub mod postgres;
 pub mod sinks;
 pub mod store_contract;
 pub mod store_rules;
+pub mod ui_cases;
 
 pub use cases::{Case, Kind, Needs};
 pub use harness::{Backend, IntoBackend, Target};

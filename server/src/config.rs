@@ -319,6 +319,11 @@ pub struct ServerSettings {
     /// is the client's, for the system log and login throttling; otherwise the peer's
     /// address is.
     pub trust_forwarded_for: bool,
+    /// The address browsers reach Lore at (`https://lore.example.com`), when a proxy in
+    /// front of it ends TLS: with `https://` the web UI's cookies are always Secure, and
+    /// OpenID Connect sign-in returns here.
+    #[serde(default)]
+    pub public_url: Option<String>,
 }
 
 /// Which store to use and where it keeps its data.
@@ -516,6 +521,7 @@ impl Default for Settings {
                 max_body_mib: 64,
                 max_upload_mib: 1024,
                 trust_forwarded_for: false,
+                public_url: None,
             },
             storage: StorageSettings {
                 backend: "sqlite".into(),

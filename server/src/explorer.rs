@@ -18,7 +18,7 @@ pub fn router(base: &str, mut openapi: Value) -> Router<AppState> {
     Router::new()
         .merge(SwaggerUi::new("/swagger-ui").external_url_unchecked(spec_url, openapi))
         .route("/explorer", get(move || async move { Html(page) }))
-        .route("/", get(|| async { Redirect::to("/explorer") }))
+        .route("/", get(|| async { Redirect::to("/ui/") }))
 }
 
 const EXPLORER_PAGE: &str = r##"<!doctype html>

@@ -17,6 +17,7 @@ pub mod plugins;
 mod routes;
 pub mod system_log;
 mod text_table;
+mod ui;
 mod upload;
 
 use std::net::SocketAddr;
@@ -33,6 +34,7 @@ pub use config::Settings;
 pub use gate::{PUBLIC_ROUTES, is_public};
 pub use routes::deprecated::DEPRECATED_METHODS;
 pub use routes::removed::REMOVED_METHODS;
+pub use ui::PUBLIC_UI_ROUTES;
 
 /// What every handler can reach.
 #[derive(Debug, Clone)]
@@ -42,6 +44,8 @@ pub struct AppState {
     pub oauth2: Option<Arc<oauth::OAuth2Login>>,
     /// Largest model archive upload, in bytes (`server.max_upload_mib`).
     pub max_upload_bytes: usize,
+    /// The web UI's settings.
+    pub ui: ui::UiConfig,
 }
 
 /// Opens the store the settings name, running its migrations.
@@ -152,6 +156,12 @@ pub fn app_recording(
         oauth::OAuth2Login::from_settings(&settings.auth.oauth2, catalog.clone())?.map(Arc::new);
     let (api, openapi) = routes::api();
     let gate = gate::Gate::new(catalog.clone(), &base);
+    let state = AppState {
+        catalog: catalog.clone(),
+        oauth2,
+        max_upload_bytes: settings.max_upload_bytes(),
+        ui: ui::UiConfig::from_settings(settings),
+    };
     Ok(Router::new()
         .nest(&base, api)
         .route("/healthz", axum::routing::get(routes::health::healthz))
@@ -160,6 +170,8 @@ pub fn app_recording(
             gate,
             gate::require_key,
         ))
+        // The web UI has its own gate: a session cookie, or the login page.
+        .merge(ui::router(state.clone()))
         .fallback(routes::not_found)
         // After the gate: it replaces the gated default 405 answer of every route, so an
         // unknown path (404) or a wrong method (405) answers the same with or without a key.
@@ -169,11 +181,7 @@ pub fn app_recording(
             middleware::envelope_and_log,
         ))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
-        .with_state(AppState {
-            catalog,
-            oauth2,
-            max_upload_bytes: settings.max_upload_bytes(),
-        }))
+        .with_state(state))
 }
 
 /// A server running in this process, stopped when dropped or by [`RunningServer::stop`].

@@ -68,12 +68,13 @@ pub async fn envelope_and_log(
 
     let mut response = next.run(req).await;
     let status = response.status();
-    let is_json = response
+    // A handler's own answer (JSON, or a page of the web UI) stays as it is.
+    let answered = response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if (status.is_client_error() || status.is_server_error()) && !is_json {
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
+    if (status.is_client_error() || status.is_server_error()) && !answered {
         response = enveloped(status, &method, &path, response);
     }
 

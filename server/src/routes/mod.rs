@@ -32,6 +32,7 @@ pub mod worksheets;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, Uri};
+use axum::response::IntoResponse;
 use lore_core::ErrorCode;
 use utoipa::openapi::OpenApi as OpenApiDoc;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
@@ -264,7 +265,10 @@ fn deprecated_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState>
         ))
 }
 
-pub async fn not_found(method: Method, uri: Uri) -> ApiError {
+pub async fn not_found(method: Method, uri: Uri) -> axum::response::Response {
+    if crate::ui::is_ui_path(uri.path()) {
+        return crate::ui::not_found();
+    }
     ApiError::new(
         ErrorCode::NotFound,
         format!(
@@ -272,6 +276,7 @@ pub async fn not_found(method: Method, uri: Uri) -> ApiError {
             uri.path()
         ),
     )
+    .into_response()
 }
 
 pub async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {

@@ -1,0 +1,517 @@
+//! The web UI in a real browser: each case on a fresh Lore over each backend, driven
+//! through Chromium ([`crate::browser`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::IntoBackend;
+use crate::browser::Browser;
+use crate::harness::{Target, unique};
+
+/// A case: its name and what it does with a Lore and a browser on it.
+pub type UiCase = (
+    &'static str,
+    for<'a> fn(&'a Target, &'a mut Browser) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>,
+);
+
+macro_rules! ui_case {
+    ($name:ident) => {
+        (stringify!($name), |t, b| Box::pin($name(t, b)))
+    };
+}
+
+/// Every case, in the order a user meets the screens.
+pub fn cases() -> Vec<UiCase> {
+    vec![
+        ui_case!(password_login_and_logout),
+        ui_case!(search_facets_and_mql),
+        ui_case!(browse_to_a_column),
+        ui_case!(object_page_tabs),
+        ui_case!(sight_on_every_screen),
+        ui_case!(every_screen_is_accessible),
+    ]
+}
+
+/// The browser suite over each of `backends`, a fresh store from `factory(backend)` per
+/// case: one test per case and backend (`sqlite::search_facets_and_mql`).
+pub fn suite<F, Fut, T>(backends: &[&'static str], factory: F) -> ExitCode
+where
+    F: Fn(&'static str) -> Fut + Send + Sync + Clone + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+    T: IntoBackend + 'static,
+{
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials = Vec::new();
+    for &backend in backends {
+        for (name, case) in cases() {
+            let factory = factory.clone();
+            trials.push(libtest_mimic::Trial::test(
+                format!("{backend}::{name}"),
+                move || {
+                    let runtime = tokio::runtime::Builder::new_multi_thread()
+                        .worker_threads(2)
+                        .enable_all()
+                        .build()
+                        .map_err(|e| format!("cannot start a runtime: {e}"))?;
+                    runtime.block_on(async move {
+                        let Some(store) = factory(backend).await.into_backend() else {
+                            return;
+                        };
+                        let t = Target::spawn_backend(store, |_| {}).await;
+                        let Some(mut browser) =
+                            Browser::open(&t.origin(), &format!("{backend}-{name}")).await
+                        else {
+                            return;
+                        };
+                        case(&t, &mut browser).await;
+                        browser.close().await;
+                        t.shutdown().await;
+                    });
+                    Ok(())
+                },
+            ));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// Creates a user through the API; answers (id, name, password).
+async fn new_user(t: &Target, prefix: &str) -> (String, String, String) {
+    let name = unique(prefix);
+    let password = unique("Password");
+    let resp = t
+        .post(
+            "/admin/users",
+            &[],
+            &json!({"name": name, "password": password}),
+        )
+        .await;
+    let id = resp.ok()["id"].as_str().unwrap_or_default().to_owned();
+    (id, name, password)
+}
+
+async fn password_login_and_logout(t: &Target, b: &mut Browser) {
+    // A page without a session leads to the login form, and back after it.
+    b.goto("/ui/browse").await;
+    b.find("#login-button").await;
+    assert!(
+        b.at().await.starts_with("/ui/login?next="),
+        "{}",
+        b.at().await
+    );
+    b.shot("login-form").await;
+
+    b.login(&t.user, "not the password").await;
+    let error = b.text("#login-error").await;
+    assert!(!error.is_empty());
+    assert!(!error.contains(&t.password));
+
+    b.login(&t.user, &t.password).await;
+    assert_eq!(b.text("#signed-in-user").await, t.user);
+    assert_eq!(
+        b.at().await,
+        "/ui/browse",
+        "back where the browser was going"
+    );
+    b.shot("signed-in").await;
+
+    // The cookie holds a key of the API's sessions: logout ends it for the API too.
+    let cookie = b
+        .client
+        .get_named_cookie("lore_session")
+        .await
+        .expect("the session cookie");
+    assert_eq!(cookie.http_only(), Some(true));
+    assert_eq!(format!("{:?}", cookie.same_site()), "Some(Lax)");
+    let key = cookie.value().to_owned();
+    let users = t
+        .send(
+            t.anon(reqwest::Method::GET, "/admin/users")
+                .header("api-key", &key),
+        )
+        .await;
+    assert_eq!(users.status, 200, "{}", users.describe());
+
+    b.find("#logout").await.click().await.expect("Log out");
+    b.find("#login-button").await;
+    let after = t
+        .send(
+            t.anon(reqwest::Method::GET, "/admin/users")
+                .header("api-key", &key),
+        )
+        .await;
+    assert_eq!(after.status, 401, "{}", after.describe());
+    b.goto("/ui/").await;
+    b.find("#login-button").await;
+    assert!(b.at().await.starts_with("/ui/login"));
+
+    // A form posted from another site is refused: no CSRF token.
+    b.login(&t.user, &t.password).await;
+    b.find("#signed-in-user").await;
+    let status = b
+        .client
+        .execute_async(
+            "const done = arguments[0];
+             fetch('/ui/logout', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'csrf=wrong' })
+               .then(r => done(r.status));",
+            Vec::new(),
+        )
+        .await
+        .expect("posting without the token");
+    assert_eq!(status, json!(403));
+    b.goto("/ui/").await;
+    assert_eq!(b.text("#signed-in-user").await, t.user, "still signed in");
+}
+
+async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
+    t.import_sample().await;
+    b.login(&t.user, &t.password).await;
+    b.find("#search-text").await;
+
+    // `/` focuses the box from anywhere on the page.
+    b.run("document.activeElement.blur(); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '/', bubbles: true}));")
+        .await;
+    let focused = b.run("return document.activeElement.id").await;
+    assert_eq!(focused, json!("search-text"));
+
+    let box_ = b.find("#search-text").await;
+    box_.send_keys("customer\n").await.expect("typing a search");
+    b.wait_until("the results", "location.search.includes('q=customer')")
+        .await;
+    let heading = b.text("#results-heading").await;
+    assert!(heading.ends_with("results"), "{heading}");
+    // The table named exactly `customer` comes first, marked as such.
+    let exact = b.text("#exact-matches").await;
+    assert!(exact.contains("customer"), "{exact}");
+    assert!(exact.contains("exact name"), "{exact}");
+    b.shot("search").await;
+
+    // A facet narrows the results; its URL says so.
+    b.find("#facet-type a[data-value='Column']")
+        .await
+        .click()
+        .await
+        .expect("the Column facet");
+    b.wait_until("the facet", "location.search.includes('type=Column')")
+        .await;
+    let types = b
+        .run("return [...document.querySelectorAll('#results .result > .kind')].map(e => e.textContent)")
+        .await;
+    let types = types.as_array().expect("types").clone();
+    assert!(!types.is_empty());
+    assert!(types.iter().all(|t| t == "Column"), "{types:?}");
+    b.shot("facet").await;
+
+    // The MQL of the search, shown, validated as typed, and run.
+    b.find("#mql-switch")
+        .await
+        .click()
+        .await
+        .expect("the MQL switch");
+    let query = b
+        .find("#mql-text")
+        .await
+        .prop("value")
+        .await
+        .expect("the MQL")
+        .unwrap_or_default();
+    assert!(query.contains("text = 'customer'"), "{query}");
+    assert!(query.contains("\"Object Type\" = 'Column'"), "{query}");
+    let area = b.find("#mql-text").await;
+    area.clear().await.expect("clearing the MQL");
+    area.send_keys("SELECT Name, \"Data Type\" WHERE Name = 'x' AND")
+        .await
+        .expect("typing MQL");
+    b.wait_until(
+        "the validation of a bad query",
+        "document.querySelector('#mql-status .error')",
+    )
+    .await;
+    area.clear().await.expect("clearing the MQL");
+    area.send_keys("SELECT Name, \"Data Type\" WHERE \"Object Type\" = 'Column' AND Name = 'email' ORDER BY Name")
+        .await
+        .expect("typing MQL");
+    b.wait_until(
+        "the validation of a good query",
+        "document.querySelector('#mql-status .ok')",
+    )
+    .await;
+    b.shot("mql-valid").await;
+    b.find("#run-mql").await.click().await.expect("Run MQL");
+    b.wait_until("the MQL results", "location.search.includes('mql=')")
+        .await;
+    let headers = b.text("#results thead").await;
+    assert!(headers.contains("Data Type"), "{headers}");
+    let rows = b.all("#results tbody tr").await;
+    assert_eq!(rows.len(), 2, "two columns named email in the sample");
+    b.shot("mql-results").await;
+
+    // CSV of the same results.
+    let csv = b
+        .client
+        .execute_async(
+            "const done = arguments[0];
+             fetch(document.getElementById('csv-download').href).then(r => r.text()).then(done);",
+            Vec::new(),
+        )
+        .await
+        .expect("the CSV");
+    let csv = csv.as_str().unwrap_or_default();
+    assert!(csv.starts_with("Name,Data Type"), "{csv}");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+
+    // And back to the search.
+    b.find("#back-to-search").await.click().await.expect("back");
+    b.find("#search-text").await;
+    assert_eq!(b.at().await, "/ui/");
+}
+
+async fn browse_to_a_column(t: &Target, b: &mut Browser) {
+    let sample = t.import_sample().await;
+    b.login(&t.user, &t.password).await;
+    b.goto("/ui/browse").await;
+    assert_eq!(
+        b.run("return typeof htmx").await,
+        json!("object"),
+        "htmx is loaded"
+    );
+    let folder = sample
+        .path
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    // The folder, then the model, opened in place (htmx loads each level when opened).
+    b.find(&format!(
+        "li[data-id='{}'] > button.toggle",
+        sample.folder_id
+    ))
+    .await
+    .click()
+    .await
+    .expect("opening the folder");
+    let model = b
+        .find(&format!(
+            "li[data-id='{}'] > button.toggle",
+            sample.model_id
+        ))
+        .await;
+    assert!(b.source().await.contains(&folder));
+    model.click().await.expect("opening the model");
+    b.wait_until(
+        "the model's level",
+        "document.body.textContent.includes('Sales DB')",
+    )
+    .await;
+    b.shot("tree").await;
+    // Each node has its own URL: the database's page lists its schemas.
+    let link = b
+        .run("return [...document.querySelectorAll('.tree a')].find(a => a.textContent === 'Sales DB').getAttribute('href')")
+        .await;
+    let link = link.as_str().expect("a link to Sales DB").to_owned();
+    b.goto(&link).await;
+    assert_eq!(b.text("h1").await.split_whitespace().next(), Some("Sales"));
+    let crumbs = b.text(".breadcrumbs").await;
+    assert!(crumbs.contains(&sample.model_name), "{crumbs}");
+    // Down to a column, by URL.
+    let sales = b
+        .run("return [...document.querySelectorAll('.tree a')].find(a => a.textContent === 'sales').getAttribute('href')")
+        .await;
+    b.goto(sales.as_str().expect("the sales schema")).await;
+    let customer = b
+        .run("return [...document.querySelectorAll('.tree a')].find(a => a.textContent === 'customer').getAttribute('href')")
+        .await;
+    b.goto(customer.as_str().expect("the customer table")).await;
+    let tree = b.text("#tree").await;
+    assert!(
+        tree.contains("customer_id") && tree.contains("Column"),
+        "{tree}"
+    );
+    b.shot("columns").await;
+}
+
+async fn object_page_tabs(t: &Target, b: &mut Browser) {
+    let _sample = t.import_sample().await;
+    b.login(&t.user, &t.password).await;
+    open_customer_table(b).await;
+    b.wait_until(
+        "the object page",
+        "location.pathname.startsWith('/ui/objects/')",
+    )
+    .await;
+    assert_eq!(
+        b.text("#object-name").await.split_whitespace().next(),
+        Some("customer")
+    );
+    assert!(b.text("#object-path").await.ends_with("/sales/customer"));
+    b.shot("overview").await;
+    let base = b.at().await;
+    for (tab, expect) in [
+        ("children", "customer_id"),
+        ("classification", "Sensitivity labels"),
+        ("profiling", "Statistics"),
+        ("comments", "Comments and warnings"),
+    ] {
+        b.goto(&format!("{base}/{tab}")).await;
+        let panel = b.text("#tab-panel").await;
+        assert!(panel.contains(expect), "{tab}: {panel}");
+        let selected = b.text("[role=tab][aria-selected=true]").await;
+        assert!(!selected.is_empty());
+    }
+    b.shot("children").await;
+}
+
+async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
+    let own = t.import_sample().await;
+    let hidden = t.import_sample().await;
+    let (viewer, name, password) = new_user(t, "ui-viewer").await;
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{}", own.model_id),
+        &[],
+        &json!({"grantee": viewer, "role": "Viewer"}),
+    )
+    .await
+    .ok();
+    let hidden_folder = hidden
+        .path
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let secrets = [
+        hidden.model_name.clone(),
+        hidden_folder,
+        hidden.model_id.clone(),
+    ];
+    let no_secret = |page: &str, screen: &str| {
+        for secret in &secrets {
+            if let Some(at) = page.find(secret.as_str()) {
+                let from = page.floor_char_boundary(at.saturating_sub(300));
+                let to = page.ceil_char_boundary((at + 300).min(page.len()));
+                panic!("{screen} shows {secret}: …{}…", &page[from..to]);
+            }
+        }
+    };
+    b.login(&name, &password).await;
+    b.find("#signed-in-user").await;
+
+    // Search: every object the user may see, and no other, in results and facets.
+    b.goto("/ui/?q=customer").await;
+    b.find("#results-heading").await;
+    let page = b.source().await;
+    no_secret(&page, "search");
+    assert!(page.contains(&own.model_name), "the granted model is found");
+    b.goto("/ui/").await;
+    b.find("#facets").await;
+    no_secret(&b.source().await, "facets");
+
+    // Browse: the granted model, nothing of the other.
+    b.goto("/ui/browse").await;
+    b.find("#tree").await;
+    no_secret(&b.source().await, "browse");
+
+    // An object of the hidden model answers like one that does not exist.
+    for path in [
+        format!("/ui/objects/{}", hidden.model_id),
+        format!("/ui/browse/{}", hidden.model_id),
+        format!("/ui/objects/{}/children", hidden.model_id),
+    ] {
+        b.goto(&path).await;
+        let seen = b.text("main").await;
+        // An id of the same form that names nothing.
+        let missing_id = format!("{}99999", hidden.model_id);
+        b.goto(&path.replace(&hidden.model_id, &missing_id)).await;
+        let missing = b.text("main").await.replace(&missing_id, &hidden.model_id);
+        assert_eq!(seen, missing, "{path}");
+        no_secret(&seen.replace(&hidden.model_id, ""), &path);
+    }
+    // MQL naming the hidden model finds nothing, as for a name that does not exist.
+    b.goto(&format!(
+        "/ui/?mql={}",
+        crate::harness::encode_segment(&format!(
+            "SELECT Name WHERE \"Model Id\" = {}",
+            hidden.model_id.rsplit('_').next().unwrap_or("0")
+        ))
+    ))
+    .await;
+    b.find("#results-heading").await;
+    no_secret(&b.source().await, "MQL");
+    b.shot("viewer-search").await;
+}
+
+async fn every_screen_is_accessible(t: &Target, b: &mut Browser) {
+    let _sample = t.import_sample().await;
+    let mut failures = Vec::new();
+    b.goto("/ui/login").await;
+    b.find("#login-button").await;
+    failures.extend(
+        b.accessibility_violations()
+            .await
+            .into_iter()
+            .map(|v| format!("login: {v}")),
+    );
+    b.login(&t.user, &t.password).await;
+    b.find("#signed-in-user").await;
+    let screens = [
+        ("search", "/ui/?q=customer".to_owned()),
+        ("search-mql", "/ui/?q=customer&view=mql".to_owned()),
+        ("browse", "/ui/browse".to_owned()),
+    ];
+    for (screen, path) in &screens {
+        b.goto(path).await;
+        b.find("main").await;
+        failures.extend(
+            b.accessibility_violations()
+                .await
+                .into_iter()
+                .map(|v| format!("{screen}: {v}")),
+        );
+    }
+    open_customer_table(b).await;
+    b.wait_until(
+        "the object page",
+        "location.pathname.startsWith('/ui/objects/')",
+    )
+    .await;
+    let base = b.at().await;
+    for tab in [
+        "",
+        "/children",
+        "/classification",
+        "/profiling",
+        "/comments",
+    ] {
+        b.goto(&format!("{base}{tab}")).await;
+        b.find("#tab-panel").await;
+        failures.extend(
+            b.accessibility_violations()
+                .await
+                .into_iter()
+                .map(|v| format!("object{tab}: {v}")),
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "axe-core found:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Searches for `customer` and opens the table of that name from the exact matches.
+async fn open_customer_table(b: &Browser) {
+    b.goto("/ui/?q=customer").await;
+    b.find("#exact-matches").await;
+    let href = b
+        .run("return [...document.querySelectorAll('#exact-matches .result')].find(r => r.querySelector('.kind').textContent === 'Table').querySelector('a.name').getAttribute('href')")
+        .await;
+    b.goto(
+        href.as_str()
+            .expect("the customer table in the exact matches"),
+    )
+    .await;
+}

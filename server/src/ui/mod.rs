@@ -1,0 +1,93 @@
+//! The web UI: server-rendered pages on the same [`Catalog`](lore_core::Catalog) as the
+//! REST API, in the same binary, under `/ui/` (`/` leads there). Templates are checked at
+//! compile time (askama); htmx (vendored, embedded) adds partial updates; every page that
+//! only reads works without JavaScript, and every screen and tab has its own URL.
+//!
+//! The UI calls only the catalog's public methods, as the API's handlers do: search,
+//! sight and curation have one implementation.
+
+mod assets;
+mod browse;
+mod login;
+mod mql_text;
+mod object;
+mod page;
+mod search;
+mod session;
+
+use axum::Router;
+use axum::http::HeaderMap;
+use axum::response::Redirect;
+use axum::routing::{get, post};
+
+pub use session::PUBLIC_UI_ROUTES;
+
+use crate::AppState;
+
+/// What the UI needs of the settings.
+#[derive(Debug, Clone, Default)]
+pub struct UiConfig {
+    /// `server.trust_forwarded_for`: a proxy's `X-Forwarded-Proto` tells whether the
+    /// browser used HTTPS.
+    pub trust_forwarded_for: bool,
+    /// `server.public_url` starts with `https://`: cookies are always Secure.
+    pub always_https: bool,
+    /// OpenID Connect sign-in, when configured.
+    pub oidc: Option<()>,
+}
+
+impl UiConfig {
+    pub fn from_settings(settings: &crate::Settings) -> Self {
+        Self {
+            trust_forwarded_for: settings.server.trust_forwarded_for,
+            always_https: settings
+                .server
+                .public_url
+                .as_deref()
+                .is_some_and(|u| u.starts_with("https://")),
+            oidc: None,
+        }
+    }
+
+    /// Whether the browser reached Lore over HTTPS (Lore itself serves plain HTTP; TLS
+    /// ends at a proxy in front of it).
+    pub fn is_https(&self, headers: &HeaderMap) -> bool {
+        self.always_https
+            || (self.trust_forwarded_for
+                && headers
+                    .get("x-forwarded-proto")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("https")))
+    }
+}
+
+/// The UI's routes, each behind the session layer. An unknown path under `/ui/` gets
+/// the UI's 404 page ([`is_ui_path`]).
+pub fn router(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/ui/", get(search::page))
+        .route("/ui/search.csv", get(search::csv))
+        .route("/ui/search/validate", get(search::validate))
+        .route("/ui/login", get(login::form).post(login::submit))
+        .route("/ui/logout", post(login::logout))
+        .route("/ui/browse", get(browse::root))
+        .route("/ui/browse/{id}", get(browse::node))
+        .route("/ui/objects/{id}", get(object::overview))
+        .route("/ui/objects/{id}/{tab}", get(object::tab))
+        .route("/ui/static/{file}", get(assets::file))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state,
+            session::require_session,
+        ))
+        .route("/ui", get(|| async { Redirect::to("/ui/") }))
+}
+
+/// Whether a path is the UI's (its errors are pages, not the API's envelope).
+pub fn is_ui_path(path: &str) -> bool {
+    path == "/ui" || path.starts_with("/ui/")
+}
+
+/// The UI's page for a path under `/ui/` that names nothing.
+pub fn not_found() -> axum::response::Response {
+    page::not_found_page()
+}

@@ -1,0 +1,377 @@
+//! The object page: `/ui/objects/{id}` and a URL per tab (`/ui/objects/{id}/{tab}`), read
+//! through the same catalog calls as the API (getEntity, getContext, the object's
+//! labels, curation and profiling), so what the caller may not see never reaches the page.
+
+use askama::Template;
+use axum::extract::{Path, State};
+use lore_core::ObjectRef;
+use lore_core::catalog::ObjectCuration;
+use lore_core::model::ClassificationStatus;
+use lore_core::wire::{EmbeddedEntity, Entity};
+use serde_json::Value as Json;
+
+use super::browse::Node;
+use super::page::{Chrome, PageError, PageResult, html, not_found_page, url_encode};
+use super::search::display;
+use super::session::Session;
+use crate::AppState;
+
+/// The tabs, in order: URL segment and title.
+const TABS: &[(&str, &str)] = &[
+    ("overview", "Overview"),
+    ("children", "Children"),
+    ("classification", "Classification"),
+    ("profiling", "Profiling and sampling"),
+    ("comments", "Comments and history"),
+];
+
+pub struct Tab {
+    pub href: String,
+    pub title: &'static str,
+    pub selected: bool,
+}
+
+/// A property of the overview.
+pub struct Property {
+    pub name: String,
+    pub value: String,
+}
+
+/// A label on the object with its review status.
+pub struct LabelView {
+    pub name: String,
+    pub status: &'static str,
+}
+
+/// A line of curation: who, when, what.
+pub struct Entry {
+    pub kind: String,
+    pub user: String,
+    pub at: String,
+    pub text: String,
+}
+
+#[derive(Template)]
+#[template(path = "object.html")]
+struct ObjectPage {
+    chrome: Chrome,
+    id: String,
+    name: String,
+    kind: String,
+    path: String,
+    crumbs: Vec<EmbeddedEntity>,
+    tabs: Vec<Tab>,
+    tab: &'static str,
+    // Badges.
+    sensitivity: Option<LabelView>,
+    certified_by: Vec<String>,
+    endorsed_by: Vec<String>,
+    warnings: usize,
+    watchers: Vec<String>,
+    workflow_state: String,
+    // Overview.
+    description_html: String,
+    properties: Vec<Property>,
+    labels: Vec<String>,
+    terms: Vec<EmbeddedEntity>,
+    classes: Vec<String>,
+    // Children.
+    children: Vec<Node>,
+    children_more: bool,
+    // Classification.
+    label_assignments: Vec<LabelView>,
+    // Profiling.
+    profiling: Option<ProfilingView>,
+    // Comments and history.
+    entries: Vec<Entry>,
+}
+
+/// What the profiling tab shows: statistics and samples, or why they are hidden.
+pub struct ProfilingView {
+    pub hidden_reason: Option<String>,
+    pub statistics: Vec<Property>,
+    pub sample_header: Vec<String>,
+    pub sample_rows: Vec<Vec<String>>,
+}
+
+impl ObjectPage {
+    fn tab_href(&self, tab: &str) -> String {
+        format!("/ui/objects/{}/{tab}", url_encode(&self.id))
+    }
+}
+
+/// `GET /ui/objects/{id}`: the overview.
+pub async fn overview(
+    state: State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+) -> PageResult {
+    show(state, session, id, "overview").await
+}
+
+/// `GET /ui/objects/{id}/{tab}`.
+pub async fn tab(
+    state: State<AppState>,
+    session: Session,
+    Path((id, tab)): Path<(String, String)>,
+) -> PageResult {
+    let Some(&(tab, _)) = TABS.iter().find(|(t, _)| *t == tab) else {
+        return Ok(not_found_page());
+    };
+    show(state, session, id, tab).await
+}
+
+async fn show(
+    State(state): State<AppState>,
+    session: Session,
+    id: String,
+    tab: &'static str,
+) -> PageResult {
+    let catalog = &state.catalog;
+    let caller = &session.caller;
+    let reference = ObjectRef::parse(&id)?;
+    let entity = catalog.get_entity(caller, &reference).await?;
+    // From here on the object is named by the id the catalog answered.
+    let reference = ObjectRef::parse(&entity.id)?;
+    let crumbs = catalog.get_context(caller, &reference).await?;
+    let labels = catalog.object_labels(caller, &reference).await?;
+    let curation = catalog.object_curation(caller, &entity.id).await.ok();
+    let mut path = String::new();
+    for crumb in &crumbs {
+        path.push('/');
+        path.push_str(&crumb.name);
+    }
+    path.push('/');
+    path.push_str(&entity.name);
+
+    let mut page = ObjectPage {
+        chrome: Chrome::new(&session, "browse"),
+        id: entity.id.clone(),
+        name: entity.name.clone(),
+        kind: entity.object_type.display_name.clone(),
+        path,
+        crumbs,
+        tabs: Vec::new(),
+        tab,
+        sensitivity: labels.current.as_ref().map(|current| LabelView {
+            status: labels
+                .assignments
+                .iter()
+                .find(|a| a.label == current.name)
+                .map_or("", |a| status_name(a.status)),
+            name: current.name.clone(),
+        }),
+        certified_by: Vec::new(),
+        endorsed_by: Vec::new(),
+        warnings: 0,
+        watchers: Vec::new(),
+        workflow_state: String::new(),
+        description_html: String::new(),
+        properties: Vec::new(),
+        labels: entity.labels.clone(),
+        terms: entity.terms.clone(),
+        classes: entity.data_classifications.clone(),
+        children: Vec::new(),
+        children_more: false,
+        label_assignments: labels
+            .assignments
+            .iter()
+            .map(|a| LabelView {
+                name: a.label.clone(),
+                status: status_name(a.status),
+            })
+            .collect(),
+        profiling: None,
+        entries: Vec::new(),
+    };
+    if let Some(curation) = &curation {
+        fill_curation(&mut page, curation);
+    }
+    page.tabs = TABS
+        .iter()
+        .map(|&(t, title)| Tab {
+            href: page.tab_href(t),
+            title,
+            selected: t == tab,
+        })
+        .collect();
+    match tab {
+        "overview" => overview_of(&mut page, &entity),
+        "children" => {
+            let (children, more) =
+                super::browse::object_level(&state, &session, &entity.id, 1).await?;
+            page.children = children;
+            page.children_more = more;
+        }
+        "profiling" => {
+            let record = catalog
+                .data_profiling(caller, &reference)
+                .await
+                .map_err(PageError)?;
+            page.profiling = Some(profiling_view(&record));
+        }
+        _ => {}
+    }
+    Ok(html(&page))
+}
+
+fn status_name(status: ClassificationStatus) -> &'static str {
+    match status {
+        ClassificationStatus::Matched => "matched",
+        ClassificationStatus::Proposed => "proposed",
+        ClassificationStatus::Approved => "approved",
+        ClassificationStatus::Rejected => "rejected",
+    }
+}
+
+fn user_name(user: &Json) -> String {
+    user.get("fullName")
+        .and_then(Json::as_str)
+        .filter(|n| !n.is_empty())
+        .or_else(|| user.get("name").and_then(Json::as_str))
+        .unwrap_or("(a removed user)")
+        .to_owned()
+}
+
+fn fill_curation(page: &mut ObjectPage, curation: &ObjectCuration) {
+    page.certified_by = curation.certified_by.iter().map(user_name).collect();
+    page.endorsed_by = curation.endorsed_by.iter().map(user_name).collect();
+    page.watchers = curation.watchers.iter().map(user_name).collect();
+    page.warnings = curation.warnings.len();
+    page.workflow_state.clone_from(&curation.workflow_state);
+    let mut entries: Vec<Entry> = curation
+        .comments
+        .iter()
+        .chain(&curation.warnings)
+        .map(|e| Entry {
+            kind: e.kind.to_owned(),
+            user: user_name(&e.user),
+            at: e.at.clone(),
+            text: e.text.clone(),
+        })
+        .collect();
+    entries.sort_by(|a, b| b.at.cmp(&a.at));
+    page.entries = entries;
+}
+
+/// Attributes the overview leaves out: shown elsewhere on the page, or internal.
+const NOT_LISTED: &[&str] = &["Name", "Description", "Labels"];
+
+fn overview_of(page: &mut ObjectPage, entity: &Entity) {
+    for attribute in &entity.attributes {
+        let name = &attribute.attribute_type.display_name;
+        if name == "Description" {
+            page.description_html = markdown(&display(&attribute.value));
+            continue;
+        }
+        if NOT_LISTED.contains(&name.as_str()) {
+            continue;
+        }
+        let value = display(&attribute.value);
+        if value.is_empty() || value == "[]" || value == "{}" {
+            continue;
+        }
+        page.properties.push(Property {
+            name: attribute.attribute_type.display_name.clone(),
+            value,
+        });
+    }
+}
+
+/// Markdown as HTML; HTML written in the Markdown is shown as text, links only to
+/// http(s), mailto and this site.
+pub fn markdown(text: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let parser = Parser::new_ext(text, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).map(
+        |event| match event {
+            Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let safe = dest_url.starts_with("https://")
+                    || dest_url.starts_with("http://")
+                    || dest_url.starts_with("mailto:")
+                    || (dest_url.starts_with('/') && !dest_url.starts_with("//"));
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url: if safe { dest_url } else { "#".into() },
+                    title,
+                    id,
+                })
+            }
+            Event::Start(Tag::Image { dest_url, .. }) => Event::Text(dest_url),
+            Event::End(pulldown_cmark::TagEnd::Image) => Event::Text("".into()),
+            other => other,
+        },
+    );
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, parser);
+    out
+}
+
+fn profiling_view(record: &lore_core::catalog::ProfilingRecord) -> ProfilingView {
+    let hidden_reason = record.hidden.then(|| match &record.sensitivity_label {
+        Some(label) => format!(
+            "The data of this object is hidden from you: its sensitivity label {label} hides data from users without the View Data capability. Statistics and samples are left out."
+        ),
+        None if record.hide_data => "The data of this object is hidden from you: the object is marked Hide Data, and you lack the View Data capability. Statistics and samples are left out.".to_owned(),
+        None => "The data of this object is hidden from you: a data class or label on it hides data from users without the View Data capability. Statistics and samples are left out.".to_owned(),
+    });
+    let mut statistics = Vec::new();
+    if let Some(profile) = &record.profile {
+        if let Some(rows) = profile.total_profiled_rows {
+            statistics.push(Property {
+                name: "Profiled rows".into(),
+                value: rows.to_string(),
+            });
+        }
+        if let Ok(Json::Object(map)) = serde_json::to_value(&profile.statistics) {
+            for (name, value) in map {
+                if !value.is_null() {
+                    statistics.push(Property {
+                        name,
+                        value: display(&value),
+                    });
+                }
+            }
+        }
+    }
+    let (sample_header, sample_rows) = match &record.sample {
+        Some(sample) => (
+            sample.header.clone(),
+            sample
+                .samples
+                .iter()
+                .take(100)
+                .map(|row| row.iter().map(display).collect())
+                .collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    ProfilingView {
+        hidden_reason,
+        statistics,
+        sample_header,
+        sample_rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_keeps_html_as_text_and_drops_unsafe_links() {
+        let html = markdown(
+            "**bold** <script>alert(1)</script> [x](javascript:alert(1)) [y](https://e.org)",
+        );
+        assert!(html.contains("<strong>bold</strong>"));
+        assert!(!html.contains("<script>"));
+        assert!(html.contains("&lt;script&gt;"));
+        assert!(!html.contains("javascript:"));
+        assert!(html.contains("href=\"https://e.org\""));
+    }
+}

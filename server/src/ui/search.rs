@@ -1,0 +1,1015 @@
+//! The home page: search text and facets, turned into one MQL query that runs through the
+//! same catalog calls as `executeMQLQuery`, `countMQLQuery` and
+//! `getAttributeValueCounts`; the query shown, editable and validated as it is typed.
+
+use std::fmt::Write as _;
+
+use askama::Template;
+use axum::extract::{RawQuery, State};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::response::{Html, IntoResponse, Response};
+use lore_core::catalog::{PageRequest, QueryResult, mql_version};
+use lore_core::mql::parse::QueryFields;
+use lore_core::{Error, ErrorCode};
+use serde_json::Value as Json;
+
+use super::mql_text::{OwnedFields, mql_literal, split_query};
+use super::page::{Chrome, PageResult, html, query_string};
+use super::session::Session;
+use crate::AppState;
+
+/// Rows per page of results.
+const PAGE_SIZE: i64 = 25;
+/// Values shown per facet.
+const FACET_VALUES: i64 = 12;
+/// Rows of the CSV download (the API's largest page).
+const CSV_ROWS: i64 = 10_000;
+
+/// What the results table selects.
+const SELECT: &str = "Name, \"Object Type\", \"Object Id\", Context, Description, \"Physical Name\", Labels, \"Sensitivity Label\", Certified, \"Endorsement Count\", \"Warning Count\"";
+
+/// A facet: its query parameter, heading and MQL attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Facet {
+    param: &'static str,
+    title: &'static str,
+    attribute: &'static str,
+    numeric: bool,
+}
+
+const FACETS: &[Facet] = &[
+    Facet {
+        param: "type",
+        title: "Object type",
+        attribute: "\"Object Type\"",
+        numeric: false,
+    },
+    Facet {
+        param: "model",
+        title: "Model",
+        attribute: "\"Model Id\"",
+        numeric: true,
+    },
+    Facet {
+        param: "label",
+        title: "Labels",
+        attribute: "Labels",
+        numeric: false,
+    },
+    Facet {
+        param: "class",
+        title: "Data classes",
+        attribute: "\"Data Classifications\"",
+        numeric: false,
+    },
+    Facet {
+        param: "sensitivity",
+        title: "Sensitivity label",
+        attribute: "\"Sensitivity Label\"",
+        numeric: false,
+    },
+];
+
+/// The status facet: each value is a condition of its own.
+const STATUS: &[(&str, &str, &str)] = &[
+    ("certified", "Certified", "Certified = true"),
+    ("endorsed", "Endorsed", "\"Endorsed By\" EXISTS"),
+    ("warned", "Has warnings", "\"Warned By\" EXISTS"),
+    ("described", "Has description", "Description EXISTS"),
+];
+
+/// The search the URL asks for.
+#[derive(Debug, Clone, Default)]
+pub struct SearchRequest {
+    pub text: String,
+    /// `(param, value)` of every selected facet value, status included.
+    pub selected: Vec<(String, String)>,
+    /// The MQL the user wrote, when the search runs from the MQL box.
+    pub mql: Option<String>,
+    pub page: i64,
+    /// Whether the MQL box is open.
+    pub show_mql: bool,
+}
+
+impl SearchRequest {
+    pub fn from_query(raw: Option<&str>) -> Self {
+        let pairs: Vec<(String, String)> = raw
+            .and_then(|q| serde_urlencoded::from_str(q).ok())
+            .unwrap_or_default();
+        let mut request = Self {
+            page: 1,
+            ..Self::default()
+        };
+        for (name, value) in pairs {
+            match name.as_str() {
+                "q" => request.text = value,
+                "mql" if !value.trim().is_empty() => request.mql = Some(value),
+                "page" => request.page = value.parse().unwrap_or(1).max(1),
+                "view" => request.show_mql = value == "mql",
+                "status" if STATUS.iter().any(|s| s.0 == value) => {
+                    request.selected.push((name, value))
+                }
+                _ if FACETS.iter().any(|f| f.param == name) && !value.is_empty() => {
+                    request.selected.push((name, value))
+                }
+                _ => {}
+            }
+        }
+        if request.mql.is_some() {
+            request.show_mql = true;
+        }
+        request
+    }
+
+    fn values_of<'a>(&'a self, param: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.selected
+            .iter()
+            .filter(move |(p, _)| p == param)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn is_selected(&self, param: &str, value: &str) -> bool {
+        self.selected.iter().any(|(p, v)| p == param && v == value)
+    }
+
+    /// The WHERE of the search text and the selected facets, leaving out one facet's
+    /// own values (its counts show what selecting more of them would add).
+    fn filter(&self, except: Option<&str>) -> Result<Option<String>, Error> {
+        let mut parts = Vec::new();
+        let text = self.text.trim();
+        if !text.is_empty() {
+            parts.push(format!("text = {}", mql_literal(text)));
+        }
+        for facet in FACETS {
+            if except == Some(facet.param) {
+                continue;
+            }
+            let values: Vec<&str> = self.values_of(facet.param).collect();
+            if values.is_empty() {
+                continue;
+            }
+            let literals = values
+                .iter()
+                .map(|v| {
+                    if facet.numeric {
+                        v.parse::<i64>().map(|n| n.to_string()).map_err(|_| {
+                            Error::invalid(format!("{} '{v}' is not a number", facet.title))
+                        })
+                    } else {
+                        Ok(mql_literal(v))
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            parts.push(if literals.len() == 1 {
+                format!("{} = {}", facet.attribute, literals[0])
+            } else {
+                format!("{} = ANY ({})", facet.attribute, literals.join(", "))
+            });
+        }
+        if except != Some("status") {
+            for (param, _, condition) in STATUS {
+                if self.is_selected("status", param) {
+                    parts.push((*condition).to_owned());
+                }
+            }
+        }
+        Ok((!parts.is_empty()).then(|| parts.join(" AND ")))
+    }
+
+    fn order(&self) -> &'static str {
+        if self.text.trim().is_empty() {
+            "Name"
+        } else {
+            "Relevance"
+        }
+    }
+
+    /// The whole query of the search, as the MQL box shows it.
+    pub fn query_text(&self) -> Result<String, Error> {
+        let mut text = format!("SELECT {SELECT}");
+        if let Some(filter) = self.filter(None)? {
+            write!(text, "\nWHERE {filter}").ok();
+        }
+        write!(text, "\nORDER BY {}", self.order()).ok();
+        Ok(text)
+    }
+
+    /// The fields the catalog runs: the user's MQL, or the search's own.
+    fn fields(&self) -> Result<OwnedFields, Error> {
+        match &self.mql {
+            Some(mql) => split_query(mql),
+            None => Ok(OwnedFields {
+                select: SELECT.to_owned(),
+                filter: self.filter(None)?,
+                order_by: Some(self.order().to_owned()),
+                ..OwnedFields::default()
+            }),
+        }
+    }
+
+    /// This search's URL with one facet value switched on or off, back on page 1.
+    fn toggled(&self, param: &str, value: &str) -> String {
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        if !self.text.is_empty() {
+            pairs.push(("q", &self.text));
+        }
+        let on = self.is_selected(param, value);
+        for (p, v) in &self.selected {
+            if !(p == param && v == value) {
+                pairs.push((p, v));
+            }
+        }
+        if !on {
+            pairs.push((param, value));
+        }
+        format!("/ui/?{}", query_string(pairs))
+    }
+
+    /// This search's URL on another page (or as CSV).
+    fn url(&self, path: &str, page: Option<i64>) -> String {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        match &self.mql {
+            Some(mql) => pairs.push(("mql".into(), mql.clone())),
+            None => {
+                if !self.text.is_empty() {
+                    pairs.push(("q".into(), self.text.clone()));
+                }
+                pairs.extend(self.selected.iter().cloned());
+            }
+        }
+        if let Some(page) = page {
+            pairs.push(("page".into(), page.to_string()));
+        }
+        let text = query_string(pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+        if text.is_empty() {
+            path.to_owned()
+        } else {
+            format!("{path}?{text}")
+        }
+    }
+}
+
+/// A facet as the page shows it.
+struct FacetView {
+    param: &'static str,
+    title: &'static str,
+    values: Vec<FacetValue>,
+}
+
+struct FacetValue {
+    value: String,
+    label: String,
+    count: u64,
+    selected: bool,
+    /// The URL that selects or clears it.
+    href: String,
+}
+
+/// One row of results.
+struct ResultRow {
+    id: String,
+    name: String,
+    object_type: String,
+    context: String,
+    description: String,
+    labels: Vec<String>,
+    sensitivity: String,
+    certified: bool,
+    endorsements: u64,
+    warnings: u64,
+    matched: String,
+}
+
+/// A row of a query the user wrote: its cells, and the object it links to.
+struct MqlRow {
+    id: Option<String>,
+    cells: Vec<String>,
+}
+
+#[derive(Template)]
+#[template(path = "search.html")]
+struct SearchPage {
+    chrome: Chrome,
+    text: String,
+    query: String,
+    mql_mode: bool,
+    show_mql: bool,
+    error: Option<String>,
+    total: u64,
+    page: i64,
+    pages: i64,
+    prev: Option<String>,
+    next: Option<String>,
+    csv: String,
+    back_to_search: String,
+    exact: Vec<ResultRow>,
+    rows: Vec<ResultRow>,
+    mql_columns: Vec<String>,
+    mql_rows: Vec<MqlRow>,
+    facets: Vec<FacetView>,
+    /// The selected facet values, carried by the search form.
+    selected: Vec<(String, String)>,
+}
+
+fn fields_of(owned: &OwnedFields) -> QueryFields<'_> {
+    QueryFields {
+        select: &owned.select,
+        from: owned.from.as_deref(),
+        scope: None,
+        context: owned.context.as_deref(),
+        filter: owned.filter.as_deref(),
+        order_by: owned.order_by.as_deref(),
+    }
+}
+
+/// `GET /ui/`: the search page.
+pub async fn page(
+    State(state): State<AppState>,
+    session: Session,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let request = SearchRequest::from_query(raw.as_deref());
+    let mut view = SearchPage {
+        chrome: Chrome::new(&session, "search"),
+        text: request.text.clone(),
+        query: String::new(),
+        mql_mode: request.mql.is_some(),
+        show_mql: request.show_mql,
+        error: None,
+        total: 0,
+        page: request.page,
+        pages: 0,
+        prev: None,
+        next: None,
+        csv: request.url("/ui/search.csv", None),
+        back_to_search: "/ui/".into(),
+        exact: Vec::new(),
+        rows: Vec::new(),
+        mql_columns: Vec::new(),
+        mql_rows: Vec::new(),
+        facets: Vec::new(),
+        selected: request.selected.clone(),
+    };
+    match request.mql.clone() {
+        Some(mql) => view.query = mql,
+        None => match request.query_text() {
+            Ok(q) => view.query = q,
+            Err(e) => view.error = Some(e.message),
+        },
+    }
+    if view.error.is_none()
+        && let Err(e) = run(&state, &session, &request, &mut view).await
+    {
+        let e = e.for_client();
+        if e.code == ErrorCode::ServerError {
+            return Err(e.into());
+        }
+        view.error = Some(e.message);
+    }
+    Ok(html(&view))
+}
+
+async fn run(
+    state: &AppState,
+    session: &Session,
+    request: &SearchRequest,
+    view: &mut SearchPage,
+) -> Result<(), Error> {
+    let catalog = &state.catalog;
+    let caller = &session.caller;
+    let version = mql_version(None)?;
+    let mut owned = request.fields()?;
+    let user_select = owned.select.clone();
+    let adds_id = request.mql.is_some() && !mentions_object_id(&owned.select);
+    if adds_id {
+        owned.select = format!("{}, \"Object Id\"", owned.select);
+    }
+    let fields = fields_of(&owned);
+    let total = catalog.count_query(caller, &fields, version).await?;
+    view.total = total;
+    view.pages = (total as i64 + PAGE_SIZE - 1) / PAGE_SIZE;
+    let found = catalog
+        .execute_query(
+            caller,
+            &fields,
+            version,
+            PageRequest {
+                size: Some(PAGE_SIZE),
+                number: Some(request.page),
+            },
+            false,
+        )
+        .await?;
+    let QueryResult::Mql(entities) = found else {
+        return Err(Error::internal("the search asked for MQL entities"));
+    };
+    if request.page > 1 {
+        view.prev = Some(request.url("/ui/", Some(request.page - 1)));
+    }
+    if request.page < view.pages {
+        view.next = Some(request.url("/ui/", Some(request.page + 1)));
+    }
+    if request.mql.is_some() {
+        let mut columns: Vec<String> = Vec::new();
+        for entity in &entities {
+            let mut cells = Vec::new();
+            let mut id = None;
+            for (i, attribute) in entity.attributes.iter().enumerate() {
+                let name = &attribute.attribute_type.display_name;
+                if name == "Object Id" {
+                    id = attribute.value.as_str().map(str::to_owned);
+                }
+                if adds_id && i + 1 == entity.attributes.len() {
+                    continue;
+                }
+                if columns.len() <= i && cells.len() == columns.len() {
+                    columns.push(attribute.attribute_type.display_name.clone());
+                }
+                cells.push(display(&attribute.value));
+            }
+            view.mql_rows.push(MqlRow { id, cells });
+        }
+        if columns.is_empty() {
+            columns = user_select
+                .split(',')
+                .map(|c| c.trim().trim_matches('"').to_owned())
+                .collect();
+        }
+        view.mql_columns = columns;
+        view.back_to_search = "/ui/".into();
+    } else {
+        let terms = plain_terms(&request.text);
+        view.rows = entities
+            .iter()
+            .map(|e| result_row(&e.attributes, &terms))
+            .collect();
+        if request.page == 1 && !request.text.trim().is_empty() {
+            view.exact = exact_matches(state, session, request).await?;
+        }
+    }
+    view.facets = facets(state, session, request, &owned).await?;
+    Ok(())
+}
+
+fn mentions_object_id(select: &str) -> bool {
+    select.split(',').any(|item| {
+        item.trim()
+            .trim_matches('"')
+            .eq_ignore_ascii_case("Object Id")
+    })
+}
+
+/// Objects whose whole name is the search text (and the object a path names), shown
+/// first: an exact name should never be on page 2.
+async fn exact_matches(
+    state: &AppState,
+    session: &Session,
+    request: &SearchRequest,
+) -> Result<Vec<ResultRow>, Error> {
+    let text = request.text.trim().trim_matches('"').trim();
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut filter = format!("Name = {}", mql_literal(text));
+    let mut without_text = request.clone();
+    without_text.text.clear();
+    if let Some(rest) = without_text.filter(None)? {
+        write!(filter, " AND {rest}").ok();
+    }
+    let fields = QueryFields {
+        select: SELECT,
+        from: None,
+        scope: None,
+        context: None,
+        filter: Some(&filter),
+        order_by: Some("Name"),
+    };
+    let found = state
+        .catalog
+        .execute_query(
+            &session.caller,
+            &fields,
+            mql_version(None)?,
+            PageRequest {
+                size: Some(10),
+                number: Some(1),
+            },
+            false,
+        )
+        .await?;
+    let mut rows = Vec::new();
+    if let QueryResult::Mql(entities) = found {
+        for e in &entities {
+            let mut row = result_row(&e.attributes, &[]);
+            row.matched = "exact name".into();
+            rows.push(row);
+        }
+    }
+    // A repository path names one object.
+    if text.starts_with('/')
+        && let Ok(reference) = lore_core::id::ObjectRef::parse(text)
+        && let Ok(entity) = state.catalog.get_entity(&session.caller, &reference).await
+        && !rows.iter().any(|r| r.id == entity.id)
+    {
+        rows.insert(
+            0,
+            ResultRow {
+                id: entity.id,
+                name: entity.name,
+                object_type: entity.object_type.display_name,
+                context: text.to_owned(),
+                description: String::new(),
+                labels: entity.labels,
+                sensitivity: String::new(),
+                certified: false,
+                endorsements: 0,
+                warnings: 0,
+                matched: "path".into(),
+            },
+        );
+    }
+    Ok(rows)
+}
+
+/// Facet counts: for each facet, the counts under every other selection (so more
+/// values of the same facet can be added), as getAttributeValueCounts answers them.
+async fn facets(
+    state: &AppState,
+    session: &Session,
+    request: &SearchRequest,
+    owned: &OwnedFields,
+) -> Result<Vec<FacetView>, Error> {
+    let catalog = &state.catalog;
+    let caller = &session.caller;
+    let version = mql_version(None)?;
+    let mut views = Vec::new();
+    let user_mode = request.mql.is_some();
+    for facet in FACETS {
+        let filter = if user_mode {
+            owned.filter.clone()
+        } else {
+            request.filter(Some(facet.param))?
+        };
+        let fields = QueryFields {
+            select: facet.attribute,
+            from: owned.from.as_deref(),
+            scope: None,
+            context: owned.context.as_deref(),
+            filter: filter.as_deref(),
+            order_by: None,
+        };
+        let counts = catalog
+            .attribute_value_counts(caller, &fields, version, None, Some(FACET_VALUES))
+            .await?;
+        let mut values = Vec::new();
+        for counted in counts.into_iter().flat_map(|c| c.values) {
+            let value = facet_value(&counted.value);
+            if value.is_empty() {
+                continue;
+            }
+            values.push(FacetValue {
+                label: value.clone(),
+                selected: request.is_selected(facet.param, &value),
+                href: request.toggled(facet.param, &value),
+                value,
+                count: counted.count,
+            });
+        }
+        if facet.param == "model" {
+            name_models(state, session, &mut values).await?;
+        }
+        // A selected value stays listed even when nothing has it any more.
+        for value in request.values_of(facet.param) {
+            if !values.iter().any(|v| v.value == value) {
+                values.push(FacetValue {
+                    value: value.to_owned(),
+                    label: value.to_owned(),
+                    count: 0,
+                    selected: true,
+                    href: request.toggled(facet.param, value),
+                });
+            }
+        }
+        if !values.is_empty() {
+            views.push(FacetView {
+                param: facet.param,
+                title: facet.title,
+                values,
+            });
+        }
+    }
+    let status_filter = if user_mode {
+        owned.filter.clone()
+    } else {
+        request.filter(Some("status"))?
+    };
+    let mut values = Vec::new();
+    for (param, label, condition) in STATUS {
+        let filter = match &status_filter {
+            Some(f) => format!("({f}) AND {condition}"),
+            None => (*condition).to_owned(),
+        };
+        let fields = QueryFields {
+            select: "Name",
+            from: owned.from.as_deref(),
+            scope: None,
+            context: owned.context.as_deref(),
+            filter: Some(&filter),
+            order_by: None,
+        };
+        let count = catalog.count_query(caller, &fields, version).await?;
+        let selected = request.is_selected("status", param);
+        if count > 0 || selected {
+            values.push(FacetValue {
+                value: (*param).to_owned(),
+                label: (*label).to_owned(),
+                count,
+                selected,
+                href: request.toggled("status", param),
+            });
+        }
+    }
+    if !values.is_empty() {
+        views.push(FacetView {
+            param: "status",
+            title: "Status",
+            values,
+        });
+    }
+    Ok(views)
+}
+
+/// Model facet values are model numbers: the models' names, as the caller sees them.
+async fn name_models(
+    state: &AppState,
+    session: &Session,
+    values: &mut [FacetValue],
+) -> Result<(), Error> {
+    let numbers: Vec<&str> = values
+        .iter()
+        .map(|v| v.value.as_str())
+        .filter(|v| v.parse::<i64>().is_ok())
+        .collect();
+    if numbers.is_empty() {
+        return Ok(());
+    }
+    let filter = format!(
+        "\"Object Type\" = 'Model' AND \"Model Id\" = ANY ({})",
+        numbers.join(", ")
+    );
+    let fields = QueryFields {
+        select: "Name, \"Model Id\"",
+        from: None,
+        scope: None,
+        context: None,
+        filter: Some(&filter),
+        order_by: None,
+    };
+    let found = state
+        .catalog
+        .execute_query(
+            &session.caller,
+            &fields,
+            mql_version(None)?,
+            PageRequest {
+                size: Some(numbers.len() as i64),
+                number: Some(1),
+            },
+            false,
+        )
+        .await?;
+    if let QueryResult::Mql(models) = found {
+        for model in models {
+            let get = |name: &str| {
+                model
+                    .attributes
+                    .iter()
+                    .find(|a| a.attribute_type.display_name == name)
+                    .map(|a| display(&a.value))
+                    .unwrap_or_default()
+            };
+            let (name, number) = (get("Name"), get("Model Id"));
+            for value in values.iter_mut().filter(|v| v.value == number) {
+                value.label.clone_from(&name);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn facet_value(value: &Json) -> String {
+    match value {
+        Json::String(s) => s.clone(),
+        Json::Object(map) => map
+            .get("name")
+            .or_else(|| map.get("label"))
+            .map(display)
+            .unwrap_or_default(),
+        Json::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A value as text for a cell.
+pub fn display(value: &Json) -> String {
+    match value {
+        Json::Null => String::new(),
+        Json::String(s) => s.clone(),
+        Json::Array(items) => items.iter().map(display).collect::<Vec<_>>().join(", "),
+        Json::Object(map) => {
+            if let Some(name) = map.get("name") {
+                return display(name);
+            }
+            if let Some(label) = map.get("label") {
+                return display(label);
+            }
+            Json::Object(map.clone()).to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+fn result_row(attributes: &[lore_core::wire::Attribute], terms: &[String]) -> ResultRow {
+    let get = |name: &str| {
+        attributes
+            .iter()
+            .find(|a| a.attribute_type.display_name == name)
+            .map(|a| &a.value)
+    };
+    let text = |name: &str| get(name).map(display).unwrap_or_default();
+    let context = match get("Context") {
+        Some(Json::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.get("name").and_then(Json::as_str))
+            .collect::<Vec<_>>()
+            .join(" / "),
+        Some(other) => display(other),
+        None => String::new(),
+    };
+    let name = text("Name");
+    let physical = text("Physical Name");
+    let description = text("Description");
+    let matched = if terms.is_empty() {
+        String::new()
+    } else if terms.iter().any(|t| folded(&name).contains(t.as_str())) {
+        "name".into()
+    } else if terms.iter().any(|t| folded(&physical).contains(t.as_str())) {
+        "physical name".into()
+    } else if terms
+        .iter()
+        .any(|t| folded(&description).contains(t.as_str()))
+    {
+        "description".into()
+    } else {
+        String::new()
+    };
+    ResultRow {
+        id: text("Object Id"),
+        object_type: text("Object Type"),
+        context,
+        description: first_line(&description),
+        labels: match get("Labels") {
+            Some(Json::Array(items)) => items.iter().map(display).collect(),
+            _ => Vec::new(),
+        },
+        sensitivity: text("Sensitivity Label"),
+        certified: get("Certified").and_then(Json::as_bool).unwrap_or(false),
+        endorsements: get("Endorsement Count").and_then(Json::as_u64).unwrap_or(0),
+        warnings: get("Warning Count").and_then(Json::as_u64).unwrap_or(0),
+        matched,
+        name,
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > 160 {
+        let cut: String = line.chars().take(157).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
+/// Text as search compares it: lower case, every run of word breakers one space.
+fn folded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_whitespace() || "_:.[]()".contains(c) {
+            gap = true;
+        } else {
+            if gap && !out.is_empty() {
+                out.push(' ');
+            }
+            gap = false;
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// The plain words and phrases of search text (no excluded terms), folded.
+fn plain_terms(text: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        if let Some(inner) = rest.strip_prefix('"') {
+            let end = inner.find('"').unwrap_or(inner.len());
+            terms.push(folded(&inner[..end]));
+            rest = inner.get(end + 1..).unwrap_or_default().trim_start();
+            continue;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = rest[end..].trim_start();
+        if word.starts_with('-') {
+            continue;
+        }
+        let word = word.trim_start_matches(['+', '=']).trim_end_matches('*');
+        for part in word.split('.') {
+            let part = folded(part.trim_matches('"'));
+            if !part.is_empty() {
+                terms.push(part);
+            }
+        }
+    }
+    terms.retain(|t| !t.is_empty());
+    terms
+}
+
+/// `GET /ui/search.csv`: the results of the same search, up to 10,000 rows.
+pub async fn csv(
+    State(state): State<AppState>,
+    session: Session,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let request = SearchRequest::from_query(raw.as_deref());
+    let owned = request.fields()?;
+    let found = state
+        .catalog
+        .execute_query(
+            &session.caller,
+            &fields_of(&owned),
+            mql_version(None)?,
+            PageRequest {
+                size: Some(CSV_ROWS),
+                number: Some(1),
+            },
+            false,
+        )
+        .await?;
+    let QueryResult::Mql(entities) = found else {
+        return Err(Error::internal("the search asked for MQL entities").into());
+    };
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let write = |out: &mut csv::Writer<Vec<u8>>, row: Vec<String>| {
+        out.write_record(row)
+            .map_err(|e| Error::internal(format!("cannot write CSV: {e}")))
+    };
+    if let Some(first) = entities.first() {
+        write(
+            &mut out,
+            first
+                .attributes
+                .iter()
+                .map(|a| a.attribute_type.display_name.clone())
+                .collect(),
+        )?;
+    }
+    for entity in &entities {
+        write(
+            &mut out,
+            entity
+                .attributes
+                .iter()
+                .map(|a| csv_cell(&a.value))
+                .collect(),
+        )?;
+    }
+    let bytes = out
+        .into_inner()
+        .map_err(|e| Error::internal(format!("cannot write CSV: {e}")))?;
+    Ok((
+        [
+            (CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (
+                CONTENT_DISPOSITION,
+                "attachment; filename=\"lore-search.csv\"",
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// A CSV cell; text a spreadsheet would run as a formula starts with a quote mark.
+fn csv_cell(value: &Json) -> String {
+    let text = match value {
+        Json::Array(items) => items.iter().map(display).collect::<Vec<_>>().join("; "),
+        other => display(other),
+    };
+    if text.starts_with(['=', '+', '-', '@']) {
+        format!("'{text}")
+    } else {
+        text
+    }
+}
+
+#[derive(Template)]
+#[template(path = "mql_status.html")]
+struct MqlStatus {
+    valid: bool,
+    message: String,
+    warnings: Vec<String>,
+}
+
+/// `GET /ui/search/validate?mql=...`: what validateMQLQuery says of the MQL box, as a
+/// line under it (htmx asks as the user types).
+pub async fn validate(
+    State(state): State<AppState>,
+    session: Session,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let text = raw
+        .as_deref()
+        .and_then(|q| super::session::url_form_value(q.as_bytes(), "mql"))
+        .unwrap_or_default();
+    let checked = match split_query(&text) {
+        Ok(owned) => {
+            state
+                .catalog
+                .validate_query(
+                    &session.caller,
+                    &fields_of(&owned),
+                    mql_version(None).unwrap_or(3),
+                    false,
+                )
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    let status = match checked {
+        Ok(v) => MqlStatus {
+            valid: true,
+            message: "Valid MQL.".into(),
+            warnings: v.warnings,
+        },
+        Err(e) => MqlStatus {
+            valid: false,
+            message: e.for_client().message,
+            warnings: Vec::new(),
+        },
+    };
+    match status.render() {
+        Ok(body) => Html(body).into_response(),
+        Err(_) => Html(String::new()).into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_text_and_facets_become_one_query() {
+        let request = SearchRequest::from_query(Some(
+            "q=cust%27s&type=Table&type=View&status=certified&model=3",
+        ));
+        assert_eq!(
+            request.filter(None).unwrap().unwrap(),
+            "text = 'cust''s' AND \"Object Type\" = ANY ('Table', 'View') AND \"Model Id\" = 3 AND Certified = true"
+        );
+        assert_eq!(
+            request.filter(Some("type")).unwrap().unwrap(),
+            "text = 'cust''s' AND \"Model Id\" = 3 AND Certified = true"
+        );
+        let bad = SearchRequest::from_query(Some("model=x"));
+        assert!(bad.filter(None).is_err());
+    }
+
+    #[test]
+    fn toggling_a_value_adds_or_removes_it() {
+        let request = SearchRequest::from_query(Some("q=a&type=Table"));
+        assert_eq!(request.toggled("type", "Table"), "/ui/?q=a");
+        assert_eq!(
+            request.toggled("type", "View"),
+            "/ui/?q=a&type=Table&type=View"
+        );
+    }
+
+    #[test]
+    fn terms_fold_like_search() {
+        assert_eq!(
+            plain_terms("cust* +order_id \"Sales Order\" -x a.b"),
+            ["cust", "order id", "sales order", "a", "b"]
+        );
+        assert_eq!(folded("2023_CUSTOMER_ID"), "2023 customer id");
+    }
+
+    #[test]
+    fn csv_cells_never_start_a_formula() {
+        assert_eq!(csv_cell(&Json::String("=1+1".into())), "'=1+1");
+        assert_eq!(csv_cell(&serde_json::json!(["a", "b"])), "a; b");
+    }
+}
