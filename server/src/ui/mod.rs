@@ -8,6 +8,8 @@
 
 mod assets;
 mod browse;
+mod lineage;
+pub mod lineage_graph;
 mod login;
 mod mql_text;
 mod object;
@@ -74,6 +76,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/ui/browse/{id}", get(browse::node))
         .route("/ui/objects/{id}", get(object::overview))
         .route("/ui/objects/{id}/{tab}", get(object::tab))
+        .route("/ui/objects/{id}/lineage.csv", get(lineage::csv))
         .route("/ui/static/{file}", get(assets::file))
         .route_layer(axum::middleware::from_fn_with_state(
             state,

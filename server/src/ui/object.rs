@@ -3,7 +3,7 @@
 //! labels, curation and profiling), so what the caller may not see never reaches the page.
 
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use lore_core::ObjectRef;
 use lore_core::catalog::ObjectCuration;
 use lore_core::model::ClassificationStatus;
@@ -22,6 +22,7 @@ const TABS: &[(&str, &str)] = &[
     ("children", "Children"),
     ("classification", "Classification"),
     ("profiling", "Profiling and sampling"),
+    ("lineage", "Lineage"),
     ("comments", "Comments and history"),
 ];
 
@@ -84,6 +85,8 @@ struct ObjectPage {
     profiling: Option<ProfilingView>,
     // Comments and history.
     entries: Vec<Entry>,
+    // Lineage.
+    lineage: Option<super::lineage::LineageView>,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -106,7 +109,7 @@ pub async fn overview(
     session: Session,
     Path(id): Path<String>,
 ) -> PageResult {
-    show(state, session, id, "overview").await
+    show(state, session, id, "overview", None).await
 }
 
 /// `GET /ui/objects/{id}/{tab}`.
@@ -114,11 +117,12 @@ pub async fn tab(
     state: State<AppState>,
     session: Session,
     Path((id, tab)): Path<(String, String)>,
+    RawQuery(raw): RawQuery,
 ) -> PageResult {
     let Some(&(tab, _)) = TABS.iter().find(|(t, _)| *t == tab) else {
         return Ok(not_found_page());
     };
-    show(state, session, id, tab).await
+    show(state, session, id, tab, raw).await
 }
 
 async fn show(
@@ -126,6 +130,7 @@ async fn show(
     session: Session,
     id: String,
     tab: &'static str,
+    query: Option<String>,
 ) -> PageResult {
     let catalog = &state.catalog;
     let caller = &session.caller;
@@ -183,6 +188,7 @@ async fn show(
             .collect(),
         profiling: None,
         entries: Vec::new(),
+        lineage: None,
     };
     if let Some(curation) = &curation {
         fill_curation(&mut page, curation);
@@ -209,6 +215,10 @@ async fn show(
                 .await
                 .map_err(PageError)?;
             page.profiling = Some(profiling_view(&record));
+        }
+        "lineage" => {
+            let params = super::lineage::LineageParams::from_query(query.as_deref());
+            page.lineage = Some(super::lineage::view(&state, &session, &entity.id, params).await?);
         }
         _ => {}
     }

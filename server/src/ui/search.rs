@@ -466,7 +466,7 @@ async fn exact_matches(
     session: &Session,
     request: &SearchRequest,
 ) -> Result<Vec<ResultRow>, Error> {
-    let text = request.text.trim().trim_matches('"').trim();
+    let text = exact_name(&request.text);
     if text.is_empty() {
         return Ok(Vec::new());
     }
@@ -529,6 +529,18 @@ async fn exact_matches(
         );
     }
     Ok(rows)
+}
+
+/// The name search text means when taken whole: without the marks of an exact name
+/// (`=orders`, `="sales order"`, `."sales_order"`, typographic quotes) or a phrase.
+fn exact_name(text: &str) -> &str {
+    let text = text.trim();
+    let text = text
+        .strip_prefix('.')
+        .filter(|t| t.starts_with(['"', '“']))
+        .unwrap_or(text);
+    let text = text.strip_prefix('=').unwrap_or(text);
+    text.trim_matches(['"', '“', '”']).trim()
 }
 
 /// Facet counts: for each facet, the counts under every other selection (so more
@@ -1005,6 +1017,15 @@ mod tests {
             ["cust", "order id", "sales order", "a", "b"]
         );
         assert_eq!(folded("2023_CUSTOMER_ID"), "2023 customer id");
+    }
+
+    #[test]
+    fn exact_names_lose_their_marks() {
+        assert_eq!(exact_name(" =orders "), "orders");
+        assert_eq!(exact_name("=\"sales order\""), "sales order");
+        assert_eq!(exact_name(".“sales_order”"), "sales_order");
+        assert_eq!(exact_name("\"customer\""), "customer");
+        assert_eq!(exact_name(".x"), ".x");
     }
 
     #[test]

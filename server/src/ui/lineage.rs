@@ -1,0 +1,437 @@
+//! The lineage tab (`/ui/objects/{id}/lineage`): one hop each way by default, depth 1 to 5
+//! and direction controls, expanding one object at a time, columns on demand, the path
+//! to an object highlighted, a table of the same graph and its CSV
+//! (`/ui/objects/{id}/lineage.csv`). Built from getOperations, so sight applies as there.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::response::IntoResponse;
+use lore_core::catalog::{
+    LineageOperations, LineageRequest, PageRequest, QueryResult, mql_version,
+};
+use lore_core::mql::parse::QueryFields;
+use lore_core::wire::EmbeddedEntity;
+use lore_core::{Error, ObjectRef};
+use serde_json::Value as Json;
+
+use super::lineage_graph::{Graph, Shape, Walk, assemble};
+use super::mql_text::mql_literal;
+use super::page::{PageResult, query_string};
+use super::session::Session;
+use crate::AppState;
+
+/// The most objects a user may expand at once.
+const MAX_EXPANDED: usize = 20;
+/// Operations read per walk (getOperations' own largest answer).
+const WALK_LIMIT: &str = "10000";
+/// Edges followed from one object (getOperations' largest fan-out).
+const WALK_FAN_OUT: &str = "1000";
+
+/// The lineage the URL asks for.
+#[derive(Debug, Clone)]
+pub struct LineageParams {
+    pub depth: u32,
+    /// `both`, `upstream` or `downstream`.
+    pub direction: String,
+    pub expand: Vec<String>,
+    pub columns: bool,
+    pub focus: Option<String>,
+    /// `graph` or `table`.
+    pub view: String,
+}
+
+impl LineageParams {
+    pub fn from_query(raw: Option<&str>) -> Self {
+        let pairs: Vec<(String, String)> = raw
+            .and_then(|q| serde_urlencoded::from_str(q).ok())
+            .unwrap_or_default();
+        let mut params = Self {
+            depth: 1,
+            direction: "both".into(),
+            expand: Vec::new(),
+            columns: false,
+            focus: None,
+            view: "graph".into(),
+        };
+        for (name, value) in pairs {
+            match name.as_str() {
+                "depth" => params.depth = value.parse().unwrap_or(1).clamp(1, 5),
+                "direction" if ["both", "upstream", "downstream"].contains(&value.as_str()) => {
+                    params.direction = value
+                }
+                "expand"
+                    if !value.is_empty()
+                        && params.expand.len() < MAX_EXPANDED
+                        && !params.expand.contains(&value) =>
+                {
+                    params.expand.push(value)
+                }
+                "columns" => params.columns = value == "1" || value == "on" || value == "true",
+                "focus" if !value.is_empty() => params.focus = Some(value),
+                "view" if value == "table" || value == "graph" => params.view = value,
+                _ => {}
+            }
+        }
+        params
+    }
+
+    /// The query string of these parameters, changed by `change`.
+    pub fn query(&self, change: impl FnOnce(&mut Self)) -> String {
+        let mut p = self.clone();
+        change(&mut p);
+        let depth = p.depth.to_string();
+        let mut pairs: Vec<(&str, &str)> = vec![("depth", &depth), ("direction", &p.direction)];
+        for id in &p.expand {
+            pairs.push(("expand", id));
+        }
+        if p.columns {
+            pairs.push(("columns", "1"));
+        }
+        if let Some(f) = &p.focus {
+            pairs.push(("focus", f));
+        }
+        if p.view != "graph" {
+            pairs.push(("view", &p.view));
+        }
+        query_string(pairs)
+    }
+}
+
+/// What the lineage tab shows.
+#[derive(Debug)]
+pub struct LineageView {
+    pub params: LineageParams,
+    pub graph: Graph,
+    /// The edges as rows: direction, depth, source, target, operation.
+    pub rows: Vec<LineageRow>,
+    pub csv: String,
+}
+
+#[derive(Debug)]
+pub struct LineageRow {
+    pub direction: &'static str,
+    pub depth: u32,
+    pub source: EmbeddedEntity,
+    pub target: EmbeddedEntity,
+    pub operation: String,
+}
+
+impl LineageView {
+    /// This view with an object expanded.
+    pub fn expand_href(&self, id: &str) -> String {
+        format!(
+            "?{}",
+            self.params.query(|p| {
+                if !p.expand.iter().any(|e| e == id) {
+                    p.expand.push(id.to_owned());
+                }
+            })
+        )
+    }
+    /// This view with the paths to an object highlighted.
+    pub fn focus_href(&self, id: &str) -> String {
+        format!("?{}", self.params.query(|p| p.focus = Some(id.to_owned())))
+    }
+    pub fn view_href(&self, view: &str) -> String {
+        format!("?{}", self.params.query(|p| p.view = view.to_owned()))
+    }
+}
+
+/// Reads the lineage of `start` for the page.
+pub async fn view(
+    state: &AppState,
+    session: &Session,
+    start_id: &str,
+    params: LineageParams,
+) -> Result<LineageView, Error> {
+    let (start, walks) = walks(state, session, start_id, &params).await?;
+    let parents = parents(state, session, &walks).await?;
+    let shape = Shape {
+        depth: params.depth,
+        columns: params.columns,
+        focus: params.focus.clone(),
+    };
+    let graph = assemble(&start, &walks, &shape, &parents);
+    let rows = rows(&walks, params.depth);
+    let base = params.query(|_| {});
+    Ok(LineageView {
+        csv: format!(
+            "/ui/objects/{}/lineage.csv?{base}",
+            super::page::url_encode(start_id)
+        ),
+        params,
+        graph,
+        rows,
+    })
+}
+
+/// The getOperations answers: around the start to depth + 1 (the last hop only counts
+/// neighbours), around each expanded object to 2.
+async fn walks(
+    state: &AppState,
+    session: &Session,
+    start_id: &str,
+    params: &LineageParams,
+) -> Result<(EmbeddedEntity, Vec<Walk>), Error> {
+    let request = |depth: u32, direction: &str| LineageRequest {
+        direction: Some(direction.to_owned()),
+        depth: Some(depth.to_string()),
+        fan_out: Some(WALK_FAN_OUT.into()),
+        limit: Some(WALK_LIMIT.into()),
+    };
+    let first: LineageOperations = state
+        .catalog
+        .lineage_operations(
+            &session.caller,
+            start_id,
+            &request(params.depth + 1, &params.direction),
+        )
+        .await?;
+    let start = first.starting_object.clone();
+    let mut walks = vec![Walk {
+        center: None,
+        truncated: first.truncated,
+        operations: first.operations,
+    }];
+    // A table's lineage includes its columns' (drawn between tables unless columns are
+    // asked for).
+    for column in columns_of(state, session, &start.id).await? {
+        let answer = state
+            .catalog
+            .lineage_operations(
+                &session.caller,
+                &column,
+                &request(params.depth + 1, &params.direction),
+            )
+            .await?;
+        if !answer.operations.is_empty() {
+            walks.push(Walk {
+                center: None,
+                truncated: answer.truncated,
+                operations: answer.operations,
+            });
+        }
+    }
+    for id in &params.expand {
+        // An object the user may not see (or that is gone) expands to nothing.
+        match state
+            .catalog
+            .lineage_operations(&session.caller, id, &request(2, &params.direction))
+            .await
+        {
+            Ok(answer) => walks.push(Walk {
+                center: Some(answer.starting_object.id.clone()),
+                truncated: answer.truncated,
+                operations: answer.operations,
+            }),
+            Err(e) if e.code.http_status() == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((start, walks))
+}
+
+/// The most columns of one object whose lineage is read with it.
+const MAX_COLUMNS: i64 = 500;
+
+/// The ids of the columns (and fields) of an object, as the caller sees them.
+async fn columns_of(state: &AppState, session: &Session, id: &str) -> Result<Vec<String>, Error> {
+    let filter = format!(
+        "Parent.\"Object Id\" = {} AND \"Object Type\" = ANY ('Column', 'Field')",
+        mql_literal(id)
+    );
+    let fields = QueryFields {
+        select: "\"Object Id\"",
+        from: None,
+        scope: None,
+        context: None,
+        filter: Some(&filter),
+        order_by: None,
+    };
+    let found = state
+        .catalog
+        .execute_query(
+            &session.caller,
+            &fields,
+            mql_version(None)?,
+            PageRequest {
+                size: Some(MAX_COLUMNS),
+                number: Some(1),
+            },
+            false,
+        )
+        .await?;
+    let QueryResult::Mql(entities) = found else {
+        return Ok(Vec::new());
+    };
+    Ok(entities
+        .iter()
+        .filter_map(|e| e.attributes.first())
+        .filter_map(|a| a.value.as_str().map(str::to_owned))
+        .collect())
+}
+
+/// The parents of the columns in the walks, by MQL (`Context`), 500 at a time.
+async fn parents(
+    state: &AppState,
+    session: &Session,
+    walks: &[Walk],
+) -> Result<HashMap<String, EmbeddedEntity>, Error> {
+    let mut columns: Vec<&str> = walks
+        .iter()
+        .flat_map(|w| w.operations.iter())
+        .flat_map(|op| [&op.source, &op.target])
+        .filter(|e| e.object_type.display_name == "Column" || e.object_type.display_name == "Field")
+        .map(|e| e.id.as_str())
+        .collect();
+    columns.sort_unstable();
+    columns.dedup();
+    let mut parents = HashMap::new();
+    for chunk in columns.chunks(500) {
+        let list = chunk
+            .iter()
+            .map(|id| mql_literal(id))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let filter = format!("\"Object Id\" = ANY ({list})");
+        let fields = QueryFields {
+            select: "\"Object Id\", Context",
+            from: None,
+            scope: None,
+            context: None,
+            filter: Some(&filter),
+            order_by: None,
+        };
+        let found = state
+            .catalog
+            .execute_query(
+                &session.caller,
+                &fields,
+                mql_version(None)?,
+                PageRequest {
+                    size: Some(chunk.len() as i64),
+                    number: Some(1),
+                },
+                false,
+            )
+            .await?;
+        let QueryResult::Mql(entities) = found else {
+            continue;
+        };
+        for entity in entities {
+            let get = |name: &str| {
+                entity
+                    .attributes
+                    .iter()
+                    .find(|a| a.attribute_type.display_name == name)
+                    .map(|a| &a.value)
+            };
+            let (Some(Json::String(id)), Some(Json::Array(context))) =
+                (get("Object Id"), get("Context"))
+            else {
+                continue;
+            };
+            if let Some(parent) = context
+                .last()
+                .and_then(|p| serde_json::from_value::<EmbeddedEntity>(p.clone()).ok())
+            {
+                parents.insert(id.clone(), parent);
+            }
+        }
+    }
+    Ok(parents)
+}
+
+/// The operations drawn, as table rows (nearest first).
+fn rows(walks: &[Walk], depth: u32) -> Vec<LineageRow> {
+    let mut rows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for walk in walks {
+        let reach = if walk.center.is_some() { 1 } else { depth };
+        for op in walk.operations.iter().filter(|op| op.depth <= reach) {
+            if seen.insert((
+                op.source.id.clone(),
+                op.target.id.clone(),
+                op.operation.clone(),
+            )) {
+                rows.push(LineageRow {
+                    direction: op.direction,
+                    depth: op.depth,
+                    source: op.source.clone(),
+                    target: op.target.clone(),
+                    operation: op.operation.clone(),
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// `GET /ui/objects/{id}/lineage.csv`: the table of the lineage view as CSV.
+pub async fn csv(
+    State(state): State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let params = LineageParams::from_query(raw.as_deref());
+    let reference = ObjectRef::parse(&id)?;
+    let entity = state
+        .catalog
+        .get_entity(&session.caller, &reference)
+        .await?;
+    let (_, walks) = walks(&state, &session, &entity.id, &params).await?;
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let fail = |e: csv::Error| Error::internal(format!("cannot write CSV: {e}"));
+    out.write_record([
+        "direction",
+        "depth",
+        "source id",
+        "source",
+        "source type",
+        "target id",
+        "target",
+        "target type",
+        "operation",
+    ])
+    .map_err(fail)?;
+    for row in rows(&walks, params.depth) {
+        out.write_record([
+            row.direction,
+            &row.depth.to_string(),
+            &row.source.id,
+            &guard(&row.source.name),
+            &row.source.object_type.display_name,
+            &row.target.id,
+            &guard(&row.target.name),
+            &row.target.object_type.display_name,
+            &guard(&row.operation),
+        ])
+        .map_err(fail)?;
+    }
+    let bytes = out
+        .into_inner()
+        .map_err(|e| Error::internal(format!("cannot write CSV: {e}")))?;
+    Ok((
+        [
+            (CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (
+                CONTENT_DISPOSITION,
+                "attachment; filename=\"lore-lineage.csv\"",
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// Text a spreadsheet would run as a formula starts with a quote mark.
+fn guard(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    }
+}
