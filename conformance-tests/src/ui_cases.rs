@@ -31,6 +31,7 @@ pub fn cases() -> Vec<UiCase> {
         ui_case!(browse_to_a_column),
         ui_case!(object_page_tabs),
         ui_case!(lineage_graph_and_table),
+        ui_case!(curation_from_the_object_page),
         ui_case!(sight_on_every_screen),
         ui_case!(every_screen_is_accessible),
     ]
@@ -489,7 +490,7 @@ async fn every_screen_is_accessible(t: &Target, b: &mut Browser) {
         "/comments",
     ] {
         b.goto(&format!("{base}{tab}")).await;
-        b.find("#tab-panel").await;
+        b.find("main").await;
         failures.extend(
             b.accessibility_violations()
                 .await
@@ -675,4 +676,148 @@ async fn lineage_graph_and_table(t: &Target, b: &mut Browser) {
     let csv = csv.as_str().unwrap_or_default();
     assert!(csv.starts_with("direction,depth,source id,source"), "{csv}");
     assert!(csv.contains("UPSTREAM,1,"), "{csv}");
+}
+
+/// Presses a button and waits for the page it leads to.
+async fn press(b: &Browser, css: &str) {
+    b.run("window.__before = true").await;
+    b.find(css)
+        .await
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("pressing {css}: {e}"));
+    b.wait_until(
+        &format!("the page after {css}"),
+        "window.__before === undefined && document.readyState === 'complete'",
+    )
+    .await;
+}
+
+async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
+    t.import_sample().await;
+    b.login(&t.user, &t.password).await;
+    b.find("#signed-in-user").await;
+    open_customer_table(b).await;
+    let object = b.at().await;
+    let id = object.trim_start_matches("/ui/objects/").to_owned();
+
+    // Endorse, certify, watch: each recorded as the API records it.
+    for (button, done) in [
+        ("#endorse", "Endorsed"),
+        ("#certify", "Certified"),
+        ("#watch", "Watching"),
+    ] {
+        press(b, button).await;
+        assert!(b.text(button).await.starts_with(done), "{button}");
+        assert!(!b.text("#flash-done").await.is_empty());
+    }
+    let curation = t.get(&format!("/curation/{id}")).await;
+    let curation = curation.ok();
+    assert_eq!(curation["endorsedBy"][0]["name"], json!(t.user));
+    assert_eq!(curation["certifiedBy"][0]["name"], json!(t.user));
+    assert_eq!(curation["watchers"][0]["name"], json!(t.user));
+    press(b, "#endorse").await;
+    assert_eq!(b.text("#endorse").await, "Endorse");
+
+    // The description, in Markdown, previewed as it is typed.
+    b.goto(&format!("{object}/edit")).await;
+    let area = b.find("#description").await;
+    area.clear().await.expect("clearing the description");
+    area.send_keys("Customers who **ordered**, see <script>x</script>")
+        .await
+        .expect("typing");
+    b.wait_until("the preview", "document.querySelector('#preview strong')")
+        .await;
+    b.shot("edit-description").await;
+    press(b, "#save-description").await;
+    let overview = b.text("#tab-panel").await;
+    assert!(
+        overview.contains("Customers who ordered, see <script>x</script>"),
+        "{overview}"
+    );
+    assert_eq!(
+        b.run("return document.querySelectorAll('.description script').length")
+            .await,
+        json!(0)
+    );
+    let entity = t.entity(&id).await;
+    assert!(
+        entity.text().contains("Customers who **ordered**"),
+        "{}",
+        entity.describe()
+    );
+
+    // A glossary term, found as it is typed, linked and unlinked.
+    let field = b.find("#term-input").await;
+    field.send_keys("Clie").await.expect("typing a term");
+    b.wait_until(
+        "the term suggestions",
+        "document.querySelectorAll('#term-options option').length > 0",
+    )
+    .await;
+    let option = b
+        .run("return document.querySelector('#term-options option').value")
+        .await;
+    let term_id = option.as_str().expect("a suggested term").to_owned();
+    b.run(&format!(
+        "document.getElementById('term-input').value = '{term_id}'"
+    ))
+    .await;
+    press(b, "#link-term-button").await;
+    let terms = b.text("#terms").await;
+    assert!(terms.contains("Client"), "{terms}");
+    press(b, "#terms button").await;
+    assert!(b.all("#terms").await.is_empty() || !b.text("#terms").await.contains("Client"));
+
+    // Comments and warnings.
+    b.goto(&format!("{object}/comments")).await;
+    b.find("#comment-text")
+        .await
+        .send_keys("Checked against the CRM.")
+        .await
+        .expect("typing");
+    press(b, "#add-comment-button").await;
+    b.find("#comment-text")
+        .await
+        .send_keys("Emails are not verified.")
+        .await
+        .expect("typing");
+    press(b, "#add-warning-button").await;
+    let comments = b.text("#comments").await;
+    assert!(
+        comments.contains("Checked against the CRM.")
+            && comments.contains("Emails are not verified."),
+        "{comments}"
+    );
+    assert!(b.text("#badges").await.contains("Warnings ×1"));
+    b.shot("comments").await;
+    press(b, "#comments form button").await;
+    assert_eq!(b.all("#comments li").await.len(), 1);
+
+    // A sensitivity label proposed, then approved.
+    b.goto(&format!("{object}/classification")).await;
+    let label = b
+        .run("return document.querySelector('#label-choice option').textContent")
+        .await;
+    let label = label.as_str().expect("a defined label").to_owned();
+    press(b, "#propose-label-button").await;
+    let row = b
+        .run(&format!("return [...document.querySelectorAll('#label-assignments tr')].find(r => r.cells[0].textContent === '{label}').cells[1].textContent"))
+        .await;
+    assert_eq!(row, json!("proposed"));
+    press(
+        b,
+        &format!("#label-assignments button[aria-label='Approve {label}']"),
+    )
+    .await;
+    let row = b
+        .run(&format!("return [...document.querySelectorAll('#label-assignments tr')].find(r => r.cells[0].textContent === '{label}').cells[1].textContent"))
+        .await;
+    assert_eq!(row, json!("approved"));
+
+    // A workflow step.
+    let step = b.text(".workflow-step").await;
+    press(b, ".workflow-step").await;
+    assert!(b.text("#flash-done").await.starts_with(&step));
+    b.shot("classification").await;
 }

@@ -116,7 +116,7 @@ pub async fn submit(
     let address = address.map(|a| a.to_string());
     match state
         .catalog
-        .login_from(form.user.trim(), &form.password, true, address.as_deref())
+        .login_from(form.user.trim(), &form.password, false, address.as_deref())
         .await
     {
         Ok(key) => signed_in(&state, &headers, &key, &next),

@@ -8,6 +8,7 @@
 
 mod assets;
 mod browse;
+mod curation;
 mod lineage;
 pub mod lineage_graph;
 mod login;
@@ -77,6 +78,16 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/ui/objects/{id}", get(object::overview))
         .route("/ui/objects/{id}/{tab}", get(object::tab))
         .route("/ui/objects/{id}/lineage.csv", get(lineage::csv))
+        .route("/ui/objects/{id}/curation", post(curation::curate))
+        .route("/ui/objects/{id}/workflow", post(curation::workflow))
+        .route("/ui/objects/{id}/labels", post(curation::label))
+        .route("/ui/objects/{id}/terms", post(curation::term))
+        .route(
+            "/ui/objects/{id}/edit",
+            get(curation::edit_form).post(curation::edit_save),
+        )
+        .route("/ui/preview", post(curation::preview))
+        .route("/ui/terms/suggest", get(curation::suggest_terms))
         .route("/ui/static/{file}", get(assets::file))
         .route_layer(axum::middleware::from_fn_with_state(
             state,

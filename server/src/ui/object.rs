@@ -46,6 +46,8 @@ pub struct LabelView {
 
 /// A line of curation: who, when, what.
 pub struct Entry {
+    pub id: i64,
+    pub mine: bool,
     pub kind: String,
     pub user: String,
     pub at: String,
@@ -87,6 +89,16 @@ struct ObjectPage {
     entries: Vec<Entry>,
     // Lineage.
     lineage: Option<super::lineage::LineageView>,
+    // Curation: what the caller has done, may do, and what just happened.
+    endorsed: bool,
+    certified: bool,
+    watching: bool,
+    workflow_tasks: Vec<&'static str>,
+    defined_labels: Vec<String>,
+    done: Option<String>,
+    failed: Option<String>,
+    /// This page's path, where forms return.
+    here: String,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -108,8 +120,9 @@ pub async fn overview(
     state: State<AppState>,
     session: Session,
     Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
 ) -> PageResult {
-    show(state, session, id, "overview", None).await
+    show(state, session, id, "overview", raw).await
 }
 
 /// `GET /ui/objects/{id}/{tab}`.
@@ -189,9 +202,22 @@ async fn show(
         profiling: None,
         entries: Vec::new(),
         lineage: None,
+        endorsed: false,
+        certified: false,
+        watching: false,
+        workflow_tasks: Vec::new(),
+        defined_labels: Vec::new(),
+        done: flash(query.as_deref(), "done"),
+        failed: flash(query.as_deref(), "error"),
+        here: String::new(),
+    };
+    page.here = if tab == "overview" {
+        format!("/ui/objects/{}", url_encode(&page.id))
+    } else {
+        format!("/ui/objects/{}/{tab}", url_encode(&page.id))
     };
     if let Some(curation) = &curation {
-        fill_curation(&mut page, curation);
+        fill_curation(&mut page, curation, caller.name());
     }
     page.tabs = TABS
         .iter()
@@ -209,6 +235,14 @@ async fn show(
             page.children = children;
             page.children_more = more;
         }
+        "classification" => {
+            page.defined_labels = catalog
+                .sensitivity_labels(caller)
+                .await?
+                .into_iter()
+                .map(|l| l.name)
+                .collect();
+        }
         "profiling" => {
             let record = catalog
                 .data_profiling(caller, &reference)
@@ -223,6 +257,14 @@ async fn show(
         _ => {}
     }
     Ok(html(&page))
+}
+
+/// A message the page was sent back with (`done=`, `error=`).
+fn flash(query: Option<&str>, name: &str) -> Option<String> {
+    query
+        .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
+        .filter(|m| !m.is_empty())
+        .map(|m| m.chars().take(300).collect())
 }
 
 fn status_name(status: ClassificationStatus) -> &'static str {
@@ -243,7 +285,16 @@ fn user_name(user: &Json) -> String {
         .to_owned()
 }
 
-fn fill_curation(page: &mut ObjectPage, curation: &ObjectCuration) {
+fn fill_curation(page: &mut ObjectPage, curation: &ObjectCuration, me: &str) {
+    let mine = |users: &[Json]| {
+        users
+            .iter()
+            .any(|u| u.get("name").and_then(Json::as_str) == Some(me))
+    };
+    page.endorsed = mine(&curation.endorsed_by);
+    page.certified = mine(&curation.certified_by);
+    page.watching = mine(&curation.watchers);
+    page.workflow_tasks.clone_from(&curation.my_workflow_tasks);
     page.certified_by = curation.certified_by.iter().map(user_name).collect();
     page.endorsed_by = curation.endorsed_by.iter().map(user_name).collect();
     page.watchers = curation.watchers.iter().map(user_name).collect();
@@ -254,6 +305,8 @@ fn fill_curation(page: &mut ObjectPage, curation: &ObjectCuration) {
         .iter()
         .chain(&curation.warnings)
         .map(|e| Entry {
+            id: e.id,
+            mine: e.user.get("name").and_then(Json::as_str) == Some(me),
             kind: e.kind.to_owned(),
             user: user_name(&e.user),
             at: e.at.clone(),
