@@ -279,11 +279,15 @@ pub async fn not_found(method: Method, uri: Uri) -> axum::response::Response {
     .into_response()
 }
 
-pub async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+pub async fn method_not_allowed(method: Method, uri: Uri) -> axum::response::Response {
+    if crate::ui::is_ui_path(uri.path()) {
+        return crate::ui::method_not_allowed();
+    }
     ApiError::new(
         ErrorCode::MethodNotAllowed,
         format!("{} does not accept {method}", uri.path()),
     )
+    .into_response()
 }
 
 #[cfg(test)]

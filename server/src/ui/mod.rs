@@ -6,6 +6,7 @@
 //! The UI calls only the catalog's public methods, as the API's handlers do: search,
 //! sight and curation have one implementation.
 
+mod admin;
 mod assets;
 mod browse;
 mod curation;
@@ -87,6 +88,35 @@ pub fn router(state: AppState) -> Router<AppState> {
             get(curation::edit_form).post(curation::edit_save),
         )
         .route("/ui/preview", post(curation::preview))
+        .route(
+            "/ui/objects/{id}/access",
+            get(object::access).post(admin::grant_object),
+        )
+        .route(
+            "/ui/admin",
+            get(|| async { Redirect::to("/ui/admin/users") }),
+        )
+        .route(
+            "/ui/admin/users",
+            get(admin::users).post(admin::create_user),
+        )
+        .route("/ui/admin/users/enabled", post(admin::enable_user))
+        .route(
+            "/ui/admin/groups",
+            get(admin::groups).post(admin::create_group),
+        )
+        .route(
+            "/ui/admin/roles",
+            get(admin::roles).post(admin::grant_global),
+        )
+        .route(
+            "/ui/admin/operations",
+            get(admin::operations).post(admin::start_import),
+        )
+        .route("/ui/admin/operations/{id}", get(admin::operation))
+        .route("/ui/admin/log", get(admin::system_log))
+        .route("/ui/admin/deliveries", get(admin::deliveries))
+        .route("/ui/glossary", get(object::glossary_index))
         .route("/ui/terms/suggest", get(curation::suggest_terms))
         .route("/ui/static/{file}", get(assets::file))
         .route_layer(axum::middleware::from_fn_with_state(
@@ -104,4 +134,13 @@ pub fn is_ui_path(path: &str) -> bool {
 /// The UI's page for a path under `/ui/` that names nothing.
 pub fn not_found() -> axum::response::Response {
     page::not_found_page()
+}
+
+/// The UI's page for a method a path under `/ui/` does not take.
+pub fn method_not_allowed() -> axum::response::Response {
+    page::message(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "Nothing here",
+        "This address does not take that kind of request.",
+    )
 }

@@ -23,8 +23,17 @@ const TABS: &[(&str, &str)] = &[
     ("classification", "Classification"),
     ("profiling", "Profiling and sampling"),
     ("lineage", "Lineage"),
+    ("glossary", "Glossary and links"),
     ("comments", "Comments and history"),
+    ("access", "Access"),
 ];
+
+/// An object in a list: id, name, type.
+pub struct Linked {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+}
 
 pub struct Tab {
     pub href: String,
@@ -99,6 +108,13 @@ struct ObjectPage {
     failed: Option<String>,
     /// This page's path, where forms return.
     here: String,
+    // Glossary and links.
+    related: Vec<Linked>,
+    represented_by: Vec<Linked>,
+    is_term: bool,
+    // Access.
+    access: Option<super::admin::AccessView>,
+    access_error: Option<String>,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -123,6 +139,16 @@ pub async fn overview(
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     show(state, session, id, "overview", raw).await
+}
+
+/// `GET /ui/objects/{id}/access` (its own route: the same path takes the grant form).
+pub async fn access(
+    state: State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    show(state, session, id, "access", raw).await
 }
 
 /// `GET /ui/objects/{id}/{tab}`.
@@ -210,6 +236,11 @@ async fn show(
         done: flash(query.as_deref(), "done"),
         failed: flash(query.as_deref(), "error"),
         here: String::new(),
+        related: Vec::new(),
+        represented_by: Vec::new(),
+        is_term: entity.object_type.display_name == "Term",
+        access: None,
+        access_error: None,
     };
     page.here = if tab == "overview" {
         format!("/ui/objects/{}", url_encode(&page.id))
@@ -250,6 +281,38 @@ async fn show(
                 .map_err(PageError)?;
             page.profiling = Some(profiling_view(&record));
         }
+        "glossary" => {
+            let found = catalog
+                .relationships(
+                    caller,
+                    &reference,
+                    Some("Name, \"Object Type\", \"Object Id\""),
+                    lore_core::catalog::mql_version(None)?,
+                )
+                .await?;
+            if let lore_core::catalog::QueryResult::Mql(entities) = found {
+                page.related = entities.iter().map(|e| linked(&e.attributes)).collect();
+            }
+            if page.is_term {
+                page.represented_by = catalog
+                    .term_reports(caller, &entity.id)
+                    .await?
+                    .into_iter()
+                    .map(|e| Linked {
+                        id: e.id,
+                        name: e.name,
+                        kind: e.object_type.display_name,
+                    })
+                    .collect();
+            }
+        }
+        "access" => match super::admin::access_of(&state, &session, &entity.id).await {
+            Ok(access) => page.access = Some(access),
+            Err(e) if e.code.http_status() == 403 => {
+                page.access_error = Some(e.for_client().message)
+            }
+            Err(e) => return Err(e.into()),
+        },
         "lineage" => {
             let params = super::lineage::LineageParams::from_query(query.as_deref());
             page.lineage = Some(super::lineage::view(&state, &session, &entity.id, params).await?);
@@ -257,6 +320,120 @@ async fn show(
         _ => {}
     }
     Ok(html(&page))
+}
+
+/// An object of an MQL answer selecting Name, Object Type and Object Id.
+fn linked(attributes: &[lore_core::wire::Attribute]) -> Linked {
+    let get = |name: &str| {
+        attributes
+            .iter()
+            .find(|a| a.attribute_type.display_name == name)
+            .map(|a| display(&a.value))
+            .unwrap_or_default()
+    };
+    Linked {
+        id: get("Object Id"),
+        name: get("Name"),
+        kind: get("Object Type"),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "glossary.html")]
+struct GlossaryPage {
+    chrome: Chrome,
+    text: String,
+    terms: Vec<(Linked, String, String)>,
+    total: u64,
+    page: i64,
+    prev: Option<String>,
+    next: Option<String>,
+}
+
+/// `GET /ui/glossary`: the glossary terms the user sees, by name, with a filter.
+pub async fn glossary_index(
+    State(state): State<AppState>,
+    session: Session,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    use lore_core::catalog::{PageRequest, QueryResult, mql_version};
+    let param = |name: &str| {
+        raw.as_deref()
+            .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
+            .unwrap_or_default()
+    };
+    let text = param("q");
+    let page_number = param("page").parse::<i64>().unwrap_or(1).max(1);
+    let mut filter = "\"Object Type\" = 'Term'".to_owned();
+    if !text.trim().is_empty() {
+        filter.push_str(&format!(
+            " AND text = {}",
+            super::mql_text::mql_literal(text.trim())
+        ));
+    }
+    let fields = lore_core::mql::parse::QueryFields {
+        select: "Name, \"Object Type\", \"Object Id\", Context, Description",
+        from: None,
+        scope: None,
+        context: None,
+        filter: Some(&filter),
+        order_by: Some("Name"),
+    };
+    let caller = &session.caller;
+    let total = state
+        .catalog
+        .count_query(caller, &fields, mql_version(None)?)
+        .await?;
+    let found = state
+        .catalog
+        .execute_query(
+            caller,
+            &fields,
+            mql_version(None)?,
+            PageRequest {
+                size: Some(50),
+                number: Some(page_number),
+            },
+            false,
+        )
+        .await?;
+    let mut terms = Vec::new();
+    if let QueryResult::Mql(entities) = found {
+        for e in &entities {
+            let glossary = e
+                .attributes
+                .iter()
+                .find(|a| a.attribute_type.display_name == "Context")
+                .and_then(|a| a.value.as_array())
+                .and_then(|items| items.last())
+                .and_then(|i| i.get("name"))
+                .map(display)
+                .unwrap_or_default();
+            let description = e
+                .attributes
+                .iter()
+                .find(|a| a.attribute_type.display_name == "Description")
+                .map(|a| display(&a.value))
+                .unwrap_or_default();
+            terms.push((linked(&e.attributes), glossary, description));
+        }
+    }
+    let url = |p: i64| {
+        format!(
+            "/ui/glossary?{}",
+            super::page::query_string([("q", text.as_str()), ("page", p.to_string().as_str())])
+        )
+    };
+    let pages = (total as i64 + 49) / 50;
+    Ok(html(&GlossaryPage {
+        chrome: Chrome::new(&session, "glossary"),
+        prev: (page_number > 1).then(|| url(page_number - 1)),
+        next: (page_number < pages).then(|| url(page_number + 1)),
+        text,
+        terms,
+        total,
+        page: page_number,
+    }))
 }
 
 /// A message the page was sent back with (`done=`, `error=`).

@@ -15,6 +15,8 @@ pub struct Chrome {
     /// Which item of the main menu is this page's: `search`, `browse`, `glossary`, `admin`.
     pub nav: &'static str,
     pub assets: &'static str,
+    /// Whether the menu offers Administration.
+    pub admin: bool,
 }
 
 impl Chrome {
@@ -24,6 +26,11 @@ impl Chrome {
             csrf: session.csrf.clone(),
             nav,
             assets: super::assets::VERSION.as_str(),
+            admin: {
+                use lore_core::model::Capability;
+                let c = &session.caller;
+                c.has(Capability::Administer) || c.has(Capability::ManageRoles)
+            },
         }
     }
 }
