@@ -27,6 +27,7 @@ macro_rules! ui_case {
 pub fn cases() -> Vec<UiCase> {
     vec![
         ui_case!(password_login_and_logout),
+        ui_case!(openid_connect_sign_in),
         ui_case!(search_facets_and_mql),
         ui_case!(browse_to_a_column),
         ui_case!(object_page_tabs),
@@ -64,7 +65,30 @@ where
                         let Some(store) = factory(backend).await.into_backend() else {
                             return;
                         };
-                        let t = Target::spawn_backend(store, |_| {}).await;
+                        // The sign-in case gets an OpenID provider (oauth2-mock-server).
+                        let provider = if name == "openid_connect_sign_in" {
+                            match crate::oauth_provider::Provider::start().await {
+                                Some(p) => Some(p),
+                                None => return,
+                            }
+                        } else {
+                            None
+                        };
+                        let mut t = Target::spawn_backend(store, |settings| {
+                            if let Some(p) = &provider {
+                                p.configure(settings, true);
+                                let oauth2 = &mut settings.auth.oauth2;
+                                oauth2.client_id = Some(crate::oauth_provider::CLIENT_ID.into());
+                                oauth2.client_secret =
+                                    Some(crate::oauth_provider::CLIENT_SECRET.into());
+                                // The mock provider names the user in `sub` only.
+                                oauth2.user_claim = "sub".into();
+                            }
+                        })
+                        .await;
+                        if let Some(p) = provider {
+                            t = t.with_provider(p);
+                        }
                         let Some(mut browser) =
                             Browser::open(&t.origin(), &format!("{backend}-{name}")).await
                         else {
@@ -1010,4 +1034,70 @@ async fn administration_grants_and_an_import(t: &Target, b: &mut Browser) {
     assert!(b.all("#admin-link").await.is_empty());
     b.goto("/ui/admin/users").await;
     assert_eq!(b.text("h1").await, "Not allowed");
+}
+
+async fn openid_connect_sign_in(t: &Target, b: &mut Browser) {
+    // A first sign-in creates the account, with no role: Lore says what is missing.
+    b.goto("/ui/browse").await;
+    b.find("#oidc-login")
+        .await
+        .click()
+        .await
+        .expect("Log in with single sign-on");
+    b.wait_until("the refusal", "document.getElementById('message')")
+        .await;
+    let message = b.text("#message").await;
+    assert!(
+        message.contains("'johndoe' lacks the capability"),
+        "{message}"
+    );
+    b.find("#message-logout")
+        .await
+        .click()
+        .await
+        .expect("Log out");
+    b.find("#confirm-logout")
+        .await
+        .click()
+        .await
+        .expect("confirm");
+    b.find("#login-button").await;
+    t.put(
+        "/admin/grants/grantGlobalRoles",
+        &[],
+        &json!({"grantee": "johndoe", "granteeType": "USER", "roles": ["Metadata Viewer"]}),
+    )
+    .await
+    .ok();
+
+    b.goto("/ui/browse").await;
+    b.find("#oidc-login")
+        .await
+        .click()
+        .await
+        .expect("Log in with single sign-on");
+    // The provider (which signs in without asking) sends the browser back, signed in
+    // as the user its ID token names.
+    b.wait_until(
+        "the signed-in page",
+        "document.getElementById('signed-in-user')",
+    )
+    .await;
+    assert_eq!(b.text("#signed-in-user").await, "johndoe");
+    assert_eq!(b.at().await, "/ui/browse");
+    let user = t.get("/admin/users/johndoe").await;
+    assert_eq!(user.status, 200, "{}", user.describe());
+    b.shot("signed-in").await;
+    b.find("#logout").await.click().await.expect("Log out");
+    b.find("#login-button").await;
+
+    // An answer that does not belong to this browser's sign-in is refused.
+    b.goto("/ui/oidc/callback?code=x&state=forged").await;
+    let error = b.text("#login-error").await;
+    assert!(
+        error.contains("expired") || error.contains("does not belong"),
+        "{error}"
+    );
+    b.goto("/ui/").await;
+    b.find("#login-button").await;
 }

@@ -386,6 +386,13 @@ pub struct OAuth2Settings {
     pub leeway: String,
     /// Signature algorithms accepted: asymmetric ones only (RS*, PS*, ES*, EdDSA).
     pub algorithms: Vec<String>,
+    /// The web UI's OpenID Connect sign-in (authorization code with PKCE): Lore's client
+    /// id at the provider. Unset: the login page offers the password form only.
+    pub client_id: Option<String>,
+    /// The client secret, for providers that require one of a confidential client.
+    pub client_secret: Option<String>,
+    /// The scopes the sign-in asks for.
+    pub scopes: String,
 }
 
 impl Default for OAuth2Settings {
@@ -402,6 +409,9 @@ impl Default for OAuth2Settings {
             introspection_client_secret: None,
             leeway: "60s".into(),
             algorithms: vec!["RS256".into(), "ES256".into()],
+            client_id: None,
+            client_secret: None,
+            scopes: "openid profile email".into(),
         }
     }
 }
@@ -423,6 +433,9 @@ impl std::fmt::Debug for OAuth2Settings {
             )
             .field("leeway", &self.leeway)
             .field("algorithms", &self.algorithms)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("scopes", &self.scopes)
             .finish()
     }
 }

@@ -44,6 +44,9 @@ pub struct OAuth2Login {
     groups: BTreeMap<String, String>,
     create_users: bool,
     client: Option<(String, String)>,
+    /// The web UI's client: id and optional secret (OpenID Connect sign-in).
+    browser: Option<(String, Option<String>)>,
+    scopes: String,
     leeway: Duration,
     algorithms: Vec<Algorithm>,
     http: reqwest::Client,
@@ -64,6 +67,8 @@ struct Discovery {
     issuer: Option<String>,
     jwks_uri: Option<String>,
     introspection_endpoint: Option<String>,
+    authorization_endpoint: Option<String>,
+    token_endpoint: Option<String>,
 }
 
 fn refused(message: impl Into<String>) -> Error {
@@ -124,6 +129,12 @@ impl OAuth2Login {
                 .introspection_client_id
                 .clone()
                 .zip(settings.introspection_client_secret.clone()),
+            browser: settings
+                .client_id
+                .clone()
+                .filter(|id| !id.trim().is_empty())
+                .map(|id| (id, settings.client_secret.clone())),
+            scopes: settings.scopes.clone(),
             leeway: settings.leeway()?,
             algorithms,
             http,
@@ -190,7 +201,121 @@ impl OAuth2Login {
         })
     }
 
+    /// Whether the web UI may sign in through the provider (a client id is set).
+    pub fn offers_sign_in(&self) -> bool {
+        self.browser.is_some()
+    }
+
+    /// Where the browser goes to sign in: the provider's authorization endpoint with
+    /// the code flow's parameters (PKCE S256, state, nonce).
+    pub async fn authorization_url(
+        &self,
+        redirect_uri: &str,
+        state: &str,
+        nonce: &str,
+        code_challenge: &str,
+    ) -> Result<String> {
+        let (client_id, _) = self
+            .browser
+            .as_ref()
+            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))?;
+        let discovery = {
+            let mut cache = self.provider.lock().await;
+            self.discovery(&mut cache).await?
+        };
+        let endpoint = discovery.authorization_endpoint.ok_or_else(|| {
+            Error::internal(
+                "the OpenID provider's discovery document has no authorization_endpoint",
+            )
+        })?;
+        let query = serde_urlencoded::to_string([
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("redirect_uri", redirect_uri),
+            ("scope", self.scopes.as_str()),
+            ("state", state),
+            ("nonce", nonce),
+            ("code_challenge", code_challenge),
+            ("code_challenge_method", "S256"),
+        ])
+        .map_err(|e| Error::internal(format!("cannot write the sign-in URL: {e}")))?;
+        let joiner = if endpoint.contains('?') { '&' } else { '?' };
+        Ok(format!("{endpoint}{joiner}{query}"))
+    }
+
+    /// Exchanges the code the provider sent the browser back with for the ID token.
+    pub async fn id_token_for_code(
+        &self,
+        code: &str,
+        redirect_uri: &str,
+        code_verifier: &str,
+    ) -> Result<String> {
+        let (client_id, secret) = self
+            .browser
+            .as_ref()
+            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))?;
+        let discovery = {
+            let mut cache = self.provider.lock().await;
+            self.discovery(&mut cache).await?
+        };
+        let endpoint = discovery.token_endpoint.ok_or_else(|| {
+            Error::internal("the OpenID provider's discovery document has no token_endpoint")
+        })?;
+        let mut form = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("client_id", client_id.as_str()),
+            ("code_verifier", code_verifier),
+        ];
+        if let Some(secret) = secret {
+            form.push(("client_secret", secret.as_str()));
+        }
+        let response = self
+            .http
+            .post(&endpoint)
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| unreachable_provider("its token endpoint", &e))?;
+        if !response.status().is_success() {
+            let status = response.status();
+            let body: Value = response.json().await.unwrap_or_default();
+            return Err(refused(format!(
+                "the provider refused the sign-in ({status}): {}",
+                body["error_description"]
+                    .as_str()
+                    .or(body["error"].as_str())
+                    .unwrap_or("no reason given")
+            )));
+        }
+        let body: Value = read_json(response, "its token endpoint").await?;
+        body["id_token"].as_str().map(str::to_owned).ok_or_else(|| {
+            refused("the provider answered no id_token; is the scope 'openid' asked for?")
+        })
+    }
+
+    /// Who an ID token names: signed by the provider, for Lore's client, within its
+    /// time, carrying the nonce of this sign-in.
+    async fn id_token_identity(&self, token: &str, nonce: &str) -> Result<ExternalIdentity> {
+        let (client_id, _) = self
+            .browser
+            .as_ref()
+            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))?;
+        let claims = self.jwt_claims_for(token, client_id).await?;
+        if claims.get("nonce").and_then(Value::as_str) != Some(nonce) {
+            return Err(refused(
+                "the ID token does not carry this sign-in's nonce; start the sign-in again",
+            ));
+        }
+        self.identity_from_claims(&claims)
+    }
+
     async fn jwt_claims(&self, token: &str) -> Result<Claims> {
+        self.jwt_claims_for(token, &self.audience).await
+    }
+
+    async fn jwt_claims_for(&self, token: &str, audience: &str) -> Result<Claims> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| refused("the token is not a well-formed JWT"))?;
         if !self.algorithms.contains(&header.alg) {
@@ -230,11 +355,11 @@ impl OAuth2Login {
         validation.validate_exp = true;
         validation.validate_nbf = true;
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[&self.audience]);
+        validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         jsonwebtoken::decode::<Claims>(token, &key, &validation)
             .map(|data| data.claims)
-            .map_err(|e| refused(jwt_refusal(e.kind(), &self.issuer, &self.audience)))
+            .map_err(|e| refused(jwt_refusal(e.kind(), &self.issuer, audience)))
     }
 
     /// The provider's key of that id; an unknown id reads the JWKS again unless it was
@@ -446,6 +571,24 @@ fn jwt_refusal(kind: &ErrorKind, issuer: &str, audience: &str) -> String {
         }
         ErrorKind::InvalidClaimFormat(claim) => format!("the token's '{claim}' claim is malformed"),
         _ => "the token is not a valid JWT".to_owned(),
+    }
+}
+
+/// The ID token of one browser sign-in, checked against its nonce.
+#[derive(Debug)]
+pub struct IdToken<'a> {
+    pub login: &'a OAuth2Login,
+    pub nonce: &'a str,
+}
+
+#[async_trait]
+impl TokenVerifier for IdToken<'_> {
+    async fn verify(&self, token: &str) -> Result<ExternalIdentity> {
+        self.login.id_token_identity(token, self.nonce).await
+    }
+
+    fn creates_users(&self) -> bool {
+        self.login.create_users
     }
 }
 

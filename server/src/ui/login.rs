@@ -22,6 +22,7 @@ struct LoginPage<'a> {
     next: &'a str,
     user: &'a str,
     error: Option<&'a str>,
+    notice: Option<&'a str>,
     /// The OpenID Connect button, when single sign-on is configured.
     oidc: bool,
 }
@@ -29,7 +30,8 @@ struct LoginPage<'a> {
 #[derive(Debug, Deserialize)]
 pub struct NextParam {
     next: Option<String>,
-    error: Option<String>,
+    /// Set after logging out.
+    out: Option<String>,
 }
 
 /// Only a path of this site: never an address elsewhere (`//host`, `https://...`).
@@ -48,6 +50,18 @@ fn login_page(
     user: &str,
     error: Option<&str>,
 ) -> Response {
+    login_page_with(state, headers, status, next, user, error, false)
+}
+
+fn login_page_with(
+    state: &AppState,
+    headers: &HeaderMap,
+    status: StatusCode,
+    next: &str,
+    user: &str,
+    error: Option<&str>,
+    notice: bool,
+) -> Response {
     // A fresh token per form, in a cookie and in the form (double submit): another site
     // cannot log a browser into an account of its choosing.
     let csrf = lore_core::auth::new_api_key();
@@ -59,7 +73,8 @@ fn login_page(
             next,
             user,
             error,
-            oidc: state.ui.oidc.is_some(),
+            notice: notice.then_some("You are logged out."),
+            oidc: state.oauth2.as_ref().is_some_and(|o| o.offers_sign_in()),
         },
     );
     response.headers_mut().append(
@@ -76,13 +91,14 @@ pub async fn form(
     Query(params): Query<NextParam>,
 ) -> Response {
     let next = safe_next(params.next.as_deref());
-    login_page(
+    login_page_with(
         &state,
         &headers,
         StatusCode::OK,
         next,
         "",
-        params.error.as_deref(),
+        None,
+        params.out.is_some(),
     )
 }
 
@@ -151,6 +167,19 @@ pub fn signed_in(state: &AppState, headers: &HeaderMap, key: &str, next: &str) -
     response
 }
 
+#[derive(Template)]
+#[template(path = "logout.html")]
+struct LogoutPage {
+    chrome: super::page::Chrome,
+}
+
+/// `GET /ui/logout`: a button that logs out (from pages without the menu).
+pub async fn logout_form(session: Session) -> Response {
+    page::html(&LogoutPage {
+        chrome: super::page::Chrome::new(&session, ""),
+    })
+}
+
 /// `POST /ui/logout`: ends the session (its key stops working for the API too).
 pub async fn logout(
     State(state): State<AppState>,
@@ -160,14 +189,181 @@ pub async fn logout(
     if let Err(e) = state.catalog.logout(&session.key).await {
         return page::PageError(e).into_response();
     }
-    let mut response = (
-        StatusCode::SEE_OTHER,
-        [(LOCATION, "/ui/login?error=You%20are%20logged%20out.")],
-    )
-        .into_response();
+    let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/ui/login?out=1")]).into_response();
     response.headers_mut().append(
         SET_COOKIE,
         session::set_cookie(&state.ui, &headers, SESSION_COOKIE, None),
     );
     response
+}
+
+/// The cookie that carries a sign-in in progress: state, nonce, PKCE verifier and where
+/// to go afterwards.
+const OIDC_COOKIE: &str = "lore_oidc";
+
+/// Where the provider sends the browser back: `server.public_url`, else this request's
+/// own host.
+fn callback_url(state: &AppState, headers: &HeaderMap) -> String {
+    let base = state.ui.public_url.clone().unwrap_or_else(|| {
+        let host = headers
+            .get(axum::http::header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("127.0.0.1");
+        let scheme = if state.ui.is_https(headers) {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{host}")
+    });
+    format!("{base}/ui/oidc/callback")
+}
+
+/// `GET /ui/oidc/start?next=...`: off to the provider (authorization code with PKCE).
+pub async fn oidc_start(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(params): Query<NextParam>,
+) -> Response {
+    let next = safe_next(params.next.as_deref()).to_owned();
+    let Some(login) = state.oauth2.clone().filter(|o| o.offers_sign_in()) else {
+        return page::not_found_page();
+    };
+    let sign_in_state = lore_core::auth::new_api_key();
+    let nonce = lore_core::auth::new_api_key();
+    let verifier = format!(
+        "{}{}",
+        lore_core::auth::new_api_key(),
+        lore_core::auth::new_api_key()
+    );
+    let challenge = {
+        use base64::Engine as _;
+        use sha2::{Digest, Sha256};
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+    };
+    let url = match login
+        .authorization_url(
+            &callback_url(&state, &headers),
+            &sign_in_state,
+            &nonce,
+            &challenge,
+        )
+        .await
+    {
+        Ok(url) => url,
+        Err(e) => {
+            let e = e.for_client();
+            return login_page(
+                &state,
+                &headers,
+                StatusCode::BAD_GATEWAY,
+                &next,
+                "",
+                Some(&e.message),
+            );
+        }
+    };
+    let carried = format!(
+        "{sign_in_state}.{nonce}.{verifier}.{}",
+        page::url_encode(&next)
+    );
+    let mut response = (StatusCode::SEE_OTHER, [(LOCATION, url)]).into_response();
+    response.headers_mut().append(
+        SET_COOKIE,
+        session::set_cookie(&state.ui, &headers, OIDC_COOKIE, Some(&carried)),
+    );
+    response
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CallbackParams {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// `GET /ui/oidc/callback`: the provider's answer; with the right state, the code is
+/// exchanged, the ID token checked (signature, issuer, audience, time, nonce) and the
+/// user logged in as `POST /auth/loginOAuth2` would (groups mapped, accounts created
+/// when configured).
+pub async fn oidc_callback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(params): Query<CallbackParams>,
+) -> Response {
+    let carried = session::cookie(&headers, OIDC_COOKIE)
+        .unwrap_or_default()
+        .to_owned();
+    let mut parts = carried.splitn(4, '.');
+    let (Some(expected), Some(nonce), Some(verifier), Some(next)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return login_page(
+            &state,
+            &headers,
+            StatusCode::BAD_REQUEST,
+            "/ui/",
+            "",
+            Some("The sign-in expired or was not started here. Try again."),
+        );
+    };
+    let next = serde_urlencoded::from_str::<Vec<(String, String)>>(&format!("n={next}"))
+        .ok()
+        .and_then(|v| v.into_iter().next())
+        .map(|(_, v)| v)
+        .unwrap_or_default();
+    let next = safe_next(Some(&next)).to_owned();
+    let refuse = |message: &str| {
+        let mut response = login_page(
+            &state,
+            &headers,
+            StatusCode::UNAUTHORIZED,
+            &next,
+            "",
+            Some(message),
+        );
+        response.headers_mut().append(
+            SET_COOKIE,
+            session::set_cookie(&state.ui, &headers, OIDC_COOKIE, None),
+        );
+        response
+    };
+    if let Some(error) = &params.error {
+        return refuse(&format!(
+            "The provider did not sign you in: {}",
+            params.error_description.as_deref().unwrap_or(error)
+        ));
+    }
+    if params.state.as_deref() != Some(expected) {
+        return refuse("The sign-in answer does not belong to this browser's sign-in. Try again.");
+    }
+    let (Some(code), Some(login)) = (params.code.as_deref(), state.oauth2.clone()) else {
+        return refuse("The provider sent no code back.");
+    };
+    let redirect = callback_url(&state, &headers);
+    let key = match login.id_token_for_code(code, &redirect, verifier).await {
+        Ok(id_token) => {
+            let checked = crate::oauth::IdToken {
+                login: &login,
+                nonce,
+            };
+            state
+                .catalog
+                .login_external(&checked, &id_token, false)
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    match key {
+        Ok(key) => {
+            let mut response = signed_in(&state, &headers, &key, &next);
+            response.headers_mut().append(
+                SET_COOKIE,
+                session::set_cookie(&state.ui, &headers, OIDC_COOKIE, None),
+            );
+            response
+        }
+        Err(e) => refuse(&e.for_client().message),
+    }
 }

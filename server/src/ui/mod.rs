@@ -36,8 +36,8 @@ pub struct UiConfig {
     pub trust_forwarded_for: bool,
     /// `server.public_url` starts with `https://`: cookies are always Secure.
     pub always_https: bool,
-    /// OpenID Connect sign-in, when configured.
-    pub oidc: Option<()>,
+    /// `server.public_url`, where the provider sends the browser back after sign-in.
+    pub public_url: Option<String>,
 }
 
 impl UiConfig {
@@ -49,7 +49,12 @@ impl UiConfig {
                 .public_url
                 .as_deref()
                 .is_some_and(|u| u.starts_with("https://")),
-            oidc: None,
+            public_url: settings
+                .server
+                .public_url
+                .as_deref()
+                .map(|u| u.trim_end_matches('/').to_owned())
+                .filter(|u| !u.is_empty()),
         }
     }
 
@@ -73,7 +78,9 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/ui/search.csv", get(search::csv))
         .route("/ui/search/validate", get(search::validate))
         .route("/ui/login", get(login::form).post(login::submit))
-        .route("/ui/logout", post(login::logout))
+        .route("/ui/logout", get(login::logout_form).post(login::logout))
+        .route("/ui/oidc/start", get(login::oidc_start))
+        .route("/ui/oidc/callback", get(login::oidc_callback))
         .route("/ui/browse", get(browse::root))
         .route("/ui/browse/{id}", get(browse::node))
         .route("/ui/objects/{id}", get(object::overview))
