@@ -291,6 +291,31 @@ async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     assert!(csv.starts_with("Name,Data Type"), "{csv}");
     assert_eq!(csv.lines().count(), 3, "{csv}");
 
+    // Saved as a worksheet, and run again from the list.
+    b.find("#save-name")
+        .await
+        .send_keys("email columns")
+        .await
+        .expect("typing");
+    press(b, "#save-search-button").await;
+    assert!(b.text("#flash-done").await.contains("email columns"));
+    let saved = t.get("/worksheets").await;
+    assert!(
+        saved.text().contains("email columns"),
+        "{}",
+        saved.describe()
+    );
+    b.find("#worksheets a")
+        .await
+        .click()
+        .await
+        .expect("running the saved search");
+    b.wait_until(
+        "the saved search's results",
+        "document.querySelectorAll('#results tbody tr').length === 2",
+    )
+    .await;
+
     // And back to the search.
     b.find("#back-to-search").await.click().await.expect("back");
     b.find("#search-text").await;
@@ -390,6 +415,17 @@ async fn object_page_tabs(t: &Target, b: &mut Browser) {
         let selected = b.text("[role=tab][aria-selected=true]").await;
         assert!(!selected.is_empty());
     }
+    // A column in the side panel of the children tab.
+    b.goto(&format!("{base}/children")).await;
+    b.find("button[aria-label='Details of email']")
+        .await
+        .click()
+        .await
+        .expect("Details");
+    b.wait_until("the side panel", "document.getElementById('summary-name')")
+        .await;
+    let side = b.text("#side-panel").await;
+    assert!(side.contains("VARCHAR(254)"), "{side}");
     b.shot("children").await;
 }
 

@@ -18,6 +18,7 @@ mod object;
 mod page;
 mod search;
 mod session;
+mod worksheets;
 
 use axum::Router;
 use axum::http::HeaderMap;
@@ -86,6 +87,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/ui/objects/{id}", get(object::overview))
         .route("/ui/objects/{id}/{tab}", get(object::tab))
         .route("/ui/objects/{id}/lineage.csv", get(lineage::csv))
+        .route("/ui/objects/{id}/summary", get(object::summary))
         .route("/ui/objects/{id}/curation", post(curation::curate))
         .route("/ui/objects/{id}/workflow", post(curation::workflow))
         .route("/ui/objects/{id}/labels", post(curation::label))
@@ -124,6 +126,11 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/ui/admin/log", get(admin::system_log))
         .route("/ui/admin/deliveries", get(admin::deliveries))
         .route("/ui/glossary", get(object::glossary_index))
+        .route(
+            "/ui/worksheets",
+            get(worksheets::list).post(worksheets::save),
+        )
+        .route("/ui/worksheets/delete", post(worksheets::delete))
         .route("/ui/terms/suggest", get(curation::suggest_terms))
         .route("/ui/static/{file}", get(assets::file))
         .route_layer(axum::middleware::from_fn_with_state(

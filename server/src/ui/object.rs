@@ -141,6 +141,57 @@ pub async fn overview(
     show(state, session, id, "overview", raw).await
 }
 
+#[derive(Template)]
+#[template(path = "object_summary.html")]
+struct Summary {
+    id: String,
+    name: String,
+    kind: String,
+    description_html: String,
+    properties: Vec<Property>,
+    labels: Vec<String>,
+    terms: Vec<EmbeddedEntity>,
+}
+
+/// `GET /ui/objects/{id}/summary`: an object in brief, for the children tab's side panel.
+pub async fn summary(
+    State(state): State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+) -> PageResult {
+    let entity = state
+        .catalog
+        .get_entity(&session.caller, &ObjectRef::parse(&id)?)
+        .await?;
+    let mut description_html = String::new();
+    let mut properties = Vec::new();
+    for attribute in &entity.attributes {
+        let name = attribute.attribute_type.display_name.as_str();
+        match name {
+            "Description" => description_html = markdown(&display(&attribute.value)),
+            "Business Name" | "Data Type" | "Physical Name" | "Position" | "Updated Date" => {
+                let value = display(&attribute.value);
+                if !value.is_empty() {
+                    properties.push(Property {
+                        name: name.to_owned(),
+                        value,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(html(&Summary {
+        id: entity.id.clone(),
+        name: entity.name.clone(),
+        kind: entity.object_type.display_name.clone(),
+        description_html,
+        properties,
+        labels: entity.labels.clone(),
+        terms: entity.terms.clone(),
+    }))
+}
+
 /// `GET /ui/objects/{id}/access` (its own route: the same path takes the grant form).
 pub async fn access(
     state: State<AppState>,
