@@ -40,6 +40,8 @@ pub struct LineageParams {
     pub focus: Option<String>,
     /// `graph` or `table`.
     pub view: String,
+    /// Every object up to the cap, no layer collapsed.
+    pub all: bool,
 }
 
 impl LineageParams {
@@ -54,6 +56,7 @@ impl LineageParams {
             columns: false,
             focus: None,
             view: "graph".into(),
+            all: false,
         };
         for (name, value) in pairs {
             match name.as_str() {
@@ -71,6 +74,7 @@ impl LineageParams {
                 "columns" => params.columns = value == "1" || value == "on" || value == "true",
                 "focus" if !value.is_empty() => params.focus = Some(value),
                 "view" if value == "table" || value == "graph" => params.view = value,
+                "all" => params.all = value == "1",
                 _ => {}
             }
         }
@@ -94,6 +98,9 @@ impl LineageParams {
         }
         if p.view != "graph" {
             pairs.push(("view", &p.view));
+        }
+        if p.all {
+            pairs.push(("all", "1"));
         }
         query_string(pairs)
     }
@@ -134,6 +141,10 @@ impl LineageView {
     pub fn focus_href(&self, id: &str) -> String {
         format!("?{}", self.params.query(|p| p.focus = Some(id.to_owned())))
     }
+    /// This view with no layer collapsed.
+    pub fn all_href(&self) -> String {
+        format!("?{}", self.params.query(|p| p.all = true))
+    }
     pub fn view_href(&self, view: &str) -> String {
         format!("?{}", self.params.query(|p| p.view = view.to_owned()))
     }
@@ -152,6 +163,7 @@ pub async fn view(
         depth: params.depth,
         columns: params.columns,
         focus: params.focus.clone(),
+        all: params.all,
     };
     let graph = assemble(&start, &walks, &shape, &parents);
     let rows = rows(&walks, params.depth);

@@ -30,6 +30,8 @@ pub struct Shape {
     pub columns: bool,
     /// The object whose paths to and from the starting object are highlighted.
     pub focus: Option<String>,
+    /// Draw every object up to [`MAX_NODES`]: no layer collapses.
+    pub all: bool,
 }
 
 /// One getOperations answer: around the starting object (`center: None`, walked to
@@ -224,7 +226,7 @@ pub fn assemble(
     let mut collapsed_into: HashMap<String, usize> = HashMap::new();
     for (l, mut in_layer) in by_layer {
         in_layer.sort_by_key(|id| !keep_first.contains(id.as_str()));
-        let hidden = if in_layer.len() > MAX_LAYER {
+        let hidden = if !shape.all && in_layer.len() > MAX_LAYER {
             in_layer.split_off(MAX_LAYER)
         } else {
             Vec::new()
@@ -527,11 +529,15 @@ mod tests {
             operations: ops,
             truncated: false,
         }];
-        let shape = Shape {
+        let mut shape = Shape {
             depth: 2,
             columns: false,
             focus: Some("z".into()),
+            all: true,
         };
+        let g = assemble(&entity("s", "Table"), &walks, &shape, &HashMap::new());
+        assert_eq!(g.nodes.len(), 122, "all: nothing collapses");
+        shape.all = false;
         let g = assemble(&entity("s", "Table"), &walks, &shape, &HashMap::new());
         assert_eq!(g.total, 122);
         let more = g.nodes.iter().find(|n| n.collapsed > 0).unwrap();
