@@ -201,6 +201,19 @@ impl OAuth2Login {
         })
     }
 
+    /// The web UI's client id and secret, or why there is none.
+    fn browser_client(&self) -> Result<&(String, Option<String>)> {
+        self.browser
+            .as_ref()
+            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))
+    }
+
+    /// The provider's discovery document (read once).
+    async fn discovered(&self) -> Result<Discovery> {
+        let mut cache = self.provider.lock().await;
+        self.discovery(&mut cache).await
+    }
+
     /// Whether the web UI may sign in through the provider (a client id is set).
     pub fn offers_sign_in(&self) -> bool {
         self.browser.is_some()
@@ -215,14 +228,8 @@ impl OAuth2Login {
         nonce: &str,
         code_challenge: &str,
     ) -> Result<String> {
-        let (client_id, _) = self
-            .browser
-            .as_ref()
-            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))?;
-        let discovery = {
-            let mut cache = self.provider.lock().await;
-            self.discovery(&mut cache).await?
-        };
+        let (client_id, _) = self.browser_client()?;
+        let discovery = self.discovered().await?;
         let endpoint = discovery.authorization_endpoint.ok_or_else(|| {
             Error::internal(
                 "the OpenID provider's discovery document has no authorization_endpoint",
@@ -250,14 +257,8 @@ impl OAuth2Login {
         redirect_uri: &str,
         code_verifier: &str,
     ) -> Result<String> {
-        let (client_id, secret) = self
-            .browser
-            .as_ref()
-            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))?;
-        let discovery = {
-            let mut cache = self.provider.lock().await;
-            self.discovery(&mut cache).await?
-        };
+        let (client_id, secret) = self.browser_client()?;
+        let discovery = self.discovered().await?;
         let endpoint = discovery.token_endpoint.ok_or_else(|| {
             Error::internal("the OpenID provider's discovery document has no token_endpoint")
         })?;
@@ -298,10 +299,7 @@ impl OAuth2Login {
     /// Who an ID token names: signed by the provider, for Lore's client, within its
     /// time, carrying the nonce of this sign-in.
     async fn id_token_identity(&self, token: &str, nonce: &str) -> Result<ExternalIdentity> {
-        let (client_id, _) = self
-            .browser
-            .as_ref()
-            .ok_or_else(|| refused("single sign-on is not configured (auth.oauth2.client_id)"))?;
+        let (client_id, _) = self.browser_client()?;
         let claims = self.jwt_claims_for(token, client_id).await?;
         if claims.get("nonce").and_then(Value::as_str) != Some(nonce) {
             return Err(refused(
@@ -449,10 +447,7 @@ impl OAuth2Login {
 
     /// Asks the provider about an opaque token (RFC 7662) and checks what it answers.
     async fn introspect(&self, token: &str) -> Result<Claims> {
-        let discovery = {
-            let mut cache = self.provider.lock().await;
-            self.discovery(&mut cache).await?
-        };
+        let discovery = self.discovered().await?;
         let endpoint = discovery.introspection_endpoint.ok_or_else(|| {
             refused("the token is not a JWT, and the provider has no introspection endpoint for opaque tokens")
         })?;

@@ -6,15 +6,13 @@
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::StatusCode;
-use axum::http::header::LOCATION;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use lore_core::catalog::{GranteeKind, GranteeRef, LogPage, NewGroup, NewUser, UserUpdate};
 use lore_core::model::{OperationFilter, OperationState, SystemLogFilter, format_datetime};
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 
-use super::page::{Chrome, PageResult, html, url_encode};
+use super::page::{Chrome, PageResult, flash, html, returned, url_encode};
 use super::session::Session;
 use crate::AppState;
 
@@ -70,32 +68,17 @@ struct AdminPage {
 
 impl AdminPage {
     fn new(session: &Session, section: &'static str, title: &str, query: Option<&str>) -> Self {
-        let flash = |name: &str| {
-            query
-                .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
-                .filter(|m| !m.is_empty())
-                .map(|m| m.chars().take(300).collect::<String>())
-        };
         Self {
             chrome: Chrome::new(session, "admin"),
             section,
             title: title.to_owned(),
-            done: flash("done"),
-            failed: flash("error"),
+            done: flash(query, "done"),
+            failed: flash(query, "error"),
             tables: Vec::new(),
             roles: Vec::new(),
             operation: None,
         }
     }
-}
-
-/// Back to `to`, saying what happened.
-fn returned(to: &str, outcome: Result<String, Error>) -> Response {
-    let query = match outcome {
-        Ok(done) => format!("done={}", url_encode(&done)),
-        Err(e) => format!("error={}", url_encode(&e.for_client().message)),
-    };
-    (StatusCode::SEE_OTHER, [(LOCATION, format!("{to}?{query}"))]).into_response()
 }
 
 fn time(t: &lore_core::model::Timestamp) -> String {

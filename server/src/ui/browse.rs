@@ -5,14 +5,14 @@
 use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
-use lore_core::catalog::{PageRequest, QueryResult, mql_version};
+use lore_core::catalog::mql_version;
 use lore_core::model::ObjectKind;
-use lore_core::mql::parse::QueryFields;
 use lore_core::wire::EmbeddedEntity;
 use lore_core::{Error, ObjectId, ObjectRef};
 
 use super::mql_text::mql_literal;
 use super::page::{Chrome, PageResult, html, url_encode};
+use super::query::{self, Mql};
 use super::search::display;
 use super::session::Session;
 use crate::AppState;
@@ -190,48 +190,21 @@ pub(super) async fn object_level(
     page: i64,
 ) -> Result<(Vec<Node>, bool), Error> {
     let filter = format!("Parent.\"Object Id\" = {}", mql_literal(id));
-    let fields = QueryFields {
-        select: "Name, \"Object Type\", \"Object Id\", \"Object Stable Id\"",
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: Some("Name"),
-    };
-    let found = state
-        .catalog
-        .execute_query(
-            &session.caller,
-            &fields,
-            mql_version(None)?,
-            PageRequest {
-                size: Some(LEVEL_SIZE),
-                number: Some(page),
-            },
-            false,
-        )
-        .await?;
-    let QueryResult::Mql(entities) = found else {
-        return Err(Error::internal("browse asked for MQL entities"));
-    };
-    let mut nodes: Vec<Node> = entities
+    let query = Mql::new(
+        "Name, \"Object Type\", \"Object Id\", \"Object Stable Id\"",
+        &filter,
+    )
+    .ordered("Name");
+    let rows = query::execute(state, session, &query.fields(), LEVEL_SIZE, page).await?;
+    let mut nodes: Vec<Node> = rows
         .iter()
-        .map(|e| {
-            let get = |name: &str| {
-                e.attributes
-                    .iter()
-                    .find(|a| a.attribute_type.display_name == name)
-                    .map(|a| display(&a.value))
-                    .unwrap_or_default()
-            };
-            Node {
-                id: get("Object Id"),
-                name: get("Name"),
-                kind: get("Object Type"),
-                children: None,
-                opens: false,
-                count_key: get("Object Stable Id"),
-            }
+        .map(|row| Node {
+            id: row.text("Object Id"),
+            name: row.text("Name"),
+            kind: row.text("Object Type"),
+            children: None,
+            opens: false,
+            count_key: row.text("Object Stable Id"),
         })
         .collect();
     // A full page may have more after it (at worst the next page is empty).
@@ -264,19 +237,11 @@ async fn count_children(
         .collect::<Vec<_>>()
         .join(", ");
     let filter = format!("Parent.\"Object Id\" = ANY ({list})");
-    let fields = QueryFields {
-        select: key,
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: None,
-    };
     let counts = state
         .catalog
         .attribute_value_counts(
             &session.caller,
-            &fields,
+            &Mql::new(key, &filter).fields(),
             mql_version(None)?,
             None,
             Some(nodes.len() as i64),

@@ -7,19 +7,17 @@
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::StatusCode;
-use axum::http::header::LOCATION;
 use axum::response::{Html, IntoResponse, Response};
-use lore_core::catalog::{AttributeSetting, PageRequest, QueryResult, mql_version};
+use lore_core::catalog::AttributeSetting;
 use lore_core::model::ClassificationStatus;
-use lore_core::mql::parse::QueryFields;
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use serde_json::Value as Json;
 
 use super::mql_text::mql_literal;
 use super::object::markdown;
-use super::page::{Chrome, PageResult, html, url_encode};
+use super::page::{Chrome, PageResult, html, returned, url_encode};
+use super::query::{self, Mql};
 use super::search::display;
 use super::session::Session;
 use crate::AppState;
@@ -38,15 +36,6 @@ fn back_to(id: &str, back: Option<&str>) -> String {
         }
         None => page,
     }
-}
-
-/// A redirect back, saying what happened (`done=`) or what went wrong (`error=`).
-fn returned(to: &str, outcome: Result<String, Error>) -> Response {
-    let query = match outcome {
-        Ok(done) => format!("done={}", url_encode(&done)),
-        Err(e) => format!("error={}", url_encode(&e.for_client().message)),
-    };
-    (StatusCode::SEE_OTHER, [(LOCATION, format!("{to}?{query}"))]).into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -298,46 +287,17 @@ pub async fn suggest_terms(
         "\"Object Type\" = 'Term' AND text = {}",
         mql_literal(&words)
     );
-    let fields = QueryFields {
-        select: "Name, \"Object Id\", Context",
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: Some("Name"),
-    };
-    let found = state
-        .catalog
-        .execute_query(
-            &session.caller,
-            &fields,
-            mql_version(None).unwrap_or(3),
-            PageRequest {
-                size: Some(12),
-                number: Some(1),
-            },
-            false,
-        )
-        .await;
+    let query = Mql::new("Name, \"Object Id\", Context", &filter).ordered("Name");
     let mut out = String::new();
-    if let Ok(QueryResult::Mql(terms)) = found {
+    if let Ok(terms) = query::execute(&state, &session, &query.fields(), 12, 1).await {
         for term in terms {
-            let get = |name: &str| {
-                term.attributes
-                    .iter()
-                    .find(|a| a.attribute_type.display_name == name)
-                    .map(|a| &a.value)
-            };
-            let name = get("Name").map(display).unwrap_or_default();
-            let id = get("Object Id").map(display).unwrap_or_default();
-            let glossary = match get("Context") {
-                Some(Json::Array(items)) => items
-                    .last()
-                    .and_then(|i| i.get("name"))
-                    .map(display)
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
+            let name = term.text("Name");
+            let id = term.text("Object Id");
+            let glossary = term
+                .context_last()
+                .and_then(|i| i.get("name"))
+                .map(display)
+                .unwrap_or_default();
             out.push_str(&format!(
                 "<option value=\"{}\">{} ({})</option>",
                 escape(&id),

@@ -8,17 +8,14 @@ use std::collections::HashMap;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::IntoResponse;
-use lore_core::catalog::{
-    LineageOperations, LineageRequest, PageRequest, QueryResult, mql_version,
-};
-use lore_core::mql::parse::QueryFields;
+use lore_core::catalog::{LineageOperations, LineageRequest};
 use lore_core::wire::EmbeddedEntity;
 use lore_core::{Error, ObjectRef};
-use serde_json::Value as Json;
 
 use super::lineage_graph::{Graph, Shape, Walk, assemble};
 use super::mql_text::mql_literal;
 use super::page::{PageResult, query_string};
+use super::query::{self, Mql};
 use super::session::Session;
 use crate::AppState;
 
@@ -254,35 +251,9 @@ async fn columns_of(state: &AppState, session: &Session, id: &str) -> Result<Vec
         "Parent.\"Object Id\" = {} AND \"Object Type\" = ANY ('Column', 'Field')",
         mql_literal(id)
     );
-    let fields = QueryFields {
-        select: "\"Object Id\"",
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: None,
-    };
-    let found = state
-        .catalog
-        .execute_query(
-            &session.caller,
-            &fields,
-            mql_version(None)?,
-            PageRequest {
-                size: Some(MAX_COLUMNS),
-                number: Some(1),
-            },
-            false,
-        )
-        .await?;
-    let QueryResult::Mql(entities) = found else {
-        return Ok(Vec::new());
-    };
-    Ok(entities
-        .iter()
-        .filter_map(|e| e.attributes.first())
-        .filter_map(|a| a.value.as_str().map(str::to_owned))
-        .collect())
+    let query = Mql::new("\"Object Id\"", &filter);
+    let rows = query::execute(state, session, &query.fields(), MAX_COLUMNS, 1).await?;
+    Ok(rows.iter().map(|row| row.text("Object Id")).collect())
 }
 
 /// The parents of the columns in the walks, by MQL (`Context`), 500 at a time.
@@ -308,48 +279,14 @@ async fn parents(
             .collect::<Vec<_>>()
             .join(", ");
         let filter = format!("\"Object Id\" = ANY ({list})");
-        let fields = QueryFields {
-            select: "\"Object Id\", Context",
-            from: None,
-            scope: None,
-            context: None,
-            filter: Some(&filter),
-            order_by: None,
-        };
-        let found = state
-            .catalog
-            .execute_query(
-                &session.caller,
-                &fields,
-                mql_version(None)?,
-                PageRequest {
-                    size: Some(chunk.len() as i64),
-                    number: Some(1),
-                },
-                false,
-            )
-            .await?;
-        let QueryResult::Mql(entities) = found else {
-            continue;
-        };
-        for entity in entities {
-            let get = |name: &str| {
-                entity
-                    .attributes
-                    .iter()
-                    .find(|a| a.attribute_type.display_name == name)
-                    .map(|a| &a.value)
-            };
-            let (Some(Json::String(id)), Some(Json::Array(context))) =
-                (get("Object Id"), get("Context"))
-            else {
-                continue;
-            };
-            if let Some(parent) = context
-                .last()
+        let query = Mql::new("\"Object Id\", Context", &filter);
+        let rows = query::execute(state, session, &query.fields(), chunk.len() as i64, 1).await?;
+        for row in rows {
+            if let Some(parent) = row
+                .context_last()
                 .and_then(|p| serde_json::from_value::<EmbeddedEntity>(p.clone()).ok())
             {
-                parents.insert(id.clone(), parent);
+                parents.insert(row.text("Object Id"), parent);
             }
         }
     }

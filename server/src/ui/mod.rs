@@ -16,6 +16,7 @@ mod login;
 mod mql_text;
 mod object;
 mod page;
+mod query;
 mod search;
 mod session;
 mod worksheets;

@@ -11,7 +11,8 @@ use lore_core::wire::{EmbeddedEntity, Entity};
 use serde_json::Value as Json;
 
 use super::browse::Node;
-use super::page::{Chrome, PageError, PageResult, html, not_found_page, url_encode};
+use super::page::{Chrome, PageError, PageResult, flash, html, not_found_page, url_encode};
+use super::query::{self, Mql};
 use super::search::display;
 use super::session::Session;
 use crate::AppState;
@@ -407,7 +408,6 @@ pub async fn glossary_index(
     session: Session,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    use lore_core::catalog::{PageRequest, QueryResult, mql_version};
     let param = |name: &str| {
         raw.as_deref()
             .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
@@ -422,52 +422,21 @@ pub async fn glossary_index(
             super::mql_text::mql_literal(text.trim())
         ));
     }
-    let fields = lore_core::mql::parse::QueryFields {
-        select: "Name, \"Object Type\", \"Object Id\", Context, Description",
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: Some("Name"),
-    };
-    let caller = &session.caller;
-    let total = state
-        .catalog
-        .count_query(caller, &fields, mql_version(None)?)
-        .await?;
-    let found = state
-        .catalog
-        .execute_query(
-            caller,
-            &fields,
-            mql_version(None)?,
-            PageRequest {
-                size: Some(50),
-                number: Some(page_number),
-            },
-            false,
-        )
-        .await?;
+    let query = Mql::new(
+        "Name, \"Object Type\", \"Object Id\", Context, Description",
+        &filter,
+    )
+    .ordered("Name");
+    let total = query::count(&state, &session, &query.fields()).await?;
     let mut terms = Vec::new();
-    if let QueryResult::Mql(entities) = found {
-        for e in &entities {
-            let glossary = e
-                .attributes
-                .iter()
-                .find(|a| a.attribute_type.display_name == "Context")
-                .and_then(|a| a.value.as_array())
-                .and_then(|items| items.last())
-                .and_then(|i| i.get("name"))
-                .map(display)
-                .unwrap_or_default();
-            let description = e
-                .attributes
-                .iter()
-                .find(|a| a.attribute_type.display_name == "Description")
-                .map(|a| display(&a.value))
-                .unwrap_or_default();
-            terms.push((linked(&e.attributes), glossary, description));
-        }
+    for e in query::execute(&state, &session, &query.fields(), 50, page_number).await? {
+        let glossary = e
+            .context_last()
+            .and_then(|i| i.get("name"))
+            .map(display)
+            .unwrap_or_default();
+        let description = e.text("Description");
+        terms.push((linked(&e.0.attributes), glossary, description));
     }
     let url = |p: i64| {
         format!(
@@ -485,14 +454,6 @@ pub async fn glossary_index(
         total,
         page: page_number,
     }))
-}
-
-/// A message the page was sent back with (`done=`, `error=`).
-fn flash(query: Option<&str>, name: &str) -> Option<String> {
-    query
-        .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
-        .filter(|m| !m.is_empty())
-        .map(|m| m.chars().take(300).collect())
 }
 
 fn status_name(status: ClassificationStatus) -> &'static str {

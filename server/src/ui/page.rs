@@ -148,3 +148,25 @@ pub fn query_string<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
         .collect::<Vec<_>>()
         .join("&")
 }
+
+/// A redirect to `to` (a path of the UI) after a form: `?done=` saying what happened or
+/// `?error=` with the API's message of why not, which the page shows ([`flash`]).
+pub fn returned(to: &str, outcome: Result<String, Error>) -> Response {
+    let query = match outcome {
+        Ok(done) => format!("done={}", url_encode(&done)),
+        Err(e) => format!("error={}", url_encode(&e.for_client().message)),
+    };
+    (
+        StatusCode::SEE_OTHER,
+        [(axum::http::header::LOCATION, format!("{to}?{query}"))],
+    )
+        .into_response()
+}
+
+/// A message a page was sent back with (`done`, `error`), at most 300 characters.
+pub fn flash(query: Option<&str>, name: &str) -> Option<String> {
+    query
+        .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
+        .filter(|m| !m.is_empty())
+        .map(|m| m.chars().take(300).collect())
+}

@@ -8,13 +8,14 @@ use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{Html, IntoResponse, Response};
-use lore_core::catalog::{PageRequest, QueryResult, mql_version};
+use lore_core::catalog::mql_version;
 use lore_core::mql::parse::QueryFields;
 use lore_core::{Error, ErrorCode};
 use serde_json::Value as Json;
 
 use super::mql_text::{OwnedFields, mql_literal, split_query};
 use super::page::{Chrome, PageResult, html, query_string};
+use super::query;
 use super::session::Session;
 use crate::AppState;
 
@@ -375,9 +376,6 @@ async fn run(
     request: &SearchRequest,
     view: &mut SearchPage,
 ) -> Result<(), Error> {
-    let catalog = &state.catalog;
-    let caller = &session.caller;
-    let version = mql_version(None)?;
     let mut owned = request.fields()?;
     let user_select = owned.select.clone();
     let adds_id = request.mql.is_some() && !mentions_object_id(&owned.select);
@@ -385,24 +383,11 @@ async fn run(
         owned.select = format!("{}, \"Object Id\"", owned.select);
     }
     let fields = fields_of(&owned);
-    let total = catalog.count_query(caller, &fields, version).await?;
+    let total = query::count(state, session, &fields).await?;
     view.total = total;
     view.pages = (total as i64 + PAGE_SIZE - 1) / PAGE_SIZE;
-    let found = catalog
-        .execute_query(
-            caller,
-            &fields,
-            version,
-            PageRequest {
-                size: Some(PAGE_SIZE),
-                number: Some(request.page),
-            },
-            false,
-        )
-        .await?;
-    let QueryResult::Mql(entities) = found else {
-        return Err(Error::internal("the search asked for MQL entities"));
-    };
+    let rows = query::execute(state, session, &fields, PAGE_SIZE, request.page).await?;
+    let entities: Vec<_> = rows.into_iter().map(|row| row.0).collect();
     if request.page > 1 {
         view.prev = Some(request.url("/ui/", Some(request.page - 1)));
     }
@@ -484,26 +469,11 @@ async fn exact_matches(
         filter: Some(&filter),
         order_by: Some("Name"),
     };
-    let found = state
-        .catalog
-        .execute_query(
-            &session.caller,
-            &fields,
-            mql_version(None)?,
-            PageRequest {
-                size: Some(10),
-                number: Some(1),
-            },
-            false,
-        )
-        .await?;
     let mut rows = Vec::new();
-    if let QueryResult::Mql(entities) = found {
-        for e in &entities {
-            let mut row = result_row(&e.attributes, &[]);
-            row.matched = "exact name".into();
-            rows.push(row);
-        }
+    for e in query::execute(state, session, &fields, 10, 1).await? {
+        let mut row = result_row(&e.0.attributes, &[]);
+        row.matched = "exact name".into();
+        rows.push(row);
     }
     // A repository path names one object.
     if text.starts_with('/')
@@ -677,33 +647,10 @@ async fn name_models(
         filter: Some(&filter),
         order_by: None,
     };
-    let found = state
-        .catalog
-        .execute_query(
-            &session.caller,
-            &fields,
-            mql_version(None)?,
-            PageRequest {
-                size: Some(numbers.len() as i64),
-                number: Some(1),
-            },
-            false,
-        )
-        .await?;
-    if let QueryResult::Mql(models) = found {
-        for model in models {
-            let get = |name: &str| {
-                model
-                    .attributes
-                    .iter()
-                    .find(|a| a.attribute_type.display_name == name)
-                    .map(|a| display(&a.value))
-                    .unwrap_or_default()
-            };
-            let (name, number) = (get("Name"), get("Model Id"));
-            for value in values.iter_mut().filter(|v| v.value == number) {
-                value.label.clone_from(&name);
-            }
+    for model in query::execute(state, session, &fields, numbers.len() as i64, 1).await? {
+        let (name, number) = (model.text("Name"), model.text("Model Id"));
+        for value in values.iter_mut().filter(|v| v.value == number) {
+            value.label.clone_from(&name);
         }
     }
     Ok(())
@@ -858,22 +805,8 @@ pub async fn csv(
 ) -> PageResult {
     let request = SearchRequest::from_query(raw.as_deref());
     let owned = request.fields()?;
-    let found = state
-        .catalog
-        .execute_query(
-            &session.caller,
-            &fields_of(&owned),
-            mql_version(None)?,
-            PageRequest {
-                size: Some(CSV_ROWS),
-                number: Some(1),
-            },
-            false,
-        )
-        .await?;
-    let QueryResult::Mql(entities) = found else {
-        return Err(Error::internal("the search asked for MQL entities").into());
-    };
+    let rows = query::execute(&state, &session, &fields_of(&owned), CSV_ROWS, 1).await?;
+    let entities: Vec<_> = rows.into_iter().map(|row| row.0).collect();
     let mut out = csv::Writer::from_writer(Vec::new());
     let write = |out: &mut csv::Writer<Vec<u8>>, row: Vec<String>| {
         out.write_record(row)

@@ -4,16 +4,14 @@
 use askama::Template;
 use axum::Form;
 use axum::extract::{RawQuery, State};
-use axum::http::StatusCode;
-use axum::http::header::LOCATION;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use lore_core::catalog::{NewWorksheet, WorksheetRef};
 use lore_core::model::SavedQuery;
 use lore_core::{Error, ObjectId};
 use serde::Deserialize;
 
 use super::mql_text::split_query;
-use super::page::{Chrome, PageResult, html, query_string, url_encode};
+use super::page::{Chrome, PageResult, flash, html, query_string, returned};
 use super::session::Session;
 use crate::AppState;
 
@@ -55,18 +53,6 @@ fn query_text(q: &SavedQuery) -> String {
     text
 }
 
-fn returned(outcome: Result<String, Error>) -> Response {
-    let query = match outcome {
-        Ok(done) => format!("done={}", url_encode(&done)),
-        Err(e) => format!("error={}", url_encode(&e.for_client().message)),
-    };
-    (
-        StatusCode::SEE_OTHER,
-        [(LOCATION, format!("/ui/worksheets?{query}"))],
-    )
-        .into_response()
-}
-
 /// `GET /ui/worksheets`: the user's saved searches.
 pub async fn list(
     State(state): State<AppState>,
@@ -77,15 +63,10 @@ pub async fn list(
         .catalog
         .list_worksheets(&session.caller, false)
         .await?;
-    let flash = |name: &str| {
-        raw.as_deref()
-            .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
-            .filter(|m| !m.is_empty())
-    };
     Ok(html(&WorksheetsPage {
         chrome: Chrome::new(&session, "search"),
-        done: flash("done"),
-        failed: flash("error"),
+        done: flash(raw.as_deref(), "done"),
+        failed: flash(raw.as_deref(), "error"),
         saved: worksheets
             .iter()
             .map(|w| {
@@ -136,7 +117,7 @@ pub async fn save(
             .map(|w| format!("saved the search '{}'", w.name)),
         Err(e) => Err(e),
     };
-    returned(outcome)
+    returned("/ui/worksheets", outcome)
 }
 
 #[derive(Debug, Deserialize)]
@@ -158,5 +139,5 @@ pub async fn delete(
             .map(|()| "deleted the saved search".to_owned()),
         Err(_) => Err(Error::invalid(format!("'{}' is no worksheet id", form.id))),
     };
-    returned(outcome)
+    returned("/ui/worksheets", outcome)
 }
