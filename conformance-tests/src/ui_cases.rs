@@ -192,6 +192,22 @@ async fn password_login_and_logout(t: &Target, b: &mut Browser) {
     assert_eq!(status, json!(403));
     b.goto("/ui/").await;
     assert_eq!(b.text("#signed-in-user").await, t.user, "still signed in");
+
+    // A user disabled while signed in is signed out at the next page.
+    let (_, name, password) = new_user(t, "ui-disabled").await;
+    b.find("#logout").await.click().await.expect("Log out");
+    b.login(&name, &password).await;
+    assert_eq!(b.text("#signed-in-user").await, name);
+    t.put(
+        "/admin/users",
+        &[],
+        &json!({"name": name, "enabled": false}),
+    )
+    .await
+    .ok();
+    b.goto("/ui/browse").await;
+    b.find("#login-button").await;
+    assert!(b.at().await.starts_with("/ui/login"));
 }
 
 async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
@@ -447,6 +463,36 @@ async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
         .next()
         .unwrap_or_default()
         .to_owned();
+    // A column of the granted model whose data is hidden (Hide Data), with statistics and
+    // a sample no page may show to a user without View Data.
+    let found = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({
+                "select": "\"Object Id\"",
+                "where": format!(
+                    "Name = 'email' AND Parent.Name = 'customer' AND \"Model Id\" = {}",
+                    own.model_id.rsplit('_').next().unwrap_or("0")
+                ),
+            }),
+        )
+        .await;
+    let email = found.ok()[0]["attributes"][0]["value"]
+        .as_str()
+        .expect("the customer's email column")
+        .to_owned();
+    t.put(
+        &format!("/entities/DataProfiling/{email}"),
+        &[],
+        &json!({
+            "dataProfile": {"totalProfiledRows": 10, "statistics": {"DistinctRows": 987654, "maxLength": 424242}},
+            "dataSample": {"header": ["email"], "samples": [["secret.sample@example.com"]]},
+            "hideData": true,
+        }),
+    )
+    .await
+    .ok();
     let secrets = [
         hidden.model_name.clone(),
         hidden_folder,
@@ -495,6 +541,20 @@ async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
         assert_eq!(seen, missing, "{path}");
         no_secret(&seen.replace(&hidden.model_id, ""), &path);
     }
+    // Hidden data never reaches the page, statistics included; the page says why.
+    b.goto(&format!("/ui/objects/{email}/profiling")).await;
+    let notice = b.text("#hidden-data").await;
+    assert!(notice.contains("hidden from you"), "{notice}");
+    let page = b.source().await;
+    for secret in ["987654", "424242", "secret.sample@example.com"] {
+        assert!(!page.contains(secret), "the profiling tab shows {secret}");
+    }
+    b.goto(&format!("/ui/objects/{email}")).await;
+    let page = b.source().await;
+    for secret in ["987654", "424242", "secret.sample@example.com"] {
+        assert!(!page.contains(secret), "the overview shows {secret}");
+    }
+
     // MQL naming the hidden model finds nothing, as for a name that does not exist.
     b.goto(&format!(
         "/ui/?mql={}",
