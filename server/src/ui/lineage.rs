@@ -206,7 +206,7 @@ async fn walks(
     }];
     // A table's lineage includes its columns' (drawn between tables unless columns are
     // asked for).
-    for column in columns_of(state, session, &start.id).await? {
+    for column in columns_of(state, session, &start.id, &params.direction).await? {
         let answer = state
             .catalog
             .lineage_operations(
@@ -245,15 +245,34 @@ async fn walks(
 /// The most columns of one object whose lineage is read with it.
 const MAX_COLUMNS: i64 = 500;
 
-/// The ids of the columns (and fields) of an object, as the caller sees them.
-async fn columns_of(state: &AppState, session: &Session, id: &str) -> Result<Vec<String>, Error> {
-    let filter = format!(
-        "Parent.\"Object Id\" = {} AND \"Object Type\" = ANY ('Column', 'Field')",
-        mql_literal(id)
+/// The ids of the columns (and fields) of an object that have lineage the walk wants
+/// (`Has Data Lineage` upstream, `Has Data Impact` downstream), as the caller sees them.
+/// (Types and flags are tested here rather than in the query: with them, SQLite's planner
+/// walks every column of the repository instead of the object's children.)
+async fn columns_of(
+    state: &AppState,
+    session: &Session,
+    id: &str,
+    direction: &str,
+) -> Result<Vec<String>, Error> {
+    let filter = format!("Parent.\"Object Id\" = {}", mql_literal(id));
+    let query = Mql::new(
+        "\"Object Id\", \"Object Type\", \"Has Data Lineage\", \"Has Data Impact\"",
+        &filter,
     );
-    let query = Mql::new("\"Object Id\"", &filter);
     let rows = query::execute(state, session, &query.fields(), MAX_COLUMNS, 1).await?;
-    Ok(rows.iter().map(|row| row.text("Object Id")).collect())
+    let flag = |row: &query::Row, name: &str| {
+        row.get(name).and_then(serde_json::Value::as_bool) == Some(true)
+    };
+    Ok(rows
+        .iter()
+        .filter(|row| matches!(row.text("Object Type").as_str(), "Column" | "Field"))
+        .filter(|row| {
+            (direction != "downstream" && flag(row, "Has Data Lineage"))
+                || (direction != "upstream" && flag(row, "Has Data Impact"))
+        })
+        .map(|row| row.text("Object Id"))
+        .collect())
 }
 
 /// The parents of the columns in the walks, by MQL (`Context`), 500 at a time.
