@@ -112,18 +112,33 @@ fn is_public(method: &Method, route: &str) -> bool {
 }
 
 /// Whether the request came from a page of this site: an `Origin` header, when the
-/// browser sent one, must name the host the request went to.
-fn same_origin(headers: &HeaderMap) -> bool {
+/// browser sent one, must name the host the request went to, `server.public_url`, or
+/// (behind a trusted proxy) the host in `X-Forwarded-Host`.
+fn same_origin(config: &UiConfig, headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };
-    let Some(host) = headers.get(HOST).and_then(|v| v.to_str().ok()) else {
+    let origin = origin.trim_end_matches('/');
+    if config
+        .public_url
+        .as_deref()
+        .is_some_and(|public| public.eq_ignore_ascii_case(origin))
+    {
+        return true;
+    }
+    let Some((_, host_of_origin)) = origin.split_once("://") else {
         return false;
     };
-    origin
-        .split_once("://")
-        .is_some_and(|(_, rest)| rest.trim_end_matches('/') == host)
+    let named = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|host| host.trim().eq_ignore_ascii_case(host_of_origin))
+    };
+    named(HOST.as_str()) || (config.trust_forwarded_for && named(X_FORWARDED_HOST))
 }
+
+const X_FORWARDED_HOST: &str = "x-forwarded-host";
 
 /// The layer on every UI route: a public route passes; any other needs a valid session
 /// cookie (else the login form, or 401 for htmx and non-GET requests), and a request
@@ -136,7 +151,7 @@ pub async fn require_session(State(state): State<AppState>, req: Request, next: 
         .map(|p| p.as_str().to_owned())
         .unwrap_or_default();
     let unsafe_method = !matches!(*req.method(), Method::GET | Method::HEAD);
-    if unsafe_method && !same_origin(req.headers()) {
+    if unsafe_method && !same_origin(&state.ui, req.headers()) {
         return super::page::refused("This form came from another site, so Lore ignored it.");
     }
     if is_public(req.method(), &route) {
@@ -275,12 +290,34 @@ mod tests {
 
     #[test]
     fn origin_must_name_the_host() {
+        let direct = UiConfig::default();
         let mut headers = HeaderMap::new();
         headers.insert(HOST, "127.0.0.1:11480".parse().unwrap());
-        assert!(same_origin(&headers));
+        assert!(same_origin(&direct, &headers));
         headers.insert(ORIGIN, "http://127.0.0.1:11480".parse().unwrap());
-        assert!(same_origin(&headers));
+        assert!(same_origin(&direct, &headers));
         headers.insert(ORIGIN, "https://evil.example".parse().unwrap());
-        assert!(!same_origin(&headers));
+        assert!(!same_origin(&direct, &headers));
+
+        // Behind a proxy that sets its own Host.
+        let mut proxied = HeaderMap::new();
+        proxied.insert(HOST, "10.0.0.5:11480".parse().unwrap());
+        proxied.insert(ORIGIN, "https://lore.example.com".parse().unwrap());
+        proxied.insert(X_FORWARDED_HOST, "lore.example.com".parse().unwrap());
+        assert!(
+            !same_origin(&direct, &proxied),
+            "an untrusted forwarded host"
+        );
+        let trusting = UiConfig {
+            trust_forwarded_for: true,
+            ..UiConfig::default()
+        };
+        assert!(same_origin(&trusting, &proxied));
+        let public = UiConfig {
+            public_url: Some("https://lore.example.com".into()),
+            ..UiConfig::default()
+        };
+        proxied.remove(X_FORWARDED_HOST);
+        assert!(same_origin(&public, &proxied));
     }
 }
