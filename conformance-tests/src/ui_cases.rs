@@ -555,6 +555,38 @@ async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
         assert!(!page.contains(secret), "the overview shows {secret}");
     }
 
+    // A user without any right: every object answers like one that does not exist.
+    let (_, nobody, nobody_password) = new_user(t, "ui-nobody").await;
+    b.find("#logout").await.click().await.expect("Log out");
+    b.login(&nobody, &nobody_password).await;
+    b.find("#signed-in-user").await;
+    for model in [&own.model_id, &hidden.model_id] {
+        for path in [
+            format!("/ui/objects/{model}"),
+            format!("/ui/objects/{model}/lineage"),
+            format!("/ui/browse/{model}"),
+        ] {
+            b.goto(&path).await;
+            let seen = b.text("main").await.replace(model.as_str(), "ID");
+            let missing = format!("{model}99999");
+            b.goto(&path.replace(model.as_str(), &missing)).await;
+            let none = b.text("main").await.replace(&missing, "ID");
+            assert_eq!(seen, none, "{path} as a user without rights");
+            assert!(!seen.contains(&own.model_name), "{path} names the model");
+        }
+    }
+    b.goto("/ui/browse").await;
+    no_secret(&b.source().await, "browse as nobody");
+    b.goto("/ui/logout").await;
+    b.find("#confirm-logout")
+        .await
+        .click()
+        .await
+        .expect("Log out");
+    b.find("#login-button").await;
+    b.login(&name, &password).await;
+    b.find("#signed-in-user").await;
+
     // MQL naming the hidden model finds nothing, as for a name that does not exist.
     b.goto(&format!(
         "/ui/?mql={}",
@@ -900,6 +932,8 @@ async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
 
     // Comments and warnings.
     b.goto(&format!("{object}/comments")).await;
+    let last = b.text("#last-change").await;
+    assert!(last.starts_with("Last changed 20"), "{last}");
     b.find("#comment-text")
         .await
         .send_keys("Checked against the CRM.")
@@ -1113,6 +1147,19 @@ async fn administration_grants_and_an_import(t: &Target, b: &mut Browser) {
     b.shot("operation").await;
     b.goto("/ui/admin/operations").await;
     assert!(b.text("#operations").await.contains("SUCCEEDED"));
+    // The model's own page: its import settings, run again from there, and its runs.
+    b.goto(&format!("/ui/objects/{}/import", sample.model_id))
+        .await;
+    assert!(b.text("#import-settings").await.contains("lore-csv-zip"));
+    press(b, "#run-model-import").await;
+    b.wait_until(
+        "the second import to end",
+        "document.getElementById('operation-state') && document.getElementById('operation-state').textContent !== 'RUNNING'",
+    )
+    .await;
+    b.goto(&format!("/ui/objects/{}/import", sample.model_id))
+        .await;
+    assert_eq!(b.all("#model-operations tbody tr").await.len(), 2);
 
     // The system log and the notification deliveries.
     t.flush_system_log().await;

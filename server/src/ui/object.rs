@@ -27,7 +27,16 @@ const TABS: &[(&str, &str)] = &[
     ("glossary", "Glossary and links"),
     ("comments", "Comments and history"),
     ("access", "Access"),
+    // Models only.
+    ("import", "Import"),
 ];
+
+/// A model's import: its settings (or why there are none) and its recent operations.
+pub struct ImportView {
+    pub settings: Option<Vec<Property>>,
+    pub missing: Option<String>,
+    pub operations: Vec<(i64, &'static str, String, String)>,
+}
 
 /// An object in a list: id, name, type.
 pub struct Linked {
@@ -116,6 +125,10 @@ struct ObjectPage {
     // Access.
     access: Option<super::admin::AccessView>,
     access_error: Option<String>,
+    // Import (models).
+    import: Option<ImportView>,
+    /// When and by whom the object last changed.
+    updated: String,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -293,6 +306,21 @@ async fn show(
         is_term: entity.object_type.display_name == "Term",
         access: None,
         access_error: None,
+        import: None,
+        updated: {
+            let get = |name: &str| {
+                entity
+                    .attributes
+                    .iter()
+                    .find(|a| a.attribute_type.display_name == name)
+                    .map(|a| display(&a.value))
+                    .unwrap_or_default()
+            };
+            match (get("Updated Date"), get("Updated By")) {
+                (date, by) if by.is_empty() => date,
+                (date, by) => format!("{date} by {by}"),
+            }
+        },
     };
     page.here = if tab == "overview" {
         format!("/ui/objects/{}", url_encode(&page.id))
@@ -302,8 +330,13 @@ async fn show(
     if let Some(curation) = &curation {
         fill_curation(&mut page, curation, caller.name());
     }
+    let is_model = page.kind == "Model";
+    if tab == "import" && !is_model {
+        return Ok(not_found_page());
+    }
     page.tabs = TABS
         .iter()
+        .filter(|(t, _)| *t != "import" || is_model)
         .map(|&(t, title)| Tab {
             href: page.tab_href(t),
             title,
@@ -358,6 +391,7 @@ async fn show(
                     .collect();
             }
         }
+        "import" => page.import = Some(import_of(&state, &session, &reference).await?),
         "access" => match super::admin::access_of(&state, &session, &entity.id).await {
             Ok(access) => page.access = Some(access),
             Err(e) if e.code.http_status() == 403 => {
@@ -372,6 +406,79 @@ async fn show(
         _ => {}
     }
     Ok(html(&page))
+}
+
+/// A model's import settings (Import on it) and its recent operations.
+async fn import_of(
+    state: &AppState,
+    session: &Session,
+    model: &ObjectRef,
+) -> Result<ImportView, lore_core::Error> {
+    let catalog = &state.catalog;
+    let (settings, missing) = match catalog.import_settings(&session.caller, model).await {
+        Ok((_, s)) => (
+            Some(vec![
+                Property {
+                    name: "Importer format".into(),
+                    value: s.format.clone(),
+                },
+                Property {
+                    name: "Parameters".into(),
+                    value: serde_json::to_string_pretty(&s.parameters).unwrap_or_default(),
+                },
+                Property {
+                    name: "Attachment".into(),
+                    value: s
+                        .attachment
+                        .clone()
+                        .unwrap_or_else(|| "the newest attachment".into()),
+                },
+                Property {
+                    name: "Set".into(),
+                    value: format!(
+                        "{} by {}",
+                        lore_core::model::format_datetime(&s.updated_at),
+                        s.updated_by
+                    ),
+                },
+            ]),
+            None,
+        ),
+        Err(e) if matches!(e.code.http_status(), 403 | 404) => (None, Some(e.for_client().message)),
+        Err(e) => return Err(e),
+    };
+    let id = match model {
+        ObjectRef::Id(id) => Some(*id),
+        _ => None,
+    };
+    let operations = match id {
+        Some(id) => catalog
+            .operations(
+                &session.caller,
+                lore_core::model::OperationFilter {
+                    model: Some(id),
+                    limit: 20,
+                    ..Default::default()
+                },
+            )
+            .await?
+            .into_iter()
+            .map(|o| {
+                (
+                    o.id,
+                    o.state.as_str(),
+                    lore_core::model::format_datetime(&o.started_at),
+                    o.detail.message.clone(),
+                )
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(ImportView {
+        settings,
+        missing,
+        operations,
+    })
 }
 
 /// An object of an MQL answer selecting Name, Object Type and Object Id.
