@@ -908,6 +908,27 @@ async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
         entity.describe()
     );
 
+    // A label added (MQL finds the object by it) and removed.
+    b.find("#label-input")
+        .await
+        .send_keys("reviewed-2026")
+        .await
+        .expect("typing");
+    press(b, "#add-label-button").await;
+    assert!(b.text("#labels").await.contains("reviewed-2026"));
+    let labelled = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "\"Object Id\"", "where": "Labels = 'reviewed-2026'"}),
+        )
+        .await;
+    assert!(labelled.text().contains(&id), "{}", labelled.describe());
+    press(b, "#labels button[aria-label='Remove label reviewed-2026']").await;
+    assert!(
+        b.all("#labels").await.is_empty() || !b.text("#labels").await.contains("reviewed-2026")
+    );
+
     // A glossary term, found as it is typed, linked and unlinked.
     let field = b.find("#term-input").await;
     field.send_keys("Clie").await.expect("typing a term");
@@ -977,6 +998,33 @@ async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
         .run(&format!("return [...document.querySelectorAll('#label-assignments tr')].find(r => r.cells[0].textContent === '{label}').cells[1].textContent"))
         .await;
     assert_eq!(row, json!("approved"));
+
+    // A data class proposed, then approved; MQL reads the review.
+    let class = b
+        .run("return document.querySelector('#class-choice option').value")
+        .await;
+    let class = class.as_str().expect("a defined data class").to_owned();
+    press(b, "#propose-class-button").await;
+    press(
+        b,
+        &format!("#class-assignments button[aria-label='Approve data class {class}']"),
+    )
+    .await;
+    let row = b
+        .run(&format!("return [...document.querySelectorAll('#class-assignments tr')].find(r => r.cells[0].textContent === '{class}').cells[1].textContent"))
+        .await;
+    assert_eq!(row, json!("approved"));
+    let approved = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({
+                "select": "\"Data Classifications Approved\"",
+                "where": format!("\"Object Id\" = '{id}'"),
+            }),
+        )
+        .await;
+    assert!(approved.text().contains(&class), "{}", approved.describe());
 
     // A workflow step.
     let step = b.text(".workflow-step").await;

@@ -14,8 +14,8 @@ use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{
-    Capability, ClassificationStatus, DataClass, DataProfile, DataSample, LabelAssignment, Object,
-    Profiling, SensitivityLabel,
+    Capability, Classification, ClassificationStatus, DataClass, DataProfile, DataSample,
+    LabelAssignment, Object, Profiling, SensitivityLabel, Tag, TagKind,
 };
 use crate::mql::eval;
 use crate::mql::plan::Cond;
@@ -83,6 +83,9 @@ pub struct ProfilingUpdate {
     pub hide_data: Option<bool>,
 }
 
+/// The longest label [`Catalog::set_object_tag_label`] takes.
+pub const MAX_LABEL_CHARS: usize = 200;
+
 impl Catalog {
     // ---- data classes
 
@@ -139,6 +142,111 @@ impl Catalog {
             .into_iter()
             .find(|c| c.name == name)
             .ok_or_else(|| Error::not_found(format!("no data class '{name}'")))
+    }
+
+    /// The data classes on an object with their review status (View Metadata on it).
+    pub async fn object_data_classes(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+    ) -> Result<Vec<Classification>> {
+        let object = self.find(caller, object).await?;
+        let details = self.store.details(Scope::Objects(vec![object.id])).await?;
+        let mut classes = details.classifications;
+        classes.sort_by(|a, b| a.data_class.cmp(&b.data_class));
+        Ok(classes)
+    }
+
+    /// Sets the review status of a data class on an object, as for sensitivity labels:
+    /// PROPOSED needs Edit Metadata on the object, APPROVED and REJECTED Curate; the
+    /// class must be defined; MATCHED is the profilers' and importers'. (The web UI's
+    /// review of data classes; the REST API has no call for it.)
+    pub async fn set_object_data_class(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        data_class: &str,
+        status: ClassificationStatus,
+    ) -> Result<Vec<Classification>> {
+        let object = self.find(caller, object).await?;
+        let needed = match status {
+            ClassificationStatus::Proposed => Capability::EditMetadata,
+            ClassificationStatus::Approved | ClassificationStatus::Rejected => Capability::Curate,
+            ClassificationStatus::Matched => {
+                return Err(Error::invalid(
+                    "status MATCHED is set by profilers and importers; use PROPOSED, APPROVED or REJECTED",
+                ));
+            }
+        };
+        self.require_on(caller, needed, &object).await?;
+        let class = self.find_data_class(data_class).await?;
+        self.store
+            .apply(
+                vec![Op::SetClassification(Classification {
+                    object: object.id,
+                    data_class: class.name,
+                    status,
+                })]
+                .into(),
+            )
+            .await?;
+        self.object_data_classes(caller, &ObjectRef::Id(object.id))
+            .await
+    }
+
+    /// Adds a label (MQL's `Labels`) to an object, or removes it (`add` false): Edit
+    /// Metadata on the object. A label is 1 to 200 characters without control
+    /// characters; adding one it has, or removing one it has not, changes nothing.
+    /// (The web UI's; the REST API sets labels only through imports.)
+    pub async fn set_object_tag_label(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        label: &str,
+        add: bool,
+    ) -> Result<Vec<String>> {
+        let object = self.find(caller, object).await?;
+        self.require_on(caller, Capability::EditMetadata, &object)
+            .await?;
+        let label = label.trim();
+        if label.is_empty() {
+            return Err(Error::missing("label"));
+        }
+        if label.chars().count() > MAX_LABEL_CHARS || label.chars().any(char::is_control) {
+            return Err(Error::invalid(format!(
+                "a label is at most {MAX_LABEL_CHARS} characters, without control characters"
+            )));
+        }
+        let tag = Tag {
+            object: object.id,
+            kind: TagKind::Label,
+            value: label.to_owned(),
+        };
+        let held = self
+            .store
+            .details(Scope::Objects(vec![object.id]))
+            .await?
+            .tags
+            .contains(&tag);
+        if held != add {
+            let op = if add {
+                Op::AddTag(tag)
+            } else {
+                Op::RemoveTag(tag)
+            };
+            self.store.apply(vec![op].into()).await?;
+        }
+        let mut labels: Vec<String> = self
+            .store
+            .details(Scope::Objects(vec![object.id]))
+            .await?
+            .tags
+            .into_iter()
+            .filter(|t| t.kind == TagKind::Label)
+            .map(|t| t.value)
+            .collect();
+        labels.sort();
+        Ok(labels)
     }
 
     // ---- sensitivity labels

@@ -116,21 +116,78 @@ pub async fn label(
     Form(form): Form<LabelForm>,
 ) -> Response {
     let to = back_to(&id, form.back.as_deref());
-    let status = match form.status.as_str() {
-        "PROPOSED" => Ok(ClassificationStatus::Proposed),
-        "APPROVED" => Ok(ClassificationStatus::Approved),
-        "REJECTED" => Ok(ClassificationStatus::Rejected),
-        other => Err(Error::invalid(format!(
-            "status '{other}' is none of PROPOSED, APPROVED, REJECTED"
-        ))),
-    };
-    let outcome = match (status, ObjectRef::parse(&id)) {
+    let outcome = match (review_status(&form.status), ObjectRef::parse(&id)) {
         (Ok(status), Ok(reference)) => state
             .catalog
             .set_object_label(&session.caller, &reference, &form.label, status)
             .await
             .map(|_| format!("{} {}", form.label, form.status.to_lowercase())),
         (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    returned(&to, outcome)
+}
+
+/// `POST /ui/objects/{id}/classes`: proposes, approves or rejects a data class on the
+/// object (the same rules as sensitivity labels).
+pub async fn data_class(
+    State(state): State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+    Form(form): Form<LabelForm>,
+) -> Response {
+    let to = back_to(&id, form.back.as_deref());
+    let outcome = match (review_status(&form.status), ObjectRef::parse(&id)) {
+        (Ok(status), Ok(reference)) => state
+            .catalog
+            .set_object_data_class(&session.caller, &reference, &form.label, status)
+            .await
+            .map(|_| format!("{} {}", form.label, form.status.to_lowercase())),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    returned(&to, outcome)
+}
+
+fn review_status(text: &str) -> Result<ClassificationStatus, Error> {
+    match text {
+        "PROPOSED" => Ok(ClassificationStatus::Proposed),
+        "APPROVED" => Ok(ClassificationStatus::Approved),
+        "REJECTED" => Ok(ClassificationStatus::Rejected),
+        other => Err(Error::invalid(format!(
+            "status '{other}' is none of PROPOSED, APPROVED, REJECTED"
+        ))),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TagForm {
+    /// `add` or `remove`.
+    op: String,
+    label: String,
+    back: Option<String>,
+}
+
+/// `POST /ui/objects/{id}/tags`: adds or removes a label (MQL's `Labels`).
+pub async fn tag(
+    State(state): State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+    Form(form): Form<TagForm>,
+) -> Response {
+    let to = back_to(&id, form.back.as_deref());
+    let add = form.op != "remove";
+    let outcome = match ObjectRef::parse(&id) {
+        Ok(reference) => state
+            .catalog
+            .set_object_tag_label(&session.caller, &reference, &form.label, add)
+            .await
+            .map(|_| {
+                format!(
+                    "label {} {}",
+                    form.label.trim(),
+                    if add { "added" } else { "removed" }
+                )
+            }),
+        Err(e) => Err(e),
     };
     returned(&to, outcome)
 }

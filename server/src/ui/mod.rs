@@ -92,6 +92,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/ui/objects/{id}/curation", post(curation::curate))
         .route("/ui/objects/{id}/workflow", post(curation::workflow))
         .route("/ui/objects/{id}/labels", post(curation::label))
+        .route("/ui/objects/{id}/classes", post(curation::data_class))
+        .route("/ui/objects/{id}/tags", post(curation::tag))
         .route("/ui/objects/{id}/terms", post(curation::term))
         .route(
             "/ui/objects/{id}/edit",

@@ -114,6 +114,8 @@ struct ObjectPage {
     watching: bool,
     workflow_tasks: Vec<&'static str>,
     defined_labels: Vec<String>,
+    class_assignments: Vec<LabelView>,
+    defined_classes: Vec<String>,
     done: Option<String>,
     failed: Option<String>,
     /// This page's path, where forms return.
@@ -298,6 +300,8 @@ async fn show(
         watching: false,
         workflow_tasks: Vec::new(),
         defined_labels: Vec::new(),
+        class_assignments: Vec::new(),
+        defined_classes: Vec::new(),
         done: flash(query.as_deref(), "done"),
         failed: flash(query.as_deref(), "error"),
         here: String::new(),
@@ -357,6 +361,21 @@ async fn show(
                 .await?
                 .into_iter()
                 .map(|l| l.name)
+                .collect();
+            page.class_assignments = catalog
+                .object_data_classes(caller, &reference)
+                .await?
+                .into_iter()
+                .map(|c| LabelView {
+                    name: c.data_class,
+                    status: status_name(c.status),
+                })
+                .collect();
+            page.defined_classes = catalog
+                .data_classes(caller)
+                .await?
+                .into_iter()
+                .map(|c| c.name)
                 .collect();
         }
         "profiling" => {
