@@ -83,6 +83,18 @@ pub struct ProfilingUpdate {
     pub hide_data: Option<bool>,
 }
 
+/// What setting a review status needs: PROPOSED Edit Metadata, APPROVED and REJECTED
+/// Curate; MATCHED is the profilers' and importers' alone.
+fn review_capability(status: ClassificationStatus) -> Result<Capability> {
+    match status {
+        ClassificationStatus::Proposed => Ok(Capability::EditMetadata),
+        ClassificationStatus::Approved | ClassificationStatus::Rejected => Ok(Capability::Curate),
+        ClassificationStatus::Matched => Err(Error::invalid(
+            "status MATCHED is set by profilers and importers; use PROPOSED, APPROVED or REJECTED",
+        )),
+    }
+}
+
 /// The longest label [`Catalog::set_object_tag_label`] takes.
 pub const MAX_LABEL_CHARS: usize = 200;
 
@@ -169,16 +181,8 @@ impl Catalog {
         status: ClassificationStatus,
     ) -> Result<Vec<Classification>> {
         let object = self.find(caller, object).await?;
-        let needed = match status {
-            ClassificationStatus::Proposed => Capability::EditMetadata,
-            ClassificationStatus::Approved | ClassificationStatus::Rejected => Capability::Curate,
-            ClassificationStatus::Matched => {
-                return Err(Error::invalid(
-                    "status MATCHED is set by profilers and importers; use PROPOSED, APPROVED or REJECTED",
-                ));
-            }
-        };
-        self.require_on(caller, needed, &object).await?;
+        self.require_on(caller, review_capability(status)?, &object)
+            .await?;
         let class = self.find_data_class(data_class).await?;
         self.store
             .apply(
@@ -316,16 +320,8 @@ impl Catalog {
         status: ClassificationStatus,
     ) -> Result<ObjectLabels> {
         let object = self.find(caller, object).await?;
-        let needed = match status {
-            ClassificationStatus::Proposed => Capability::EditMetadata,
-            ClassificationStatus::Approved | ClassificationStatus::Rejected => Capability::Curate,
-            ClassificationStatus::Matched => {
-                return Err(Error::invalid(
-                    "status MATCHED is set by profilers and importers; use PROPOSED, APPROVED or REJECTED",
-                ));
-            }
-        };
-        self.require_on(caller, needed, &object).await?;
+        self.require_on(caller, review_capability(status)?, &object)
+            .await?;
         let label = self.find_label(label).await?;
         self.store
             .apply(

@@ -110,38 +110,57 @@ pub struct LabelForm {
 
 /// `POST /ui/objects/{id}/labels`: proposes, approves or rejects a sensitivity label.
 pub async fn label(
-    State(state): State<AppState>,
+    state: State<AppState>,
     session: Session,
-    Path(id): Path<String>,
-    Form(form): Form<LabelForm>,
+    id: Path<String>,
+    form: Form<LabelForm>,
 ) -> Response {
-    let to = back_to(&id, form.back.as_deref());
-    let outcome = match (review_status(&form.status), ObjectRef::parse(&id)) {
-        (Ok(status), Ok(reference)) => state
-            .catalog
-            .set_object_label(&session.caller, &reference, &form.label, status)
-            .await
-            .map(|_| format!("{} {}", form.label, form.status.to_lowercase())),
-        (Err(e), _) | (_, Err(e)) => Err(e),
-    };
-    returned(&to, outcome)
+    review(state, session, id, form, Reviewed::SensitivityLabel).await
 }
 
 /// `POST /ui/objects/{id}/classes`: proposes, approves or rejects a data class on the
 /// object (the same rules as sensitivity labels).
 pub async fn data_class(
+    state: State<AppState>,
+    session: Session,
+    id: Path<String>,
+    form: Form<LabelForm>,
+) -> Response {
+    review(state, session, id, form, Reviewed::DataClass).await
+}
+
+/// What a review form sets the status of.
+#[derive(Debug, Clone, Copy)]
+enum Reviewed {
+    SensitivityLabel,
+    DataClass,
+}
+
+async fn review(
     State(state): State<AppState>,
     session: Session,
     Path(id): Path<String>,
     Form(form): Form<LabelForm>,
+    what: Reviewed,
 ) -> Response {
     let to = back_to(&id, form.back.as_deref());
     let outcome = match (review_status(&form.status), ObjectRef::parse(&id)) {
-        (Ok(status), Ok(reference)) => state
-            .catalog
-            .set_object_data_class(&session.caller, &reference, &form.label, status)
-            .await
-            .map(|_| format!("{} {}", form.label, form.status.to_lowercase())),
+        (Ok(status), Ok(reference)) => {
+            let caller = &session.caller;
+            let set = match what {
+                Reviewed::SensitivityLabel => state
+                    .catalog
+                    .set_object_label(caller, &reference, &form.label, status)
+                    .await
+                    .map(drop),
+                Reviewed::DataClass => state
+                    .catalog
+                    .set_object_data_class(caller, &reference, &form.label, status)
+                    .await
+                    .map(drop),
+            };
+            set.map(|()| format!("{} {}", form.label, form.status.to_lowercase()))
+        }
         (Err(e), _) | (_, Err(e)) => Err(e),
     };
     returned(&to, outcome)
