@@ -985,18 +985,14 @@ async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
         .await;
     let label = label.as_str().expect("a defined label").to_owned();
     press(b, "#propose-label-button").await;
-    let row = b
-        .run(&format!("return [...document.querySelectorAll('#label-assignments tr')].find(r => r.cells[0].textContent === '{label}').cells[1].textContent"))
-        .await;
+    let row = review_status_of(b, "label", &label).await;
     assert_eq!(row, json!("proposed"));
     press(
         b,
         &format!("#label-assignments button[aria-label='Approve {label}']"),
     )
     .await;
-    let row = b
-        .run(&format!("return [...document.querySelectorAll('#label-assignments tr')].find(r => r.cells[0].textContent === '{label}').cells[1].textContent"))
-        .await;
+    let row = review_status_of(b, "label", &label).await;
     assert_eq!(row, json!("approved"));
 
     // A data class proposed, then approved; MQL reads the review.
@@ -1010,9 +1006,7 @@ async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
         &format!("#class-assignments button[aria-label='Approve data class {class}']"),
     )
     .await;
-    let row = b
-        .run(&format!("return [...document.querySelectorAll('#class-assignments tr')].find(r => r.cells[0].textContent === '{class}').cells[1].textContent"))
-        .await;
+    let row = review_status_of(b, "class", &class).await;
     assert_eq!(row, json!("approved"));
     let approved = t
         .post(
@@ -1291,4 +1285,13 @@ async fn openid_connect_sign_in(t: &Target, b: &mut Browser) {
     );
     b.goto("/ui/").await;
     b.find("#login-button").await;
+}
+
+/// The review status a classification tab shows for a label or data class
+/// (`kind`: `label` or `class`).
+async fn review_status_of(b: &Browser, kind: &str, name: &str) -> serde_json::Value {
+    b.run(&format!(
+        "return [...document.querySelectorAll('#{kind}-assignments tr')].find(r => r.cells[0].textContent === '{name}').cells[1].textContent"
+    ))
+    .await
 }

@@ -268,12 +268,7 @@ pub async fn edit_form(
         .catalog
         .get_entity(&session.caller, &ObjectRef::parse(&id)?)
         .await?;
-    let description = entity
-        .attributes
-        .iter()
-        .find(|a| a.attribute_type.display_name == "Description")
-        .map(|a| display(&a.value))
-        .unwrap_or_default();
+    let description = query::text(&entity.attributes, "Description");
     Ok(html(&EditDescription {
         chrome: Chrome::new(&session, "browse"),
         preview: markdown(&description),

@@ -312,14 +312,7 @@ async fn show(
         access_error: None,
         import: None,
         updated: {
-            let get = |name: &str| {
-                entity
-                    .attributes
-                    .iter()
-                    .find(|a| a.attribute_type.display_name == name)
-                    .map(|a| display(&a.value))
-                    .unwrap_or_default()
-            };
+            let get = |name: &str| query::text(&entity.attributes, name);
             match (get("Updated Date"), get("Updated By")) {
                 (date, by) if by.is_empty() => date,
                 (date, by) => format!("{date} by {by}"),
@@ -502,13 +495,7 @@ async fn import_of(
 
 /// An object of an MQL answer selecting Name, Object Type and Object Id.
 fn linked(attributes: &[lore_core::wire::Attribute]) -> Linked {
-    let get = |name: &str| {
-        attributes
-            .iter()
-            .find(|a| a.attribute_type.display_name == name)
-            .map(|a| display(&a.value))
-            .unwrap_or_default()
-    };
+    let get = |name: &str| query::text(attributes, name);
     Linked {
         id: get("Object Id"),
         name: get("Name"),

@@ -3,6 +3,7 @@
 
 use lore_core::catalog::{MqlEntity, PageRequest, QueryResult, mql_version};
 use lore_core::mql::parse::QueryFields;
+use lore_core::wire::Attribute;
 use lore_core::{Error, Result};
 use serde_json::Value as Json;
 
@@ -48,19 +49,29 @@ impl<'a> Mql<'a> {
 #[derive(Debug)]
 pub struct Row(pub MqlEntity);
 
+/// The value of an attribute of an entity, by its display name (`Object Id`, not
+/// `"Object Id"` as a SELECT may have written it).
+pub fn value<'a>(attributes: &'a [Attribute], name: &str) -> Option<&'a Json> {
+    attributes
+        .iter()
+        .find(|a| a.attribute_type.display_name == name)
+        .map(|a| &a.value)
+}
+
+/// The value as text (empty when absent).
+pub fn text(attributes: &[Attribute], name: &str) -> String {
+    value(attributes, name).map(display).unwrap_or_default()
+}
+
 impl Row {
-    /// The value of a SELECT item, by its display name (`Object Id`, not `"Object Id"`).
+    /// The value of a SELECT item, by its display name.
     pub fn get(&self, name: &str) -> Option<&Json> {
-        self.0
-            .attributes
-            .iter()
-            .find(|a| a.attribute_type.display_name == name)
-            .map(|a| &a.value)
+        value(&self.0.attributes, name)
     }
 
     /// The value as text (empty when absent).
     pub fn text(&self, name: &str) -> String {
-        self.get(name).map(display).unwrap_or_default()
+        text(&self.0.attributes, name)
     }
 
     /// The name of the last object of `Context` (the parent, or the glossary of a term).

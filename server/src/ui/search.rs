@@ -689,13 +689,8 @@ pub fn display(value: &Json) -> String {
 }
 
 fn result_row(attributes: &[lore_core::wire::Attribute], terms: &[String]) -> ResultRow {
-    let get = |name: &str| {
-        attributes
-            .iter()
-            .find(|a| a.attribute_type.display_name == name)
-            .map(|a| &a.value)
-    };
-    let text = |name: &str| get(name).map(display).unwrap_or_default();
+    let get = |name: &str| query::value(attributes, name);
+    let text = |name: &str| query::text(attributes, name);
     let context = match get("Context") {
         Some(Json::Array(items)) => items
             .iter()
