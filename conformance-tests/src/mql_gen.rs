@@ -740,6 +740,7 @@ pub fn facet(rng: &mut StdRng, meta: &MetaModel) -> lore_core::mql::plan::Facet 
     let path = [
         "Labels",
         "\"Object Type\"",
+        "\"Data Type\"",
         "Tier",
         "Score",
         "Ratio",

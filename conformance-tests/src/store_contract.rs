@@ -28,6 +28,8 @@ use crate::cases::CaseFuture;
 use crate::harness::IntoBackend;
 use crate::store_rules::*;
 
+mod tallies;
+
 pub type StoreCaseFn = fn(Arc<dyn Store>) -> CaseFuture<'static>;
 
 /// One case of the Store contract.
@@ -78,6 +80,11 @@ pub fn cases() -> Vec<StoreCase> {
         case!(delete_object_removes_what_hangs_on_it),
         case!(clear_model_removes_model_objects_only),
         case!(delete_and_clear_keep_other_models_and_repository_objects),
+        // Counts and facets by model and type (the SQL backends' tallies)
+        StoreCase {
+            name: "counts_and_facets_by_type_follow_every_write",
+            run: |store| Box::pin(tallies::counts_and_facets_by_type_follow_every_write(store)),
+        },
         // Definitions, users, grants, sessions
         case!(definitions_round_trip_and_replace_by_name),
         case!(lineage_walks_breadth_first_within_bounds),

@@ -52,6 +52,8 @@ enum Call {
     Count(&'static str),
     /// `POST /entities/getAttributeValueCounts` with this body.
     Facets(&'static str),
+    /// These calls one after the other, as one user action (the search page's mix).
+    Mix(&'static [Call]),
 }
 
 /// One query of the bench: the MQL call, and the SQL a developer would write for the
@@ -70,6 +72,29 @@ struct Case {
     /// The SQL on PostgreSQL where it is not `sql` with the functions renamed.
     postgres: Option<&'static str>,
 }
+
+/// What the search page asks when someone types a term: the first page of results, the
+/// facets of what was found (three attributes in one call) and the total.
+const SEARCH_PAGE: &[Call] = &[
+    Call::Execute(
+        r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "text = 'table_15'"}"#,
+    ),
+    Call::Facets(
+        r#"{"select": "\"Object Type\", \"Data Type\", Labels", "from": "{from}", "where": "text = 'table_15'"}"#,
+    ),
+    Call::Count("text = 'table_15'"),
+];
+
+/// The same with a term that a twenty-fourth of the objects contain.
+const SEARCH_PAGE_BROAD: &[Call] = &[
+    Call::Execute(
+        r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "text = 'column_7'"}"#,
+    ),
+    Call::Facets(
+        r#"{"select": "\"Object Type\", \"Data Type\", Labels", "from": "{from}", "where": "text = 'column_7'"}"#,
+    ),
+    Call::Count("text = 'column_7'"),
+];
 
 const CASES: &[Case] = &[
     Case {
@@ -255,6 +280,50 @@ const CASES: &[Case] = &[
               GROUP BY data_type ORDER BY n DESC, data_type LIMIT 100",
     },
     Case {
+        restricted: false,
+        name: "search page: text + 3 facets + count",
+        selective: false,
+        postgres: None,
+        call: Call::Mix(SEARCH_PAGE),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'table_15') > 0 OR instr(lower(physical_name), 'table_15') > 0) \
+              ORDER BY name, model_id, object_id LIMIT 20; \
+              SELECT type_name, COUNT(*) AS n FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'table_15') > 0 OR instr(lower(physical_name), 'table_15') > 0) \
+              GROUP BY type_name ORDER BY n DESC LIMIT 100; \
+              SELECT data_type, COUNT(*) AS n FROM objects WHERE model_id = {m} AND data_type IS NOT NULL \
+              AND (instr(lower(name), 'table_15') > 0 OR instr(lower(physical_name), 'table_15') > 0) \
+              GROUP BY data_type ORDER BY n DESC LIMIT 100; \
+              SELECT t.value, COUNT(*) AS n FROM objects o JOIN tags t ON t.model_id = o.model_id \
+              AND t.object_id = o.object_id AND t.kind = 'label' WHERE o.model_id = {m} \
+              AND (instr(lower(o.name), 'table_15') > 0 OR instr(lower(o.physical_name), 'table_15') > 0) \
+              GROUP BY t.value ORDER BY n DESC LIMIT 100; \
+              SELECT COUNT(*) FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'table_15') > 0 OR instr(lower(physical_name), 'table_15') > 0)",
+    },
+    Case {
+        restricted: false,
+        name: "search page, broad term (1 in 24)",
+        selective: false,
+        postgres: None,
+        call: Call::Mix(SEARCH_PAGE_BROAD),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'column_7') > 0 OR instr(lower(physical_name), 'column_7') > 0) \
+              ORDER BY name, model_id, object_id LIMIT 20; \
+              SELECT type_name, COUNT(*) AS n FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'column_7') > 0 OR instr(lower(physical_name), 'column_7') > 0) \
+              GROUP BY type_name ORDER BY n DESC LIMIT 100; \
+              SELECT data_type, COUNT(*) AS n FROM objects WHERE model_id = {m} AND data_type IS NOT NULL \
+              AND (instr(lower(name), 'column_7') > 0 OR instr(lower(physical_name), 'column_7') > 0) \
+              GROUP BY data_type ORDER BY n DESC LIMIT 100; \
+              SELECT t.value, COUNT(*) AS n FROM objects o JOIN tags t ON t.model_id = o.model_id \
+              AND t.object_id = o.object_id AND t.kind = 'label' WHERE o.model_id = {m} \
+              AND (instr(lower(o.name), 'column_7') > 0 OR instr(lower(o.physical_name), 'column_7') > 0) \
+              GROUP BY t.value ORDER BY n DESC LIMIT 100; \
+              SELECT COUNT(*) FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'column_7') > 0 OR instr(lower(physical_name), 'column_7') > 0)",
+    },
+    Case {
         restricted: true,
         name: "restricted: everything by name (10 visible)",
         selective: true,
@@ -335,7 +404,7 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
             &mut peaks,
         )
         .await?;
-        drop(sqlite_dir);
+        keep_or_drop(sqlite_dir);
 
         match TestDatabase::create().await {
             Some(database) => {
@@ -473,8 +542,16 @@ async fn query(
     call: Call,
     model: &str,
 ) -> BenchResult<serde_json::Value> {
+    if let Call::Mix(calls) = call {
+        let mut answers = Vec::with_capacity(calls.len());
+        for call in calls {
+            answers.push(Box::pin(query(addr, key, *call, model)).await?);
+        }
+        return Ok(serde_json::Value::Array(answers));
+    }
     let from = ObjectId::repository(model.parse::<ObjectId>()?.content_model()).to_string();
     let request = match call {
+        Call::Mix(_) => return Err("a mix is sent call by call".into()),
         Call::Execute(body) | Call::Facets(body) => {
             let path = match call {
                 Call::Execute(_) => "executeMQLQuery",
@@ -540,8 +617,17 @@ impl Baseline {
         })
     }
 
-    /// Runs the statement and reads every row; answers how many.
+    /// Runs the statements (`;` between them) and reads every row; answers how many.
     async fn run(&mut self, sql: &str) -> BenchResult<usize> {
+        let mut n = 0;
+        for statement in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            n += self.run_one(statement).await?;
+        }
+        Ok(n)
+    }
+
+    /// Runs one statement and reads every row; answers how many.
+    async fn run_one(&mut self, sql: &str) -> BenchResult<usize> {
         match self {
             Baseline::Sqlite(conn) => {
                 let mut statement = conn.prepare_cached(sql)?;
@@ -599,12 +685,25 @@ fn print_table(lines: &[Line], runs: usize) {
         let (s50, s95) = (quantile(&l.sql, 0.5), quantile(&l.sql, 0.95));
         let ratio = if s50 > 0.0 { m50 / s50 } else { f64::NAN };
         let mut target = "≤ 1.5× SQL".to_owned();
-        if l.case.selective && l.objects >= 1_000_000 {
-            target.push_str(", < 50 ms");
+        if l.objects >= 1_000_000 {
+            target.push_str(if l.case.selective {
+                ", < 50 ms"
+            } else {
+                ", < 100 ms"
+            });
         }
         println!(
             "| {} | {} | {} | {m50:.2} | {m95:.2} | {s50:.2} | {s95:.2} | {ratio:.2}× | {target} |",
             l.backend, l.objects, l.case.name
         );
+    }
+}
+
+/// Removes the SQLite database's directory, or keeps it (and says where) when
+/// `LORE_TEST_KEEP_DB` is set, as the PostgreSQL test database is kept, to look into a
+/// plan by hand.
+fn keep_or_drop(dir: tempfile::TempDir) {
+    if std::env::var_os("LORE_TEST_KEEP_DB").is_some() {
+        eprintln!("keeping the SQLite database in {}", dir.keep().display());
     }
 }

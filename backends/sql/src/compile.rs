@@ -17,6 +17,8 @@ use lore_core::mql::plan::{
 use crate::dialect::Dialect;
 use crate::value::SqlValue;
 
+pub mod tally;
+
 /// A statement and its parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compiled {

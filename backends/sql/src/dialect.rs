@@ -90,4 +90,25 @@ impl Dialect {
             Self::Postgres => "ANALYZE objects, attribute_values, edges, tags",
         }
     }
+
+    /// The statement that folds the rows of differences PostgreSQL's tally triggers
+    /// append (migration 16) into one row per key, dropping keys that count nothing; run
+    /// after large writes and now and then after small ones. SQLite's triggers keep one
+    /// row per key already. Concurrent compactions are safe: each re-adds only the rows
+    /// its own DELETE removed.
+    pub fn compact_tallies(self) -> Option<&'static str> {
+        match self {
+            Self::Sqlite => None,
+            Self::Postgres => Some(concat!(
+                "WITH spread AS (SELECT model_id, type_name, typed, data_type FROM object_tallies ",
+                "GROUP BY model_id, type_name, typed, data_type HAVING COUNT(*) > 1 OR SUM(n) = 0), ",
+                "gone AS (DELETE FROM object_tallies t USING spread s WHERE t.model_id = s.model_id ",
+                "AND t.type_name = s.type_name AND t.typed = s.typed AND t.data_type = s.data_type ",
+                "RETURNING t.model_id, t.type_name, t.typed, t.data_type, t.n) ",
+                "INSERT INTO object_tallies (model_id, type_name, typed, data_type, n) ",
+                "SELECT model_id, type_name, typed, data_type, SUM(n) FROM gone ",
+                "GROUP BY model_id, type_name, typed, data_type HAVING SUM(n) <> 0"
+            )),
+        }
+    }
 }

@@ -119,6 +119,16 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "deliveries",
         sql: include_str!("../migrations/0015_deliveries.sql"),
     },
+    Migration {
+        version: 16,
+        name: "tallies",
+        sql: include_str!("../migrations/0016_tallies.sql"),
+    },
+    Migration {
+        version: 17,
+        name: "type order",
+        sql: include_str!("../migrations/0017_type_order.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

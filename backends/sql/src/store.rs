@@ -1,6 +1,7 @@
 //! [`SqlStore`]: the whole [`Store`] over any [`Driver`], written once for SQLite and
 //! PostgreSQL.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
@@ -30,6 +31,8 @@ pub struct SqlStore<D: Driver> {
     /// Set on a store that reads one snapshot ([`Store::snapshot`]): every read goes to
     /// it, and writes are refused.
     snapshot: Option<Arc<D::Snapshot>>,
+    /// Write transactions begun, shared by the clones (when to compact the tallies).
+    writes: Arc<AtomicU64>,
 }
 
 impl<D: Driver> Clone for SqlStore<D> {
@@ -37,6 +40,7 @@ impl<D: Driver> Clone for SqlStore<D> {
         Self {
             driver: Arc::clone(&self.driver),
             snapshot: self.snapshot.clone(),
+            writes: Arc::clone(&self.writes),
         }
     }
 }
@@ -54,6 +58,7 @@ impl<D: Driver> SqlStore<D> {
         let store = Self {
             driver: Arc::new(driver),
             snapshot: None,
+            writes: Arc::default(),
         };
         store.migrate(MIGRATIONS).await?;
         Ok(store)
@@ -302,10 +307,13 @@ struct SqlWriteTx<'a, D: Driver> {
     driver: &'a D,
     tx: D::Tx,
     writer: Writer,
+    /// The store's write transactions begun before this one.
+    commits: u64,
 }
 
 /// Brings the planner's statistics up to date after a large write, so the next reads
-/// use the indexes. The write has landed; a failure here is only logged.
+/// use the indexes, and compacts the tallies. The write has landed; a failure here is
+/// only logged.
 async fn refresh_statistics<D: Driver>(driver: &D) {
     let refreshed = async {
         let mut tx = driver.begin().await?;
@@ -315,6 +323,28 @@ async fn refresh_statistics<D: Driver>(driver: &D) {
     };
     if let Err(e) = refreshed.await {
         tracing::warn!(error = %e.cause, "refreshing the planner statistics failed");
+    }
+    compact_tallies(driver).await;
+}
+
+/// Write transactions between two compactions of the tallies after small writes: each
+/// adds at most a few rows of differences per object type it touched.
+const COMPACT_EVERY: u64 = 256;
+
+/// Folds the tallies' rows of differences ([`Dialect::compact_tallies`]) in a
+/// transaction of its own. A failure is only logged: the tallies stay right, only
+/// longer to sum.
+async fn compact_tallies<D: Driver>(driver: &D) {
+    let Some(sql) = D::DIALECT.compact_tallies() else {
+        return;
+    };
+    let compacted = async {
+        let mut tx = driver.begin().await?;
+        tx.run(vec![Stmt::exec(sql, Vec::new())]).await?;
+        tx.commit().await
+    };
+    if let Err(e) = compacted.await {
+        tracing::warn!(error = %e.cause, "compacting the tallies failed");
     }
 }
 
@@ -350,7 +380,12 @@ impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
     async fn commit(mut self: Box<Self>) -> Result<()> {
         let rest = self.writer.finish();
         self.send(rest).await?;
-        let Self { driver, tx, writer } = *self;
+        let Self {
+            driver,
+            tx,
+            writer,
+            commits,
+        } = *self;
         tx.commit().await.map_err(|e| {
             write_error(
                 e,
@@ -362,6 +397,8 @@ impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
         })?;
         if writer.bulk_rows() >= write::BULK_ROWS {
             refresh_statistics(driver).await;
+        } else if commits % COMPACT_EVERY == COMPACT_EVERY - 1 {
+            compact_tallies(driver).await;
         }
         Ok(())
     }
@@ -699,6 +736,7 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(Arc::new(Self {
             driver: Arc::clone(&self.driver),
             snapshot: Some(Arc::new(snapshot)),
+            writes: Arc::clone(&self.writes),
         }))
     }
 
@@ -739,6 +777,7 @@ impl<D: Driver> Store for SqlStore<D> {
             driver: self.driver.as_ref(),
             tx,
             writer: Writer::default(),
+            commits: self.writes.fetch_add(1, Ordering::Relaxed),
         }))
     }
 
@@ -863,7 +902,8 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
-        let compiled = compile::count(plan, D::DIALECT);
+        let compiled = compile::tally::count(plan, D::DIALECT)
+            .unwrap_or_else(|| compile::count(plan, D::DIALECT));
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "a count")
             .await?;
@@ -877,7 +917,8 @@ impl<D: Driver> Store for SqlStore<D> {
         facet: &Facet,
         limit: u64,
     ) -> Result<Vec<ValueCount>> {
-        let compiled = compile::value_counts(plan, D::DIALECT, facet, limit);
+        let compiled = compile::tally::value_counts(plan, D::DIALECT, facet, limit)
+            .unwrap_or_else(|| compile::value_counts(plan, D::DIALECT, facet, limit));
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
             .await?;
