@@ -384,7 +384,9 @@ impl Catalog {
                     message,
                     serde_json::to_value(summary).ok(),
                 );
-                self.config.operations_ended.count(OperationState::Succeeded);
+                self.config
+                    .operations_ended
+                    .count(OperationState::Succeeded);
             }
             Err(error) => {
                 // Whoever reads the operation reads this message.
