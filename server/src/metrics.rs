@@ -96,6 +96,8 @@ struct VersionLabels {
 }
 
 type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
+/// Reads a store's connections.
+type PoolProbe = Box<dyn Fn() -> PoolUse + Send + Sync>;
 
 /// The metrics of one server; clones share them.
 #[derive(Clone, Debug)]
@@ -119,7 +121,7 @@ struct Inner {
 #[derive(Default)]
 struct Sources {
     /// The backend's name and how to read its connections.
-    pool: Option<(&'static str, Box<dyn Fn() -> PoolUse + Send + Sync>)>,
+    pool: Option<(&'static str, PoolProbe)>,
     recorder: Option<Recorder>,
     catalog: Option<ServerCatalog>,
 }
