@@ -141,13 +141,23 @@ impl Target {
 
     /// Starts Lore over a backend, keeping its guards alive.
     pub async fn spawn_backend(backend: Backend, adjust: impl FnOnce(&mut Settings)) -> Target {
+        Self::spawn_measured(backend, lore_server::Metrics::new(), adjust).await
+    }
+
+    /// [`Target::spawn_backend`], counting in `metrics` (which may watch the store's
+    /// statements: [`lore_server::Metrics::watch_store`]).
+    pub async fn spawn_measured(
+        backend: Backend,
+        metrics: lore_server::Metrics,
+        adjust: impl FnOnce(&mut Settings),
+    ) -> Target {
         let mut settings = Settings::default();
         settings.server.listen = "127.0.0.1:0".into();
         adjust(&mut settings);
         let name = backend.store.backend().to_owned();
         let store = backend.store.clone();
         let (server, _bootstrap) =
-            lore_server::spawn(backend.store, &settings, Some(ADMIN_PASSWORD))
+            lore_server::spawn_measured(backend.store, &settings, Some(ADMIN_PASSWORD), metrics)
                 .await
                 .expect("starting the Lore server");
         Target {
@@ -215,6 +225,11 @@ impl Target {
     }
 
     /// Stops a local server and waits for it; a remote target is left alone.
+    /// The local server, `None` on a remote target.
+    pub fn server(&self) -> Option<&RunningServer> {
+        self.server.as_ref()
+    }
+
     pub async fn shutdown(mut self) {
         if let Some(server) = self.server.take() {
             server.stop().await;

@@ -25,6 +25,52 @@ pub struct Settings {
     /// Where notifications go beyond the API: `[notifications]`.
     #[serde(default)]
     pub notifications: NotificationSettings,
+    /// Who may read `GET /metrics`: `[metrics]`.
+    #[serde(default)]
+    pub metrics: MetricsSettings,
+}
+
+/// Where `GET /metrics` (the Prometheus text format) is served; nowhere by default.
+#[derive(Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsSettings {
+    /// A listener of its own serving only `GET /metrics`, e.g. `127.0.0.1:9480` (an
+    /// address only the scraper reaches).
+    pub listen: Option<String>,
+    /// A bearer token: with it `GET /metrics` is served on `server.listen` too, to
+    /// requests with `Authorization: Bearer <token>` (and the `listen` one asks for it).
+    /// At least 16 characters; or `LORE__METRICS__TOKEN_FILE`.
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for MetricsSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsSettings")
+            .field("listen", &self.listen)
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+impl MetricsSettings {
+    /// Checks the token's length and the listen address's shape.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(token) = &self.token
+            && token.chars().count() < 16
+        {
+            return Err(ConfigError(
+                "metrics.token must have at least 16 characters".into(),
+            ));
+        }
+        if let Some(listen) = &self.listen
+            && listen.trim().is_empty()
+        {
+            return Err(ConfigError(
+                "metrics.listen must be an address and port, e.g. 127.0.0.1:9480".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Delivery of notifications (spec 6): signed webhooks and e-mail, retried with back-off
@@ -557,6 +603,7 @@ impl Default for Settings {
             plugin_host: PluginHostSettings::default(),
             operations: OperationSettings::default(),
             notifications: NotificationSettings::default(),
+            metrics: MetricsSettings::default(),
         }
     }
 }
@@ -676,6 +723,7 @@ impl Settings {
             ));
         }
         self.notifications.validate()?;
+        self.metrics.validate()?;
         Ok(())
     }
 
@@ -761,6 +809,7 @@ impl Settings {
             timeout,
             memory_mib,
             max_output_mib: host.max_output_mib.max(1),
+            crashes: lore_plugin_host::Crashes::default(),
         })
     }
 
@@ -1051,6 +1100,28 @@ mod tests {
         let mut bad = Settings::default();
         bad.log.flush_interval = "often".into();
         assert!(bad.validate().unwrap_err().0.contains("log.flush_interval"));
+    }
+
+    #[test]
+    fn metrics_are_off_by_default_and_the_token_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lore.toml");
+        std::fs::write(&file, "").unwrap();
+        let settings = Settings::load_with_env(Some(&file), HashMap::new()).unwrap();
+        assert!(settings.metrics.listen.is_none() && settings.metrics.token.is_none());
+        std::fs::write(
+            &file,
+            "[metrics]\nlisten = \"127.0.0.1:9480\"\ntoken = \"0123456789abcdef\"\n",
+        )
+        .unwrap();
+        let settings = Settings::load_with_env(Some(&file), HashMap::new()).unwrap();
+        assert_eq!(settings.metrics.listen.as_deref(), Some("127.0.0.1:9480"));
+        assert!(!format!("{settings:?}").contains("0123456789abcdef"));
+        let short = env(&[("LORE__METRICS__TOKEN", "short")]);
+        let e = Settings::load_with_env(Some(&file), short).unwrap_err();
+        assert!(e.0.contains("metrics.token"), "{e}");
+        std::fs::write(&file, "[metrics]\nport = 9480\n").unwrap();
+        assert!(Settings::load_with_env(Some(&file), HashMap::new()).is_err());
     }
 
     #[test]

@@ -19,10 +19,11 @@ use lettre::message::header::ContentType;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use lore_core::ServerCatalog;
-use lore_core::model::{Delivery, DeliveryChannel};
+use lore_core::model::{Delivery, DeliveryChannel, DeliveryState};
 use sha2::Sha256;
 
 use crate::config::{ConfigError, NotificationSettings};
+use crate::metrics::Metrics;
 
 /// Deliveries claimed at a time.
 const BATCH: usize = 20;
@@ -42,6 +43,8 @@ pub struct Sender {
     mailer: Option<(AsyncSmtpTransport<Tokio1Executor>, lettre::message::Mailbox)>,
     client: reqwest::Client,
     poll_interval: Duration,
+    /// Where failed attempts are counted.
+    metrics: Option<Metrics>,
 }
 
 impl std::fmt::Debug for Sender {
@@ -110,7 +113,14 @@ impl Sender {
             mailer,
             client,
             poll_interval: timing.poll_interval,
+            metrics: None,
         })
+    }
+
+    /// Counts failed attempts in `metrics`.
+    pub fn with_metrics(mut self, metrics: Metrics) -> Self {
+        self.metrics = Some(metrics);
+        self
     }
 
     /// Sends what is due, then waits for the poll interval, until the task is aborted.
@@ -123,7 +133,16 @@ impl Sender {
                     for delivery in due {
                         let outcome = self.send(&delivery).await;
                         let id = delivery.id;
-                        match self.catalog.finish_delivery(delivery, outcome).await {
+                        let failed = outcome.is_err();
+                        let finished = self.catalog.finish_delivery(delivery, outcome).await;
+                        if let (true, Some(metrics), Ok(d)) = (failed, &self.metrics, &finished) {
+                            let channel = match d.channel {
+                                DeliveryChannel::Webhook => "webhook",
+                                DeliveryChannel::Email => "email",
+                            };
+                            metrics.delivery_failed(channel, d.state == DeliveryState::Failed);
+                        }
+                        match finished {
                             Ok(d) if !d.last_error.is_empty() => tracing::warn!(
                                 delivery = id,
                                 channel = d.channel.as_str(),

@@ -38,6 +38,9 @@ pub const PUBLIC_ROUTES: &[(&str, &str)] = &[
     ("GET", "/swagger-ui"),
     ("GET", "/swagger-ui/"),
     ("GET", "/swagger-ui/{*rest}"),
+    // Prometheus metrics, only when `metrics.token` is set, and then only to requests
+    // with that bearer token (the route checks it): a scraper has no API key.
+    ("GET", "/metrics"),
 ];
 
 /// Whether `(method, route)` is on [`PUBLIC_ROUTES`], `route` with [`BASE`] for the base

@@ -11,6 +11,7 @@ mod error;
 mod explorer;
 mod extract;
 mod gate;
+pub mod metrics;
 mod middleware;
 pub mod oauth;
 pub mod plugins;
@@ -32,6 +33,7 @@ use tokio::sync::oneshot;
 
 pub use config::Settings;
 pub use gate::{PUBLIC_ROUTES, is_public};
+pub use metrics::Metrics;
 pub use routes::deprecated::DEPRECATED_METHODS;
 pub use routes::removed::REMOVED_METHODS;
 pub use ui::PUBLIC_UI_ROUTES;
@@ -50,18 +52,36 @@ pub struct AppState {
 
 /// Opens the store the settings name, running its migrations.
 pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, lore_core::Error> {
+    open_store_measured(settings, None).await
+}
+
+/// [`open_store`], the statements and connections of a SQL store reported to `metrics`.
+pub async fn open_store_measured(
+    settings: &Settings,
+    metrics: Option<&Metrics>,
+) -> Result<Arc<dyn Store>, lore_core::Error> {
     let storage = &settings.storage;
     Ok(match storage.backend.as_str() {
         "memory" => Arc::new(lore_backend_memory::MemoryStore::new()),
         #[cfg(feature = "sqlite")]
-        "sqlite" => Arc::new(lore_backend_sqlite::SqliteStore::open(storage.path.as_path()).await?),
+        "sqlite" => {
+            let store = lore_backend_sqlite::SqliteStore::open(storage.path.as_path()).await?;
+            if let Some(metrics) = metrics {
+                metrics.watch_store(&store);
+            }
+            Arc::new(store)
+        }
         #[cfg(feature = "postgres")]
         "postgres" => {
             let url = storage
                 .url
                 .as_deref()
                 .ok_or_else(|| lore_core::Error::internal("storage.url is not set"))?;
-            Arc::new(lore_backend_postgres::PostgresStore::open(url).await?)
+            let store = lore_backend_postgres::PostgresStore::open(url).await?;
+            if let Some(metrics) = metrics {
+                metrics.watch_store(&store);
+            }
+            Arc::new(store)
         }
         #[cfg(not(feature = "sqlite"))]
         "sqlite" => return Err(missing_feature("sqlite")),
@@ -138,18 +158,22 @@ fn import_reach(settings: &Settings) -> lore_core::import::Reach {
 /// Calls go to the tracing log only; [`spawn`] also records them in the system log.
 /// Fails when `[auth.oauth2]` is enabled but invalid.
 pub fn app(catalog: Catalog, settings: &Settings) -> Result<Router, config::ConfigError> {
-    app_recording(catalog, settings, None)
+    app_recording(catalog, settings, None, None)
 }
 
-/// [`app`], recording every call in the system log through `recorder`.
+/// [`app`], recording every call in the system log through `recorder` and counting it
+/// in `metrics`. With `metrics.token` set, `GET /metrics` serves `metrics` to requests
+/// with that bearer token; otherwise `/metrics` is an unknown path here.
 pub fn app_recording(
     catalog: Catalog,
     settings: &Settings,
     recorder: Option<system_log::Recorder>,
+    metrics: Option<Metrics>,
 ) -> Result<Router, config::ConfigError> {
     let call_log = middleware::CallLog {
         recorder,
         trust_forwarded_for: settings.server.trust_forwarded_for,
+        metrics: metrics.clone(),
     };
     let base = settings.server.base_path.clone();
     let oauth2 =
@@ -162,16 +186,27 @@ pub fn app_recording(
         max_upload_bytes: settings.max_upload_bytes(),
         ui: ui::UiConfig::from_settings(settings),
     };
-    Ok(Router::new()
+    let mut router = Router::new()
         .nest(&base, api)
         .route("/healthz", axum::routing::get(routes::health::healthz))
-        .merge(explorer::router(&base, openapi))
+        .merge(explorer::router(&base, openapi));
+    // Public to the gate: the route asks for its own token.
+    if let (Some(metrics), Some(token)) = (&metrics, &settings.metrics.token) {
+        let exposure = metrics::Exposure::new(metrics.clone(), Some(token));
+        router = router.route(
+            metrics::PATH,
+            axum::routing::get(metrics::serve).with_state(exposure),
+        );
+    }
+    Ok(router
         .route_layer(axum::middleware::from_fn_with_state(
             gate,
             gate::require_key,
         ))
         // The web UI has its own gate: a session cookie, or the login page.
         .merge(ui::router(state.clone()))
+        // The route template of every call, for the metrics.
+        .route_layer(axum::middleware::from_fn(metrics::note_route))
         .fallback(routes::not_found)
         // After the gate: it replaces the gated default 405 answer of every route, so an
         // unknown path (404) or a wrong method (405) answers the same with or without a key.
@@ -199,6 +234,12 @@ pub struct RunningServer {
     sweeper: tokio::task::JoinHandle<()>,
     /// Sends the outbox of notifications.
     sender: tokio::task::JoinHandle<()>,
+    /// What `GET /metrics` shows.
+    pub metrics: Metrics,
+    /// The address of `metrics.listen`, when set.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Serves `metrics.listen`.
+    metrics_task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl RunningServer {
@@ -207,6 +248,9 @@ impl RunningServer {
     pub async fn stop(mut self) {
         self.sweeper.abort();
         self.sender.abort();
+        if let Some(task) = self.metrics_task.take() {
+            task.abort();
+        }
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -229,6 +273,9 @@ impl Drop for RunningServer {
     fn drop(&mut self) {
         self.sweeper.abort();
         self.sender.abort();
+        if let Some(task) = &self.metrics_task {
+            task.abort();
+        }
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -243,10 +290,25 @@ pub async fn spawn(
     settings: &Settings,
     admin_password: Option<&str>,
 ) -> Result<(RunningServer, Bootstrap), lore_core::Error> {
+    spawn_measured(store, settings, admin_password, Metrics::new()).await
+}
+
+/// [`spawn`], counting in `metrics` (to which [`open_store_measured`] or
+/// [`Metrics::watch_store`] may have given the store's statements), and serving them
+/// where `[metrics]` says.
+pub async fn spawn_measured(
+    store: Arc<dyn Store>,
+    settings: &Settings,
+    admin_password: Option<&str>,
+    metrics: Metrics,
+) -> Result<(RunningServer, Bootstrap), lore_core::Error> {
     let mut config =
         catalog_config(settings).map_err(|e| lore_core::Error::internal(e.to_string()))?;
     // A plugin that does not load is logged and left out; the server starts anyway.
-    config.importers = plugins::load_importers(settings, config.importers).await.0;
+    config.importers =
+        plugins::load_importers(settings, config.importers, &metrics.plugin_crashes())
+            .await
+            .0;
     // The server's own handle stays here; the router gets only the request catalog.
     let server = ServerCatalog::new(store, config);
     let catalog = server.catalog();
@@ -260,12 +322,43 @@ pub async fn spawn(
             retention: settings.log_retention(),
         },
     );
+    metrics.watch_catalog(server.clone());
+    metrics.watch_system_log(recorder.clone());
     // An invalid `[auth.oauth2]` fails before anything is written.
-    let app = app_recording(catalog.clone(), settings, Some(recorder.clone()))
-        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let app = app_recording(
+        catalog.clone(),
+        settings,
+        Some(recorder.clone()),
+        Some(metrics.clone()),
+    )
+    .map_err(|e| lore_core::Error::internal(e.to_string()))?;
     let bootstrap = catalog.bootstrap(admin_password).await?;
     let sender = delivery::Sender::new(server.clone(), &settings.notifications)
-        .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+        .map_err(|e| lore_core::Error::internal(e.to_string()))?
+        .with_metrics(metrics.clone());
+    let (metrics_addr, metrics_task) = match &settings.metrics.listen {
+        None => (None, None),
+        Some(listen) => {
+            let listener = TcpListener::bind(listen).await.map_err(|e| {
+                lore_core::Error::internal(format!(
+                    "cannot listen on {listen} (metrics.listen): {e}"
+                ))
+            })?;
+            let addr = listener
+                .local_addr()
+                .map_err(|e| lore_core::Error::internal(e.to_string()))?;
+            let router = metrics::listener_router(metrics::Exposure::new(
+                metrics.clone(),
+                settings.metrics.token.as_deref(),
+            ));
+            let task = tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, router).await {
+                    tracing::error!(error = %e, "the metrics listener stopped with an error");
+                }
+            });
+            (Some(addr), Some(task))
+        }
+    };
     let sweeper = tokio::spawn(sweep_operations(server));
     let sender = tokio::spawn(sender.run());
     let listener = TcpListener::bind(&settings.server.listen)
@@ -299,6 +392,9 @@ pub async fn spawn(
             writer: Some(writer),
             sweeper,
             sender,
+            metrics,
+            metrics_addr,
+            metrics_task,
         },
         bootstrap,
     ))

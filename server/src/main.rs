@@ -195,12 +195,13 @@ fn init_logging(settings: &Settings) {
 
 async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
     tracing::info!(backend = %settings.storage.backend, storage = ?settings.storage, "opening the store");
-    let store = lore_server::open_store(&settings).await?;
+    let metrics = lore_server::Metrics::new();
+    let store = lore_server::open_store_measured(&settings, Some(&metrics)).await?;
     let env: HashMap<String, String> = std::env::vars().collect();
     let admin_password = lore_server::config::value_or_file(&env, "LORE_ADMIN_PASSWORD")
         .map_err(|e| lore_core::Error::invalid(e.to_string()))?;
     let (server, bootstrap) =
-        lore_server::spawn(store, &settings, admin_password.as_deref()).await?;
+        lore_server::spawn_measured(store, &settings, admin_password.as_deref(), metrics).await?;
     match bootstrap {
         Bootstrap::CreatedWithGeneratedPassword(password) => {
             println!("Created the first administrator. User: Administrator  Password: {password}");
@@ -221,6 +222,9 @@ async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
         settings.server.base_path,
         server.addr
     );
+    if let Some(addr) = server.metrics_addr {
+        tracing::info!("serving metrics on http://{addr}/metrics");
+    }
     shutdown_signal().await;
     tracing::info!("shutting down: finishing running calls");
     server.stop().await;

@@ -16,6 +16,7 @@ use lore_core::model::SystemLogEntry;
 
 use crate::error::{ApiError, code_for_status};
 use crate::extract::CallUser;
+use crate::metrics::{Metrics, Route};
 use crate::system_log::Recorder;
 
 /// What the call layer needs: where entries go, and whether to believe the
@@ -26,6 +27,8 @@ pub struct CallLog {
     pub recorder: Option<Recorder>,
     /// `server.trust_forwarded_for`.
     pub trust_forwarded_for: bool,
+    /// Where calls are counted for `GET /metrics`.
+    pub metrics: Option<Metrics>,
 }
 
 impl CallLog {
@@ -84,7 +87,12 @@ pub async fn envelope_and_log(
         .get::<CallUser>()
         .map(|u| u.0.clone())
         .unwrap_or_default();
-    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let elapsed = started.elapsed();
+    if let Some(metrics) = &log.metrics {
+        let route = response.extensions().get::<Route>().map(|r| r.0.as_str());
+        metrics.call(&method, route, status.as_u16(), elapsed);
+    }
+    let ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     tracing::info!(
         target: "lore::call",
         user = if user.is_empty() { "-" } else { user.as_str() },
@@ -146,6 +154,7 @@ mod tests {
         let trusting = CallLog {
             recorder: None,
             trust_forwarded_for: true,
+            metrics: None,
         };
         // The proxy appended the address it saw; the first one is the client's word.
         assert_eq!(trusting.address(&headers, peer), "10.0.0.1");

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use lore_core::import::{Importer, Importers};
-use lore_plugin_host::PluginImporter;
+use lore_plugin_host::{Crashes, PluginImporter};
 
 use crate::Settings;
 
@@ -18,17 +18,26 @@ pub struct PluginReport {
 }
 
 /// The built-in importer and every configured plugin that loads, with a report per
-/// plugin.
+/// plugin; their plugin hosts count crashes in `crashes`.
 pub async fn load_importers(
     settings: &Settings,
     built_in: Importers,
+    crashes: &Crashes,
 ) -> (Importers, Vec<PluginReport>) {
     let mut importers = built_in;
     let mut reports = Vec::new();
     for plugin in &settings.plugins {
         let outcome = match settings.plugin_limits(plugin) {
             Err(e) => Err(e.0),
-            Ok(limits) => match PluginImporter::load(&plugin.path, limits).await {
+            Ok(limits) => match PluginImporter::load(
+                &plugin.path,
+                lore_plugin_host::HostSettings {
+                    crashes: crashes.clone(),
+                    ..limits
+                },
+            )
+            .await
+            {
                 Err(e) => Err(e),
                 Ok(loaded) => {
                     let loaded = Arc::new(loaded);
@@ -79,7 +88,7 @@ pub fn formats(importer: &dyn Importer) -> String {
 pub async fn list(settings: &Settings) -> String {
     let built_in =
         lore_core::import::Importers::builtin(lore_core::archive::ArchiveLimits::default());
-    let (importers, reports) = load_importers(settings, built_in).await;
+    let (importers, reports) = load_importers(settings, built_in, &Crashes::default()).await;
     let rows: Vec<Vec<String>> = importers
         .all()
         .iter()

@@ -40,6 +40,8 @@ pub struct Recorder {
     entries: mpsc::Sender<SystemLogEntry>,
     flushes: mpsc::UnboundedSender<oneshot::Sender<()>>,
     dropped: Arc<AtomicU64>,
+    /// Every entry dropped since the start, for the metrics.
+    dropped_total: Arc<AtomicU64>,
 }
 
 impl Recorder {
@@ -47,7 +49,14 @@ impl Recorder {
     pub fn record(&self, entry: SystemLogEntry) {
         if let Err(mpsc::error::TrySendError::Full(_)) = self.entries.try_send(entry) {
             self.dropped.fetch_add(1, Ordering::Relaxed);
+            self.dropped_total.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// The entries dropped since the writer started: the queue was full, or a failed
+    /// write could not be kept for another try.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped_total.load(Ordering::Relaxed)
     }
 
     /// Writes every entry queued before this call, and returns once it is written (or
@@ -85,11 +94,13 @@ pub fn start(catalog: ServerCatalog, settings: WriterSettings) -> (Recorder, Wri
     let (flushes, flush_requests) = mpsc::unbounded_channel();
     let (stop, stopped) = oneshot::channel();
     let dropped = Arc::new(AtomicU64::new(0));
+    let dropped_total = Arc::new(AtomicU64::new(0));
     let task = tokio::spawn(run(
         Task {
             catalog,
             buffer: Vec::new(),
             dropped: Arc::clone(&dropped),
+            dropped_total: Arc::clone(&dropped_total),
         },
         settings,
         queue,
@@ -101,6 +112,7 @@ pub fn start(catalog: ServerCatalog, settings: WriterSettings) -> (Recorder, Wri
             entries,
             flushes,
             dropped,
+            dropped_total,
         },
         Writer {
             stop: Some(stop),
@@ -114,6 +126,7 @@ struct Task {
     catalog: ServerCatalog,
     buffer: Vec<SystemLogEntry>,
     dropped: Arc<AtomicU64>,
+    dropped_total: Arc<AtomicU64>,
 }
 
 impl Task {
@@ -135,6 +148,8 @@ impl Task {
                     self.buffer.splice(0..0, batch);
                 } else {
                     self.dropped
+                        .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                    self.dropped_total
                         .fetch_add(batch.len() as u64, Ordering::Relaxed);
                 }
                 return;
@@ -290,6 +305,7 @@ mod tests {
             recorder.record(entry(&format!("/{i}")));
         }
         assert_eq!(recorder.dropped.load(Ordering::Relaxed), 7);
+        assert_eq!(recorder.dropped_total(), 7, "the metrics' count");
         recorder.flush().await;
         assert_eq!(count(&store).await, 3);
         writer.stop().await;

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lore_backend_sql::{
-    ColType, DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Outcome, Row,
-    SqlStore, SqlValue, Stmt, Table,
+    Access, ColType, DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Observed,
+    Outcome, PoolUse, Row, SqlStore, SqlValue, StatementObserver, Stmt, Table,
 };
 use lore_core::{Error, Result};
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -41,7 +41,11 @@ async fn connect(url: &str) -> Result<Postgres> {
         .await
         .map_err(|e| Error::internal(format!("cannot connect to PostgreSQL at {target}: {e}")))?;
     tracing::info!(database = %target, "connected to PostgreSQL");
-    Ok(Postgres { pool, target })
+    Ok(Postgres {
+        pool,
+        target,
+        observed: Observed::default(),
+    })
 }
 
 /// The connection pool of a store.
@@ -50,6 +54,8 @@ pub struct Postgres {
     pool: PgPool,
     /// `host:port/database`, for messages; never the password.
     target: String,
+    /// Told of every statement (the server's metrics).
+    observed: Observed,
 }
 
 impl fmt::Debug for Postgres {
@@ -90,14 +96,14 @@ impl Driver for Postgres {
     async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
         let mut conn = self.pool.acquire().await.map_err(classify)?;
         if queries.len() == 1 {
-            return run_all(&mut conn, queries).await;
+            return run_all(&mut conn, queries, &self.observed, Access::Read).await;
         }
         // Several queries read one snapshot.
         let mut tx = sqlx::Connection::begin(&mut *conn)
             .await
             .map_err(classify)?;
         read_only(&mut tx).await?;
-        let outcomes = run_all(&mut tx, queries).await?;
+        let outcomes = run_all(&mut tx, queries, &self.observed, Access::Read).await?;
         tx.commit().await.map_err(classify)?;
         Ok(outcomes)
     }
@@ -105,6 +111,7 @@ impl Driver for Postgres {
     async fn begin(&self) -> Result<PgTx, DbError> {
         Ok(PgTx {
             tx: self.pool.begin().await.map_err(classify)?,
+            observed: self.observed.clone(),
         })
     }
 
@@ -118,7 +125,22 @@ impl Driver for Postgres {
             .map_err(classify)?;
         Ok(PgSnapshot {
             tx: tokio::sync::Mutex::new(tx),
+            observed: self.observed.clone(),
         })
+    }
+
+    fn observe(&self, observer: std::sync::Arc<dyn StatementObserver>) {
+        self.observed.set(observer);
+    }
+
+    fn pool_use(&self) -> PoolUse {
+        let open = u64::from(self.pool.size());
+        let idle = self.pool.num_idle() as u64;
+        PoolUse {
+            idle,
+            in_use: open.saturating_sub(idle),
+            max: u64::from(MAX_CONNECTIONS),
+        }
     }
 }
 
@@ -136,13 +158,14 @@ async fn read_only(tx: &mut PgConnection) -> Result<(), DbError> {
 #[derive(Debug)]
 pub struct PgSnapshot {
     tx: tokio::sync::Mutex<sqlx::Transaction<'static, Pg>>,
+    observed: Observed,
 }
 
 #[async_trait]
 impl DriverSnapshot for PgSnapshot {
     async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
         let mut tx = self.tx.lock().await;
-        run_all(&mut tx, queries).await
+        run_all(&mut tx, queries, &self.observed, Access::Read).await
     }
 }
 
@@ -150,23 +173,36 @@ impl DriverSnapshot for PgSnapshot {
 #[derive(Debug)]
 pub struct PgTx {
     tx: sqlx::Transaction<'static, Pg>,
+    observed: Observed,
 }
 
 #[async_trait]
 impl DriverTx for PgTx {
     async fn run(&mut self, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
-        run_all(&mut self.tx, stmts).await
+        run_all(&mut self.tx, stmts, &self.observed, Access::Write).await
     }
 
     async fn commit(self) -> Result<(), DbError> {
-        self.tx.commit().await.map_err(classify)
+        let started = std::time::Instant::now();
+        let committed = self.tx.commit().await.map_err(classify);
+        self.observed.report(Access::Write, started);
+        committed
     }
 }
 
-async fn run_all(conn: &mut PgConnection, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
+/// Runs the statements in order, each reported to `observed`.
+async fn run_all(
+    conn: &mut PgConnection,
+    stmts: Vec<Stmt>,
+    observed: &Observed,
+    access: Access,
+) -> Result<Vec<Outcome>, DbError> {
     let mut outcomes = Vec::with_capacity(stmts.len());
     for (i, stmt) in stmts.into_iter().enumerate() {
-        match run_one(conn, stmt).await {
+        let started = std::time::Instant::now();
+        let ran = run_one(conn, stmt).await;
+        observed.report(access, started);
+        match ran {
             Ok(outcome) => outcomes.push(outcome),
             Err(e) => {
                 let mut e = classify(e);

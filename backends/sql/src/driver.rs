@@ -2,6 +2,8 @@
 //! transaction or a read snapshot, and its errors sorted into portable kinds.
 
 use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use lore_core::error::Cause;
@@ -163,6 +165,61 @@ pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
     /// Opens a read-only transaction on one consistent snapshot of the last committed
     /// state, for a series of reads (a backup). Writers do not wait for it.
     async fn snapshot(&self) -> Result<Self::Snapshot, DbError>;
+
+    /// Reports every statement run from now on to `observer` (the server's metrics); a
+    /// driver takes one observer, later ones are ignored.
+    fn observe(&self, _observer: Arc<dyn StatementObserver>) {}
+
+    /// How the driver's connections are used now.
+    fn pool_use(&self) -> PoolUse {
+        PoolUse::default()
+    }
+}
+
+/// Whether a statement ran outside a write transaction (a read, a snapshot) or in one
+/// (its commit included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// Told how long each statement a driver runs took; must not block.
+pub trait StatementObserver: Send + Sync + std::fmt::Debug {
+    fn statement(&self, access: Access, elapsed: Duration);
+}
+
+/// The connections of a driver: open and idle, in use, and the most it opens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolUse {
+    pub idle: u64,
+    pub in_use: u64,
+    pub max: u64,
+}
+
+/// Where a driver keeps its [`StatementObserver`], shared with its transactions.
+#[derive(Debug, Clone, Default)]
+pub struct Observed(Arc<OnceLock<Arc<dyn StatementObserver>>>);
+
+impl Observed {
+    pub fn set(&self, observer: Arc<dyn StatementObserver>) {
+        let _ = self.0.set(observer);
+    }
+
+    /// Runs `f`, reporting how long it took.
+    pub fn time<T>(&self, access: Access, f: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let result = f();
+        self.report(access, started);
+        result
+    }
+
+    /// Reports a statement that began at `started` and has just ended.
+    pub fn report(&self, access: Access, started: Instant) {
+        if let Some(observer) = self.0.get() {
+            observer.statement(access, started.elapsed());
+        }
+    }
 }
 
 /// An open read-only transaction of a driver, ended when dropped.

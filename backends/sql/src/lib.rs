@@ -28,7 +28,8 @@ mod write;
 
 pub use dialect::Dialect;
 pub use driver::{
-    DbError, DbErrorKind, Driver, DriverSnapshot, DriverTx, Outcome, Stmt, Table, in_order,
+    Access, DbError, DbErrorKind, Driver, DriverSnapshot, DriverTx, Observed, Outcome, PoolUse,
+    StatementObserver, Stmt, Table, in_order,
 };
 pub use store::SqlStore;
 pub use value::{ColType, Row, SqlValue};

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lore_backend_sql::{
-    DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Outcome, Row, SqlStore,
-    SqlValue, Stmt, Table, in_order,
+    Access, DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Observed, Outcome,
+    PoolUse, Row, SqlStore, SqlValue, StatementObserver, Stmt, Table, in_order,
 };
 use lore_core::{Error, Result};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -49,6 +49,8 @@ pub struct Sqlite {
     write_gate: Arc<Semaphore>,
     idle_readers: Arc<Mutex<Vec<Connection>>>,
     read_gate: Arc<Semaphore>,
+    /// Told of every statement (the server's metrics).
+    observed: Observed,
     /// The temporary directory of [`open_temporary`], removed on drop.
     _temporary: Option<tempfile::TempDir>,
 }
@@ -78,6 +80,7 @@ impl Sqlite {
             write_gate: Arc::new(Semaphore::new(1)),
             idle_readers: Arc::new(Mutex::new(Vec::new())),
             read_gate: Arc::new(Semaphore::new(READERS)),
+            observed: Observed::default(),
             _temporary: temporary,
         })
     }
@@ -138,6 +141,7 @@ impl Driver for Sqlite {
             .map_err(|e| DbError::new(DbErrorKind::Other, e))?;
         let idle = Arc::clone(&self.idle_readers);
         let path = self.path.clone();
+        let observed = self.observed.clone();
         blocking(move || {
             let reused = lock(&idle).pop();
             let conn = match reused {
@@ -149,9 +153,9 @@ impl Driver for Sqlite {
             let result = if snapshot {
                 conn.execute_batch("BEGIN")
                     .map_err(classify)
-                    .and_then(|()| run_all(&conn, queries))
+                    .and_then(|()| run_all(&conn, queries, &observed, Access::Read))
             } else {
-                run_all(&conn, queries)
+                run_all(&conn, queries, &observed, Access::Read)
             };
             if snapshot && !conn.is_autocommit() {
                 let _ = conn.execute_batch("COMMIT");
@@ -186,6 +190,7 @@ impl Driver for Sqlite {
             conn: Arc::new(Mutex::new(Some(conn))),
             idle: Arc::clone(&self.idle_readers),
             permit: Some(permit),
+            observed: self.observed.clone(),
         })
     }
 
@@ -199,6 +204,7 @@ impl Driver for Sqlite {
             writer: Arc::clone(&self.writer),
             permit: Some(permit),
             open: false,
+            observed: self.observed.clone(),
         };
         blocking(move || {
             lock(&writer)
@@ -208,6 +214,22 @@ impl Driver for Sqlite {
         .await?;
         tx.open = true;
         Ok(tx)
+    }
+
+    fn observe(&self, observer: Arc<dyn StatementObserver>) {
+        self.observed.set(observer);
+    }
+
+    /// The read connections and the writer.
+    fn pool_use(&self) -> PoolUse {
+        let idle_readers = lock(&self.idle_readers).len() as u64;
+        let busy_readers = READERS.saturating_sub(self.read_gate.available_permits()) as u64;
+        let writing = u64::from(self.write_gate.available_permits() == 0);
+        PoolUse {
+            idle: idle_readers + (1 - writing),
+            in_use: busy_readers + writing,
+            max: READERS as u64 + 1,
+        }
     }
 }
 
@@ -220,14 +242,16 @@ pub struct SqliteSnapshot {
     idle: Arc<Mutex<Vec<Connection>>>,
     /// A place among the readers, held while the snapshot lives.
     permit: Option<OwnedSemaphorePermit>,
+    observed: Observed,
 }
 
 #[async_trait]
 impl DriverSnapshot for SqliteSnapshot {
     async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
         let conn = Arc::clone(&self.conn);
+        let observed = self.observed.clone();
         blocking(move || match lock(&conn).as_ref() {
-            Some(conn) => run_all(conn, queries),
+            Some(conn) => run_all(conn, queries, &observed, Access::Read),
             None => Err(DbError::new(DbErrorKind::Other, "the snapshot has ended")),
         })
         .await
@@ -263,18 +287,26 @@ pub struct SqliteTx {
     /// Held until the transaction has ended, so the next one starts after it.
     permit: Option<OwnedSemaphorePermit>,
     open: bool,
+    observed: Observed,
 }
 
 #[async_trait]
 impl DriverTx for SqliteTx {
     async fn run(&mut self, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
         let writer = Arc::clone(&self.writer);
-        blocking(move || run_all(&lock(&writer), stmts)).await
+        let observed = self.observed.clone();
+        blocking(move || run_all(&lock(&writer), stmts, &observed, Access::Write)).await
     }
 
     async fn commit(mut self) -> Result<(), DbError> {
         let writer = Arc::clone(&self.writer);
-        blocking(move || lock(&writer).execute_batch("COMMIT").map_err(classify)).await?;
+        let observed = self.observed.clone();
+        blocking(move || {
+            observed.time(Access::Write, || {
+                lock(&writer).execute_batch("COMMIT").map_err(classify)
+            })
+        })
+        .await?;
         self.open = false;
         Ok(())
     }
@@ -303,9 +335,18 @@ impl Drop for SqliteTx {
     }
 }
 
-/// Runs the statements in order on one connection.
-fn run_all(conn: &Connection, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
-    in_order(stmts.into_iter().map(|stmt| run_one(conn, stmt)))
+/// Runs the statements in order on one connection, each reported to `observed`.
+fn run_all(
+    conn: &Connection,
+    stmts: Vec<Stmt>,
+    observed: &Observed,
+    access: Access,
+) -> Result<Vec<Outcome>, DbError> {
+    in_order(
+        stmts
+            .into_iter()
+            .map(|stmt| observed.time(access, || run_one(conn, stmt))),
+    )
 }
 
 fn run_one(conn: &Connection, stmt: Stmt) -> Result<Outcome, DbError> {

@@ -634,6 +634,24 @@ pub async fn broken_plugins_fail_cleanly(t: &Target) {
         .send(t.client.get(format!("{}/healthz", t.origin())))
         .await;
     assert_eq!(health.status, 200, "{}", health.describe());
+    // What an operator would have seen at GET /metrics (a local server's own).
+    if let Some(server) = t.server() {
+        let text = server.metrics.render().await;
+        let lines = [
+            "lore_plugin_host_crashes_total{reason=\"signal\"} 2",
+            "lore_plugin_host_crashes_total{reason=\"out_of_memory\"} 1",
+            "lore_plugin_host_crashes_total{reason=\"timeout\"} 1",
+            "lore_plugin_host_crashes_total{reason=\"exit\"} 0",
+            "lore_import_operations_ended_total{state=\"failed\"} 8",
+            "lore_import_operations{state=\"running\"} 0",
+        ];
+        for line in lines {
+            assert!(
+                text.lines().any(|l| l == line),
+                "{line} in the metrics:\n{text}"
+            );
+        }
+    }
     // The server still imports.
     t.put(
         IMPORT_MODEL,

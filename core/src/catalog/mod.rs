@@ -72,7 +72,7 @@ pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
-pub use server_side::ServerCatalog;
+pub use server_side::{Backlog, ServerCatalog};
 pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
 pub use users::{MIN_PASSWORD_CHARS, NewUser, UserUpdate};
@@ -105,6 +105,36 @@ pub struct CatalogConfig {
     pub delivery: DeliveryConfig,
     /// Where an importer's URL parameters may point.
     pub import_reach: crate::import::Reach,
+    /// Counts the operations this process ended (the server's metrics); clones share it.
+    pub operations_ended: OperationsEnded,
+}
+
+/// How many operations this process ended, succeeded or failed (the interrupted ones it
+/// marked failed included); clones share the counts.
+#[derive(Debug, Clone, Default)]
+pub struct OperationsEnded(Arc<[std::sync::atomic::AtomicU64; 2]>);
+
+impl OperationsEnded {
+    fn slot(state: crate::model::OperationState) -> Option<usize> {
+        match state {
+            crate::model::OperationState::Succeeded => Some(0),
+            crate::model::OperationState::Failed => Some(1),
+            crate::model::OperationState::Running => None,
+        }
+    }
+
+    pub(crate) fn count(&self, state: crate::model::OperationState) {
+        if let Some(slot) = Self::slot(state) {
+            self.0[slot].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The operations that ended in `state` (none ends `RUNNING`).
+    pub fn get(&self, state: crate::model::OperationState) -> u64 {
+        Self::slot(state).map_or(0, |slot| {
+            self.0[slot].load(std::sync::atomic::Ordering::Relaxed)
+        })
+    }
 }
 
 /// Where notifications are delivered, and how often a failed delivery is tried again.
@@ -146,6 +176,7 @@ impl Default for CatalogConfig {
             operation_stale_after: Duration::from_secs(60),
             delivery: DeliveryConfig::default(),
             import_reach: crate::import::Reach::default(),
+            operations_ended: OperationsEnded::default(),
         }
     }
 }

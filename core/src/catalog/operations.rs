@@ -384,12 +384,16 @@ impl Catalog {
                     message,
                     serde_json::to_value(summary).ok(),
                 );
+                self.config
+                    .operations_ended
+                    .count(OperationState::Succeeded);
             }
             Err(error) => {
                 // Whoever reads the operation reads this message.
                 let message = error.for_client().message;
                 tracker.log(Level::Error, &message);
                 tracker.end(OperationState::Failed, message.clone(), None);
+                self.config.operations_ended.count(OperationState::Failed);
                 let (model, started_by) =
                     tracker.with(|t| (t.operation.model, t.operation.started_by.clone()));
                 if let Some(model) = model {
@@ -508,6 +512,7 @@ impl Catalog {
             operation.detail.message = message;
             operation.detail.finished_at = Some(now());
             self.store.update_operation(&operation).await?;
+            self.config.operations_ended.count(OperationState::Failed);
             failed += 1;
         }
         Ok(failed)

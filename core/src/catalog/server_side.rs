@@ -10,7 +10,9 @@ use std::time::Duration;
 use super::{Catalog, CatalogConfig};
 use crate::auth::Caller;
 use crate::error::Result;
-use crate::model::{Delivery, SystemLogEntry, Timestamp};
+use crate::model::{
+    Delivery, DeliveryState, OperationFilter, OperationState, SystemLogEntry, Timestamp,
+};
 use crate::store::Store;
 
 /// The catalog as the server itself uses it. It dereferences to the [`Catalog`] that
@@ -70,6 +72,39 @@ impl ServerCatalog {
     pub async fn fail_interrupted_operations(&self) -> Result<usize> {
         self.0.fail_interrupted_operations().await
     }
+
+    /// What waits in the store, in every process over it, each counted up to `cap`:
+    /// the operations running and the deliveries pending in the outbox. The server's
+    /// metrics read it at each scrape.
+    pub async fn backlog(&self, cap: usize) -> Result<Backlog> {
+        let running = self
+            .0
+            .store
+            .operations(&OperationFilter {
+                state: Some(OperationState::Running),
+                limit: cap,
+                ..OperationFilter::default()
+            })
+            .await?
+            .len();
+        let pending = self
+            .0
+            .store
+            .deliveries(Some(DeliveryState::Pending), cap)
+            .await?
+            .len();
+        Ok(Backlog {
+            running_operations: running as u64,
+            pending_deliveries: pending as u64,
+        })
+    }
+}
+
+/// What [`ServerCatalog::backlog`] counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub running_operations: u64,
+    pub pending_deliveries: u64,
 }
 
 impl std::ops::Deref for ServerCatalog {

@@ -14,6 +14,8 @@ mod spool;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use lore_core::archive::ArchiveLimits;
@@ -37,6 +39,49 @@ pub struct HostSettings {
     pub memory_mib: u64,
     /// Most MiB of records one import may send.
     pub max_output_mib: u64,
+    /// Where the plugin hosts that ended abnormally are counted (the server's metrics).
+    pub crashes: Crashes,
+}
+
+/// How a plugin host ended abnormally: without a result or a failure it reported itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Crash {
+    /// Killed by a signal (a crash on a bad memory access, an abort, SIGKILL).
+    Signal,
+    /// Exited with a failure status.
+    Exit,
+    /// Ran out of its memory limit.
+    OutOfMemory,
+    /// Still running at its time limit, and stopped.
+    Timeout,
+}
+
+impl Crash {
+    pub const ALL: [Crash; 4] = [Self::Signal, Self::Exit, Self::OutOfMemory, Self::Timeout];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Signal => "signal",
+            Self::Exit => "exit",
+            Self::OutOfMemory => "out_of_memory",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+/// Counts of the plugin hosts that ended abnormally, by [`Crash`]; clones share them.
+#[derive(Debug, Clone, Default)]
+pub struct Crashes(Arc<[AtomicU64; 4]>);
+
+impl Crashes {
+    fn count(&self, crash: Crash) {
+        self.0[crash as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The plugin hosts that ended so, since these counts were made.
+    pub fn get(&self, crash: Crash) -> u64 {
+        self.0[crash as usize].load(Ordering::Relaxed)
+    }
 }
 
 impl HostSettings {
@@ -47,6 +92,7 @@ impl HostSettings {
             timeout: Duration::from_secs(3600),
             memory_mib: 4096,
             max_output_mib: 8192,
+            crashes: Crashes::default(),
         }
     }
 }
@@ -87,6 +133,7 @@ impl PluginImporter {
             None,
             Duration::from_secs(60),
             settings.memory_mib,
+            &settings.crashes,
             &mut NoLog,
         )
         .await
@@ -142,6 +189,7 @@ impl Importer for PluginImporter {
             Some(request),
             self.settings.timeout,
             self.settings.memory_mib,
+            &self.settings.crashes,
             &mut log,
         )
         .await?;
@@ -240,6 +288,7 @@ async fn run_host(
     stdin: Option<Vec<u8>>,
     timeout: Duration,
     memory_mib: u64,
+    crashes: &Crashes,
     log: &mut dyn Log,
 ) -> Result<Outcome> {
     command
@@ -285,6 +334,7 @@ async fn run_host(
         Ok(status) => status.map_err(|e| Error::internal(format!("plugin host: {e}")))?,
         Err(_) => {
             let _ = child.kill().await;
+            crashes.count(Crash::Timeout);
             outcome.failed = Some(format!(
                 "the plugin did not finish within {} s and was stopped",
                 timeout.as_secs()
@@ -299,6 +349,13 @@ async fn run_host(
             .stderr_tail
             .iter()
             .any(|l| l.starts_with("memory allocation of"));
+        crashes.count(if out_of_memory {
+            Crash::OutOfMemory
+        } else if std::os::unix::process::ExitStatusExt::signal(&status).is_some() {
+            Crash::Signal
+        } else {
+            Crash::Exit
+        });
         let mut message = if out_of_memory {
             format!(
                 "the plugin ran out of its memory limit ({memory_mib} MiB, plugin_host.memory_mib) and was stopped"
