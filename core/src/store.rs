@@ -153,6 +153,20 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             o.created_at = micros(o.created_at);
             o.updated_at = micros(o.updated_at);
             let what = || format!("object {}", o.id);
+            // Model objects live in their model's id space, everything else in the
+            // repository's: counts rely on it (the SQL backends' tallies).
+            if o.id.is_repository() == (o.kind == crate::model::ObjectKind::ModelObject) {
+                return Err(Error::invalid(format!(
+                    "{} is a {} and cannot have an id {} the repository's id space",
+                    what(),
+                    o.kind.as_str(),
+                    if o.id.is_repository() {
+                        "in"
+                    } else {
+                        "outside"
+                    }
+                )));
+            }
             text(&o.name, &what)?;
             text(&o.object_type.profile, &what)?;
             text(&o.object_type.name, &what)?;

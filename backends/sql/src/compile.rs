@@ -727,16 +727,43 @@ impl<'i> Compiler<'i> {
                 let Row::Object(o) = row else {
                     return "1 = 0".to_owned();
                 };
-                let pass = match test {
+                let mut pass = match test {
                     Some(t) => format!(" AND {}", self.pass(&value, ty, t)),
                     None => String::new(),
                 };
+                if let (Field::Attribute { .. }, Some(t)) = (field, test)
+                    && let Some(prefix) = self.text_prefix(&value, ty, t)
+                {
+                    pass.push_str(" AND ");
+                    pass.push_str(&prefix);
+                }
                 format!(
                     "({o}.model_id, {o}.object_id) IN (SELECT {}, {} FROM {from} AND {value} IS NOT NULL{pass})",
                     key.0, key.1
                 )
             }
         }
+    }
+
+    /// For an attribute's text compared by equality: the same test on the folded first
+    /// 256 characters, which the index `attribute_values_text_fold` (migration 18)
+    /// serves. It only narrows: [`Self::pass`] still tests the whole value.
+    fn text_prefix(&mut self, value: &str, ty: FieldType, test: &Test) -> Option<String> {
+        if ty != FieldType::Text {
+            return None;
+        }
+        let lits = match test {
+            Test::Eq(lit) => std::slice::from_ref(lit),
+            Test::In(lits) => lits.as_slice(),
+            _ => return None,
+        };
+        let mut list = Vec::with_capacity(lits.len());
+        for lit in lits {
+            let Lit::Text(text) = lit else { return None };
+            list.push(format!("substr({}, 1, 256)", self.text(text)));
+        }
+        let prefix = self.fold(&format!("substr({value}, 1, 256)"));
+        Some(format!("{prefix} IN ({})", list.join(", ")))
     }
 
     /// The expression that holds when `value` (not NULL) passes the test.

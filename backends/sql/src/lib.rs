@@ -130,6 +130,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "type order",
         sql: include_str!("../migrations/0017_type_order.sql"),
     },
+    Migration {
+        version: 18,
+        name: "attribute text folded",
+        sql: include_str!("../migrations/0018_attribute_text_fold.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -873,15 +873,27 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
-        self.objects(
+        // Only model objects live outside the repository's id space (core's `prepare`):
+        // the others are found in its range of the key.
+        let sql = if kind == ObjectKind::ModelObject {
             concat!(
                 "SELECT ",
                 object_columns!(),
-                " FROM objects WHERE kind = $1 ORDER BY name, model_id, object_id"
-            ),
-            vec![kind.as_str().into()],
-        )
-        .await
+                " FROM objects WHERE model_id <> -1 ORDER BY name, model_id, object_id"
+            )
+        } else {
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = -1 AND kind = $1 ORDER BY name, model_id, object_id"
+            )
+        };
+        let params = if kind == ObjectKind::ModelObject {
+            Vec::new()
+        } else {
+            vec![kind.as_str().into()]
+        };
+        self.objects(sql, params).await
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {

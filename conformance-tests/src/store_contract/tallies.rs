@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use lore_core::id::ObjectId;
-use lore_core::model::{DATABASE_PROFILE, Object, TypeName};
+use lore_core::model::{DATABASE_PROFILE, Object, ObjectKind, TypeName};
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Plan, Test, ValueCount, Within};
 use lore_core::store::{Batch, Op, Store};
 
@@ -74,6 +74,11 @@ fn pairs(list: &[(&str, u64)]) -> Vec<(String, u64)> {
     list.iter().map(|(v, n)| ((*v).to_owned(), *n)).collect()
 }
 
+/// A fresh id of the model's id space.
+async fn z_id(store: &dyn Store, model: i64) -> ObjectId {
+    ids(store, model, 1).await[0]
+}
+
 pub(super) async fn counts_and_facets_by_type_follow_every_write(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let (_, a) = new_model(store, "Tallied A").await;
@@ -97,6 +102,21 @@ pub(super) async fn counts_and_facets_by_type_follow_every_write(store: Arc<dyn 
     // Model A: 6 objects and its model; both: 8 and two models.
     assert_eq!(count(store, within(&[a])).await, 7, "count of model A");
     assert_eq!(count(store, Cond::True).await, 10, "count of everything");
+    let kinds = |kinds: Vec<ObjectKind>| Cond::Kinds(kinds);
+    assert_eq!(
+        count(
+            store,
+            kinds(vec![ObjectKind::Model, ObjectKind::ModelObject])
+        )
+        .await,
+        10,
+        "count of models and model objects (MQL without FROM)"
+    );
+    assert_eq!(
+        count(store, kinds(vec![ObjectKind::Model])).await,
+        2,
+        "count of models"
+    );
     let columns = || Cond::And(vec![within(&[a, b]), of_types(&["column"])]);
     assert_eq!(count(store, columns()).await, 5, "columns of A and B");
     assert_eq!(
@@ -150,6 +170,17 @@ pub(super) async fn counts_and_facets_by_type_follow_every_write(store: Arc<dyn 
         values(store, within(&[a]), Column::TypeName).await,
         pairs(&[("Column", 3), ("Table", 2), ("Model", 1)]),
         "types of A after the changes"
+    );
+
+    // Model objects, and only they, live in a model's id space.
+    let mut misplaced = typed(a, z_id(store, a).await, "Column", None);
+    misplaced.kind = ObjectKind::Folder;
+    fails(
+        store
+            .apply(Batch::from(vec![Op::PutObject(misplaced)]))
+            .await,
+        ErrorCode::InvalidParameter,
+        "a folder in a model's id space",
     );
 
     // A batch that fails leaves every count as it was.

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use lore_core::model::ObjectKind;
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Plan, Test, fold};
 
 use super::{Compiled, Compiler, Row, TextIndex, clamp};
@@ -39,6 +40,14 @@ impl Shape {
             Cond::Within(within) if within.subtrees.is_empty() => {
                 let models = within.models.iter().copied().collect();
                 self.models = Some(intersect(self.models.take(), models));
+                Some(())
+            }
+            // Every tallied object is a model object (core's `prepare` keeps model
+            // objects, and only them, out of the repository's id space).
+            Cond::Kinds(kinds) => {
+                if !kinds.contains(&ObjectKind::ModelObject) {
+                    self.models = Some(BTreeSet::new());
+                }
                 Some(())
             }
             Cond::Test(Field::Column(Column::TypeName), test) => {
@@ -189,6 +198,17 @@ mod tests {
             })
         );
         assert_eq!(Shape::of(&Cond::True), Some(Shape::default()));
+        // Without FROM: models and model objects.
+        let everything = Cond::Kinds(vec![ObjectKind::Model, ObjectKind::ModelObject]);
+        assert_eq!(Shape::of(&everything), Some(Shape::default()));
+        let models = Cond::Kinds(vec![ObjectKind::Model]);
+        assert_eq!(
+            Shape::of(&models),
+            Some(Shape {
+                models: Some(BTreeSet::new()),
+                types: None,
+            })
+        );
     }
 
     #[test]
