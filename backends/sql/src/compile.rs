@@ -11,7 +11,7 @@
 use lore_core::model::{ClassificationStatus, ObjectKind};
 use lore_core::mql::plan::{
     ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Page, Plan,
-    ProfilingPart, Relation, SEARCH_MARK, Test, WORD_BREAKERS, Within, indexed_words,
+    ProfilingPart, Relation, SEARCH_MARK, Test, WORD_BREAKERS, Within, search_form,
 };
 
 use crate::dialect::Dialect;
@@ -27,8 +27,9 @@ pub struct Compiled {
 }
 
 /// Which [`Cond::Search`]es a statement finds through SQLite's text index
-/// (`objects_text`, FTS5 trigrams of Name and Physical Name) before it tests them.
-/// PostgreSQL's planner chooses for itself between its trigram indexes and a scan.
+/// (`objects_search`, FTS5 trigrams of the search forms of Name and Physical Name,
+/// migration 19) before it tests them. PostgreSQL's planner chooses for itself between
+/// its trigram indexes of the same forms and a scan.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TextIndex {
     /// Every search the index can serve: right for counts and facets, which read every
@@ -40,36 +41,29 @@ pub enum TextIndex {
     Only(Vec<Search>),
 }
 
-/// A search the text index can serve: its columns' names in the index and the text.
+/// A search the text indexes can serve: its columns and the search form looked up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
     pub columns: Vec<Column>,
-    pub text: String,
-    /// A term of a text search, found by its words; otherwise `CONTAINS`, found as one
-    /// phrase.
-    pub words: bool,
+    /// A text search's term (already a search form), or the search form of the text of
+    /// `CONTAINS`: every object the exact test passes holds it in the search form of
+    /// one of the columns (the search form of a part of a text is a part of the text's
+    /// search form).
+    pub form: String,
 }
 
 impl Search {
-    /// The FTS5 query of the search: each word of the term that the index can look up
-    /// ([`indexed_words`]) as a phrase, all of them, in its columns (`CONTAINS`: its
-    /// text as one phrase). Each such word lies
-    /// within the folded Name or Physical Name of every object the search finds (word
-    /// breakers only separate words), and the trigram tokenizer folds case (all of
+    /// The FTS5 query of the search: its form as one phrase, in its columns. The trigram
+    /// tokenizer finds the rows holding it as a substring (and folds case for all of
     /// Unicode, a superset of MQL's A–Z), so the index finds every object the exact test
-    /// passes, and a few more.
+    /// passes, and few more.
     pub fn fts_query(&self) -> String {
         let columns: Vec<&str> = self.columns.iter().filter_map(|c| fts_column(*c)).collect();
-        let words = if self.words {
-            indexed_words(&self.text)
-        } else {
-            vec![self.text.as_str()]
-        };
-        let words: Vec<String> = words
-            .iter()
-            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-            .collect();
-        format!("{{{}}} : ({})", columns.join(" "), words.join(" AND "))
+        format!(
+            "{{{}}} : \"{}\"",
+            columns.join(" "),
+            self.form.replace('"', "\"\"")
+        )
     }
 }
 
@@ -82,19 +76,20 @@ fn fts_column(column: Column) -> Option<&'static str> {
     }
 }
 
-/// The search the text index can serve, if any: all its columns indexed and a word of
-/// at least three characters (a trigram) in its text (`words`: a term of a text search;
-/// otherwise the text of `CONTAINS`, all of it).
-fn indexable(columns: &[Column], text: &str, words: bool) -> Option<Search> {
-    let long_enough = if words {
-        !indexed_words(text).is_empty()
+/// The search the text indexes can serve, if any: all its columns indexed and a form of
+/// at least three characters (a trigram). `term`: the text is a text search's term;
+/// otherwise the text of `CONTAINS`.
+fn indexable(columns: &[Column], text: &str, term: bool) -> Option<Search> {
+    let form = if term {
+        text.to_owned()
     } else {
-        text.chars().count() >= 3
+        search_form(text)
     };
-    (long_enough && columns.iter().all(|c| fts_column(*c).is_some())).then(|| Search {
-        columns: columns.to_vec(),
-        text: text.to_owned(),
-        words,
+    (form.chars().count() >= 3 && columns.iter().all(|c| fts_column(*c).is_some())).then(|| {
+        Search {
+            columns: columns.to_vec(),
+            form,
+        }
     })
 }
 
@@ -276,6 +271,12 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
         ),
         params: c.params,
     }
+}
+
+/// The SQL of the search form of `expr` ([`lore_core::mql::plan::search_form`]) in the
+/// dialect: what the text index of migration 19 holds.
+pub fn search_form_sql(dialect: Dialect, expr: &str) -> String {
+    Compiler::new(dialect, &TextIndex::Always).search_form(expr)
 }
 
 fn clamp(n: u64) -> i64 {
@@ -602,6 +603,7 @@ impl<'i> Compiler<'i> {
         row: Row<'_>,
         search_form: bool,
     ) -> String {
+        let candidate = indexable(columns, text, search_form);
         let exact: Vec<String> = columns
             .iter()
             .map(|c| {
@@ -609,7 +611,15 @@ impl<'i> Compiler<'i> {
                     self.search_column(*c, text, row)
                 } else {
                     let contains = Test::Contains(text.to_owned());
-                    self.test(&Field::Column(*c), Some(&contains), row)
+                    let exact = self.test(&Field::Column(*c), Some(&contains), row);
+                    match (&candidate, self.dialect) {
+                        // The trigram index of the column's search form narrows first.
+                        (Some(search), Dialect::Postgres) => {
+                            let like = self.form_like(*c, &search.form, row);
+                            format!("{like} AND {exact}")
+                        }
+                        _ => exact,
+                    }
                 };
                 format!("({test})")
             })
@@ -619,7 +629,7 @@ impl<'i> Compiler<'i> {
         } else {
             exact.join(" OR ")
         };
-        let (Row::Object(o), Some(search)) = (row, indexable(columns, text, search_form)) else {
+        let (Row::Object(o), Some(search)) = (row, candidate) else {
             return exact;
         };
         let use_index = self.dialect == Dialect::Sqlite
@@ -632,35 +642,44 @@ impl<'i> Compiler<'i> {
         }
         let query = self.text(&search.fts_query());
         format!(
-            "{o}.rowid IN (SELECT rowid FROM objects_text WHERE objects_text MATCH {query}) AND ({exact})"
+            "{o}.rowid IN (SELECT rowid FROM objects_search WHERE objects_search MATCH {query}) AND ({exact})"
         )
     }
 
-    /// The column contains the search term in its search form
-    /// ([`lore_core::mql::plan::search_form`]). On PostgreSQL each indexed word of the
-    /// term is first looked for in the folded column with `LIKE`, which its trigram
-    /// indexes serve; the search form itself has no index.
-    fn search_column(&mut self, column: Column, text: &str, row: Row<'_>) -> String {
-        let field = Field::Column(column);
-        let mut parts = Vec::new();
-        if self.dialect == Dialect::Postgres {
-            for word in indexed_words(text) {
-                parts.push(self.test(&field, Some(&Test::Contains(word.to_owned())), row));
-            }
-        }
-        let Some(Source::Expr { sql, nullable }) = self.source(&field, row) else {
+    /// PostgreSQL: the column's search form holds `form`, with `LIKE`, which the trigram
+    /// indexes of `lore_search_form()` serve (migration 19); never NULL.
+    fn form_like(&mut self, column: Column, form: &str, row: Row<'_>) -> String {
+        let Some(Source::Expr { sql, .. }) = self.source(&Field::Column(column), row) else {
             return "1 = 0".to_owned();
         };
-        if nullable && parts.is_empty() {
-            parts.push(format!("{sql} IS NOT NULL"));
+        let escaped = form
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        let pattern = self.text(&format!("%{escaped}%"));
+        format!("({sql} IS NOT NULL AND lore_search_form({sql}) LIKE {pattern})")
+    }
+
+    /// The column contains the search term in its search form
+    /// ([`lore_core::mql::plan::search_form`]). PostgreSQL compares the form of
+    /// `lore_search_form()` with `LIKE`, which its trigram indexes serve; SQLite
+    /// computes the form ([`Self::search_form`]) and finds the objects through its text
+    /// index first ([`Self::search`]).
+    fn search_column(&mut self, column: Column, text: &str, row: Row<'_>) -> String {
+        if self.dialect == Dialect::Postgres {
+            return self.form_like(column, text, row);
         }
+        let Some(Source::Expr { sql, nullable }) = self.source(&Field::Column(column), row) else {
+            return "1 = 0".to_owned();
+        };
         let form = self.search_form(&sql);
         let term = self.text(text);
-        parts.push(match self.dialect {
-            Dialect::Sqlite => format!("instr({form}, {term}) > 0"),
-            Dialect::Postgres => format!("strpos({form}, {term}) > 0"),
-        });
-        parts.join(" AND ")
+        let found = format!("instr({form}, {term}) > 0");
+        if nullable {
+            format!("{sql} IS NOT NULL AND {found}")
+        } else {
+            found
+        }
     }
 
     /// The expression of a text's search form, as [`lore_core::mql::plan::search_form`]

@@ -135,6 +135,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "attribute text folded",
         sql: include_str!("../migrations/0018_attribute_text_fold.sql"),
     },
+    Migration {
+        version: 19,
+        name: "search form index",
+        sql: include_str!("../migrations/0019_search_form_index.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).
@@ -166,6 +171,24 @@ pub fn pending(migrations: &'static [Migration], current: i64) -> Result<&'stati
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text index of migration 19 holds the search forms the compiler compares.
+    #[test]
+    fn the_search_index_holds_the_compilers_search_form() {
+        let migration = MIGRATIONS
+            .iter()
+            .find(|m| m.version == 19)
+            .expect("migration 19");
+        let sqlite = Dialect::Sqlite.schema(migration.sql);
+        for expr in ["name", "physical_name", "new.name", "new.physical_name"] {
+            let form = compile::search_form_sql(Dialect::Sqlite, expr);
+            assert!(sqlite.contains(&form), "SQLite's index of {expr}: {form}");
+        }
+        let postgres = Dialect::Postgres.schema(migration.sql);
+        let body = compile::search_form_sql(Dialect::Postgres, "t")
+            .replace("lore_fold(t)", "lower(t COLLATE \"C\")");
+        assert!(postgres.contains(&body), "lore_search_form: {body}");
+    }
 
     #[test]
     fn pending_skips_applied_and_refuses_newer_and_pre_release() {

@@ -183,7 +183,7 @@ impl<D: Driver> SqlStore<D> {
             .iter()
             .map(|search| {
                 Stmt::query(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM objects_text WHERE objects_text MATCH $1 LIMIT $2)",
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM objects_search WHERE objects_search MATCH $1 LIMIT $2)",
                     vec![
                         SqlValue::Text(Some(search.fts_query())),
                         SqlValue::Int(Some(cap + 1)),

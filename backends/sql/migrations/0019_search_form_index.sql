@@ -1,0 +1,50 @@
+-- Text search through an index of what it compares: the search form of Name and
+-- Physical Name (folded, word breakers as spaces, runs of spaces as one; see
+-- `lore_core::mql::plan::search_form`), so a term is looked up whole, as one substring,
+-- and the index finds the objects that contain it and few others. Migration 5 indexed
+-- the text as written and looked up each word of three letters or more: `table_15`
+-- found every object with `table` in its name, and a page read them all.
+--
+-- `CONTAINS` on Name or Physical Name is looked up in the same index by the search form
+-- of its text (the search form of a part of a text is a part of its search form), then
+-- tested exactly, as before.
+--
+-- SQLite: an FTS5 table of trigrams that keeps no copy of the text (contentless, rows
+-- deleted by rowid), fed by triggers with the same expression the compiler writes for
+-- a search form (`Compiler::search_form`; a unit test checks they agree). Should it
+-- disagree with `objects`, delete its rows and run the INSERT below again.
+--sqlite: DROP TRIGGER objects_text_insert;
+--sqlite: DROP TRIGGER objects_text_delete;
+--sqlite: DROP TRIGGER objects_text_update;
+--sqlite: DROP TABLE objects_text;
+--sqlite: CREATE VIRTUAL TABLE objects_search USING fts5(
+--sqlite:     name, physical_name, content = '', contentless_delete = 1, tokenize = 'trigram');
+--sqlite: INSERT INTO objects_search(rowid, name, physical_name)
+--sqlite:     SELECT rowid, replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(name), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || char(1)), char(1) || ' ', ''), char(1), ''), replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(physical_name), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || char(1)), char(1) || ' ', ''), char(1), '') FROM objects;
+--sqlite: CREATE TRIGGER objects_search_insert AFTER INSERT ON objects BEGIN
+--sqlite:     INSERT INTO objects_search(rowid, name, physical_name)
+--sqlite:         VALUES (new.rowid, replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(new.name), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || char(1)), char(1) || ' ', ''), char(1), ''), replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(new.physical_name), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || char(1)), char(1) || ' ', ''), char(1), ''));
+--sqlite: END;
+--sqlite: CREATE TRIGGER objects_search_delete AFTER DELETE ON objects BEGIN
+--sqlite:     DELETE FROM objects_search WHERE rowid = old.rowid;
+--sqlite: END;
+--sqlite: CREATE TRIGGER objects_search_update AFTER UPDATE OF name, physical_name ON objects
+--sqlite:     WHEN old.name IS NOT new.name OR old.physical_name IS NOT new.physical_name BEGIN
+--sqlite:     DELETE FROM objects_search WHERE rowid = old.rowid;
+--sqlite:     INSERT INTO objects_search(rowid, name, physical_name)
+--sqlite:         VALUES (new.rowid, replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(new.name), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || char(1)), char(1) || ' ', ''), char(1), ''), replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(new.physical_name), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || char(1)), char(1) || ' ', ''), char(1), ''));
+--sqlite: END;
+--
+-- PostgreSQL: the trigram indexes of migration 5 become indexes of the search forms,
+-- through `lore_search_form()`, the same expression as an immutable function.
+--postgres: CREATE FUNCTION lore_search_form(t TEXT) RETURNS TEXT LANGUAGE SQL IMMUTABLE PARALLEL SAFE
+--postgres:     AS $$ SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(t COLLATE "C"), '_', ' '), ':', ' '), '.', ' '), '[', ' '), ']', ' '), '(', ' '), ')', ' '), ' ', ' ' || chr(1)), chr(1) || ' ', ''), chr(1), '') $$;
+--postgres: DROP INDEX IF EXISTS objects_name_trigrams;
+--postgres: DROP INDEX IF EXISTS objects_physical_name_trigrams;
+--postgres: DO $$ BEGIN
+--postgres:     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+--postgres:         CREATE INDEX objects_name_search ON objects USING gin (lore_search_form(name) gin_trgm_ops);
+--postgres:         CREATE INDEX objects_physical_name_search ON objects
+--postgres:             USING gin (lore_search_form(physical_name) gin_trgm_ops);
+--postgres:     END IF;
+--postgres: END $$;
