@@ -125,11 +125,30 @@ pub fn indexed_searches(plan: &Plan, dialect: Dialect) -> Vec<Search> {
     out
 }
 
+/// The text searches every object of the plan passes (those at the top of its AND) that
+/// an index can serve: on PostgreSQL, a page whose search few objects pass finds them
+/// through the search's index and sorts them ([`page`]'s `filter_first`).
+pub fn required_searches(plan: &Plan) -> Vec<Cond> {
+    fn walk(cond: &Cond, out: &mut Vec<Cond>) {
+        match cond {
+            Cond::And(items) => items.iter().for_each(|c| walk(c, out)),
+            Cond::Search { columns, text } if indexable(columns, text, true).is_some() => {
+                out.push(cond.clone());
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&plan.condition(), &mut out);
+    out
+}
+
 /// The statement of a page of the plan's objects: `(model_id, object_id)` rows in order.
-/// The statement of a page. With `filter_first` (SQLite), the sort keys are kept from
-/// any index (`+` before them), so SQLite finds the few objects that pass through the
-/// condition's indexes and sorts them, instead of reading a sort index in order and
-/// testing every object on the way; see [`bounded_count`].
+/// The statement of a page. With `filter_first`, the sort keys are kept from any index
+/// (`+` before them on SQLite, an expression on PostgreSQL), so the database finds the
+/// few objects that pass through the condition's indexes and sorts them, instead of
+/// reading a sort index in order and testing every object on the way; see
+/// [`bounded_count`].
 pub fn page(
     plan: &Plan,
     dialect: Dialect,
@@ -142,10 +161,15 @@ pub fn page(
     let mut order = Vec::new();
     for key in &plan.order {
         let (value, nullable) = c.sort_value(&key.field, "o");
-        let value = if filter_first && dialect == Dialect::Sqlite {
-            format!("+{value}")
-        } else {
-            value
+        let value = match (filter_first, dialect, key.field.ty()) {
+            (false, _, _) | (true, Dialect::Postgres, FieldType::Boolean) => value,
+            (true, Dialect::Sqlite, _) => format!("+{value}"),
+            // The same order from an expression no index holds (text keeps its
+            // collation through `||`).
+            (true, Dialect::Postgres, FieldType::Text | FieldType::ExactText) => {
+                format!("({value} || '')")
+            }
+            (true, Dialect::Postgres, _) => format!("({value} + 0)"),
         };
         let direction = if key.descending { "DESC" } else { "ASC" };
         // NULLS LAST only where a NULL can occur: on a NOT NULL column it would keep

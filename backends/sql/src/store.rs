@@ -249,6 +249,52 @@ impl<D: Driver> SqlStore<D> {
         Ok(found <= cap)
     }
 
+    /// Whether a PostgreSQL page should find its objects through a text search's index
+    /// and sort them, rather than read a sort order's index and test each object: when
+    /// the search passes few objects. PostgreSQL's planner takes the objects a term
+    /// finds for spread evenly over the order; when they come late (`table_15` after a
+    /// million `column_...` in name order), reading the order's index tests every object
+    /// before them. One bounded count through the index tells.
+    async fn search_first(&self, plan: &Plan, page: Page) -> Result<bool> {
+        if D::DIALECT != Dialect::Postgres {
+            return Ok(false);
+        }
+        let searches = compile::required_searches(plan);
+        if searches.is_empty() {
+            return Ok(false);
+        }
+        let objects = self
+            .rows_of(
+                Stmt::query(
+                    "SELECT GREATEST(reltuples, 0)::BIGINT FROM pg_class WHERE oid = 'objects'::regclass",
+                    Vec::new(),
+                ),
+                "the size of the catalog",
+            )
+            .await?
+            .first()
+            .map(|r| r.int(0, "objects"))
+            .transpose()?
+            .unwrap_or(0)
+            .max(0) as f64;
+        let needed = page.offset.saturating_add(page.limit) as f64;
+        let cap = (objects * needed).sqrt().clamp(1_000.0, 1e9) as i64;
+        for search in &searches {
+            let compiled = compile::bounded_count(search, D::DIALECT, cap);
+            let found = self
+                .rows_of(Stmt::query(compiled.sql, compiled.params), "a text search")
+                .await?
+                .first()
+                .map(|r| r.int(0, "objects"))
+                .transpose()?
+                .unwrap_or(0);
+            if found <= cap {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Runs one query and returns its rows.
     async fn rows(
         &self,
@@ -898,7 +944,8 @@ impl<D: Driver> Store for SqlStore<D> {
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
         let index = self.text_index(plan, page).await?;
-        let filter_first = self.filter_first(plan, page).await?;
+        let filter_first =
+            self.filter_first(plan, page).await? || self.search_first(plan, page).await?;
         let compiled = compile::page(plan, D::DIALECT, page, &index, filter_first);
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
@@ -953,7 +1000,8 @@ impl<D: Driver> Store for SqlStore<D> {
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
         let index = self.text_index(plan, page).await?;
-        let filter_first = self.filter_first(plan, page).await?;
+        let filter_first =
+            self.filter_first(plan, page).await? || self.search_first(plan, page).await?;
         let compiled = compile::page(plan, D::DIALECT, page, &index, filter_first);
         let explain = match D::DIALECT {
             Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {}", compiled.sql),
