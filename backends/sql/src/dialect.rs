@@ -79,6 +79,19 @@ impl Dialect {
         }
     }
 
+    /// A statement answering about how many objects the catalog holds, cheaply: the
+    /// bound of the probes that choose between reading an order and sorting what a
+    /// condition's indexes find. SQLite: the largest rowid; PostgreSQL: the planner's
+    /// estimate (0 before the first ANALYZE).
+    pub fn catalog_size(self) -> &'static str {
+        match self {
+            Self::Sqlite => "SELECT COALESCE(MAX(rowid), 0) FROM objects",
+            Self::Postgres => {
+                "SELECT GREATEST(reltuples, 0)::BIGINT FROM pg_class WHERE oid = 'objects'::regclass"
+            }
+        }
+    }
+
     /// What to run after a transaction wrote many rows, so the planner's statistics know
     /// the new sizes (a freshly loaded PostgreSQL table has none until autovacuum comes
     /// by, and its plans scan instead of using indexes).

@@ -210,19 +210,20 @@ impl<D: Driver> SqlStore<D> {
     /// own indexes before sorting: `√(objects × rows the page needs)` (see
     /// [`Self::text_index`]).
     async fn probe_cap(&self, page: Page) -> Result<i64> {
-        let objects = self
-            .rows_of(
-                Stmt::query("SELECT COALESCE(MAX(rowid), 0) FROM objects", Vec::new()),
-                "the size of the catalog",
-            )
-            .await?
-            .first()
-            .map(|r| r.int(0, "objects"))
-            .transpose()?
-            .unwrap_or(0)
-            .max(0) as f64;
+        let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
+        let objects = self.number(size, "the size of the catalog").await?.max(0) as f64;
         let needed = page.offset.saturating_add(page.limit) as f64;
         Ok((objects * needed).sqrt().clamp(1_000.0, 1e9) as i64)
+    }
+
+    /// Runs a statement answering one number (0 when it answers no row).
+    async fn number(&self, query: Stmt, context: &str) -> Result<i64> {
+        let rows = self.rows_of(query, context).await?;
+        Ok(rows
+            .first()
+            .map(|r| r.int(0, context))
+            .transpose()?
+            .unwrap_or(0))
     }
 
     /// Whether a SQLite page should find the objects the caller may see first and sort
@@ -237,15 +238,11 @@ impl<D: Driver> SqlStore<D> {
         let cap = self.probe_cap(page).await?;
         let compiled = compile::bounded_count(&plan.visibility, D::DIALECT, cap);
         let found = self
-            .rows_of(
+            .number(
                 Stmt::query(compiled.sql, compiled.params),
                 "what the caller sees",
             )
-            .await?
-            .first()
-            .map(|r| r.int(0, "objects"))
-            .transpose()?
-            .unwrap_or(0);
+            .await?;
         Ok(found <= cap)
     }
 
@@ -263,31 +260,12 @@ impl<D: Driver> SqlStore<D> {
         if searches.is_empty() {
             return Ok(false);
         }
-        let objects = self
-            .rows_of(
-                Stmt::query(
-                    "SELECT GREATEST(reltuples, 0)::BIGINT FROM pg_class WHERE oid = 'objects'::regclass",
-                    Vec::new(),
-                ),
-                "the size of the catalog",
-            )
-            .await?
-            .first()
-            .map(|r| r.int(0, "objects"))
-            .transpose()?
-            .unwrap_or(0)
-            .max(0) as f64;
-        let needed = page.offset.saturating_add(page.limit) as f64;
-        let cap = (objects * needed).sqrt().clamp(1_000.0, 1e9) as i64;
+        let cap = self.probe_cap(page).await?;
         for search in &searches {
             let compiled = compile::bounded_count(search, D::DIALECT, cap);
             let found = self
-                .rows_of(Stmt::query(compiled.sql, compiled.params), "a text search")
-                .await?
-                .first()
-                .map(|r| r.int(0, "objects"))
-                .transpose()?
-                .unwrap_or(0);
+                .number(Stmt::query(compiled.sql, compiled.params), "a text search")
+                .await?;
             if found <= cap {
                 return Ok(true);
             }
@@ -963,11 +941,10 @@ impl<D: Driver> Store for SqlStore<D> {
     async fn count(&self, plan: &Plan) -> Result<u64> {
         let compiled = compile::tally::count(plan, D::DIALECT)
             .unwrap_or_else(|| compile::count(plan, D::DIALECT));
-        let rows = self
-            .rows_of(Stmt::query(compiled.sql, compiled.params), "a count")
+        let n = self
+            .number(Stmt::query(compiled.sql, compiled.params), "a count")
             .await?;
-        let n = rows.first().map(|r| r.int(0, "objects")).transpose()?;
-        Ok(n.unwrap_or(0).max(0) as u64)
+        Ok(n.max(0) as u64)
     }
 
     async fn value_counts(
