@@ -75,26 +75,29 @@ struct Case {
 
 /// What the search page asks when someone types a term: the first page of results, the
 /// facets of what was found (three attributes in one call) and the total.
-const SEARCH_PAGE: &[Call] = &[
-    Call::Execute(
-        r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "text = 'table_15'"}"#,
-    ),
-    Call::Facets(
-        r#"{"select": "\"Object Type\", \"Data Type\", Labels", "from": "{from}", "where": "text = 'table_15'"}"#,
-    ),
-    Call::Count("text = 'table_15'"),
-];
+macro_rules! search_page {
+    ($term:literal) => {
+        &[
+            Call::Execute(concat!(
+                r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "text = '"#,
+                $term,
+                r#"'"}"#
+            )),
+            Call::Facets(concat!(
+                r#"{"select": "\"Object Type\", \"Data Type\", Labels", "from": "{from}", "where": "text = '"#,
+                $term,
+                r#"'"}"#
+            )),
+            Call::Count(concat!("text = '", $term, "'")),
+        ]
+    };
+}
+
+/// The search page for a term 2,220 objects hold.
+const SEARCH_PAGE: &[Call] = search_page!("table_15");
 
 /// The same with a term that a twenty-fourth of the objects contain.
-const SEARCH_PAGE_BROAD: &[Call] = &[
-    Call::Execute(
-        r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "text = 'column_7'"}"#,
-    ),
-    Call::Facets(
-        r#"{"select": "\"Object Type\", \"Data Type\", Labels", "from": "{from}", "where": "text = 'column_7'"}"#,
-    ),
-    Call::Count("text = 'column_7'"),
-];
+const SEARCH_PAGE_BROAD: &[Call] = search_page!("column_7");
 
 /// The search page's mix by hand: the page, the three facets and the count, each a
 /// statement testing the term on the folded Name and Physical Name.
