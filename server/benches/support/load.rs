@@ -20,12 +20,19 @@ use super::server::{BenchResult, connect};
 /// Makes the path (and query) of the next request.
 pub type PathMaker = Arc<dyn Fn(&mut SmallRng) -> String + Send + Sync>;
 
+/// One kind of request: its path (and query) and the status a right answer has.
+#[derive(Clone)]
+pub struct Target {
+    pub path: PathMaker,
+    pub expect: StatusCode,
+}
+
 /// What one run measured.
 #[derive(Debug)]
 pub struct Report {
     /// Responses received (of any status).
     pub requests: u64,
-    /// Responses other than 200, and requests that got no response.
+    /// Responses other than the expected status, and requests that got no response.
     pub errors: u64,
     pub elapsed: Duration,
     /// Latency of every response, in microseconds.
@@ -48,14 +55,14 @@ impl Report {
 }
 
 /// Runs `workers` connections against `addr` for `duration`, each sending
-/// `GET <path>` with the `api-key` header, the paths made by `path`. The connections are
-/// opened before the clock starts.
+/// `GET <path>` with the `api-key` header, the paths made by `target`. The connections
+/// are opened before the clock starts.
 pub async fn run(
     addr: SocketAddr,
     key: &str,
     workers: usize,
     duration: Duration,
-    path: PathMaker,
+    target: Target,
 ) -> BenchResult<Report> {
     let mut senders = Vec::with_capacity(workers);
     for _ in 0..workers {
@@ -69,7 +76,7 @@ pub async fn run(
             addr,
             host: addr.to_string(),
             key: key.to_owned(),
-            path: path.clone(),
+            target: target.clone(),
             rng: SmallRng::seed_from_u64(i as u64),
             latency: histogram()?,
             requests: 0,
@@ -102,7 +109,7 @@ struct Worker {
     addr: SocketAddr,
     host: String,
     key: String,
-    path: PathMaker,
+    target: Target,
     rng: SmallRng,
     latency: Histogram<u64>,
     requests: u64,
@@ -116,7 +123,7 @@ impl Worker {
         deadline: Instant,
     ) -> BenchResult<Worker> {
         while Instant::now() < deadline {
-            let path = (self.path)(&mut self.rng);
+            let path = (self.target.path)(&mut self.rng);
             let request = Request::get(path)
                 .header(HOST, &self.host)
                 .header("api-key", &self.key)
@@ -127,7 +134,7 @@ impl Worker {
                     let micros = sent.elapsed().as_micros().max(1) as u64;
                     self.latency.saturating_record(micros);
                     self.requests += 1;
-                    if status != StatusCode::OK {
+                    if status != self.target.expect {
                         self.errors += 1;
                     }
                 }
