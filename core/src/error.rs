@@ -37,6 +37,9 @@ pub enum ErrorCode {
     TooManyLoginAttempts,
     /// The request's Accept header names no type the method answers in.
     NotAcceptable,
+    /// The database cannot be reached or cannot take the write (gone, restarting, its
+    /// disk full); nothing of the call was applied. The answer carries `Retry-After`.
+    ServiceUnavailable,
 }
 
 impl ErrorCode {
@@ -60,6 +63,7 @@ impl ErrorCode {
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::TooManyLoginAttempts => "TOO_MANY_LOGIN_ATTEMPTS",
             Self::NotAcceptable => "NOT_ACCEPTABLE",
+            Self::ServiceUnavailable => "SERVICE_UNAVAILABLE",
         }
     }
 
@@ -82,6 +86,7 @@ impl ErrorCode {
             Self::MethodNotAllowed => 405,
             Self::TooManyLoginAttempts => 429,
             Self::NotAcceptable => 406,
+            Self::ServiceUnavailable => 503,
         }
     }
 }
@@ -91,6 +96,10 @@ impl std::fmt::Display for ErrorCode {
         f.write_str(self.as_str())
     }
 }
+
+/// What `Retry-After` says to a client when the database is unavailable: a restart or a
+/// failover takes seconds, and a load balancer or client retries sooner than a person.
+pub const RETRY_AFTER_SECONDS: u64 = 2;
 
 /// The underlying cause of an error, kept for the log.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -152,6 +161,22 @@ impl Error {
     pub fn storage(context: &str, cause: impl Into<Cause>) -> Self {
         Self::internal(format!("storage error while {context}")).caused_by(cause)
     }
+    /// The database is unreachable or cannot take the write; `context` says what the
+    /// store was doing, `reason` what the client should know (no driver text). Retryable:
+    /// nothing was applied.
+    pub fn unavailable(context: &str, reason: &str, cause: impl Into<Cause>) -> Self {
+        Self::new(
+            ErrorCode::ServiceUnavailable,
+            format!("the database is unavailable while {context} ({reason}); try again shortly"),
+        )
+        .caused_by(cause)
+        .retryable()
+    }
+    /// Seconds a client should wait before trying again, when the answer says so
+    /// (`Retry-After`).
+    pub fn retry_after(&self) -> Option<u64> {
+        (self.code == ErrorCode::ServiceUnavailable).then_some(RETRY_AFTER_SECONDS)
+    }
     /// Keeps `cause` as the source of this error.
     pub fn caused_by(mut self, cause: impl Into<Cause>) -> Self {
         self.cause = Some(cause.into());
@@ -195,6 +220,14 @@ impl Error {
     pub fn for_client(self) -> Self {
         if !self.is_internal() {
             return self;
+        }
+        if self.code == ErrorCode::ServiceUnavailable {
+            // Its message names no path, query or driver text: the client may read it.
+            tracing::warn!(error = %self.chain(), "the database is unavailable");
+            return Self {
+                cause: None,
+                ..self
+            };
         }
         let reference = format!("{:016x}", rand::random::<u64>());
         tracing::error!(
@@ -260,6 +293,26 @@ mod tests {
             shown.message, other.message,
             "each failure has its own reference"
         );
+    }
+
+    #[test]
+    fn an_unavailable_database_is_told_with_when_to_retry() {
+        let shown = Error::unavailable(
+            "reading object 5_3",
+            "it does not answer",
+            Disk(std::io::Error::other("connection refused")),
+        )
+        .for_client();
+        assert_eq!(shown.code, ErrorCode::ServiceUnavailable);
+        assert_eq!(shown.code.http_status(), 503);
+        assert!(shown.is_retryable());
+        assert_eq!(shown.retry_after(), Some(RETRY_AFTER_SECONDS));
+        assert_eq!(
+            shown.message,
+            "the database is unavailable while reading object 5_3 (it does not answer); try again shortly"
+        );
+        assert!(shown.cause().is_none());
+        assert_eq!(Error::invalid("x").retry_after(), None);
     }
 
     #[test]

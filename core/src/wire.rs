@@ -18,6 +18,10 @@ pub struct ResponseObject<T> {
 pub struct ErrorBody {
     pub error_code: String,
     pub message: String,
+    /// Seconds to wait before trying again (also the `Retry-After` header), when the
+    /// failure is transient: the database unavailable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
 }
 
 impl<T> ResponseObject<T> {
@@ -36,6 +40,7 @@ impl ResponseObject<String> {
             error: Some(ErrorBody {
                 error_code: error.code.as_str().to_owned(),
                 message: error.message.clone(),
+                retry_after: error.retry_after(),
             }),
         }
     }

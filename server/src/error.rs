@@ -28,7 +28,13 @@ impl IntoResponse for ApiError {
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         // An internal failure is logged whole and answered with a reference only.
         let error = self.0.for_client();
-        (status, Json(ResponseObject::failure(&error))).into_response()
+        let mut response = (status, Json(ResponseObject::failure(&error))).into_response();
+        if let Some(seconds) = error.retry_after() {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }
 

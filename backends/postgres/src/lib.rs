@@ -8,7 +8,6 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use lore_backend_sql::{
@@ -16,8 +15,12 @@ use lore_backend_sql::{
     Outcome, PoolUse, Row, SqlStore, SqlValue, StatementObserver, Stmt, Table,
 };
 use lore_core::{Error, Result};
-use sqlx::postgres::{PgArguments, PgConnectOptions, PgPool, PgPoolOptions, PgRow};
+use sqlx::postgres::{PgArguments, PgConnectOptions, PgRow};
 use sqlx::{AssertSqlSafe, Column, PgConnection, Postgres as Pg, Row as _, TypeInfo, ValueRef};
+
+mod pool;
+
+use pool::{Lease, Pool};
 
 /// A [`Store`](lore_core::Store) over a PostgreSQL database. `PostgresStore::open(url)`
 /// connects to the database at `url` (`postgres://user:password@host:port/database`) and
@@ -27,17 +30,12 @@ pub type PostgresStore = SqlStore<Postgres>;
 
 /// How many connections one process keeps open at most.
 const MAX_CONNECTIONS: u32 = 16;
-/// How long a caller waits for a free connection (or a new one) before failing.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
 
 async fn connect(url: &str) -> Result<Postgres> {
     let options = PgConnectOptions::from_str(url)
         .map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?;
     let target = describe_target(&options);
-    let pool = PgPoolOptions::new()
-        .max_connections(MAX_CONNECTIONS)
-        .acquire_timeout(ACQUIRE_TIMEOUT)
-        .connect_with(options)
+    let pool = Pool::connect(options, MAX_CONNECTIONS)
         .await
         .map_err(|e| Error::internal(format!("cannot connect to PostgreSQL at {target}: {e}")))?;
     tracing::info!(database = %target, "connected to PostgreSQL");
@@ -51,7 +49,7 @@ async fn connect(url: &str) -> Result<Postgres> {
 /// The connection pool of a store.
 #[derive(Clone)]
 pub struct Postgres {
-    pool: PgPool,
+    pool: Pool,
     /// `host:port/database`, for messages; never the password.
     target: String,
     /// Told of every statement (the server's metrics).
@@ -71,7 +69,25 @@ impl Postgres {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+
+    /// Runs reads on a leased connection: one statement alone, several in one snapshot.
+    async fn read_on(
+        &self,
+        lease: &mut Lease,
+        queries: Vec<Stmt>,
+    ) -> Result<Vec<Outcome>, DbError> {
+        if queries.len() == 1 {
+            return run_all(lease, queries, &self.observed, Access::Read).await;
+        }
+        lease.begin(SNAPSHOT).await.map_err(classify)?;
+        let outcomes = run_all(lease, queries, &self.observed, Access::Read).await?;
+        lease.commit().await.map_err(classify)?;
+        Ok(outcomes)
+    }
 }
+
+/// Begins a transaction that reads one snapshot and writes nothing.
+const SNAPSHOT: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
 /// `host:port/database` (or the socket path) of connect options, without credentials.
 fn describe_target(options: &PgConnectOptions) -> String {
@@ -94,37 +110,42 @@ impl Driver for Postgres {
     }
 
     async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
-        let mut conn = self.pool.acquire().await.map_err(classify)?;
-        if queries.len() == 1 {
-            return run_all(&mut conn, queries, &self.observed, Access::Read).await;
+        let mut lease = self.pool.acquire().await?;
+        if !lease.reused {
+            return self.read_on(&mut lease, queries).await;
         }
-        // Several queries read one snapshot.
-        let mut tx = sqlx::Connection::begin(&mut *conn)
-            .await
-            .map_err(classify)?;
-        read_only(&mut tx).await?;
-        let outcomes = run_all(&mut tx, queries, &self.observed, Access::Read).await?;
-        tx.commit().await.map_err(classify)?;
-        Ok(outcomes)
+        // A connection that waited in the pool may have been ended meanwhile (a restart
+        // of the server, a failover): a read is tried once more on a new connection.
+        let again = queries.clone();
+        match self.read_on(&mut lease, queries).await {
+            Err(e) if lease.broke() => {
+                drop(lease);
+                tracing::info!(error = %e.cause, "a pooled PostgreSQL connection had broken; reading on a new one");
+                let mut lease = self.pool.acquire_new().await?;
+                self.read_on(&mut lease, again).await
+            }
+            read => read,
+        }
     }
 
     async fn begin(&self) -> Result<PgTx, DbError> {
+        let mut lease = self.pool.acquire().await?;
+        lease.begin("BEGIN").await.map_err(classify)?;
         Ok(PgTx {
-            tx: self.pool.begin().await.map_err(classify)?,
+            lease,
             observed: self.observed.clone(),
         })
     }
 
     async fn snapshot(&self) -> Result<PgSnapshot, DbError> {
-        let mut tx = self.pool.begin().await.map_err(classify)?;
-        read_only(&mut tx).await?;
+        let mut lease = self.pool.acquire().await?;
+        lease.begin(SNAPSHOT).await.map_err(classify)?;
         // The snapshot is taken at the transaction's first query: take it now.
-        sqlx::query("SELECT 1")
-            .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
+        let taken = sqlx::query("SELECT 1").execute(lease.conn()).await;
+        lease.settle(&taken);
+        taken.map_err(classify)?;
         Ok(PgSnapshot {
-            tx: tokio::sync::Mutex::new(tx),
+            lease: tokio::sync::Mutex::new(lease),
             observed: self.observed.clone(),
         })
     }
@@ -134,57 +155,47 @@ impl Driver for Postgres {
     }
 
     fn pool_use(&self) -> PoolUse {
-        let open = u64::from(self.pool.size());
-        let idle = self.pool.num_idle() as u64;
+        let (idle, open, max) = self.pool.usage();
         PoolUse {
-            idle,
-            in_use: open.saturating_sub(idle),
-            max: u64::from(MAX_CONNECTIONS),
+            idle: u64::from(idle),
+            in_use: u64::from(open.saturating_sub(idle)),
+            max: u64::from(max),
         }
     }
 }
 
-/// Makes a transaction that has run nothing yet read one snapshot and write nothing.
-async fn read_only(tx: &mut PgConnection) -> Result<(), DbError> {
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        .execute(tx)
-        .await
-        .map(|_| ())
-        .map_err(classify)
-}
-
-/// A `REPEATABLE READ, READ ONLY` transaction held open for a series of reads; sqlx
-/// rolls it back when it is dropped.
+/// A `REPEATABLE READ, READ ONLY` transaction held open for a series of reads; rolled
+/// back when it is dropped.
 #[derive(Debug)]
 pub struct PgSnapshot {
-    tx: tokio::sync::Mutex<sqlx::Transaction<'static, Pg>>,
+    lease: tokio::sync::Mutex<Lease>,
     observed: Observed,
 }
 
 #[async_trait]
 impl DriverSnapshot for PgSnapshot {
     async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
-        let mut tx = self.tx.lock().await;
-        run_all(&mut tx, queries, &self.observed, Access::Read).await
+        let mut lease = self.lease.lock().await;
+        run_all(&mut lease, queries, &self.observed, Access::Read).await
     }
 }
 
-/// A write transaction; sqlx rolls it back when dropped uncommitted.
+/// A write transaction; rolled back when dropped uncommitted.
 #[derive(Debug)]
 pub struct PgTx {
-    tx: sqlx::Transaction<'static, Pg>,
+    lease: Lease,
     observed: Observed,
 }
 
 #[async_trait]
 impl DriverTx for PgTx {
     async fn run(&mut self, stmts: Vec<Stmt>) -> Result<Vec<Outcome>, DbError> {
-        run_all(&mut self.tx, stmts, &self.observed, Access::Write).await
+        run_all(&mut self.lease, stmts, &self.observed, Access::Write).await
     }
 
-    async fn commit(self) -> Result<(), DbError> {
+    async fn commit(mut self) -> Result<(), DbError> {
         let started = std::time::Instant::now();
-        let committed = self.tx.commit().await.map_err(classify);
+        let committed = self.lease.commit().await.map_err(classify);
         self.observed.report(Access::Write, started);
         committed
     }
@@ -192,7 +203,7 @@ impl DriverTx for PgTx {
 
 /// Runs the statements in order, each reported to `observed`.
 async fn run_all(
-    conn: &mut PgConnection,
+    lease: &mut Lease,
     stmts: Vec<Stmt>,
     observed: &Observed,
     access: Access,
@@ -200,7 +211,8 @@ async fn run_all(
     let mut outcomes = Vec::with_capacity(stmts.len());
     for (i, stmt) in stmts.into_iter().enumerate() {
         let started = std::time::Instant::now();
-        let ran = run_one(conn, stmt).await;
+        let ran = run_one(lease.conn(), stmt).await;
+        lease.settle(&ran);
         observed.report(access, started);
         match ran {
             Ok(outcome) => outcomes.push(outcome),
@@ -376,9 +388,14 @@ fn classify(e: sqlx::Error) -> DbError {
             Some(SERIALIZATION_FAILURE | DEADLOCK_DETECTED) => DbErrorKind::Retryable,
             Some(NUMERIC_OUT_OF_RANGE) => DbErrorKind::OutOfRange,
             Some(NUL_IN_TEXT | NUL_IN_JSON) => DbErrorKind::InvalidValue,
+            Some(code) if pool::is_connection_state(code) => DbErrorKind::Unavailable {
+                reason: "it is restarting or refuses connections",
+            },
             _ => DbErrorKind::Other,
         },
-        sqlx::Error::PoolTimedOut => DbErrorKind::Retryable,
+        e if pool::is_connection_error(e) => DbErrorKind::Unavailable {
+            reason: "the connection to it was lost",
+        },
         _ => DbErrorKind::Other,
     };
     DbError::new(kind, e)

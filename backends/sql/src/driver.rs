@@ -36,7 +36,7 @@ impl Table {
 
 /// One statement for a driver to run. Parameters are written `$1`, `$2`, ... in every
 /// dialect (the SQLite driver renumbers them).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Stmt {
     /// A statement with parameters; `returns_rows` asks for its rows (a SELECT or a
     /// RETURNING clause).
@@ -95,6 +95,12 @@ pub enum DbErrorKind {
     OutOfRange,
     /// Text or a value the database cannot hold.
     InvalidValue,
+    /// The database cannot be reached (refused, restarting, the connection lost) or
+    /// cannot take the write (its disk full); `reason` says which, for the client.
+    /// Nothing of the statement was applied, unless a commit's answer was lost.
+    Unavailable {
+        reason: &'static str,
+    },
     Other,
 }
 

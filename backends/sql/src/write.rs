@@ -1232,6 +1232,9 @@ pub fn write_error(err: DbError, contexts: &[Context]) -> Error {
             )
             .retryable();
         }
+        DbErrorKind::Unavailable { reason } => {
+            return Error::unavailable(what, reason, err.cause);
+        }
         DbErrorKind::OutOfRange => Error::invalid(format!("{what}: a number is out of range")),
         DbErrorKind::InvalidValue => {
             Error::invalid(format!("{what}: the database cannot store a value"))

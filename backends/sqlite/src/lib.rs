@@ -521,6 +521,10 @@ fn classify(e: rusqlite::Error) -> DbError {
                     DbErrorKind::Retryable
                 }
                 rusqlite::ErrorCode::TooBig => DbErrorKind::InvalidValue,
+                // The write was rolled back; reads go on.
+                rusqlite::ErrorCode::DiskFull => DbErrorKind::Unavailable {
+                    reason: "the disk holding it is full",
+                },
                 _ => DbErrorKind::Other,
             },
         },

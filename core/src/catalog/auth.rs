@@ -206,7 +206,11 @@ impl Catalog {
             ));
         }
         if unused >= (idle / 10).min(chrono::Duration::minutes(1)) {
-            self.store.touch_session(&key_hash, now).await?;
+            // Best effort: a call goes on when the database cannot take the write (its
+            // disk full); the use is recorded by a later call.
+            if let Err(e) = self.store.touch_session(&key_hash, now).await {
+                tracing::warn!(error = %e.chain(), "could not record the use of a session");
+            }
         }
         let mut capabilities: Vec<Capability> = principal
             .grants
