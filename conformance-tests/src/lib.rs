@@ -31,6 +31,7 @@ pub mod mql_gen;
 pub mod oauth_provider;
 pub mod plugins;
 pub mod postgres;
+pub mod scrape;
 pub mod sinks;
 pub mod store_contract;
 pub mod store_rules;

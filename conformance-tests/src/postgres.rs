@@ -66,6 +66,16 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// A connection to the server's maintenance database, to act on this one from
+    /// outside (end its connections, refuse new ones).
+    pub async fn admin(&self) -> PgConnection {
+        PgConnection::connect(&self.admin_url)
+            .await
+            .unwrap_or_else(|e| panic!("connecting to {}: {e}", without_password(&self.admin_url)))
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         if std::env::var_os("LORE_TEST_KEEP_DB").is_some() {

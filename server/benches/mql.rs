@@ -23,7 +23,11 @@ mod archive;
 #[allow(dead_code, reason = "the in-memory model is for the import benches")]
 mod model;
 #[path = "../../conformance-tests/src/postgres.rs"]
-#[allow(unused_imports, reason = "its unit tests run in lore-conformance")]
+#[allow(
+    unused_imports,
+    dead_code,
+    reason = "its unit tests and the rest of it are for lore-conformance"
+)]
 mod postgres;
 #[path = "support/server.rs"]
 mod server;

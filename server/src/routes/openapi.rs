@@ -264,6 +264,9 @@ fn default_description(status: &str) -> &'static str {
         "429" => {
             "TOO_MANY_LOGIN_ATTEMPTS: failed logins are throttled; the message says how long to wait"
         }
+        "503" => {
+            "SERVICE_UNAVAILABLE: the database is unreachable or cannot take the write; nothing was applied; retry after `Retry-After` seconds"
+        }
         _ => "See the envelope's error",
     }
 }
@@ -280,6 +283,7 @@ fn envelope_schema() -> Value {
                 "properties": {
                     "errorCode": {"type": "string", "description": "A stable code, e.g. OBJECT_NOT_FOUND"},
                     "message": {"type": "string", "description": "What was wrong, for people"},
+                    "retryAfter": {"type": "integer", "description": "Seconds to wait before trying again (also the Retry-After header); only when the database is unavailable"},
                 },
             },
         },
