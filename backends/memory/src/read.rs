@@ -1,16 +1,18 @@
-//! The reads of a memory store's state: the reference MQL evaluator's facts, and the
-//! scans of the indexes behind objects, details, edges, groups and grants.
+//! The reads of a memory store's state: the reference MQL evaluator's facts, the scans of
+//! the indexes behind objects, details, edges, groups and grants, the lineage walk and the
+//! principal of a session.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
 use lore_core::id::ObjectId;
 use lore_core::model::{
     AttributeValue, Classification, ClassificationStatus, CurationKind, DataClass, Edge, EdgeKind,
-    Grant, LabelAssignment, Object, Profiling, SensitivityLabel, Tag, TagKind, Value,
+    Grant, LINEAGE_WALK_BUDGET, LabelAssignment, LineageBounds, LineageWalk, Object, Profiling,
+    SensitivityLabel, Tag, TagKind, Timestamp, Value,
 };
 use lore_core::mql::eval::Facts;
-use lore_core::store::Details;
+use lore_core::store::{Details, Principal};
 
 use crate::state::{EdgeKey, MIN_ID, State, first_of};
 
@@ -301,6 +303,80 @@ impl State {
         self.grants
             .range(start..)
             .take_while(move |g| g.grantee == grantee)
+    }
+
+    /// [`Store::lineage`](lore_core::Store::lineage): the lineage edges within `bounds` of
+    /// `start`, downstream or upstream, each with its depth.
+    pub(crate) fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> LineageWalk {
+        let follow = |node: ObjectId| {
+            self.edges_from(node, Some(EdgeKind::Lineage), !downstream)
+                .into_iter()
+                .take(bounds.fan_out as usize)
+        };
+        let far = |e: &Edge| if downstream { e.target } else { e.source };
+        let mut nearest: BTreeMap<ObjectId, u32> = BTreeMap::from([(start, 0)]);
+        let mut level: BTreeSet<ObjectId> = BTreeSet::from([start]);
+        let mut steps: u64 = 1;
+        for depth in 1..=bounds.depth {
+            let next: BTreeSet<ObjectId> = level
+                .iter()
+                .flat_map(|node| follow(*node).map(|e| far(&e)).collect::<Vec<_>>())
+                .collect();
+            steps += next.len() as u64;
+            for node in &next {
+                nearest.entry(*node).or_insert(depth);
+            }
+            level = next;
+            if level.is_empty() {
+                break;
+            }
+        }
+        let mut edges: Vec<(Edge, u32)> = nearest
+            .iter()
+            .filter(|(_, depth)| **depth < bounds.depth)
+            .flat_map(|(node, depth)| follow(*node).map(|e| (e, depth + 1)).collect::<Vec<_>>())
+            .collect();
+        edges.sort_by(|(a, da), (b, db)| {
+            da.cmp(db)
+                .then(a.source.cmp(&b.source))
+                .then(a.target.cmp(&b.target))
+                .then(a.name.cmp(&b.name))
+        });
+        let truncated = steps > LINEAGE_WALK_BUDGET || edges.len() > bounds.limit as usize;
+        edges.truncate(bounds.limit as usize);
+        LineageWalk { edges, truncated }
+    }
+
+    /// [`Store::principal`](lore_core::Store::principal): the live session of `key_hash`,
+    /// its user, the grants of the user and of its enabled groups, and the roles they name.
+    pub(crate) fn principal(&self, key_hash: &str, now: Timestamp) -> Option<Principal> {
+        let session = self.sessions.get(key_hash).filter(|s| s.expires_at > now)?;
+        let user = self.users.get(&session.user)?;
+        let mut grants: Vec<Grant> = self.grants_held(user.id).cloned().collect();
+        for group in self.group_ids_of(user.id) {
+            if self.groups.get(&group).is_some_and(|g| g.enabled) {
+                grants.extend(self.grants_held(group).cloned());
+            }
+        }
+        grants.sort();
+        let names: BTreeSet<&str> = grants.iter().map(|g| g.role.as_str()).collect();
+        let roles = names
+            .into_iter()
+            .filter_map(|name| self.roles.get(name))
+            .cloned()
+            .collect();
+        Some(Principal {
+            session: session.clone(),
+            user: user.clone(),
+            grants,
+            roles,
+            meta_version: self.meta_version,
+        })
     }
 }
 

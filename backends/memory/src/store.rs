@@ -1,7 +1,6 @@
 //! [`MemoryStore`]'s [`Store`] impl: every trait method over the locked state, the
 //! operations and the system log.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::{Mutex, RwLock};
 
@@ -10,10 +9,10 @@ use lore_core::error::{Error, Result};
 use lore_core::id::ObjectId;
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, Curation, DataClass, Delivery, DeliveryState,
-    Document, DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LINEAGE_WALK_BUDGET,
-    LineageBounds, LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object,
-    ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine, Role, SensitivityLabel,
-    Session, SystemLogEntry, SystemLogFilter, Timestamp, User, Worksheet,
+    Document, DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LineageBounds,
+    LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object, ObjectKind,
+    ObjectType, Operation, OperationFilter, OperationLogLine, Role, SensitivityLabel, Session,
+    SystemLogEntry, SystemLogFilter, Timestamp, User, Worksheet,
 };
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -212,45 +211,7 @@ impl Store for MemoryStore {
         downstream: bool,
         bounds: LineageBounds,
     ) -> Result<LineageWalk> {
-        let state = self.read()?;
-        let follow = |node: ObjectId| {
-            state
-                .edges_from(node, Some(EdgeKind::Lineage), !downstream)
-                .into_iter()
-                .take(bounds.fan_out as usize)
-        };
-        let far = |e: &Edge| if downstream { e.target } else { e.source };
-        let mut nearest: BTreeMap<ObjectId, u32> = BTreeMap::from([(start, 0)]);
-        let mut level: BTreeSet<ObjectId> = BTreeSet::from([start]);
-        let mut steps: u64 = 1;
-        for depth in 1..=bounds.depth {
-            let next: BTreeSet<ObjectId> = level
-                .iter()
-                .flat_map(|node| follow(*node).map(|e| far(&e)).collect::<Vec<_>>())
-                .collect();
-            steps += next.len() as u64;
-            for node in &next {
-                nearest.entry(*node).or_insert(depth);
-            }
-            level = next;
-            if level.is_empty() {
-                break;
-            }
-        }
-        let mut edges: Vec<(Edge, u32)> = nearest
-            .iter()
-            .filter(|(_, depth)| **depth < bounds.depth)
-            .flat_map(|(node, depth)| follow(*node).map(|e| (e, depth + 1)).collect::<Vec<_>>())
-            .collect();
-        edges.sort_by(|(a, da), (b, db)| {
-            da.cmp(db)
-                .then(a.source.cmp(&b.source))
-                .then(a.target.cmp(&b.target))
-                .then(a.name.cmp(&b.name))
-        });
-        let truncated = steps > LINEAGE_WALK_BUDGET || edges.len() > bounds.limit as usize;
-        edges.truncate(bounds.limit as usize);
-        Ok(LineageWalk { edges, truncated })
+        Ok(self.read()?.lineage(start, downstream, bounds))
     }
 
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
@@ -384,33 +345,7 @@ impl Store for MemoryStore {
     }
 
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
-        let state = self.read()?;
-        let Some(session) = state.sessions.get(key_hash).filter(|s| s.expires_at > now) else {
-            return Ok(None);
-        };
-        let Some(user) = state.users.get(&session.user) else {
-            return Ok(None);
-        };
-        let mut grants: Vec<Grant> = state.grants_held(user.id).cloned().collect();
-        for group in state.group_ids_of(user.id) {
-            if state.groups.get(&group).is_some_and(|g| g.enabled) {
-                grants.extend(state.grants_held(group).cloned());
-            }
-        }
-        grants.sort();
-        let names: BTreeSet<&str> = grants.iter().map(|g| g.role.as_str()).collect();
-        let roles = names
-            .into_iter()
-            .filter_map(|name| state.roles.get(name))
-            .cloned()
-            .collect();
-        Ok(Some(Principal {
-            session: session.clone(),
-            user: user.clone(),
-            grants,
-            roles,
-            meta_version: state.meta_version,
-        }))
+        Ok(self.read()?.principal(key_hash, now))
     }
 
     async fn put_session(&self, mut session: Session) -> Result<()> {
