@@ -1,0 +1,281 @@
+//! The state of a memory store: the catalog in ordered maps and sets, with the indexes
+//! the reads need, and the primitives that set one entry and keep those indexes.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use lore_core::id::ObjectId;
+use lore_core::model::{
+    AttributeType, ClassificationStatus, Curation, DataClass, Delivery, Document, DocumentKind,
+    Edge, EdgeKind, Grant, Group, LoginFailures, Membership, Notification, Object, ObjectKind,
+    ObjectType, Profiling, Role, SensitivityLabel, Session, Tag, TypeName, User, Value, Worksheet,
+};
+
+/// The smallest id of a model's id space, to start range scans.
+pub(crate) const fn first_of(model: i64) -> ObjectId {
+    ObjectId::new(model, i64::MIN)
+}
+
+/// The smallest object id, to start range scans over one parent's children.
+pub(crate) const MIN_ID: ObjectId = ObjectId::new(i64::MIN, i64::MIN);
+
+/// The smallest grant, to start range scans over one object's grants.
+pub(crate) const MIN_GRANT: Grant = Grant {
+    grantee: MIN_ID,
+    role: String::new(),
+    object: None,
+};
+
+/// An edge as the outgoing index keys it: source, kind, target, name.
+pub(crate) type EdgeKey = (ObjectId, EdgeKind, ObjectId, String);
+
+/// The identity of a document: kind, owner, name.
+pub(crate) type DocumentKey = (DocumentKind, Option<ObjectId>, String);
+
+/// An entry of the children index: model, parent, name, id.
+type ChildKey = (i64, Option<ObjectId>, String, ObjectId);
+
+/// The whole catalog in memory, with the indexes the reads need.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct State {
+    pub(crate) objects: BTreeMap<ObjectId, Object>,
+    /// (model, parent, name, id) of every object: children and child-by-name lookups.
+    pub(crate) children: BTreeSet<ChildKey>,
+    pub(crate) by_stable_id: HashMap<String, ObjectId>,
+    /// (name, id) of the objects of each kind.
+    pub(crate) by_kind: HashMap<ObjectKind, BTreeSet<(String, ObjectId)>>,
+    pub(crate) attributes: BTreeMap<(ObjectId, String), Value>,
+    /// Edges keyed (source, kind, target, name).
+    pub(crate) edges_out: BTreeSet<EdgeKey>,
+    /// The same edges keyed (target, kind, source, name).
+    pub(crate) edges_in: BTreeSet<EdgeKey>,
+    pub(crate) tags: BTreeSet<Tag>,
+    pub(crate) classifications: BTreeMap<(ObjectId, String), ClassificationStatus>,
+    pub(crate) labels: BTreeMap<(ObjectId, String), ClassificationStatus>,
+    pub(crate) profiling: BTreeMap<ObjectId, Profiling>,
+    /// Attribute types by name (names are unique among stored attribute types).
+    pub(crate) attribute_types: BTreeMap<String, AttributeType>,
+    /// Object types by (profile, name).
+    pub(crate) object_types: BTreeMap<TypeName, ObjectType>,
+    pub(crate) data_classes: BTreeMap<String, DataClass>,
+    pub(crate) sensitivity_labels: BTreeMap<String, SensitivityLabel>,
+    pub(crate) roles: BTreeMap<String, Role>,
+    pub(crate) users: BTreeMap<ObjectId, User>,
+    /// Lowercased user name to user id.
+    pub(crate) user_names: HashMap<String, ObjectId>,
+    pub(crate) groups: BTreeMap<ObjectId, Group>,
+    /// Lowercased group name to group id.
+    pub(crate) group_names: HashMap<String, ObjectId>,
+    /// Memberships by group, then user.
+    pub(crate) members: BTreeSet<Membership>,
+    /// The same memberships as (user, group).
+    pub(crate) member_of: BTreeSet<(ObjectId, ObjectId)>,
+    pub(crate) grants: BTreeSet<Grant>,
+    /// (object, grant) of every grant on an object.
+    pub(crate) grants_on: BTreeSet<(ObjectId, Grant)>,
+    pub(crate) sessions: HashMap<String, Session>,
+    pub(crate) login_failures: HashMap<String, LoginFailures>,
+    pub(crate) worksheets: BTreeMap<ObjectId, Worksheet>,
+    /// (owner, name, id) of every worksheet: an owner's worksheets in name order.
+    pub(crate) worksheets_by_owner: BTreeSet<(ObjectId, String, ObjectId)>,
+    /// (owner, name key) to worksheet id: names unique per owner, case-insensitively.
+    pub(crate) worksheet_names: HashMap<(ObjectId, String), ObjectId>,
+    /// Notifications by id.
+    pub(crate) notifications: BTreeMap<i64, Notification>,
+    /// The outbox of notifications, by id.
+    pub(crate) deliveries: BTreeMap<i64, Delivery>,
+    /// Curation entries by id, and their (object, id) keys.
+    pub(crate) curation: BTreeMap<i64, Curation>,
+    pub(crate) curation_by_object: BTreeSet<(ObjectId, i64)>,
+    /// Documents by (kind, owner, name).
+    pub(crate) documents: BTreeMap<DocumentKey, Document>,
+    /// Moves with every write of attribute types, data classes, labels and roles.
+    pub(crate) meta_version: i64,
+}
+
+pub(crate) fn user_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+impl State {
+    // ---- primitives: each sets one entry, keeps the indexes and returns the old entry
+
+    pub(crate) fn set_object(&mut self, id: ObjectId, object: Option<Object>) -> Option<Object> {
+        let old = match object {
+            Some(object) => self.objects.insert(id, object),
+            None => self.objects.remove(&id),
+        };
+        if let Some(old) = &old {
+            self.children
+                .remove(&(old.id.model, old.parent, old.name.clone(), old.id));
+            if let Some(stable) = &old.stable_id
+                && self.by_stable_id.get(stable) == Some(&old.id)
+            {
+                self.by_stable_id.remove(stable);
+            }
+            if let Some(set) = self.by_kind.get_mut(&old.kind) {
+                set.remove(&(old.name.clone(), old.id));
+            }
+        }
+        if let Some(new) = self.objects.get(&id) {
+            self.children
+                .insert((new.id.model, new.parent, new.name.clone(), new.id));
+            if let Some(stable) = &new.stable_id {
+                self.by_stable_id.insert(stable.clone(), new.id);
+            }
+            self.by_kind
+                .entry(new.kind)
+                .or_default()
+                .insert((new.name.clone(), new.id));
+        }
+        old
+    }
+
+    pub(crate) fn set_attribute(
+        &mut self,
+        object: ObjectId,
+        name: String,
+        value: Option<Value>,
+    ) -> Option<Value> {
+        match value {
+            Some(value) => self.attributes.insert((object, name), value),
+            None => self.attributes.remove(&(object, name)),
+        }
+    }
+
+    pub(crate) fn set_edge(&mut self, edge: Edge, present: bool) -> bool {
+        let out = (edge.source, edge.kind, edge.target, edge.name);
+        let inc = (out.2, out.1, out.0, out.3.clone());
+        if present {
+            self.edges_in.insert(inc);
+            !self.edges_out.insert(out)
+        } else {
+            self.edges_in.remove(&inc);
+            self.edges_out.remove(&out)
+        }
+    }
+
+    pub(crate) fn set_tag(&mut self, tag: Tag, present: bool) -> bool {
+        if present {
+            !self.tags.insert(tag)
+        } else {
+            self.tags.remove(&tag)
+        }
+    }
+
+    pub(crate) fn set_grant(&mut self, grant: Grant, present: bool) -> bool {
+        if let Some(object) = grant.object {
+            if present {
+                self.grants_on.insert((object, grant.clone()));
+            } else {
+                self.grants_on.remove(&(object, grant.clone()));
+            }
+        }
+        if present {
+            !self.grants.insert(grant)
+        } else {
+            self.grants.remove(&grant)
+        }
+    }
+
+    pub(crate) fn set_user(&mut self, id: ObjectId, user: Option<User>) -> Option<User> {
+        let old = match user {
+            Some(user) => self.users.insert(id, user),
+            None => self.users.remove(&id),
+        };
+        if let Some(old) = &old {
+            let key = user_key(&old.name);
+            if self.user_names.get(&key) == Some(&id) {
+                self.user_names.remove(&key);
+            }
+        }
+        if let Some(new) = self.users.get(&id) {
+            self.user_names.insert(user_key(&new.name), id);
+        }
+        old
+    }
+
+    pub(crate) fn set_group(&mut self, id: ObjectId, group: Option<Group>) -> Option<Group> {
+        let old = match group {
+            Some(group) => self.groups.insert(id, group),
+            None => self.groups.remove(&id),
+        };
+        if let Some(old) = &old {
+            let key = user_key(&old.name);
+            if self.group_names.get(&key) == Some(&id) {
+                self.group_names.remove(&key);
+            }
+        }
+        if let Some(new) = self.groups.get(&id) {
+            self.group_names.insert(user_key(&new.name), id);
+        }
+        old
+    }
+
+    /// Sets whether the membership exists; returns whether it did.
+    pub(crate) fn set_member(&mut self, m: Membership, present: bool) -> bool {
+        if present {
+            self.member_of.insert((m.user, m.group));
+            !self.members.insert(m)
+        } else {
+            self.member_of.remove(&(m.user, m.group));
+            self.members.remove(&m)
+        }
+    }
+
+    /// Sets or removes a curation entry, keeping the by-object index; answers the old one.
+    pub(crate) fn set_curation(&mut self, id: i64, entry: Option<Curation>) -> Option<Curation> {
+        let old = match entry {
+            Some(entry) => {
+                self.curation_by_object.insert((entry.object, id));
+                self.curation.insert(id, entry)
+            }
+            None => self.curation.remove(&id),
+        };
+        if let Some(old) = &old
+            && self
+                .curation
+                .get(&id)
+                .is_none_or(|now| now.object != old.object)
+        {
+            self.curation_by_object.remove(&(old.object, id));
+        }
+        old
+    }
+
+    pub(crate) fn set_worksheet(
+        &mut self,
+        id: ObjectId,
+        worksheet: Option<Worksheet>,
+    ) -> Option<Worksheet> {
+        let old = match worksheet {
+            Some(worksheet) => self.worksheets.insert(id, worksheet),
+            None => self.worksheets.remove(&id),
+        };
+        if let Some(old) = &old {
+            self.worksheets_by_owner
+                .remove(&(old.owner, old.name.clone(), id));
+            let key = (old.owner, Worksheet::name_key(&old.name));
+            if self.worksheet_names.get(&key) == Some(&id) {
+                self.worksheet_names.remove(&key);
+            }
+        }
+        if let Some(new) = self.worksheets.get(&id) {
+            self.worksheets_by_owner
+                .insert((new.owner, new.name.clone(), id));
+            self.worksheet_names
+                .insert((new.owner, Worksheet::name_key(&new.name)), id);
+        }
+        old
+    }
+}
+
+pub(crate) fn set_entry<K: Ord, V>(
+    map: &mut BTreeMap<K, V>,
+    key: K,
+    value: Option<V>,
+) -> Option<V> {
+    match value {
+        Some(value) => map.insert(key, value),
+        None => map.remove(&key),
+    }
+}

@@ -1,0 +1,777 @@
+//! [`MemoryStore`]'s [`Store`] impl: every trait method over the locked state, the
+//! operations and the system log.
+
+use std::ops::Bound;
+use std::sync::{Mutex, RwLock};
+
+use async_trait::async_trait;
+use lore_core::error::{Error, Result};
+use lore_core::id::ObjectId;
+use lore_core::model::{
+    Attachment, AttachmentInfo, AttributeType, Curation, DataClass, Delivery, DeliveryState,
+    Document, DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LineageBounds,
+    LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object, ObjectKind,
+    ObjectType, Operation, OperationFilter, OperationLogLine, Role, SensitivityLabel, Session,
+    SystemLogEntry, SystemLogFilter, Timestamp, User, Worksheet,
+};
+use lore_core::mql::eval;
+use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
+use lore_core::store::{
+    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare_log_entry,
+    prepare_log_line, prepare_operation, prepare_session,
+};
+
+use crate::MemoryStore;
+use crate::state::{MIN_GRANT, MIN_ID, first_of, user_key};
+
+#[async_trait]
+impl Store for MemoryStore {
+    fn backend(&self) -> &'static str {
+        "memory"
+    }
+
+    async fn ping(&self) -> Result<()> {
+        self.read().map(|_| ())
+    }
+
+    async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
+        self.writable()?;
+        let mut sequences = self.sequences()?;
+        let next = sequences.entry(model).or_insert(1);
+        let first = *next;
+        let after = i64::try_from(count)
+            .ok()
+            .and_then(|count| first.checked_add(count))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "cannot reserve {count} more ids in the id space of model {model}"
+                ))
+            })?;
+        *next = after;
+        Ok(first)
+    }
+
+    async fn apply(&self, batch: Batch) -> Result<()> {
+        self.apply_batch(batch)
+    }
+
+    async fn snapshot(&self) -> Result<std::sync::Arc<dyn Store>> {
+        // Every lock at once, so the copy is one moment of the store.
+        let state = self.read()?;
+        let operations = self.ops()?;
+        let sequences = self.sequences()?;
+        let system_log = self.log()?;
+        Ok(std::sync::Arc::new(MemoryStore {
+            state: RwLock::new(state.clone()),
+            sequences: Mutex::new(sequences.clone()),
+            system_log: RwLock::new(system_log.clone()),
+            operations: RwLock::new(operations.clone()),
+            read_only: true,
+        }))
+    }
+
+    async fn id_sequences(&self) -> Result<Vec<(i64, i64)>> {
+        let sequences = self.sequences()?;
+        let mut all: Vec<(i64, i64)> = sequences.iter().map(|(s, n)| (*s, *n)).collect();
+        all.sort_unstable();
+        Ok(all)
+    }
+
+    async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
+        Ok(self.read()?.objects.get(&id).cloned())
+    }
+
+    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>> {
+        let state = self.read()?;
+        Ok(state
+            .by_stable_id
+            .get(stable_id)
+            .and_then(|id| state.objects.get(id))
+            .cloned())
+    }
+
+    async fn child_by_name(
+        &self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Object>> {
+        let state = self.read()?;
+        let found = state
+            .children
+            .range((model, parent, name.to_owned(), MIN_ID)..)
+            .next()
+            .filter(|(m, p, n, _)| *m == model && *p == parent && n == name)
+            .and_then(|(_, _, _, id)| state.objects.get(id))
+            .cloned();
+        Ok(found)
+    }
+
+    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
+        let state = self.read()?;
+        Ok(state
+            .children
+            .range((model, parent, String::new(), MIN_ID)..)
+            .take_while(|(m, p, _, _)| *m == model && *p == parent)
+            .filter_map(|(_, _, _, id)| state.objects.get(id))
+            .cloned()
+            .collect())
+    }
+
+    async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
+        Ok(self.read()?.model_range(model).cloned().collect())
+    }
+
+    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
+        let state = self.read()?;
+        Ok(state
+            .by_kind
+            .get(&kind)
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, id)| state.objects.get(id))
+            .cloned()
+            .collect())
+    }
+
+    async fn details(&self, scope: Scope) -> Result<Details> {
+        let state = self.read()?;
+        Ok(match scope {
+            Scope::Objects(ids) => state.objects_details(&ids),
+            Scope::Model(model) => state.model_details(model),
+        })
+    }
+
+    async fn model_objects_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Object>> {
+        let state = self.read()?;
+        let first = match after {
+            Some(after) => Bound::Excluded(ObjectId::new(model, after)),
+            None => Bound::Included(first_of(model)),
+        };
+        Ok(state
+            .objects
+            .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
+            .take(limit)
+            .map(|(_, o)| o.clone())
+            .collect())
+    }
+
+    async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
+        Ok(self.read()?.objects_of(ids))
+    }
+
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        let state = self.read()?;
+        Ok(eval::run(plan, &*state, state.objects.values(), Some(page)))
+    }
+
+    async fn count(&self, plan: &Plan) -> Result<u64> {
+        let state = self.read()?;
+        let condition = plan.condition();
+        Ok(state
+            .objects
+            .values()
+            .filter(|o| eval::holds(&condition, &*state, eval::Row::Object(o)))
+            .count() as u64)
+    }
+
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facet: &Facet,
+        limit: u64,
+    ) -> Result<Vec<ValueCount>> {
+        let state = self.read()?;
+        Ok(eval::value_counts(
+            plan,
+            &*state,
+            state.objects.values(),
+            facet,
+            limit,
+        ))
+    }
+
+    async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
+        let state = self.read()?;
+        Ok((state.objects_of(ids), state.objects_details(ids)))
+    }
+
+    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
+        Ok(self.read()?.edges_from(object, Some(kind), incoming))
+    }
+
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        Ok(self.read()?.lineage(start, downstream, bounds))
+    }
+
+    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
+        Ok(self.read()?.attribute_types.values().cloned().collect())
+    }
+
+    async fn object_types(&self) -> Result<Vec<ObjectType>> {
+        Ok(self.read()?.object_types.values().cloned().collect())
+    }
+
+    async fn data_classes(&self) -> Result<Vec<DataClass>> {
+        Ok(self.read()?.data_classes.values().cloned().collect())
+    }
+
+    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
+        Ok(self.read()?.sensitivity_labels.values().cloned().collect())
+    }
+
+    async fn roles(&self) -> Result<Vec<Role>> {
+        Ok(self.read()?.roles.values().cloned().collect())
+    }
+
+    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
+        Ok(self.read()?.users.get(&id).cloned())
+    }
+
+    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
+        let state = self.read()?;
+        Ok(state
+            .user_names
+            .get(&user_key(name))
+            .and_then(|id| state.users.get(id))
+            .cloned())
+    }
+
+    async fn user_count(&self) -> Result<u64> {
+        Ok(self.read()?.users.len() as u64)
+    }
+
+    async fn users(&self) -> Result<Vec<User>> {
+        let mut users: Vec<User> = self.read()?.users.values().cloned().collect();
+        users.sort_by_cached_key(|u| (user_key(&u.name), u.id));
+        Ok(users)
+    }
+
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
+        let state = self.read()?;
+        let mut grants: Vec<Grant> = match on {
+            GrantsOn::Server => state
+                .grants
+                .iter()
+                .filter(|g| g.object.is_none())
+                .cloned()
+                .collect(),
+            GrantsOn::Object(object) => state
+                .grants_on
+                .range((object, MIN_GRANT.clone())..)
+                .take_while(|(o, _)| *o == object)
+                .map(|(_, g)| g.clone())
+                .collect(),
+            GrantsOn::AnyObject => state.grants_on.iter().map(|(_, g)| g.clone()).collect(),
+        };
+        grants.sort();
+        Ok(grants)
+    }
+
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
+        Ok(self
+            .read()?
+            .grants
+            .iter()
+            .filter(|g| g.role == role)
+            .cloned()
+            .collect())
+    }
+
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
+        Ok(self.read()?.groups.get(&id).cloned())
+    }
+
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
+        let state = self.read()?;
+        Ok(state
+            .group_names
+            .get(&user_key(name))
+            .and_then(|id| state.groups.get(id))
+            .cloned())
+    }
+
+    async fn groups(&self) -> Result<Vec<Group>> {
+        let mut groups: Vec<Group> = self.read()?.groups.values().cloned().collect();
+        groups.sort_by_cached_key(|g| (user_key(&g.name), g.id));
+        Ok(groups)
+    }
+
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
+        let state = self.read()?;
+        let mut users: Vec<User> = state
+            .members
+            .range(
+                Membership {
+                    group,
+                    user: MIN_ID,
+                }..,
+            )
+            .take_while(|m| m.group == group)
+            .filter_map(|m| state.users.get(&m.user))
+            .cloned()
+            .collect();
+        users.sort_by_cached_key(|u| (user_key(&u.name), u.id));
+        Ok(users)
+    }
+
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
+        let state = self.read()?;
+        let mut groups: Vec<Group> = state
+            .group_ids_of(user)
+            .filter_map(|g| state.groups.get(&g))
+            .cloned()
+            .collect();
+        groups.sort_by_cached_key(|g| (user_key(&g.name), g.id));
+        Ok(groups)
+    }
+
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
+        Ok(self.read()?.grants_held(grantee).cloned().collect())
+    }
+
+    async fn meta_version(&self) -> Result<i64> {
+        Ok(self.read()?.meta_version)
+    }
+
+    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
+        Ok(self.read()?.principal(key_hash, now))
+    }
+
+    async fn put_session(&self, mut session: Session) -> Result<()> {
+        prepare_session(&mut session)?;
+        self.write()?
+            .sessions
+            .insert(session.key_hash.clone(), session);
+        Ok(())
+    }
+
+    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
+        Ok(self
+            .read()?
+            .sessions
+            .get(key_hash)
+            .filter(|s| s.expires_at > now)
+            .cloned())
+    }
+
+    async fn delete_session(&self, key_hash: &str) -> Result<()> {
+        self.write()?.sessions.remove(key_hash);
+        Ok(())
+    }
+
+    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
+        let mut state = self.write()?;
+        let before = state.sessions.len();
+        state.sessions.retain(|_, s| s.user != user);
+        Ok((before - state.sessions.len()) as u64)
+    }
+
+    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
+        let mut state = self.write()?;
+        let before = state.sessions.len();
+        state.sessions.retain(|_, s| s.expires_at > now);
+        Ok((before - state.sessions.len()) as u64)
+    }
+
+    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()> {
+        if let Some(session) = self.write()?.sessions.get_mut(key_hash) {
+            session.last_seen_at = micros(now);
+        }
+        Ok(())
+    }
+
+    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>> {
+        let state = self.read()?;
+        Ok(subjects
+            .iter()
+            .filter_map(|s| state.login_failures.get(s))
+            .cloned()
+            .collect())
+    }
+
+    async fn add_login_failure(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+        restart_before: Timestamp,
+    ) -> Result<()> {
+        let mut state = self.write()?;
+        let now = micros(now);
+        for subject in subjects {
+            let entry = state
+                .login_failures
+                .entry(subject.clone())
+                .or_insert_with(|| LoginFailures {
+                    subject: subject.clone(),
+                    failures: 0,
+                    last_at: now,
+                });
+            entry.failures = match entry.last_at <= restart_before {
+                true if entry.failures > 0 => 1,
+                _ => entry.failures.saturating_add(1),
+            };
+            entry.last_at = now;
+        }
+        Ok(())
+    }
+
+    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()> {
+        let mut state = self.write()?;
+        for subject in subjects {
+            state.login_failures.remove(subject);
+        }
+        Ok(())
+    }
+
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+        Ok(self.read()?.worksheets.get(&id).cloned())
+    }
+
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+        let state = self.read()?;
+        Ok(state
+            .worksheet_names
+            .get(&(owner, Worksheet::name_key(name)))
+            .and_then(|id| state.worksheets.get(id))
+            .cloned())
+    }
+
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
+        let state = self.read()?;
+        let Some(owner) = owner else {
+            let mut all: Vec<Worksheet> = state.worksheets.values().cloned().collect();
+            all.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+            return Ok(all);
+        };
+        Ok(state
+            .worksheets_by_owner
+            .range((owner, String::new(), MIN_ID)..)
+            .take_while(|(o, _, _)| *o == owner)
+            .filter_map(|(_, _, id)| state.worksheets.get(id))
+            .cloned()
+            .collect())
+    }
+
+    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
+        let mut log = self.log_mut()?;
+        for mut entry in entries {
+            prepare_log_entry(&mut entry);
+            log.appended += 1;
+            let key = (entry.time, log.appended);
+            log.entries.insert(key, entry);
+        }
+        Ok(())
+    }
+
+    async fn system_log(
+        &self,
+        filter: &SystemLogFilter,
+        page: Page,
+    ) -> Result<Vec<SystemLogEntry>> {
+        let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
+        let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
+        Ok(self
+            .log()?
+            .entries
+            .values()
+            .rev()
+            .filter(|e| filter.matches(e))
+            .skip(offset)
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64> {
+        Ok(self
+            .log()?
+            .entries
+            .values()
+            .filter(|e| filter.matches(e))
+            .count() as u64)
+    }
+
+    async fn purge_system_log(&self, before: Timestamp) -> Result<u64> {
+        let mut log = self.log_mut()?;
+        let kept = log.entries.split_off(&(before, 0));
+        let purged = log.entries.len() as u64;
+        log.entries = kept;
+        Ok(purged)
+    }
+
+    async fn insert_operation(&self, mut operation: Operation) -> Result<i64> {
+        operation.id = self.reserve_ids(OPERATION_IDS, 1).await?;
+        let id = operation.id;
+        self.apply(Batch::from(vec![Op::PutOperation(operation)]))
+            .await?;
+        Ok(id)
+    }
+
+    async fn update_operation(&self, operation: &Operation) -> Result<()> {
+        let mut operation = operation.clone();
+        prepare_operation(&mut operation)?;
+        let mut ops = self.ops_mut()?;
+        let slot = ops.operations.get_mut(&operation.id).ok_or_else(|| {
+            Error::not_found(format!("operation {} does not exist", operation.id))
+        })?;
+        *slot = operation;
+        Ok(())
+    }
+
+    async fn operation(&self, id: i64) -> Result<Option<Operation>> {
+        Ok(self.ops()?.operations.get(&id).cloned())
+    }
+
+    async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>> {
+        Ok(self
+            .ops()?
+            .operations
+            .values()
+            .rev()
+            .filter(|o| filter.matches(o))
+            .take(filter.limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn append_operation_log(
+        &self,
+        operation: i64,
+        lines: Vec<OperationLogLine>,
+    ) -> Result<()> {
+        let mut prepared = Vec::with_capacity(lines.len());
+        for mut line in lines {
+            prepare_log_line(&mut line);
+            prepared.push(line);
+        }
+        let mut ops = self.ops_mut()?;
+        let log = ops.logs.entry(operation).or_default();
+        for line in &prepared {
+            if log.iter().any(|l| l.seq == line.seq) {
+                return Err(Error::conflict(format!(
+                    "line {} of the log of operation {operation} exists already",
+                    line.seq
+                )));
+            }
+        }
+        log.extend(prepared);
+        log.sort_by_key(|l| l.seq);
+        Ok(())
+    }
+
+    async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>> {
+        Ok(self
+            .ops()?
+            .logs
+            .get(&operation)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    async fn put_import_settings(&self, settings: ImportSettings) -> Result<()> {
+        self.apply(Batch::from(vec![Op::PutImportSettings(settings)]))
+            .await
+    }
+
+    async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>> {
+        if !self.exists(model)? {
+            return Ok(None);
+        }
+        Ok(self.ops()?.settings.get(&model).cloned())
+    }
+
+    async fn put_attachment(&self, attachment: Attachment) -> Result<()> {
+        self.apply(Batch::from(vec![Op::PutAttachment(attachment)]))
+            .await
+    }
+
+    async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>> {
+        if !self.exists(object)? {
+            return Ok(None);
+        }
+        let ops = self.ops()?;
+        let Some(files) = ops.attachments.get(&object) else {
+            return Ok(None);
+        };
+        Ok(match name {
+            Some(name) => files.get(name).cloned(),
+            None => files
+                .values()
+                .max_by(|a, b| {
+                    (a.info.created_at, &b.info.name).cmp(&(b.info.created_at, &a.info.name))
+                })
+                .cloned(),
+        })
+    }
+
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>> {
+        let state = self.read()?;
+        let mut found: Vec<Notification> = state
+            .notifications
+            .values()
+            .filter(|n| n.user == user && !(unread_only && n.read))
+            .cloned()
+            .collect();
+        found.sort_by_key(|n| std::cmp::Reverse((n.at, n.id)));
+        found.truncate(limit as usize);
+        Ok(found)
+    }
+
+    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
+        Ok(self.read()?.notifications.get(&id).cloned())
+    }
+
+    async fn claim_deliveries(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        let (now, lease_until) = (micros(now), micros(lease_until));
+        let mut state = self.write()?;
+        let mut due: Vec<(Timestamp, i64)> = state
+            .deliveries
+            .values()
+            .filter(|d| d.state == DeliveryState::Pending && d.next_attempt_at <= now)
+            .map(|d| (d.next_attempt_at, d.id))
+            .collect();
+        due.sort_unstable();
+        let mut claimed: Vec<Delivery> = Vec::new();
+        for (_, id) in due.into_iter().take(limit) {
+            if let Some(d) = state.deliveries.get_mut(&id) {
+                d.next_attempt_at = lease_until;
+                claimed.push(d.clone());
+            }
+        }
+        claimed.sort_by_key(|d| d.id);
+        Ok(claimed)
+    }
+
+    async fn deliveries(
+        &self,
+        state: Option<DeliveryState>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        Ok(self
+            .read()?
+            .deliveries
+            .values()
+            .rev()
+            .filter(|d| state.is_none_or(|s| d.state == s))
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
+        Ok(self
+            .read()?
+            .notifications
+            .range((Bound::Excluded(after), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, n)| n.clone())
+            .collect())
+    }
+
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
+        let state = self.read()?;
+        let mut entries: Vec<Curation> = state
+            .curation_by_object
+            .range((object, i64::MIN)..=(object, i64::MAX))
+            .filter_map(|(_, id)| state.curation.get(id).cloned())
+            .collect();
+        entries.sort_by_key(|c| (c.kind, c.at, c.id));
+        Ok(entries)
+    }
+
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        Ok(self.read()?.curation.get(&id).cloned())
+    }
+
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        let mut ids = objects.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut all = Vec::new();
+        for id in ids {
+            all.extend(self.curation(id).await?);
+        }
+        Ok(all)
+    }
+
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
+        Ok(self
+            .read()?
+            .curation
+            .range((Bound::Excluded(after), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, c)| c.clone())
+            .collect())
+    }
+
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>> {
+        Ok(self
+            .read()?
+            .documents
+            .get(&(kind, owner, name.to_owned()))
+            .cloned())
+    }
+
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
+        Ok(self
+            .read()?
+            .documents
+            .values()
+            .filter(|d| d.kind == kind)
+            .cloned()
+            .collect())
+    }
+
+    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
+        if !self.exists(object)? {
+            return Ok(Vec::new());
+        }
+        let mut infos: Vec<AttachmentInfo> = self
+            .ops()?
+            .attachments
+            .get(&object)
+            .map(|files| files.values().map(|a| a.info.clone()).collect())
+            .unwrap_or_default();
+        infos.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        Ok(infos)
+    }
+
+    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>> {
+        let state = self.read()?;
+        let ops = self.ops()?;
+        let mut infos: Vec<AttachmentInfo> = ops
+            .attachments
+            .iter()
+            .filter(|(object, _)| state.objects.contains_key(object))
+            .flat_map(|(_, files)| files.values().map(|a| a.info.clone()))
+            .collect();
+        infos.sort_by(|a, b| (a.object, &a.name).cmp(&(b.object, &b.name)));
+        Ok(infos)
+    }
+}

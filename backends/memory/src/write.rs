@@ -1,0 +1,285 @@
+//! The writes of a memory store: a batch applies its ops one by one straight into the
+//! state, recording how to undo each change, and rolls back on the first failure; the
+//! writes outside the state (operations, settings, attachments, id sequences) follow once
+//! every op has succeeded.
+
+mod access;
+mod content;
+mod objects;
+
+use lore_core::error::Result;
+use lore_core::id::ObjectId;
+use lore_core::model::{
+    Attachment, AttributeType, AttributeValue, Classification, ClassificationStatus, Curation,
+    DataClass, Delivery, Document, Edge, Grant, Group, ImportSettings, LabelAssignment, Membership,
+    Notification, Object, ObjectType, Operation, OperationLogLine, Profiling, Role,
+    SensitivityLabel, Tag, TypeName, User, Value, Worksheet,
+};
+use lore_core::store::{Batch, Op, prepare};
+
+use crate::state::{DocumentKey, State, set_entry};
+use crate::{MemoryStore, Operations};
+
+/// How to take back one change of a batch.
+#[derive(Debug)]
+enum Undo {
+    Object(ObjectId, Option<Object>),
+    Attribute(ObjectId, String, Option<Value>),
+    Edge(Edge, bool),
+    Tag(Tag, bool),
+    Classification(ObjectId, String, Option<ClassificationStatus>),
+    Label(ObjectId, String, Option<ClassificationStatus>),
+    Profiling(ObjectId, Option<Profiling>),
+    AttributeType(String, Option<AttributeType>),
+    ObjectType(TypeName, Option<ObjectType>),
+    DataClass(String, Option<DataClass>),
+    SensitivityLabel(String, Option<SensitivityLabel>),
+    Role(String, Option<Role>),
+    User(ObjectId, Option<User>),
+    Group(ObjectId, Option<Group>),
+    Member(Membership, bool),
+    Grant(Grant, bool),
+    Worksheet(ObjectId, Option<Worksheet>),
+    Document(DocumentKey, Option<Document>),
+    Curation(i64, Option<Curation>),
+    Notification(i64, Option<Notification>),
+    Delivery(i64, Option<Delivery>),
+    /// The whole state before [`Op::ClearAll`].
+    Everything(Box<State>),
+}
+
+/// A write outside [`State`] (operations, import settings, attachments, id sequences),
+/// made only once every op of its batch has succeeded.
+#[derive(Debug)]
+enum Deferred {
+    ClearAll,
+    Sequence(i64, i64),
+    Operation(Operation),
+    LogLine(i64, OperationLogLine),
+    Settings(ImportSettings),
+    Attachment(Attachment),
+}
+
+impl State {
+    fn undo(&mut self, undo: Undo) {
+        match undo {
+            Undo::Everything(old) => *self = *old,
+            Undo::Delivery(id, old) => {
+                set_entry(&mut self.deliveries, id, old);
+            }
+            Undo::Object(id, old) => {
+                self.set_object(id, old);
+            }
+            Undo::Attribute(object, name, old) => {
+                self.set_attribute(object, name, old);
+            }
+            Undo::Edge(edge, was) => {
+                self.set_edge(edge, was);
+            }
+            Undo::Tag(tag, was) => {
+                self.set_tag(tag, was);
+            }
+            Undo::Classification(object, name, old) => {
+                set_entry(&mut self.classifications, (object, name), old);
+            }
+            Undo::Label(object, name, old) => {
+                set_entry(&mut self.labels, (object, name), old);
+            }
+            Undo::Profiling(object, old) => {
+                set_entry(&mut self.profiling, object, old);
+            }
+            Undo::AttributeType(key, old) => {
+                set_entry(&mut self.attribute_types, key, old);
+            }
+            Undo::ObjectType(key, old) => {
+                set_entry(&mut self.object_types, key, old);
+            }
+            Undo::DataClass(name, old) => {
+                set_entry(&mut self.data_classes, name, old);
+            }
+            Undo::SensitivityLabel(name, old) => {
+                set_entry(&mut self.sensitivity_labels, name, old);
+            }
+            Undo::Role(name, old) => {
+                set_entry(&mut self.roles, name, old);
+            }
+            Undo::User(id, old) => {
+                self.set_user(id, old);
+            }
+            Undo::Group(id, old) => {
+                self.set_group(id, old);
+            }
+            Undo::Member(m, was) => {
+                self.set_member(m, was);
+            }
+            Undo::Grant(grant, was) => {
+                self.set_grant(grant, was);
+            }
+            Undo::Worksheet(id, old) => {
+                self.set_worksheet(id, old);
+            }
+            Undo::Document(key, old) => {
+                set_entry(&mut self.documents, key, old);
+            }
+            Undo::Curation(id, old) => {
+                self.set_curation(id, old);
+            }
+            Undo::Notification(id, old) => {
+                set_entry(&mut self.notifications, id, old);
+            }
+        }
+    }
+}
+
+/// A batch being applied: the state, how to take back what it changed so far, and the
+/// writes outside the state it makes when it succeeds.
+struct Tx<'a> {
+    state: &'a mut State,
+    undo: Vec<Undo>,
+    deferred: Vec<Deferred>,
+}
+
+impl Tx<'_> {
+    fn rollback(mut self) {
+        while let Some(undo) = self.undo.pop() {
+            self.state.undo(undo);
+        }
+    }
+
+    fn apply(&mut self, op: Op) -> Result<()> {
+        match op {
+            // Objects, what hangs on them and the definitions they use: objects.rs.
+            Op::PutObject(object) => self.put_object(object)?,
+            Op::DeleteObject(id) => self.delete_object(id),
+            Op::ClearModel(model) => self.clear_model(model)?,
+            Op::SetAttribute(AttributeValue {
+                object,
+                attribute,
+                value,
+            }) => self.set_attribute(object, attribute, value),
+            Op::RemoveAttribute { object, attribute } => self.remove_attribute(object, attribute),
+            Op::AddEdge(edge) => self.edge(edge, true),
+            Op::RemoveEdge(edge) => self.edge(edge, false),
+            Op::AddTag(tag) => self.tag(tag, true),
+            Op::RemoveTag(tag) => self.tag(tag, false),
+            Op::SetClassification(Classification {
+                object,
+                data_class,
+                status,
+            }) => self.classification(object, data_class, Some(status)),
+            Op::RemoveClassification { object, data_class } => {
+                self.classification(object, data_class, None)
+            }
+            Op::SetLabelAssignment(LabelAssignment {
+                object,
+                label,
+                status,
+            }) => self.label(object, label, Some(status)),
+            Op::RemoveLabelAssignment { object, label } => self.label(object, label, None),
+            Op::SetProfiling(profiling) => self.set_profiling(profiling),
+            Op::PutAttributeType(attribute_type) => self.put_attribute_type(attribute_type),
+            Op::PutObjectType(object_type) => self.put_object_type(object_type),
+            Op::PutDataClass(class) => self.put_data_class(class),
+            Op::PutSensitivityLabel(label) => self.put_sensitivity_label(label),
+            // Users, groups, memberships, roles and grants: access.rs.
+            Op::PutUser(user) => self.put_user(user)?,
+            Op::DeleteUser(id) => self.delete_user(id),
+            Op::PutGroup(group) => self.put_group(group)?,
+            Op::DeleteGroup(id) => self.delete_group(id),
+            Op::AddMember(m) => self.add_member(m),
+            Op::RemoveMember(m) => self.member(m, false),
+            Op::PutRole(role) => self.put_role(role),
+            Op::DeleteRole(name) => self.delete_role(name),
+            Op::AddGrant(grant) => self.grant(grant, true),
+            Op::RemoveGrant(grant) => self.grant(grant, false),
+            // Worksheets, notifications, curation, documents, deliveries: content.rs.
+            Op::PutWorksheet(worksheet) => self.put_worksheet(worksheet)?,
+            Op::DeleteWorksheet(id) => self.delete_worksheet(id),
+            Op::PutNotification(notification) => self.put_notification(notification),
+            Op::PutCuration(entry) => self.put_curation(entry),
+            Op::DeleteCuration(id) => self.remove_curation(id),
+            Op::PutDocument(document) => self.put_document(document),
+            Op::DeleteDocument { kind, owner, name } => self.delete_document(kind, owner, name),
+            Op::PutDelivery(delivery) => self.put_delivery(delivery),
+            Op::UpdateDelivery(delivery) => self.update_delivery(delivery),
+            // Outside the state, once every op of the batch has succeeded.
+            Op::PutOperation(operation) => self.deferred.push(Deferred::Operation(operation)),
+            Op::PutOperationLogLine { operation, line } => {
+                self.deferred.push(Deferred::LogLine(operation, line));
+            }
+            Op::PutImportSettings(settings) => self.deferred.push(Deferred::Settings(settings)),
+            Op::PutAttachment(attachment) => {
+                self.deferred.push(Deferred::Attachment(attachment));
+            }
+            Op::SetIdSequence { space, next } => {
+                self.deferred.push(Deferred::Sequence(space, next));
+            }
+            Op::ClearAll => self.clear_all(),
+        }
+        Ok(())
+    }
+
+    /// Empties the state (its undo keeps the whole old state) and, once the batch has
+    /// succeeded, the operations and the id sequences.
+    fn clear_all(&mut self) {
+        let old = std::mem::take(self.state);
+        self.state.meta_version = old.meta_version + 1;
+        self.undo.push(Undo::Everything(Box::new(old)));
+        self.deferred.push(Deferred::ClearAll);
+    }
+}
+
+impl MemoryStore {
+    /// Applies a batch ([`Store::apply`](lore_core::store::Store::apply)): its ops in order
+    /// on the locked state, all taken back if one fails, then the writes outside the state.
+    pub(crate) fn apply_batch(&self, batch: Batch) -> Result<()> {
+        let mut state = self.write()?;
+        let mut tx = Tx {
+            state: &mut state,
+            undo: Vec::new(),
+            deferred: Vec::new(),
+        };
+        for mut op in batch.ops {
+            if let Err(e) = prepare(&mut op).and_then(|()| tx.apply(op)) {
+                tx.rollback();
+                return Err(e);
+            }
+        }
+        if tx.deferred.is_empty() {
+            return Ok(());
+        }
+        // Taken while the state is still locked, so readers see the batch whole.
+        let mut ops = self.ops_mut()?;
+        let mut sequences = self.sequences()?;
+        for write in tx.deferred {
+            match write {
+                Deferred::ClearAll => {
+                    *ops = Operations::default();
+                    sequences.clear();
+                }
+                Deferred::Sequence(space, next) => {
+                    sequences.insert(space, next);
+                }
+                Deferred::Operation(operation) => {
+                    ops.operations.insert(operation.id, operation);
+                }
+                Deferred::LogLine(operation, line) => {
+                    let log = ops.logs.entry(operation).or_default();
+                    log.retain(|l| l.seq != line.seq);
+                    log.push(line);
+                    log.sort_by_key(|l| l.seq);
+                }
+                Deferred::Settings(settings) => {
+                    ops.settings.insert(settings.model, settings);
+                }
+                Deferred::Attachment(attachment) => {
+                    ops.attachments
+                        .entry(attachment.info.object)
+                        .or_default()
+                        .insert(attachment.info.name.clone(), attachment);
+                }
+            }
+        }
+        Ok(())
+    }
+}
