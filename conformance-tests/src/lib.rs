@@ -28,6 +28,7 @@ pub mod browser;
 pub mod cases;
 pub mod harness;
 pub mod mql_gen;
+pub mod notify;
 pub mod oauth_provider;
 pub mod plugins;
 pub mod postgres;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use lore_backend_postgres::PostgresStore;
 use lore_backend_sqlite::SqliteStore;
-use lore_conformance::harness::{encode_segment, sample_files, unique, zip_map};
+use lore_conformance::notify::{change, watched_model};
 use lore_conformance::postgres::TestDatabase;
 use lore_conformance::sinks::{SmtpSink, WebhookReceiver};
 use lore_conformance::{Backend, Target};
@@ -18,7 +18,6 @@ use lore_core::model::DeliveryState;
 use lore_server::Settings;
 use lore_server::config::{SmtpSettings, WebhookSettings};
 use lore_server::delivery::signature;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 const SECRET: &str = "webhook-secret-of-the-tests";
@@ -51,64 +50,6 @@ async fn sqlite(path: &Path) -> Backend {
     Backend::new(Arc::new(
         SqliteStore::open(path).await.expect("opening SQLite"),
     ))
-}
-
-/// A user with an e-mail address who watches a freshly imported model; answers the model
-/// id and the user's name.
-async fn watched_model(t: &Target) -> (String, String) {
-    let imported = t.import_sample().await;
-    let name = unique("watcher");
-    let password = unique("Password");
-    t.post(
-        "/admin/users",
-        &[],
-        &json!({"name": name, "password": password, "email": format!("{name}@example.com")}),
-    )
-    .await
-    .ok();
-    t.put(
-        "/admin/grants/grantGlobalRoles",
-        &[],
-        &json!({"grantee": name, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
-    )
-    .await
-    .ok();
-    let resp = t
-        .send(
-            t.anon(Method::POST, "/auth/login")
-                .json(&json!({"user": name, "password": password})),
-        )
-        .await;
-    let key = resp.ok()["token"].as_str().expect("a key").to_owned();
-    let resp = t
-        .send(
-            t.anon(
-                Method::POST,
-                &format!("/curation/{}", encode_segment(&imported.model_id)),
-            )
-            .header("api-key", key)
-            .json(&json!({"kind": "watch"})),
-        )
-        .await;
-    resp.ok();
-    (imported.model_id, name)
-}
-
-/// Re-imports the model with a changed description: its watchers are notified.
-async fn change(t: &Target, model: &str) {
-    let mut files = sample_files();
-    let objects = String::from_utf8(files["objects.csv"].clone()).expect("UTF-8");
-    files.insert(
-        "objects.csv".into(),
-        objects
-            .replace(
-                "Employees of the sales organisation.,Employee",
-                "Staff.,Employee",
-            )
-            .into_bytes(),
-    );
-    let resp = t.import(zip_map(&files), &[("modelId", model)]).await;
-    assert_eq!(resp.ok()["updated"], json!(1), "{}", resp.describe());
 }
 
 async fn deliveries(t: &Target, state: Option<&str>) -> Vec<Value> {
@@ -194,7 +135,7 @@ async fn signed_retried_and_emailed(kind: Kind) {
     let (url, port) = (receiver.url.clone(), sink.port);
     let t = Target::spawn_backend(backend, |s| configure(s, &url, Some(port), 5)).await;
     let (model, watcher) = watched_model(&t).await;
-    change(&t, &model).await;
+    change(&t, &model, "Staff.").await;
 
     let received = receiver.wait_for(3, Duration::from_secs(20)).await;
     assert_eq!(
@@ -291,7 +232,7 @@ async fn survives_a_restart(kind: Kind) {
     let url = format!("http://127.0.0.1:{port}/hook");
     let t = Target::spawn_backend(backend, |s| configure(s, &url, None, 100)).await;
     let (model, _) = watched_model(&t).await;
-    change(&t, &model).await;
+    change(&t, &model, "Staff.").await;
     let store = t.store().expect("a local store").clone();
     let mut tried = None;
     for _ in 0..200 {
@@ -333,7 +274,7 @@ async fn a_delivery_is_given_up_after_its_last_attempt() {
     })
     .await;
     let (model, _) = watched_model(&t).await;
-    change(&t, &model).await;
+    change(&t, &model, "Staff.").await;
     let mut failed = Vec::new();
     for _ in 0..200 {
         failed = deliveries(&t, Some("FAILED")).await;
