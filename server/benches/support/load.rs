@@ -1,9 +1,10 @@
 //! A small HTTP load generator: a fixed number of workers, each with its own keep-alive
 //! HTTP/1.1 connection (so the pool is exactly one connection per worker), sending `GET`s
-//! back to back for a fixed time and recording each response's latency in a histogram.
+//! back to back for a fixed time (or while something else runs) and recording each response's latency in a histogram.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -64,12 +65,24 @@ pub async fn run(
     duration: Duration,
     target: Target,
 ) -> BenchResult<Report> {
+    let (report, ()) = run_during(addr, key, workers, target, tokio::time::sleep(duration)).await?;
+    Ok(report)
+}
+
+/// [`run`] for as long as `until` takes (an import, say); answers its output too.
+pub async fn run_during<T>(
+    addr: SocketAddr,
+    key: &str,
+    workers: usize,
+    target: Target,
+    until: impl Future<Output = T>,
+) -> BenchResult<(Report, T)> {
     let mut senders = Vec::with_capacity(workers);
     for _ in 0..workers {
         senders.push(connect::<Empty<Bytes>>(addr).await?);
     }
     let start = Instant::now();
-    let deadline = start + duration;
+    let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::with_capacity(workers);
     for (i, sender) in senders.into_iter().enumerate() {
         let worker = Worker {
@@ -82,8 +95,10 @@ pub async fn run(
             requests: 0,
             errors: 0,
         };
-        tasks.push(tokio::spawn(worker.run(sender, deadline)));
+        tasks.push(tokio::spawn(worker.run(sender, Arc::clone(&stop))));
     }
+    let output = until.await;
+    stop.store(true, Ordering::Relaxed);
     let mut report = Report {
         requests: 0,
         errors: 0,
@@ -97,7 +112,7 @@ pub async fn run(
         report.latency.add(&worker.latency)?;
     }
     report.elapsed = start.elapsed();
-    Ok(report)
+    Ok((report, output))
 }
 
 /// Microseconds from 1 µs to 60 s, 3 significant digits.
@@ -120,9 +135,9 @@ impl Worker {
     async fn run(
         mut self,
         mut sender: SendRequest<Empty<Bytes>>,
-        deadline: Instant,
+        stop: Arc<AtomicBool>,
     ) -> BenchResult<Worker> {
-        while Instant::now() < deadline {
+        while !stop.load(Ordering::Relaxed) {
             let path = (self.target.path)(&mut self.rng);
             let request = Request::get(path)
                 .header(HOST, &self.host)
