@@ -436,16 +436,67 @@ fn id_pairs(ids: &[ObjectId]) -> SqlValue {
     SqlValue::Text(serde_json::to_string(&pairs).ok())
 }
 
-/// The objects of the ids.
-fn objects_part<D: Driver>(ids: &[ObjectId]) -> (Part, SqlValue) {
-    let part = Part {
+/// The objects of the keys.
+fn objects_part<D: Driver>(keys: Keys) -> Part {
+    Part {
         columns: write::OBJECTS.columns,
-        from: format!(
-            "FROM objects t JOIN ({}) s ON s.model_id = t.model_id AND s.object_id = t.object_id",
-            D::DIALECT.id_pairs(1)
-        ),
-    };
-    (part, id_pairs(ids))
+        from: format!("FROM objects t {}", keys.join::<D>()),
+    }
+}
+
+/// Which objects a union read covers, as its statement names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// `$1`: a JSON array of id pairs ([`id_pairs`]).
+    Pairs,
+    /// One object: `$1` its model, `$2` its number. Plain index lookups, cheaper to run
+    /// than the pairs' JSON (an entity read).
+    One,
+    /// `$1`: a model, all its objects.
+    Model,
+}
+
+impl Keys {
+    /// What follows `FROM <table> t` to keep the rows of the keys.
+    fn join<D: Driver>(self) -> String {
+        match self {
+            Self::Pairs => format!(
+                "JOIN ({}) s ON s.model_id = t.model_id AND s.object_id = t.object_id",
+                D::DIALECT.id_pairs(1)
+            ),
+            Self::One => "WHERE t.model_id = $1 AND t.object_id = $2".to_owned(),
+            Self::Model => "WHERE t.model_id = $1".to_owned(),
+        }
+    }
+
+    /// The edges leaving (`end` "source") or reaching ("target") the keys.
+    fn edges<D: Driver>(self, end: &str) -> String {
+        match self {
+            Self::Pairs => format!(
+                "({}) s JOIN edges e ON e.{end}_model = s.model_id AND e.{end}_object = s.object_id",
+                D::DIALECT.id_pairs(1)
+            ),
+            Self::One => format!("edges e WHERE e.{end}_model = $1 AND e.{end}_object = $2"),
+            Self::Model => format!("edges e WHERE e.{end}_model = $1"),
+        }
+    }
+
+    /// The parameters of a union read of `ids` with these keys.
+    fn params(self, ids: &[ObjectId]) -> Vec<SqlValue> {
+        match (self, ids) {
+            (Self::One, [id]) => vec![id.model.into(), id.object.into()],
+            _ => vec![id_pairs(ids)],
+        }
+    }
+
+    /// The keys naming `ids`.
+    fn of(ids: &[ObjectId]) -> Self {
+        if ids.len() == 1 {
+            Self::One
+        } else {
+            Self::Pairs
+        }
+    }
 }
 
 use crate::value::ColType::{Int, Text};
@@ -477,42 +528,15 @@ const PROFILING_PART: &[(&str, ColType)] = &[
     ("sample", Text),
 ];
 
-/// The six parts of a details read, in the order [`decode_details`] takes them, and
-/// their one parameter.
-fn details_parts<D: Driver>(scope: &Scope) -> (Vec<Part>, SqlValue) {
-    let (join, edge_sources, param) = match scope {
-        Scope::Objects(ids) => {
-            let pairs = D::DIALECT.id_pairs(1);
-            (
-                format!(
-                    "JOIN ({pairs}) s ON s.model_id = t.model_id AND s.object_id = t.object_id"
-                ),
-                [
-                    format!(
-                        "({pairs}) s JOIN edges e ON e.source_model = s.model_id AND e.source_object = s.object_id"
-                    ),
-                    format!(
-                        "({pairs}) s JOIN edges e ON e.target_model = s.model_id AND e.target_object = s.object_id"
-                    ),
-                ],
-                id_pairs(ids),
-            )
-        }
-        Scope::Model(model) => (
-            "WHERE t.model_id = $1".to_owned(),
-            [
-                "edges e WHERE e.source_model = $1".to_owned(),
-                "edges e WHERE e.target_model = $1".to_owned(),
-            ],
-            SqlValue::from(*model),
-        ),
-    };
-    let [from_sources, from_targets] = edge_sources;
+/// The six parts of a details read, in the order [`decode_details`] takes them.
+fn details_parts<D: Driver>(keys: Keys) -> Vec<Part> {
+    let join = keys.join::<D>();
+    let (from_sources, from_targets) = (keys.edges::<D>("source"), keys.edges::<D>("target"));
     let part = |columns, table: &str| Part {
         columns,
         from: format!("FROM {table} t {join}"),
     };
-    let parts = vec![
+    vec![
         part(write::ATTRIBUTE_VALUES.columns, "attribute_values"),
         Part {
             columns: EDGE_PART,
@@ -525,8 +549,7 @@ fn details_parts<D: Driver>(scope: &Scope) -> (Vec<Part>, SqlValue) {
         part(CLASSIFICATION_PART, "classifications"),
         part(LABEL_PART, "label_assignments"),
         part(PROFILING_PART, "profiling"),
-    ];
-    (parts, param)
+    ]
 }
 
 /// A union read of objects by id, built once per dialect: its parts and its statement.
@@ -535,19 +558,40 @@ struct Union {
     sql: String,
 }
 
-/// The union reads of objects by id (one `id_pairs` parameter): what hangs on them, and
-/// the objects with what hangs on them.
-fn object_unions<D: Driver>() -> &'static [Union; 2] {
-    static BUILT: [OnceLock<[Union; 2]>; 2] = [const { OnceLock::new() }; 2];
+/// The union reads of objects by id, built once per dialect: what hangs on them, and the
+/// objects with what hangs on them, each by a list of ids ([`Keys::Pairs`]) and by one
+/// ([`Keys::One`]).
+struct Unions {
+    details: [Union; 2],
+    with_objects: [Union; 2],
+}
+
+impl Unions {
+    fn details(&self, keys: Keys) -> &Union {
+        &self.details[usize::from(keys == Keys::One)]
+    }
+
+    fn with_objects(&self, keys: Keys) -> &Union {
+        &self.with_objects[usize::from(keys == Keys::One)]
+    }
+}
+
+fn object_unions<D: Driver>() -> &'static Unions {
+    static BUILT: [OnceLock<Unions>; 2] = [const { OnceLock::new() }; 2];
     BUILT[D::DIALECT as usize].get_or_init(|| {
         let union = |parts: Vec<Part>| Union {
             sql: union_all(&parts),
             parts,
         };
-        let (details, _) = details_parts::<D>(&Scope::Objects(Vec::new()));
-        let (mut with_objects, _) = details_parts::<D>(&Scope::Objects(Vec::new()));
-        with_objects.insert(0, objects_part::<D>(&[]).0);
-        [union(details), union(with_objects)]
+        let with_objects = |keys: Keys| {
+            let mut parts = details_parts::<D>(keys);
+            parts.insert(0, objects_part::<D>(keys));
+            union(parts)
+        };
+        Unions {
+            details: [Keys::Pairs, Keys::One].map(|keys| union(details_parts::<D>(keys))),
+            with_objects: [with_objects(Keys::Pairs), with_objects(Keys::One)],
+        }
     })
 }
 
@@ -1003,9 +1047,10 @@ impl<D: Driver> Store for SqlStore<D> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let (part, param) = objects_part::<D>(ids);
+        let keys = Keys::of(ids);
+        let part = objects_part::<D>(keys);
         let rows = self
-            .rows_of(Stmt::query(part.query(), vec![param]), "objects")
+            .rows_of(Stmt::query(part.query(), keys.params(ids)), "objects")
             .await?;
         let mut objects = read::all(rows, read::object)?;
         objects.sort_by_key(|o| o.id);
@@ -1013,37 +1058,41 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn details(&self, scope: Scope) -> Result<Details> {
-        let (parts, param) = details_parts::<D>(&scope);
-        let rows = if matches!(scope, Scope::Model(_)) {
-            // A whole model: one query per part (in one snapshot), each row as narrow as
-            // its table.
-            let queries = parts
-                .iter()
-                .map(|p| Stmt::query(p.query(), vec![param.clone()]))
-                .collect();
-            self.read(queries, "the details of a model")
-                .await?
-                .into_iter()
-                .map(|o| o.rows)
-                .collect()
-        } else {
-            let union = &object_unions::<D>()[0];
-            let rows = self
-                .rows_of(
-                    Stmt::query(union.sql.as_str(), vec![param]),
-                    "the details of objects",
-                )
-                .await?;
-            split(&union.parts, rows)?
+        let rows = match scope {
+            Scope::Model(model) => {
+                // A whole model: one query per part (in one snapshot), each row as narrow
+                // as its table.
+                let queries = details_parts::<D>(Keys::Model)
+                    .iter()
+                    .map(|p| Stmt::query(p.query(), vec![model.into()]))
+                    .collect();
+                self.read(queries, "the details of a model")
+                    .await?
+                    .into_iter()
+                    .map(|o| o.rows)
+                    .collect()
+            }
+            Scope::Objects(ids) => {
+                let keys = Keys::of(&ids);
+                let union = object_unions::<D>().details(keys);
+                let rows = self
+                    .rows_of(
+                        Stmt::query(union.sql.as_str(), keys.params(&ids)),
+                        "the details of objects",
+                    )
+                    .await?;
+                split(&union.parts, rows)?
+            }
         };
         decode_details(rows.into_iter())
     }
 
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
-        let union = &object_unions::<D>()[1];
+        let keys = Keys::of(ids);
+        let union = object_unions::<D>().with_objects(keys);
         let rows = self
             .rows_of(
-                Stmt::query(union.sql.as_str(), vec![id_pairs(ids)]),
+                Stmt::query(union.sql.as_str(), keys.params(ids)),
                 "objects and their details",
             )
             .await?;

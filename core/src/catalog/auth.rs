@@ -1,5 +1,7 @@
 //! Login, logout, sessions and the first administrator.
 
+use std::sync::Arc;
+
 use super::Catalog;
 use crate::auth::{
     Caller, hash_api_key, hash_password, new_api_key, new_password, verify_login_password,
@@ -206,11 +208,7 @@ impl Catalog {
             ));
         }
         if unused >= (idle / 10).min(chrono::Duration::minutes(1)) {
-            // Best effort: a call goes on when the database cannot take the write (its
-            // disk full); the use is recorded by a later call.
-            if let Err(e) = self.store.touch_session(&key_hash, now).await {
-                tracing::warn!(error = %e.chain(), "could not record the use of a session");
-            }
+            self.touch_in_background(key_hash, now);
         }
         let mut capabilities: Vec<Capability> = principal
             .grants
@@ -253,6 +251,35 @@ impl Catalog {
             principal.meta_version,
         ))
     }
+}
+
+impl Catalog {
+    /// Records the use of a session without making the call wait for it: on SQLite the
+    /// write waits for the writer (an import holds it for seconds), and a read must not.
+    /// Best effort: when the write fails (the database's disk full) a later call records
+    /// the use. One write per session at a time.
+    fn touch_in_background(&self, key_hash: String, now: crate::model::Timestamp) {
+        if !pending(&self.touching).insert(key_hash.clone()) {
+            return;
+        }
+        let store = Arc::clone(&self.store);
+        let touching = Arc::clone(&self.touching);
+        tokio::spawn(async move {
+            if let Err(e) = store.touch_session(&key_hash, now).await {
+                tracing::warn!(error = %e.chain(), "could not record the use of a session");
+            }
+            pending(&touching).remove(&key_hash);
+        });
+    }
+}
+
+/// The sessions being touched; a panic while the lock was held leaves a valid set.
+fn pending(
+    touching: &std::sync::Mutex<std::collections::HashSet<String>>,
+) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+    touching
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How failed logins are throttled: per subject kind, the failures that pass freely and

@@ -194,6 +194,9 @@ pub struct Catalog {
     /// The operations this process runs, which are alive whatever their heartbeat says
     /// (on SQLite a long import's write holds the heartbeat's write back).
     running_here: Arc<std::sync::Mutex<std::collections::HashSet<i64>>>,
+    /// The sessions (by key hash) whose use is being recorded, so a busy key sends one
+    /// such write at a time however many calls it makes meanwhile.
+    touching: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Catalog {
@@ -203,6 +206,7 @@ impl Catalog {
             config,
             meta: Arc::default(),
             running_here: Arc::default(),
+            touching: Arc::default(),
         }
     }
 
