@@ -89,9 +89,9 @@ impl Writer {
     pub fn op(&mut self, op: Op) -> Result<()> {
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
-            Op::PutObject(object) => self.put_object(object)?,
+            Op::PutObject(object) => self.put_object(object),
             Op::DeleteObject(id) => self.delete_object(id),
-            Op::ClearModel(model) => self.clear_model(model)?,
+            Op::ClearModel(model) => self.clear_model(model),
             Op::SetAttribute(value) => self.set_attribute(value),
             Op::RemoveAttribute { object, attribute } => self.remove_attribute(object, attribute),
             Op::AddEdge(edge) => self.add_edge(edge),

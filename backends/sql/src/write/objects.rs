@@ -2,9 +2,8 @@
 //! label assignments, profiling), and of the definitions they use: attribute types,
 //! object types, data classes and sensitivity labels.
 
-use lore_core::id::REPOSITORY_MODEL;
 use lore_core::model::*;
-use lore_core::{Error, ObjectId, Result};
+use lore_core::{ObjectId, Result};
 
 use crate::driver::Stmt;
 use crate::value::SqlValue;
@@ -13,18 +12,11 @@ use super::tables::HANGING_TABLES;
 use super::{BULK_ROWS, Context, Writer, to_json};
 
 impl Writer {
-    pub(super) fn put_object(&mut self, object: Object) -> Result<()> {
-        if let Some(parent) = object.parent.filter(|p| p.model != object.id.model) {
-            return Err(Error::invalid(format!(
-                "object {} cannot have {parent} as its parent: a parent lies in the same id space as its child",
-                object.id
-            )));
-        }
+    pub(super) fn put_object(&mut self, object: Object) {
         self.objects.push(object_row(object));
         if self.objects.len() >= BULK_ROWS {
             self.flush_objects();
         }
-        Ok(())
     }
 
     /// Deletes one object and everything hanging on it, once the buffered rows are sent.
@@ -61,12 +53,7 @@ impl Writer {
 
     /// Deletes every object of the model number and everything hanging on them, once the
     /// buffered rows are sent.
-    pub(super) fn clear_model(&mut self, model: i64) -> Result<()> {
-        if model == REPOSITORY_MODEL {
-            return Err(Error::invalid(
-                "the repository's id space is not a model and cannot be cleared",
-            ));
-        }
+    pub(super) fn clear_model(&mut self, model: i64) {
         self.flush();
         for table in HANGING_TABLES {
             self.pending.push(
@@ -87,7 +74,6 @@ impl Writer {
                 Context::of(format!("clearing model {model}")),
             );
         }
-        Ok(())
     }
 
     pub(super) fn set_attribute(&mut self, value: AttributeValue) {
