@@ -13,7 +13,7 @@
 use async_trait::async_trait;
 
 use crate::error::{Error, Result};
-use crate::id::ObjectId;
+use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::*;
 use crate::mql::plan::{Facet, Page, Plan, ValueCount};
 
@@ -22,7 +22,8 @@ use crate::mql::plan::{Facet, Page, Plan, ValueCount};
 pub enum Op {
     /// Inserts the object or replaces the one with the same id. Names are unique among
     /// the repository objects of one parent (or the root): another repository object of
-    /// the same parent and name is a CONFLICT.
+    /// the same parent and name is a CONFLICT. A parent in another id space than the
+    /// object's is refused with INVALID_PARAMETER.
     PutObject(Object),
     /// Deletes an object and everything that hangs on it (attributes, edges to and from
     /// it, tags, classifications, labels, profiling, curation, grants on it). Children are not
@@ -145,8 +146,10 @@ pub enum Op {
 
 /// Brings an op into the form every backend stores, so all of them answer alike:
 /// timestamps are cut to whole microseconds (UTC), and text holding the NUL character or
-/// a NaN number is refused with INVALID_PARAMETER. Every backend runs each op through
-/// this before it writes.
+/// a NaN number is refused with INVALID_PARAMETER. So are the ops that break the id
+/// spaces: an object with an id in the wrong id space or a parent in another one, and
+/// clearing the repository's id space ([`Op::ClearModel`]). Every backend runs each op
+/// through this before it writes.
 pub fn prepare(op: &mut Op) -> Result<()> {
     match op {
         Op::PutObject(o) => {
@@ -182,6 +185,19 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 &o.workflow_state,
             ] {
                 text(field.as_deref().unwrap_or_default(), &what)?;
+            }
+            if let Some(parent) = o.parent.filter(|p| p.model != o.id.model) {
+                return Err(Error::invalid(format!(
+                    "object {} cannot have {parent} as its parent: a parent lies in the same id space as its child",
+                    o.id
+                )));
+            }
+        }
+        Op::ClearModel(model) => {
+            if *model == REPOSITORY_MODEL {
+                return Err(Error::invalid(
+                    "the repository's id space is not a model and cannot be cleared",
+                ));
             }
         }
         Op::SetAttribute(a) => {
@@ -315,7 +331,6 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         }
         Op::DeleteObject(_)
         | Op::ClearAll
-        | Op::ClearModel(_)
         | Op::DeleteWorksheet(_)
         | Op::DeleteCuration(_)
         | Op::DeleteUser(_)
@@ -855,4 +870,71 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     ) -> Result<Option<Document>>;
     /// The documents of a kind, by owner (none first) then name.
     async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn object(id: ObjectId, kind: ObjectKind, parent: Option<ObjectId>) -> Op {
+        let mut object = Object::new(
+            id,
+            kind,
+            TypeName::new("ER", "Table"),
+            SystemType::Classifier,
+            "o",
+        );
+        object.parent = parent;
+        Op::PutObject(object)
+    }
+
+    fn refused(mut op: Op) -> Error {
+        match prepare(&mut op) {
+            Ok(()) => panic!("{op:?} was not refused"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn a_parent_lies_in_the_id_space_of_its_child() {
+        let model = ObjectId::new(5, 1);
+        let e = refused(object(
+            model,
+            ObjectKind::ModelObject,
+            Some(ObjectId::new(6, 1)),
+        ));
+        assert_eq!(e.code, ErrorCode::InvalidParameter);
+        assert_eq!(
+            e.message,
+            "object 5_1 cannot have 6_1 as its parent: a parent lies in the same id space as its child"
+        );
+        let in_repository = ObjectId::repository(3);
+        let e = refused(object(model, ObjectKind::ModelObject, Some(in_repository)));
+        assert_eq!(e.code, ErrorCode::InvalidParameter);
+        let e = refused(object(in_repository, ObjectKind::Folder, Some(model)));
+        assert_eq!(e.code, ErrorCode::InvalidParameter);
+        for mut op in [
+            object(model, ObjectKind::ModelObject, Some(ObjectId::new(5, 2))),
+            object(model, ObjectKind::ModelObject, None),
+            object(
+                in_repository,
+                ObjectKind::Folder,
+                Some(ObjectId::repository(2)),
+            ),
+        ] {
+            prepare(&mut op).expect("a parent in the same id space");
+        }
+    }
+
+    #[test]
+    fn only_a_model_is_cleared() {
+        let e = refused(Op::ClearModel(REPOSITORY_MODEL));
+        assert_eq!(e.code, ErrorCode::InvalidParameter);
+        assert_eq!(
+            e.message,
+            "the repository's id space is not a model and cannot be cleared"
+        );
+        prepare(&mut Op::ClearModel(5)).expect("a model's id space");
+    }
 }

@@ -151,7 +151,7 @@ impl Tx<'_> {
             // Objects, what hangs on them and the definitions they use: objects.rs.
             Op::PutObject(object) => self.put_object(object)?,
             Op::DeleteObject(id) => self.delete_object(id),
-            Op::ClearModel(model) => self.clear_model(model)?,
+            Op::ClearModel(model) => self.clear_model(model),
             Op::SetAttribute(AttributeValue {
                 object,
                 attribute,

@@ -19,14 +19,6 @@ use super::{Tx, Undo};
 
 impl Tx<'_> {
     pub(super) fn put_object(&mut self, object: Object) -> Result<()> {
-        if let Some(parent) = object.parent
-            && parent.model != object.id.model
-        {
-            return Err(Error::invalid(format!(
-                "object {} cannot have parent {parent}: the parent is in another model",
-                object.id
-            )));
-        }
         if let Some(stable) = &object.stable_id
             && let Some(other) = self.state.by_stable_id.get(stable)
             && *other != object.id
@@ -91,12 +83,7 @@ impl Tx<'_> {
 
     /// Removes every object of a model, and what hangs on its ids (details, curation,
     /// grants) whether or not their objects exist.
-    pub(super) fn clear_model(&mut self, model: i64) -> Result<()> {
-        if model == REPOSITORY_MODEL {
-            return Err(Error::invalid(
-                "cannot clear the repository id space: only a model's objects can be cleared",
-            ));
-        }
+    pub(super) fn clear_model(&mut self, model: i64) {
         let ids: Vec<ObjectId> = self.state.model_range(model).map(|o| o.id).collect();
         for id in ids {
             self.delete_object(id);
@@ -127,7 +114,6 @@ impl Tx<'_> {
         for grant in grants {
             self.grant(grant, false);
         }
-        Ok(())
     }
 
     pub(super) fn remove_details(&mut self, details: Details) {

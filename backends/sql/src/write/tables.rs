@@ -1,0 +1,151 @@
+//! The tables the writer sends rows to in bulk, and those a delete or a clear empties.
+
+use crate::driver::Table;
+use crate::value::ColType;
+
+use ColType::{Bool, Int, Real, Text};
+
+const OBJECT_COLUMNS: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("kind", Text),
+    ("parent", Int),
+    ("profile", Text),
+    ("type_name", Text),
+    ("system_type", Text),
+    ("name", Text),
+    ("physical_name", Text),
+    ("native_id", Text),
+    ("stable_id", Text),
+    ("description", Text),
+    ("business_name", Text),
+    ("business_description", Text),
+    ("data_type", Text),
+    ("external_url", Text),
+    ("hide_data", Bool),
+    ("workflow_state", Text),
+    ("created_at", Int),
+    ("updated_at", Int),
+    ("updated_by_model", Int),
+    ("updated_by_object", Int),
+];
+
+pub static OBJECTS: Table = Table {
+    name: "objects",
+    columns: OBJECT_COLUMNS,
+    on_conflict: "ON CONFLICT (model_id, object_id) DO UPDATE SET kind = excluded.kind, \
+        parent = excluded.parent, profile = excluded.profile, type_name = excluded.type_name, \
+        system_type = excluded.system_type, name = excluded.name, \
+        physical_name = excluded.physical_name, native_id = excluded.native_id, \
+        stable_id = excluded.stable_id, description = excluded.description, \
+        business_name = excluded.business_name, business_description = excluded.business_description, \
+        data_type = excluded.data_type, external_url = excluded.external_url, \
+        hide_data = excluded.hide_data, workflow_state = excluded.workflow_state, \
+        created_at = excluded.created_at, updated_at = excluded.updated_at, \
+        updated_by_model = excluded.updated_by_model, updated_by_object = excluded.updated_by_object",
+};
+
+const ATTRIBUTE_VALUE_COLUMNS: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("attribute", Text),
+    ("value_kind", Text),
+    ("text_value", Text),
+    ("integer_value", Int),
+    ("double_value", Real),
+    ("boolean_value", Bool),
+    ("datetime_value", Int),
+];
+
+pub static ATTRIBUTE_VALUES: Table = Table {
+    name: "attribute_values",
+    columns: ATTRIBUTE_VALUE_COLUMNS,
+    on_conflict: "ON CONFLICT (model_id, object_id, attribute) DO UPDATE SET \
+        value_kind = excluded.value_kind, text_value = excluded.text_value, \
+        integer_value = excluded.integer_value, double_value = excluded.double_value, \
+        boolean_value = excluded.boolean_value, datetime_value = excluded.datetime_value",
+};
+
+/// [`OBJECTS`] and [`ATTRIBUTE_VALUES`] for rows promised new
+/// ([`Writer::expect_new_rows`](super::Writer::expect_new_rows)): plain inserts, which a
+/// clash fails.
+pub(super) static NEW_OBJECTS: Table = Table {
+    name: "objects",
+    columns: OBJECT_COLUMNS,
+    on_conflict: "",
+};
+pub(super) static NEW_ATTRIBUTE_VALUES: Table = Table {
+    name: "attribute_values",
+    columns: ATTRIBUTE_VALUE_COLUMNS,
+    on_conflict: "",
+};
+
+pub static EDGES: Table = Table {
+    name: "edges",
+    columns: &[
+        ("source_model", Int),
+        ("source_object", Int),
+        ("kind", Text),
+        ("target_model", Int),
+        ("target_object", Int),
+        ("name", Text),
+    ],
+    on_conflict: "ON CONFLICT DO NOTHING",
+};
+
+pub static TAGS: Table = Table {
+    name: "tags",
+    columns: &[
+        ("model_id", Int),
+        ("object_id", Int),
+        ("kind", Text),
+        ("value", Text),
+    ],
+    on_conflict: "ON CONFLICT DO NOTHING",
+};
+
+/// The tables that hang on an object through (model_id, object_id).
+pub(super) const HANGING_TABLES: [&str; 9] = [
+    "attribute_values",
+    "tags",
+    "classifications",
+    "label_assignments",
+    "profiling",
+    "grants",
+    "import_settings",
+    "attachments",
+    "curation",
+];
+
+/// Every table [`Op::ClearAll`](lore_core::store::Op::ClearAll) empties, with its
+/// statement: all but the system log and the schema's own bookkeeping.
+pub(super) const CLEARED_TABLES: [(&str, &str); 28] = [
+    ("objects", "DELETE FROM objects"),
+    ("attribute_values", "DELETE FROM attribute_values"),
+    ("edges", "DELETE FROM edges"),
+    ("tags", "DELETE FROM tags"),
+    ("classifications", "DELETE FROM classifications"),
+    ("label_assignments", "DELETE FROM label_assignments"),
+    ("profiling", "DELETE FROM profiling"),
+    ("attribute_types", "DELETE FROM attribute_types"),
+    ("object_types", "DELETE FROM object_types"),
+    ("data_classes", "DELETE FROM data_classes"),
+    ("sensitivity_labels", "DELETE FROM sensitivity_labels"),
+    ("roles", "DELETE FROM roles"),
+    ("users", "DELETE FROM users"),
+    ("user_groups", "DELETE FROM user_groups"),
+    ("group_members", "DELETE FROM group_members"),
+    ("grants", "DELETE FROM grants"),
+    ("sessions", "DELETE FROM sessions"),
+    ("login_failures", "DELETE FROM login_failures"),
+    ("worksheets", "DELETE FROM worksheets"),
+    ("notifications", "DELETE FROM notifications"),
+    ("deliveries", "DELETE FROM deliveries"),
+    ("curation", "DELETE FROM curation"),
+    ("documents", "DELETE FROM documents"),
+    ("operations", "DELETE FROM operations"),
+    ("operation_log", "DELETE FROM operation_log"),
+    ("import_settings", "DELETE FROM import_settings"),
+    ("attachments", "DELETE FROM attachments"),
+    ("id_sequences", "DELETE FROM id_sequences"),
+];
