@@ -5,6 +5,9 @@
 //!   503 `SERVICE_UNAVAILABLE` with `Retry-After` (never a 500, never a hang), Lore
 //!   recovers by itself, every write it acknowledged is there afterwards, and `/metrics`
 //!   counted the 503s.
+//! - PostgreSQL does not answer (a lock held elsewhere, with the deployment's
+//!   `statement_timeout` in the URL): the call answers 503 once the bound has passed,
+//!   and the next one works when the database answers again.
 //! - SQLite's disk fills up (a small tmpfs, mounted when the tests run as root): the write
 //!   that does not fit answers 503 saying so, nothing of it lands, reads go on, and writes
 //!   work again once there is room.
@@ -22,6 +25,7 @@ use lore_conformance::{Backend, Target};
 use lore_core::error::RETRY_AFTER_SECONDS;
 use lore_server::Metrics;
 use serde_json::json;
+use sqlx::Connection;
 
 /// No call may take longer than this, whatever the database does.
 const LONGEST_CALL: Duration = Duration::from_secs(10);
@@ -253,6 +257,56 @@ async fn postgres_going_away_and_coming_back() {
         "the metrics count every 503: {text}"
     );
     drop(admin);
+    drop(t);
+    drop(db);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_that_does_not_answer_in_time() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    // The deployment's bound on a statement, on the server's side.
+    let url = format!("{}?options=-c%20statement_timeout%3D1000", db.url);
+    let store = PostgresStore::open(&url)
+        .await
+        .expect("connecting to the test database");
+    let t = Target::spawn(Arc::new(store)).await;
+    let key = t.login().await;
+    let folder = create_folder(&t, &key, &unique("held"), "").await;
+    let folder = folder.ok()["id"].as_str().expect("a folder id").to_owned();
+
+    // Another client holds the objects table: reads of it wait for the lock.
+    let mut holder = sqlx::PgConnection::connect(&db.url)
+        .await
+        .expect("a second connection");
+    sqlx::raw_sql("BEGIN; LOCK TABLE objects IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut holder)
+        .await
+        .expect("locking the objects table");
+    let started = Instant::now();
+    let resp = read(&t, &key, &folder).await;
+    let waited = started.elapsed();
+    assert_unavailable(&resp, "a read the database did not answer in time");
+    let message = resp.json["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("it did not answer in time"), "{message}");
+    assert!(
+        waited < Duration::from_secs(5),
+        "answered after the statement's bound, not after the lock: {waited:?}"
+    );
+
+    sqlx::raw_sql("COMMIT")
+        .execute(&mut holder)
+        .await
+        .expect("releasing the lock");
+    let resp = read(&t, &key, &folder).await;
+    assert_eq!(
+        resp.status,
+        200,
+        "once the lock is gone: {}",
+        resp.describe()
+    );
+    drop(holder);
     drop(t);
     drop(db);
 }

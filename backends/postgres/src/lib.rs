@@ -115,10 +115,12 @@ impl Driver for Postgres {
             return self.read_on(&mut lease, queries).await;
         }
         // A connection that waited in the pool may have been ended meanwhile (a restart
-        // of the server, a failover): a read is tried once more on a new connection.
+        // of the server, a failover): such a read fails at once, and is tried once more
+        // on a new connection. One that broke after waiting (no answer in time) is not.
         let again = queries.clone();
+        let started = std::time::Instant::now();
         match self.read_on(&mut lease, queries).await {
-            Err(e) if lease.broke() => {
+            Err(e) if lease.broke() && started.elapsed() < std::time::Duration::from_secs(1) => {
                 drop(lease);
                 tracing::info!(error = %e.cause, "a pooled PostgreSQL connection had broken; reading on a new one");
                 let mut lease = self.pool.acquire_new().await?;
@@ -201,6 +203,13 @@ impl DriverTx for PgTx {
     }
 }
 
+/// The longest a statement may wait for its answer before the database counts as not
+/// answering and its connection is closed: without it a network that drops packets
+/// without a reset would hold a call for as long as TCP keeps trying. A deployment wants
+/// a tighter bound on the server's side: `options=-c statement_timeout=...` in the URL
+/// (a statement it cancels is answered like this one).
+const STATEMENT_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Runs the statements in order, each reported to `observed`.
 async fn run_all(
     lease: &mut Lease,
@@ -211,7 +220,21 @@ async fn run_all(
     let mut outcomes = Vec::with_capacity(stmts.len());
     for (i, stmt) in stmts.into_iter().enumerate() {
         let started = std::time::Instant::now();
-        let ran = run_one(lease.conn(), stmt).await;
+        let ran = match stmt {
+            // Migrations and ANALYZE take as long as the data makes them.
+            Stmt::Script(_) => run_one(lease.conn(), stmt).await,
+            _ => tokio::time::timeout(STATEMENT_LIMIT, run_one(lease.conn(), stmt))
+                .await
+                .unwrap_or_else(|_elapsed| {
+                    Err(sqlx::Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "PostgreSQL did not answer a statement within {} s",
+                            STATEMENT_LIMIT.as_secs()
+                        ),
+                    )))
+                }),
+        };
         lease.settle(&ran);
         observed.report(access, started);
         match ran {
@@ -372,6 +395,7 @@ const DEADLOCK_DETECTED: &str = "40P01";
 const NUMERIC_OUT_OF_RANGE: &str = "22003";
 const NUL_IN_TEXT: &str = "22021";
 const NUL_IN_JSON: &str = "22P05";
+const QUERY_CANCELED: &str = "57014";
 
 /// Sorts an sqlx error into its portable kind.
 fn classify(e: sqlx::Error) -> DbError {
@@ -391,8 +415,17 @@ fn classify(e: sqlx::Error) -> DbError {
             Some(code) if pool::is_connection_state(code) => DbErrorKind::Unavailable {
                 reason: "it is restarting or refuses connections",
             },
+            // statement_timeout, or an administrator's pg_cancel_backend.
+            Some(QUERY_CANCELED) => DbErrorKind::Unavailable {
+                reason: "it did not answer in time",
+            },
             _ => DbErrorKind::Other,
         },
+        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+            DbErrorKind::Unavailable {
+                reason: "it did not answer in time",
+            }
+        }
         e if pool::is_connection_error(e) => DbErrorKind::Unavailable {
             reason: "the connection to it was lost",
         },
