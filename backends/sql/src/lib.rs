@@ -20,6 +20,7 @@
 pub mod compile;
 mod dialect;
 mod driver;
+mod planning;
 mod read;
 mod store;
 mod union;

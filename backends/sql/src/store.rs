@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::mql::plan::{Cond, Facet, FieldType, Lit, Page, Plan, ValueCount};
+use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
     Batch, Details, Explanation, GrantsOn, Op, Principal, Scope, WriteTx, micros, prepare,
     prepare_log_entry, prepare_log_line, prepare_operation, prepare_session,
@@ -145,7 +145,7 @@ impl<D: Driver> SqlStore<D> {
     }
 
     /// Runs read statements on one snapshot (the store's own, when it has one).
-    async fn read(&self, queries: Vec<Stmt>, context: &str) -> Result<Vec<Outcome>> {
+    pub(crate) async fn read(&self, queries: Vec<Stmt>, context: &str) -> Result<Vec<Outcome>> {
         let read = match &self.snapshot {
             Some(snapshot) => snapshot.read(queries).await,
             None => self.driver.read(queries).await,
@@ -167,110 +167,14 @@ impl<D: Driver> SqlStore<D> {
         Ok(outcomes.pop().map(|o| o.rows).unwrap_or_default())
     }
 
-    /// Which of the plan's searches a page finds through SQLite's text index: those
-    /// that few enough objects contain. Reading the index costs about one step per
-    /// object found (all of them, then sorted); testing objects as they are read in
-    /// order costs about `objects × needed / found` steps for the `needed` rows of the
-    /// page. So the index serves a search found in fewer than `√(objects × needed)`
-    /// objects, which one bounded count of the index tells.
-    async fn text_index(&self, plan: &Plan, page: Page) -> Result<compile::TextIndex> {
-        let searches = compile::indexed_searches(plan, D::DIALECT);
-        if searches.is_empty() {
-            return Ok(compile::TextIndex::Only(Vec::new()));
-        }
-        let cap = self.probe_cap(page).await?;
-        let probes = searches
-            .iter()
-            .map(|search| {
-                Stmt::query(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM objects_search WHERE objects_search MATCH $1 LIMIT $2)",
-                    vec![
-                        SqlValue::Text(Some(search.fts_query())),
-                        SqlValue::Int(Some(cap + 1)),
-                    ],
-                )
-            })
-            .collect();
-        let outcomes = self.read(probes, "a text search").await?;
-        let mut chosen = Vec::new();
-        for (search, outcome) in searches.into_iter().zip(outcomes) {
-            let found = outcome
-                .rows
-                .first()
-                .map(|r| r.int(0, "objects"))
-                .transpose()?;
-            if found.unwrap_or(0) <= cap {
-                chosen.push(search);
-            }
-        }
-        Ok(compile::TextIndex::Only(chosen))
-    }
-
-    /// How many objects a condition may let pass and still be worth finding through its
-    /// own indexes before sorting: `√(objects × rows the page needs)` (see
-    /// [`Self::text_index`]).
-    async fn probe_cap(&self, page: Page) -> Result<i64> {
-        let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
-        let objects = self.number(size, "the size of the catalog").await?.max(0) as f64;
-        let needed = page.offset.saturating_add(page.limit) as f64;
-        Ok((objects * needed).sqrt().clamp(1_000.0, 1e9) as i64)
-    }
-
     /// Runs a statement answering one number (0 when it answers no row).
-    async fn number(&self, query: Stmt, context: &str) -> Result<i64> {
+    pub(crate) async fn number(&self, query: Stmt, context: &str) -> Result<i64> {
         let rows = self.rows_of(query, context).await?;
         Ok(rows
             .first()
             .map(|r| r.int(0, context))
             .transpose()?
             .unwrap_or(0))
-    }
-
-    /// Whether a SQLite page should find the objects the caller may see first and sort
-    /// them, rather than read a sort index in order: when they are few. SQLite's
-    /// statistics know how many objects a model has on average, not that the one a
-    /// restricted caller sees is small, so one bounded count tells it. (PostgreSQL's
-    /// statistics see it for themselves.)
-    async fn filter_first(&self, plan: &Plan, page: Page) -> Result<bool> {
-        if D::DIALECT != Dialect::Sqlite || matches!(plan.visibility, Cond::True | Cond::False) {
-            return Ok(false);
-        }
-        let cap = self.probe_cap(page).await?;
-        let compiled = compile::bounded_count(&plan.visibility, D::DIALECT, cap);
-        let found = self
-            .number(
-                Stmt::query(compiled.sql, compiled.params),
-                "what the caller sees",
-            )
-            .await?;
-        Ok(found <= cap)
-    }
-
-    /// Whether a PostgreSQL page should find its objects through a text search's index
-    /// and sort them, rather than read a sort order's index and test each object: when
-    /// the search passes few objects. PostgreSQL's planner takes the objects a term
-    /// finds for spread evenly over the order; when they come late (`table_15` after a
-    /// million `column_...` in name order), reading the order's index tests every object
-    /// before them. One bounded count through the index tells.
-    async fn search_first(&self, plan: &Plan, page: Page) -> Result<bool> {
-        if D::DIALECT != Dialect::Postgres {
-            return Ok(false);
-        }
-        let searches = compile::required_searches(plan);
-        if searches.is_empty() {
-            return Ok(false);
-        }
-        let cap = self.probe_cap(page).await?;
-        for search in &searches {
-            let compiled = compile::bounded_count(search, D::DIALECT, cap);
-            let found = self
-                .number(Stmt::query(compiled.sql, compiled.params), "a text search")
-                .await?;
-            if found <= cap {
-                return Ok(true);
-            }
-        }
-        Ok(false)
     }
 
     /// Runs one query and returns its rows.
@@ -965,10 +869,7 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
-        let index = self.text_index(plan, page).await?;
-        let filter_first =
-            self.filter_first(plan, page).await? || self.search_first(plan, page).await?;
-        let compiled = compile::page(plan, D::DIALECT, page, &index, filter_first);
+        let compiled = self.page_statement(plan, page).await?;
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
             .await?;
@@ -1020,10 +921,7 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
-        let index = self.text_index(plan, page).await?;
-        let filter_first =
-            self.filter_first(plan, page).await? || self.search_first(plan, page).await?;
-        let compiled = compile::page(plan, D::DIALECT, page, &index, filter_first);
+        let compiled = self.page_statement(plan, page).await?;
         let explain = match D::DIALECT {
             Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {}", compiled.sql),
             Dialect::Postgres => format!("EXPLAIN {}", compiled.sql),

@@ -1,0 +1,123 @@
+//! How a page of an MQL query is read: the statement, and the few bounded counts that
+//! choose its plan where the database's statistics cannot.
+//!
+//! A page reads the objects that pass in the order asked and stops at its last row. That
+//! is right when many objects pass; when few do, finding them first and sorting them is
+//! right, and neither database can always tell which from its statistics:
+//!
+//! - SQLite (its text index): a term's trigram index serves a page when few objects
+//!   contain the term; the objects a restricted caller sees are found first when they
+//!   are few.
+//! - PostgreSQL: a text search's index serves a page when the search passes few objects.
+//!
+//! "Few" is one bound for all of them, from the catalog's size and the rows the page
+//! needs, asked once per page and only when a probe is needed.
+
+use lore_core::Result;
+use lore_core::mql::plan::{Cond, Page, Plan};
+
+use crate::compile::{self, Compiled, Search};
+use crate::dialect::Dialect;
+use crate::driver::{Driver, Stmt};
+use crate::store::SqlStore;
+use crate::value::SqlValue;
+
+impl<D: Driver> SqlStore<D> {
+    /// The statement of a page, its plan chosen by the probes its dialect needs.
+    pub(crate) async fn page_statement(&self, plan: &Plan, page: Page) -> Result<Compiled> {
+        // What each dialect cannot tell from its statistics.
+        let searches = compile::indexed_searches(plan, D::DIALECT);
+        let restricted =
+            D::DIALECT == Dialect::Sqlite && !matches!(plan.visibility, Cond::True | Cond::False);
+        let required = match D::DIALECT {
+            Dialect::Postgres => compile::required_searches(plan),
+            Dialect::Sqlite => Vec::new(),
+        };
+        if searches.is_empty() && !restricted && required.is_empty() {
+            let index = compile::TextIndex::Only(Vec::new());
+            return Ok(compile::page(plan, D::DIALECT, page, &index, false));
+        }
+        let cap = self.probe_cap(page).await?;
+        let index = compile::TextIndex::Only(self.text_index(searches, cap).await?);
+        let filter_first = (restricted
+            && self
+                .few(&plan.visibility, cap, "what the caller sees")
+                .await?)
+            || self.any_few(&required, cap).await?;
+        Ok(compile::page(plan, D::DIALECT, page, &index, filter_first))
+    }
+
+    /// Which of the plan's searches a page finds through SQLite's text index: those
+    /// that few enough objects contain. Reading the index costs about one step per
+    /// object found (all of them, then sorted); testing objects as they are read in
+    /// order costs about `objects × needed / found` steps for the `needed` rows of the
+    /// page. So the index serves a search found in fewer than `√(objects × needed)`
+    /// objects, which one bounded count of the index tells.
+    async fn text_index(&self, searches: Vec<Search>, cap: i64) -> Result<Vec<Search>> {
+        if searches.is_empty() {
+            return Ok(Vec::new());
+        }
+        let probes = searches
+            .iter()
+            .map(|search| {
+                Stmt::query(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM objects_search WHERE objects_search MATCH $1 LIMIT $2)",
+                    vec![
+                        SqlValue::Text(Some(search.fts_query())),
+                        SqlValue::Int(Some(cap + 1)),
+                    ],
+                )
+            })
+            .collect();
+        let outcomes = self.read(probes, "a text search").await?;
+        let mut chosen = Vec::new();
+        for (search, outcome) in searches.into_iter().zip(outcomes) {
+            let found = outcome
+                .rows
+                .first()
+                .map(|r| r.int(0, "objects"))
+                .transpose()?;
+            if found.unwrap_or(0) <= cap {
+                chosen.push(search);
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// How many objects a condition may let pass and still be worth finding through its
+    /// own indexes before sorting: `√(objects × rows the page needs)` (see
+    /// [`Self::text_index`]).
+    async fn probe_cap(&self, page: Page) -> Result<i64> {
+        let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
+        let objects = self.number(size, "the size of the catalog").await?.max(0) as f64;
+        let needed = page.offset.saturating_add(page.limit) as f64;
+        Ok((objects * needed).sqrt().clamp(1_000.0, 1e9) as i64)
+    }
+
+    /// Whether at most `cap` objects pass `cond`: one bounded count. A SQLite page finds
+    /// the objects a restricted caller sees first, and sorts them, when they are few:
+    /// SQLite's statistics know how many objects a model has on average, not that the one
+    /// a restricted caller sees is small. (PostgreSQL's statistics see it for themselves.)
+    async fn few(&self, cond: &Cond, cap: i64, what: &str) -> Result<bool> {
+        let compiled = compile::bounded_count(cond, D::DIALECT, cap);
+        let found = self
+            .number(Stmt::query(compiled.sql, compiled.params), what)
+            .await?;
+        Ok(found <= cap)
+    }
+
+    /// Whether a PostgreSQL page should find its objects through a text search's index
+    /// and sort them, rather than read a sort order's index and test each object: when
+    /// one of the searches it requires passes few objects. PostgreSQL's planner takes the
+    /// objects a term finds for spread evenly over the order; when they come late
+    /// (`table_15` after a million `column_...` in name order), reading the order's index
+    /// tests every object before them.
+    async fn any_few(&self, searches: &[Cond], cap: i64) -> Result<bool> {
+        for search in searches {
+            if self.few(search, cap, "a text search").await? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
