@@ -846,24 +846,13 @@ impl<'i> Compiler<'i> {
                 format!("substr({value}, 1, {n}) = {}", self.text(s))
             }
             Test::EndsWith(s) => {
-                let n = s.chars().count();
-                let tail = match self.dialect {
-                    Dialect::Sqlite => format!("substr({value}, -{n})"),
-                    Dialect::Postgres => format!("right({value}, {n})"),
-                };
+                let tail = self.dialect.text_tail(&value, s.chars().count());
                 format!("{tail} = {}", self.text(s))
             }
-            Test::Contains(s) => match self.dialect {
-                Dialect::Sqlite => format!("instr({value}, {}) > 0", self.text(s)),
-                // LIKE, which PostgreSQL's trigram indexes serve (strpos they do not).
-                Dialect::Postgres => {
-                    let escaped = s
-                        .replace('\\', "\\\\")
-                        .replace('%', "\\%")
-                        .replace('_', "\\_");
-                    format!("{value} LIKE {}", self.text(&format!("%{escaped}%")))
-                }
-            },
+            Test::Contains(s) => {
+                let operand = self.text(&self.dialect.contains_operand(s));
+                self.dialect.contains(&value, &operand)
+            }
         }
     }
 

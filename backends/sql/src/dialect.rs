@@ -54,6 +54,41 @@ impl Dialect {
         }
     }
 
+    /// The last `n` characters of the text `value`: `substr(value, -n)` on SQLite,
+    /// `right(value, n)` on PostgreSQL.
+    pub fn text_tail(self, value: &str, n: usize) -> String {
+        match self {
+            Self::Sqlite => format!("substr({value}, -{n})"),
+            Self::Postgres => format!("right({value}, {n})"),
+        }
+    }
+
+    /// The parameter's value with which [`Dialect::contains`] tests for the text `part`:
+    /// on SQLite the text itself, on PostgreSQL a `LIKE` pattern of it (`\`, `%` and `_`
+    /// escaped, `%` on either side).
+    pub fn contains_operand(self, part: &str) -> String {
+        match self {
+            Self::Sqlite => part.to_owned(),
+            Self::Postgres => {
+                let escaped = part
+                    .replace('\\', "\\\\")
+                    .replace('%', "\\%")
+                    .replace('_', "\\_");
+                format!("%{escaped}%")
+            }
+        }
+    }
+
+    /// The text `value` (not NULL) contains the text the parameter `operand` stands for
+    /// (its value from [`Dialect::contains_operand`]): `instr(...) > 0` on SQLite; `LIKE`
+    /// on PostgreSQL, which its trigram indexes serve (`strpos` they do not).
+    pub fn contains(self, value: &str, operand: &str) -> String {
+        match self {
+            Self::Sqlite => format!("instr({value}, {operand}) > 0"),
+            Self::Postgres => format!("{value} LIKE {operand}"),
+        }
+    }
+
     /// A subquery over the parameter `$n`, a JSON array of `[model, object]` pairs, with
     /// the columns `model_id` and `object_id`.
     pub fn id_pairs(self, n: usize) -> String {
