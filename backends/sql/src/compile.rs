@@ -11,7 +11,7 @@
 use lore_core::model::{ClassificationStatus, ObjectKind};
 use lore_core::mql::plan::{
     ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Page, Plan,
-    ProfilingPart, Relation, SEARCH_MARK, Test, WORD_BREAKERS, Within, search_form,
+    ProfilingPart, Relation, Test, Within, search_form,
 };
 
 use crate::dialect::Dialect;
@@ -295,12 +295,6 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
         ),
         params: c.params,
     }
-}
-
-/// The SQL of the search form of `expr` ([`lore_core::mql::plan::search_form`]) in the
-/// dialect: what the text index of migration 19 holds.
-pub fn search_form_sql(dialect: Dialect, expr: &str) -> String {
-    Compiler::new(dialect, &TextIndex::Always).search_form(expr)
 }
 
 fn clamp(n: u64) -> i64 {
@@ -639,7 +633,7 @@ impl<'i> Compiler<'i> {
                     match (&candidate, self.dialect) {
                         // The trigram index of the column's search form narrows first.
                         (Some(search), Dialect::Postgres) => {
-                            let like = self.form_like(*c, &search.form, row);
+                            let like = self.search_column(*c, &search.form, row);
                             format!("{like} AND {exact}")
                         }
                         _ => exact,
@@ -670,57 +664,16 @@ impl<'i> Compiler<'i> {
         )
     }
 
-    /// PostgreSQL: the column's search form holds `form`, with `LIKE`, which the trigram
-    /// indexes of `lore_search_form()` serve (migration 19); never NULL.
-    fn form_like(&mut self, column: Column, form: &str, row: Row<'_>) -> String {
-        let Some(Source::Expr { sql, .. }) = self.source(&Field::Column(column), row) else {
-            return "1 = 0".to_owned();
-        };
-        let escaped = form
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        let pattern = self.text(&format!("%{escaped}%"));
-        format!("({sql} IS NOT NULL AND lore_search_form({sql}) LIKE {pattern})")
-    }
-
-    /// The column contains the search term in its search form
-    /// ([`lore_core::mql::plan::search_form`]). PostgreSQL compares the form of
-    /// `lore_search_form()` with `LIKE`, which its trigram indexes serve; SQLite
-    /// computes the form ([`Self::search_form`]) and finds the objects through its text
-    /// index first ([`Self::search`]).
+    /// The column contains the text (a search term, or the search form of the text of
+    /// `CONTAINS`) in its search form ([`lore_core::mql::plan::search_form`]); never
+    /// NULL. See [`Dialect::search_form_contains`]; SQLite finds the objects through its
+    /// text index first ([`Self::search`]).
     fn search_column(&mut self, column: Column, text: &str, row: Row<'_>) -> String {
-        if self.dialect == Dialect::Postgres {
-            return self.form_like(column, text, row);
-        }
         let Some(Source::Expr { sql, nullable }) = self.source(&Field::Column(column), row) else {
             return "1 = 0".to_owned();
         };
-        let form = self.search_form(&sql);
-        let term = self.text(text);
-        let found = format!("instr({form}, {term}) > 0");
-        if nullable {
-            format!("{sql} IS NOT NULL AND {found}")
-        } else {
-            found
-        }
-    }
-
-    /// The expression of a text's search form, as [`lore_core::mql::plan::search_form`]
-    /// computes it: folded, each word breaker a space, each space a space and a mark,
-    /// every mark before a space dropped, then every mark.
-    fn search_form(&self, expr: &str) -> String {
-        let mut form = self.fold(expr);
-        for breaker in WORD_BREAKERS.iter().filter(|c| **c != ' ') {
-            form = format!("replace({form}, '{breaker}', ' ')");
-        }
-        let mark = match self.dialect {
-            Dialect::Sqlite => format!("char({})", u32::from(SEARCH_MARK)),
-            Dialect::Postgres => format!("chr({})", u32::from(SEARCH_MARK)),
-        };
-        format!(
-            "replace(replace(replace({form}, ' ', ' ' || {mark}), {mark} || ' ', ''), {mark}, '')"
-        )
+        let operand = self.text(&self.dialect.contains_operand(text));
+        self.dialect.search_form_contains(&sql, nullable, &operand)
     }
 
     /// How a condition on related objects names the objects it picks: SQLite by rowid,

@@ -1,6 +1,8 @@
 //! The few places where SQLite and PostgreSQL need different SQL text. Everything else,
 //! schema and statements alike, is written once.
 
+use lore_core::mql::plan::{SEARCH_MARK, WORD_BREAKERS};
+
 /// A SQL dialect Lore speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -86,6 +88,54 @@ impl Dialect {
         match self {
             Self::Sqlite => format!("instr({value}, {operand}) > 0"),
             Self::Postgres => format!("{value} LIKE {operand}"),
+        }
+    }
+
+    /// The one-character text of the Unicode code point `code`: `char()` on SQLite,
+    /// `chr()` on PostgreSQL.
+    pub fn character(self, code: u32) -> String {
+        match self {
+            Self::Sqlite => format!("char({code})"),
+            Self::Postgres => format!("chr({code})"),
+        }
+    }
+
+    /// The expression of the search form of the text `expr`, as
+    /// [`lore_core::mql::plan::search_form`] computes it: folded, each word breaker a
+    /// space, each space a space and a mark, every mark before a space dropped, then
+    /// every mark. The same words in each dialect but for [`Dialect::fold`] and
+    /// [`Dialect::character`]; SQLite's text index holds it, PostgreSQL's
+    /// `lore_search_form()` is it (migration 19).
+    pub fn search_form(self, expr: &str) -> String {
+        let mut form = self.fold(expr);
+        for breaker in WORD_BREAKERS.iter().filter(|c| **c != ' ') {
+            form = format!("replace({form}, '{breaker}', ' ')");
+        }
+        let mark = self.character(u32::from(SEARCH_MARK));
+        format!(
+            "replace(replace(replace({form}, ' ', ' ' || {mark}), {mark} || ' ', ''), {mark}, '')"
+        )
+    }
+
+    /// The text `expr` (NULL only when `nullable`) holds the text of the parameter
+    /// `operand` ([`Dialect::contains_operand`]) in its search form, never NULL: SQLite
+    /// computes the form ([`Dialect::search_form`]) and tests `expr IS NOT NULL` first
+    /// when it is nullable; PostgreSQL always tests it, then reads the form from
+    /// `lore_search_form()`, whose trigram indexes (migration 19) serve the `LIKE`.
+    pub fn search_form_contains(self, expr: &str, nullable: bool, operand: &str) -> String {
+        match self {
+            Self::Sqlite => {
+                let found = self.contains(&self.search_form(expr), operand);
+                if nullable {
+                    format!("{expr} IS NOT NULL AND {found}")
+                } else {
+                    found
+                }
+            }
+            Self::Postgres => {
+                let found = self.contains(&format!("lore_search_form({expr})"), operand);
+                format!("({expr} IS NOT NULL AND {found})")
+            }
         }
     }
 

@@ -182,11 +182,12 @@ mod tests {
             .expect("migration 19");
         let sqlite = Dialect::Sqlite.schema(migration.sql);
         for expr in ["name", "physical_name", "new.name", "new.physical_name"] {
-            let form = compile::search_form_sql(Dialect::Sqlite, expr);
+            let form = Dialect::Sqlite.search_form(expr);
             assert!(sqlite.contains(&form), "SQLite's index of {expr}: {form}");
         }
         let postgres = Dialect::Postgres.schema(migration.sql);
-        let body = compile::search_form_sql(Dialect::Postgres, "t")
+        let body = Dialect::Postgres
+            .search_form("t")
             .replace("lore_fold(t)", "lower(t COLLATE \"C\")");
         assert!(postgres.contains(&body), "lore_search_form: {body}");
     }
