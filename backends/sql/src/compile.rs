@@ -357,14 +357,6 @@ impl<'i> Compiler<'i> {
         self.dialect.fold(expr)
     }
 
-    /// A text value read from JSON, ordered byte-wise.
-    fn json_text(&self, expr: &str) -> String {
-        match self.dialect {
-            Dialect::Sqlite => expr.to_owned(),
-            Dialect::Postgres => format!("({expr} COLLATE \"C\")"),
-        }
-    }
-
     fn cond(&mut self, cond: &Cond, row: Row<'_>) -> String {
         match cond {
             Cond::True => "1 = 1".to_owned(),
@@ -532,11 +524,8 @@ impl<'i> Compiler<'i> {
             return params.join(", ");
         }
         let json = serde_json::to_string(values).unwrap_or_else(|_| "[]".to_owned());
-        let p = self.text(&json);
-        match self.dialect {
-            Dialect::Sqlite => format!("SELECT value FROM json_each({p})"),
-            Dialect::Postgres => format!("SELECT (jsonb_array_elements_text({p}::jsonb))::BIGINT"),
-        }
+        self.params.push(SqlValue::Text(Some(json)));
+        self.dialect.json_integers(self.params.len())
     }
 
     fn related(&mut self, relation: Relation, inner: &Cond, row: Row<'_>) -> String {
@@ -877,49 +866,35 @@ impl<'i> Compiler<'i> {
             }
             Field::Statistic(statistic) => {
                 let p = self.alias("p");
-                let key = statistic.key();
-                let value = match (self.dialect, statistic.ty()) {
-                    (Dialect::Sqlite, _) => {
-                        format!("json_extract({p}.profile, '$.statistics.{key}')")
-                    }
-                    (Dialect::Postgres, FieldType::Integer) => {
-                        format!("(({p}.profile::jsonb)->'statistics'->>'{key}')::BIGINT")
-                    }
-                    (Dialect::Postgres, _) => {
-                        format!("(({p}.profile::jsonb)->'statistics'->>'{key}')::DOUBLE PRECISION")
-                    }
-                };
+                let value = self.dialect.json_number(
+                    &format!("{p}.profile"),
+                    "statistics",
+                    statistic.key(),
+                    statistic.ty() == FieldType::Integer,
+                );
                 rows(&p, format!("profiling {p} WHERE 1 = 1"), value)
             }
             Field::InferredDataTypes => {
                 let (p, j) = (self.alias("p"), self.alias("j"));
-                let from = match self.dialect {
-                    Dialect::Sqlite => format!(
-                        "profiling {p}, json_each({p}.profile, '$.inferredDataTypes') {j} WHERE 1 = 1"
-                    ),
-                    Dialect::Postgres => format!(
-                        "profiling {p}, jsonb_object_keys(({p}.profile::jsonb)->'inferredDataTypes') AS {j}(key) WHERE 1 = 1"
-                    ),
-                };
-                let value = self.json_text(&format!("{j}.key"));
+                let profile = format!("{p}.profile");
+                let keys = self
+                    .dialect
+                    .json_object_keys(&profile, "inferredDataTypes", &j);
+                let from = format!("profiling {p}, {keys} WHERE 1 = 1");
+                let value = self.dialect.bytewise(&format!("{j}.key"));
                 rows(&p, from, value)
             }
             Field::Profiling(part) => {
                 let p = self.alias("p");
-                let present = match (part, self.dialect) {
-                    (ProfilingPart::Profile, _) => format!("{p}.profile IS NOT NULL"),
-                    (ProfilingPart::Sample, _) => format!("{p}.sample IS NOT NULL"),
-                    (ProfilingPart::Histogram, Dialect::Sqlite) => {
-                        format!("json_array_length({p}.profile, '$.histogram') > 0")
+                let profile = format!("{p}.profile");
+                let present = match part {
+                    ProfilingPart::Profile => format!("{profile} IS NOT NULL"),
+                    ProfilingPart::Sample => format!("{p}.sample IS NOT NULL"),
+                    ProfilingPart::Histogram => {
+                        self.dialect.json_array_not_empty(&profile, "histogram")
                     }
-                    (ProfilingPart::Histogram, Dialect::Postgres) => format!(
-                        "jsonb_array_length(COALESCE(({p}.profile::jsonb)->'histogram', '[]'::jsonb)) > 0"
-                    ),
-                    (ProfilingPart::Statistics, Dialect::Sqlite) => {
-                        format!("json_extract({p}.profile, '$.statistics') <> '{{}}'")
-                    }
-                    (ProfilingPart::Statistics, Dialect::Postgres) => {
-                        format!("({p}.profile::jsonb)->'statistics' <> '{{}}'::jsonb")
+                    ProfilingPart::Statistics => {
+                        self.dialect.json_object_not_empty(&profile, "statistics")
                     }
                 };
                 rows(&p, format!("profiling {p} WHERE {present}"), "1".to_owned())

@@ -154,6 +154,72 @@ impl Dialect {
         }
     }
 
+    /// A subquery over the parameter `$n`, a JSON array of integers, with one integer
+    /// column: `json_each` on SQLite, `jsonb_array_elements_text` cast to BIGINT on
+    /// PostgreSQL.
+    pub fn json_integers(self, n: usize) -> String {
+        match self {
+            Self::Sqlite => format!("SELECT value FROM json_each(${n})"),
+            Self::Postgres => format!("SELECT (jsonb_array_elements_text(${n}::jsonb))::BIGINT"),
+        }
+    }
+
+    /// The number at `object.key` of the JSON text `json`, NULL where there is none:
+    /// `json_extract` on SQLite; on PostgreSQL `->>` cast to BIGINT (`integer`) or to
+    /// DOUBLE PRECISION.
+    pub fn json_number(self, json: &str, object: &str, key: &str, integer: bool) -> String {
+        match (self, integer) {
+            (Self::Sqlite, _) => format!("json_extract({json}, '$.{object}.{key}')"),
+            (Self::Postgres, true) => format!("(({json}::jsonb)->'{object}'->>'{key}')::BIGINT"),
+            (Self::Postgres, false) => {
+                format!("(({json}::jsonb)->'{object}'->>'{key}')::DOUBLE PRECISION")
+            }
+        }
+    }
+
+    /// A table (after `FROM`) named `alias` of the keys of the object `member` of the JSON
+    /// text `json`, in the column `alias.key`: `json_each` on SQLite, `jsonb_object_keys`
+    /// on PostgreSQL.
+    pub fn json_object_keys(self, json: &str, member: &str, alias: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_each({json}, '$.{member}') {alias}"),
+            Self::Postgres => {
+                format!("jsonb_object_keys(({json}::jsonb)->'{member}') AS {alias}(key)")
+            }
+        }
+    }
+
+    /// The member `member` of the JSON text `json` is an array that is not empty (NULL or
+    /// FALSE otherwise): `json_array_length` on SQLite, `jsonb_array_length` on
+    /// PostgreSQL.
+    pub fn json_array_not_empty(self, json: &str, member: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_array_length({json}, '$.{member}') > 0"),
+            Self::Postgres => format!(
+                "jsonb_array_length(COALESCE(({json}::jsonb)->'{member}', '[]'::jsonb)) > 0"
+            ),
+        }
+    }
+
+    /// The member `member` of the JSON text `json` is there and not the empty object `{}`
+    /// (NULL or FALSE otherwise): `json_extract` on SQLite, `->` on PostgreSQL.
+    pub fn json_object_not_empty(self, json: &str, member: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_extract({json}, '$.{member}') <> '{{}}'"),
+            Self::Postgres => format!("({json}::jsonb)->'{member}' <> '{{}}'::jsonb"),
+        }
+    }
+
+    /// The text `expr`, of the database's default collation, compared and ordered
+    /// byte-wise like every stored text: as it is on SQLite (BINARY), `COLLATE "C"` on
+    /// PostgreSQL (what its JSON and date functions answer is in the default collation).
+    pub fn bytewise(self, expr: &str) -> String {
+        match self {
+            Self::Sqlite => expr.to_owned(),
+            Self::Postgres => format!("({expr} COLLATE \"C\")"),
+        }
+    }
+
     /// A statement that makes concurrent migrations from several processes wait for each
     /// other inside the migration's transaction (SQLite's write lock already does).
     pub fn migration_lock(self) -> Option<&'static str> {
