@@ -10,8 +10,8 @@
 
 use lore_core::model::{ClassificationStatus, ObjectKind};
 use lore_core::mql::plan::{
-    ClassStatuses, Column, Cond, DateGap, Facet, Field, FieldType, LabelSet, Lit, Page, Plan,
-    ProfilingPart, Relation, Test, Within, search_form,
+    ClassStatuses, Column, Cond, Facet, Field, FieldType, LabelSet, Lit, Page, Plan, ProfilingPart,
+    Relation, Test, Within, search_form,
 };
 
 use crate::dialect::Dialect;
@@ -161,15 +161,10 @@ pub fn page(
     let mut order = Vec::new();
     for key in &plan.order {
         let (value, nullable) = c.sort_value(&key.field, "o");
-        let value = match (filter_first, dialect, key.field.ty()) {
-            (false, _, _) | (true, Dialect::Postgres, FieldType::Boolean) => value,
-            (true, Dialect::Sqlite, _) => format!("+{value}"),
-            // The same order from an expression no index holds (text keeps its
-            // collation through `||`).
-            (true, Dialect::Postgres, FieldType::Text | FieldType::ExactText) => {
-                format!("({value} || '')")
-            }
-            (true, Dialect::Postgres, _) => format!("({value} + 0)"),
+        let value = if filter_first {
+            dialect.unindexed_sort_key(&value, key.field.ty())
+        } else {
+            value
         };
         let direction = if key.descending { "DESC" } else { "ASC" };
         // NULLS LAST only where a NULL can occur: on a NOT NULL column it would keep
@@ -274,7 +269,7 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
         }
     };
     let value = match facet.gap {
-        Some(gap) => c.bucket(&value, gap),
+        Some(gap) => dialect.date_label(&value, gap),
         None => value,
     };
     let hidden = match (&facet.hidden, row) {
@@ -450,28 +445,6 @@ impl<'i> Compiler<'i> {
         }
     }
 
-    /// The label of the date bucket of a time (UTC microseconds), as
-    /// [`DateGap::label`] writes it.
-    fn bucket(&self, micros: &str, gap: DateGap) -> String {
-        match self.dialect {
-            Dialect::Sqlite => format!(
-                "strftime('{}', ({micros} - ((({micros} % 1000000) + 1000000) % 1000000)) / 1000000, 'unixepoch')",
-                gap.format()
-            ),
-            Dialect::Postgres => {
-                let format = match gap {
-                    DateGap::Year => "YYYY",
-                    DateGap::Month => "YYYY-MM",
-                    DateGap::Day => "YYYY-MM-DD",
-                    DateGap::Hour => "YYYY-MM-DD HH24:00",
-                };
-                format!(
-                    "(to_char(to_timestamp(floor({micros} / 1000000.0)) AT TIME ZONE 'UTC', '{format}') COLLATE \"C\")"
-                )
-            }
-        }
-    }
-
     fn join(&mut self, items: &[Cond], with: &str, row: Row<'_>) -> String {
         let parts: Vec<String> = items
             .iter()
@@ -535,7 +508,7 @@ impl<'i> Compiler<'i> {
         match relation {
             // Both as one IN over the objects whose related objects pass, so the
             // database can start from the related objects (a selective name) or from
-            // the objects, as it costs least ([`Self::row_key`]).
+            // the objects, as it costs least ([`Dialect::related_key`]).
             Relation::Parent => {
                 let (c1, p1, c2, p2) = (
                     self.alias("c"),
@@ -545,7 +518,9 @@ impl<'i> Compiler<'i> {
                 );
                 let inner1 = self.cond(inner, Row::Object(&p1));
                 let inner2 = self.cond(inner, Row::Object(&p2));
-                let (key, c1_key, c2_key) = self.row_key(o, &c1, &c2);
+                let key = self.dialect.related_key(o);
+                let c1_key = self.dialect.related_key_columns(&c1);
+                let c2_key = self.dialect.related_key_columns(&c2);
                 format!(
                     "{key} IN (\
                      SELECT {c1_key} FROM objects {c1} WHERE ({c1}.model_id, {c1}.parent) IN \
@@ -663,25 +638,6 @@ impl<'i> Compiler<'i> {
         };
         let operand = self.text(&self.dialect.contains_operand(text));
         self.dialect.search_form_contains(&sql, nullable, &operand)
-    }
-
-    /// How a condition on related objects names the objects it picks: SQLite by rowid,
-    /// which makes it start from the related side when that is selective (by key it
-    /// reads the whole name index in order and tests each object); PostgreSQL by key.
-    /// Answers the tested row's side and the expressions of the two branches' rows.
-    fn row_key(&self, o: &str, a: &str, b: &str) -> (String, String, String) {
-        match self.dialect {
-            Dialect::Sqlite => (
-                format!("{o}.rowid"),
-                format!("{a}.rowid"),
-                format!("{b}.rowid"),
-            ),
-            Dialect::Postgres => (
-                format!("({o}.model_id, {o}.object_id)"),
-                format!("{a}.model_id, {a}.object_id"),
-                format!("{b}.model_id, {b}.object_id"),
-            ),
-        }
     }
 
     fn statuses(&mut self, statuses: ClassStatuses) -> String {

@@ -1,7 +1,7 @@
 //! The few places where SQLite and PostgreSQL need different SQL text. Everything else,
 //! schema and statements alike, is written once.
 
-use lore_core::mql::plan::{SEARCH_MARK, WORD_BREAKERS};
+use lore_core::mql::plan::{DateGap, FieldType, SEARCH_MARK, WORD_BREAKERS};
 
 /// A SQL dialect Lore speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +135,63 @@ impl Dialect {
             Self::Postgres => {
                 let found = self.contains(&format!("lore_search_form({expr})"), operand);
                 format!("({expr} IS NOT NULL AND {found})")
+            }
+        }
+    }
+
+    /// The sort key `value`, of type `ty`, as an expression that sorts the same but that
+    /// no index holds, so the database sorts the few objects a condition's indexes find
+    /// instead of reading the key's index in order: `+value` on SQLite; on PostgreSQL
+    /// `(value || '')` for text (which keeps its collation), `(value + 0)` for numbers
+    /// and times, a boolean as it is.
+    pub fn unindexed_sort_key(self, value: &str, ty: FieldType) -> String {
+        match (self, ty) {
+            (Self::Sqlite, _) => format!("+{value}"),
+            (Self::Postgres, FieldType::Boolean) => value.to_owned(),
+            (Self::Postgres, FieldType::Text | FieldType::ExactText) => format!("({value} || '')"),
+            (Self::Postgres, _) => format!("({value} + 0)"),
+        }
+    }
+
+    /// How a condition on related objects names the objects it picks, here the tested
+    /// row `alias` (the left side of `IN`): SQLite by rowid, which makes it start from the
+    /// related side when that is selective (by key it reads the whole name index in order
+    /// and tests each object); PostgreSQL by key.
+    pub fn related_key(self, alias: &str) -> String {
+        match self {
+            Self::Sqlite => format!("{alias}.rowid"),
+            Self::Postgres => format!("({alias}.model_id, {alias}.object_id)"),
+        }
+    }
+
+    /// The columns of [`Dialect::related_key`] of the row `alias` in the `SELECT` list of
+    /// the objects picked: its rowid on SQLite, its key on PostgreSQL.
+    pub fn related_key_columns(self, alias: &str) -> String {
+        match self {
+            Self::Sqlite => format!("{alias}.rowid"),
+            Self::Postgres => format!("{alias}.model_id, {alias}.object_id"),
+        }
+    }
+
+    /// The label of the date bucket of the time `micros` (UTC microseconds), as
+    /// [`DateGap::label`] writes it: `strftime` of its second on SQLite, `to_char` of its
+    /// UTC timestamp, ordered byte-wise, on PostgreSQL.
+    pub fn date_label(self, micros: &str, gap: DateGap) -> String {
+        match self {
+            Self::Sqlite => format!(
+                "strftime('{}', ({micros} - ((({micros} % 1000000) + 1000000) % 1000000)) / 1000000, 'unixepoch')",
+                gap.format()
+            ),
+            Self::Postgres => {
+                let format = match gap {
+                    DateGap::Year => "YYYY",
+                    DateGap::Month => "YYYY-MM",
+                    DateGap::Day => "YYYY-MM-DD",
+                    DateGap::Hour => "YYYY-MM-DD HH24:00",
+                };
+                self.bytewise(&format!(
+                    "to_char(to_timestamp(floor({micros} / 1000000.0)) AT TIME ZONE 'UTC', '{format}')"
+                ))
             }
         }
     }
