@@ -277,6 +277,15 @@ impl Dialect {
         }
     }
 
+    /// The statement that shows how the database would run the statement `sql`:
+    /// `EXPLAIN QUERY PLAN` on SQLite, `EXPLAIN` on PostgreSQL.
+    pub fn explain(self, sql: &str) -> String {
+        match self {
+            Self::Sqlite => format!("EXPLAIN QUERY PLAN {sql}"),
+            Self::Postgres => format!("EXPLAIN {sql}"),
+        }
+    }
+
     /// A statement that makes concurrent migrations from several processes wait for each
     /// other inside the migration's transaction (SQLite's write lock already does).
     pub fn migration_lock(self) -> Option<&'static str> {

@@ -922,10 +922,7 @@ impl<D: Driver> Store for SqlStore<D> {
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
         let compiled = self.page_statement(plan, page).await?;
-        let explain = match D::DIALECT {
-            Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {}", compiled.sql),
-            Dialect::Postgres => format!("EXPLAIN {}", compiled.sql),
-        };
+        let explain = D::DIALECT.explain(&compiled.sql);
         let rows = self
             .rows_of(Stmt::query(explain, compiled.params), "a query plan")
             .await?;
