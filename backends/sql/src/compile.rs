@@ -7,6 +7,11 @@
 //! what hangs on an object (tags, attribute values, classifications, profiling) is
 //! tested with `(model_id, object_id) IN (SELECT ...)` over its own table, which the
 //! database runs once, on that table's indexes.
+//!
+//! Where the dialects spell something differently, a [`Dialect`] method spells it. The
+//! compiler itself decides by dialect only what depends on each database's indexes and
+//! planner: SQLite's text index ([`indexed_searches`], [`TextIndex`]), the narrowing of
+//! `CONTAINS` by PostgreSQL's trigram indexes, and the shape of a condition on children.
 
 use lore_core::model::{ClassificationStatus, ObjectKind};
 use lore_core::mql::plan::{

@@ -1,5 +1,7 @@
-//! The few places where SQLite and PostgreSQL need different SQL text. Everything else,
-//! schema and statements alike, is written once.
+//! The places where SQLite and PostgreSQL need different SQL text: the schema's words,
+//! and each spelling the statements need (the MQL compiler's text tests, JSON reads and
+//! date labels among them), one method each. Everything else, schema and statements
+//! alike, is written once.
 
 use lore_core::mql::plan::{DateGap, FieldType, SEARCH_MARK, WORD_BREAKERS};
 
@@ -246,9 +248,8 @@ impl Dialect {
         }
     }
 
-    /// The member `member` of the JSON text `json` is an array that is not empty (NULL or
-    /// FALSE otherwise): `json_array_length` on SQLite, `jsonb_array_length` on
-    /// PostgreSQL.
+    /// The array `member` of the JSON text `json` is there and not empty:
+    /// `json_array_length` on SQLite, `jsonb_array_length` on PostgreSQL.
     pub fn json_array_not_empty(self, json: &str, member: &str) -> String {
         match self {
             Self::Sqlite => format!("json_array_length({json}, '$.{member}') > 0"),
@@ -258,8 +259,8 @@ impl Dialect {
         }
     }
 
-    /// The member `member` of the JSON text `json` is there and not the empty object `{}`
-    /// (NULL or FALSE otherwise): `json_extract` on SQLite, `->` on PostgreSQL.
+    /// The object `member` of the JSON text `json` is there and not the empty object `{}`:
+    /// `json_extract` on SQLite, `->` on PostgreSQL.
     pub fn json_object_not_empty(self, json: &str, member: &str) -> String {
         match self {
             Self::Sqlite => format!("json_extract({json}, '$.{member}') <> '{{}}'"),
