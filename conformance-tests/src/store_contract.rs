@@ -28,6 +28,7 @@ use crate::cases::CaseFuture;
 use crate::harness::IntoBackend;
 use crate::store_rules::*;
 
+mod prints;
 mod tallies;
 
 pub type StoreCaseFn = fn(Arc<dyn Store>) -> CaseFuture<'static>;
@@ -84,6 +85,13 @@ pub fn cases() -> Vec<StoreCase> {
         StoreCase {
             name: "counts_and_facets_by_type_follow_every_write",
             run: |store| Box::pin(tallies::counts_and_facets_by_type_follow_every_write(store)),
+        },
+        // Import prints, forgotten by every change of their object
+        StoreCase {
+            name: "import_prints_are_forgotten_when_their_object_changes",
+            run: |store| {
+                Box::pin(prints::import_prints_are_forgotten_when_their_object_changes(store))
+            },
         },
         // Definitions, users, grants, sessions
         case!(definitions_round_trip_and_replace_by_name),

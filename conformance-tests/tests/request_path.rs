@@ -90,6 +90,15 @@ impl Store for Counting {
         self.read();
         self.inner.model_objects_page(model, after, limit).await
     }
+    async fn model_prints_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<PrintedObject>> {
+        self.read();
+        self.inner.model_prints_page(model, after, limit).await
+    }
     async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
         self.read();
         self.inner.objects(ids).await

@@ -59,6 +59,12 @@ pub enum Op {
     },
     /// Replaces the profiling and sampling results of an object (both `None` removes them).
     SetProfiling(Profiling),
+    /// Records the fingerprint a re-import compares an existing object by, replacing the
+    /// one it had. Prints are a cache: any later write to the object or to what hangs on
+    /// it (attributes, edges from it, tags, classifications, label assignments,
+    /// profiling), and deleting it or the target of an edge from it, forgets its print;
+    /// a store may forget prints at any time.
+    SetImportPrint(ImportPrint),
     /// Inserts or replaces the attribute type of that name (names are unique among
     /// stored attribute types).
     PutAttributeType(AttributeType),
@@ -330,6 +336,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             }
         }
         Op::DeleteObject(_)
+        | Op::SetImportPrint(_)
         | Op::ClearAll
         | Op::DeleteWorksheet(_)
         | Op::DeleteCuration(_)
@@ -636,6 +643,15 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
         after: Option<i64>,
         limit: usize,
     ) -> Result<Vec<Object>>;
+    /// At most `limit` model objects of the model number whose object number is above
+    /// `after`, sorted by id, with what a re-import matches them by and their import
+    /// prints ([`Op::SetImportPrint`]) where the store still has them.
+    async fn model_prints_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<PrintedObject>>;
     /// Every repository object of the kind, sorted by name then id.
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>>;
     /// The objects of these ids that exist, sorted by id.

@@ -52,6 +52,9 @@ pub(crate) struct State {
     pub(crate) classifications: BTreeMap<(ObjectId, String), ClassificationStatus>,
     pub(crate) labels: BTreeMap<(ObjectId, String), ClassificationStatus>,
     pub(crate) profiling: BTreeMap<ObjectId, Profiling>,
+    /// Import prints (mask, print) by object; every write to an object or what hangs
+    /// on it forgets its print.
+    pub(crate) prints: BTreeMap<ObjectId, (u32, u64)>,
     /// Attribute types by name (names are unique among stored attribute types).
     pub(crate) attribute_types: BTreeMap<String, AttributeType>,
     /// Object types by (profile, name).

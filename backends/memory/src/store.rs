@@ -11,8 +11,8 @@ use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, Curation, DataClass, Delivery, DeliveryState,
     Document, DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LineageBounds,
     LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object, ObjectKind,
-    ObjectType, Operation, OperationFilter, OperationLogLine, Role, SensitivityLabel, Session,
-    SystemLogEntry, SystemLogFilter, Timestamp, User, Worksheet,
+    ObjectType, Operation, OperationFilter, OperationLogLine, PrintedObject, Role,
+    SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Timestamp, User, Worksheet,
 };
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -158,6 +158,31 @@ impl Store for MemoryStore {
             .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
             .take(limit)
             .map(|(_, o)| o.clone())
+            .collect())
+    }
+
+    async fn model_prints_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<PrintedObject>> {
+        let state = self.read()?;
+        let first = match after {
+            Some(after) => Bound::Excluded(ObjectId::new(model, after)),
+            None => Bound::Included(first_of(model)),
+        };
+        Ok(state
+            .objects
+            .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
+            .take(limit)
+            .map(|(id, o)| PrintedObject {
+                id: *id,
+                native_id: o.native_id.clone(),
+                parent: o.parent,
+                created_at: o.created_at,
+                print: state.prints.get(id).copied(),
+            })
             .collect())
     }
 

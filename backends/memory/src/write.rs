@@ -30,6 +30,7 @@ enum Undo {
     Classification(ObjectId, String, Option<ClassificationStatus>),
     Label(ObjectId, String, Option<ClassificationStatus>),
     Profiling(ObjectId, Option<Profiling>),
+    Print(ObjectId, Option<(u32, u64)>),
     AttributeType(String, Option<AttributeType>),
     ObjectType(TypeName, Option<ObjectType>),
     DataClass(String, Option<DataClass>),
@@ -87,6 +88,9 @@ impl State {
             }
             Undo::Profiling(object, old) => {
                 set_entry(&mut self.profiling, object, old);
+            }
+            Undo::Print(object, old) => {
+                set_entry(&mut self.prints, object, old);
             }
             Undo::AttributeType(key, old) => {
                 set_entry(&mut self.attribute_types, key, old);
@@ -177,6 +181,7 @@ impl Tx<'_> {
             }) => self.label(object, label, Some(status)),
             Op::RemoveLabelAssignment { object, label } => self.label(object, label, None),
             Op::SetProfiling(profiling) => self.set_profiling(profiling),
+            Op::SetImportPrint(print) => self.set_import_print(print),
             Op::PutAttributeType(attribute_type) => self.put_attribute_type(attribute_type),
             Op::PutObjectType(object_type) => self.put_object_type(object_type),
             Op::PutDataClass(class) => self.put_data_class(class),

@@ -141,6 +141,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "search form index",
         sql: include_str!("../migrations/0019_search_form_index.sql"),
     },
+    Migration {
+        version: 20,
+        name: "import prints",
+        sql: include_str!("../migrations/0020_import_prints.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

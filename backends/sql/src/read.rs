@@ -73,6 +73,24 @@ pub(crate) fn object(mut row: Row) -> Result<Object> {
     })
 }
 
+/// A row of `model_id, object_id, native_id, parent, created_at, mask, print`.
+pub(crate) fn printed_object(mut row: Row) -> Result<PrintedObject> {
+    const T: &str = "import_prints";
+    let model = row.int(0, T)?;
+    let print = match (row.opt_int(5, T)?, row.opt_int(6, T)?) {
+        // The print's bits were stored as a signed integer.
+        (Some(mask), Some(print)) => u32::try_from(mask).ok().map(|m| (m, print as u64)),
+        _ => None,
+    };
+    Ok(PrintedObject {
+        id: ObjectId::new(model, row.int(1, T)?),
+        native_id: row.opt_text(2, T)?,
+        parent: row.opt_int(3, T)?.map(|p| ObjectId::new(model, p)),
+        created_at: row.timestamp(4, T)?,
+        print,
+    })
+}
+
 pub(crate) fn attribute(mut row: Row) -> Result<AttributeValue> {
     const T: &str = "attribute_values";
     let kind = row.text(3, T)?;

@@ -844,6 +844,26 @@ impl<D: Driver> Store for SqlStore<D> {
         .await
     }
 
+    async fn model_prints_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<PrintedObject>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self
+            .rows(
+                "SELECT o.model_id, o.object_id, o.native_id, o.parent, o.created_at, p.mask, \
+                 p.print FROM objects o LEFT JOIN import_prints p \
+                 ON p.model_id = o.model_id AND p.object_id = o.object_id \
+                 WHERE o.model_id = $1 AND o.object_id > $2 ORDER BY o.object_id LIMIT $3",
+                vec![model.into(), after.unwrap_or(i64::MIN).into(), limit.into()],
+                "import prints",
+            )
+            .await?;
+        read::all(rows, read::printed_object)
+    }
+
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
         // Only model objects live outside the repository's id space (core's `prepare`):
         // the others are found in its range of the key.

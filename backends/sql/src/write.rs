@@ -5,6 +5,9 @@
 //! Buffering keeps a transaction's meaning: each table's writes keep their order (a
 //! remove flushes its table's buffer first), writes to different tables commute (there
 //! are no foreign keys), and a delete of objects flushes every buffer before it runs.
+//! Import prints are the exception: triggers forget a print when its object changes, so
+//! prints are buffered apart and sent in op order with everything else (any other op
+//! sends the buffered prints first, a print sends the other buffers first).
 //!
 //! The ops of each domain become statements in a submodule: objects, what hangs on them
 //! and the definitions they use in `objects`, users and their access in `access`, what
@@ -30,7 +33,7 @@ pub use access::user_name_key;
 pub(crate) use content::{operation_params, owner_key};
 pub use error::write_error;
 pub use tables::{ATTRIBUTE_VALUES, OBJECTS, TAGS};
-use tables::{CLEARED_TABLES, EDGES, NEW_ATTRIBUTE_VALUES, NEW_OBJECTS};
+use tables::{CLEARED_TABLES, EDGES, IMPORT_PRINTS, NEW_ATTRIBUTE_VALUES, NEW_OBJECTS};
 
 /// Rows buffered per table before they are sent, bounding the size of one statement.
 pub const BULK_ROWS: usize = 10_000;
@@ -76,6 +79,7 @@ pub struct Writer {
     attributes: Vec<Vec<SqlValue>>,
     edges: Vec<Vec<SqlValue>>,
     tags: Vec<Vec<SqlValue>>,
+    prints: Vec<Vec<SqlValue>>,
     meta_changed: bool,
     pending: Pending,
     /// Rows sent through the bulk path so far.
@@ -87,6 +91,9 @@ pub struct Writer {
 impl Writer {
     /// Adds one (prepared) op.
     pub fn op(&mut self, op: Op) -> Result<()> {
+        if !self.prints.is_empty() && !matches!(op, Op::SetImportPrint(_)) {
+            self.flush_prints();
+        }
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
             Op::PutObject(object) => self.put_object(object),
@@ -107,6 +114,7 @@ impl Writer {
                 self.remove_label_assignment(object, label)
             }
             Op::SetProfiling(p) => self.set_profiling(p)?,
+            Op::SetImportPrint(p) => self.set_import_print(p),
             Op::PutAttributeType(t) => self.put_attribute_type(t),
             Op::PutObjectType(t) => self.put_object_type(t)?,
             Op::PutDataClass(c) => self.put_data_class(c)?,
@@ -197,6 +205,12 @@ impl Writer {
         self.flush_attributes();
         self.flush_edges();
         self.flush_tags();
+        self.flush_prints();
+    }
+
+    fn flush_prints(&mut self) {
+        let rows = std::mem::take(&mut self.prints);
+        self.bulk(&IMPORT_PRINTS, last_wins(rows, 2), "storing import prints");
     }
 
     /// From here on, objects and attribute values are inserted without looking for a

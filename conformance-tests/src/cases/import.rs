@@ -1378,3 +1378,58 @@ pub async fn reimport_keeps_curation(t: &Target) {
         .await;
     assert_counts(resp.ok(), total, [1, updated, 0, total - 1 - updated]);
 }
+
+/// A re-import puts back what curation changed of what the archive carries, although the
+/// import keeps each object's fingerprint: a system attribute set on a table and a
+/// workflow step on its schema make exactly those two objects updated, with the
+/// archive's values again; the next re-import finds every object unchanged.
+pub async fn reimport_restores_what_curation_changed(t: &Target) {
+    let imported = t.import_sample().await;
+    let total = Sample::load().objects.len();
+    let id_of = async |path: String| -> String {
+        let resp = t.entity(&path).await;
+        resp.ok()["id"].as_str().expect("an id").to_owned()
+    };
+    let table = id_of(format!("{}/Sales DB/sales/customer", imported.path)).await;
+    let schema = id_of(format!("{}/Sales DB/sales", imported.path)).await;
+    let description = |entity: &Value| {
+        entity["attributes"]
+            .as_array()
+            .expect("attributes")
+            .iter()
+            .find(|a| a["attributeType"]["name"] == json!("Business Description"))
+            .map(|a| a["value"].clone())
+    };
+    let archived = description(t.entity(&table).await.ok());
+    t.put(
+        "/repository/setAttributes",
+        &[],
+        &json!({"id": table, "values": [{
+            "attributeType": {"type": "SYSTEM_ATTRIBUTE", "name": "Business Description"},
+            "value": "Curated by the conformance suite."
+        }]}),
+    )
+    .await
+    .ok();
+    let workflow = format!("/workflow/{}", crate::harness::encode_segment(&schema));
+    let resp = t
+        .post(&workflow, &[], &json!({"action": "Submit for Approval"}))
+        .await;
+    assert_eq!(resp.ok()["workflowState"], json!("Pending Approval"));
+
+    let model = imported.model_id.as_str();
+    let again = async |expected: [usize; 4]| {
+        let resp = t.import(sample_archive(), &[("modelId", model)]).await;
+        assert_counts(resp.ok(), total, expected);
+    };
+    again([0, 2, 0, total - 2]).await;
+    assert_eq!(description(t.entity(&table).await.ok()), archived);
+    let entity = t.entity(&schema).await;
+    assert_ne!(
+        entity.ok()["workflowState"],
+        json!("Pending Approval"),
+        "{}",
+        entity.describe()
+    );
+    again([0, 0, 0, total]).await;
+}

@@ -551,6 +551,11 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("POST", "/repository/model/import", N)]
         ),
+        case!(
+            import::reimport_restores_what_curation_changed,
+            AnyServer,
+            [("POST", "/repository/model/import", N)]
+        ),
         // Model export
         case!(
             export::export_model_id_in_query_and_body,

@@ -10,11 +10,11 @@
 //! 4. the writes, only for added and changed objects, then the deletions.
 
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{Cursor, Read, Seek};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
+use xxhash_rust::xxh3::Xxh3Default;
 
 use super::Catalog;
 use crate::archive::read::{
@@ -33,6 +33,8 @@ use crate::store::{Details, Op, Scope, WriteTx};
 const CHUNK: usize = 5_000;
 /// Objects whose details are read at once.
 const PAGE: usize = 1_000;
+/// Objects whose prints are read at once.
+const PRINT_PAGE: usize = 10_000;
 
 /// Where and how an archive is imported.
 #[derive(Debug, Clone, Default)]
@@ -148,6 +150,16 @@ impl Nodes {
             Self::Matched(nodes) => nodes[at as usize],
         }
     }
+}
+
+/// What [`Catalog::match_stored`] finds.
+struct Matched {
+    /// A node per archive object.
+    nodes: Vec<Node>,
+    /// The stored objects the archive no longer has, with their parents.
+    vanished: Vec<(ObjectId, Option<ObjectId>)>,
+    /// The nodes whose stored fingerprint was computed from details, not read.
+    reprint: Vec<u32>,
 }
 
 /// [`Node::stored_created`] of an object the model does not have yet.
@@ -355,19 +367,23 @@ impl Catalog {
 
         // Pass 2, for a re-import: the stored objects, matched by native id, with their
         // fingerprints. Objects the model does not have yet get new ids.
-        let (mut nodes, vanished) = match empty {
+        let carried = Carried::of(&reader);
+        let (mut nodes, vanished, reprint) = match empty {
             true => (
                 Nodes::New {
                     first: 0,
                     len: index.len(),
                 },
                 Vec::new(),
+                Vec::new(),
             ),
             false => {
-                let (nodes, vanished) = self
-                    .match_stored(number, &index, Carried::of(&reader))
-                    .await?;
-                (Nodes::Matched(nodes), vanished)
+                let matched = self.match_stored(number, &index, carried).await?;
+                (
+                    Nodes::Matched(matched.nodes),
+                    matched.vanished,
+                    matched.reprint,
+                )
             }
         };
         let new_count = nodes.count(Fate::Added);
@@ -494,8 +510,34 @@ impl Catalog {
             removed,
             unchanged,
         };
+        let mask = carried.mask();
+        let print = |node: &Node| {
+            Op::SetImportPrint(ImportPrint {
+                object: node.id(number),
+                mask,
+                print: node.fingerprint,
+            })
+        };
         if !anything {
-            tracing::info!(model = %model.id, objects = nodes.len(), "model re-imported unchanged");
+            // The prints computed from details are stored, so the next comparison reads them.
+            let mut prints = Vec::new();
+            if let Nodes::Matched(nodes) = &nodes {
+                prints.extend(reprint.iter().map(|&at| print(&nodes[at as usize])));
+            }
+            let reprinted = prints.len();
+            if !prints.is_empty() {
+                let mut tx = self.store.begin().await?;
+                while !prints.is_empty() {
+                    let rest = prints.split_off(prints.len().min(CHUNK));
+                    tx.write(std::mem::replace(&mut prints, rest)).await?;
+                }
+                tx.commit().await?;
+            }
+            tracing::info!(
+                model = %model.id, objects = nodes.len(), reprinted,
+                read_ms = started.elapsed().as_millis(),
+                "model re-imported unchanged"
+            );
             return Ok(summary(&model));
         }
 
@@ -557,6 +599,12 @@ impl Catalog {
             }
             drop(changed);
 
+            // A new model's prints are made as its rows are written; a re-import's are
+            // in its nodes.
+            let mut new_prints = match &nodes {
+                Nodes::New { len, .. } => vec![0u64; *len],
+                Nodes::Matched(_) => Vec::new(),
+            };
             self.write_rows(
                 &mut reader,
                 &mut sink,
@@ -567,6 +615,7 @@ impl Catalog {
                 number,
                 caller,
                 empty.then_some(&mut checks),
+                empty.then_some(new_prints.as_mut_slice()),
             )
             .await?;
             if empty {
@@ -587,6 +636,28 @@ impl Catalog {
             }
             if let Some(edge) = configuration_edge {
                 sink.push(Op::AddEdge(edge)).await?;
+            }
+            // The prints of what was written, and of unchanged objects whose print was
+            // computed, last: after every write that would forget them.
+            match &nodes {
+                Nodes::New { .. } => {
+                    for (at, fingerprint) in new_prints.into_iter().enumerate() {
+                        let mut node = nodes.get(at as u32);
+                        node.fingerprint = fingerprint;
+                        sink.push(print(&node)).await?;
+                    }
+                }
+                Nodes::Matched(nodes) => {
+                    for node in nodes.iter().filter(|n| n.writes()) {
+                        sink.push(print(node)).await?;
+                    }
+                    for &at in &reprint {
+                        let node = &nodes[at as usize];
+                        if !node.writes() {
+                            sink.push(print(node)).await?;
+                        }
+                    }
+                }
             }
             sink.flush().await
         };
@@ -609,34 +680,50 @@ impl Catalog {
 
     /// Matches the stored objects of model `number` with the archive's by native id:
     /// one node per archive object, in the index's numbering (those the model lacks
-    /// still without a number), and the stored objects the archive no longer has.
+    /// still without a number), with the stored object's fingerprint: its stored print
+    /// where the store has one of the parts the archive carries, else computed from its
+    /// details. Also answers the stored objects the archive no longer has, and the nodes
+    /// whose print was computed (to be stored).
     async fn match_stored(
         &self,
         number: i64,
         index: &ObjectIndex,
         carried: Carried,
-    ) -> Result<(Vec<Node>, Vec<(ObjectId, Option<ObjectId>)>)> {
+    ) -> Result<Matched> {
         let unmatched = Node {
             object: 0,
             stored_created: NOT_STORED,
             stored_fingerprint: 0,
             fingerprint: 0,
         };
-        let mut nodes: Vec<Node> = vec![unmatched; index.len()];
-        let mut vanished = Vec::new();
+        let mask = carried.mask();
+        let mut matched = Matched {
+            nodes: vec![unmatched; index.len()],
+            vanished: Vec::new(),
+            reprint: Vec::new(),
+        };
+        let nodes = &mut matched.nodes;
         let mut after = None;
         loop {
-            let page = self.store.model_objects_page(number, after, PAGE).await?;
+            let page = self
+                .store
+                .model_prints_page(number, after, PRINT_PAGE)
+                .await?;
             let Some(last) = page.last() else {
                 break;
             };
             after = Some(last.id.object);
-            let page = page.as_slice();
-            let details = self
-                .store
-                .details(Scope::Objects(page.iter().map(|o| o.id).collect()))
-                .await?;
-            let prints = stored_fingerprints(page, &details, number, carried);
+            // Objects without a print of these parts: fingerprinted from their details.
+            let unprinted: Vec<ObjectId> = page
+                .iter()
+                .filter(|o| !matches!(o.print, Some((m, _)) if m == mask))
+                .map(|o| o.id)
+                .collect();
+            let mut computed = HashMap::new();
+            for ids in unprinted.chunks(PAGE) {
+                let (objects, details) = self.store.objects_with_details(ids).await?;
+                computed.extend(stored_fingerprints(&objects, &details, number, carried));
+            }
             for object in page {
                 let key = match &object.native_id {
                     Some(native) => index.find(native),
@@ -644,7 +731,13 @@ impl Catalog {
                 };
                 match key {
                     Some(at) if !nodes[at as usize].stored() => {
-                        let print = prints.get(&object.id).copied().unwrap_or_default();
+                        let print = match object.print {
+                            Some((m, print)) if m == mask => print,
+                            _ => {
+                                matched.reprint.push(at);
+                                computed.get(&object.id).copied().unwrap_or_default()
+                            }
+                        };
                         nodes[at as usize] = Node {
                             object: object.id.object,
                             stored_created: object.created_at.timestamp_micros(),
@@ -652,11 +745,11 @@ impl Catalog {
                             fingerprint: 0,
                         };
                     }
-                    _ => vanished.push((object.id, object.parent)),
+                    _ => matched.vanished.push((object.id, object.parent)),
                 }
             }
         }
-        Ok((nodes, vanished))
+        Ok(matched)
     }
 
     /// The model to import into: an existing one (`modelId`), or a new one, not yet
@@ -854,7 +947,14 @@ impl Catalog {
         number: i64,
         caller: &Caller,
         mut checks: Option<&mut Checks<'_>>,
+        mut prints: Option<&mut [u64]>,
     ) -> Result<()> {
+        // Adds a row's print to its object's, for a new model.
+        let mut add = |at: Option<u32>, print: u64| {
+            if let (Some(prints), Some(at)) = (prints.as_deref_mut(), at) {
+                prints[at as usize] = prints[at as usize].wrapping_add(print);
+            }
+        };
         let node = |native: &str| -> Result<Node> {
             index
                 .find(native)
@@ -898,6 +998,25 @@ impl Catalog {
                 };
                 object.updated_at = now;
                 object.updated_by = Some(caller.user());
+                let texts = [
+                    &object.physical_name,
+                    &object.description,
+                    &object.business_name,
+                    &object.business_description,
+                    &object.data_type,
+                    &object.external_url,
+                    &object.workflow_state,
+                ];
+                add(
+                    Some(at as u32 - 1),
+                    object_print(
+                        &object.object_type,
+                        object.parent,
+                        &object.name,
+                        texts,
+                        object.hide_data,
+                    ),
+                );
                 sink.push(Op::PutObject(object)).await?;
             }
         }
@@ -917,6 +1036,10 @@ impl Catalog {
                         Some(value) => value,
                         None => checked_value(&row, &attribute, &attribute_types, &mut ignored)?,
                     };
+                    add(
+                        index.find(&attribute.native_id),
+                        attribute_print(&attribute.attribute, &value),
+                    );
                     sink.push(Op::SetAttribute(AttributeValue {
                         object: owner.id(number),
                         attribute: attribute.attribute,
@@ -931,13 +1054,17 @@ impl Catalog {
                 let relationship = relationship_row(&row, &known)?;
                 let source = node(&relationship.source_native_id)?;
                 if source.writes() {
-                    sink.push(Op::AddEdge(Edge {
+                    let edge = Edge {
                         kind: relationship.kind,
                         source: source.id(number),
                         target: node(&relationship.target_native_id)?.id(number),
                         name: edge_name(relationship.kind, &relationship.name),
-                    }))
-                    .await?;
+                    };
+                    add(
+                        index.find(&relationship.source_native_id),
+                        edge_print(edge.kind, &edge.name, edge.target),
+                    );
+                    sink.push(Op::AddEdge(edge)).await?;
                 }
             }
         }
@@ -946,6 +1073,7 @@ impl Catalog {
                 let tag = tag_row(&row, &known)?;
                 let owner = node(&tag.native_id)?;
                 if owner.writes() {
+                    add(index.find(&tag.native_id), tag_print(tag.kind, &tag.value));
                     sink.push(Op::AddTag(Tag {
                         object: owner.id(number),
                         kind: tag.kind,
@@ -963,6 +1091,10 @@ impl Catalog {
                 }
                 let owner = node(&c.native_id)?;
                 if owner.writes() {
+                    add(
+                        index.find(&c.native_id),
+                        classification_print(&c.data_class, c.status),
+                    );
                     sink.push(Op::SetClassification(Classification {
                         object: owner.id(number),
                         data_class: c.data_class,
@@ -980,6 +1112,7 @@ impl Catalog {
                 }
                 let owner = node(&l.native_id)?;
                 if owner.writes() {
+                    add(index.find(&l.native_id), label_print(&l.label, l.status));
                     sink.push(Op::SetLabelAssignment(LabelAssignment {
                         object: owner.id(number),
                         label: l.label,
@@ -997,6 +1130,10 @@ impl Catalog {
                 }
                 let owner = node(&p.native_id)?;
                 if owner.writes() {
+                    add(
+                        index.find(&p.native_id),
+                        profiling_print(&p.data_profile, &p.data_sample),
+                    );
                     sink.push(Op::SetProfiling(Profiling {
                         object: owner.id(number),
                         profile: p.data_profile,
@@ -1267,6 +1404,22 @@ struct Carried {
 }
 
 impl Carried {
+    /// The mask stored with a print: the parts it covers and [`PRINT_VERSION`].
+    fn mask(self) -> u32 {
+        let parts = [
+            self.attributes,
+            self.relationships,
+            self.tags,
+            self.classifications,
+            self.labels,
+            self.profiling,
+        ];
+        let bits = parts.iter().enumerate().fold(0u32, |bits, (at, carried)| {
+            bits | (u32::from(*carried) << at)
+        });
+        bits | PRINT_VERSION << 16
+    }
+
     fn of<R: Read + Seek>(reader: &ArchiveReader<R>) -> Self {
         Self {
             attributes: reader.has(&spec::ATTRIBUTES),
@@ -1381,12 +1534,49 @@ fn deletion_order(vanished: Vec<(ObjectId, Option<ObjectId>)>) -> Vec<ObjectId> 
 // ---------------------------------------------------------------------------------------
 // Fingerprints: a hash of everything the archive carries for one object, the same for
 // the stored object and the archive's rows. Row hashes are added, so row order does not
-// matter. They are compared within one process only, never stored.
+// matter. They are stored ([`Op::SetImportPrint`]), so the hash is XXH3 over parts
+// written out explicitly (lengths before strings, fixed codes): the same on every
+// machine and build. A change of what goes in must change [`PRINT_VERSION`].
 
-fn print(write: impl FnOnce(&mut DefaultHasher)) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    write(&mut hasher);
-    hasher.finish()
+/// The version of the fingerprint, in the high half of a print's mask: prints of
+/// another version are never compared.
+const PRINT_VERSION: u32 = 1;
+
+/// A fingerprint being written.
+struct Print(Xxh3Default);
+
+impl Print {
+    fn of(part: &str) -> Self {
+        let mut print = Self(Xxh3Default::new());
+        print.str(part);
+        print
+    }
+    fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.update(bytes);
+        self
+    }
+    fn str(&mut self, text: &str) -> &mut Self {
+        self.bytes(&(text.len() as u64).to_le_bytes())
+            .bytes(text.as_bytes())
+    }
+    fn text(&mut self, text: &Option<String>) -> &mut Self {
+        match text {
+            None => self.bytes(&[0]),
+            Some(text) => self.bytes(&[1]).str(text),
+        }
+    }
+    fn id(&mut self, id: Option<ObjectId>) -> &mut Self {
+        match id {
+            None => self.bytes(&[0]),
+            Some(id) => self
+                .bytes(&[1])
+                .bytes(&id.model.to_le_bytes())
+                .bytes(&id.object.to_le_bytes()),
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0.digest()
+    }
 }
 
 fn object_print(
@@ -1396,14 +1586,16 @@ fn object_print(
     texts: [&Option<String>; 7],
     hide_data: bool,
 ) -> u64 {
-    print(|h| {
-        "object".hash(h);
-        object_type.hash(h);
-        parent.hash(h);
-        name.hash(h);
-        texts.hash(h);
-        hide_data.hash(h);
-    })
+    let mut print = Print::of("object");
+    print
+        .str(&object_type.profile)
+        .str(&object_type.name)
+        .id(parent)
+        .str(name);
+    for text in texts {
+        print.text(text);
+    }
+    print.bytes(&[u8::from(hide_data)]).finish()
 }
 
 fn attribute_print(attribute: &str, value: &Value) -> u64 {
@@ -1414,56 +1606,44 @@ fn attribute_print(attribute: &str, value: &Value) -> u64 {
         Value::DateTime(_) => 3,
         Value::Text(_) => 4,
     };
-    print(|h| {
-        "attribute".hash(h);
-        attribute.hash(h);
-        kind.hash(h);
-        value.to_text().hash(h);
-    })
+    Print::of("attribute")
+        .str(attribute)
+        .bytes(&[kind])
+        .str(&value.to_text())
+        .finish()
 }
 
 fn edge_print(kind: EdgeKind, name: &str, target: ObjectId) -> u64 {
-    print(|h| {
-        "edge".hash(h);
-        kind.hash(h);
-        name.hash(h);
-        target.hash(h);
-    })
+    Print::of("edge")
+        .str(kind.as_str())
+        .str(name)
+        .id(Some(target))
+        .finish()
 }
 
 fn tag_print(kind: TagKind, value: &str) -> u64 {
-    print(|h| {
-        "tag".hash(h);
-        kind.hash(h);
-        value.hash(h);
-    })
+    Print::of("tag").str(kind.as_str()).str(value).finish()
 }
 
 fn classification_print(data_class: &str, status: ClassificationStatus) -> u64 {
-    print(|h| {
-        "classification".hash(h);
-        data_class.hash(h);
-        status.hash(h);
-    })
+    Print::of("classification")
+        .str(data_class)
+        .str(status.as_str())
+        .finish()
 }
 
 fn label_print(label: &str, status: ClassificationStatus) -> u64 {
-    print(|h| {
-        "label".hash(h);
-        label.hash(h);
-        status.hash(h);
-    })
+    Print::of("label").str(label).str(status.as_str()).finish()
 }
 
 fn profiling_print(profile: &Option<DataProfile>, sample: &Option<DataSample>) -> u64 {
     if profile.is_none() && sample.is_none() {
         return 0;
     }
-    print(|h| {
-        "profiling".hash(h);
-        serde_json::to_string(profile).unwrap_or_default().hash(h);
-        serde_json::to_string(sample).unwrap_or_default().hash(h);
-    })
+    Print::of("profiling")
+        .str(&serde_json::to_string(profile).unwrap_or_default())
+        .str(&serde_json::to_string(sample).unwrap_or_default())
+        .finish()
 }
 
 /// The fingerprints of stored objects of model `number`, from their details.

@@ -214,3 +214,26 @@ impl Object {
         }
     }
 }
+
+/// The fingerprint of what an import wrote on one object: a stable hash of the parts of
+/// the archive that the mask names (see `model_import.rs`), kept so that a re-import of
+/// an unchanged object compares one number instead of reading the object back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImportPrint {
+    pub object: ObjectId,
+    /// Which parts the print covers, and the version of the hash.
+    pub mask: u32,
+    pub print: u64,
+}
+
+/// A model object as a re-import matches it: by native id (its own number where it
+/// has none), with its parent, creation time and import print where the store has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintedObject {
+    pub id: ObjectId,
+    pub native_id: Option<String>,
+    pub parent: Option<ObjectId>,
+    pub created_at: Timestamp,
+    /// The print and its mask.
+    pub print: Option<(u32, u64)>,
+}

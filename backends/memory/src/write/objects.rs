@@ -8,8 +8,8 @@ use std::ops::Bound;
 use lore_core::error::{Error, Result};
 use lore_core::id::{ObjectId, REPOSITORY_MODEL};
 use lore_core::model::{
-    AttributeType, ClassificationStatus, DataClass, Edge, Grant, Object, ObjectType, Profiling,
-    SensitivityLabel, Tag, Value,
+    AttributeType, ClassificationStatus, DataClass, Edge, Grant, ImportPrint, Object, ObjectType,
+    Profiling, SensitivityLabel, Tag, Value,
 };
 use lore_core::store::Details;
 
@@ -44,12 +44,14 @@ impl Tx<'_> {
             )));
         }
         let id = object.id;
+        self.forget_print(id);
         let old = self.state.set_object(id, Some(object));
         self.undo.push(Undo::Object(id, old));
         Ok(())
     }
 
     pub(super) fn delete_object(&mut self, id: ObjectId) {
+        self.forget_print(id);
         let old = self.state.set_object(id, None);
         if old.is_some() {
             self.undo.push(Undo::Object(id, old));
@@ -101,6 +103,15 @@ impl Tx<'_> {
         for entry in curation {
             self.remove_curation(entry);
         }
+        let printed: Vec<ObjectId> = self
+            .state
+            .prints
+            .range(first_of(model)..=ObjectId::new(model, i64::MAX))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in printed {
+            self.forget_print(id);
+        }
         let grants: Vec<Grant> = self
             .state
             .grants_on
@@ -137,7 +148,24 @@ impl Tx<'_> {
         }
     }
 
+    /// Forgets the import print of an object whose content or details change.
+    fn forget_print(&mut self, object: ObjectId) {
+        if let Some(old) = self.state.prints.remove(&object) {
+            self.undo.push(Undo::Print(object, Some(old)));
+        }
+    }
+
+    pub(super) fn set_import_print(&mut self, print: ImportPrint) {
+        let old = set_entry(
+            &mut self.state.prints,
+            print.object,
+            Some((print.mask, print.print)),
+        );
+        self.undo.push(Undo::Print(print.object, old));
+    }
+
     pub(super) fn set_attribute(&mut self, object: ObjectId, attribute: String, value: Value) {
+        self.forget_print(object);
         let old = self
             .state
             .set_attribute(object, attribute.clone(), Some(value));
@@ -145,6 +173,7 @@ impl Tx<'_> {
     }
 
     pub(super) fn remove_attribute(&mut self, object: ObjectId, attribute: String) {
+        self.forget_print(object);
         let old = self.state.set_attribute(object, attribute.clone(), None);
         if old.is_some() {
             self.undo.push(Undo::Attribute(object, attribute, old));
@@ -152,6 +181,7 @@ impl Tx<'_> {
     }
 
     pub(super) fn edge(&mut self, edge: Edge, present: bool) {
+        self.forget_print(edge.source);
         let was = self.state.set_edge(edge.clone(), present);
         if was != present {
             self.undo.push(Undo::Edge(edge, was));
@@ -159,6 +189,7 @@ impl Tx<'_> {
     }
 
     pub(super) fn tag(&mut self, tag: Tag, present: bool) {
+        self.forget_print(tag.object);
         let was = self.state.set_tag(tag.clone(), present);
         if was != present {
             self.undo.push(Undo::Tag(tag, was));
@@ -171,6 +202,7 @@ impl Tx<'_> {
         data_class: String,
         status: Option<ClassificationStatus>,
     ) {
+        self.forget_print(object);
         let old = set_entry(
             &mut self.state.classifications,
             (object, data_class.clone()),
@@ -188,6 +220,7 @@ impl Tx<'_> {
         label: String,
         status: Option<ClassificationStatus>,
     ) {
+        self.forget_print(object);
         let old = set_entry(&mut self.state.labels, (object, label.clone()), status);
         if old != status {
             self.undo.push(Undo::Label(object, label, old));
@@ -202,6 +235,7 @@ impl Tx<'_> {
     }
 
     pub(super) fn profiling(&mut self, object: ObjectId, profiling: Option<Profiling>) {
+        self.forget_print(object);
         let removing = profiling.is_none();
         let old = set_entry(&mut self.state.profiling, object, profiling);
         if !(removing && old.is_none()) {

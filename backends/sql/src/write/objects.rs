@@ -76,6 +76,24 @@ impl Writer {
         }
     }
 
+    /// Buffers an import print, after every row buffered before it (whose triggers
+    /// would forget it).
+    pub(super) fn set_import_print(&mut self, p: ImportPrint) {
+        if self.prints.is_empty() {
+            self.flush();
+        }
+        self.prints.push(vec![
+            p.object.model.into(),
+            p.object.object.into(),
+            i64::from(p.mask).into(),
+            // The print's bits, as the signed 64-bit integer SQL stores.
+            (p.print as i64).into(),
+        ]);
+        if self.prints.len() >= BULK_ROWS {
+            self.flush_prints();
+        }
+    }
+
     pub(super) fn set_attribute(&mut self, value: AttributeValue) {
         self.attributes.push(attribute_row(value));
         if self.attributes.len() >= BULK_ROWS {

@@ -104,8 +104,22 @@ pub static TAGS: Table = Table {
     on_conflict: "ON CONFLICT DO NOTHING",
 };
 
+/// Import prints: written last by an import, forgotten by the triggers of
+/// `0020_import_prints.sql` when their object changes.
+pub(super) static IMPORT_PRINTS: Table = Table {
+    name: "import_prints",
+    columns: &[
+        ("model_id", Int),
+        ("object_id", Int),
+        ("mask", Int),
+        ("print", Int),
+    ],
+    on_conflict: "ON CONFLICT (model_id, object_id) DO UPDATE SET mask = excluded.mask, \
+        print = excluded.print",
+};
+
 /// The tables that hang on an object through (model_id, object_id).
-pub(super) const HANGING_TABLES: [&str; 9] = [
+pub(super) const HANGING_TABLES: [&str; 10] = [
     "attribute_values",
     "tags",
     "classifications",
@@ -115,11 +129,12 @@ pub(super) const HANGING_TABLES: [&str; 9] = [
     "import_settings",
     "attachments",
     "curation",
+    "import_prints",
 ];
 
 /// Every table [`Op::ClearAll`](lore_core::store::Op::ClearAll) empties, with its
 /// statement: all but the system log and the schema's own bookkeeping.
-pub(super) const CLEARED_TABLES: [(&str, &str); 28] = [
+pub(super) const CLEARED_TABLES: [(&str, &str); 29] = [
     ("objects", "DELETE FROM objects"),
     ("attribute_values", "DELETE FROM attribute_values"),
     ("edges", "DELETE FROM edges"),
@@ -148,4 +163,5 @@ pub(super) const CLEARED_TABLES: [(&str, &str); 28] = [
     ("import_settings", "DELETE FROM import_settings"),
     ("attachments", "DELETE FROM attachments"),
     ("id_sequences", "DELETE FROM id_sequences"),
+    ("import_prints", "DELETE FROM import_prints"),
 ];

@@ -1,0 +1,139 @@
+-- Import prints: the fingerprint of what an import wrote on each object of a model
+-- (`model_import.rs`), so a re-import of an unchanged object compares one number instead
+-- of reading the object and what hangs on it back. The import writes them last in its
+-- transaction; every later change to an object (its row updated or deleted) or to what
+-- hangs on it (attribute values, tags, classifications, label assignments, profiling,
+-- edges from it, including those a deleted target takes with it) forgets its print, here,
+-- in the same transaction as the change, whatever code path made it. A forgotten print
+-- only makes the next re-import fingerprint that object from its details again.
+--
+-- `print` holds the 64 bits of the hash as a signed integer; `mask` says which parts of
+-- an archive it covers and the version of the hash.
+CREATE TABLE import_prints (
+    model_id  BIGINT NOT NULL,
+    object_id BIGINT NOT NULL,
+    mask      BIGINT NOT NULL,
+    print     BIGINT NOT NULL,
+    PRIMARY KEY (model_id, object_id)
+) {without_rowid};
+
+-- SQLite: row triggers, one index probe each (nothing to delete while a new model is
+-- written).
+--sqlite: CREATE TRIGGER import_prints_attribute_values_insert AFTER INSERT ON attribute_values BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_attribute_values_update AFTER UPDATE ON attribute_values BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_attribute_values_delete AFTER DELETE ON attribute_values BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_tags_insert AFTER INSERT ON tags BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_tags_update AFTER UPDATE ON tags BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_tags_delete AFTER DELETE ON tags BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_classifications_insert AFTER INSERT ON classifications BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_classifications_update AFTER UPDATE ON classifications BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_classifications_delete AFTER DELETE ON classifications BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_label_assignments_insert AFTER INSERT ON label_assignments BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_label_assignments_update AFTER UPDATE ON label_assignments BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_label_assignments_delete AFTER DELETE ON label_assignments BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_profiling_insert AFTER INSERT ON profiling BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_profiling_update AFTER UPDATE ON profiling BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_profiling_delete AFTER DELETE ON profiling BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_objects_update AFTER UPDATE ON objects BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_objects_delete AFTER DELETE ON objects BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_edges_insert AFTER INSERT ON edges BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = new.source_model AND object_id = new.source_object;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_edges_update AFTER UPDATE ON edges BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.source_model AND object_id = old.source_object;
+--sqlite: END;
+--sqlite: CREATE TRIGGER import_prints_edges_delete AFTER DELETE ON edges BEGIN
+--sqlite:     DELETE FROM import_prints WHERE model_id = old.source_model AND object_id = old.source_object;
+--sqlite: END;
+
+-- PostgreSQL: statement triggers over the statement's rows (a bulk insert of thousands of
+-- rows fires once). The join must probe the key, never scan every print, whatever the
+-- planner guesses of the transition table: hash and merge joins are off inside.
+--postgres: CREATE FUNCTION lore_prints_forget() RETURNS trigger LANGUAGE plpgsql
+--postgres:     SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+--postgres: BEGIN
+--postgres:     DELETE FROM import_prints p USING changed c
+--postgres:         WHERE p.model_id = c.model_id AND p.object_id = c.object_id;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_prints_forget_sources() RETURNS trigger LANGUAGE plpgsql
+--postgres:     SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+--postgres: BEGIN
+--postgres:     DELETE FROM import_prints p USING changed c
+--postgres:         WHERE p.model_id = c.source_model AND p.object_id = c.source_object;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE TRIGGER import_prints_attribute_values_insert AFTER INSERT ON attribute_values
+--postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_attribute_values_update AFTER UPDATE ON attribute_values
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_attribute_values_delete AFTER DELETE ON attribute_values
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_tags_insert AFTER INSERT ON tags
+--postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_tags_update AFTER UPDATE ON tags
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_tags_delete AFTER DELETE ON tags
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_classifications_insert AFTER INSERT ON classifications
+--postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_classifications_update AFTER UPDATE ON classifications
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_classifications_delete AFTER DELETE ON classifications
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_label_assignments_insert AFTER INSERT ON label_assignments
+--postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_label_assignments_update AFTER UPDATE ON label_assignments
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_label_assignments_delete AFTER DELETE ON label_assignments
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_profiling_insert AFTER INSERT ON profiling
+--postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_profiling_update AFTER UPDATE ON profiling
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_profiling_delete AFTER DELETE ON profiling
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_objects_update AFTER UPDATE ON objects
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_objects_delete AFTER DELETE ON objects
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
+--postgres: CREATE TRIGGER import_prints_edges_insert AFTER INSERT ON edges
+--postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget_sources();
+--postgres: CREATE TRIGGER import_prints_edges_update AFTER UPDATE ON edges
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget_sources();
+--postgres: CREATE TRIGGER import_prints_edges_delete AFTER DELETE ON edges
+--postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget_sources();
