@@ -198,8 +198,10 @@ async fn bench(
     eprintln!("{}", imported_line(&server));
     eprintln!("{backend} {n}: re-import, unchanged ...");
     let unchanged = import(&server, &key, &archive.path, Some(&model_id)).await?;
+    eprintln!("{}", imported_line(&server));
     eprintln!("{backend} {n}: re-import, 1% edited ...");
     let edited = import(&server, &key, &edited.path, Some(&model_id)).await?;
+    eprintln!("{}", imported_line(&server));
     // A fresh server on a fresh database, as for the first import: time and memory are
     // comparable (a database already holding the model would make every insert dearer).
     drop(server);
@@ -235,13 +237,14 @@ async fn bench(
     })
 }
 
-/// The server's last `model imported` log line: where an import's time went.
+/// The server's last `model imported` (or `re-imported unchanged`) log line: where an
+/// import's time went.
 fn imported_line(server: &LoreServer) -> String {
     server
         .log_tail()
         .lines()
         .rev()
-        .find(|l| l.contains("model imported"))
+        .find(|l| l.contains("model imported") || l.contains("model re-imported unchanged"))
         .unwrap_or("(no 'model imported' line)")
         .to_owned()
 }

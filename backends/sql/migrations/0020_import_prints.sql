@@ -81,20 +81,30 @@ CREATE TABLE import_prints (
 --sqlite: END;
 
 -- PostgreSQL: statement triggers over the statement's rows (a bulk insert of thousands of
--- rows fires once). The join must probe the key, never scan every print, whatever the
--- planner guesses of the transition table: hash and merge joins are off inside.
+-- rows fires once). While a new model is written no print of its model exists: one
+-- index probe over the statement's range of models says so, and the rows are not joined.
+-- The join must probe the key, never scan every print, whatever the planner guesses of
+-- the transition table: hash and merge joins are off inside.
 --postgres: CREATE FUNCTION lore_prints_forget() RETURNS trigger LANGUAGE plpgsql
 --postgres:     SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+--postgres: DECLARE lo BIGINT; hi BIGINT;
 --postgres: BEGIN
---postgres:     DELETE FROM import_prints p USING changed c
---postgres:         WHERE p.model_id = c.model_id AND p.object_id = c.object_id;
+--postgres:     SELECT min(model_id), max(model_id) INTO lo, hi FROM changed;
+--postgres:     IF EXISTS (SELECT 1 FROM import_prints WHERE model_id BETWEEN lo AND hi) THEN
+--postgres:         DELETE FROM import_prints p USING changed c
+--postgres:             WHERE p.model_id = c.model_id AND p.object_id = c.object_id;
+--postgres:     END IF;
 --postgres:     RETURN NULL;
 --postgres: END $$;
 --postgres: CREATE FUNCTION lore_prints_forget_sources() RETURNS trigger LANGUAGE plpgsql
 --postgres:     SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+--postgres: DECLARE lo BIGINT; hi BIGINT;
 --postgres: BEGIN
---postgres:     DELETE FROM import_prints p USING changed c
---postgres:         WHERE p.model_id = c.source_model AND p.object_id = c.source_object;
+--postgres:     SELECT min(source_model), max(source_model) INTO lo, hi FROM changed;
+--postgres:     IF EXISTS (SELECT 1 FROM import_prints WHERE model_id BETWEEN lo AND hi) THEN
+--postgres:         DELETE FROM import_prints p USING changed c
+--postgres:             WHERE p.model_id = c.source_model AND p.object_id = c.source_object;
+--postgres:     END IF;
 --postgres:     RETURN NULL;
 --postgres: END $$;
 --postgres: CREATE TRIGGER import_prints_attribute_values_insert AFTER INSERT ON attribute_values

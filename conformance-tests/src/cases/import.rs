@@ -1382,10 +1382,54 @@ pub async fn reimport_keeps_curation(t: &Target) {
 /// A re-import puts back what curation changed of what the archive carries, although the
 /// import keeps each object's fingerprint: a system attribute set on a table and a
 /// workflow step on its schema make exactly those two objects updated, with the
-/// archive's values again; the next re-import finds every object unchanged.
+/// archive's values again; the next re-import finds every object unchanged. Where the
+/// store is at hand, every object first gets an edge to another model, which the
+/// archive does not carry but which drops every stored fingerprint: each object is
+/// then compared by its contents, and only the two curated ones differ; afterwards
+/// every object has its fingerprint again.
 pub async fn reimport_restores_what_curation_changed(t: &Target) {
+    use lore_core::ObjectId;
+    use lore_core::model::{Edge, EdgeKind};
+    use lore_core::store::{Batch, Op};
+
     let imported = t.import_sample().await;
     let total = Sample::load().objects.len();
+    let number = imported
+        .model_id
+        .parse::<ObjectId>()
+        .expect("a model id")
+        .content_model();
+    let store = t.store().cloned();
+    if let Some(store) = &store {
+        let other = t.import_sample().await;
+        let other = other.model_id.parse::<ObjectId>().expect("a model id");
+        let target = store
+            .model_objects_page(other.content_model(), None, 1)
+            .await
+            .expect("the other model's objects")[0]
+            .id;
+        let objects = store.model_objects(number).await.expect("objects");
+        let edges = objects.iter().map(|o| {
+            Op::AddEdge(Edge {
+                kind: EdgeKind::SemanticLink,
+                source: o.id,
+                target,
+                name: "Conformance Curation".to_owned(),
+            })
+        });
+        store
+            .apply(Batch::from(edges.collect::<Vec<_>>()))
+            .await
+            .expect("edges to another model");
+        let prints = store
+            .model_prints_page(number, None, total + 1)
+            .await
+            .expect("prints");
+        assert!(
+            prints.iter().all(|o| o.print.is_none()),
+            "every print dropped"
+        );
+    }
     let id_of = async |path: String| -> String {
         let resp = t.entity(&path).await;
         resp.ok()["id"].as_str().expect("an id").to_owned()
@@ -1432,4 +1476,15 @@ pub async fn reimport_restores_what_curation_changed(t: &Target) {
         entity.describe()
     );
     again([0, 0, 0, total]).await;
+    if let Some(store) = &store {
+        let prints = store
+            .model_prints_page(number, None, total + 1)
+            .await
+            .expect("prints");
+        assert_eq!(prints.len(), total);
+        assert!(
+            prints.iter().all(|o| o.print.is_some()),
+            "every object has its print again"
+        );
+    }
 }

@@ -342,15 +342,36 @@ impl Catalog {
             )));
         }
 
-        // Pass 1: the objects by native id.
+        // Pass 1: the objects by native id, and each object's own fingerprint.
         let started = std::time::Instant::now();
         let mut index = ObjectIndex::default();
+        let mut prints = Vec::new();
+        let mut types = TypeCache::default();
         reader.each(&spec::OBJECTS, |row| {
             let object = object_row(&row)?;
+            let object_type =
+                types.resolve(&meta, &archive_model.profile, &object.object_type, &row)?;
             index.add(&row, &object.native_id, object.parent_native_id.as_deref())?;
+            let texts = [
+                &object.physical_name,
+                &object.description,
+                &object.business_name,
+                &object.business_description,
+                &object.data_type,
+                &object.external_url,
+                &object.workflow_state,
+            ];
+            prints.push(object_print(
+                &object_type.name,
+                object.parent_native_id.as_deref(),
+                &object.name,
+                texts,
+                object.hide_data,
+            ));
             Ok(())
         })?;
         index.finish()?;
+        let indexed = started.elapsed();
 
         let (mut model, created) = self
             .import_target(caller, options, &archive_model.name)
@@ -365,9 +386,15 @@ impl Catalog {
                 .await?
                 .is_empty();
 
-        // Pass 2, for a re-import: the stored objects, matched by native id, with their
-        // fingerprints. Objects the model does not have yet get new ids.
+        // Passes 2 and 3, for a re-import, at the same time: the stored objects, matched
+        // by native id, with their fingerprints; and the rest of the archive's
+        // fingerprints, with the checks that need the meta model and the store. Objects
+        // the model does not have yet get new ids. Every object of a new model is added
+        // whatever its fingerprint, so a new model has its rows checked as they are
+        // written.
         let carried = Carried::of(&reader);
+        let connections = read_connections(&mut reader)?;
+        let mut checks = self.checks(&meta).await?;
         let (mut nodes, vanished, reprint) = match empty {
             true => (
                 Nodes::New {
@@ -378,7 +405,15 @@ impl Catalog {
                 Vec::new(),
             ),
             false => {
-                let matched = self.match_stored(number, &index, carried).await?;
+                let (matched, printed) = tokio::join!(
+                    self.match_stored(number, &index, carried),
+                    Self::fingerprint_details(&mut reader, &index, &mut prints, &mut checks),
+                );
+                printed?;
+                let mut matched = matched?;
+                for (node, print) in matched.nodes.iter_mut().zip(&prints) {
+                    node.fingerprint = *print;
+                }
                 (
                     Nodes::Matched(matched.nodes),
                     matched.vanished,
@@ -386,30 +421,13 @@ impl Catalog {
                 )
             }
         };
+        let compared_at = started.elapsed();
         let new_count = nodes.count(Fate::Added);
         let first = match new_count {
             0 => 0,
             n => self.store.reserve_ids(number, n as u64).await?,
         };
         nodes.number_new(first);
-
-        // Pass 3, for a re-import: the archive's fingerprints, and the checks that need
-        // the meta model and the store. Every object of a new model is added whatever
-        // its fingerprint, so a new model has its rows checked as they are written.
-        let connections = read_connections(&mut reader)?;
-        let mut checks = self.checks(&meta).await?;
-        if let Nodes::Matched(nodes) = &mut nodes {
-            Self::fingerprint_archive(
-                &mut reader,
-                &meta,
-                &archive_model.profile,
-                &index,
-                nodes,
-                number,
-                &mut checks,
-            )?;
-        }
-
         // What changes.
         let [added, updated, unchanged] =
             [Fate::Added, Fate::Updated, Fate::Unchanged].map(|fate| nodes.count(fate));
@@ -535,6 +553,8 @@ impl Catalog {
             }
             tracing::info!(
                 model = %model.id, objects = nodes.len(), reprinted,
+                index_ms = indexed.as_millis(),
+                compare_ms = (compared_at - indexed).as_millis(),
                 read_ms = started.elapsed().as_millis(),
                 "model re-imported unchanged"
             );
@@ -599,10 +619,10 @@ impl Catalog {
             }
             drop(changed);
 
-            // A new model's prints are made as its rows are written; a re-import's are
-            // in its nodes.
+            // A new model's prints are completed as its rows are written; a re-import's
+            // are in its nodes.
             let mut new_prints = match &nodes {
-                Nodes::New { len, .. } => vec![0u64; *len],
+                Nodes::New { .. } => std::mem::take(&mut prints),
                 Nodes::Matched(_) => Vec::new(),
             };
             self.write_rows(
@@ -669,6 +689,8 @@ impl Catalog {
         tx.commit().await?;
         tracing::info!(
             model = %model.id, objects = nodes.len(), created, added, updated, removed, unchanged,
+            index_ms = indexed.as_millis(),
+            compare_ms = (compared_at - indexed).as_millis(),
             read_ms = compared.as_millis(),
             write_ms = (written - compared).as_millis(),
             store_busy_ms = writing.as_millis(),
@@ -722,7 +744,30 @@ impl Catalog {
             let mut computed = HashMap::new();
             for ids in unprinted.chunks(PAGE) {
                 let (objects, details) = self.store.objects_with_details(ids).await?;
-                computed.extend(stored_fingerprints(&objects, &details, number, carried));
+                // The native ids of their parents and of the targets of their edges.
+                let mut natives: HashMap<ObjectId, String> =
+                    objects.iter().map(|o| (o.id, native_key(o))).collect();
+                let referred: BTreeSet<ObjectId> = objects
+                    .iter()
+                    .filter_map(|o| o.parent)
+                    .chain(
+                        details
+                            .edges
+                            .iter()
+                            .filter(|e| carried_edge(e, number))
+                            .map(|e| e.target),
+                    )
+                    .filter(|id| !natives.contains_key(id))
+                    .collect();
+                if !referred.is_empty() {
+                    let referred: Vec<ObjectId> = referred.into_iter().collect();
+                    for o in self.store.objects(&referred).await? {
+                        natives.insert(o.id, native_key(&o));
+                    }
+                }
+                computed.extend(stored_fingerprints(
+                    &objects, &details, &natives, number, carried,
+                ));
             }
             for object in page {
                 let key = match &object.native_id {
@@ -842,94 +887,78 @@ impl Catalog {
         Ok(model)
     }
 
-    /// Reads every file but connections.csv once: runs `checks` on every row and sets
-    /// each object's fingerprint.
-    fn fingerprint_archive<R: Read + Seek>(
+    /// Reads every file but objects.csv and connections.csv once: runs `checks` on every
+    /// row and adds each row's fingerprint to its object's in `prints`. Gives way to the
+    /// other tasks of the import now and then, so the stored model is read meanwhile.
+    async fn fingerprint_details<R: Read + Seek>(
         reader: &mut ArchiveReader<R>,
-        meta: &MetaModel,
-        profile: &str,
         index: &ObjectIndex,
-        nodes: &mut [Node],
-        number: i64,
+        prints: &mut [u64],
         checks: &mut Checks<'_>,
     ) -> Result<()> {
+        const YIELD_EVERY: u32 = 2_048;
         let known = |native: &str| index.find(native).is_some();
-        let id_of = |native: &str| index.find(native).map(|at| nodes[at as usize].id(number));
-        let mut prints = vec![0u64; nodes.len()];
-        let mut types = TypeCache::default();
-        let mut at = 0usize;
-        reader.each(&spec::OBJECTS, |row| {
-            let object = object_row(&row)?;
-            let object_type = types.resolve(meta, profile, &object.object_type, &row)?;
-            let parent = match index.parent(at as u32) {
-                NO_PARENT => None,
-                p => Some(nodes[p as usize].id(number)),
-            };
-            prints[at] = object_print(
-                &object_type.name,
-                parent,
-                &object.name,
-                [
-                    &object.physical_name,
-                    &object.description,
-                    &object.business_name,
-                    &object.business_description,
-                    &object.data_type,
-                    &object.external_url,
-                    &object.workflow_state,
-                ],
-                object.hide_data,
-            );
-            at += 1;
-            Ok(())
-        })?;
-
-        reader.each(&spec::ATTRIBUTES, |row| {
-            let attribute = attribute_row(&row, &known)?;
-            let value = checks.attribute(&row, index, &attribute)?;
-            let at = index.find(&attribute.native_id).unwrap_or_default() as usize;
-            prints[at] = prints[at].wrapping_add(attribute_print(&attribute.attribute, &value));
-            Ok(())
-        })?;
-        reader.each(&spec::RELATIONSHIPS, |row| {
-            let relationship = relationship_row(&row, &known)?;
-            let name = edge_name(relationship.kind, &relationship.name);
-            let target = id_of(&relationship.target_native_id).unwrap_or(ObjectId::new(0, 0));
-            let at = index
-                .find(&relationship.source_native_id)
-                .unwrap_or_default() as usize;
-            prints[at] = prints[at].wrapping_add(edge_print(relationship.kind, &name, target));
-            Ok(())
-        })?;
-        reader.each(&spec::LABELS, |row| {
-            let tag = tag_row(&row, &known)?;
-            let at = index.find(&tag.native_id).unwrap_or_default() as usize;
-            prints[at] = prints[at].wrapping_add(tag_print(tag.kind, &tag.value));
-            Ok(())
-        })?;
-        reader.each(&spec::CLASSIFICATIONS, |row| {
-            let c = classification_row(&row, &known)?;
-            checks.classification(&c);
-            let at = index.find(&c.native_id).unwrap_or_default() as usize;
-            prints[at] = prints[at].wrapping_add(classification_print(&c.data_class, c.status));
-            Ok(())
-        })?;
-        reader.each(&spec::SENSITIVITY_LABELS, |row| {
-            let l = label_row(&row, &known)?;
-            checks.label(&l);
-            let at = index.find(&l.native_id).unwrap_or_default() as usize;
-            prints[at] = prints[at].wrapping_add(label_print(&l.label, l.status));
-            Ok(())
-        })?;
-        reader.each(&spec::PROFILING, |row| {
-            let p = profiling_row(&row, &known)?;
-            checks.profiling(&row, index, &p.native_id)?;
-            let at = index.find(&p.native_id).unwrap_or_default() as usize;
-            prints[at] = prints[at].wrapping_add(profiling_print(&p.data_profile, &p.data_sample));
-            Ok(())
-        })?;
-        for (node, print) in nodes.iter_mut().zip(prints) {
-            node.fingerprint = print;
+        let mut add = |native: &str, print: u64| {
+            let at = index.find(native).unwrap_or_default() as usize;
+            prints[at] = prints[at].wrapping_add(print);
+        };
+        let mut rows = 0u32;
+        let mut next = async |table: &mut archive::read::Table<'_, R>| {
+            rows = rows.wrapping_add(1);
+            if rows.is_multiple_of(YIELD_EVERY) {
+                tokio::task::yield_now().await;
+            }
+            table.next_row()
+        };
+        if let Some(mut table) = reader.table(&spec::ATTRIBUTES)? {
+            while let Some(row) = next(&mut table).await? {
+                let attribute = attribute_row(&row, &known)?;
+                let value = checks.attribute(&row, index, &attribute)?;
+                add(
+                    &attribute.native_id,
+                    attribute_print(&attribute.attribute, &value),
+                );
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::RELATIONSHIPS)? {
+            while let Some(row) = next(&mut table).await? {
+                let relationship = relationship_row(&row, &known)?;
+                let name = edge_name(relationship.kind, &relationship.name);
+                add(
+                    &relationship.source_native_id,
+                    edge_print(relationship.kind, &name, &relationship.target_native_id),
+                );
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::LABELS)? {
+            while let Some(row) = next(&mut table).await? {
+                let tag = tag_row(&row, &known)?;
+                add(&tag.native_id, tag_print(tag.kind, &tag.value));
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::CLASSIFICATIONS)? {
+            while let Some(row) = next(&mut table).await? {
+                let c = classification_row(&row, &known)?;
+                checks.classification(&c);
+                add(&c.native_id, classification_print(&c.data_class, c.status));
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::SENSITIVITY_LABELS)? {
+            while let Some(row) = next(&mut table).await? {
+                let l = label_row(&row, &known)?;
+                checks.label(&l);
+                add(&l.native_id, label_print(&l.label, l.status));
+            }
+        }
+        if let Some(mut table) = reader.table(&spec::PROFILING)? {
+            while let Some(row) = next(&mut table).await? {
+                let p = profiling_row(&row, &known)?;
+                checks.profiling(&row, index, &p.native_id)?;
+                add(
+                    &p.native_id,
+                    profiling_print(&p.data_profile, &p.data_sample),
+                );
+            }
         }
         Ok(())
     }
@@ -998,25 +1027,6 @@ impl Catalog {
                 };
                 object.updated_at = now;
                 object.updated_by = Some(caller.user());
-                let texts = [
-                    &object.physical_name,
-                    &object.description,
-                    &object.business_name,
-                    &object.business_description,
-                    &object.data_type,
-                    &object.external_url,
-                    &object.workflow_state,
-                ];
-                add(
-                    Some(at as u32 - 1),
-                    object_print(
-                        &object.object_type,
-                        object.parent,
-                        &object.name,
-                        texts,
-                        object.hide_data,
-                    ),
-                );
                 sink.push(Op::PutObject(object)).await?;
             }
         }
@@ -1062,7 +1072,7 @@ impl Catalog {
                     };
                     add(
                         index.find(&relationship.source_native_id),
-                        edge_print(edge.kind, &edge.name, edge.target),
+                        edge_print(edge.kind, &edge.name, &relationship.target_native_id),
                     );
                     sink.push(Op::AddEdge(edge)).await?;
                 }
@@ -1559,19 +1569,10 @@ impl Print {
         self.bytes(&(text.len() as u64).to_le_bytes())
             .bytes(text.as_bytes())
     }
-    fn text(&mut self, text: &Option<String>) -> &mut Self {
+    fn text(&mut self, text: Option<&str>) -> &mut Self {
         match text {
             None => self.bytes(&[0]),
             Some(text) => self.bytes(&[1]).str(text),
-        }
-    }
-    fn id(&mut self, id: Option<ObjectId>) -> &mut Self {
-        match id {
-            None => self.bytes(&[0]),
-            Some(id) => self
-                .bytes(&[1])
-                .bytes(&id.model.to_le_bytes())
-                .bytes(&id.object.to_le_bytes()),
         }
     }
     fn finish(&self) -> u64 {
@@ -1579,9 +1580,10 @@ impl Print {
     }
 }
 
+/// The print of an object's own fields; its parent by native id.
 fn object_print(
     object_type: &TypeName,
-    parent: Option<ObjectId>,
+    parent: Option<&str>,
     name: &str,
     texts: [&Option<String>; 7],
     hide_data: bool,
@@ -1590,10 +1592,10 @@ fn object_print(
     print
         .str(&object_type.profile)
         .str(&object_type.name)
-        .id(parent)
+        .text(parent)
         .str(name);
     for text in texts {
-        print.text(text);
+        print.text(text.as_deref());
     }
     print.bytes(&[u8::from(hide_data)]).finish()
 }
@@ -1613,11 +1615,12 @@ fn attribute_print(attribute: &str, value: &Value) -> u64 {
         .finish()
 }
 
-fn edge_print(kind: EdgeKind, name: &str, target: ObjectId) -> u64 {
+/// The print of an edge of the model; its target by native id.
+fn edge_print(kind: EdgeKind, name: &str, target: &str) -> u64 {
     Print::of("edge")
         .str(kind.as_str())
         .str(name)
-        .id(Some(target))
+        .str(target)
         .finish()
 }
 
@@ -1647,12 +1650,16 @@ fn profiling_print(profile: &Option<DataProfile>, sample: &Option<DataSample>) -
 }
 
 /// The fingerprints of stored objects of model `number`, from their details.
+/// `natives` holds the native id ([`native_key`]) of every parent and carried edge
+/// target among them.
 fn stored_fingerprints(
     objects: &[Object],
     details: &Details,
+    natives: &HashMap<ObjectId, String>,
     number: i64,
     carried: Carried,
 ) -> HashMap<ObjectId, u64> {
+    let native = |id: ObjectId| natives.get(&id).map_or("", String::as_str);
     let mut prints: HashMap<ObjectId, u64> = objects
         .iter()
         .map(|o| {
@@ -1667,7 +1674,13 @@ fn stored_fingerprints(
             ];
             (
                 o.id,
-                object_print(&o.object_type, o.parent, &o.name, texts, o.hide_data),
+                object_print(
+                    &o.object_type,
+                    o.parent.map(native),
+                    &o.name,
+                    texts,
+                    o.hide_data,
+                ),
             )
         })
         .collect();
@@ -1682,7 +1695,7 @@ fn stored_fingerprints(
     }
     for e in details.edges.iter().filter(|_| carried.relationships) {
         if carried_edge(e, number) {
-            add(e.source, edge_print(e.kind, &e.name, e.target));
+            add(e.source, edge_print(e.kind, &e.name, native(e.target)));
         }
     }
     for t in details.tags.iter().filter(|_| carried.tags) {
@@ -1702,6 +1715,14 @@ fn stored_fingerprints(
         add(p.object, profiling_print(&p.profile, &p.sample));
     }
     prints
+}
+
+/// What an archive calls a stored object: its native id, or `#<number>` without one.
+fn native_key(object: &Object) -> String {
+    match &object.native_id {
+        Some(native) => native.clone(),
+        None => format!("#{}", object.id.object),
+    }
 }
 
 /// Fails unless the caller holds Import globally or on some object, before an upload
@@ -1741,6 +1762,8 @@ mod tests {
         assert!(at(3) < at(2) && at(2) < at(1) && at(4) < at(1));
     }
 
+    const PINNED_TAG_PRINT: u64 = 5_882_609_374_058_338_073;
+
     #[test]
     fn row_order_does_not_change_a_fingerprint() {
         let a = attribute_print("Row Count", &Value::Integer(3));
@@ -1748,8 +1771,24 @@ mod tests {
         assert_eq!(a.wrapping_add(b), b.wrapping_add(a));
         assert_ne!(a, attribute_print("Row Count", &Value::Text("3".into())));
         assert_ne!(
-            edge_print(EdgeKind::Lineage, "x", id(1)),
-            edge_print(EdgeKind::Lineage, "x", id(2))
+            edge_print(EdgeKind::Lineage, "x", "a"),
+            edge_print(EdgeKind::Lineage, "x", "b")
+        );
+    }
+
+    /// Prints are stored: the same parts must give the same number in every build. A
+    /// change of what goes into a print must change `PRINT_VERSION` and this value.
+    #[test]
+    fn a_print_is_the_same_in_every_build() {
+        assert_eq!(tag_print(TagKind::Label, "PII"), PINNED_TAG_PRINT);
+        // Lengths go before strings: moving a character between parts is a change.
+        let print = |a: &str, b: &str| Print::of("x").str(a).str(b).finish();
+        assert_ne!(print("ab", "c"), print("a", "bc"));
+        let none: [&Option<String>; 7] = [&None; 7];
+        let type_name = TypeName::new("Database", "Table");
+        assert_ne!(
+            object_print(&type_name, None, "t", none, false),
+            object_print(&type_name, Some(""), "t", none, false),
         );
     }
 
