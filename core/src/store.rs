@@ -526,8 +526,10 @@ pub trait WriteTx: Send {
     async fn write(&mut self, ops: Vec<Op>) -> Result<()>;
     /// Promises that the objects and attribute values written from now on are new: no
     /// stored row and no earlier write of the transaction has their keys (the rows of a
-    /// new model). A store may then insert them without looking for a row to update;
-    /// a clash fails the transaction. The default ignores the promise.
+    /// new model), and that nothing written from now on hangs on an object with an
+    /// import print ([`Op::SetImportPrint`]). A store may then insert them without
+    /// looking for a row to update, or for a print to forget; a clash fails the
+    /// transaction. The default ignores the promise.
     fn expect_new_rows(&mut self) {}
     /// Makes every write of the transaction visible, or fails and keeps none of them.
     async fn commit(self: Box<Self>) -> Result<()>;

@@ -3,9 +3,15 @@
 -- of reading the object and what hangs on it back. The import writes them last in its
 -- transaction; every later change to an object (its row updated or deleted) or to what
 -- hangs on it (attribute values, tags, classifications, label assignments, profiling,
--- edges from it, including those a deleted target takes with it) forgets its print, here,
--- in the same transaction as the change, whatever code path made it. A forgotten print
--- only makes the next re-import fingerprint that object from its details again.
+-- edges from it, including those a deleted target takes with it) forgets its print, in
+-- the same transaction as the change. A forgotten print only makes the next re-import
+-- fingerprint that object from its details again.
+--
+-- The triggers below forget prints on every update and delete, and on inserts of
+-- classifications, label assignments and profiling. Inserts into the three bulk tables
+-- (attribute_values, tags, edges) are the writer's to handle (`write.rs`): it forgets
+-- the print of each object it adds such rows to, except while a new model is written,
+-- whose objects have no print yet. A trigger there would cost every row of every import.
 --
 -- `print` holds the 64 bits of the hash as a signed integer; `mask` says which parts of
 -- an archive it covers and the version of the hash.
@@ -17,19 +23,12 @@ CREATE TABLE import_prints (
     PRIMARY KEY (model_id, object_id)
 ) {without_rowid};
 
--- SQLite: row triggers, one index probe each (nothing to delete while a new model is
--- written).
---sqlite: CREATE TRIGGER import_prints_attribute_values_insert AFTER INSERT ON attribute_values BEGIN
---sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
---sqlite: END;
+-- SQLite: row triggers, one index probe each.
 --sqlite: CREATE TRIGGER import_prints_attribute_values_update AFTER UPDATE ON attribute_values BEGIN
 --sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
 --sqlite: END;
 --sqlite: CREATE TRIGGER import_prints_attribute_values_delete AFTER DELETE ON attribute_values BEGIN
 --sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
---sqlite: END;
---sqlite: CREATE TRIGGER import_prints_tags_insert AFTER INSERT ON tags BEGIN
---sqlite:     DELETE FROM import_prints WHERE model_id = new.model_id AND object_id = new.object_id;
 --sqlite: END;
 --sqlite: CREATE TRIGGER import_prints_tags_update AFTER UPDATE ON tags BEGIN
 --sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
@@ -70,9 +69,6 @@ CREATE TABLE import_prints (
 --sqlite: CREATE TRIGGER import_prints_objects_delete AFTER DELETE ON objects BEGIN
 --sqlite:     DELETE FROM import_prints WHERE model_id = old.model_id AND object_id = old.object_id;
 --sqlite: END;
---sqlite: CREATE TRIGGER import_prints_edges_insert AFTER INSERT ON edges BEGIN
---sqlite:     DELETE FROM import_prints WHERE model_id = new.source_model AND object_id = new.source_object;
---sqlite: END;
 --sqlite: CREATE TRIGGER import_prints_edges_update AFTER UPDATE ON edges BEGIN
 --sqlite:     DELETE FROM import_prints WHERE model_id = old.source_model AND object_id = old.source_object;
 --sqlite: END;
@@ -107,14 +103,10 @@ CREATE TABLE import_prints (
 --postgres:     END IF;
 --postgres:     RETURN NULL;
 --postgres: END $$;
---postgres: CREATE TRIGGER import_prints_attribute_values_insert AFTER INSERT ON attribute_values
---postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
 --postgres: CREATE TRIGGER import_prints_attribute_values_update AFTER UPDATE ON attribute_values
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
 --postgres: CREATE TRIGGER import_prints_attribute_values_delete AFTER DELETE ON attribute_values
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
---postgres: CREATE TRIGGER import_prints_tags_insert AFTER INSERT ON tags
---postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
 --postgres: CREATE TRIGGER import_prints_tags_update AFTER UPDATE ON tags
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
 --postgres: CREATE TRIGGER import_prints_tags_delete AFTER DELETE ON tags
@@ -141,8 +133,6 @@ CREATE TABLE import_prints (
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
 --postgres: CREATE TRIGGER import_prints_objects_delete AFTER DELETE ON objects
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
---postgres: CREATE TRIGGER import_prints_edges_insert AFTER INSERT ON edges
---postgres:     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget_sources();
 --postgres: CREATE TRIGGER import_prints_edges_update AFTER UPDATE ON edges
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget_sources();
 --postgres: CREATE TRIGGER import_prints_edges_delete AFTER DELETE ON edges

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use lore_core::store::Op;
-use lore_core::{Error, Result};
+use lore_core::{Error, ObjectId, Result};
 
 use crate::driver::{Stmt, Table};
 use crate::value::SqlValue;
@@ -80,6 +80,9 @@ pub struct Writer {
     edges: Vec<Vec<SqlValue>>,
     tags: Vec<Vec<SqlValue>>,
     prints: Vec<Vec<SqlValue>>,
+    /// Objects whose prints go because attribute values, tags or edges were added to
+    /// them (no trigger forgets prints on those inserts: see migration 20).
+    forget: Vec<ObjectId>,
     meta_changed: bool,
     pending: Pending,
     /// Rows sent through the bulk path so far.
@@ -205,7 +208,40 @@ impl Writer {
         self.flush_attributes();
         self.flush_edges();
         self.flush_tags();
+        self.flush_forgotten();
         self.flush_prints();
+    }
+
+    /// Forgets the import prints of objects rows were added to.
+    pub(super) fn forget_print(&mut self, object: ObjectId) {
+        if !self.new_rows {
+            self.forget.push(object);
+        }
+    }
+
+    fn flush_forgotten(&mut self) {
+        /// Objects per statement, two parameters each.
+        const PER_STATEMENT: usize = 500;
+        let mut objects = std::mem::take(&mut self.forget);
+        objects.sort_unstable();
+        objects.dedup();
+        for chunk in objects.chunks(PER_STATEMENT) {
+            let keys: Vec<String> = (0..chunk.len())
+                .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
+                .collect();
+            let sql = format!(
+                "DELETE FROM import_prints WHERE (model_id, object_id) IN (VALUES {})",
+                keys.join(", ")
+            );
+            let params = chunk
+                .iter()
+                .flat_map(|id| [SqlValue::from(id.model), id.object.into()])
+                .collect();
+            self.pending.push(
+                Stmt::exec(sql, params),
+                Context::of("forgetting the import prints of changed objects"),
+            );
+        }
     }
 
     fn flush_prints(&mut self) {

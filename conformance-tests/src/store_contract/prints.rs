@@ -59,11 +59,11 @@ pub async fn import_prints_are_forgotten_when_their_object_changes(store: Arc<dy
     let store = &*store;
     let (_, model) = new_model(store, "printed").await;
     let (_, other_model) = new_model(store, "other").await;
-    let o = ids(store, model, 14).await;
+    let o = ids(store, model, 16).await;
     let target = o[12];
     let far = ids(store, other_model, 1).await[0];
 
-    // Fourteen objects, each with an attribute; edges to `target` from 3 and 9, from
+    // Sixteen objects, each with an attribute; edges to `target` from 3 and 9, from
     // `target` to 11, and from 13 to an object of another model.
     let mut ops = Vec::new();
     for (n, id) in o.iter().enumerate() {
@@ -96,7 +96,7 @@ pub async fn import_prints_are_forgotten_when_their_object_changes(store: Arc<dy
     }));
     apply(store, ops, "writing the objects").await;
     let none = prints(store, model).await;
-    assert_eq!(none.len(), 14, "every object of the model, none other");
+    assert_eq!(none.len(), 16, "every object of the model, none other");
     assert!(none.values().all(Option::is_none), "no print yet: {none:?}");
 
     // Each print is read back whole, with what a re-import matches by.
@@ -129,8 +129,8 @@ pub async fn import_prints_are_forgotten_when_their_object_changes(store: Arc<dy
     }
 
     // One change per object, each a different kind of write.
-    let mut changed = model_object(model, o[8].object, None, "o8");
-    changed.description = Some("edited".into());
+    let mut edited = model_object(model, o[8].object, None, "o8");
+    edited.description = Some("edited".into());
     let writes = vec![
         (
             0,
@@ -191,15 +191,37 @@ pub async fn import_prints_are_forgotten_when_their_object_changes(store: Arc<dy
                 sample: None,
             }),
         ),
-        (8, "the object updated", Op::PutObject(changed)),
+        (8, "the object updated", Op::PutObject(edited)),
+        (
+            14,
+            "an attribute added",
+            Op::SetAttribute(AttributeValue {
+                object: o[14],
+                attribute: "Owner".into(),
+                value: Value::Text("someone".into()),
+            }),
+        ),
+        (
+            15,
+            "a tag added",
+            Op::AddTag(Tag {
+                object: o[15],
+                kind: TagKind::Collection,
+                value: "Finance".into(),
+            }),
+        ),
     ];
+    let mut changed = Vec::new();
     for (n, what, op) in writes {
         apply(store, vec![op], what).await;
+        changed.push(n);
         let now = prints(store, model).await;
         assert_eq!(now[&o[n]], None, "{what} forgets the print of o{n}");
-        let kept = (0..14).filter(|k| *k > n && *k != 12).map(|k| o[k]);
-        for id in kept {
-            assert!(now[&id].is_some(), "{what} on o{n} keeps the print of {id}");
+        for k in (0..16).filter(|k| !changed.contains(k)) {
+            assert!(
+                now[&o[k]].is_some(),
+                "{what} on o{n} keeps the print of o{k}"
+            );
         }
     }
 

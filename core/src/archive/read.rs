@@ -607,17 +607,26 @@ impl<'a, R: Read> Table<'a, R> {
                 self.mapping.len()
             )));
         }
+        // One string for the row's text, and each cell's range of it.
+        let mut text = String::with_capacity(self.record.as_slice().len());
         let mut cells = vec![None; file.columns.len()];
         for (raw, &column) in self.record.iter().zip(&self.mapping) {
-            let text = std::str::from_utf8(raw).map_err(|_| {
+            let cell = std::str::from_utf8(raw).map_err(|_| {
                 bad(format!(
                     "{} line {line}, column {}: invalid UTF-8",
                     file.name, file.columns[column]
                 ))
             })?;
-            cells[column] = Some(text.to_owned());
+            let start = text.len();
+            text.push_str(cell);
+            cells[column] = Some((start, text.len()));
         }
-        Ok(Some(Row { file, line, cells }))
+        Ok(Some(Row {
+            file,
+            line,
+            text,
+            cells,
+        }))
     }
 }
 
@@ -643,13 +652,16 @@ fn csv_error(file: &FileSpec, error: csv::Error) -> Error {
 pub(crate) struct Row {
     file: &'static FileSpec,
     pub(crate) line: u64,
-    cells: Vec<Option<String>>,
+    /// The cells' text, one after the other.
+    text: String,
+    /// Where each cell's text starts and ends in `text`.
+    cells: Vec<Option<(usize, usize)>>,
 }
 
 impl Row {
     fn cell(&self, column: &str) -> Option<&str> {
         let index = self.file.columns.iter().position(|c| *c == column)?;
-        self.cells[index].as_deref()
+        self.cells[index].map(|(start, end)| &self.text[start..end])
     }
 
     pub(crate) fn error(&self, column: &str, message: impl Display) -> Error {

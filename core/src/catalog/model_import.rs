@@ -725,16 +725,26 @@ impl Catalog {
             reprint: Vec::new(),
         };
         let nodes = &mut matched.nodes;
-        let mut after = None;
-        loop {
-            let page = self
-                .store
-                .model_prints_page(number, after, PRINT_PAGE)
-                .await?;
-            let Some(last) = page.last() else {
-                break;
-            };
-            after = Some(last.id.object);
+        // A task of its own reads the pages, a few ahead: the database and the decoding
+        // of its rows work while this task fingerprints the archive.
+        let (pages, mut queue) = mpsc::channel::<Result<Vec<PrintedObject>>>(4);
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            let mut after = None;
+            loop {
+                let page = store.model_prints_page(number, after, PRINT_PAGE).await;
+                after = match &page {
+                    Ok(page) => page.last().map(|o| o.id.object),
+                    Err(_) => None,
+                };
+                // Stops at the end, after an error, or when the import stopped reading.
+                if pages.send(page).await.is_err() || after.is_none() {
+                    break;
+                }
+            }
+        });
+        while let Some(page) = queue.recv().await {
+            let page = page?;
             // Objects without a print of these parts: fingerprinted from their details.
             let unprinted: Vec<ObjectId> = page
                 .iter()

@@ -95,6 +95,7 @@ impl Writer {
     }
 
     pub(super) fn set_attribute(&mut self, value: AttributeValue) {
+        self.forget_print(value.object);
         self.attributes.push(attribute_row(value));
         if self.attributes.len() >= BULK_ROWS {
             self.flush_attributes();
@@ -112,6 +113,7 @@ impl Writer {
     }
 
     pub(super) fn add_edge(&mut self, edge: Edge) {
+        self.forget_print(edge.source);
         self.edges.push(edge_row(edge));
         if self.edges.len() >= BULK_ROWS {
             self.flush_edges();
@@ -135,6 +137,7 @@ impl Writer {
     }
 
     pub(super) fn add_tag(&mut self, tag: Tag) {
+        self.forget_print(tag.object);
         self.tags.push(tag_row(tag));
         if self.tags.len() >= BULK_ROWS {
             self.flush_tags();
