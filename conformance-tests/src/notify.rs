@@ -50,6 +50,14 @@ pub async fn watched_model(t: &Target) -> (String, String) {
 /// Re-imports the model with the description of the employee table changed to
 /// `description`: its watchers are notified.
 pub async fn change(t: &Target, model: &str, description: &str) {
+    let resp = t
+        .import(changed_archive(description), &[("modelId", model)])
+        .await;
+    assert_eq!(resp.ok()["updated"], json!(1), "{}", resp.describe());
+}
+
+/// The sample archive with one object's description (the employee table's) changed.
+pub fn changed_archive(description: &str) -> Vec<u8> {
     let mut files = sample_files();
     let objects = String::from_utf8(files["objects.csv"].clone()).expect("UTF-8");
     files.insert(
@@ -61,6 +69,5 @@ pub async fn change(t: &Target, model: &str, description: &str) {
             )
             .into_bytes(),
     );
-    let resp = t.import(zip_map(&files), &[("modelId", model)]).await;
-    assert_eq!(resp.ok()["updated"], json!(1), "{}", resp.describe());
+    zip_map(&files)
 }

@@ -115,12 +115,11 @@ impl Driver for Postgres {
             return self.read_on(&mut lease, queries).await;
         }
         // A connection that waited in the pool may have been ended meanwhile (a restart
-        // of the server, a failover): such a read fails at once, and is tried once more
-        // on a new connection. One that broke after waiting (no answer in time) is not.
+        // of the server, a failover): a read on it is tried once more on a new
+        // connection. One that went unanswered is not (that would double the wait).
         let again = queries.clone();
-        let started = std::time::Instant::now();
         match self.read_on(&mut lease, queries).await {
-            Err(e) if lease.broke() && started.elapsed() < std::time::Duration::from_secs(1) => {
+            Err(e) if lease.found_ended() => {
                 drop(lease);
                 tracing::info!(error = %e.cause, "a pooled PostgreSQL connection had broken; reading on a new one");
                 let mut lease = self.pool.acquire_new().await?;

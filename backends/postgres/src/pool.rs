@@ -192,7 +192,7 @@ impl Pool {
                     true
                 }
                 State::Busy => false,
-                State::Broken => {
+                State::Broken | State::Unanswered => {
                     self.drop_idle();
                     false
                 }
@@ -232,6 +232,8 @@ enum State {
     InTransaction,
     /// Broken: closed, and the idle connections with it.
     Broken,
+    /// A statement went unanswered for too long: closed like a broken one.
+    Unanswered,
 }
 
 /// A connection out of the pool, going back (or closed) when dropped, as its use left it.
@@ -259,8 +261,9 @@ impl Lease {
         self.conn.as_mut().expect("a lease holds its connection")
     }
 
-    /// Whether the last use broke the connection.
-    pub fn broke(&self) -> bool {
+    /// Whether the last use found the connection ended: by the server (a restart, a
+    /// failover, an administrator), or lost on the way; not one that went unanswered.
+    pub fn found_ended(&self) -> bool {
         self.state == State::Broken
     }
 
@@ -269,6 +272,9 @@ impl Lease {
     /// the connection broke it.
     pub fn settle<T>(&mut self, result: &Result<T, sqlx::Error>) {
         self.state = match result {
+            Err(sqlx::Error::Io(io)) if io.kind() == std::io::ErrorKind::TimedOut => {
+                State::Unanswered
+            }
             Err(e) if is_connection_error(e) => State::Broken,
             _ if PgTransactionManager::get_transaction_depth(self.conn()) > 0 => {
                 State::InTransaction

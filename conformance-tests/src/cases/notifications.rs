@@ -55,19 +55,9 @@ pub async fn watchers_are_notified_of_model_changes(t: &Target) {
     );
 
     // A re-import with a changed description, and an edit.
-    let mut files = sample_files();
-    let objects = String::from_utf8(files["objects.csv"].clone()).expect("UTF-8");
-    files.insert(
-        "objects.csv".into(),
-        objects
-            .replace(
-                "Employees of the sales organisation.,Employee",
-                "Staff.,Employee",
-            )
-            .into_bytes(),
-    );
+    let changed = crate::notify::changed_archive("Staff.");
     let resp = t
-        .import(zip_map(&files), &[("modelId", &imported.model_id)])
+        .import(changed.clone(), &[("modelId", &imported.model_id)])
         .await;
     assert_eq!(resp.ok()["updated"], json!(1), "{}", resp.describe());
     let table = t
@@ -84,9 +74,7 @@ pub async fn watchers_are_notified_of_model_changes(t: &Target) {
         .await;
     resp.ok();
     // A change to a model the watcher does not watch.
-    let resp = t
-        .import(zip_map(&files), &[("modelId", &other.model_id)])
-        .await;
+    let resp = t.import(changed, &[("modelId", &other.model_id)]).await;
     resp.ok();
 
     let notifications = mine(t, &watcher, &[]).await;

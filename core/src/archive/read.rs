@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Display;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::de::DeserializeOwned;
 use zip::ZipArchive;
@@ -251,6 +252,21 @@ impl<R: Read + Seek> ArchiveReader<R> {
             visit(row)?;
         }
         Ok(())
+    }
+
+    /// About how many rows the file holds, from the size its entry declares (a hint:
+    /// at most a few million, 0 when absent).
+    pub(crate) fn rows_hint(&mut self, file: &'static FileSpec) -> usize {
+        /// About the size of a row with a few short cells: files of longer rows reserve
+        /// more than they need, files of shorter ones grow as they are read.
+        const ROW_BYTES: u64 = 80;
+        const MAX_HINT: u64 = 4_000_000;
+        let Some(&index) = self.entries.get(file.name) else {
+            return 0;
+        };
+        let declared = self.zip.by_index_raw(index).map_or(0, |e| e.size());
+        let declared = declared.min(self.limits.max_entry_size);
+        usize::try_from((declared / ROW_BYTES).min(MAX_HINT)).unwrap_or(0)
     }
 
     /// Whether the archive holds the file.
@@ -1007,6 +1023,8 @@ pub(crate) struct ObjectIndex {
     hasher: RandomState,
     /// Parents named before their row: (child, parent's native id), resolved by `finish`.
     pending: Vec<(u32, Box<str>)>,
+    /// The object `find` found last: the rows of one object often follow each other.
+    last: AtomicU32,
 }
 
 /// Object `object`'s native id in an index's arena.
@@ -1029,9 +1047,35 @@ impl ObjectIndex {
         native_of(&self.arena, &self.ends, object)
     }
 
-    /// The number of the object with that native id.
+    /// An index with room for about `objects` objects.
+    pub(crate) fn with_capacity(objects: usize) -> Self {
+        let mut index = Self::default();
+        index.ends.reserve(objects);
+        index.parents.reserve(objects);
+        index.lines.reserve(objects);
+        index.numbers.reserve(objects, |_| 0);
+        index
+    }
+
+    /// The number of the object with that native id. Rows usually name objects in the
+    /// order of objects.csv: the object found last and the one after it are tried before
+    /// the hash table (whose probes miss the cache at a million objects).
     pub(crate) fn find(&self, native: &str) -> Option<u32> {
-        let hash = self.hasher.hash_one(native);
+        let last = self.last.load(Ordering::Relaxed);
+        for at in [last, last.wrapping_add(1)] {
+            if (at as usize) < self.ends.len() && self.native(at as usize) == native {
+                self.last.store(at, Ordering::Relaxed);
+                return Some(at);
+            }
+        }
+        let found = self.find_hashed(self.hasher.hash_one(native), native);
+        if let Some(at) = found {
+            self.last.store(at, Ordering::Relaxed);
+        }
+        found
+    }
+
+    fn find_hashed(&self, hash: u64, native: &str) -> Option<u32> {
         self.numbers
             .find(hash, |&at| self.native(at as usize) == native)
             .copied()
@@ -1044,7 +1088,8 @@ impl ObjectIndex {
 
     /// Adds the object of an objects.csv row; refuses a native id seen before.
     pub(crate) fn add(&mut self, row: &Row, native: &str, parent: Option<&str>) -> Result<u32> {
-        if let Some(first) = self.find(native) {
+        let hash = self.hasher.hash_one(native);
+        if let Some(first) = self.find_hashed(hash, native) {
             return Err(row.error(
                 "native_id",
                 format!(
@@ -1075,10 +1120,9 @@ impl ObjectIndex {
         self.parents.push(parent);
         self.lines.push(u32::try_from(row.line).unwrap_or(u32::MAX));
         let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
-        self.numbers
-            .insert_unique(hasher.hash_one(native), number, |&at| {
-                hasher.hash_one(native_of(arena, ends, at as usize))
-            });
+        self.numbers.insert_unique(hash, number, |&at| {
+            hasher.hash_one(native_of(arena, ends, at as usize))
+        });
         Ok(number)
     }
 

@@ -344,8 +344,9 @@ impl Catalog {
 
         // Pass 1: the objects by native id, and each object's own fingerprint.
         let started = std::time::Instant::now();
-        let mut index = ObjectIndex::default();
-        let mut prints = Vec::new();
+        let objects = reader.rows_hint(&spec::OBJECTS);
+        let mut index = ObjectIndex::with_capacity(objects);
+        let mut prints = Vec::with_capacity(objects);
         let mut types = TypeCache::default();
         reader.each(&spec::OBJECTS, |row| {
             let object = object_row(&row)?;
