@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, Explanation, GrantsOn, Op, Principal, Scope, WriteTx, micros, prepare,
+    AccessStore, Batch, DefinitionStore, Details, Explanation, GrantsOn, ObjectStore, Op,
+    Principal, RecordStore, Scope, SessionStore, StoreBase, WriteTx, micros, prepare,
     prepare_log_entry, prepare_log_line, prepare_operation, prepare_session,
 };
 use lore_core::{Error, ObjectId, Result, Store};
@@ -28,7 +29,7 @@ use crate::{MIGRATIONS, Migration, pending};
 #[derive(Debug)]
 pub struct SqlStore<D: Driver> {
     driver: Arc<D>,
-    /// Set on a store that reads one snapshot ([`Store::snapshot`]): every read goes to
+    /// Set on a store that reads one snapshot ([`StoreBase::snapshot`]): every read goes to
     /// it, and writes are refused.
     snapshot: Option<Arc<D::Snapshot>>,
     /// Write transactions begun, shared by the clones (when to compact the tallies).
@@ -652,7 +653,7 @@ fn log_entry(mut row: Row) -> Result<SystemLogEntry> {
 }
 
 #[async_trait]
-impl<D: Driver> Store for SqlStore<D> {
+impl<D: Driver> StoreBase for SqlStore<D> {
     fn backend(&self) -> &'static str {
         D::DIALECT.name()
     }
@@ -752,7 +753,10 @@ impl<D: Driver> Store for SqlStore<D> {
             commits: self.writes.fetch_add(1, Ordering::Relaxed),
         }))
     }
+}
 
+#[async_trait]
+impl<D: Driver> ObjectStore for SqlStore<D> {
     async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
         self.one_object(
             concat!(
@@ -1041,6 +1045,510 @@ impl<D: Driver> Store for SqlStore<D> {
         Ok(edges)
     }
 
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        let sql = lineage_sql(D::DIALECT, downstream);
+        let budget = i64::try_from(LINEAGE_WALK_BUDGET).unwrap_or(i64::MAX);
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    sql,
+                    vec![
+                        start.model.into(),
+                        start.object.into(),
+                        EdgeKind::Lineage.as_str().into(),
+                        i64::from(bounds.depth).into(),
+                        i64::from(bounds.fan_out).into(),
+                        (budget + 1).into(),
+                        (i64::from(bounds.limit) + 1).into(),
+                    ],
+                ),
+                "lineage",
+            )
+            .await?;
+        let mut truncated = false;
+        let mut edges = Vec::with_capacity(rows.len());
+        for row in rows {
+            let depth = row.int(6, "edges")?;
+            truncated |= row.int(7, "edges")? > budget;
+            let depth = u32::try_from(depth)
+                .map_err(|_| Error::internal(format!("a lineage walk answered depth {depth}")))?;
+            edges.push((read::edge(row)?, depth));
+        }
+        if edges.len() > bounds.limit as usize {
+            truncated = true;
+            edges.truncate(bounds.limit as usize);
+        }
+        Ok(LineageWalk { edges, truncated })
+    }
+}
+
+#[async_trait]
+impl<D: Driver> DefinitionStore for SqlStore<D> {
+    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
+        let rows = self
+            .rows(
+                "SELECT name, display_name, kind, value_type, profile, group_name, description \
+                 FROM attribute_types ORDER BY name",
+                Vec::new(),
+                "attribute types",
+            )
+            .await?;
+        read::all(rows, read::attribute_type)
+    }
+
+    async fn object_types(&self) -> Result<Vec<ObjectType>> {
+        let rows = self
+            .rows(
+                "SELECT profile, name, display_name, system_type, category, attributes \
+                 FROM object_types ORDER BY profile, name",
+                Vec::new(),
+                "object types",
+            )
+            .await?;
+        read::all(rows, read::object_type)
+    }
+
+    async fn data_classes(&self) -> Result<Vec<DataClass>> {
+        let rows = self
+            .rows(
+                "SELECT name, description, hide_data, definition FROM data_classes ORDER BY name",
+                Vec::new(),
+                "data classes",
+            )
+            .await?;
+        read::all(rows, read::data_class)
+    }
+
+    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
+        let rows = self
+            .rows(
+                "SELECT name, position, description, foreground_color, background_color, hide_data \
+                 FROM sensitivity_labels ORDER BY name",
+                Vec::new(),
+                "sensitivity labels",
+            )
+            .await?;
+        read::all(rows, read::sensitivity_label)
+    }
+
+    async fn roles(&self) -> Result<Vec<Role>> {
+        let rows = self
+            .rows(
+                "SELECT name, description, global, capabilities FROM roles ORDER BY name",
+                Vec::new(),
+                "roles",
+            )
+            .await?;
+        read::all(rows, read::role)
+    }
+
+    async fn meta_version(&self) -> Result<i64> {
+        let rows = self
+            .rows(
+                "SELECT version FROM versions WHERE name = 'meta'",
+                Vec::new(),
+                "versions",
+            )
+            .await?;
+        rows.first().map_or(Ok(0), |row| row.int(0, "versions"))
+    }
+}
+
+#[async_trait]
+impl<D: Driver> AccessStore for SqlStore<D> {
+    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users WHERE model_id = $1 AND object_id = $2"
+                ),
+                vec![id.model.into(), id.object.into()],
+                "users",
+            )
+            .await?;
+        read::first(rows, read::user)
+    }
+
+    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users WHERE name_key = $1"
+                ),
+                vec![user_name_key(name).into()],
+                "users",
+            )
+            .await?;
+        read::first(rows, read::user)
+    }
+
+    async fn user_count(&self) -> Result<u64> {
+        let rows = self
+            .rows("SELECT COUNT(*) FROM users", Vec::new(), "users")
+            .await?;
+        let count = rows
+            .first()
+            .map(|r| r.int(0, "users"))
+            .transpose()?
+            .unwrap_or(0);
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    async fn users(&self) -> Result<Vec<User>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users ORDER BY name_key, model_id, object_id"
+                ),
+                Vec::new(),
+                "users",
+            )
+            .await?;
+        read::all(rows, read::user)
+    }
+
+    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    group_columns!(),
+                    " FROM user_groups WHERE model_id = $1 AND object_id = $2"
+                ),
+                vec![id.model.into(), id.object.into()],
+                "groups",
+            )
+            .await?;
+        read::first(rows, read::group)
+    }
+
+    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    group_columns!(),
+                    " FROM user_groups WHERE name_key = $1"
+                ),
+                vec![user_name_key(name).into()],
+                "groups",
+            )
+            .await?;
+        read::first(rows, read::group)
+    }
+
+    async fn groups(&self) -> Result<Vec<Group>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    group_columns!(),
+                    " FROM user_groups ORDER BY name_key, model_id, object_id"
+                ),
+                Vec::new(),
+                "groups",
+            )
+            .await?;
+        read::all(rows, read::group)
+    }
+
+    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
+        let rows = self
+            .rows(
+                "SELECT u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, \
+                 u.password_hash, u.enabled, u.created_at FROM group_members m \
+                 JOIN users u ON u.model_id = m.user_model AND u.object_id = m.user_object \
+                 WHERE m.group_model = $1 AND m.group_object = $2 \
+                 ORDER BY u.name_key, u.model_id, u.object_id",
+                vec![group.model.into(), group.object.into()],
+                "group members",
+            )
+            .await?;
+        read::all(rows, read::user)
+    }
+
+    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
+        let rows = self
+            .rows(
+                "SELECT g.model_id, g.object_id, g.name, g.description, g.enabled, g.created_at \
+                 FROM group_members m \
+                 JOIN user_groups g ON g.model_id = m.group_model AND g.object_id = m.group_object \
+                 WHERE m.user_model = $1 AND m.user_object = $2 \
+                 ORDER BY g.name_key, g.model_id, g.object_id",
+                vec![user.model.into(), user.object.into()],
+                "groups",
+            )
+            .await?;
+        read::all(rows, read::group)
+    }
+
+    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
+        macro_rules! select {
+            ($filter:literal) => {
+                concat!(
+                    "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants WHERE ",
+                    $filter
+                )
+            };
+        }
+        let (sql, params) = match on {
+            GrantsOn::Server => (select!("model_id IS NULL"), Vec::new()),
+            GrantsOn::Object(o) => (
+                select!("model_id = $1 AND object_id = $2"),
+                vec![o.model.into(), o.object.into()],
+            ),
+            GrantsOn::AnyObject => (select!("model_id IS NOT NULL"), Vec::new()),
+        };
+        let mut grants = read::all(self.rows(sql, params, "grants").await?, read::grant)?;
+        grants.sort();
+        Ok(grants)
+    }
+
+    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
+        let rows = self
+            .rows(
+                "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants WHERE role = $1",
+                vec![role.into()],
+                "grants",
+            )
+            .await?;
+        let mut grants = read::all(rows, read::grant)?;
+        grants.sort();
+        Ok(grants)
+    }
+
+    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
+        let rows = self
+            .rows(
+                "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants \
+                 WHERE grantee_model = $1 AND grantee_object = $2",
+                vec![grantee.model.into(), grantee.object.into()],
+                "grants",
+            )
+            .await?;
+        let mut grants = read::all(rows, read::grant)?;
+        grants.sort();
+        Ok(grants)
+    }
+}
+
+#[async_trait]
+impl<D: Driver> SessionStore for SqlStore<D> {
+    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
+        // One statement, one row per grant: the session and user repeat on each. The
+        // user's own grants, then (UNION ALL) those of their enabled groups, each part
+        // reading the grants by grantee through their index.
+        let rows = self
+            .rows(
+                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
+                     u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
+                     u.enabled, u.created_at, \
+                     g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
+                     r.name, r.description, r.global, r.capabilities, \
+                     (SELECT version FROM versions WHERE name = 'meta') \
+                     FROM sessions s \
+                     JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
+                     LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object \
+                     LEFT JOIN roles r ON r.name = g.role \
+                     WHERE s.key_hash = $1 AND s.expires_at > $2 \
+                     UNION ALL \
+                     SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
+                     u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
+                     u.enabled, u.created_at, \
+                     g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
+                     r.name, r.description, r.global, r.capabilities, \
+                     (SELECT version FROM versions WHERE name = 'meta') \
+                     FROM sessions s \
+                     JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
+                     JOIN group_members m ON m.user_model = s.user_model AND m.user_object = s.user_object \
+                     JOIN user_groups ug ON ug.model_id = m.group_model AND ug.object_id = m.group_object \
+                     JOIN grants g ON g.grantee_model = m.group_model AND g.grantee_object = m.group_object \
+                     LEFT JOIN roles r ON r.name = g.role \
+                     WHERE s.key_hash = $1 AND s.expires_at > $2 AND ug.enabled",
+                vec![key_hash.into(), now.into()],
+                "the caller of a session",
+            )
+            .await?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let session = read::session(first.columns(0..6))?;
+        let user = read::user(first.columns(6..15))?;
+        let meta_version = first.opt_int(24, "versions")?.unwrap_or(0);
+        let mut grants = Vec::new();
+        let mut roles: Vec<Role> = Vec::new();
+        for row in &rows {
+            if row.opt_int(15, "grants")?.is_none() {
+                continue;
+            }
+            grants.push(read::grant(row.columns(15..20))?);
+            // a grant of a role that is not stored joins no role
+            if !matches!(row.0.get(20), None | Some(SqlValue::Null)) {
+                let role = read::role(row.columns(20..24))?;
+                if !roles.iter().any(|r| r.name == role.name) {
+                    roles.push(role);
+                }
+            }
+        }
+        grants.sort();
+        roles.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Some(Principal {
+            session,
+            user,
+            grants,
+            roles,
+            meta_version,
+        }))
+    }
+
+    async fn put_session(&self, mut session: Session) -> Result<()> {
+        prepare_session(&mut session)?;
+        let what = format!("writing a session of {}", session.user);
+        self.write_one(
+            "INSERT INTO sessions (key_hash, user_model, user_object, created_at, expires_at, last_seen_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (key_hash) DO UPDATE SET user_model = excluded.user_model, \
+             user_object = excluded.user_object, created_at = excluded.created_at, \
+             expires_at = excluded.expires_at, last_seen_at = excluded.last_seen_at",
+            vec![
+                session.key_hash.into(),
+                session.user.model.into(),
+                session.user.object.into(),
+                session.created_at.into(),
+                session.expires_at.into(),
+                session.last_seen_at.into(),
+            ],
+            &what,
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
+        let rows = self
+            .rows(
+                "SELECT key_hash, user_model, user_object, created_at, expires_at, last_seen_at \
+                 FROM sessions WHERE key_hash = $1 AND expires_at > $2",
+                vec![key_hash.into(), now.into()],
+                "sessions",
+            )
+            .await?;
+        read::first(rows, read::session)
+    }
+
+    async fn delete_session(&self, key_hash: &str) -> Result<()> {
+        self.write_one(
+            "DELETE FROM sessions WHERE key_hash = $1",
+            vec![key_hash.into()],
+            "deleting a session",
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
+        self.write_one(
+            "DELETE FROM sessions WHERE user_model = $1 AND user_object = $2",
+            vec![user.model.into(), user.object.into()],
+            &format!("deleting the sessions of {user}"),
+        )
+        .await
+    }
+
+    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
+        self.write_one(
+            "DELETE FROM sessions WHERE expires_at <= $1",
+            vec![now.into()],
+            "purging expired sessions",
+        )
+        .await
+    }
+
+    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()> {
+        self.write_one(
+            "UPDATE sessions SET last_seen_at = $2 WHERE key_hash = $1",
+            vec![key_hash.into(), micros(now).into()],
+            "recording the use of a session",
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>> {
+        if subjects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: Vec<String> = (1..=subjects.len()).map(|i| format!("${i}")).collect();
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT subject, failures, last_at FROM login_failures WHERE subject IN ({})",
+                        list.join(", ")
+                    ),
+                    subjects.iter().map(|s| s.as_str().into()).collect(),
+                ),
+                "failed logins",
+            )
+            .await?;
+        read::all(rows, read::login_failures)
+    }
+
+    async fn add_login_failure(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+        restart_before: Timestamp,
+    ) -> Result<()> {
+        let mut pending = Pending::default();
+        for subject in subjects {
+            pending.push(
+                Stmt::exec(
+                    "INSERT INTO login_failures (subject, failures, last_at) VALUES ($1, 1, $2) \
+                     ON CONFLICT (subject) DO UPDATE SET last_at = excluded.last_at, failures = \
+                     CASE WHEN login_failures.last_at <= $3 THEN 1 ELSE login_failures.failures + 1 END",
+                    vec![
+                        subject.as_str().into(),
+                        micros(now).into(),
+                        micros(restart_before).into(),
+                    ],
+                ),
+                Context::of("counting a failed login"),
+            );
+        }
+        self.write_now(pending).await?;
+        Ok(())
+    }
+
+    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()> {
+        let mut pending = Pending::default();
+        for subject in subjects {
+            pending.push(
+                Stmt::exec(
+                    "DELETE FROM login_failures WHERE subject = $1",
+                    vec![subject.as_str().into()],
+                ),
+                Context::of("forgetting failed logins"),
+            );
+        }
+        self.write_now(pending).await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl<D: Driver> RecordStore for SqlStore<D> {
     async fn notifications(
         &self,
         user: ObjectId,
@@ -1253,498 +1761,6 @@ impl<D: Driver> Store for SqlStore<D> {
             )
             .await?;
         read::all(rows, read::document)
-    }
-
-    async fn lineage(
-        &self,
-        start: ObjectId,
-        downstream: bool,
-        bounds: LineageBounds,
-    ) -> Result<LineageWalk> {
-        let sql = lineage_sql(D::DIALECT, downstream);
-        let budget = i64::try_from(LINEAGE_WALK_BUDGET).unwrap_or(i64::MAX);
-        let rows = self
-            .rows_of(
-                Stmt::query(
-                    sql,
-                    vec![
-                        start.model.into(),
-                        start.object.into(),
-                        EdgeKind::Lineage.as_str().into(),
-                        i64::from(bounds.depth).into(),
-                        i64::from(bounds.fan_out).into(),
-                        (budget + 1).into(),
-                        (i64::from(bounds.limit) + 1).into(),
-                    ],
-                ),
-                "lineage",
-            )
-            .await?;
-        let mut truncated = false;
-        let mut edges = Vec::with_capacity(rows.len());
-        for row in rows {
-            let depth = row.int(6, "edges")?;
-            truncated |= row.int(7, "edges")? > budget;
-            let depth = u32::try_from(depth)
-                .map_err(|_| Error::internal(format!("a lineage walk answered depth {depth}")))?;
-            edges.push((read::edge(row)?, depth));
-        }
-        if edges.len() > bounds.limit as usize {
-            truncated = true;
-            edges.truncate(bounds.limit as usize);
-        }
-        Ok(LineageWalk { edges, truncated })
-    }
-
-    async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
-        let rows = self
-            .rows(
-                "SELECT name, display_name, kind, value_type, profile, group_name, description \
-                 FROM attribute_types ORDER BY name",
-                Vec::new(),
-                "attribute types",
-            )
-            .await?;
-        read::all(rows, read::attribute_type)
-    }
-
-    async fn object_types(&self) -> Result<Vec<ObjectType>> {
-        let rows = self
-            .rows(
-                "SELECT profile, name, display_name, system_type, category, attributes \
-                 FROM object_types ORDER BY profile, name",
-                Vec::new(),
-                "object types",
-            )
-            .await?;
-        read::all(rows, read::object_type)
-    }
-
-    async fn data_classes(&self) -> Result<Vec<DataClass>> {
-        let rows = self
-            .rows(
-                "SELECT name, description, hide_data, definition FROM data_classes ORDER BY name",
-                Vec::new(),
-                "data classes",
-            )
-            .await?;
-        read::all(rows, read::data_class)
-    }
-
-    async fn sensitivity_labels(&self) -> Result<Vec<SensitivityLabel>> {
-        let rows = self
-            .rows(
-                "SELECT name, position, description, foreground_color, background_color, hide_data \
-                 FROM sensitivity_labels ORDER BY name",
-                Vec::new(),
-                "sensitivity labels",
-            )
-            .await?;
-        read::all(rows, read::sensitivity_label)
-    }
-
-    async fn roles(&self) -> Result<Vec<Role>> {
-        let rows = self
-            .rows(
-                "SELECT name, description, global, capabilities FROM roles ORDER BY name",
-                Vec::new(),
-                "roles",
-            )
-            .await?;
-        read::all(rows, read::role)
-    }
-
-    async fn meta_version(&self) -> Result<i64> {
-        let rows = self
-            .rows(
-                "SELECT version FROM versions WHERE name = 'meta'",
-                Vec::new(),
-                "versions",
-            )
-            .await?;
-        rows.first().map_or(Ok(0), |row| row.int(0, "versions"))
-    }
-
-    async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
-        // One statement, one row per grant: the session and user repeat on each. The
-        // user's own grants, then (UNION ALL) those of their enabled groups, each part
-        // reading the grants by grantee through their index.
-        let rows = self
-            .rows(
-                "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
-                     u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
-                     u.enabled, u.created_at, \
-                     g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
-                     r.name, r.description, r.global, r.capabilities, \
-                     (SELECT version FROM versions WHERE name = 'meta') \
-                     FROM sessions s \
-                     JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
-                     LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object \
-                     LEFT JOIN roles r ON r.name = g.role \
-                     WHERE s.key_hash = $1 AND s.expires_at > $2 \
-                     UNION ALL \
-                     SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
-                     u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
-                     u.enabled, u.created_at, \
-                     g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
-                     r.name, r.description, r.global, r.capabilities, \
-                     (SELECT version FROM versions WHERE name = 'meta') \
-                     FROM sessions s \
-                     JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
-                     JOIN group_members m ON m.user_model = s.user_model AND m.user_object = s.user_object \
-                     JOIN user_groups ug ON ug.model_id = m.group_model AND ug.object_id = m.group_object \
-                     JOIN grants g ON g.grantee_model = m.group_model AND g.grantee_object = m.group_object \
-                     LEFT JOIN roles r ON r.name = g.role \
-                     WHERE s.key_hash = $1 AND s.expires_at > $2 AND ug.enabled",
-                vec![key_hash.into(), now.into()],
-                "the caller of a session",
-            )
-            .await?;
-        let Some(first) = rows.first() else {
-            return Ok(None);
-        };
-        let session = read::session(first.columns(0..6))?;
-        let user = read::user(first.columns(6..15))?;
-        let meta_version = first.opt_int(24, "versions")?.unwrap_or(0);
-        let mut grants = Vec::new();
-        let mut roles: Vec<Role> = Vec::new();
-        for row in &rows {
-            if row.opt_int(15, "grants")?.is_none() {
-                continue;
-            }
-            grants.push(read::grant(row.columns(15..20))?);
-            // a grant of a role that is not stored joins no role
-            if !matches!(row.0.get(20), None | Some(SqlValue::Null)) {
-                let role = read::role(row.columns(20..24))?;
-                if !roles.iter().any(|r| r.name == role.name) {
-                    roles.push(role);
-                }
-            }
-        }
-        grants.sort();
-        roles.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(Some(Principal {
-            session,
-            user,
-            grants,
-            roles,
-            meta_version,
-        }))
-    }
-
-    async fn user(&self, id: ObjectId) -> Result<Option<User>> {
-        let rows = self
-            .rows(
-                concat!(
-                    "SELECT ",
-                    user_columns!(),
-                    " FROM users WHERE model_id = $1 AND object_id = $2"
-                ),
-                vec![id.model.into(), id.object.into()],
-                "users",
-            )
-            .await?;
-        read::first(rows, read::user)
-    }
-
-    async fn user_by_name(&self, name: &str) -> Result<Option<User>> {
-        let rows = self
-            .rows(
-                concat!(
-                    "SELECT ",
-                    user_columns!(),
-                    " FROM users WHERE name_key = $1"
-                ),
-                vec![user_name_key(name).into()],
-                "users",
-            )
-            .await?;
-        read::first(rows, read::user)
-    }
-
-    async fn user_count(&self) -> Result<u64> {
-        let rows = self
-            .rows("SELECT COUNT(*) FROM users", Vec::new(), "users")
-            .await?;
-        let count = rows
-            .first()
-            .map(|r| r.int(0, "users"))
-            .transpose()?
-            .unwrap_or(0);
-        Ok(u64::try_from(count).unwrap_or(0))
-    }
-
-    async fn users(&self) -> Result<Vec<User>> {
-        let rows = self
-            .rows(
-                concat!(
-                    "SELECT ",
-                    user_columns!(),
-                    " FROM users ORDER BY name_key, model_id, object_id"
-                ),
-                Vec::new(),
-                "users",
-            )
-            .await?;
-        read::all(rows, read::user)
-    }
-
-    async fn group(&self, id: ObjectId) -> Result<Option<Group>> {
-        let rows = self
-            .rows(
-                concat!(
-                    "SELECT ",
-                    group_columns!(),
-                    " FROM user_groups WHERE model_id = $1 AND object_id = $2"
-                ),
-                vec![id.model.into(), id.object.into()],
-                "groups",
-            )
-            .await?;
-        read::first(rows, read::group)
-    }
-
-    async fn group_by_name(&self, name: &str) -> Result<Option<Group>> {
-        let rows = self
-            .rows(
-                concat!(
-                    "SELECT ",
-                    group_columns!(),
-                    " FROM user_groups WHERE name_key = $1"
-                ),
-                vec![user_name_key(name).into()],
-                "groups",
-            )
-            .await?;
-        read::first(rows, read::group)
-    }
-
-    async fn groups(&self) -> Result<Vec<Group>> {
-        let rows = self
-            .rows(
-                concat!(
-                    "SELECT ",
-                    group_columns!(),
-                    " FROM user_groups ORDER BY name_key, model_id, object_id"
-                ),
-                Vec::new(),
-                "groups",
-            )
-            .await?;
-        read::all(rows, read::group)
-    }
-
-    async fn members(&self, group: ObjectId) -> Result<Vec<User>> {
-        let rows = self
-            .rows(
-                "SELECT u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, \
-                 u.password_hash, u.enabled, u.created_at FROM group_members m \
-                 JOIN users u ON u.model_id = m.user_model AND u.object_id = m.user_object \
-                 WHERE m.group_model = $1 AND m.group_object = $2 \
-                 ORDER BY u.name_key, u.model_id, u.object_id",
-                vec![group.model.into(), group.object.into()],
-                "group members",
-            )
-            .await?;
-        read::all(rows, read::user)
-    }
-
-    async fn groups_of(&self, user: ObjectId) -> Result<Vec<Group>> {
-        let rows = self
-            .rows(
-                "SELECT g.model_id, g.object_id, g.name, g.description, g.enabled, g.created_at \
-                 FROM group_members m \
-                 JOIN user_groups g ON g.model_id = m.group_model AND g.object_id = m.group_object \
-                 WHERE m.user_model = $1 AND m.user_object = $2 \
-                 ORDER BY g.name_key, g.model_id, g.object_id",
-                vec![user.model.into(), user.object.into()],
-                "groups",
-            )
-            .await?;
-        read::all(rows, read::group)
-    }
-
-    async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>> {
-        macro_rules! select {
-            ($filter:literal) => {
-                concat!(
-                    "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants WHERE ",
-                    $filter
-                )
-            };
-        }
-        let (sql, params) = match on {
-            GrantsOn::Server => (select!("model_id IS NULL"), Vec::new()),
-            GrantsOn::Object(o) => (
-                select!("model_id = $1 AND object_id = $2"),
-                vec![o.model.into(), o.object.into()],
-            ),
-            GrantsOn::AnyObject => (select!("model_id IS NOT NULL"), Vec::new()),
-        };
-        let mut grants = read::all(self.rows(sql, params, "grants").await?, read::grant)?;
-        grants.sort();
-        Ok(grants)
-    }
-
-    async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>> {
-        let rows = self
-            .rows(
-                "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants WHERE role = $1",
-                vec![role.into()],
-                "grants",
-            )
-            .await?;
-        let mut grants = read::all(rows, read::grant)?;
-        grants.sort();
-        Ok(grants)
-    }
-
-    async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
-        let rows = self
-            .rows(
-                "SELECT grantee_model, grantee_object, role, model_id, object_id FROM grants \
-                 WHERE grantee_model = $1 AND grantee_object = $2",
-                vec![grantee.model.into(), grantee.object.into()],
-                "grants",
-            )
-            .await?;
-        let mut grants = read::all(rows, read::grant)?;
-        grants.sort();
-        Ok(grants)
-    }
-
-    async fn put_session(&self, mut session: Session) -> Result<()> {
-        prepare_session(&mut session)?;
-        let what = format!("writing a session of {}", session.user);
-        self.write_one(
-            "INSERT INTO sessions (key_hash, user_model, user_object, created_at, expires_at, last_seen_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (key_hash) DO UPDATE SET user_model = excluded.user_model, \
-             user_object = excluded.user_object, created_at = excluded.created_at, \
-             expires_at = excluded.expires_at, last_seen_at = excluded.last_seen_at",
-            vec![
-                session.key_hash.into(),
-                session.user.model.into(),
-                session.user.object.into(),
-                session.created_at.into(),
-                session.expires_at.into(),
-                session.last_seen_at.into(),
-            ],
-            &what,
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn session(&self, key_hash: &str, now: Timestamp) -> Result<Option<Session>> {
-        let rows = self
-            .rows(
-                "SELECT key_hash, user_model, user_object, created_at, expires_at, last_seen_at \
-                 FROM sessions WHERE key_hash = $1 AND expires_at > $2",
-                vec![key_hash.into(), now.into()],
-                "sessions",
-            )
-            .await?;
-        read::first(rows, read::session)
-    }
-
-    async fn delete_session(&self, key_hash: &str) -> Result<()> {
-        self.write_one(
-            "DELETE FROM sessions WHERE key_hash = $1",
-            vec![key_hash.into()],
-            "deleting a session",
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64> {
-        self.write_one(
-            "DELETE FROM sessions WHERE user_model = $1 AND user_object = $2",
-            vec![user.model.into(), user.object.into()],
-            &format!("deleting the sessions of {user}"),
-        )
-        .await
-    }
-
-    async fn purge_sessions(&self, now: Timestamp) -> Result<u64> {
-        self.write_one(
-            "DELETE FROM sessions WHERE expires_at <= $1",
-            vec![now.into()],
-            "purging expired sessions",
-        )
-        .await
-    }
-
-    async fn touch_session(&self, key_hash: &str, now: Timestamp) -> Result<()> {
-        self.write_one(
-            "UPDATE sessions SET last_seen_at = $2 WHERE key_hash = $1",
-            vec![key_hash.into(), micros(now).into()],
-            "recording the use of a session",
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn login_failures(&self, subjects: &[String]) -> Result<Vec<LoginFailures>> {
-        if subjects.is_empty() {
-            return Ok(Vec::new());
-        }
-        let list: Vec<String> = (1..=subjects.len()).map(|i| format!("${i}")).collect();
-        let rows = self
-            .rows_of(
-                Stmt::query(
-                    format!(
-                        "SELECT subject, failures, last_at FROM login_failures WHERE subject IN ({})",
-                        list.join(", ")
-                    ),
-                    subjects.iter().map(|s| s.as_str().into()).collect(),
-                ),
-                "failed logins",
-            )
-            .await?;
-        read::all(rows, read::login_failures)
-    }
-
-    async fn add_login_failure(
-        &self,
-        subjects: &[String],
-        now: Timestamp,
-        restart_before: Timestamp,
-    ) -> Result<()> {
-        let mut pending = Pending::default();
-        for subject in subjects {
-            pending.push(
-                Stmt::exec(
-                    "INSERT INTO login_failures (subject, failures, last_at) VALUES ($1, 1, $2) \
-                     ON CONFLICT (subject) DO UPDATE SET last_at = excluded.last_at, failures = \
-                     CASE WHEN login_failures.last_at <= $3 THEN 1 ELSE login_failures.failures + 1 END",
-                    vec![
-                        subject.as_str().into(),
-                        micros(now).into(),
-                        micros(restart_before).into(),
-                    ],
-                ),
-                Context::of("counting a failed login"),
-            );
-        }
-        self.write_now(pending).await?;
-        Ok(())
-    }
-
-    async fn clear_login_failures(&self, subjects: &[String]) -> Result<()> {
-        let mut pending = Pending::default();
-        for subject in subjects {
-            pending.push(
-                Stmt::exec(
-                    "DELETE FROM login_failures WHERE subject = $1",
-                    vec![subject.as_str().into()],
-                ),
-                Context::of("forgetting failed logins"),
-            );
-        }
-        self.write_now(pending).await?;
-        Ok(())
     }
 
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
@@ -2143,7 +2159,7 @@ impl<D: Driver> Store for SqlStore<D> {
     }
 }
 
-/// The lineage walk of [`Store::lineage`] as one statement: a recursive walk of (object,
+/// The lineage walk of [`ObjectStore::lineage`] as one statement: a recursive walk of (object,
 /// depth) steps that follows each object's first `$5` edges (by the far end, then name)
 /// up to depth `$4`, at most `$6` steps; then every edge followed from an object reached
 /// below depth `$4`, at the smallest depth it was reached, by depth, source, target and
