@@ -22,9 +22,10 @@ use lore_backend_memory::MemoryStore;
 use lore_backend_postgres::PostgresStore;
 use lore_backend_sqlite::SqliteStore;
 use lore_conformance::postgres::TestDatabase;
+use lore_core::ObjectId;
 use lore_core::model::{Edge, EdgeKind, LineageBounds};
 use lore_core::store::Op;
-use lore_core::{ObjectId, Store};
+use lore_core::store::prelude::*;
 use sqlx::{Connection, PgConnection, Row};
 
 type BenchResult<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;

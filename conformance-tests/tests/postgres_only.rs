@@ -12,8 +12,9 @@ use lore_backend_postgres::PostgresStore;
 use lore_conformance::postgres::TestDatabase;
 use lore_core::id::REPOSITORY_MODEL;
 use lore_core::model::*;
+use lore_core::store::prelude::*;
 use lore_core::store::{Batch, Op};
-use lore_core::{ErrorCode, ObjectId, Store};
+use lore_core::{ErrorCode, ObjectId};
 use sqlx::{Connection, PgConnection};
 
 /// A fresh database and a store over it, or `None` when PostgreSQL is not reachable.

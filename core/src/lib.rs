@@ -21,3 +21,7 @@ pub use error::{Error, ErrorCode, Result};
 pub use id::{ObjectId, ObjectRef};
 pub use import::Importer;
 pub use store::Store;
+
+// For `delegate_store!`, whose impls are `#[async_trait]`s in the caller's crate.
+#[doc(hidden)]
+pub use async_trait;

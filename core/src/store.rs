@@ -1,14 +1,34 @@
 //! The storage contract. Backends implement [`Store`]; the [`Catalog`](crate::Catalog)
 //! is its only caller.
 //!
+//! # Roles
+//! [`Store`] is the sum of six role traits, each a part of the catalog and its callers:
+//! - [`StoreBase`]: the backend's name, a health check, ids, snapshots and the write path
+//!   ([`StoreBase::apply`], [`StoreBase::begin`]).
+//! - [`ObjectStore`]: objects with what hangs on them, lineage, and MQL plans.
+//! - [`DefinitionStore`]: the meta model and governance definitions added at run time.
+//! - [`AccessStore`]: users, groups and grants.
+//! - [`SessionStore`]: the caller of an API key, sessions and failed logins.
+//! - [`RecordStore`]: worksheets, the system log, operations, import settings and
+//!   attachments, notifications, curation and documents.
+//!
+//! A backend implements every role; the blanket implementation makes it a `Store`, so
+//! `Arc<dyn Store>` carries them all, and a call on a `dyn Store` needs no import. A call
+//! on a concrete store (`MemoryStore`, `SqlStore`) needs its role in scope:
+//! `use lore_core::store::prelude::*;` brings them all. A store that wraps another (a
+//! test double) forwards the roles it does not change with
+//! [`delegate_store!`](crate::delegate_store).
+//!
 //! # Contract
-//! - Every method is atomic. [`Store::begin`] opens a [`WriteTx`] that takes writes in
+//! - Every method is atomic. [`StoreBase::begin`] opens a [`WriteTx`] that takes writes in
 //!   chunks and lands them all on [`WriteTx::commit`] or none of them (an error, or
 //!   dropping the transaction, rolls back): after an error, reads see the store as it
-//!   was. [`Store::apply`] writes one [`Batch`] the same way.
+//!   was. [`StoreBase::apply`] writes one [`Batch`] the same way.
 //! - Reads return objects in the order each method names, so every backend answers alike.
-//! - Ids come from [`Store::reserve_ids`]; the store never invents ids on its own.
+//! - Ids come from [`StoreBase::reserve_ids`]; the store never invents ids on its own.
 //! - Only hashes of API keys are stored ([`Session::key_hash`]).
+
+mod delegate;
 
 use async_trait::async_trait;
 
@@ -125,7 +145,7 @@ pub enum Op {
         name: String,
     },
     /// Inserts an operation with its id, or replaces the one with that id (a restore;
-    /// a new operation takes its id from [`Store::insert_operation`]).
+    /// a new operation takes its id from [`RecordStore::insert_operation`]).
     PutOperation(Operation),
     /// Writes a line of an operation's log, replacing the line of the same number.
     PutOperationLogLine {
@@ -136,7 +156,7 @@ pub enum Op {
     PutImportSettings(ImportSettings),
     /// Attaches a file to an object, replacing the object's attachment of the same name.
     PutAttachment(Attachment),
-    /// Sets the next id [`Store::reserve_ids`] gives in an id space. Only a restore
+    /// Sets the next id [`StoreBase::reserve_ids`] gives in an id space. Only a restore
     /// moves a sequence back, after [`Op::ClearAll`].
     SetIdSequence {
         space: i64,
@@ -544,7 +564,7 @@ struct Buffered<'a, S: ?Sized> {
 }
 
 #[async_trait]
-impl<S: Store + ?Sized> WriteTx for Buffered<'_, S> {
+impl<S: StoreBase + ?Sized> WriteTx for Buffered<'_, S> {
     async fn write(&mut self, mut ops: Vec<Op>) -> Result<()> {
         self.ops.append(&mut ops);
         Ok(())
@@ -563,7 +583,7 @@ pub struct Explanation {
     pub database_plan: Vec<String>,
 }
 
-/// Which grants [`Store::grants_on`] reads.
+/// Which grants [`AccessStore::grants_on`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GrantsOn {
     /// Global grants (no object).
@@ -583,13 +603,36 @@ pub struct Principal {
     pub grants: Vec<Grant>,
     /// The stored roles those grants name, sorted by name.
     pub roles: Vec<Role>,
-    /// The store's [`Store::meta_version`] at the same moment.
+    /// The store's [`DefinitionStore::meta_version`] at the same moment.
     pub meta_version: i64,
 }
 
-/// Storage of the whole catalog. See the module documentation for the contract.
+/// Storage of the whole catalog: every role below, so one `dyn Store` answers them all.
+/// A backend implements each role trait; the blanket implementation makes it a `Store`.
+/// See the module documentation for the roles and the contract.
+pub trait Store:
+    StoreBase + ObjectStore + DefinitionStore + AccessStore + SessionStore + RecordStore
+{
+}
+
+impl<T> Store for T where
+    T: StoreBase + ObjectStore + DefinitionStore + AccessStore + SessionStore + RecordStore
+{
+}
+
+/// The roles of a [`Store`] in scope at once: `use lore_core::store::prelude::*;` lets a
+/// caller call every store method on a concrete store (a `dyn Store` needs no import).
+pub mod prelude {
+    pub use super::{
+        AccessStore, DefinitionStore, ObjectStore, RecordStore, SessionStore, Store, StoreBase,
+    };
+}
+
+/// What every store is, whatever it holds: its name, a health check, ids, snapshots and
+/// the write path ([`Batch`]es and [`WriteTx`]s). Used by the import, the backup and
+/// every write of the [`Catalog`](crate::Catalog).
 #[async_trait]
-pub trait Store: Send + Sync + std::fmt::Debug + 'static {
+pub trait StoreBase: Send + Sync + std::fmt::Debug + 'static {
     /// A short name of the backend (`memory`, `sqlite`, `postgres`) for logs.
     fn backend(&self) -> &'static str;
 
@@ -620,7 +663,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
             ops: Vec::new(),
         }))
     }
+}
 
+/// The repository and model objects with what hangs on them (attributes, edges, tags,
+/// classifications, labels, profiling), lineage walks, and MQL plans run inside the store:
+/// what browsing, search, lineage and the import read.
+#[async_trait]
+pub trait ObjectStore: Send + Sync {
     // ---- objects
 
     async fn object(&self, id: ObjectId) -> Result<Option<Object>>;
@@ -660,8 +709,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>>;
     /// What hangs on the objects in scope.
     async fn details(&self, scope: Scope) -> Result<Details>;
-    /// [`Store::objects`] and [`Store::details`] of `Scope::Objects(ids)` together, from
-    /// one snapshot: one read where an entity is shown with what hangs on it.
+    /// [`ObjectStore::objects`] and [`ObjectStore::details`] of `Scope::Objects(ids)`
+    /// together, from one snapshot: one read where an entity is shown with what hangs on
+    /// it.
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)>;
     /// Edges of the kind whose source (or, with `incoming`, target) is `object`, sorted.
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>>;
@@ -696,9 +746,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
         let _ = (plan, page);
         Ok(None)
     }
+}
 
-    // ---- meta model and governance definitions
-
+/// The meta model and governance definitions added at run time (attribute and object
+/// types, data classes, sensitivity labels, roles) and the version that tells a cache of
+/// them is stale.
+#[async_trait]
+pub trait DefinitionStore: Send + Sync {
     /// Attribute types added at run time (built-ins come from [`MetaModel::builtin`]), by name.
     async fn attribute_types(&self) -> Result<Vec<AttributeType>>;
     /// Object types added at run time, by profile then name.
@@ -713,9 +767,12 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// classes, sensitivity labels or roles, so a process can tell when what it cached of
     /// them is stale (another process over the same database may have written them).
     async fn meta_version(&self) -> Result<i64>;
+}
 
-    // ---- users, grants and sessions
-
+/// Who may do what: users, groups, their memberships and the grants they hold. Read by
+/// administration and by authorization; written through [`Batch`]es.
+#[async_trait]
+pub trait AccessStore: Send + Sync {
     async fn user(&self, id: ObjectId) -> Result<Option<User>>;
     /// The user of that name, compared case-insensitively (Unicode lowercase).
     async fn user_by_name(&self, name: &str) -> Result<Option<User>>;
@@ -737,6 +794,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn grants_on(&self, on: GrantsOn) -> Result<Vec<Grant>>;
     /// Grants of the role (role names compare exactly), sorted.
     async fn grants_of_role(&self, role: &str) -> Result<Vec<Grant>>;
+}
+
+/// Authentication's bookkeeping: the caller of an API key ([`SessionStore::principal`]),
+/// sessions and the failed-login counters that throttle logins. Written outside batches.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
+    // ---- sessions
 
     /// The session of the key hash (if it exists and has not expired at `now`) with its
     /// user, the grants the user holds directly or through an enabled group, and their
@@ -749,7 +813,7 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn delete_session(&self, key_hash: &str) -> Result<()>;
     /// Ends every session of the user; returns how many ended.
     async fn delete_sessions_of(&self, user: ObjectId) -> Result<u64>;
-    /// Removes sessions expired at `now` (`expires_at <= now`, as [`Store::session`]
+    /// Removes sessions expired at `now` (`expires_at <= now`, as [`SessionStore::session`]
     /// sees them); returns how many.
     async fn purge_sessions(&self, now: Timestamp) -> Result<u64>;
     /// Records that the session's key was used at `now` (its `last_seen_at`).
@@ -770,7 +834,13 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     ) -> Result<()>;
     /// Forgets the subjects' failed logins.
     async fn clear_login_failures(&self, subjects: &[String]) -> Result<()>;
+}
 
+/// What users and processes keep beside the catalog's objects: worksheets, the system
+/// log, operations with their logs, import settings and attachments, notifications
+/// with their deliveries, curation and documents.
+#[async_trait]
+pub trait RecordStore: Send + Sync {
     // ---- worksheets
 
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>>;
@@ -869,7 +939,7 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// The curation of an object, by kind, then time, then id.
     async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>>;
     /// The curation of several objects at once (a page of query results), by object,
-    /// then as [`Store::curation`] orders each object's.
+    /// then as [`RecordStore::curation`] orders each object's.
     async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>>;
     /// One curation entry by id.
     async fn curation_entry(&self, id: i64) -> Result<Option<Curation>>;

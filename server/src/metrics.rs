@@ -211,7 +211,7 @@ impl Metrics {
     /// Counts the statements of a SQL store from now on, and reads its connections at
     /// each scrape. The metrics keep a handle on the store.
     pub fn watch_store<D: Driver>(&self, store: &SqlStore<D>) {
-        let backend = lore_core::Store::backend(store);
+        let backend = lore_core::store::StoreBase::backend(store);
         store.driver().observe(Arc::new(StatementMetrics {
             backend,
             statements: self.0.statements.clone(),

@@ -258,7 +258,7 @@ mod tests {
     }
 
     async fn count(store: &lore_backend_memory::MemoryStore) -> u64 {
-        use lore_core::Store;
+        use lore_core::store::RecordStore;
         store
             .count_system_log(&SystemLogFilter::default())
             .await
@@ -313,7 +313,7 @@ mod tests {
 
     #[tokio::test]
     async fn retention_purges_older_entries() {
-        use lore_core::Store;
+        use lore_core::store::RecordStore;
         let (store, catalog) = store_and_catalog();
         let mut old = entry("/old");
         old.time -= chrono::Duration::days(40);

@@ -2,7 +2,7 @@
 //!
 //! Everything lives in one state struct of ordered maps and sets behind a
 //! [`std::sync::RwLock`]; the ordered keys give every read the order the [`Store`]
-//! contract names without sorting. [`Store::apply`] writes straight into the state and
+//! contract names without sorting. [`StoreBase::apply`] writes straight into the state and
 //! records an undo entry per change: when an op fails, the entries are replayed backwards
 //! so the store is exactly as it was, without copying the whole state per batch.
 //!
@@ -10,7 +10,7 @@
 //! reserved.
 //!
 //! [`Store`]: lore_core::Store
-//! [`Store::apply`]: lore_core::Store::apply
+//! [`StoreBase::apply`]: lore_core::store::StoreBase::apply
 
 mod read;
 mod state;
@@ -43,7 +43,8 @@ pub struct MemoryStore {
     system_log: RwLock<SystemLog>,
     /// Operations, import settings and attachments.
     operations: RwLock<Operations>,
-    /// A snapshot ([`Store::snapshot`](lore_core::Store::snapshot)): its writes fail.
+    /// A snapshot ([`StoreBase::snapshot`](lore_core::store::StoreBase::snapshot)): its
+    /// writes fail.
     read_only: bool,
 }
 

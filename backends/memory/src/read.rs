@@ -305,8 +305,8 @@ impl State {
             .take_while(move |g| g.grantee == grantee)
     }
 
-    /// [`Store::lineage`](lore_core::Store::lineage): the lineage edges within `bounds` of
-    /// `start`, downstream or upstream, each with its depth.
+    /// [`ObjectStore::lineage`](lore_core::store::ObjectStore::lineage): the lineage edges
+    /// within `bounds` of `start`, downstream or upstream, each with its depth.
     pub(crate) fn lineage(
         &self,
         start: ObjectId,
@@ -352,8 +352,9 @@ impl State {
         LineageWalk { edges, truncated }
     }
 
-    /// [`Store::principal`](lore_core::Store::principal): the live session of `key_hash`,
-    /// its user, the grants of the user and of its enabled groups, and the roles they name.
+    /// [`SessionStore::principal`](lore_core::store::SessionStore::principal): the live
+    /// session of `key_hash`, its user, the grants of the user and of its enabled groups,
+    /// and the roles they name.
     pub(crate) fn principal(&self, key_hash: &str, now: Timestamp) -> Option<Principal> {
         let session = self.sessions.get(key_hash).filter(|s| s.expires_at > now)?;
         let user = self.users.get(&session.user)?;

@@ -1,5 +1,5 @@
-//! [`MemoryStore`]'s [`Store`] impl: every trait method over the locked state, the
-//! operations and the system log.
+//! [`MemoryStore`]'s [`Store`] impl, one block per role trait: every method over the
+//! locked state, the operations and the system log.
 
 use std::ops::Bound;
 use std::sync::{Mutex, RwLock};
@@ -17,7 +17,8 @@ use lore_core::model::{
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    Batch, Details, GrantsOn, Op, Principal, Scope, Store, micros, prepare_log_entry,
+    AccessStore, Batch, DefinitionStore, Details, GrantsOn, ObjectStore, Op, Principal,
+    RecordStore, Scope, SessionStore, Store, StoreBase, micros, prepare_log_entry,
     prepare_log_line, prepare_operation, prepare_session,
 };
 
@@ -25,7 +26,7 @@ use crate::MemoryStore;
 use crate::state::{MIN_GRANT, MIN_ID, first_of, user_key};
 
 #[async_trait]
-impl Store for MemoryStore {
+impl StoreBase for MemoryStore {
     fn backend(&self) -> &'static str {
         "memory"
     }
@@ -76,7 +77,10 @@ impl Store for MemoryStore {
         all.sort_unstable();
         Ok(all)
     }
+}
 
+#[async_trait]
+impl ObjectStore for MemoryStore {
     async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
         Ok(self.read()?.objects.get(&id).cloned())
     }
@@ -238,7 +242,10 @@ impl Store for MemoryStore {
     ) -> Result<LineageWalk> {
         Ok(self.read()?.lineage(start, downstream, bounds))
     }
+}
 
+#[async_trait]
+impl DefinitionStore for MemoryStore {
     async fn attribute_types(&self) -> Result<Vec<AttributeType>> {
         Ok(self.read()?.attribute_types.values().cloned().collect())
     }
@@ -259,6 +266,13 @@ impl Store for MemoryStore {
         Ok(self.read()?.roles.values().cloned().collect())
     }
 
+    async fn meta_version(&self) -> Result<i64> {
+        Ok(self.read()?.meta_version)
+    }
+}
+
+#[async_trait]
+impl AccessStore for MemoryStore {
     async fn user(&self, id: ObjectId) -> Result<Option<User>> {
         Ok(self.read()?.users.get(&id).cloned())
     }
@@ -364,11 +378,10 @@ impl Store for MemoryStore {
     async fn grants_of(&self, grantee: ObjectId) -> Result<Vec<Grant>> {
         Ok(self.read()?.grants_held(grantee).cloned().collect())
     }
+}
 
-    async fn meta_version(&self) -> Result<i64> {
-        Ok(self.read()?.meta_version)
-    }
-
+#[async_trait]
+impl SessionStore for MemoryStore {
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
         Ok(self.read()?.principal(key_hash, now))
     }
@@ -458,7 +471,10 @@ impl Store for MemoryStore {
         }
         Ok(())
     }
+}
 
+#[async_trait]
+impl RecordStore for MemoryStore {
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
         Ok(self.read()?.worksheets.get(&id).cloned())
     }

@@ -235,7 +235,7 @@ impl Tx<'_> {
 }
 
 impl MemoryStore {
-    /// Applies a batch ([`Store::apply`](lore_core::store::Store::apply)): its ops in order
+    /// Applies a batch ([`StoreBase::apply`](lore_core::store::StoreBase::apply)): its ops in order
     /// on the locked state, all taken back if one fails, then the writes outside the state.
     pub(crate) fn apply_batch(&self, batch: Batch) -> Result<()> {
         let mut state = self.write()?;

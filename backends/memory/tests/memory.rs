@@ -9,7 +9,8 @@ use lore_core::ObjectId;
 use lore_core::model::{
     AttributeValue, Edge, EdgeKind, Object, ObjectKind, SystemType, TypeName, Value,
 };
-use lore_core::store::{Batch, Op, Store};
+use lore_core::store::prelude::*;
+use lore_core::store::{Batch, Op};
 
 fn object(id: ObjectId, parent: Option<ObjectId>, name: &str) -> Object {
     let kind = if id.is_repository() {

@@ -5,8 +5,9 @@
 
 use lore_backend_sqlite::SqliteStore;
 use lore_core::model::*;
+use lore_core::store::prelude::*;
 use lore_core::store::{Batch, Op, Scope};
-use lore_core::{ObjectId, Result, Store};
+use lore_core::{ObjectId, Result};
 
 fn column(model: i64, object: i64, parent: Option<i64>, name: &str) -> Object {
     let mut o = Object::new(

@@ -42,7 +42,8 @@ pub type BackupSummary = Manifest;
 
 /// Writes a backup of the store to `out` and answers its manifest.
 ///
-/// Every read goes to one snapshot of the store ([`Store::snapshot`]), so the backup is
+/// Every read goes to one snapshot of the store
+/// ([`StoreBase::snapshot`](crate::store::StoreBase::snapshot)), so the backup is
 /// the repository at one moment while writes go on. The store is read in pages while
 /// the zip is written, so memory holds one page (and one attachment) at a time.
 pub async fn write_backup<W: Write + Seek + Send>(

@@ -181,7 +181,9 @@ impl Default for CatalogConfig {
     }
 }
 
-/// A meta model and the [`Store::meta_version`] it was read at.
+/// A meta model and the
+/// [`DefinitionStore::meta_version`](crate::store::DefinitionStore::meta_version) it was
+/// read at.
 type CachedMeta = (i64, Arc<MetaModel>);
 
 /// The catalog service over one store.

@@ -3,7 +3,8 @@ use serde::{Deserialize, Serialize};
 use super::Timestamp;
 use crate::id::ObjectId;
 
-/// The id space of notifications ([`Store::reserve_ids`](crate::store::Store::reserve_ids)).
+/// The id space of notifications
+/// ([`StoreBase::reserve_ids`](crate::store::StoreBase::reserve_ids)).
 pub const NOTIFICATION_IDS: i64 = -3;
 
 /// The id space of deliveries ([`Delivery`]).

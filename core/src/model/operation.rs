@@ -61,7 +61,8 @@ pub struct OperationDetail {
     pub result: Option<Value>,
 }
 
-/// The id space of operations ([`Store::reserve_ids`](crate::store::Store::reserve_ids)).
+/// The id space of operations
+/// ([`StoreBase::reserve_ids`](crate::store::StoreBase::reserve_ids)).
 pub const OPERATION_IDS: i64 = -4;
 
 /// One operation: an import started through `startImport`.

@@ -60,7 +60,7 @@ pub struct Edge {
     pub name: String,
 }
 
-/// How far a lineage walk goes ([`Store::lineage`](crate::store::Store::lineage)).
+/// How far a lineage walk goes ([`ObjectStore::lineage`](crate::store::ObjectStore::lineage)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineageBounds {
     /// The most edges between the starting object and an edge's far end.

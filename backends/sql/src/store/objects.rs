@@ -1,0 +1,587 @@
+//! [`SqlStore`]'s [`ObjectStore`]: objects and what hangs on them (union reads by id),
+//! lineage walks, and MQL plans compiled to SQL.
+
+use std::sync::OnceLock;
+
+use async_trait::async_trait;
+use lore_core::model::*;
+use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
+use lore_core::store::{Details, Explanation, ObjectStore, Scope};
+use lore_core::{Error, ObjectId, Result};
+
+use super::{SqlStore, id_pairs};
+use crate::compile;
+use crate::dialect::Dialect;
+use crate::driver::{Driver, Stmt};
+use crate::read::{self, object_columns};
+use crate::union::{Part, split, union_all};
+use crate::value::{ColType, Row, SqlValue};
+use crate::write;
+
+/// The objects of the keys.
+fn objects_part<D: Driver>(keys: Keys) -> Part {
+    Part {
+        columns: write::OBJECTS.columns,
+        from: format!("FROM objects t {}", keys.join::<D>()),
+    }
+}
+
+/// Which objects a union read covers, as its statement names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// `$1`: a JSON array of id pairs ([`id_pairs`]).
+    Pairs,
+    /// One object: `$1` its model, `$2` its number. Plain index lookups, cheaper to run
+    /// than the pairs' JSON (an entity read).
+    One,
+    /// `$1`: a model, all its objects.
+    Model,
+}
+
+impl Keys {
+    /// What follows `FROM <table> t` to keep the rows of the keys.
+    fn join<D: Driver>(self) -> String {
+        match self {
+            Self::Pairs => format!(
+                "JOIN ({}) s ON s.model_id = t.model_id AND s.object_id = t.object_id",
+                D::DIALECT.id_pairs(1)
+            ),
+            Self::One => "WHERE t.model_id = $1 AND t.object_id = $2".to_owned(),
+            Self::Model => "WHERE t.model_id = $1".to_owned(),
+        }
+    }
+
+    /// The edges leaving (`end` "source") or reaching ("target") the keys.
+    fn edges<D: Driver>(self, end: &str) -> String {
+        match self {
+            Self::Pairs => format!(
+                "({}) s JOIN edges e ON e.{end}_model = s.model_id AND e.{end}_object = s.object_id",
+                D::DIALECT.id_pairs(1)
+            ),
+            Self::One => format!("edges e WHERE e.{end}_model = $1 AND e.{end}_object = $2"),
+            Self::Model => format!("edges e WHERE e.{end}_model = $1"),
+        }
+    }
+
+    /// The parameters of a union read of `ids` with these keys.
+    fn params(self, ids: &[ObjectId]) -> Vec<SqlValue> {
+        match (self, ids) {
+            (Self::One, [id]) => vec![id.model.into(), id.object.into()],
+            _ => vec![id_pairs(ids)],
+        }
+    }
+
+    /// The keys naming `ids`.
+    fn of(ids: &[ObjectId]) -> Self {
+        if ids.len() == 1 {
+            Self::One
+        } else {
+            Self::Pairs
+        }
+    }
+}
+
+use crate::value::ColType::{Int, Text};
+
+const EDGE_PART: &[(&str, ColType)] = &[
+    ("kind", Text),
+    ("source_model", Int),
+    ("source_object", Int),
+    ("target_model", Int),
+    ("target_object", Int),
+    ("name", Text),
+];
+
+const CLASSIFICATION_PART: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("data_class", Text),
+    ("status", Text),
+];
+
+const LABEL_PART: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("label", Text),
+    ("status", Text),
+];
+
+const PROFILING_PART: &[(&str, ColType)] = &[
+    ("model_id", Int),
+    ("object_id", Int),
+    ("profile", Text),
+    ("sample", Text),
+];
+
+/// The six parts of a details read, in the order [`decode_details`] takes them.
+fn details_parts<D: Driver>(keys: Keys) -> Vec<Part> {
+    let join = keys.join::<D>();
+    let (from_sources, from_targets) = (keys.edges::<D>("source"), keys.edges::<D>("target"));
+    let part = |columns, table: &str| Part {
+        columns,
+        from: format!("FROM {table} t {join}"),
+    };
+    vec![
+        part(write::ATTRIBUTE_VALUES.columns, "attribute_values"),
+        Part {
+            columns: EDGE_PART,
+            from: format!(
+                "FROM (SELECT {cols} FROM {from_sources} UNION SELECT {cols} FROM {from_targets}) t",
+                cols = read::EDGE_COLUMNS
+            ),
+        },
+        part(write::TAGS.columns, "tags"),
+        part(CLASSIFICATION_PART, "classifications"),
+        part(LABEL_PART, "label_assignments"),
+        part(PROFILING_PART, "profiling"),
+    ]
+}
+
+/// A union read of objects by id, built once per dialect: its parts and its statement.
+struct Union {
+    parts: Vec<Part>,
+    sql: String,
+}
+
+/// The union reads of objects by id, built once per dialect: what hangs on them, and the
+/// objects with what hangs on them, each by a list of ids ([`Keys::Pairs`]) and by one
+/// ([`Keys::One`]).
+struct Unions {
+    details: [Union; 2],
+    with_objects: [Union; 2],
+}
+
+impl Unions {
+    fn details(&self, keys: Keys) -> &Union {
+        &self.details[usize::from(keys == Keys::One)]
+    }
+
+    fn with_objects(&self, keys: Keys) -> &Union {
+        &self.with_objects[usize::from(keys == Keys::One)]
+    }
+}
+
+fn object_unions<D: Driver>() -> &'static Unions {
+    static BUILT: [OnceLock<Unions>; 2] = [const { OnceLock::new() }; 2];
+    BUILT[D::DIALECT as usize].get_or_init(|| {
+        let union = |parts: Vec<Part>| Union {
+            sql: union_all(&parts),
+            parts,
+        };
+        let with_objects = |keys: Keys| {
+            let mut parts = details_parts::<D>(keys);
+            parts.insert(0, objects_part::<D>(keys));
+            union(parts)
+        };
+        Unions {
+            details: [Keys::Pairs, Keys::One].map(|keys| union(details_parts::<D>(keys))),
+            with_objects: [with_objects(Keys::Pairs), with_objects(Keys::One)],
+        }
+    })
+}
+
+/// The rows of [`details_parts`], sorted as the contract names.
+fn decode_details(mut results: impl Iterator<Item = Vec<Row>>) -> Result<Details> {
+    let mut next = || results.next().unwrap_or_default();
+    let mut attributes = read::all(next(), read::attribute)?;
+    attributes.sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
+    let mut edges = read::all(next(), read::edge)?;
+    edges.sort();
+    let mut tags = read::all(next(), read::tag)?;
+    tags.sort();
+    let mut classifications = read::all(next(), read::classification)?;
+    classifications.sort();
+    let mut labels = read::all(next(), read::label)?;
+    labels.sort();
+    let mut profiling = read::all(next(), read::profiling)?;
+    profiling.sort_by_key(|p| p.object);
+    Ok(Details {
+        attributes,
+        edges,
+        tags,
+        classifications,
+        labels,
+        profiling,
+    })
+}
+
+#[async_trait]
+impl<D: Driver> ObjectStore for SqlStore<D> {
+    async fn object(&self, id: ObjectId) -> Result<Option<Object>> {
+        self.one_object(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND object_id = $2"
+            ),
+            vec![id.model.into(), id.object.into()],
+        )
+        .await
+    }
+
+    async fn object_by_stable_id(&self, stable_id: &str) -> Result<Option<Object>> {
+        self.one_object(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE stable_id = $1"
+            ),
+            vec![stable_id.into()],
+        )
+        .await
+    }
+
+    async fn child_by_name(
+        &self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Object>> {
+        // a parent is always in the id space of its children
+        if parent.is_some_and(|p| p.model != model) {
+            return Ok(None);
+        }
+        self.one_object(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND parent IS NOT DISTINCT FROM $2 AND name = $3 \
+                 ORDER BY object_id LIMIT 1"
+            ),
+            vec![model.into(), parent.map(|p| p.object).into(), name.into()],
+        )
+        .await
+    }
+
+    async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
+        if parent.is_some_and(|p| p.model != model) {
+            return Ok(Vec::new());
+        }
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND parent IS NOT DISTINCT FROM $2 ORDER BY name, object_id"
+            ),
+            vec![model.into(), parent.map(|p| p.object).into()],
+        )
+        .await
+    }
+
+    async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 ORDER BY object_id"
+            ),
+            vec![model.into()],
+        )
+        .await
+    }
+
+    async fn model_objects_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Object>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.objects(
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = $1 AND object_id > $2 ORDER BY object_id LIMIT $3"
+            ),
+            vec![model.into(), after.unwrap_or(i64::MIN).into(), limit.into()],
+        )
+        .await
+    }
+
+    async fn model_prints_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<PrintedObject>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self
+            .rows(
+                "SELECT o.model_id, o.object_id, o.native_id, o.parent, o.created_at, p.mask, \
+                 p.print FROM objects o LEFT JOIN import_prints p \
+                 ON p.model_id = o.model_id AND p.object_id = o.object_id \
+                 WHERE o.model_id = $1 AND o.object_id > $2 ORDER BY o.object_id LIMIT $3",
+                vec![model.into(), after.unwrap_or(i64::MIN).into(), limit.into()],
+                "import prints",
+            )
+            .await?;
+        read::all(rows, read::printed_object)
+    }
+
+    async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>> {
+        // Only model objects live outside the repository's id space (core's `prepare`):
+        // the others are found in its range of the key.
+        let sql = if kind == ObjectKind::ModelObject {
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id <> -1 ORDER BY name, model_id, object_id"
+            )
+        } else {
+            concat!(
+                "SELECT ",
+                object_columns!(),
+                " FROM objects WHERE model_id = -1 AND kind = $1 ORDER BY name, model_id, object_id"
+            )
+        };
+        let params = if kind == ObjectKind::ModelObject {
+            Vec::new()
+        } else {
+            vec![kind.as_str().into()]
+        };
+        self.objects(sql, params).await
+    }
+
+    async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        let compiled = self.page_statement(plan, page).await?;
+        let rows = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ObjectId::new(
+                    row.int(0, "objects")?,
+                    row.int(1, "objects")?,
+                ))
+            })
+            .collect()
+    }
+
+    async fn count(&self, plan: &Plan) -> Result<u64> {
+        let compiled = compile::tally::count(plan, D::DIALECT)
+            .unwrap_or_else(|| compile::count(plan, D::DIALECT));
+        let n = self
+            .number(Stmt::query(compiled.sql, compiled.params), "a count")
+            .await?;
+        Ok(n.max(0) as u64)
+    }
+
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facet: &Facet,
+        limit: u64,
+    ) -> Result<Vec<ValueCount>> {
+        let compiled = compile::tally::value_counts(plan, D::DIALECT, facet, limit)
+            .unwrap_or_else(|| compile::value_counts(plan, D::DIALECT, facet, limit));
+        let rows = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+            .await?;
+        let mut counts = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            let count = row.int(1, "value counts")?.max(0) as u64;
+            let value = match (facet.gap, facet.field.ty()) {
+                (Some(_), _) | (None, FieldType::Text | FieldType::ExactText) => {
+                    Lit::Text(row.text(0, "value counts")?)
+                }
+                (None, FieldType::Integer) => Lit::Integer(row.int(0, "value counts")?),
+                (None, FieldType::Double) => Lit::Double(row.real(0, "value counts")?),
+                (None, FieldType::Boolean) => Lit::Boolean(row.bool(0, "value counts")?),
+                (None, FieldType::Time) => Lit::Time(row.int(0, "value counts")?),
+            };
+            counts.push(ValueCount { value, count });
+        }
+        Ok(counts)
+    }
+
+    async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
+        let compiled = self.page_statement(plan, page).await?;
+        let explain = D::DIALECT.explain(&compiled.sql);
+        let rows = self
+            .rows_of(Stmt::query(explain, compiled.params), "a query plan")
+            .await?;
+        let mut lines = Vec::new();
+        for mut row in rows {
+            // SQLite: (id, parent, notused, detail); PostgreSQL: one line of text.
+            let last = row.0.len().saturating_sub(1);
+            lines.push(row.text(last, "query plan")?);
+        }
+        Ok(Some(Explanation {
+            sql: compiled.sql,
+            database_plan: lines,
+        }))
+    }
+
+    async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys = Keys::of(ids);
+        let part = objects_part::<D>(keys);
+        let rows = self
+            .rows_of(Stmt::query(part.query(), keys.params(ids)), "objects")
+            .await?;
+        let mut objects = read::all(rows, read::object)?;
+        objects.sort_by_key(|o| o.id);
+        Ok(objects)
+    }
+
+    async fn details(&self, scope: Scope) -> Result<Details> {
+        let rows = match scope {
+            Scope::Model(model) => {
+                // A whole model: one query per part (in one snapshot), each row as narrow
+                // as its table.
+                let queries = details_parts::<D>(Keys::Model)
+                    .iter()
+                    .map(|p| Stmt::query(p.query(), vec![model.into()]))
+                    .collect();
+                self.read(queries, "the details of a model")
+                    .await?
+                    .into_iter()
+                    .map(|o| o.rows)
+                    .collect()
+            }
+            Scope::Objects(ids) => {
+                let keys = Keys::of(&ids);
+                let union = object_unions::<D>().details(keys);
+                let rows = self
+                    .rows_of(
+                        Stmt::query(union.sql.as_str(), keys.params(&ids)),
+                        "the details of objects",
+                    )
+                    .await?;
+                split(&union.parts, rows)?
+            }
+        };
+        decode_details(rows.into_iter())
+    }
+
+    async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
+        let keys = Keys::of(ids);
+        let union = object_unions::<D>().with_objects(keys);
+        let rows = self
+            .rows_of(
+                Stmt::query(union.sql.as_str(), keys.params(ids)),
+                "objects and their details",
+            )
+            .await?;
+        let mut rows = split(&union.parts, rows)?.into_iter();
+        let mut objects = read::all(rows.next().unwrap_or_default(), read::object)?;
+        objects.sort_by_key(|o| o.id);
+        Ok((objects, decode_details(rows)?))
+    }
+
+    async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
+        let sql = if incoming {
+            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name FROM edges e \
+             WHERE e.target_model = $1 AND e.target_object = $2 AND e.kind = $3"
+        } else {
+            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name FROM edges e \
+             WHERE e.source_model = $1 AND e.source_object = $2 AND e.kind = $3"
+        };
+        let rows = self
+            .rows(
+                sql,
+                vec![
+                    object.model.into(),
+                    object.object.into(),
+                    kind.as_str().into(),
+                ],
+                "edges",
+            )
+            .await?;
+        let mut edges = read::all(rows, read::edge)?;
+        edges.sort();
+        Ok(edges)
+    }
+
+    async fn lineage(
+        &self,
+        start: ObjectId,
+        downstream: bool,
+        bounds: LineageBounds,
+    ) -> Result<LineageWalk> {
+        let sql = lineage_sql(D::DIALECT, downstream);
+        let budget = i64::try_from(LINEAGE_WALK_BUDGET).unwrap_or(i64::MAX);
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    sql,
+                    vec![
+                        start.model.into(),
+                        start.object.into(),
+                        EdgeKind::Lineage.as_str().into(),
+                        i64::from(bounds.depth).into(),
+                        i64::from(bounds.fan_out).into(),
+                        (budget + 1).into(),
+                        (i64::from(bounds.limit) + 1).into(),
+                    ],
+                ),
+                "lineage",
+            )
+            .await?;
+        let mut truncated = false;
+        let mut edges = Vec::with_capacity(rows.len());
+        for row in rows {
+            let depth = row.int(6, "edges")?;
+            truncated |= row.int(7, "edges")? > budget;
+            let depth = u32::try_from(depth)
+                .map_err(|_| Error::internal(format!("a lineage walk answered depth {depth}")))?;
+            edges.push((read::edge(row)?, depth));
+        }
+        if edges.len() > bounds.limit as usize {
+            truncated = true;
+            edges.truncate(bounds.limit as usize);
+        }
+        Ok(LineageWalk { edges, truncated })
+    }
+}
+
+/// The lineage walk of [`ObjectStore::lineage`] as one statement: a recursive walk of (object,
+/// depth) steps that follows each object's first `$5` edges (by the far end, then name)
+/// up to depth `$4`, at most `$6` steps; then every edge followed from an object reached
+/// below depth `$4`, at the smallest depth it was reached, by depth, source, target and
+/// name, at most `$7`. Each row ends with the depth and the number of steps walked.
+/// The fan-out subquery and the joins use the edges' primary key (downstream) or
+/// `edges_target` (upstream).
+fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
+    // `near` is the end the walk stands on, `far` the end it goes to.
+    let (near, far) = if downstream {
+        ("source", "target")
+    } else {
+        ("target", "source")
+    };
+    // SQLite computes a recursive CTE whole unless the CTE itself is limited;
+    // PostgreSQL allows no LIMIT there, but reads the walk only as far as asked.
+    let (walk_limit, bounded) = match dialect {
+        Dialect::Sqlite => ("LIMIT $6", "SELECT m, o, depth FROM walk"),
+        Dialect::Postgres => ("", "SELECT m, o, depth FROM walk LIMIT $6"),
+    };
+    let first_edges = |alias: &str| {
+        format!(
+            "(e.{far}_model, e.{far}_object, e.name) IN (\
+             SELECT f.{far}_model, f.{far}_object, f.name FROM edges f \
+             WHERE f.{near}_model = {alias}.m AND f.{near}_object = {alias}.o AND f.kind = $3 \
+             ORDER BY f.{far}_model, f.{far}_object, f.name LIMIT $5)"
+        )
+    };
+    format!(
+        "WITH RECURSIVE walk(m, o, depth) AS (\
+           SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST(0 AS BIGINT) \
+           UNION \
+           SELECT e.{far}_model, e.{far}_object, w.depth + 1 FROM walk w \
+           JOIN edges e ON e.{near}_model = w.m AND e.{near}_object = w.o AND e.kind = $3 \
+           WHERE w.depth < $4 AND {walk_edges} {walk_limit}), \
+         bounded AS ({bounded}), \
+         nodes AS (SELECT m, o, MIN(depth) AS depth FROM bounded GROUP BY m, o) \
+         SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name, \
+                n.depth + 1, (SELECT COUNT(*) FROM bounded) \
+         FROM nodes n \
+         JOIN edges e ON e.{near}_model = n.m AND e.{near}_object = n.o AND e.kind = $3 \
+         WHERE n.depth < $4 AND {node_edges} \
+         ORDER BY n.depth + 1, e.source_model, e.source_object, e.target_model, e.target_object, e.name \
+         LIMIT $7",
+        walk_edges = first_edges("w"),
+        node_edges = first_edges("n"),
+    )
+}
