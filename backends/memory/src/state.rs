@@ -2,6 +2,7 @@
 //! the reads need, and the primitives that set one entry and keep those indexes.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
 
 use lore_core::id::ObjectId;
 use lore_core::model::{
@@ -100,6 +101,24 @@ pub(crate) fn user_key(name: &str) -> String {
 }
 
 impl State {
+    /// At most `limit` objects of the model number whose object number is above `after`
+    /// (from the first with `None`), by id.
+    pub(crate) fn model_page(
+        &self,
+        model: i64,
+        after: Option<i64>,
+        limit: usize,
+    ) -> impl Iterator<Item = &Object> + '_ {
+        let first = match after {
+            Some(after) => Bound::Excluded(ObjectId::new(model, after)),
+            None => Bound::Included(first_of(model)),
+        };
+        self.objects
+            .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
+            .take(limit)
+            .map(|(_, o)| o)
+    }
+
     // ---- primitives: each sets one entry, keeps the indexes and returns the old entry
 
     pub(crate) fn set_object(&mut self, id: ObjectId, object: Option<Object>) -> Option<Object> {

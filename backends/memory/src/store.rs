@@ -23,7 +23,7 @@ use lore_core::store::{
 };
 
 use crate::MemoryStore;
-use crate::state::{MIN_GRANT, MIN_ID, first_of, user_key};
+use crate::state::{MIN_GRANT, MIN_ID, user_key};
 
 #[async_trait]
 impl StoreBase for MemoryStore {
@@ -153,16 +153,7 @@ impl ObjectStore for MemoryStore {
         limit: usize,
     ) -> Result<Vec<Object>> {
         let state = self.read()?;
-        let first = match after {
-            Some(after) => Bound::Excluded(ObjectId::new(model, after)),
-            None => Bound::Included(first_of(model)),
-        };
-        Ok(state
-            .objects
-            .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
-            .take(limit)
-            .map(|(_, o)| o.clone())
-            .collect())
+        Ok(state.model_page(model, after, limit).cloned().collect())
     }
 
     async fn model_prints_page(
@@ -172,20 +163,14 @@ impl ObjectStore for MemoryStore {
         limit: usize,
     ) -> Result<Vec<PrintedObject>> {
         let state = self.read()?;
-        let first = match after {
-            Some(after) => Bound::Excluded(ObjectId::new(model, after)),
-            None => Bound::Included(first_of(model)),
-        };
         Ok(state
-            .objects
-            .range((first, Bound::Included(ObjectId::new(model, i64::MAX))))
-            .take(limit)
-            .map(|(id, o)| PrintedObject {
-                id: *id,
+            .model_page(model, after, limit)
+            .map(|o| PrintedObject {
+                id: o.id,
                 native_id: o.native_id.clone(),
                 parent: o.parent,
                 created_at: o.created_at,
-                print: state.prints.get(id).copied(),
+                print: state.prints.get(&o.id).copied(),
             })
             .collect())
     }
