@@ -278,6 +278,17 @@ impl Dialect {
         }
     }
 
+    /// Where a recursive walk stops after `limit` rows: the clause that ends the CTE's
+    /// recursive step, and the query (`read`, a SELECT of the CTE) that reads it. SQLite
+    /// computes a recursive CTE whole unless the CTE itself is limited; PostgreSQL allows
+    /// no LIMIT there, but reads the walk only as far as the query asks.
+    pub fn recursive_limit(self, read: &str, limit: &str) -> (String, String) {
+        match self {
+            Self::Sqlite => (format!("LIMIT {limit}"), read.to_owned()),
+            Self::Postgres => (String::new(), format!("{read} LIMIT {limit}")),
+        }
+    }
+
     /// The statement that shows how the database would run the statement `sql`:
     /// `EXPLAIN QUERY PLAN` on SQLite, `EXPLAIN` on PostgreSQL.
     pub fn explain(self, sql: &str) -> String {

@@ -551,12 +551,7 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
     } else {
         ("target", "source")
     };
-    // SQLite computes a recursive CTE whole unless the CTE itself is limited;
-    // PostgreSQL allows no LIMIT there, but reads the walk only as far as asked.
-    let (walk_limit, bounded) = match dialect {
-        Dialect::Sqlite => ("LIMIT $6", "SELECT m, o, depth FROM walk"),
-        Dialect::Postgres => ("", "SELECT m, o, depth FROM walk LIMIT $6"),
-    };
+    let (walk_limit, bounded) = dialect.recursive_limit("SELECT m, o, depth FROM walk", "$6");
     let first_edges = |alias: &str| {
         format!(
             "(e.{far}_model, e.{far}_object, e.name) IN (\
