@@ -609,7 +609,7 @@ impl Catalog {
             for page in changed.chunks(PAGE) {
                 let details = self.store.details(Scope::Objects(page.to_vec())).await?;
                 let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
-                for op in carried_removals(details, &in_page, number, Carried::of(&reader)) {
+                for op in carried_removals(details, &in_page, number, carried) {
                     sink.push(op).await?;
                 }
             }
