@@ -12,7 +12,8 @@
 //! `LORE_BENCH_RUNS` times (default 15, after 2 unmeasured runs) over HTTP, one at a
 //! time, and then its hand-written SQL as many times on a connection of its own to the
 //! same database. It prints p50 and p95 of both, their ratio, the targets, and the
-//! server's peak memory. Nothing here asserts a speed.
+//! server's peak memory. Nothing here asserts a speed. `LORE_BENCH_CASES` (names, or
+//! parts of them, comma separated) runs only those queries.
 
 use std::time::{Duration, Instant};
 
@@ -474,7 +475,12 @@ async fn bench(
         .parse()?;
     let restricted = server::key_with_object_role(addr, &key, &small.to_string(), "Viewer").await?;
     let mut baseline = Baseline::connect(storage).await?;
-    for case in CASES {
+    // `LORE_BENCH_CASES=Labels,Updated`: only the cases whose names contain one of these.
+    let only = std::env::var("LORE_BENCH_CASES").unwrap_or_default();
+    let wanted = |case: &Case| {
+        only.is_empty() || only.split(',').any(|part| case.name.contains(part.trim()))
+    };
+    for case in CASES.iter().filter(|c| wanted(c)) {
         let key = if case.restricted { &restricted } else { &key };
         let mut mql = Vec::with_capacity(runs);
         for i in 0..WARM_UP + runs {

@@ -310,13 +310,22 @@ fn unnest(table: &'static Table, rows: Vec<Vec<SqlValue>>) -> PgQuery<'static> {
         .enumerate()
         .map(|(i, (_, ty))| format!("${}::{}[]", i + 1, sql_type(*ty)))
         .collect();
-    let sql = format!(
-        "INSERT INTO {} ({}) SELECT * FROM UNNEST({}) {}",
-        table.name,
-        table.column_list(),
-        arrays.join(", "),
-        table.on_conflict
-    );
+    let sql = if table.derived.is_empty() {
+        format!(
+            "INSERT INTO {} ({}) SELECT * FROM UNNEST({}) {}",
+            table.name,
+            table.column_list(),
+            arrays.join(", "),
+            table.on_conflict
+        )
+    } else {
+        let source = format!(
+            "UNNEST({}) AS v({})",
+            arrays.join(", "),
+            table.column_list()
+        );
+        table.derived_insert(Dialect::Postgres, &source)
+    };
     let mut columns: Vec<Vec<SqlValue>> = table
         .columns
         .iter()

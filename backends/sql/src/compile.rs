@@ -22,6 +22,7 @@ use lore_core::mql::plan::{
 use crate::dialect::Dialect;
 use crate::value::SqlValue;
 
+pub mod tags;
 pub mod tally;
 
 /// A statement and its parameters.
@@ -255,7 +256,9 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
     let (join, value) = match c.source(&facet.field, row) {
         None => (join, "NULL".to_owned()),
         Some(Source::Expr { sql, .. }) => (join, sql),
-        Some(Source::Rows { key, from, value }) => {
+        Some(Source::Rows {
+            key, from, value, ..
+        }) => {
             let Row::Object(r) = row else {
                 return Compiled {
                     sql: "SELECT NULL, 0 WHERE 1 = 0".to_owned(),
@@ -318,6 +321,10 @@ enum Source {
         key: (String, String),
         from: String,
         value: String,
+        /// The value folded as MQL compares text, where the table holds it so (and
+        /// indexes it), and the rows that suffice to test it on: tags' `value_fold`,
+        /// on the first tag of each group folding alike (migration 21).
+        folded: Option<(String, String)>,
     },
 }
 
@@ -326,6 +333,11 @@ struct Compiler<'i> {
     index: &'i TextIndex,
     params: Vec<SqlValue>,
     aliases: usize,
+    /// Test what hangs on an object with `EXISTS` per object, not `IN` over the whole
+    /// table: for conditions only a few objects are tested on (the repository's, in the
+    /// tally and tag statements), where reading every tag of a label once would cost
+    /// more than all the probes.
+    per_object: bool,
 }
 
 impl<'i> Compiler<'i> {
@@ -335,6 +347,15 @@ impl<'i> Compiler<'i> {
             index,
             params: Vec::new(),
             aliases: 0,
+            per_object: false,
+        }
+    }
+
+    /// A compiler for conditions tested on a few objects ([`Compiler::per_object`]).
+    fn per_object(dialect: Dialect) -> Compiler<'static> {
+        Compiler {
+            per_object: true,
+            ..Compiler::new(dialect, &TextIndex::Always)
         }
     }
 
@@ -669,19 +690,36 @@ impl<'i> Compiler<'i> {
                     (None, None) => "1 = 1".to_owned(),
                 }
             }
-            Some(Source::Rows { key, from, value }) => {
+            Some(Source::Rows {
+                key,
+                from,
+                value,
+                folded,
+            }) => {
                 let Row::Object(o) = row else {
                     return "1 = 0".to_owned();
                 };
-                let mut pass = match test {
-                    Some(t) => format!(" AND {}", self.pass(&value, ty, t)),
-                    None => String::new(),
+                let mut pass = match (test, folded) {
+                    // The literals are folded already.
+                    (Some(t), Some((folded, rows))) if ty == FieldType::Text => {
+                        let pass = self.pass(&folded, FieldType::ExactText, t);
+                        format!(" AND {rows} AND {pass}")
+                    }
+                    (Some(t), _) => format!(" AND {}", self.pass(&value, ty, t)),
+                    (None, _) => String::new(),
                 };
                 if let (Field::Attribute { .. }, Some(t)) = (field, test)
                     && let Some(prefix) = self.text_prefix(&value, ty, t)
                 {
                     pass.push_str(" AND ");
                     pass.push_str(&prefix);
+                }
+                if self.per_object {
+                    return format!(
+                        "EXISTS (SELECT 1 FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id \
+                         AND {value} IS NOT NULL{pass})",
+                        key.0, key.1
+                    );
                 }
                 format!(
                     "({o}.model_id, {o}.object_id) IN (SELECT {}, {} FROM {from} AND {value} IS NOT NULL{pass})",
@@ -775,7 +813,9 @@ impl<'i> Compiler<'i> {
         match self.source(field, Row::Object(o)) {
             None => ("NULL".to_owned(), true),
             Some(Source::Expr { sql, nullable }) => (sql, nullable),
-            Some(Source::Rows { key, from, value }) => (
+            Some(Source::Rows {
+                key, from, value, ..
+            }) => (
                 format!(
                     "(SELECT {value} FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id LIMIT 1)",
                     key.0, key.1
@@ -802,11 +842,12 @@ impl<'i> Compiler<'i> {
             Field::Tags(kind) => {
                 let t = self.alias("t");
                 let kind = self.text(kind.as_str());
-                rows(
-                    &t,
-                    format!("tags {t} WHERE {t}.kind = {kind}"),
-                    format!("{t}.value"),
-                )
+                Source::Rows {
+                    key: (format!("{t}.model_id"), format!("{t}.object_id")),
+                    from: format!("tags {t} WHERE {t}.kind = {kind}"),
+                    value: format!("{t}.value"),
+                    folded: Some((format!("{t}.value_fold"), format!("{t}.fold_first"))),
+                }
             }
             Field::Labels(set) => self.labels(set, o),
             Field::Attribute { name, ty } => {
@@ -970,5 +1011,6 @@ fn rows(alias: &str, from: String, value: String) -> Source {
         key: (format!("{alias}.model_id"), format!("{alias}.object_id")),
         from,
         value,
+        folded: None,
     }
 }

@@ -27,9 +27,9 @@ impl Dialect {
     /// `{fold}` the function that folds text as MQL compares it ([`Dialect::fold`]).
     /// Lines starting `--postgres: ` or `--sqlite: ` belong to that dialect only.
     pub fn schema(self, template: &str) -> String {
-        let (text, without_rowid, fold) = match self {
-            Self::Sqlite => ("TEXT", "WITHOUT ROWID", "lower"),
-            Self::Postgres => ("TEXT COLLATE \"C\"", "", "lore_fold"),
+        let (text, without_rowid) = match self {
+            Self::Sqlite => ("TEXT", "WITHOUT ROWID"),
+            Self::Postgres => ("TEXT COLLATE \"C\"", ""),
         };
         let (mine, other) = match self {
             Self::Sqlite => ("--sqlite: ", "--postgres: "),
@@ -43,7 +43,15 @@ impl Dialect {
             .join("\n")
             .replace("{text}", text)
             .replace("{without_rowid}", without_rowid)
-            .replace("{fold}", fold)
+            .replace("{fold}", self.fold_function())
+    }
+
+    /// The name of the function [`Dialect::fold`] calls.
+    pub fn fold_function(self) -> &'static str {
+        match self {
+            Self::Sqlite => "lower",
+            Self::Postgres => "lore_fold",
+        }
     }
 
     /// The expression that folds text as MQL compares it
@@ -52,10 +60,7 @@ impl Dialect {
     /// in the C collation, which folds A–Z only; created by migration 3), both usable in
     /// indexes.
     pub fn fold(self, expr: &str) -> String {
-        match self {
-            Self::Sqlite => format!("lower({expr})"),
-            Self::Postgres => format!("lore_fold({expr})"),
-        }
+        format!("{}({expr})", self.fold_function())
     }
 
     /// The last `n` characters of the text `value`: `substr(value, -n)` on SQLite,

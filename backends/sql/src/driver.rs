@@ -19,9 +19,39 @@ pub struct Table {
     pub columns: &'static [(&'static str, ColType)],
     /// `ON CONFLICT ...`, appended to the insert.
     pub on_conflict: &'static str,
+    /// Columns the database fills for each row: a name and an expression of the row `v`
+    /// (its columns by name) and of what `join` brings, `{fold}` standing for
+    /// [`Dialect::fold`]'s function. Empty for most tables.
+    pub derived: &'static [(&'static str, &'static str)],
+    /// Joined to the rows `v` for `derived`, e.g. `LEFT JOIN objects o ON ...`.
+    pub join: &'static str,
 }
 
 impl Table {
+    /// The insert of a table with [`Table::derived`] columns, its rows read from
+    /// `source`, a row source with the alias `v` whose columns are named as the table's.
+    pub fn derived_insert(&self, dialect: Dialect, source: &str) -> String {
+        let own: Vec<String> = self.columns.iter().map(|(c, _)| format!("v.{c}")).collect();
+        let names: Vec<&str> = self.derived.iter().map(|(name, _)| *name).collect();
+        let fold = dialect.fold_function();
+        let values: Vec<String> = self
+            .derived
+            .iter()
+            .map(|(_, expr)| expr.replace("{fold}", fold))
+            .collect();
+        // `WHERE true`: SQLite reads an ON CONFLICT after a bare join as its ON.
+        format!(
+            "INSERT INTO {} ({}, {}) SELECT {}, {} FROM {source} {} WHERE true {}",
+            self.name,
+            self.column_list(),
+            names.join(", "),
+            own.join(", "),
+            values.join(", "),
+            self.join,
+            self.on_conflict
+        )
+    }
+
     /// The column names, comma separated.
     pub fn column_list(&self) -> String {
         let names: Vec<&str> = self.columns.iter().map(|(name, _)| *name).collect();

@@ -146,6 +146,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "import prints",
         sql: include_str!("../migrations/0020_import_prints.sql"),
     },
+    Migration {
+        version: 21,
+        name: "tag order",
+        sql: include_str!("../migrations/0021_tag_order.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

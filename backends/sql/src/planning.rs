@@ -25,6 +25,9 @@ use crate::value::SqlValue;
 impl<D: Driver> SqlStore<D> {
     /// The statement of a page, its plan chosen by the probes its dialect needs.
     pub(crate) async fn page_statement(&self, plan: &Plan, page: Page) -> Result<Compiled> {
+        if let Some(compiled) = compile::tags::page(plan, D::DIALECT, page) {
+            return Ok(compiled);
+        }
         // What each dialect cannot tell from its statistics.
         let searches = compile::indexed_searches(plan, D::DIALECT);
         let restricted =

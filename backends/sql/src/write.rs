@@ -26,6 +26,7 @@ use std::collections::HashSet;
 use lore_core::store::Op;
 use lore_core::{Error, ObjectId, Result};
 
+use crate::dialect::Dialect;
 use crate::driver::{Stmt, Table};
 use crate::value::SqlValue;
 
@@ -73,8 +74,9 @@ impl Pending {
 }
 
 /// Turns the ops of one transaction into statements.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Writer {
+    dialect: Dialect,
     objects: Vec<Vec<SqlValue>>,
     attributes: Vec<Vec<SqlValue>>,
     edges: Vec<Vec<SqlValue>>,
@@ -92,6 +94,23 @@ pub struct Writer {
 }
 
 impl Writer {
+    /// A writer of statements in the dialect.
+    pub fn new(dialect: Dialect) -> Self {
+        Self {
+            dialect,
+            objects: Vec::new(),
+            attributes: Vec::new(),
+            edges: Vec::new(),
+            tags: Vec::new(),
+            prints: Vec::new(),
+            forget: Vec::new(),
+            meta_changed: false,
+            pending: Pending::default(),
+            bulk_rows: 0,
+            new_rows: false,
+        }
+    }
+
     /// Adds one (prepared) op.
     pub fn op(&mut self, op: Op) -> Result<()> {
         if !self.prints.is_empty() && !matches!(op, Op::SetImportPrint(_)) {
@@ -263,7 +282,40 @@ impl Writer {
         } else {
             // One upsert statement must not touch a row twice: the last write of each
             // object wins, as it would written one by one.
-            self.bulk(&OBJECTS, last_wins(rows, 2), "storing objects");
+            let rows = last_wins(rows, 2);
+            let ids: Vec<[SqlValue; 2]> = rows
+                .iter()
+                .map(|row| [row[0].clone(), row[1].clone()])
+                .collect();
+            self.bulk(&OBJECTS, rows, "storing objects");
+            self.fill_tags(&ids);
+        }
+    }
+
+    /// Gives the tags written before their object (in this transaction or an earlier
+    /// one) the object's type and name (migration 21). A new model's objects come
+    /// before their tags ([`Writer::expect_new_rows`]), so only upserts need this.
+    fn fill_tags(&mut self, ids: &[[SqlValue; 2]]) {
+        /// Objects per statement, two parameters each.
+        const PER_STATEMENT: usize = 500;
+        let fold = self.dialect.fold_function();
+        for chunk in ids.chunks(PER_STATEMENT) {
+            let keys: Vec<String> = (0..chunk.len())
+                .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
+                .collect();
+            let sql = format!(
+                "UPDATE tags SET type_fold = (SELECT {fold}(o.type_name) FROM objects o \
+                 WHERE o.model_id = tags.model_id AND o.object_id = tags.object_id), \
+                 object_name = (SELECT o.name FROM objects o \
+                 WHERE o.model_id = tags.model_id AND o.object_id = tags.object_id) \
+                 WHERE type_fold IS NULL AND (model_id, object_id) IN (VALUES {})",
+                keys.join(", ")
+            );
+            let params = chunk.iter().flat_map(|id| id.iter().cloned()).collect();
+            self.pending.push(
+                Stmt::exec(sql, params),
+                Context::of("giving tags their object's type and name"),
+            );
         }
     }
 
@@ -283,8 +335,16 @@ impl Writer {
     }
 
     fn flush_tags(&mut self) {
-        let rows = std::mem::take(&mut self.tags);
-        self.bulk(&TAGS, rows, "adding tags");
+        // A tag takes its object's type and name as it is inserted: the object first.
+        self.flush_objects();
+        let mut rows = std::mem::take(&mut self.tags);
+        // Tags of one object whose values fold alike go in statements of their own: each
+        // learns whether it is the first of its group from the tags stored before it.
+        while !rows.is_empty() {
+            let (now, later) = fold_groups_apart(rows);
+            self.bulk(&TAGS, now, "adding tags");
+            rows = later;
+        }
     }
 
     /// Rows sent through the bulk path so far.
@@ -304,6 +364,35 @@ impl Writer {
 fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String> {
     serde_json::to_string(value)
         .map_err(|e| Error::internal(format!("cannot write {what} as JSON: {e}")))
+}
+
+/// Tag rows (object, kind, value) split in two: the first of each object's tags whose
+/// values fold alike, and the rest, in order.
+fn fold_groups_apart(rows: Vec<Vec<SqlValue>>) -> (Vec<Vec<SqlValue>>, Vec<Vec<SqlValue>>) {
+    let text = |v: &SqlValue| match v {
+        SqlValue::Text(Some(t)) => t.clone(),
+        _ => String::new(),
+    };
+    let int = |v: &SqlValue| match v {
+        SqlValue::Int(Some(i)) => *i,
+        _ => 0,
+    };
+    let mut seen = HashSet::with_capacity(rows.len());
+    let (mut now, mut later) = (Vec::with_capacity(rows.len()), Vec::new());
+    for row in rows {
+        let key = (
+            int(&row[0]),
+            int(&row[1]),
+            text(&row[2]),
+            lore_core::mql::plan::fold(&text(&row[3])),
+        );
+        if seen.insert(key) {
+            now.push(row);
+        } else {
+            later.push(row);
+        }
+    }
+    (now, later)
 }
 
 /// The rows with only the last of each key (the first `key_len` columns) kept, in order.
@@ -346,6 +435,28 @@ impl<'a> KeyPart<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tags_folding_alike_are_kept_apart() {
+        let row = |o: i64, v: &str| {
+            vec![
+                SqlValue::from(1_i64),
+                SqlValue::from(o),
+                SqlValue::from("label"),
+                SqlValue::from(v),
+            ]
+        };
+        let rows = vec![
+            row(1, "PII"),
+            row(1, "pii"),
+            row(2, "pii"),
+            row(1, "Gold"),
+            row(1, "PiI"),
+        ];
+        let (now, later) = fold_groups_apart(rows);
+        assert_eq!(now, vec![row(1, "PII"), row(2, "pii"), row(1, "Gold")]);
+        assert_eq!(later, vec![row(1, "pii"), row(1, "PiI")]);
+    }
 
     #[test]
     fn last_wins_keeps_the_last_of_each_key_in_order() {

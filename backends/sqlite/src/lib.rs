@@ -450,13 +450,26 @@ fn insert_chunk(conn: &Connection, table: &Table, rows: &[Vec<SqlValue>]) -> Res
             format!("({})", params.join(", "))
         })
         .collect();
-    let sql = format!(
-        "INSERT INTO {} ({}) VALUES {} {}",
-        table.name,
-        table.column_list(),
-        tuples.join(", "),
-        table.on_conflict
-    );
+    let sql = if table.derived.is_empty() {
+        format!(
+            "INSERT INTO {} ({}) VALUES {} {}",
+            table.name,
+            table.column_list(),
+            tuples.join(", "),
+            table.on_conflict
+        )
+    } else {
+        let named: Vec<String> = (1..=columns)
+            .zip(table.columns)
+            .map(|(i, (name, _))| format!("column{i} AS {name}"))
+            .collect();
+        let source = format!(
+            "(SELECT {} FROM (VALUES {})) v",
+            named.join(", "),
+            tuples.join(", ")
+        );
+        table.derived_insert(Dialect::Sqlite, &source)
+    };
     let mut st = conn.prepare_cached(&sql).map_err(classify)?;
     for (r, row) in rows.iter().enumerate() {
         for (c, value) in row.iter().enumerate() {

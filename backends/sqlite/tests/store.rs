@@ -112,3 +112,84 @@ async fn a_newer_database_is_refused() -> Result<()> {
     assert!(err.contains("version 999"), "unexpected outcome: {err:?}");
     Ok(())
 }
+
+/// Migration 21 on a database written before it: tags get their folded value, their
+/// object's type and name and the mark of the first of each group folding alike, and
+/// the objects' import prints stay. The database before it is made by undoing the
+/// migration on a fresh one and writing rows as version 20 wrote them.
+#[tokio::test]
+async fn tags_written_before_migration_21_are_ordered_after_it() -> Result<()> {
+    let internal = |e: rusqlite::Error| lore_core::Error::internal(e.to_string());
+    let dir = tempfile::tempdir().map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let path = dir.path().join("lore.db");
+    let store = SqliteStore::open(&path).await?;
+    store
+        .apply(Batch::from(vec![
+            Op::PutObject(column(2, 1, None, "b")),
+            Op::PutObject(column(2, 2, None, "a")),
+        ]))
+        .await?;
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).map_err(internal)?;
+    conn.execute_batch(
+        "DROP INDEX tags_order; DROP TRIGGER tags_follow_object; DROP TRIGGER tags_fold_first;
+         ALTER TABLE tags DROP COLUMN value_fold; ALTER TABLE tags DROP COLUMN type_fold;
+         ALTER TABLE tags DROP COLUMN object_name; ALTER TABLE tags DROP COLUMN fold_first;
+         CREATE INDEX tags_value ON tags (kind, value);
+         DELETE FROM lore_schema WHERE version = 21;
+         INSERT INTO tags VALUES (2, 1, 'label', 'PII'), (2, 1, 'label', 'pii'),
+             (2, 1, 'label', 'Gold'), (2, 2, 'label', 'Pii'), (2, 3, 'label', 'x');
+         INSERT INTO import_prints VALUES (2, 1, 1, 42);",
+    )
+    .map_err(internal)?;
+    drop(conn);
+    drop(SqliteStore::open(&path).await?);
+    let conn = rusqlite::Connection::open(&path).map_err(internal)?;
+    let mut statement = conn
+        .prepare(
+            "SELECT object_id, value, value_fold, type_fold, object_name, fold_first FROM tags \
+             ORDER BY object_id, value",
+        )
+        .map_err(internal)?;
+    type Tagged = (i64, String, String, Option<String>, Option<String>, bool);
+    let rows: Vec<Tagged> = statement
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .map_err(internal)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(internal)?;
+    let row = |o: i64, v: &str, f: &str, t: Option<&str>, n: Option<&str>, first: bool| {
+        (
+            o,
+            v.to_owned(),
+            f.to_owned(),
+            t.map(str::to_owned),
+            n.map(str::to_owned),
+            first,
+        )
+    };
+    assert_eq!(
+        rows,
+        vec![
+            row(1, "Gold", "gold", Some("column"), Some("b"), true),
+            row(1, "PII", "pii", Some("column"), Some("b"), true),
+            row(1, "pii", "pii", Some("column"), Some("b"), false),
+            row(2, "Pii", "pii", Some("column"), Some("a"), true),
+            // No object 3: no type or name until it is written.
+            row(3, "x", "x", None, None, true),
+        ]
+    );
+    let prints: i64 = conn
+        .query_row("SELECT COUNT(*) FROM import_prints", [], |r| r.get(0))
+        .map_err(internal)?;
+    assert_eq!(prints, 1, "filling the columns changes no object");
+    Ok(())
+}

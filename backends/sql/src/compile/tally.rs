@@ -11,17 +11,17 @@ use std::collections::BTreeSet;
 use lore_core::model::ObjectKind;
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Plan, Test, fold};
 
-use super::{Compiled, Compiler, Row, TextIndex, clamp};
+use super::{Compiled, Compiler, Row, clamp};
 use crate::dialect::Dialect;
 use crate::value::SqlValue;
 
 /// A condition the tallies answer: the objects of some models and of some types.
 #[derive(Debug, Default, PartialEq)]
-struct Shape {
+pub(super) struct Shape {
     /// The model numbers whose objects pass; `None`: every model's.
-    models: Option<BTreeSet<i64>>,
+    pub(super) models: Option<BTreeSet<i64>>,
     /// The folded names of the object types that pass; `None`: every type.
-    types: Option<BTreeSet<String>>,
+    pub(super) types: Option<BTreeSet<String>>,
 }
 
 impl Shape {
@@ -33,7 +33,7 @@ impl Shape {
         Some(shape)
     }
 
-    fn add(&mut self, cond: &Cond) -> Option<()> {
+    pub(super) fn add(&mut self, cond: &Cond) -> Option<()> {
         match cond {
             Cond::True => Some(()),
             Cond::And(items) => items.iter().try_for_each(|c| self.add(c)),
@@ -92,7 +92,7 @@ fn tallied(facet: &Facet) -> Option<(&'static str, &'static str)> {
 
 impl Compiler<'_> {
     /// The condition on tally rows `t` of the shape.
-    fn tally_rows(&mut self, shape: &Shape) -> String {
+    pub(super) fn tally_rows(&mut self, shape: &Shape) -> String {
         let mut parts = Vec::new();
         if let Some(models) = &shape.models {
             if models.is_empty() {
@@ -125,7 +125,7 @@ impl Compiler<'_> {
 pub fn count(plan: &Plan, dialect: Dialect) -> Option<Compiled> {
     let condition = plan.condition();
     let shape = Shape::of(&condition)?;
-    let mut c = Compiler::new(dialect, &TextIndex::Always);
+    let mut c = Compiler::per_object(dialect);
     let tallies = c.tally_rows(&shape);
     let repository = c.cond(&condition, Row::Object("o"));
     Some(Compiled {
@@ -144,7 +144,7 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
     let (value, has_value) = tallied(facet)?;
     let condition = plan.condition();
     let shape = Shape::of(&condition)?;
-    let mut c = Compiler::new(dialect, &TextIndex::Always);
+    let mut c = Compiler::per_object(dialect);
     let tallies = c.tally_rows(&shape);
     let repository = c.cond(&condition, Row::Object("o"));
     let Some(super::Source::Expr { sql: own, .. }) = c.source(&facet.field, Row::Object("o"))

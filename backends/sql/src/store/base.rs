@@ -212,7 +212,7 @@ impl<D: Driver> StoreBase for SqlStore<D> {
         Ok(Box::new(SqlWriteTx {
             driver: self.driver.as_ref(),
             tx,
-            writer: Writer::default(),
+            writer: Writer::new(D::DIALECT),
             commits: self.writes.fetch_add(1, Ordering::Relaxed),
         }))
     }

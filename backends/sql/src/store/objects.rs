@@ -359,6 +359,7 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
         let compiled = compile::tally::count(plan, D::DIALECT)
+            .or_else(|| compile::tags::count(plan, D::DIALECT))
             .unwrap_or_else(|| compile::count(plan, D::DIALECT));
         let n = self
             .number(Stmt::query(compiled.sql, compiled.params), "a count")

@@ -30,6 +30,8 @@ static SYSTEM_LOG: Table = Table {
         ("duration_ms", ColType::Int),
         ("size", ColType::Int),
     ],
+    derived: &[],
+    join: "",
     on_conflict: "",
 };
 

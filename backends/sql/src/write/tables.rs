@@ -33,6 +33,8 @@ const OBJECT_COLUMNS: &[(&str, ColType)] = &[
 pub static OBJECTS: Table = Table {
     name: "objects",
     columns: OBJECT_COLUMNS,
+    derived: &[],
+    join: "",
     on_conflict: "ON CONFLICT (model_id, object_id) DO UPDATE SET kind = excluded.kind, \
         parent = excluded.parent, profile = excluded.profile, type_name = excluded.type_name, \
         system_type = excluded.system_type, name = excluded.name, \
@@ -60,6 +62,8 @@ const ATTRIBUTE_VALUE_COLUMNS: &[(&str, ColType)] = &[
 pub static ATTRIBUTE_VALUES: Table = Table {
     name: "attribute_values",
     columns: ATTRIBUTE_VALUE_COLUMNS,
+    derived: &[],
+    join: "",
     on_conflict: "ON CONFLICT (model_id, object_id, attribute) DO UPDATE SET \
         value_kind = excluded.value_kind, text_value = excluded.text_value, \
         integer_value = excluded.integer_value, double_value = excluded.double_value, \
@@ -72,11 +76,15 @@ pub static ATTRIBUTE_VALUES: Table = Table {
 pub(super) static NEW_OBJECTS: Table = Table {
     name: "objects",
     columns: OBJECT_COLUMNS,
+    derived: &[],
+    join: "",
     on_conflict: "",
 };
 pub(super) static NEW_ATTRIBUTE_VALUES: Table = Table {
     name: "attribute_values",
     columns: ATTRIBUTE_VALUE_COLUMNS,
+    derived: &[],
+    join: "",
     on_conflict: "",
 };
 
@@ -90,9 +98,15 @@ pub static EDGES: Table = Table {
         ("target_object", Int),
         ("name", Text),
     ],
+    derived: &[],
+    join: "",
     on_conflict: "ON CONFLICT DO NOTHING",
 };
 
+/// Tags carry their value folded, their object's folded type and name, and whether they
+/// are the first of the object's tags whose values fold alike (migration 21): the writer
+/// inserts a tag after its object, and no two tags of one such group in one statement
+/// ([`Writer`](super::Writer)'s `flush_tags`).
 pub static TAGS: Table = Table {
     name: "tags",
     columns: &[
@@ -101,6 +115,17 @@ pub static TAGS: Table = Table {
         ("kind", Text),
         ("value", Text),
     ],
+    derived: &[
+        ("value_fold", "{fold}(v.value)"),
+        ("type_fold", "{fold}(o.type_name)"),
+        ("object_name", "o.name"),
+        (
+            "fold_first",
+            "NOT EXISTS (SELECT 1 FROM tags d WHERE d.model_id = v.model_id \
+             AND d.object_id = v.object_id AND d.kind = v.kind AND d.value_fold = {fold}(v.value))",
+        ),
+    ],
+    join: "LEFT JOIN objects o ON o.model_id = v.model_id AND o.object_id = v.object_id",
     on_conflict: "ON CONFLICT DO NOTHING",
 };
 
@@ -114,6 +139,8 @@ pub(super) static IMPORT_PRINTS: Table = Table {
         ("mask", Int),
         ("print", Int),
     ],
+    derived: &[],
+    join: "",
     on_conflict: "ON CONFLICT (model_id, object_id) DO UPDATE SET mask = excluded.mask, \
         print = excluded.print",
 };
