@@ -262,7 +262,7 @@ const CASES: &[Case] = &[
             r#"{"select": "Name, \"Updated Date\"", "from": "{from}", "where": "\"Object Type\" = 'Table'", "orderby": "\"Updated Date\""}"#,
         ),
         sql: "SELECT model_id, object_id, name, updated_at FROM objects WHERE model_id = {m} \
-              AND lower(type_name) = 'table' ORDER BY updated_at DESC, model_id, object_id LIMIT 20",
+              AND lower(type_name) = 'table' ORDER BY updated_at DESC, model_id DESC, object_id DESC LIMIT 20",
     },
     Case {
         restricted: false,

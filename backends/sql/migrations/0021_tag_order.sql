@@ -39,9 +39,10 @@ UPDATE tags SET fold_first = NOT EXISTS (SELECT 1 FROM tags d
 --postgres:     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_prints_forget();
 
 -- It takes the place of `tags_value` (kind, value), which only served a scan of every
--- tag of a kind.
+-- tag of a kind. `fold_first` is in it as well as its condition: SQLite reads a column
+-- the query names from the table unless the index holds it.
 DROP INDEX tags_value;
-CREATE INDEX tags_order ON tags (kind, value_fold, type_fold, object_name, model_id, object_id)
+CREATE INDEX tags_order ON tags (kind, value_fold, type_fold, object_name, model_id, object_id, fold_first)
     WHERE fold_first;
 
 -- The marked tag of a group deleted, the least value left in the group is marked.

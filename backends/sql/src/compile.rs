@@ -155,14 +155,22 @@ pub fn required_searches(plan: &Plan) -> Vec<Cond> {
 /// few objects that pass through the condition's indexes and sorts them, instead of
 /// reading a sort index in order and testing every object on the way; see
 /// [`bounded_count`].
+///
+/// With `types_unindexed` (SQLite), the tests of the object type are kept from the type's
+/// index: for a type many objects have, in an order another index holds ("Updated
+/// Date"), reading that index and testing the type finds a page after a few rows, where
+/// the type's index would hand over all of them to be sorted (see `planning.rs`).
 pub fn page(
     plan: &Plan,
     dialect: Dialect,
     page: Page,
     index: &TextIndex,
     filter_first: bool,
+    types_unindexed: bool,
 ) -> Compiled {
     let mut c = Compiler::new(dialect, index);
+    c.types_unindexed = types_unindexed && dialect == Dialect::Sqlite;
+    c.tags_per_object = dialect == Dialect::Sqlite;
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let mut order = Vec::new();
     for key in &plan.order {
@@ -178,8 +186,14 @@ pub fn page(
         let nulls = if nullable { " NULLS LAST" } else { "" };
         order.push(format!("{value} {direction}{nulls}"));
     }
-    order.push("o.model_id".to_owned());
-    order.push("o.object_id".to_owned());
+    // Ties in id order, in the direction of the last key: an index ending in the ids
+    // serves `Updated Date DESC` read backwards.
+    let ties = match plan.order.last() {
+        Some(key) if key.descending => " DESC",
+        _ => "",
+    };
+    order.push(format!("o.model_id{ties}"));
+    order.push(format!("o.object_id{ties}"));
     let limit = c.param(SqlValue::Int(Some(clamp(page.limit))));
     let offset = c.param(SqlValue::Int(Some(clamp(page.offset))));
     let sql = format!(
@@ -338,6 +352,12 @@ struct Compiler<'i> {
     /// tally and tag statements), where reading every tag of a label once would cost
     /// more than all the probes.
     per_object: bool,
+    /// Tests of the object type kept from its index (SQLite's `+`; see [`page`]).
+    types_unindexed: bool,
+    /// Tags tested with `EXISTS` per object (SQLite's pages): SQLite builds the list of
+    /// an `IN` whole before its first row, every object of a label for a page whose
+    /// other conditions pick five objects; the probes stop with the page.
+    tags_per_object: bool,
 }
 
 impl<'i> Compiler<'i> {
@@ -348,6 +368,8 @@ impl<'i> Compiler<'i> {
             params: Vec::new(),
             aliases: 0,
             per_object: false,
+            types_unindexed: false,
+            tags_per_object: false,
         }
     }
 
@@ -390,6 +412,9 @@ impl<'i> Compiler<'i> {
             Cond::Not(inner) => format!("({}) IS NOT TRUE", self.cond(inner, row)),
             Cond::Test(Field::Column(column), Test::Contains(text)) => {
                 self.search(std::slice::from_ref(column), text, row, false)
+            }
+            Cond::Test(field @ Field::Column(Column::TypeName), test) if self.types_unindexed => {
+                format!("+({})", self.test(field, Some(test), row))
             }
             Cond::Test(field, test) => self.test(field, Some(test), row),
             Cond::Has(field) => self.test(field, None, row),
@@ -699,9 +724,11 @@ impl<'i> Compiler<'i> {
                 let Row::Object(o) = row else {
                     return "1 = 0".to_owned();
                 };
+                let mut present = format!(" AND {value} IS NOT NULL");
                 let mut pass = match (test, folded) {
-                    // The literals are folded already.
+                    // The literals are folded already; the folded value is never NULL.
                     (Some(t), Some((folded, rows))) if ty == FieldType::Text => {
+                        present.clear();
                         let pass = self.pass(&folded, FieldType::ExactText, t);
                         format!(" AND {rows} AND {pass}")
                     }
@@ -714,15 +741,14 @@ impl<'i> Compiler<'i> {
                     pass.push_str(" AND ");
                     pass.push_str(&prefix);
                 }
-                if self.per_object {
+                if self.per_object || (self.tags_per_object && matches!(field, Field::Tags(_))) {
                     return format!(
-                        "EXISTS (SELECT 1 FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id \
-                         AND {value} IS NOT NULL{pass})",
+                        "EXISTS (SELECT 1 FROM {from} AND {} = {o}.model_id AND {} = {o}.object_id{present}{pass})",
                         key.0, key.1
                     );
                 }
                 format!(
-                    "({o}.model_id, {o}.object_id) IN (SELECT {}, {} FROM {from} AND {value} IS NOT NULL{pass})",
+                    "({o}.model_id, {o}.object_id) IN (SELECT {}, {} FROM {from}{present}{pass})",
                     key.0, key.1
                 )
             }

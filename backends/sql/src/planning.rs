@@ -14,7 +14,7 @@
 //! needs, asked once per page and only when a probe is needed.
 
 use lore_core::Result;
-use lore_core::mql::plan::{Cond, Page, Plan};
+use lore_core::mql::plan::{Column, Cond, Field, Lit, Page, Plan, Test, fold};
 
 use crate::compile::{self, Compiled, Search};
 use crate::dialect::Dialect;
@@ -36,18 +36,49 @@ impl<D: Driver> SqlStore<D> {
             Dialect::Postgres => compile::required_searches(plan),
             Dialect::Sqlite => Vec::new(),
         };
-        if searches.is_empty() && !restricted && required.is_empty() {
+        let types = match D::DIALECT {
+            Dialect::Sqlite => broad_type_order(plan),
+            Dialect::Postgres => None,
+        };
+        if searches.is_empty() && !restricted && required.is_empty() && types.is_none() {
             let index = compile::TextIndex::Only(Vec::new());
-            return Ok(compile::page(plan, D::DIALECT, page, &index, false));
+            return Ok(compile::page(plan, D::DIALECT, page, &index, false, false));
         }
         let cap = self.probe_cap(page).await?;
+        let types_unindexed = match types {
+            Some(types) => self.of_types(&types).await? > cap,
+            None => false,
+        };
         let index = compile::TextIndex::Only(self.text_index(searches, cap).await?);
         let filter_first = (restricted
             && self
                 .few(&plan.visibility, cap, "what the caller sees")
                 .await?)
             || self.any_few(&required, cap).await?;
-        Ok(compile::page(plan, D::DIALECT, page, &index, filter_first))
+        Ok(compile::page(
+            plan,
+            D::DIALECT,
+            page,
+            &index,
+            filter_first,
+            types_unindexed,
+        ))
+    }
+
+    /// How many model objects have one of the (folded) types, from the tallies.
+    async fn of_types(&self, types: &[String]) -> Result<i64> {
+        let marks: Vec<String> = (1..=types.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM object_tallies WHERE {} IN ({})",
+            D::DIALECT.fold("type_name"),
+            marks.join(", ")
+        );
+        let params = types
+            .iter()
+            .map(|t| SqlValue::Text(Some(t.clone())))
+            .collect();
+        self.number(Stmt::query(sql, params), "the objects of a type")
+            .await
     }
 
     /// Which of the plan's searches a page finds through SQLite's text index: those
@@ -122,5 +153,106 @@ impl<D: Driver> SqlStore<D> {
             }
         }
         Ok(false)
+    }
+}
+
+/// The folded object types a SQLite page in "Updated Date" order requires (a test of the
+/// type at the top of its AND), if any: when many objects have them, the page reads
+/// `objects_updated` in order and tests the type ([`compile::page`]'s
+/// `types_unindexed`). SQLite's planner would find the type's objects through its index
+/// and sort them all; it does not count on the page filling early.
+fn broad_type_order(plan: &Plan) -> Option<Vec<String>> {
+    fn walk(cond: &Cond, out: &mut Vec<String>) {
+        match cond {
+            Cond::And(items) => items.iter().for_each(|c| walk(c, out)),
+            Cond::Test(Field::Column(Column::TypeName), test) => {
+                let lits = match test {
+                    Test::Eq(lit) => std::slice::from_ref(lit),
+                    Test::In(lits) => lits.as_slice(),
+                    _ => return,
+                };
+                out.extend(lits.iter().filter_map(|l| match l {
+                    Lit::Text(t) => Some(fold(t)),
+                    _ => None,
+                }));
+            }
+            _ => {}
+        }
+    }
+    let first = plan.order.first()?;
+    if first.field != Field::Column(Column::UpdatedAt) {
+        return None;
+    }
+    let mut types = Vec::new();
+    walk(&plan.condition(), &mut types);
+    (!types.is_empty()).then_some(types)
+}
+
+#[cfg(test)]
+mod tests {
+    use lore_core::mql::plan::SortKey;
+
+    use super::*;
+
+    fn plan(order: Field, cond: Cond) -> Plan {
+        Plan {
+            filter: cond,
+            visibility: Cond::True,
+            order: vec![SortKey {
+                field: order,
+                descending: true,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_type_in_updated_date_order_is_asked_about() {
+        let table = Cond::Test(
+            Field::Column(Column::TypeName),
+            Test::Eq(Lit::Text("Table".to_owned())),
+        );
+        let updated = Field::Column(Column::UpdatedAt);
+        assert_eq!(
+            broad_type_order(&plan(
+                updated.clone(),
+                Cond::And(vec![Cond::True, table.clone()])
+            )),
+            Some(vec!["table".to_owned()])
+        );
+        // Name order: the type's own index holds it.
+        assert_eq!(
+            broad_type_order(&plan(Field::Column(Column::Name), table.clone())),
+            None
+        );
+        // A type under OR is not required.
+        let either = Cond::Or(vec![table, Cond::True]);
+        assert_eq!(broad_type_order(&plan(updated.clone(), either)), None);
+        // The type test compiles kept from the index.
+        let filter = Cond::Test(
+            Field::Column(Column::TypeName),
+            Test::Eq(Lit::Text("table".to_owned())),
+        );
+        let index = compile::TextIndex::Only(Vec::new());
+        let page = Page {
+            offset: 0,
+            limit: 20,
+        };
+        let sql = |unindexed| {
+            compile::page(
+                &plan(updated.clone(), filter.clone()),
+                Dialect::Sqlite,
+                page,
+                &index,
+                false,
+                unindexed,
+            )
+            .sql
+        };
+        assert!(
+            sql(true).contains("+(lower(o.type_name) = $1)"),
+            "{}",
+            sql(true)
+        );
+        assert!(!sql(false).contains("+("), "{}", sql(false));
     }
 }

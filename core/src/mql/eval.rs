@@ -178,7 +178,11 @@ fn compare_rows(keys: &[SortKey], facts: &dyn Facts, a: &Object, b: &Object) -> 
             return ordering;
         }
     }
-    a.id.cmp(&b.id)
+    // Ties in id order, in the direction of the last key (see `Plan::order`).
+    match keys.last() {
+        Some(key) if key.descending => b.id.cmp(&a.id),
+        _ => a.id.cmp(&b.id),
+    }
 }
 
 fn sort_value<'f>(field: &Field, facts: &'f dyn Facts, object: &'f Object) -> Option<Val<'f>> {

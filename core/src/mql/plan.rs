@@ -76,7 +76,9 @@ pub struct Plan {
     /// backend applies it in the same statement as the filter, so pages and counts only
     /// ever cover visible objects.
     pub visibility: Cond,
-    /// The sort keys; objects with equal keys come in id order.
+    /// The sort keys; objects with equal keys come in id order, descending when the
+    /// last key is (newest first by "Updated Date", then the newest ids): so one index
+    /// ending in the ids, read backwards, serves a descending order whole.
     pub order: Vec<SortKey>,
 }
 
