@@ -38,6 +38,23 @@ async fn sqlite(repo: &Repository) -> Arc<dyn Store> {
     }
 }
 
+/// The repository on memory, SQLite and (when reachable) PostgreSQL, with the test
+/// database to keep until the stores are done.
+async fn every_store(repo: &Repository) -> (Vec<Arc<dyn Store>>, Option<TestDatabase>) {
+    let mut stores = vec![
+        loaded(Arc::new(MemoryStore::new()), repo).await,
+        sqlite(repo).await,
+    ];
+    let database = TestDatabase::create().await;
+    if let Some(db) = &database {
+        match PostgresStore::open(&db.url).await {
+            Ok(store) => stores.push(loaded(Arc::new(store), repo).await),
+            Err(err) => panic!("connecting to a fresh database: {err}"),
+        }
+    }
+    (stores, database)
+}
+
 /// What one query found on the reference store, for the summary.
 struct Found {
     rows: usize,
@@ -116,17 +133,7 @@ fn page(rng: &mut StdRng) -> Page {
 async fn generated_queries_answer_alike_on_every_backend() {
     const QUERIES: usize = 600;
     let repo = mql_gen::repository(7);
-    let mut stores = vec![
-        loaded(Arc::new(MemoryStore::new()), &repo).await,
-        sqlite(&repo).await,
-    ];
-    let database = TestDatabase::create().await;
-    if let Some(db) = &database {
-        match PostgresStore::open(&db.url).await {
-            Ok(store) => stores.push(loaded(Arc::new(store), &repo).await),
-            Err(err) => panic!("connecting to a fresh database: {err}"),
-        }
-    }
+    let (stores, _database) = every_store(&repo).await;
     let meta = mql_gen::meta_model();
     let mut rng = StdRng::seed_from_u64(11);
     let (mut ran, mut empty, mut everything) = (0, 0, 0);
@@ -254,17 +261,7 @@ async fn tag_order_answers_alike_on_every_backend() {
             value: "PII".to_owned(),
         })],
     ];
-    let mut stores = vec![
-        loaded(Arc::new(MemoryStore::new()), &repo).await,
-        sqlite(&repo).await,
-    ];
-    let database = TestDatabase::create().await;
-    if let Some(db) = &database {
-        match PostgresStore::open(&db.url).await {
-            Ok(store) => stores.push(loaded(Arc::new(store), &repo).await),
-            Err(err) => panic!("connecting to a fresh database: {err}"),
-        }
-    }
+    let (stores, _database) = every_store(&repo).await;
     for store in &stores {
         for ops in &later {
             if let Err(err) = store.apply(Batch::from(ops.clone())).await {

@@ -164,23 +164,8 @@ pub fn page(plan: &Plan, dialect: Dialect, page: Page) -> Option<Compiled> {
 
 #[cfg(test)]
 mod tests {
-    use lore_core::mql::plan::Within;
-
+    use super::super::tally::tests::{of_type, within};
     use super::*;
-
-    fn within(models: &[i64]) -> Cond {
-        Cond::Within(Within {
-            models: models.to_vec(),
-            subtrees: Vec::new(),
-        })
-    }
-
-    fn of_type(t: &str) -> Cond {
-        Cond::Test(
-            Field::Column(Column::TypeName),
-            Test::Eq(Lit::Text(t.to_owned())),
-        )
-    }
 
     fn label(v: &str) -> Cond {
         Cond::Test(

@@ -165,19 +165,19 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use lore_core::mql::plan::Within;
 
     use super::*;
 
-    fn within(models: &[i64]) -> Cond {
+    pub(in crate::compile) fn within(models: &[i64]) -> Cond {
         Cond::Within(Within {
             models: models.to_vec(),
             subtrees: Vec::new(),
         })
     }
 
-    fn of_type(t: &str) -> Cond {
+    pub(in crate::compile) fn of_type(t: &str) -> Cond {
         Cond::Test(
             Field::Column(Column::TypeName),
             Test::Eq(Lit::Text(t.to_owned())),
