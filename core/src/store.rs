@@ -547,9 +547,10 @@ pub trait WriteTx: Send {
     /// Promises that the objects and attribute values written from now on are new: no
     /// stored row and no earlier write of the transaction has their keys (the rows of a
     /// new model), and that nothing written from now on hangs on an object with an
-    /// import print ([`Op::SetImportPrint`]). A store may then insert them without
-    /// looking for a row to update, or for a print to forget; a clash fails the
-    /// transaction. The default ignores the promise.
+    /// import print ([`Op::SetImportPrint`]), and that a tag is written after its
+    /// object. A store may then insert them without looking for a row to update, a print
+    /// to forget or a tag to complete (the SQL stores' tags carry their object's type
+    /// and name); a clash fails the transaction. The default ignores the promise.
     fn expect_new_rows(&mut self) {}
     /// Makes every write of the transaction visible, or fails and keeps none of them.
     async fn commit(self: Box<Self>) -> Result<()>;
