@@ -735,7 +735,6 @@ pub fn plan(query: &GeneratedQuery, meta: &MetaModel) -> lore_core::Result<Plan>
 
 /// A random facet to count values of, for `getAttributeValueCounts`.
 pub fn facet(rng: &mut StdRng, meta: &MetaModel) -> lore_core::mql::plan::Facet {
-    use lore_core::mql::parse::parse_select;
     use lore_core::mql::plan::DateGap;
     let path = [
         "Labels",
@@ -773,9 +772,19 @@ pub fn facet(rng: &mut StdRng, meta: &MetaModel) -> lore_core::mql::plan::Facet 
     .choose(rng)
     .copied()
     .flatten();
+    facet_of(path, meta, gap)
+}
+
+/// The facet of an attribute path, as `getAttributeValueCounts` counts it.
+pub fn facet_of(
+    path: &str,
+    meta: &MetaModel,
+    gap: Option<lore_core::mql::plan::DateGap>,
+) -> lore_core::mql::plan::Facet {
+    use lore_core::mql::parse::parse_select;
     let select = parse_select(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let Some(lore_core::mql::SelectItem::Attribute(path)) = select.first() else {
+    let Some(lore_core::mql::SelectItem::Attribute(attribute)) = select.first() else {
         panic!("{path} is an attribute")
     };
-    lore_core::mql::lower::facet(path, meta, gap).unwrap_or_else(|e| panic!("{path}: {e}"))
+    lore_core::mql::lower::facet(attribute, meta, gap).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

@@ -167,16 +167,6 @@ async fn generated_queries_answer_alike_on_every_backend() {
     );
 }
 
-/// A facet of the path, as `getAttributeValueCounts` counts it.
-fn facet_of(path: &str, meta: &lore_core::model::MetaModel) -> Facet {
-    use lore_core::mql::parse::parse_select;
-    let select = parse_select(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let Some(lore_core::mql::SelectItem::Attribute(attribute)) = select.first() else {
-        panic!("{path} is an attribute")
-    };
-    lore_core::mql::lower::facet(attribute, meta, None).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 /// The conditions the tag order of the SQL stores serves (a type and a label in name
 /// order, a label alone, a type without a label; migration 21) answer as the reference
 /// evaluator does, over tags whose values fold alike, tags on repository objects, tags
@@ -292,8 +282,8 @@ async fn tag_order_answers_alike_on_every_backend() {
         Cond::Kinds(vec![ObjectKind::Model, ObjectKind::ModelObject]),
     ];
     let facets = [
-        facet_of("Labels", &meta),
-        facet_of("\"Object Type\"", &meta),
+        mql_gen::facet_of("Labels", &meta, None),
+        mql_gen::facet_of("\"Object Type\"", &meta, None),
     ];
     let mut ran = 0;
     for filter in filters {

@@ -133,7 +133,7 @@ pub fn indexed_searches(plan: &Plan, dialect: Dialect) -> Vec<Search> {
 
 /// The text searches every object of the plan passes (those at the top of its AND) that
 /// an index can serve: on PostgreSQL, a page whose search few objects pass finds them
-/// through the search's index and sorts them ([`page`]'s `filter_first`).
+/// through the search's index and sorts them ([`PageChoices::filter_first`]).
 pub fn required_searches(plan: &Plan) -> Vec<Cond> {
     fn walk(cond: &Cond, out: &mut Vec<Cond>) {
         match cond {
@@ -149,28 +149,39 @@ pub fn required_searches(plan: &Plan) -> Vec<Cond> {
     out
 }
 
+/// How a page's statement is shaped, where the database cannot choose for itself (see
+/// `planning.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageChoices {
+    /// The sort keys are kept from any index (`+` before them on SQLite, an expression on
+    /// PostgreSQL), so the database finds the few objects that pass through the
+    /// condition's indexes and sorts them, instead of reading a sort index in order and
+    /// testing every object on the way; see [`bounded_count`].
+    pub filter_first: bool,
+    /// The tests of the object type are kept from the type's index (SQLite): for a type
+    /// many objects have, in an order another index holds ("Updated Date"), reading that
+    /// index and testing the type finds a page after a few rows, where the type's index
+    /// would hand over all of them to be sorted.
+    pub types_unindexed: bool,
+    /// Tags are tested with `EXISTS` per object (SQLite): SQLite builds the list of an
+    /// `IN` whole before its first row, every object of a common label for a page whose
+    /// other conditions pick five objects, where the probes stop with the page. A label
+    /// few objects have is better as the list the page starts from.
+    pub tags_per_object: bool,
+}
+
 /// The statement of a page of the plan's objects: `(model_id, object_id)` rows in order.
-/// The statement of a page. With `filter_first`, the sort keys are kept from any index
-/// (`+` before them on SQLite, an expression on PostgreSQL), so the database finds the
-/// few objects that pass through the condition's indexes and sorts them, instead of
-/// reading a sort index in order and testing every object on the way; see
-/// [`bounded_count`].
-///
-/// With `types_unindexed` (SQLite), the tests of the object type are kept from the type's
-/// index: for a type many objects have, in an order another index holds ("Updated
-/// Date"), reading that index and testing the type finds a page after a few rows, where
-/// the type's index would hand over all of them to be sorted (see `planning.rs`).
 pub fn page(
     plan: &Plan,
     dialect: Dialect,
     page: Page,
     index: &TextIndex,
-    filter_first: bool,
-    types_unindexed: bool,
+    choices: PageChoices,
 ) -> Compiled {
     let mut c = Compiler::new(dialect, index);
-    c.types_unindexed = types_unindexed && dialect == Dialect::Sqlite;
-    c.tags_per_object = dialect == Dialect::Sqlite;
+    c.types_unindexed = choices.types_unindexed && dialect == Dialect::Sqlite;
+    c.tags_per_object = choices.tags_per_object && dialect == Dialect::Sqlite;
+    let filter_first = choices.filter_first;
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let mut order = Vec::new();
     for key in &plan.order {
@@ -352,11 +363,8 @@ struct Compiler<'i> {
     /// tally and tag statements), where reading every tag of a label once would cost
     /// more than all the probes.
     per_object: bool,
-    /// Tests of the object type kept from its index (SQLite's `+`; see [`page`]).
+    /// See [`PageChoices`].
     types_unindexed: bool,
-    /// Tags tested with `EXISTS` per object (SQLite's pages): SQLite builds the list of
-    /// an `IN` whole before its first row, every object of a label for a page whose
-    /// other conditions pick five objects; the probes stop with the page.
     tags_per_object: bool,
 }
 

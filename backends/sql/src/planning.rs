@@ -9,11 +9,16 @@
 //!   contain the term; the objects a restricted caller sees are found first when they
 //!   are few.
 //! - PostgreSQL: a text search's index serves a page when the search passes few objects.
+//! - SQLite (labels): a page starts from the list of a label's objects when they are
+//!   few, and tests a common label per object as it reads them in order.
+//! - SQLite (types): a page in "Updated Date" order of a common type reads
+//!   `objects_updated` and tests the type (the tallies say how common it is).
 //!
 //! "Few" is one bound for all of them, from the catalog's size and the rows the page
 //! needs, asked once per page and only when a probe is needed.
 
 use lore_core::Result;
+use lore_core::model::TagKind;
 use lore_core::mql::plan::{Column, Cond, Field, Lit, Page, Plan, Test, fold};
 
 use crate::compile::{self, Compiled, Search};
@@ -36,33 +41,62 @@ impl<D: Driver> SqlStore<D> {
             Dialect::Postgres => compile::required_searches(plan),
             Dialect::Sqlite => Vec::new(),
         };
-        let types = match D::DIALECT {
-            Dialect::Sqlite => broad_type_order(plan),
-            Dialect::Postgres => None,
+        let (types, tags) = match D::DIALECT {
+            Dialect::Sqlite => (broad_type_order(plan), required_tags(plan)),
+            Dialect::Postgres => (None, Vec::new()),
         };
-        if searches.is_empty() && !restricted && required.is_empty() && types.is_none() {
+        let sqlite = D::DIALECT == Dialect::Sqlite;
+        if searches.is_empty()
+            && !restricted
+            && required.is_empty()
+            && types.is_none()
+            && tags.is_empty()
+        {
             let index = compile::TextIndex::Only(Vec::new());
-            return Ok(compile::page(plan, D::DIALECT, page, &index, false, false));
+            let choices = compile::PageChoices {
+                tags_per_object: sqlite,
+                ..Default::default()
+            };
+            return Ok(compile::page(plan, D::DIALECT, page, &index, choices));
         }
         let cap = self.probe_cap(page).await?;
         let types_unindexed = match types {
             Some(types) => self.of_types(&types).await? > cap,
             None => false,
         };
+        let tags_per_object = sqlite && !self.any_few_tags(&tags, cap).await?;
         let index = compile::TextIndex::Only(self.text_index(searches, cap).await?);
         let filter_first = (restricted
             && self
                 .few(&plan.visibility, cap, "what the caller sees")
                 .await?)
             || self.any_few(&required, cap).await?;
-        Ok(compile::page(
-            plan,
-            D::DIALECT,
-            page,
-            &index,
+        let choices = compile::PageChoices {
             filter_first,
             types_unindexed,
-        ))
+            tags_per_object,
+        };
+        Ok(compile::page(plan, D::DIALECT, page, &index, choices))
+    }
+
+    /// Whether one of the tags every object of a page must have is on few objects (one
+    /// bounded count of `tags_order` each): then the page starts from its list.
+    async fn any_few_tags(&self, tags: &[(TagKind, String)], cap: i64) -> Result<bool> {
+        for (kind, value) in tags {
+            let probe = Stmt::query(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM tags WHERE kind = $1 AND value_fold = $2 \
+                 AND fold_first LIMIT $3) n",
+                vec![
+                    kind.as_str().into(),
+                    value.as_str().into(),
+                    SqlValue::Int(Some(cap + 1)),
+                ],
+            );
+            if self.number(probe, "a label").await? <= cap {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// How many model objects have one of the (folded) types, from the tallies.
@@ -156,6 +190,23 @@ impl<D: Driver> SqlStore<D> {
     }
 }
 
+/// The tags (kind and folded value) every object of the plan has: tests by equality at
+/// the top of its AND.
+fn required_tags(plan: &Plan) -> Vec<(TagKind, String)> {
+    fn walk(cond: &Cond, out: &mut Vec<(TagKind, String)>) {
+        match cond {
+            Cond::And(items) => items.iter().for_each(|c| walk(c, out)),
+            Cond::Test(Field::Tags(kind), Test::Eq(Lit::Text(value))) => {
+                out.push((*kind, fold(value)));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&plan.condition(), &mut out);
+    out
+}
+
 /// The folded object types a SQLite page in "Updated Date" order requires (a test of the
 /// type at the top of its AND), if any: when many objects have them, the page reads
 /// `objects_updated` in order and tests the type ([`compile::page`]'s
@@ -219,6 +270,17 @@ mod tests {
             )),
             Some(vec!["table".to_owned()])
         );
+        let pii = Cond::Test(
+            Field::Tags(TagKind::Label),
+            Test::Eq(Lit::Text("PII".to_owned())),
+        );
+        let both = plan(updated.clone(), Cond::And(vec![table.clone(), pii.clone()]));
+        assert_eq!(
+            required_tags(&both),
+            vec![(TagKind::Label, "pii".to_owned())]
+        );
+        let not = plan(updated.clone(), Cond::Not(Box::new(pii)));
+        assert_eq!(required_tags(&not), Vec::new());
         // Name order: the type's own index holds it.
         assert_eq!(
             broad_type_order(&plan(Field::Column(Column::Name), table.clone())),
@@ -238,13 +300,16 @@ mod tests {
             limit: 20,
         };
         let sql = |unindexed| {
+            let choices = compile::PageChoices {
+                types_unindexed: unindexed,
+                ..Default::default()
+            };
             compile::page(
                 &plan(updated.clone(), filter.clone()),
                 Dialect::Sqlite,
                 page,
                 &index,
-                false,
-                unindexed,
+                choices,
             )
             .sql
         };

@@ -239,27 +239,32 @@ impl Writer {
     }
 
     fn flush_forgotten(&mut self) {
-        /// Objects per statement, two parameters each.
-        const PER_STATEMENT: usize = 500;
         let mut objects = std::mem::take(&mut self.forget);
         objects.sort_unstable();
         objects.dedup();
-        for chunk in objects.chunks(PER_STATEMENT) {
+        self.per_objects(
+            &objects,
+            "forgetting the import prints of changed objects",
+            |keys| {
+                format!("DELETE FROM import_prints WHERE (model_id, object_id) IN (VALUES {keys})")
+            },
+        );
+    }
+
+    /// One statement per 500 of the objects: `sql` of the `VALUES` list of their ids.
+    fn per_objects(&mut self, ids: &[ObjectId], what: &'static str, sql: impl Fn(&str) -> String) {
+        /// Objects per statement, two parameters each.
+        const PER_STATEMENT: usize = 500;
+        for chunk in ids.chunks(PER_STATEMENT) {
             let keys: Vec<String> = (0..chunk.len())
                 .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
                 .collect();
-            let sql = format!(
-                "DELETE FROM import_prints WHERE (model_id, object_id) IN (VALUES {})",
-                keys.join(", ")
-            );
             let params = chunk
                 .iter()
                 .flat_map(|id| [SqlValue::from(id.model), id.object.into()])
                 .collect();
-            self.pending.push(
-                Stmt::exec(sql, params),
-                Context::of("forgetting the import prints of changed objects"),
-            );
+            self.pending
+                .push(Stmt::exec(sql(&keys.join(", ")), params), Context::of(what));
         }
     }
 
@@ -283,9 +288,12 @@ impl Writer {
             // One upsert statement must not touch a row twice: the last write of each
             // object wins, as it would written one by one.
             let rows = last_wins(rows, 2);
-            let ids: Vec<[SqlValue; 2]> = rows
+            let ids: Vec<ObjectId> = rows
                 .iter()
-                .map(|row| [row[0].clone(), row[1].clone()])
+                .filter_map(|row| match (&row[0], &row[1]) {
+                    (SqlValue::Int(Some(m)), SqlValue::Int(Some(o))) => Some(ObjectId::new(*m, *o)),
+                    _ => None,
+                })
                 .collect();
             self.bulk(&OBJECTS, rows, "storing objects");
             self.fill_tags(&ids);
@@ -295,28 +303,17 @@ impl Writer {
     /// Gives the tags written before their object (in this transaction or an earlier
     /// one) the object's type and name (migration 21). A new model's objects come
     /// before their tags ([`Writer::expect_new_rows`]), so only upserts need this.
-    fn fill_tags(&mut self, ids: &[[SqlValue; 2]]) {
-        /// Objects per statement, two parameters each.
-        const PER_STATEMENT: usize = 500;
+    fn fill_tags(&mut self, ids: &[ObjectId]) {
         let fold = self.dialect.fold_function();
-        for chunk in ids.chunks(PER_STATEMENT) {
-            let keys: Vec<String> = (0..chunk.len())
-                .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
-                .collect();
-            let sql = format!(
+        self.per_objects(ids, "giving tags their object's type and name", |keys| {
+            format!(
                 "UPDATE tags SET type_fold = (SELECT {fold}(o.type_name) FROM objects o \
                  WHERE o.model_id = tags.model_id AND o.object_id = tags.object_id), \
                  object_name = (SELECT o.name FROM objects o \
                  WHERE o.model_id = tags.model_id AND o.object_id = tags.object_id) \
-                 WHERE type_fold IS NULL AND (model_id, object_id) IN (VALUES {})",
-                keys.join(", ")
-            );
-            let params = chunk.iter().flat_map(|id| id.iter().cloned()).collect();
-            self.pending.push(
-                Stmt::exec(sql, params),
-                Context::of("giving tags their object's type and name"),
-            );
-        }
+                 WHERE type_fold IS NULL AND (model_id, object_id) IN (VALUES {keys})"
+            )
+        });
     }
 
     fn flush_attributes(&mut self) {
