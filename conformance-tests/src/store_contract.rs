@@ -96,6 +96,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(profiling_round_trips_and_replaces),
         case!(details_cover_scope_model_and_objects),
         case!(details_of_many_ids_sorted_by_object),
+        case!(entity_read_is_the_object_with_what_its_entity_shows),
         // Deleting
         case!(delete_object_removes_what_hangs_on_it),
         case!(clear_model_removes_model_objects_only),
@@ -114,6 +115,7 @@ pub fn cases() -> Vec<StoreCase> {
         },
         // Definitions, users, grants, sessions
         case!(definitions_round_trip_and_replace_by_name),
+        case!(session_check_follows_what_a_principal_is_made_of),
         case!(lineage_walks_breadth_first_within_bounds),
         case!(documents_round_trip_replace_and_go_with_their_owner),
         case!(curation_round_trips_and_goes_with_object_and_user),

@@ -1,4 +1,5 @@
-//! The request path stays short: finding the caller is one store read, the meta model
+//! The request path stays short: finding the caller is one store read (a small one for a
+//! key seen before), the meta model
 //! is cached between calls, and `GET /entities/{objectId}` makes at most three store
 //! reads (caller; object with what hangs on it; its defining terms).
 
@@ -9,8 +10,8 @@ use async_trait::async_trait;
 use lore_backend_memory::MemoryStore;
 use lore_conformance::Target;
 use lore_core::model::*;
-use lore_core::store::Principal;
 use lore_core::store::prelude::*;
+use lore_core::store::{Principal, SessionCheck};
 use lore_core::{ObjectId, Result};
 
 /// A store that counts the reads it is asked for.
@@ -18,6 +19,8 @@ use lore_core::{ObjectId, Result};
 struct Counting {
     inner: MemoryStore,
     reads: AtomicUsize,
+    /// Whole principals read (a key's first call, or one after its access changed).
+    principals: AtomicUsize,
 }
 
 impl Counting {
@@ -45,7 +48,12 @@ lore_core::delegate_store!(Counting: StoreBase, RecordStore => |this| &this.inne
 impl SessionStore for Counting {
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
         self.read();
+        self.principals.fetch_add(1, Ordering::SeqCst);
         self.inner.principal(key_hash, now).await
+    }
+    async fn session_check(&self, key_hash: &str, now: Timestamp) -> Result<Option<SessionCheck>> {
+        self.read();
+        self.inner.session_check(key_hash, now).await
     }
     async fn put_session(&self, session: Session) -> Result<()> {
         self.inner.put_session(session).await
@@ -106,12 +114,18 @@ async fn reads_per_call_stay_few() {
     // Warm: the meta model is cached after the first call.
     target.get("/types/listProfiles").await;
     store.take();
+    store.principals.store(0, Ordering::SeqCst);
     let resp = target.get("/types/listProfiles").await;
     assert_eq!(resp.status, 200, "{}", resp.describe());
     assert_eq!(
         store.take(),
         1,
         "an authenticated call finds its caller in one read"
+    );
+    assert_eq!(
+        store.principals.swap(0, Ordering::SeqCst),
+        0,
+        "a key seen before is checked, not read whole again"
     );
 
     let resp = target.entity(&id).await;

@@ -88,6 +88,88 @@ async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
         after.describe()
     );
 
+    // A caller the second server knows (it read the key's grants on its first call)
+    // loses at its next call there what the first server takes away.
+    let viewer = lore_conformance::harness::unique("viewer");
+    let password = lore_conformance::harness::unique("Password");
+    let admin = |method: reqwest::Method, path: &str, body: serde_json::Value| {
+        first
+            .client
+            .request(method, first.url(path))
+            .header("api-key", key.clone())
+            .json(&body)
+    };
+    first
+        .send(admin(
+            reqwest::Method::POST,
+            "/admin/users",
+            json!({"name": viewer, "password": password}),
+        ))
+        .await
+        .ok();
+    let viewer_grant = json!({"grantee": viewer, "granteeType": "USER", "role": "Metadata Viewer"});
+    first
+        .send(admin(
+            reqwest::Method::PUT,
+            "/admin/grants/grantGlobalRoles",
+            json!({"grantee": viewer, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
+        ))
+        .await
+        .ok();
+    let login = second
+        .send(
+            second
+                .client
+                .post(second.url("/auth/login"))
+                .json(&json!({"user": viewer, "password": password})),
+        )
+        .await;
+    let viewer_key = login.ok()["token"]
+        .as_str()
+        .expect("login answers a token")
+        .to_owned();
+    let as_viewer = || {
+        second
+            .client
+            .get(second.url("/types/listProfiles"))
+            .header("api-key", viewer_key.clone())
+    };
+    for _ in 0..2 {
+        let resp = second.send(as_viewer()).await;
+        assert_eq!(resp.status, 200, "{backend}: {}", resp.describe());
+    }
+    first
+        .send(admin(
+            reqwest::Method::PUT,
+            "/admin/grants/revokeGlobalRole",
+            viewer_grant.clone(),
+        ))
+        .await
+        .ok();
+    assert_error(&second.send(as_viewer()).await, 403, "PERMISSION_DENIED");
+    first
+        .send(admin(
+            reqwest::Method::PUT,
+            "/admin/grants/grantGlobalRoles",
+            json!({"grantee": viewer, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
+        ))
+        .await
+        .ok();
+    assert_eq!(
+        second.send(as_viewer()).await.status,
+        200,
+        "{backend}: granted again"
+    );
+    first
+        .send(admin(
+            reqwest::Method::PUT,
+            "/admin/users",
+            json!({"name": viewer, "enabled": false}),
+        ))
+        .await
+        .ok();
+    assert_error(&second.send(as_viewer()).await, 401, "AUTHENTICATION_ERROR");
+
     // Logout on the second server ends the key on the first.
     let logout = second
         .send(

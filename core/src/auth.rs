@@ -117,6 +117,12 @@ impl Caller {
         self.meta_version
     }
 
+    /// The same caller, its key checked again at another meta model version.
+    pub(crate) fn at_meta_version(mut self, meta_version: i64) -> Self {
+        self.meta_version = meta_version;
+        self
+    }
+
     /// The id of the user.
     pub fn user(&self) -> ObjectId {
         self.user

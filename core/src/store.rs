@@ -170,6 +170,28 @@ pub enum Op {
     ClearAll,
 }
 
+impl Op {
+    /// Whether the op changes what a [`Principal`] is made of (users, groups,
+    /// memberships, roles, grants, or everything): a backend moves the access version of
+    /// [`SessionCheck`] in the transaction that applies it.
+    pub fn changes_access(&self) -> bool {
+        matches!(
+            self,
+            Op::PutUser(_)
+                | Op::DeleteUser(_)
+                | Op::PutGroup(_)
+                | Op::DeleteGroup(_)
+                | Op::AddMember(_)
+                | Op::RemoveMember(_)
+                | Op::PutRole(_)
+                | Op::DeleteRole(_)
+                | Op::AddGrant(_)
+                | Op::RemoveGrant(_)
+                | Op::ClearAll
+        )
+    }
+}
+
 /// Brings an op into the form every backend stores, so all of them answer alike:
 /// timestamps are cut to whole microseconds (UTC), and text holding the NUL character or
 /// a NaN number is refused with INVALID_PARAMETER. So are the ops that break the id
@@ -535,6 +557,16 @@ pub struct Details {
     pub profiling: Vec<Profiling>,
 }
 
+/// What [`ObjectStore::entity_read`] answers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntityRead {
+    pub object: Option<Object>,
+    pub details: Details,
+    /// The key's check when one was asked for and its session is live; `None` when none
+    /// was asked for, or the session is gone or expired.
+    pub check: Option<SessionCheck>,
+}
+
 /// A write transaction: writes go in as chunks of [`Op`]s and land together on
 /// [`WriteTx::commit`]. Dropping it uncommitted rolls every write back. After a
 /// `write` fails the transaction is spent: drop it. Reads outside the transaction see
@@ -604,6 +636,23 @@ pub struct Principal {
     pub grants: Vec<Grant>,
     /// The stored roles those grants name, sorted by name.
     pub roles: Vec<Role>,
+    /// The store's [`DefinitionStore::meta_version`] at the same moment.
+    pub meta_version: i64,
+    /// The store's access version at the same moment: see [`SessionCheck`].
+    pub access_version: i64,
+}
+
+/// What a call with a key it has seen before reads to trust what it knew of the key's
+/// caller ([`SessionStore::session_check`]): the live session, and the two versions
+/// that move with what a [`Principal`] is made of. The access version moves in the
+/// same transaction as every write to users, groups, memberships, roles and grants
+/// (and [`Op::ClearAll`]); it may move without such a change, never stays on one. So a
+/// principal read at access version `v` is still the key's while the check reads `v`,
+/// in this process or any other on the same store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionCheck {
+    pub session: Session,
+    pub access_version: i64,
     /// The store's [`DefinitionStore::meta_version`] at the same moment.
     pub meta_version: i64,
 }
@@ -714,6 +763,14 @@ pub trait ObjectStore: Send + Sync {
     /// together, from one snapshot: one read where an entity is shown with what hangs on
     /// it.
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)>;
+    /// What an object's entity (`GET /entities/{objectId}`) shows, in one read: the object
+    /// of `id` if it exists, and of what hangs on it the attribute values, the edges
+    /// *from* it, the tags and the classifications (label assignments and profiling
+    /// left empty). Given a key hash and `now`, also that key's
+    /// [`SessionStore::session_check`], from the same snapshot: a caller whose principal
+    /// is already known costs no read of its own.
+    async fn entity_read(&self, id: ObjectId, key: Option<(&str, Timestamp)>)
+    -> Result<EntityRead>;
     /// Edges of the kind whose source (or, with `incoming`, target) is `object`, sorted.
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>>;
     /// Walks the lineage edges from `start`, breadth first: downstream (from source to
@@ -807,6 +864,10 @@ pub trait SessionStore: Send + Sync {
     /// user, the grants the user holds directly or through an enabled group, and their
     /// roles: one read.
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>>;
+    /// The session of the key hash (if it exists and has not expired at `now`) with the
+    /// store's access and meta versions: one small read, for a key whose principal the
+    /// caller already holds.
+    async fn session_check(&self, key_hash: &str, now: Timestamp) -> Result<Option<SessionCheck>>;
 
     async fn put_session(&self, session: Session) -> Result<()>;
     /// The session with that key hash, if it exists and has not expired at `now`.

@@ -57,13 +57,32 @@ where
 /// The caller the request's API key belongs to; 401 in the envelope when the key is
 /// missing, invalid, expired or logged out.
 pub async fn authenticate(catalog: &Catalog, parts: &Parts) -> Result<Caller, ApiError> {
-    let key = api_key(parts).ok_or_else(|| {
+    Ok(catalog.authenticate(require_api_key(parts)?).await?)
+}
+
+/// The API key of the request; 401 in the envelope when it carries none.
+pub fn require_api_key(parts: &Parts) -> Result<&str, ApiError> {
+    api_key(parts).ok_or_else(|| {
         ApiError::new(
             ErrorCode::AuthenticationError,
             "the api-key (or api_key) header is missing; log in with POST /auth/login",
         )
-    })?;
-    Ok(catalog.authenticate(key).await?)
+    })
+}
+
+/// The API key of a call to one of the gate's
+/// [`SELF_CHECKED_ROUTES`](crate::gate::SELF_CHECKED_ROUTES), not checked yet: the
+/// handler gives it to a catalog method that checks it (401 when it fails) before it
+/// answers anything else. Like [`Authenticated`], 401 without a key.
+#[derive(Debug, Clone)]
+pub struct KeyToCheck(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for KeyToCheck {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(require_api_key(parts)?.to_owned()))
+    }
 }
 
 /// A JSON body; malformed JSON is INVALID_PARAMETER, a wrong content type 415, an

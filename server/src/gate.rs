@@ -11,7 +11,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use lore_core::Catalog;
 
-use crate::extract::{CallUser, authenticate};
+use crate::extract::{CallUser, authenticate, require_api_key};
 
 /// Stands for the configured base path (default `/MM/rest/v1`) in [`PUBLIC_ROUTES`].
 pub const BASE: &str = "{base}";
@@ -43,6 +43,13 @@ pub const PUBLIC_ROUTES: &[(&str, &str)] = &[
     ("GET", "/metrics"),
 ];
 
+/// Routes whose handler checks the key itself, inside its first store read (one
+/// statement for the key's check and the object: `Catalog::get_entity_by_key`). The gate
+/// only requires that such a call carries a key; the handler takes it as a
+/// [`KeyToCheck`](crate::extract::KeyToCheck), answers 401 for a key that fails, as the
+/// gate does, and puts the caller's name in its response for the call log.
+pub const SELF_CHECKED_ROUTES: &[(&str, &str)] = &[("GET", "{base}/entities/{objectId}")];
+
 /// Whether `(method, route)` is on [`PUBLIC_ROUTES`], `route` with [`BASE`] for the base
 /// path as the list writes it.
 pub fn is_public(method: &str, route: &str) -> bool {
@@ -62,29 +69,35 @@ pub fn is_public(method: &str, route: &str) -> bool {
 pub struct Gate {
     catalog: Catalog,
     public: Arc<HashSet<(Method, String)>>,
+    self_checked: Arc<HashSet<(Method, String)>>,
 }
 
 impl Gate {
     pub fn new(catalog: Catalog, base: &str) -> Self {
-        let mut public = HashSet::new();
-        for &(method, route) in PUBLIC_ROUTES {
-            if let Ok(method) = Method::from_bytes(method.as_bytes()) {
-                public.insert((method, route.replace(BASE, base)));
-            }
-        }
+        let routes = |list: &[(&str, &str)]| {
+            let routes: HashSet<(Method, String)> = list
+                .iter()
+                .filter_map(|&(method, route)| {
+                    let method = Method::from_bytes(method.as_bytes()).ok()?;
+                    Some((method, route.replace(BASE, base)))
+                })
+                .collect();
+            Arc::new(routes)
+        };
         Self {
             catalog,
-            public: Arc::new(public),
+            public: routes(PUBLIC_ROUTES),
+            self_checked: routes(SELF_CHECKED_ROUTES),
         }
     }
 
-    fn admits(&self, method: &Method, route: &str) -> bool {
+    fn lists(list: &HashSet<(Method, String)>, method: &Method, route: &str) -> bool {
         let method = if method == Method::HEAD {
             &Method::GET
         } else {
             method
         };
-        self.public.contains(&(method.clone(), route.to_owned()))
+        list.contains(&(method.clone(), route.to_owned()))
     }
 }
 
@@ -93,14 +106,23 @@ impl Gate {
 /// [`Authenticated`](crate::extract::Authenticated) extractor, and the user's name in
 /// the response extensions for the call log ([`CallUser`]), or answers 401.
 pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> Response {
-    let public = req
-        .extensions()
-        .get::<MatchedPath>()
-        .is_some_and(|route| gate.admits(req.method(), route.as_str()));
+    let (public, self_checked) = match req.extensions().get::<MatchedPath>() {
+        Some(route) => (
+            Gate::lists(&gate.public, req.method(), route.as_str()),
+            Gate::lists(&gate.self_checked, req.method(), route.as_str()),
+        ),
+        None => (false, false),
+    };
     if public {
         return next.run(req).await;
     }
     let (mut parts, body) = req.into_parts();
+    if self_checked {
+        return match require_api_key(&parts) {
+            Ok(_) => next.run(Request::from_parts(parts, body)).await,
+            Err(e) => e.into_response(),
+        };
+    }
     match authenticate(&gate.catalog, &parts).await {
         Ok(caller) => {
             let user = CallUser(caller.name().to_owned());

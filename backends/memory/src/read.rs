@@ -12,7 +12,7 @@ use lore_core::model::{
     SensitivityLabel, Tag, TagKind, Timestamp, Value,
 };
 use lore_core::mql::eval::Facts;
-use lore_core::store::{Details, Principal};
+use lore_core::store::{Details, Principal, SessionCheck};
 
 use crate::state::{EdgeKey, MIN_ID, State, first_of};
 
@@ -376,6 +376,17 @@ impl State {
             user: user.clone(),
             grants,
             roles,
+            meta_version: self.meta_version,
+            access_version: self.access_version,
+        })
+    }
+
+    /// [`SessionStore::session_check`](lore_core::store::SessionStore::session_check).
+    pub(crate) fn session_check(&self, key_hash: &str, now: Timestamp) -> Option<SessionCheck> {
+        let session = self.sessions.get(key_hash).filter(|s| s.expires_at > now)?;
+        Some(SessionCheck {
+            session: session.clone(),
+            access_version: self.access_version,
             meta_version: self.meta_version,
         })
     }

@@ -94,6 +94,8 @@ pub(crate) struct State {
     pub(crate) documents: BTreeMap<DocumentKey, Document>,
     /// Moves with every write of attribute types, data classes, labels and roles.
     pub(crate) meta_version: i64,
+    /// Moves with every op that [changes access](lore_core::store::Op::changes_access).
+    pub(crate) access_version: i64,
 }
 
 pub(crate) fn user_key(name: &str) -> String {

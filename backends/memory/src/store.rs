@@ -17,8 +17,8 @@ use lore_core::model::{
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    AccessStore, Batch, DefinitionStore, Details, GrantsOn, ObjectStore, Op, Principal,
-    RecordStore, Scope, SessionStore, Store, StoreBase, micros, prepare_log_entry,
+    AccessStore, Batch, DefinitionStore, Details, EntityRead, GrantsOn, ObjectStore, Op, Principal,
+    RecordStore, Scope, SessionCheck, SessionStore, Store, StoreBase, micros, prepare_log_entry,
     prepare_log_line, prepare_operation, prepare_session,
 };
 
@@ -215,6 +215,23 @@ impl ObjectStore for MemoryStore {
         Ok((state.objects_of(ids), state.objects_details(ids)))
     }
 
+    async fn entity_read(
+        &self,
+        id: ObjectId,
+        key: Option<(&str, Timestamp)>,
+    ) -> Result<EntityRead> {
+        let state = self.read()?;
+        let mut details = state.objects_details(&[id]);
+        details.edges.retain(|e| e.source == id);
+        details.labels.clear();
+        details.profiling.clear();
+        Ok(EntityRead {
+            object: state.objects_of(&[id]).into_iter().next(),
+            details,
+            check: key.and_then(|(key_hash, now)| state.session_check(key_hash, now)),
+        })
+    }
+
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         Ok(self.read()?.edges_from(object, Some(kind), incoming))
     }
@@ -369,6 +386,10 @@ impl AccessStore for MemoryStore {
 impl SessionStore for MemoryStore {
     async fn principal(&self, key_hash: &str, now: Timestamp) -> Result<Option<Principal>> {
         Ok(self.read()?.principal(key_hash, now))
+    }
+
+    async fn session_check(&self, key_hash: &str, now: Timestamp) -> Result<Option<SessionCheck>> {
+        Ok(self.read()?.session_check(key_hash, now))
     }
 
     async fn put_session(&self, mut session: Session) -> Result<()> {

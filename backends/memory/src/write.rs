@@ -151,6 +151,10 @@ impl Tx<'_> {
     }
 
     fn apply(&mut self, op: Op) -> Result<()> {
+        // Not taken back with a failed batch: the version may move without a change.
+        if op.changes_access() {
+            self.state.access_version += 1;
+        }
         match op {
             // Objects, what hangs on them and the definitions they use: objects.rs.
             Op::PutObject(object) => self.put_object(object)?,
@@ -229,6 +233,7 @@ impl Tx<'_> {
     fn clear_all(&mut self) {
         let old = std::mem::take(self.state);
         self.state.meta_version = old.meta_version + 1;
+        self.state.access_version = old.access_version + 1;
         self.undo.push(Undo::Everything(Box::new(old)));
         self.deferred.push(Deferred::ClearAll);
     }

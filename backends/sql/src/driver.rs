@@ -195,6 +195,13 @@ pub trait Driver: Send + Sync + std::fmt::Debug + Sized + 'static {
     /// last committed state, without waiting for writers.
     async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Outcome>, DbError>;
 
+    /// [`Driver::read`] of one statement that reads a handful of rows by key (an entity,
+    /// a key's check): a driver whose reads block (SQLite) may run it on the calling
+    /// thread rather than hand it to another.
+    async fn read_short(&self, query: Stmt) -> Result<Vec<Outcome>, DbError> {
+        self.read(vec![query]).await
+    }
+
     /// Starts a write transaction; writers wait for each other.
     async fn begin(&self) -> Result<Self::Tx, DbError>;
 

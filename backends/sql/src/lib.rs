@@ -151,6 +151,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "tag order",
         sql: include_str!("../migrations/0021_tag_order.sql"),
     },
+    Migration {
+        version: 22,
+        name: "access version",
+        sql: include_str!("../migrations/0022_access_version.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -151,15 +151,21 @@ impl<D: Driver> SqlStore<D> {
             Some(snapshot) => snapshot.read(queries).await,
             None => self.driver.read(queries).await,
         };
-        read.map_err(|e| {
-            write_error(
-                e,
-                &[Context {
-                    what: format!("reading {context}").into(),
-                    on_unique: None,
-                }],
-            )
-        })
+        read.map_err(|e| read_error(e, context))
+    }
+
+    /// Runs one statement that reads a handful of rows by key ([`Driver::read_short`])
+    /// and returns its rows.
+    pub(crate) async fn short_rows(&self, query: Stmt, context: &str) -> Result<Vec<Row>> {
+        if self.snapshot.is_some() {
+            return self.rows_of(query, context).await;
+        }
+        let mut outcomes = self
+            .driver
+            .read_short(query)
+            .await
+            .map_err(|e| read_error(e, context))?;
+        Ok(outcomes.pop().map(|o| o.rows).unwrap_or_default())
     }
 
     /// Runs one statement and returns its rows.
@@ -237,4 +243,15 @@ fn id_pairs(ids: &[ObjectId]) -> SqlValue {
     pairs.sort_unstable();
     pairs.dedup();
     SqlValue::Text(serde_json::to_string(&pairs).ok())
+}
+
+/// The error of a failed read of `context`.
+fn read_error(e: DbError, context: &str) -> Error {
+    write_error(
+        e,
+        &[Context {
+            what: format!("reading {context}").into(),
+            on_unique: None,
+        }],
+    )
 }

@@ -86,6 +86,8 @@ pub struct Writer {
     /// them (no trigger forgets prints on those inserts: see migration 20).
     forget: Vec<ObjectId>,
     meta_changed: bool,
+    /// An op changed what a principal is made of ([`Op::changes_access`]).
+    access_changed: bool,
     pending: Pending,
     /// Rows sent through the bulk path so far.
     bulk_rows: usize,
@@ -105,6 +107,7 @@ impl Writer {
             prints: Vec::new(),
             forget: Vec::new(),
             meta_changed: false,
+            access_changed: false,
             pending: Pending::default(),
             bulk_rows: 0,
             new_rows: false,
@@ -116,6 +119,7 @@ impl Writer {
         if !self.prints.is_empty() && !matches!(op, Op::SetImportPrint(_)) {
             self.flush_prints();
         }
+        self.access_changed |= op.changes_access();
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
             Op::PutObject(object) => self.put_object(object),
@@ -207,6 +211,13 @@ impl Writer {
                 "UPDATE versions SET version = version + 1 WHERE name = 'meta'",
                 Vec::new(),
                 "moving the meta model version",
+            );
+        }
+        if std::mem::take(&mut self.access_changed) {
+            self.exec(
+                "UPDATE versions SET version = version + 1 WHERE name = 'access'",
+                Vec::new(),
+                "moving the access version",
             );
         }
         self.take()

@@ -167,6 +167,28 @@ impl Driver for Sqlite {
         .await
     }
 
+    /// On the calling thread when a reader is free at once (an index lookup takes
+    /// microseconds, less than the hand-off to the blocking pool and back); otherwise,
+    /// and for a reader to open, as [`Driver::read`].
+    async fn read_short(&self, query: Stmt) -> Result<Vec<Outcome>, DbError> {
+        let idle = lock(&self.idle_readers).pop();
+        let permit = Arc::clone(&self.read_gate).try_acquire_owned();
+        match (idle, permit) {
+            (Some(conn), Ok(permit)) => {
+                let result = run_all(&conn, vec![query], &self.observed, Access::Read);
+                lock(&self.idle_readers).push(conn);
+                drop(permit);
+                result
+            }
+            (idle, _) => {
+                if let Some(conn) = idle {
+                    lock(&self.idle_readers).push(conn);
+                }
+                self.read(vec![query]).await
+            }
+        }
+    }
+
     async fn snapshot(&self) -> Result<SqliteSnapshot, DbError> {
         let permit = Arc::clone(&self.read_gate)
             .acquire_owned()

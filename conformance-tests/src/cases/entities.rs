@@ -539,3 +539,47 @@ pub async fn entity_terms_labels_and_classes(t: &Target) {
     );
     assert_eq!(entity["semanticTypes"], entity["dataClassifications"]);
 }
+
+/// The route checks its key itself, in the same store read as the object
+/// (`SELF_CHECKED_ROUTES`): a key it has answered before stops at once when its session
+/// ends, and a bad key answers 401 before any bad input answers 400.
+pub async fn entity_key_checked_before_anything_else(t: &Target) {
+    let (folder_id, _) = t.unique_folder("checked").await;
+    let key = t.login().await;
+    let as_key = |key: &str, query: &[(&str, &str)]| {
+        t.anon(reqwest::Method::GET, &format!("/entities/{folder_id}"))
+            .header("api-key", key.to_owned())
+            .query(query)
+    };
+    for _ in 0..2 {
+        let resp = t.send(as_key(&key, &[])).await;
+        assert_eq!(resp.ok()["id"], json!(folder_id), "{}", resp.describe());
+    }
+    let resp = t.send(as_key(&key, &[("mqlVersion", "9")])).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .send(
+            t.anon(reqwest::Method::POST, "/auth/logout")
+                .header("api-key", key.clone()),
+        )
+        .await;
+    resp.ok();
+    for query in [
+        &[][..],
+        &[("mqlVersion", "9")][..],
+        &[("select", "Name")][..],
+        &[("select", "No Such Thing ((")][..],
+    ] {
+        for bad in [key.as_str(), "not-a-key"] {
+            let resp = t.send(as_key(bad, query)).await;
+            assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+        }
+    }
+    let resp = t
+        .send(
+            t.anon(reqwest::Method::GET, "/entities/not%20an%20id!")
+                .header("api-key", "x"),
+        )
+        .await;
+    assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+}

@@ -358,6 +358,11 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             [("GET", "/entities/{objectId}", B)]
         ),
+        case!(
+            entities::entity_key_checked_before_anything_else,
+            AnyServer,
+            [("GET", "/entities/{objectId}", B)]
+        ),
         // Models of the repository and of configurations
         case!(
             configuration::list_models_all_and_by_configuration,

@@ -489,3 +489,132 @@ pub(super) async fn sessions_expire_at_expires_at(store: Arc<dyn Store>) {
         "a user without sessions ends none"
     );
 }
+
+/// A key's check (`session_check`) reads the live session with the access and meta
+/// versions that `principal` reads, and the access version moves with every kind of
+/// write a principal is made of, so a caller known from an earlier read can be trusted
+/// again by comparing one number.
+pub(super) async fn session_check_follows_what_a_principal_is_made_of(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let now = now();
+    let hour = Duration::hours(1);
+    let first = ok(store.reserve_ids(REPOSITORY_MODEL, 3).await, "reserve_ids");
+    let ann = user(first, "ann");
+    // Whose session watches the versions while ann's user is changed and deleted.
+    let bob = user(first + 2, "bob");
+    let stewards = Group {
+        id: ObjectId::repository(first + 1),
+        name: "stewards".into(),
+        description: String::new(),
+        enabled: true,
+        created_at: at(1_000),
+    };
+    apply(
+        store,
+        vec![Op::PutUser(ann.clone()), Op::PutUser(bob.clone())],
+        "PutUser",
+    )
+    .await;
+    let session = |key: &str, user| Session {
+        key_hash: key.to_owned(),
+        user,
+        created_at: now - hour,
+        expires_at: now + hour,
+        last_seen_at: now - hour,
+    };
+    let (session, watching) = (session("hash-check", ann.id), session("hash-bob", bob.id));
+    ok(store.put_session(session.clone()).await, "put_session");
+    ok(store.put_session(watching).await, "put_session");
+
+    let check = |what: &'static str| async move {
+        ok(store.session_check("hash-bob", now).await, what)
+            .unwrap_or_else(|| panic!("{what}: the live session has a check"))
+    };
+    let before = ok(
+        store.session_check("hash-check", now).await,
+        "session_check",
+    )
+    .expect("the live session has a check");
+    assert_eq!(before.session, session, "the check reads the session");
+    let principal = ok(store.principal("hash-check", now).await, "principal")
+        .expect("the live session has a principal");
+    assert_eq!(
+        (principal.access_version, principal.meta_version),
+        (before.access_version, before.meta_version),
+        "principal and session_check read the same versions"
+    );
+    assert_eq!(
+        ok(store.meta_version().await, "meta_version"),
+        before.meta_version,
+        "the check's meta version is the store's"
+    );
+
+    let role = Role {
+        name: "Checker".into(),
+        description: String::new(),
+        global: true,
+        capabilities: vec![Capability::ViewMetadata],
+    };
+    let grant = Grant {
+        grantee: stewards.id,
+        role: role.name.clone(),
+        object: None,
+    };
+    let member = Membership {
+        group: stewards.id,
+        user: ann.id,
+    };
+    let mut disabled = ann.clone();
+    disabled.enabled = false;
+    let changes = [
+        ("PutUser", Op::PutUser(disabled)),
+        ("PutGroup", Op::PutGroup(stewards.clone())),
+        ("AddMember", Op::AddMember(member)),
+        ("PutRole", Op::PutRole(role.clone())),
+        ("AddGrant", Op::AddGrant(grant.clone())),
+        ("RemoveGrant", Op::RemoveGrant(grant)),
+        ("RemoveMember", Op::RemoveMember(member)),
+        ("DeleteRole", Op::DeleteRole(role.name.clone())),
+        ("DeleteGroup", Op::DeleteGroup(stewards.id)),
+        ("DeleteUser", Op::DeleteUser(ann.id)),
+    ];
+    let mut last = before.access_version;
+    for (what, op) in changes {
+        apply(store, vec![op], what).await;
+        let after = check(what).await;
+        assert!(
+            after.access_version > last,
+            "{what} moves the access version ({last} -> {})",
+            after.access_version
+        );
+        last = after.access_version;
+    }
+
+    assert_eq!(
+        ok(
+            store.session_check("hash-check", now).await,
+            "session_check"
+        ),
+        None,
+        "deleting a user ends its sessions"
+    );
+    assert_eq!(
+        ok(
+            store.session_check("hash-bob", now + hour).await,
+            "session_check"
+        ),
+        None,
+        "an expired session has no check"
+    );
+    assert_eq!(
+        ok(store.session_check("unknown", now).await, "session_check"),
+        None,
+        "an unknown key has no check"
+    );
+    ok(store.delete_session("hash-bob").await, "delete_session");
+    assert_eq!(
+        ok(store.session_check("hash-bob", now).await, "session_check"),
+        None,
+        "an ended session has no check"
+    );
+}

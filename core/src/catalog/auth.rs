@@ -12,7 +12,7 @@ use crate::model::{
     ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Capability, Grant, LoginFailures, Role, Session,
     Timestamp, User,
 };
-use crate::store::{Batch, Op};
+use crate::store::{Batch, Op, SessionCheck};
 
 /// What start-up did to an empty store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,28 +180,87 @@ impl Catalog {
 
     /// Ends the session of the key; the key fails afterwards.
     pub async fn logout(&self, key: &str) -> Result<()> {
-        self.store.delete_session(&hash_api_key(key)).await
+        let key_hash = hash_api_key(key);
+        self.callers.forget(&key_hash);
+        self.store.delete_session(&key_hash).await
     }
 
     /// The caller an API key belongs to, or AUTHENTICATION_ERROR: the key must exist,
     /// be within the login timeout and the idle timeout, and belong to an enabled user.
     /// A use is recorded at most once a minute (once a tenth of the idle timeout, when
     /// that is shorter), so a busy key costs no write per call.
+    ///
+    /// A key seen lately costs one small read: its session and the store's access
+    /// version, against which the caller read before is still the key's (a logout, a
+    /// disabled user or a changed grant in any process moves them). Otherwise the whole
+    /// principal is read.
     pub async fn authenticate(&self, key: &str) -> Result<Caller> {
-        let refused =
-            || Error::authentication("the API key is invalid or has expired; log in again");
         let now = crate::model::now();
         let key_hash = hash_api_key(key);
+        if self.callers.knows(&key_hash) {
+            let check = self.store.session_check(&key_hash, now).await?;
+            if let Some(caller) = self.known_caller(&key_hash, check, now).await? {
+                return Ok(caller);
+            }
+        }
+        self.read_caller(key_hash, now).await
+    }
+
+    /// The caller known for the key hash, if a check read for it (`None`: no live
+    /// session) says it is still the key's: AUTHENTICATION_ERROR when the session is
+    /// gone, `None` when the key is unknown here or what its caller holds has changed
+    /// since (then its principal is to be read again).
+    pub(super) async fn known_caller(
+        &self,
+        key_hash: &str,
+        check: Option<SessionCheck>,
+        now: Timestamp,
+    ) -> Result<Option<Caller>> {
+        let Some(known) = self.callers.get(key_hash) else {
+            return Ok(None);
+        };
+        let Some(check) = check else {
+            self.callers.forget(key_hash);
+            return Err(refused());
+        };
+        if check.access_version != known.access_version || check.session.user != known.caller.user()
+        {
+            self.callers.forget(key_hash);
+            return Ok(None);
+        }
+        self.admit(key_hash.to_owned(), &check.session, now).await?;
+        Ok(Some(known.caller.at_meta_version(check.meta_version)))
+    }
+
+    /// The caller of the key hash read whole from the store, and remembered.
+    async fn read_caller(&self, key_hash: String, now: Timestamp) -> Result<Caller> {
         let principal = self
             .store
             .principal(&key_hash, now)
             .await?
             .filter(|p| p.user.enabled)
             .ok_or_else(refused)?;
+        let (session, access_version) = (principal.session.clone(), principal.access_version);
+        let caller = caller_of(principal);
+        self.admit(key_hash.clone(), &session, now).await?;
+        self.callers.remember(
+            key_hash,
+            KnownCaller {
+                caller: caller.clone(),
+                access_version,
+            },
+        );
+        Ok(caller)
+    }
+
+    /// Refuses a session unused for longer than the idle timeout (and ends it), and
+    /// records its use when due.
+    async fn admit(&self, key_hash: String, session: &Session, now: Timestamp) -> Result<()> {
         let idle = chrono::Duration::from_std(self.config.idle_timeout)
             .map_err(|_| Error::internal("the idle timeout is out of range"))?;
-        let unused = now - principal.session.last_seen_at;
+        let unused = now - session.last_seen_at;
         if unused >= idle {
+            self.callers.forget(&key_hash);
             self.store.delete_session(&key_hash).await?;
             return Err(Error::authentication(
                 "the API key has not been used for longer than the idle timeout; log in again",
@@ -210,46 +269,98 @@ impl Catalog {
         if unused >= (idle / 10).min(chrono::Duration::minutes(1)) {
             self.touch_in_background(key_hash, now);
         }
-        let mut capabilities: Vec<Capability> = principal
-            .grants
-            .iter()
-            .filter(|g| g.object.is_none())
-            .filter_map(|g| {
-                principal
-                    .roles
-                    .iter()
-                    .find(|r| r.name == g.role && r.global)
-            })
-            .flat_map(|r| r.capabilities.iter().copied())
-            .collect();
-        capabilities.sort();
-        capabilities.dedup();
-        let mut object_grants: Vec<(ObjectId, Vec<Capability>)> = Vec::new();
-        for grant in &principal.grants {
-            let Some(object) = grant.object else { continue };
-            let Some(role) = principal
+        Ok(())
+    }
+}
+
+fn refused() -> Error {
+    Error::authentication("the API key is invalid or has expired; log in again")
+}
+
+/// The caller a principal makes: its global capabilities, and per object the
+/// capabilities of the object roles held there.
+fn caller_of(principal: crate::store::Principal) -> Caller {
+    let mut capabilities: Vec<Capability> = principal
+        .grants
+        .iter()
+        .filter(|g| g.object.is_none())
+        .filter_map(|g| {
+            principal
                 .roles
                 .iter()
-                .find(|r| r.name == grant.role && !r.global)
-            else {
-                continue;
-            };
-            match object_grants.iter_mut().find(|(o, _)| *o == object) {
-                Some((_, held)) => {
-                    held.extend(role.capabilities.iter().copied());
-                    held.sort();
-                    held.dedup();
-                }
-                None => object_grants.push((object, role.capabilities.clone())),
+                .find(|r| r.name == g.role && r.global)
+        })
+        .flat_map(|r| r.capabilities.iter().copied())
+        .collect();
+    capabilities.sort();
+    capabilities.dedup();
+    let mut object_grants: Vec<(ObjectId, Vec<Capability>)> = Vec::new();
+    for grant in &principal.grants {
+        let Some(object) = grant.object else { continue };
+        let Some(role) = principal
+            .roles
+            .iter()
+            .find(|r| r.name == grant.role && !r.global)
+        else {
+            continue;
+        };
+        match object_grants.iter_mut().find(|(o, _)| *o == object) {
+            Some((_, held)) => {
+                held.extend(role.capabilities.iter().copied());
+                held.sort();
+                held.dedup();
             }
+            None => object_grants.push((object, role.capabilities.clone())),
         }
-        Ok(Caller::new(
-            principal.user.id,
-            principal.user.name,
-            capabilities,
-            object_grants,
-            principal.meta_version,
-        ))
+    }
+    Caller::new(
+        principal.user.id,
+        principal.user.name,
+        capabilities,
+        object_grants,
+        principal.meta_version,
+    )
+}
+
+/// A key's caller as read at an access version.
+#[derive(Debug, Clone)]
+pub(super) struct KnownCaller {
+    caller: Caller,
+    access_version: i64,
+}
+
+/// The callers of keys seen lately, by key hash. Bounded: past [`KnownCallers::LIMIT`]
+/// keys it starts again empty, which costs each key one principal read.
+#[derive(Debug, Default)]
+pub(super) struct KnownCallers(std::sync::Mutex<std::collections::HashMap<String, KnownCaller>>);
+
+impl KnownCallers {
+    const LIMIT: usize = 10_000;
+
+    fn known(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, KnownCaller>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn get(&self, key_hash: &str) -> Option<KnownCaller> {
+        self.known().get(key_hash).cloned()
+    }
+
+    fn remember(&self, key_hash: String, caller: KnownCaller) {
+        let mut known = self.known();
+        if known.len() >= Self::LIMIT && !known.contains_key(&key_hash) {
+            known.clear();
+        }
+        known.insert(key_hash, caller);
+    }
+
+    pub(super) fn knows(&self, key_hash: &str) -> bool {
+        self.known().contains_key(key_hash)
+    }
+
+    fn forget(&self, key_hash: &str) {
+        self.known().remove(key_hash);
     }
 }
 

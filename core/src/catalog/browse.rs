@@ -189,11 +189,9 @@ impl Catalog {
         // By id, the object and what hangs on it come in one read.
         let (object, details) = match reference {
             ObjectRef::Id(id) => {
-                let (objects, details) = self.store.objects_with_details(&[*id]).await?;
-                let object = self
-                    .shown(caller, reference, objects.into_iter().next())
-                    .await?;
-                (object, details)
+                let read = self.store.entity_read(*id, None).await?;
+                let object = self.shown(caller, reference, read.object).await?;
+                (object, read.details)
             }
             other => {
                 let object = self.find(caller, other).await?;
@@ -203,6 +201,35 @@ impl Catalog {
         };
         let meta = self.meta_model_for(caller).await?;
         self.entity_with(&object, &details, &meta).await
+    }
+
+    /// [`Catalog::authenticate`] and then [`Catalog::get_entity`]: for a key seen before
+    /// and an object by id, in one store read, which carries the key's check
+    /// ([`ObjectStore::entity_read`](crate::store::ObjectStore::entity_read)); what it
+    /// read is used only once the check says the caller known for the key is still its.
+    /// Answers the caller with the entity, for the call log.
+    pub async fn get_entity_by_key(
+        &self,
+        key: &str,
+        reference: &ObjectRef,
+    ) -> Result<(Caller, Entity)> {
+        let key_hash = crate::auth::hash_api_key(key);
+        if let ObjectRef::Id(id) = reference
+            && self.callers.knows(&key_hash)
+        {
+            let now = crate::model::now();
+            let read = self.store.entity_read(*id, Some((&key_hash, now))).await?;
+            if let Some(caller) = self.known_caller(&key_hash, read.check, now).await? {
+                super::visibility::require_view_somewhere(&caller)?;
+                let object = self.shown(&caller, reference, read.object).await?;
+                let meta = self.meta_model_for(&caller).await?;
+                let entity = self.entity_with(&object, &read.details, &meta).await?;
+                return Ok((caller, entity));
+            }
+        }
+        let caller = self.authenticate(key).await?;
+        let entity = self.get_entity(&caller, reference).await?;
+        Ok((caller, entity))
     }
 
     /// `GET /repository/getContext`: the ancestors of an object, root first, as embedded entities.

@@ -199,6 +199,9 @@ pub struct Catalog {
     /// The sessions (by key hash) whose use is being recorded, so a busy key sends one
     /// such write at a time however many calls it makes meanwhile.
     touching: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// The callers of keys seen lately (by key hash), each trusted again on every call
+    /// by [`SessionStore::session_check`](crate::store::SessionStore::session_check).
+    callers: Arc<auth::KnownCallers>,
 }
 
 impl Catalog {
@@ -209,6 +212,7 @@ impl Catalog {
             meta: Arc::default(),
             running_here: Arc::default(),
             touching: Arc::default(),
+            callers: Arc::default(),
         }
     }
 

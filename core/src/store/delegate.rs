@@ -183,6 +183,14 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).objects_with_details(ids).await
                 }
+                async fn entity_read(
+                    &self,
+                    id: $crate::ObjectId,
+                    key: ::std::option::Option<(&str, $crate::model::Timestamp)>,
+                ) -> $crate::Result<$crate::store::EntityRead> {
+                    let $this = self;
+                    ($target).entity_read(id, key).await
+                }
                 async fn edges(
                     &self,
                     kind: $crate::model::EdgeKind,
@@ -368,6 +376,14 @@ macro_rules! delegate_store {
                 ) -> $crate::Result<::std::option::Option<$crate::store::Principal>> {
                     let $this = self;
                     ($target).principal(key_hash, now).await
+                }
+                async fn session_check(
+                    &self,
+                    key_hash: &str,
+                    now: $crate::model::Timestamp,
+                ) -> $crate::Result<::std::option::Option<$crate::store::SessionCheck>> {
+                    let $this = self;
+                    ($target).session_check(key_hash, now).await
                 }
                 async fn put_session(&self, session: $crate::model::Session) -> $crate::Result<()> {
                     let $this = self;

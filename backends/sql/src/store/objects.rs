@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
-use lore_core::store::{Details, Explanation, ObjectStore, Scope};
+use lore_core::store::{Details, EntityRead, Explanation, ObjectStore, Scope};
 use lore_core::{Error, ObjectId, Result};
 
 use super::{SqlStore, id_pairs};
@@ -137,6 +137,31 @@ fn details_parts<D: Driver>(keys: Keys) -> Vec<Part> {
     ]
 }
 
+/// The parts of [`ObjectStore::entity_read`] of one object (`$1`, `$2`), in the order it
+/// decodes them: the object, its attribute values, the edges from it, its tags and
+/// classifications; with `check`, the session of the key hash `$3` at `$4` last.
+fn entity_parts<D: Driver>(check: bool) -> Vec<Part> {
+    let join = Keys::One.join::<D>();
+    let part = |columns, table: &str| Part {
+        columns,
+        from: format!("FROM {table} t {join}"),
+    };
+    let mut parts = vec![
+        objects_part::<D>(Keys::One),
+        part(write::ATTRIBUTE_VALUES.columns, "attribute_values"),
+        Part {
+            columns: EDGE_PART,
+            from: "FROM edges t WHERE t.source_model = $1 AND t.source_object = $2".to_owned(),
+        },
+        part(write::TAGS.columns, "tags"),
+        part(CLASSIFICATION_PART, "classifications"),
+    ];
+    if check {
+        parts.push(super::sessions::session_check_part(3));
+    }
+    parts
+}
+
 /// A union read of objects by id, built once per dialect: its parts and its statement.
 struct Union {
     parts: Vec<Part>,
@@ -149,6 +174,8 @@ struct Union {
 struct Unions {
     details: [Union; 2],
     with_objects: [Union; 2],
+    /// [`entity_parts`] without and with the key's check.
+    entity: [Union; 2],
 }
 
 impl Unions {
@@ -176,6 +203,7 @@ fn object_unions<D: Driver>() -> &'static Unions {
         Unions {
             details: [Keys::Pairs, Keys::One].map(|keys| union(details_parts::<D>(keys))),
             with_objects: [with_objects(Keys::Pairs), with_objects(Keys::One)],
+            entity: [false, true].map(|check| union(entity_parts::<D>(check))),
         }
     })
 }
@@ -470,6 +498,47 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         let mut objects = read::all(rows.next().unwrap_or_default(), read::object)?;
         objects.sort_by_key(|o| o.id);
         Ok((objects, decode_details(rows)?))
+    }
+
+    async fn entity_read(
+        &self,
+        id: ObjectId,
+        key: Option<(&str, Timestamp)>,
+    ) -> Result<EntityRead> {
+        let union = &object_unions::<D>().entity[usize::from(key.is_some())];
+        let mut params = Keys::One.params(&[id]);
+        if let Some((key_hash, now)) = key {
+            params.extend([key_hash.into(), now.into()]);
+        }
+        let rows = self
+            .short_rows(
+                Stmt::query(union.sql.as_str(), params),
+                "an object's entity",
+            )
+            .await?;
+        let mut rows = split(&union.parts, rows)?.into_iter();
+        let mut next = || rows.next().unwrap_or_default();
+        let object = read::first(next(), read::object)?;
+        let mut attributes = read::all(next(), read::attribute)?;
+        attributes.sort_by(|a, b| a.attribute.cmp(&b.attribute));
+        let mut edges = read::all(next(), read::edge)?;
+        edges.sort();
+        let mut tags = read::all(next(), read::tag)?;
+        tags.sort();
+        let mut classifications = read::all(next(), read::classification)?;
+        classifications.sort();
+        let check = read::first(next(), super::sessions::session_check)?;
+        Ok(EntityRead {
+            object,
+            details: Details {
+                attributes,
+                edges,
+                tags,
+                classifications,
+                ..Details::default()
+            },
+            check,
+        })
     }
 
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {

@@ -3,13 +3,14 @@
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::store::{Principal, SessionStore, micros, prepare_session};
+use lore_core::store::{Principal, SessionCheck, SessionStore, micros, prepare_session};
 use lore_core::{ObjectId, Result};
 
 use super::SqlStore;
 use crate::driver::{Driver, Stmt};
 use crate::read;
-use crate::value::SqlValue;
+use crate::union::Part;
+use crate::value::{ColType, Row, SqlValue};
 use crate::write::{Context, Pending};
 
 #[async_trait]
@@ -25,7 +26,8 @@ impl<D: Driver> SessionStore for SqlStore<D> {
                      u.enabled, u.created_at, \
                      g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
                      r.name, r.description, r.global, r.capabilities, \
-                     (SELECT version FROM versions WHERE name = 'meta') \
+                     (SELECT version FROM versions WHERE name = 'meta'), \
+                     (SELECT version FROM versions WHERE name = 'access') \
                      FROM sessions s \
                      JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
                      LEFT JOIN grants g ON g.grantee_model = s.user_model AND g.grantee_object = s.user_object \
@@ -37,7 +39,8 @@ impl<D: Driver> SessionStore for SqlStore<D> {
                      u.enabled, u.created_at, \
                      g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
                      r.name, r.description, r.global, r.capabilities, \
-                     (SELECT version FROM versions WHERE name = 'meta') \
+                     (SELECT version FROM versions WHERE name = 'meta'), \
+                     (SELECT version FROM versions WHERE name = 'access') \
                      FROM sessions s \
                      JOIN users u ON u.model_id = s.user_model AND u.object_id = s.user_object \
                      JOIN group_members m ON m.user_model = s.user_model AND m.user_object = s.user_object \
@@ -55,6 +58,7 @@ impl<D: Driver> SessionStore for SqlStore<D> {
         let session = read::session(first.columns(0..6))?;
         let user = read::user(first.columns(6..15))?;
         let meta_version = first.opt_int(24, "versions")?.unwrap_or(0);
+        let access_version = first.opt_int(25, "versions")?.unwrap_or(0);
         let mut grants = Vec::new();
         let mut roles: Vec<Role> = Vec::new();
         for row in &rows {
@@ -78,7 +82,18 @@ impl<D: Driver> SessionStore for SqlStore<D> {
             grants,
             roles,
             meta_version,
+            access_version,
         }))
+    }
+
+    async fn session_check(&self, key_hash: &str, now: Timestamp) -> Result<Option<SessionCheck>> {
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let query = Stmt::query(
+            SQL.get_or_init(|| session_check_part(1).query()).as_str(),
+            vec![key_hash.into(), now.into()],
+        );
+        let rows = self.short_rows(query, "the session of a key").await?;
+        rows.into_iter().next().map(session_check).transpose()
     }
 
     async fn put_session(&self, mut session: Session) -> Result<()> {
@@ -214,4 +229,40 @@ impl<D: Driver> SessionStore for SqlStore<D> {
         self.write_now(pending).await?;
         Ok(())
     }
+}
+
+/// The live session of the key hash `$n` at `$n+1`, with the access and meta versions:
+/// [`SessionStore::session_check`] as a part of a union read ([`session_check`] reads
+/// its rows).
+pub(super) fn session_check_part(n: usize) -> Part {
+    Part {
+        columns: SESSION_CHECK,
+        from: format!(
+            "FROM (SELECT key_hash, user_model, user_object, created_at, expires_at, last_seen_at, \
+             (SELECT version FROM versions WHERE name = 'access') AS access_version, \
+             (SELECT version FROM versions WHERE name = 'meta') AS meta_version \
+             FROM sessions WHERE key_hash = ${n} AND expires_at > ${}) t",
+            n + 1
+        ),
+    }
+}
+
+const SESSION_CHECK: &[(&str, ColType)] = &[
+    ("key_hash", ColType::Text),
+    ("user_model", ColType::Int),
+    ("user_object", ColType::Int),
+    ("created_at", ColType::Int),
+    ("expires_at", ColType::Int),
+    ("last_seen_at", ColType::Int),
+    ("access_version", ColType::Int),
+    ("meta_version", ColType::Int),
+];
+
+/// A row of [`session_check_part`].
+pub(super) fn session_check(row: Row) -> Result<SessionCheck> {
+    Ok(SessionCheck {
+        session: read::session(row.columns(0..6))?,
+        access_version: row.opt_int(6, "versions")?.unwrap_or(0),
+        meta_version: row.opt_int(7, "versions")?.unwrap_or(0),
+    })
 }
