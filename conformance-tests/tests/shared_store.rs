@@ -92,30 +92,30 @@ async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
     // loses at its next call there what the first server takes away.
     let viewer = lore_conformance::harness::unique("viewer");
     let password = lore_conformance::harness::unique("Password");
+    let on_first = &first;
     let admin = |method: reqwest::Method, path: &str, body: serde_json::Value| {
-        first
+        let request = on_first
             .client
-            .request(method, first.url(path))
+            .request(method, on_first.url(path))
             .header("api-key", key.clone())
-            .json(&body)
+            .json(&body);
+        async move {
+            on_first.send(request).await.ok();
+        }
     };
-    first
-        .send(admin(
-            reqwest::Method::POST,
-            "/admin/users",
-            json!({"name": viewer, "password": password}),
-        ))
-        .await
-        .ok();
-    let viewer_grant = json!({"grantee": viewer, "granteeType": "USER", "role": "Metadata Viewer"});
-    first
-        .send(admin(
-            reqwest::Method::PUT,
-            "/admin/grants/grantGlobalRoles",
-            json!({"grantee": viewer, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
-        ))
-        .await
-        .ok();
+    admin(
+        reqwest::Method::POST,
+        "/admin/users",
+        json!({"name": viewer, "password": password}),
+    )
+    .await;
+    let grant = json!({"grantee": viewer, "granteeType": "USER", "roles": ["Metadata Viewer"]});
+    admin(
+        reqwest::Method::PUT,
+        "/admin/grants/grantGlobalRoles",
+        grant.clone(),
+    )
+    .await;
     let login = second
         .send(
             second
@@ -138,36 +138,30 @@ async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
         let resp = second.send(as_viewer()).await;
         assert_eq!(resp.status, 200, "{backend}: {}", resp.describe());
     }
-    first
-        .send(admin(
-            reqwest::Method::PUT,
-            "/admin/grants/revokeGlobalRole",
-            viewer_grant.clone(),
-        ))
-        .await
-        .ok();
+    admin(
+        reqwest::Method::PUT,
+        "/admin/grants/revokeGlobalRole",
+        json!({"grantee": viewer, "granteeType": "USER", "role": "Metadata Viewer"}),
+    )
+    .await;
     assert_error(&second.send(as_viewer()).await, 403, "PERMISSION_DENIED");
-    first
-        .send(admin(
-            reqwest::Method::PUT,
-            "/admin/grants/grantGlobalRoles",
-            json!({"grantee": viewer, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
-        ))
-        .await
-        .ok();
+    admin(
+        reqwest::Method::PUT,
+        "/admin/grants/grantGlobalRoles",
+        grant,
+    )
+    .await;
     assert_eq!(
         second.send(as_viewer()).await.status,
         200,
         "{backend}: granted again"
     );
-    first
-        .send(admin(
-            reqwest::Method::PUT,
-            "/admin/users",
-            json!({"name": viewer, "enabled": false}),
-        ))
-        .await
-        .ok();
+    admin(
+        reqwest::Method::PUT,
+        "/admin/users",
+        json!({"name": viewer, "enabled": false}),
+    )
+    .await;
     assert_error(&second.send(as_viewer()).await, 401, "AUTHENTICATION_ERROR");
 
     // Logout on the second server ends the key on the first.

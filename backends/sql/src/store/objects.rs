@@ -516,27 +516,21 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
                 "an object's entity",
             )
             .await?;
-        let mut rows = split(&union.parts, rows)?.into_iter();
-        let mut next = || rows.next().unwrap_or_default();
-        let object = read::first(next(), read::object)?;
-        let mut attributes = read::all(next(), read::attribute)?;
-        attributes.sort_by(|a, b| a.attribute.cmp(&b.attribute));
-        let mut edges = read::all(next(), read::edge)?;
-        edges.sort();
-        let mut tags = read::all(next(), read::tag)?;
-        tags.sort();
-        let mut classifications = read::all(next(), read::classification)?;
-        classifications.sort();
-        let check = read::first(next(), super::sessions::session_check)?;
+        let mut results = split(&union.parts, rows)?;
+        // The check is the last part, when asked for; the details' parts are in the
+        // order `decode_details` takes them, the two it does not read left empty.
+        let check = match key {
+            Some(_) => read::first(
+                results.pop().unwrap_or_default(),
+                super::sessions::session_check,
+            )?,
+            None => None,
+        };
+        let mut results = results.into_iter();
+        let object = read::first(results.next().unwrap_or_default(), read::object)?;
         Ok(EntityRead {
             object,
-            details: Details {
-                attributes,
-                edges,
-                tags,
-                classifications,
-                ..Details::default()
-            },
+            details: decode_details(results)?,
             check,
         })
     }
