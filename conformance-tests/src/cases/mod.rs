@@ -6,10 +6,8 @@
 //! [`Kind::Normal`] and a [`Kind::BadInput`] case, and a [`Kind::Denied`] case when the
 //! document says the route needs a capability (scopes of its `api_key` security).
 
-use std::future::Future;
-use std::pin::Pin;
-
-use crate::harness::{IntoBackend, Target};
+pub use entry::{Case, CaseFn, CaseFuture, Kind, Needs};
+pub use run::{case, configure_plugins, names, run_on_store, run_remote};
 
 mod attributes;
 mod auth;
@@ -22,6 +20,7 @@ mod denied;
 mod deprecated;
 mod documents;
 mod entities;
+mod entry;
 mod execute;
 mod export;
 mod governance;
@@ -37,6 +36,7 @@ mod query;
 mod removed;
 mod repository;
 mod routing;
+mod run;
 mod semantics;
 pub mod sight;
 mod system_log;
@@ -44,56 +44,6 @@ mod types;
 mod users;
 mod visibility;
 mod worksheets;
-
-/// What a case exercises on a route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    /// The route doing its job.
-    Normal,
-    /// The route refusing bad input (missing, malformed or unknown values, bad keys).
-    BadInput,
-    /// The route refusing a logged-in caller without the capability it needs: 403
-    /// PERMISSION_DENIED.
-    Denied,
-}
-
-/// What server a case needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Needs {
-    /// Any Lore, shared with other cases: the case only touches what it creates.
-    AnyServer,
-    /// A server of its own (the case ends the administrator's other sessions): skipped
-    /// on remote targets.
-    OwnServer,
-    /// A server of its own started with `server.max_body_mib = 1` and
-    /// `server.max_upload_mib = 1`: skipped remotely.
-    SmallBodyLimit,
-    /// A server of its own started with `auth.login_timeout = "5s"`: skipped remotely.
-    ShortSessions,
-    /// A server of its own whose `[auth.oauth2]` points at an OpenID provider the case
-    /// starts ([`Target::provider`]), unknown users refused: skipped remotely.
-    OAuth2Provider,
-    /// As [`Needs::OAuth2Provider`], with `auth.oauth2.create_users = true`.
-    OAuth2ProviderCreatingUsers,
-    /// A server of its own with the suite's plugins configured ([`crate::plugins`]),
-    /// short operation heartbeats and a 5 s limit on the misbehaving plugin: skipped
-    /// remotely.
-    Plugins,
-}
-
-pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
-pub type CaseFn = for<'a> fn(&'a Target) -> CaseFuture<'a>;
-
-/// One case of the suite.
-#[derive(Debug, Clone)]
-pub struct Case {
-    /// The test name (the function's name).
-    pub name: &'static str,
-    /// `(METHOD, OpenAPI path, kind)` of every route the case exercises.
-    pub covers: Vec<(&'static str, &'static str, Kind)>,
-    pub needs: Needs,
-    pub run: CaseFn,
-}
 
 const N: Kind = Kind::Normal;
 const B: Kind = Kind::BadInput;
@@ -1493,103 +1443,4 @@ pub fn cases() -> Vec<Case> {
     all.push(removed::every_removed_method_answers_410());
     all.push(removed::removed_methods_ignore_input());
     all
-}
-
-/// The names of every case, in table order.
-pub fn names() -> Vec<&'static str> {
-    cases().iter().map(|c| c.name).collect()
-}
-
-/// The case of that name; panics naming the known ones when there is none.
-pub fn case(name: &str) -> Case {
-    cases()
-        .into_iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no case named '{name}'; the cases are {:?}", names()))
-}
-
-/// Runs one case on a fresh server over the store the factory makes.
-pub async fn run_on_store<F, Fut, T>(name: &str, factory: F)
-where
-    F: FnOnce() -> Fut,
-    Fut: Future<Output = T>,
-    T: IntoBackend,
-{
-    let case = case(name);
-    let Some(backend) = factory().await.into_backend() else {
-        eprintln!("skipping {name}: the backend is not available");
-        return;
-    };
-    let provider = match case.needs {
-        Needs::OAuth2Provider | Needs::OAuth2ProviderCreatingUsers => {
-            let Some(provider) = crate::oauth_provider::Provider::start().await else {
-                eprintln!("skipping {name}: no OpenID provider");
-                return;
-            };
-            Some(provider)
-        }
-        _ => None,
-    };
-    let mut target = Target::spawn_backend(backend, |settings| match case.needs {
-        Needs::SmallBodyLimit => {
-            settings.server.max_body_mib = 1;
-            settings.server.max_upload_mib = 1;
-        }
-        Needs::ShortSessions => settings.auth.login_timeout = "5s".into(),
-        Needs::OAuth2Provider | Needs::OAuth2ProviderCreatingUsers => {
-            if let Some(provider) = &provider {
-                provider.configure(settings, case.needs == Needs::OAuth2ProviderCreatingUsers);
-            }
-        }
-        Needs::Plugins => configure_plugins(settings),
-        Needs::AnyServer | Needs::OwnServer => {}
-    })
-    .await;
-    if let Some(provider) = provider {
-        target = target.with_provider(provider);
-    }
-    (case.run)(&target).await;
-    target.shutdown().await;
-}
-
-/// Configures the suite's plugins: the misbehaving one with a 5 s and 512 MiB limit.
-pub fn configure_plugins(settings: &mut lore_server::Settings) {
-    let built = crate::plugins::built();
-    settings.plugin_host.program = Some(built.lore.clone());
-    settings.plugin_host.timeout = "5m".into();
-    settings.operations.heartbeat = "250ms".into();
-    settings.operations.stale_after = "3s".into();
-    settings.plugins = crate::plugins::PLUGIN_PACKAGES
-        .iter()
-        .map(|package| {
-            let misbehaving = *package == "lore-plugin-misbehaving";
-            lore_server::config::PluginSettings {
-                path: built.library(package).clone(),
-                timeout: misbehaving.then(|| "5s".to_owned()),
-                memory_mib: misbehaving.then_some(512),
-            }
-        })
-        .collect();
-}
-
-/// Runs one case against the remote Lore of `LORE_CONFORMANCE_URL`, `_USER` and
-/// `_PASSWORD`; without them, or for a case that needs its own server, it says why it
-/// skips and passes.
-pub async fn run_remote(name: &str) {
-    let case = case(name);
-    let Some(target) = Target::remote_from_env() else {
-        eprintln!(
-            "skipping {name}: set LORE_CONFORMANCE_URL (base URL with base path), \
-             LORE_CONFORMANCE_USER and LORE_CONFORMANCE_PASSWORD to run the suite against a running Lore"
-        );
-        return;
-    };
-    if case.needs != Needs::AnyServer {
-        eprintln!(
-            "skipping {name} on {}: it needs a server of its own ({:?})",
-            target.base_url, case.needs
-        );
-        return;
-    }
-    (case.run)(&target).await;
 }

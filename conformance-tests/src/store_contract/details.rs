@@ -1,0 +1,248 @@
+//! What hangs on objects, read back together: `details` by model and by ids, and
+//! `entity_read` of one object.
+
+use super::*;
+
+pub(super) async fn details_cover_scope_model_and_objects(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (model_id, model) = new_model(store, "Scope Model").await;
+    let (other_id, other) = new_model(store, "Other Scope Model").await;
+    let m = ids(store, model, 2).await;
+    let x = ids(store, other, 2).await;
+    let mut batch = Vec::new();
+    for id in m.iter().chain(&x) {
+        batch.push(Op::PutObject(model_object(id.model, id.object, None, "o")));
+        batch.push(Op::SetAttribute(attr(*id, "A", Value::Integer(id.object))));
+        batch.push(Op::AddTag(tag(*id, TagKind::Label, "t")));
+        batch.push(Op::SetClassification(Classification {
+            object: *id,
+            data_class: "C".into(),
+            status: ClassificationStatus::Matched,
+        }));
+        batch.push(Op::SetLabelAssignment(LabelAssignment {
+            object: *id,
+            label: "L".into(),
+            status: ClassificationStatus::Proposed,
+        }));
+        batch.push(Op::SetProfiling(Profiling {
+            object: *id,
+            profile: None,
+            sample: Some(sample()),
+        }));
+    }
+    let inside = edge(EdgeKind::EntityRelationship, m[0], m[1], "has");
+    let out = edge(EdgeKind::Lineage, m[1], x[0], "feeds");
+    let into = edge(EdgeKind::Lineage, x[1], m[0], "feeds");
+    let outside = edge(EdgeKind::Lineage, x[0], x[1], "feeds");
+    let to_model = edge(EdgeKind::ModelConnection, model_id, other_id, "stitch");
+    for e in [&inside, &out, &into, &outside, &to_model] {
+        batch.push(Op::AddEdge(e.clone()));
+    }
+    batch.push(Op::SetAttribute(attr(
+        model_id,
+        MODEL_PROFILE_ATTRIBUTE,
+        Value::Text(DATABASE_PROFILE.into()),
+    )));
+    apply(store, batch, "filling two models").await;
+
+    let read = ok(
+        store.details(Scope::Model(model)).await,
+        "details(Scope::Model)",
+    );
+    assert_eq!(
+        read.attributes,
+        vec![
+            attr(m[0], "A", Value::Integer(m[0].object)),
+            attr(m[1], "A", Value::Integer(m[1].object))
+        ],
+        "Scope::Model covers the model's objects only (not its repository object, not other models)"
+    );
+    assert_eq!(
+        read.edges,
+        vec![inside.clone(), out.clone(), into.clone()],
+        "Scope::Model holds edges with at least one end in the model (either direction), sorted"
+    );
+    assert_eq!(
+        read.tags.len(),
+        2,
+        "Scope::Model holds the tags of the model's objects"
+    );
+    assert_eq!(
+        read.classifications.len(),
+        2,
+        "Scope::Model holds the classifications of the model's objects"
+    );
+    assert_eq!(
+        read.labels.len(),
+        2,
+        "Scope::Model holds the labels of the model's objects"
+    );
+    assert_eq!(
+        read.profiling.iter().map(|p| p.object).collect::<Vec<_>>(),
+        m,
+        "Scope::Model holds the profiling of the model's objects, by object"
+    );
+
+    let read = details(store, &[m[1], m[1]], "details(Scope::Objects)").await;
+    assert_eq!(
+        read.attributes,
+        vec![attr(m[1], "A", Value::Integer(m[1].object))],
+        "Scope::Objects covers exactly the listed objects, once even when listed twice"
+    );
+    assert_eq!(
+        read.edges,
+        vec![inside, out],
+        "Scope::Objects holds edges with an end on a listed object"
+    );
+    assert_eq!(
+        read.tags,
+        vec![tag(m[1], TagKind::Label, "t")],
+        "Scope::Objects holds the listed objects' tags"
+    );
+
+    let read = details(store, &[model_id], "details of a model's repository object").await;
+    assert_eq!(
+        read.attributes,
+        vec![attr(
+            model_id,
+            MODEL_PROFILE_ATTRIBUTE,
+            Value::Text(DATABASE_PROFILE.into())
+        )],
+        "Scope::Objects works for repository objects"
+    );
+    assert_eq!(
+        read.edges,
+        vec![to_model],
+        "edges between repository objects are in scope"
+    );
+    assert!(
+        is_empty(&details(store, &[], "details of no objects").await),
+        "Scope::Objects of no objects is empty"
+    );
+    assert!(
+        is_empty(
+            &details(
+                store,
+                &[ObjectId::new(model, 999_999)],
+                "details of an unknown object"
+            )
+            .await
+        ),
+        "Scope::Objects of an unknown object is empty"
+    );
+    assert!(
+        is_empty(&ok(
+            store.details(Scope::Model(987_654)).await,
+            "details of an unknown model"
+        )),
+        "Scope::Model of an unknown model is empty"
+    );
+}
+
+/// `entity_read` of one object: the object, its attribute values, the edges from it
+/// (not to it), its tags and classifications, sorted as `details` sorts them, and
+/// nothing else; with a key, that key's `session_check` from the same read.
+pub(super) async fn entity_read_is_the_object_with_what_its_entity_shows(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Entity Model").await;
+    let m = ids(store, model, 3).await;
+    let object = model_object(m[0].model, m[0].object, None, "customer");
+    let classification = |data_class: &str| Classification {
+        object: m[0],
+        data_class: data_class.into(),
+        status: ClassificationStatus::Matched,
+    };
+    let mut batch = vec![Op::PutObject(object.clone())];
+    for id in &m[1..] {
+        batch.push(Op::PutObject(model_object(
+            id.model, id.object, None, "other",
+        )));
+        batch.push(Op::SetAttribute(attr(*id, "A", Value::Integer(1))));
+        batch.push(Op::AddTag(tag(*id, TagKind::Label, "elsewhere")));
+    }
+    let from = [
+        edge(EdgeKind::Lineage, m[0], m[2], "feeds"),
+        edge(EdgeKind::EntityRelationship, m[0], m[1], "has"),
+    ];
+    let into = edge(EdgeKind::Lineage, m[1], m[0], "feeds");
+    batch.extend([
+        Op::SetAttribute(attr(m[0], "B", Value::Text("b".into()))),
+        Op::SetAttribute(attr(m[0], "A", Value::Integer(7))),
+        Op::AddTag(tag(m[0], TagKind::Label, "PII")),
+        Op::AddTag(tag(m[0], TagKind::Label, "Finance")),
+        Op::SetClassification(classification("Email")),
+        Op::SetClassification(classification("Address")),
+        Op::SetLabelAssignment(LabelAssignment {
+            object: m[0],
+            label: "L".into(),
+            status: ClassificationStatus::Proposed,
+        }),
+        Op::SetProfiling(Profiling {
+            object: m[0],
+            profile: None,
+            sample: Some(sample()),
+        }),
+        Op::AddEdge(into),
+    ]);
+    batch.extend(from.iter().cloned().map(Op::AddEdge));
+    apply(store, batch, "an object with everything hanging on it").await;
+
+    let read = ok(store.entity_read(m[0], None).await, "entity_read");
+    assert_eq!(read.object, Some(object), "the object");
+    let all = details(store, &[m[0]], "details").await;
+    let mut edges_from = from.to_vec();
+    edges_from.sort();
+    assert_eq!(
+        read.details,
+        Details {
+            attributes: all.attributes.clone(),
+            edges: edges_from,
+            tags: all.tags.clone(),
+            classifications: all.classifications.clone(),
+            labels: Vec::new(),
+            profiling: Vec::new(),
+        },
+        "the attribute values, edges from the object, tags and classifications, sorted"
+    );
+    assert_eq!(read.details.attributes.len(), 2, "both attribute values");
+    assert_eq!(read.check, None, "no key, no check");
+
+    let now = now();
+    let session = Session {
+        key_hash: "hash-entity".into(),
+        user: ObjectId::repository(999),
+        created_at: now,
+        expires_at: now + Duration::hours(1),
+        last_seen_at: now,
+    };
+    ok(store.put_session(session).await, "put_session");
+    let read = ok(
+        store.entity_read(m[0], Some(("hash-entity", now))).await,
+        "entity_read with a key",
+    );
+    assert_eq!(
+        read.check,
+        ok(
+            store.session_check("hash-entity", now).await,
+            "session_check"
+        ),
+        "the key's check comes with the object"
+    );
+    assert!(read.check.is_some(), "the live session is checked");
+    let read = ok(
+        store.entity_read(m[0], Some(("unknown", now))).await,
+        "entity_read with an unknown key",
+    );
+    assert_eq!(read.check, None, "an unknown key has no check");
+    assert!(read.object.is_some(), "the object is read all the same");
+
+    let read = ok(
+        store
+            .entity_read(ObjectId::new(model, 999_999), Some(("hash-entity", now)))
+            .await,
+        "entity_read of an unknown object",
+    );
+    assert_eq!(read.object, None, "an unknown object is None");
+    assert!(is_empty(&read.details), "and nothing hangs on it");
+    assert!(read.check.is_some(), "its key is checked all the same");
+}
