@@ -792,11 +792,16 @@ pub trait ObjectStore: Send + Sync {
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>>;
     /// How many objects satisfy the plan.
     async fn count(&self, plan: &Plan) -> Result<u64>;
-    /// The values of the facet among the objects that satisfy the plan, each object
+    /// For each facet, its values among the objects that satisfy the plan, each object
     /// counted once per distinct value: most frequent first, then by value; at most
-    /// `limit` (see [`crate::mql::eval::value_counts`]).
-    async fn value_counts(&self, plan: &Plan, facet: &Facet, limit: u64)
-    -> Result<Vec<ValueCount>>;
+    /// `limit` (see [`crate::mql::eval::value_counts`]). One call for all the facets of
+    /// a request, so a store finds the objects once for them.
+    async fn value_counts(
+        &self,
+        plan: &Plan,
+        facets: &[Facet],
+        limit: u64,
+    ) -> Result<Vec<Vec<ValueCount>>>;
     /// How the store runs the plan: its statement and the database's own plan, for
     /// `validateMQLQuery` with `explain=true`. `None` where there is no statement (the
     /// memory backend evaluates the plan directly).

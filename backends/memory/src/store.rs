@@ -197,17 +197,14 @@ impl ObjectStore for MemoryStore {
     async fn value_counts(
         &self,
         plan: &Plan,
-        facet: &Facet,
+        facets: &[Facet],
         limit: u64,
-    ) -> Result<Vec<ValueCount>> {
+    ) -> Result<Vec<Vec<ValueCount>>> {
         let state = self.read()?;
-        Ok(eval::value_counts(
-            plan,
-            &*state,
-            state.objects.values(),
-            facet,
-            limit,
-        ))
+        Ok(facets
+            .iter()
+            .map(|facet| eval::value_counts(plan, &*state, state.objects.values(), facet, limit))
+            .collect())
     }
 
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {

@@ -246,7 +246,80 @@ pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
 pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
-    let (join, row) = match facet.relation {
+    let sql = c.facet_counts("objects o", &condition, facet, limit);
+    Compiled {
+        sql,
+        params: c.params,
+    }
+}
+
+/// The statement that counts the values of several facets among the plan's objects,
+/// finding the objects once (a text search, the caller's sight) for all of them: rows
+/// of (facet's position, count, then one value column per facet, that facet's value in
+/// its own column and NULL in the others), by facet, then as [`value_counts`] orders
+/// them.
+pub fn facets_counts(plan: &Plan, dialect: Dialect, facets: &[&Facet], limit: u64) -> Compiled {
+    let mut c = Compiler::new(dialect, &TextIndex::Always);
+    let condition = c.cond(&plan.condition(), Row::Object("o"));
+    // SQLite's conditions may name the row's rowid (a text search, a parent's list).
+    let rowid = match dialect {
+        Dialect::Sqlite => "o.rowid AS rowid, ",
+        Dialect::Postgres => "",
+    };
+    let values: Vec<String> = (0..facets.len()).map(|i| format!("v{i}")).collect();
+    let mut parts = Vec::with_capacity(facets.len());
+    for (i, facet) in facets.iter().enumerate() {
+        let counts = c.facet_counts("hits o", "1 = 1", facet, limit);
+        let columns: Vec<String> = values
+            .iter()
+            .enumerate()
+            .map(|(j, name)| {
+                if i == j {
+                    format!("v AS {name}")
+                } else {
+                    // PostgreSQL matches a UNION's types pair by pair, left to right.
+                    format!("{} AS {name}", typed_null(dialect, facets[j]))
+                }
+            })
+            .collect();
+        // The rank in the facet's own order, before the UNION mixes its types and
+        // collations.
+        parts.push(format!(
+            "SELECT {i} AS f, ROW_NUMBER() OVER (ORDER BY n DESC, v) AS r, n, {} FROM ({counts}) x{i}",
+            columns.join(", ")
+        ));
+    }
+    Compiled {
+        sql: format!(
+            "WITH hits AS MATERIALIZED (SELECT {rowid}o.* FROM objects o WHERE {condition}) \
+             SELECT f, n, {values} FROM ({parts}) counted ORDER BY f, r",
+            values = values.join(", "),
+            parts = parts.join(" UNION ALL "),
+        ),
+        params: c.params,
+    }
+}
+
+/// NULL as the type of a facet's values: text for dates in buckets.
+fn typed_null(dialect: Dialect, facet: &Facet) -> &'static str {
+    if dialect == Dialect::Sqlite {
+        return "NULL";
+    }
+    match (facet.gap, facet.field.ty()) {
+        (Some(_), _) | (None, FieldType::Text | FieldType::ExactText) => "CAST(NULL AS TEXT)",
+        (None, FieldType::Integer | FieldType::Time) => "CAST(NULL AS BIGINT)",
+        (None, FieldType::Double) => "CAST(NULL AS DOUBLE PRECISION)",
+        (None, FieldType::Boolean) => "CAST(NULL AS BOOLEAN)",
+    }
+}
+
+impl Compiler<'_> {
+    /// The statement that counts the values of a facet among the objects `o` of `from`
+    /// that pass `condition`: rows of (value, count), most frequent first, then by value.
+    fn facet_counts(&mut self, from: &str, condition: &str, facet: &Facet, limit: u64) -> String {
+        let c = self;
+        let dialect = c.dialect;
+        let (join, row) = match facet.relation {
         None => (String::new(), Row::Object("o")),
         Some(Relation::Parent) => (
             "JOIN objects r ON r.model_id = CASE WHEN o.parent IS NULL THEN -1 ELSE o.model_id END \
@@ -275,53 +348,48 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
             )
         }
     };
-    // One row per object and value: an object's own column, or its parent's, comes
-    // once per object; children, data classes and multi-valued fields may repeat.
-    let mut one_per_object = matches!(facet.relation, None | Some(Relation::Parent));
-    let (join, value) = match c.source(&facet.field, row) {
-        None => (join, "NULL".to_owned()),
-        Some(Source::Expr { sql, .. }) => (join, sql),
-        Some(Source::Rows {
-            key, from, value, ..
-        }) => {
-            let Row::Object(r) = row else {
-                return Compiled {
-                    sql: "SELECT NULL, 0 WHERE 1 = 0".to_owned(),
-                    params: c.params,
+        // One row per object and value: an object's own column, or its parent's, comes
+        // once per object; children, data classes and multi-valued fields may repeat.
+        let mut one_per_object = matches!(facet.relation, None | Some(Relation::Parent));
+        let (join, value) = match c.source(&facet.field, row) {
+            None => (join, "NULL".to_owned()),
+            Some(Source::Expr { sql, .. }) => (join, sql),
+            Some(Source::Rows {
+                key, from, value, ..
+            }) => {
+                let Row::Object(r) = row else {
+                    return "SELECT NULL AS v, 0 AS n WHERE 1 = 0".to_owned();
                 };
-            };
-            one_per_object = false;
-            (
-                format!(
-                    "{join} JOIN (SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}) fv \
+                one_per_object = false;
+                (
+                    format!(
+                        "{join} JOIN (SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}) fv \
                      ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id",
-                    key.0, key.1
-                ),
-                "fv.v".to_owned(),
-            )
-        }
-    };
-    let value = match facet.gap {
-        Some(gap) => dialect.date_label(&value, gap),
-        None => value,
-    };
-    let hidden = match (&facet.hidden, row) {
-        (Cond::False, _) | (_, Row::DataClass(_)) => String::new(),
-        (hidden, Row::Object(_)) => format!(" AND ({}) IS NOT TRUE", c.cond(hidden, row)),
-    };
-    let limit = c.param(SqlValue::Int(Some(clamp(limit))));
-    let rows = if one_per_object {
-        format!("{value} AS v")
-    } else {
-        format!("DISTINCT o.model_id, o.object_id, {value} AS v")
-    };
-    Compiled {
-        sql: format!(
+                        key.0, key.1
+                    ),
+                    "fv.v".to_owned(),
+                )
+            }
+        };
+        let value = match facet.gap {
+            Some(gap) => dialect.date_label(&value, gap),
+            None => value,
+        };
+        let hidden = match (&facet.hidden, row) {
+            (Cond::False, _) | (_, Row::DataClass(_)) => String::new(),
+            (hidden, Row::Object(_)) => format!(" AND ({}) IS NOT TRUE", c.cond(hidden, row)),
+        };
+        let limit = c.param(SqlValue::Int(Some(clamp(limit))));
+        let rows = if one_per_object {
+            format!("{value} AS v")
+        } else {
+            format!("DISTINCT o.model_id, o.object_id, {value} AS v")
+        };
+        format!(
             "SELECT v, COUNT(*) AS n FROM (SELECT {rows} \
-             FROM objects o {join} WHERE ({condition}) AND {value} IS NOT NULL{hidden}) x \
-             GROUP BY v ORDER BY n DESC, v LIMIT {limit}"
-        ),
-        params: c.params,
+         FROM {from} {join} WHERE ({condition}) AND {value} IS NOT NULL{hidden}) x \
+         GROUP BY v ORDER BY n DESC, v LIMIT {limit}"
+        )
     }
 }
 
@@ -635,8 +703,11 @@ impl<'i> Compiler<'i> {
     }
 
     /// Some of the columns contains the text: in its search form for a text search
-    /// (`search_form`), as it is for `CONTAINS`. Tested on each column, and on SQLite
-    /// first looked up in the text index when [`TextIndex`] says so.
+    /// (`search_form`), as it is for `CONTAINS`. Tested on each column, after a first
+    /// narrowing by the text indexes where they serve it: SQLite's when [`TextIndex`]
+    /// says so; PostgreSQL's index of both columns' search forms, joined
+    /// (`lore_search_text()`, migration 23), always (its planner chooses between the
+    /// index and a scan).
     fn search(
         &mut self,
         columns: &[Column],
@@ -652,15 +723,7 @@ impl<'i> Compiler<'i> {
                     self.search_column(*c, text, row)
                 } else {
                     let contains = Test::Contains(text.to_owned());
-                    let exact = self.test(&Field::Column(*c), Some(&contains), row);
-                    match (&candidate, self.dialect) {
-                        // The trigram index of the column's search form narrows first.
-                        (Some(search), Dialect::Postgres) => {
-                            let like = self.search_column(*c, &search.form, row);
-                            format!("{like} AND {exact}")
-                        }
-                        _ => exact,
-                    }
+                    self.test(&Field::Column(*c), Some(&contains), row)
                 };
                 format!("({test})")
             })
@@ -670,14 +733,34 @@ impl<'i> Compiler<'i> {
         } else {
             exact.join(" OR ")
         };
-        let (Row::Object(o), Some(search)) = (row, candidate) else {
+        let Some(search) = candidate else {
             return exact;
         };
-        let use_index = self.dialect == Dialect::Sqlite
-            && match self.index {
-                TextIndex::Always => true,
-                TextIndex::Only(chosen) => chosen.contains(&search),
+        if self.dialect == Dialect::Postgres {
+            let Some(joined) = self.search_text(row) else {
+                return exact;
             };
+            let operand = self.text(&self.dialect.contains_operand(&search.form));
+            let found = self.dialect.contains(&joined, &operand);
+            // A term in the search form of Name or Physical Name is in their joined
+            // forms, and only then: the test is exact by itself.
+            let both = search_form
+                && [Column::Name, Column::PhysicalName]
+                    .iter()
+                    .all(|c| columns.contains(c));
+            return if both {
+                found
+            } else {
+                format!("{found} AND ({exact})")
+            };
+        }
+        let Row::Object(o) = row else {
+            return exact;
+        };
+        let use_index = match self.index {
+            TextIndex::Always => true,
+            TextIndex::Only(chosen) => chosen.contains(&search),
+        };
         if !use_index {
             return exact;
         }
@@ -685,6 +768,21 @@ impl<'i> Compiler<'i> {
         format!(
             "{o}.rowid IN (SELECT rowid FROM objects_search WHERE objects_search MATCH {query}) AND ({exact})"
         )
+    }
+
+    /// PostgreSQL's joined search forms of the row's Name and Physical Name, the
+    /// expression its text index holds (migration 23).
+    fn search_text(&mut self, row: Row<'_>) -> Option<String> {
+        if !matches!(row, Row::Object(_)) {
+            return None;
+        }
+        let mut column = |c: Column| match self.source(&Field::Column(c), row) {
+            Some(Source::Expr { sql, .. }) => Some(sql),
+            _ => None,
+        };
+        let name = column(Column::Name)?;
+        let physical_name = column(Column::PhysicalName)?;
+        Some(format!("lore_search_text({name}, {physical_name})"))
     }
 
     /// The column contains the text (a search term, or the search form of the text of

@@ -156,6 +156,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "access version",
         sql: include_str!("../migrations/0022_access_version.sql"),
     },
+    Migration {
+        version: 23,
+        name: "search text index",
+        sql: include_str!("../migrations/0023_search_text_index.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).
@@ -205,6 +210,19 @@ mod tests {
             .search_form("t")
             .replace("lore_fold(t)", "lower(t COLLATE \"C\")");
         assert!(postgres.contains(&body), "lore_search_form: {body}");
+        // Migration 23 joins the two forms by the mark no form holds.
+        let migration = MIGRATIONS
+            .iter()
+            .find(|m| m.version == 23)
+            .expect("migration 23");
+        let mark = Dialect::Postgres.character(u32::from(lore_core::mql::plan::SEARCH_MARK));
+        let joined = format!(
+            "COALESCE(lore_search_form(name), '') || {mark} || COALESCE(lore_search_form(physical_name), '')"
+        );
+        assert!(
+            Dialect::Postgres.schema(migration.sql).contains(&joined),
+            "lore_search_text: {joined}"
+        );
     }
 
     #[test]

@@ -54,11 +54,14 @@ async fn count(store: &dyn Store, filter: Cond) -> u64 {
 
 async fn values(store: &dyn Store, filter: Cond, column: Column) -> Vec<(String, u64)> {
     let counts = ok(
-        store.value_counts(&plan(filter), &facet(column), 100).await,
+        store
+            .value_counts(&plan(filter), &[facet(column)], 100)
+            .await,
         "value_counts",
     );
     counts
         .into_iter()
+        .flatten()
         .map(|ValueCount { value, count }| {
             let value = match value {
                 Lit::Text(t) => t,

@@ -1221,7 +1221,10 @@ impl Catalog {
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
-        let mut answers = Vec::with_capacity(validated.select.len());
+        // Each item's attribute and facet (none for an attribute unknown to the meta
+        // model, which counts nothing), then one call to the store for all facets.
+        let mut items = Vec::with_capacity(validated.select.len());
+        let mut facets = Vec::new();
         for item in &validated.select {
             let Selected::Attribute { path, resolved } = item else {
                 let function = match item {
@@ -1233,6 +1236,22 @@ impl Catalog {
                     "getAttributeValueCounts counts the values of attributes; {function} is a function"
                 )));
             };
+            let counted = match resolved {
+                None => None,
+                Some(_) => {
+                    let mut facet = facet(path, &meta, gap).map_err(Error::invalid)?;
+                    if is_profiling(&facet.field) {
+                        facet.hidden = hidden.clone();
+                    }
+                    facets.push(facet);
+                    Some(facets.len() - 1)
+                }
+            };
+            items.push((path, resolved, counted));
+        }
+        let mut counts = self.store.value_counts(&plan, &facets, limit).await?;
+        let mut answers = Vec::with_capacity(items.len());
+        for (path, resolved, counted) in items {
             let display = path
                 .0
                 .iter()
@@ -1242,24 +1261,16 @@ impl Catalog {
             let kind = resolved
                 .as_ref()
                 .map_or(AttributeKind::System, |r| r.kind());
-            let values = match resolved {
-                None => Vec::new(),
-                Some(_) => {
-                    let mut facet = facet(path, &meta, gap).map_err(Error::invalid)?;
-                    if is_profiling(&facet.field) {
-                        facet.hidden = hidden.clone();
-                    }
-                    self.store
-                        .value_counts(&plan, &facet, limit)
-                        .await?
-                        .into_iter()
-                        .map(|c| CountedValue {
-                            value: lit_json(c.value),
-                            count: c.count,
-                        })
-                        .collect()
-                }
-            };
+            let values = counted
+                .and_then(|i| counts.get_mut(i))
+                .map(std::mem::take)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| CountedValue {
+                    value: lit_json(c.value),
+                    count: c.count,
+                })
+                .collect();
             answers.push(AttributeValueCounts {
                 attribute_type: AttributeTypeRef {
                     name: path.to_string(),

@@ -224,11 +224,13 @@ macro_rules! delegate_store {
                 async fn value_counts(
                     &self,
                     plan: &$crate::mql::plan::Plan,
-                    facet: &$crate::mql::plan::Facet,
+                    facets: &[$crate::mql::plan::Facet],
                     limit: u64,
-                ) -> $crate::Result<::std::vec::Vec<$crate::mql::plan::ValueCount>> {
+                ) -> $crate::Result<
+                    ::std::vec::Vec<::std::vec::Vec<$crate::mql::plan::ValueCount>>,
+                > {
                     let $this = self;
-                    ($target).value_counts(plan, facet, limit).await
+                    ($target).value_counts(plan, facets, limit).await
                 }
                 async fn explain(
                     &self,

@@ -398,29 +398,59 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     async fn value_counts(
         &self,
         plan: &Plan,
-        facet: &Facet,
+        facets: &[Facet],
         limit: u64,
-    ) -> Result<Vec<ValueCount>> {
-        let compiled = compile::tally::value_counts(plan, D::DIALECT, facet, limit)
-            .unwrap_or_else(|| compile::value_counts(plan, D::DIALECT, facet, limit));
-        let rows = self
-            .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
-            .await?;
-        let mut counts = Vec::with_capacity(rows.len());
-        for mut row in rows {
-            let count = row.int(1, "value counts")?.max(0) as u64;
-            let value = match (facet.gap, facet.field.ty()) {
-                (Some(_), _) | (None, FieldType::Text | FieldType::ExactText) => {
-                    Lit::Text(row.text(0, "value counts")?)
+    ) -> Result<Vec<Vec<ValueCount>>> {
+        let mut answers: Vec<Vec<ValueCount>> = vec![Vec::new(); facets.len()];
+        // The facets the tallies answer, each on its own; the others in one statement
+        // that finds the plan's objects once for all of them.
+        let mut shared = Vec::new();
+        for (i, facet) in facets.iter().enumerate() {
+            match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
+                Some(compiled) => {
+                    let rows = self
+                        .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+                        .await?;
+                    for mut row in rows {
+                        let count = row.int(1, "value counts")?.max(0) as u64;
+                        let value = counted_value(&mut row, 0, facet)?;
+                        answers[i].push(ValueCount { value, count });
+                    }
                 }
-                (None, FieldType::Integer) => Lit::Integer(row.int(0, "value counts")?),
-                (None, FieldType::Double) => Lit::Double(row.real(0, "value counts")?),
-                (None, FieldType::Boolean) => Lit::Boolean(row.bool(0, "value counts")?),
-                (None, FieldType::Time) => Lit::Time(row.int(0, "value counts")?),
-            };
-            counts.push(ValueCount { value, count });
+                None => shared.push(i),
+            }
         }
-        Ok(counts)
+        match shared[..] {
+            [] => {}
+            [i] => {
+                let compiled = compile::value_counts(plan, D::DIALECT, &facets[i], limit);
+                let rows = self
+                    .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+                    .await?;
+                for mut row in rows {
+                    let count = row.int(1, "value counts")?.max(0) as u64;
+                    let value = counted_value(&mut row, 0, &facets[i])?;
+                    answers[i].push(ValueCount { value, count });
+                }
+            }
+            _ => {
+                let of: Vec<&Facet> = shared.iter().map(|&i| &facets[i]).collect();
+                let compiled = compile::facets_counts(plan, D::DIALECT, &of, limit);
+                let rows = self
+                    .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+                    .await?;
+                for mut row in rows {
+                    let position = usize::try_from(row.int(0, "value counts")?)
+                        .ok()
+                        .filter(|p| *p < shared.len())
+                        .ok_or_else(|| Error::internal("value counts: a facet out of range"))?;
+                    let count = row.int(1, "value counts")?.max(0) as u64;
+                    let value = counted_value(&mut row, 2 + position, of[position])?;
+                    answers[shared[position]].push(ValueCount { value, count });
+                }
+            }
+        }
+        Ok(answers)
     }
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
@@ -643,4 +673,17 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
         walk_edges = first_edges("w"),
         node_edges = first_edges("n"),
     )
+}
+
+/// The counted value of a facet in column `at` of a row of value counts.
+fn counted_value(row: &mut Row, at: usize, facet: &Facet) -> Result<Lit> {
+    Ok(match (facet.gap, facet.field.ty()) {
+        (Some(_), _) | (None, FieldType::Text | FieldType::ExactText) => {
+            Lit::Text(row.text(at, "value counts")?)
+        }
+        (None, FieldType::Integer) => Lit::Integer(row.int(at, "value counts")?),
+        (None, FieldType::Double) => Lit::Double(row.real(at, "value counts")?),
+        (None, FieldType::Boolean) => Lit::Boolean(row.bool(at, "value counts")?),
+        (None, FieldType::Time) => Lit::Time(row.int(at, "value counts")?),
+    })
 }

@@ -1,0 +1,21 @@
+-- PostgreSQL: one trigram index for text search instead of one per column. MQL's
+-- `text` compares a term with the search forms of Name *or* Physical Name; migration 19
+-- indexed each, so every search read two GIN indexes and OR-ed their bitmaps, and
+-- rechecked each candidate by computing both forms again. `lore_search_text()` is the
+-- two forms joined by chr(1), the mark `lore_search_form()` removes from every form, so
+-- no form and no term holds it: the joined text holds a term exactly when one of the
+-- forms does. One index of it serves a text search (half the index reads), and a
+-- `CONTAINS` on either column, whose search form must then be in the joined text too
+-- (the form of a part of a text is a part of its form), as a first narrowing before the
+-- exact test. SQLite's FTS5 table (migration 19) already holds both columns as one row.
+--postgres: CREATE FUNCTION lore_search_text(name TEXT, physical_name TEXT) RETURNS TEXT
+--postgres:     LANGUAGE SQL IMMUTABLE PARALLEL SAFE
+--postgres:     AS $$ SELECT COALESCE(lore_search_form(name), '') || chr(1) || COALESCE(lore_search_form(physical_name), '') $$;
+--postgres: DO $$ BEGIN
+--postgres:     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+--postgres:         CREATE INDEX objects_search_text ON objects
+--postgres:             USING gin (lore_search_text(name, physical_name) gin_trgm_ops);
+--postgres:         DROP INDEX IF EXISTS objects_name_search;
+--postgres:         DROP INDEX IF EXISTS objects_physical_name_search;
+--postgres:     END IF;
+--postgres: END $$;
