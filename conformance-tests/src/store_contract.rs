@@ -34,6 +34,7 @@ mod batches;
 mod details;
 mod objects;
 mod outbox;
+mod pages;
 mod prints;
 mod records;
 mod restore;
@@ -107,6 +108,11 @@ pub fn cases() -> Vec<StoreCase> {
         StoreCase {
             name: "counts_and_facets_by_type_follow_every_write",
             run: |store| Box::pin(tallies::counts_and_facets_by_type_follow_every_write(store)),
+        },
+        // Pages of a common text search term
+        StoreCase {
+            name: "a_common_term_late_in_name_order_pages_alike",
+            run: |store| Box::pin(pages::a_common_term_late_in_name_order_pages_alike(store)),
         },
         // Import prints, forgotten by every change of their object
         StoreCase {

@@ -168,6 +168,11 @@ pub struct PageChoices {
     /// other conditions pick five objects, where the probes stop with the page. A label
     /// few objects have is better as the list the page starts from.
     pub tags_per_object: bool,
+    /// The page reads at most this many objects of its order, then tests them (SQLite):
+    /// a first try at a page whose term is too common for the text index, when the
+    /// objects holding it may all come late in the order. A full page from it is the
+    /// page; otherwise the page is read again through the text index.
+    pub scan: Option<i64>,
 }
 
 /// The statement of a page of the plan's objects: `(model_id, object_id)` rows in order.
@@ -205,11 +210,18 @@ pub fn page(
     };
     order.push(format!("o.model_id{ties}"));
     order.push(format!("o.object_id{ties}"));
+    let order = order.join(", ");
+    let from = match choices.scan {
+        Some(scan) if dialect == Dialect::Sqlite => {
+            let scan = c.param(SqlValue::Int(Some(scan)));
+            format!("(SELECT o.rowid AS rowid, o.* FROM objects o ORDER BY {order} LIMIT {scan}) o")
+        }
+        _ => "objects o".to_owned(),
+    };
     let limit = c.param(SqlValue::Int(Some(clamp(page.limit))));
     let offset = c.param(SqlValue::Int(Some(clamp(page.offset))));
     let sql = format!(
-        "SELECT o.model_id, o.object_id FROM objects o WHERE {condition} ORDER BY {} LIMIT {limit} OFFSET {offset}",
-        order.join(", ")
+        "SELECT o.model_id, o.object_id FROM {from} WHERE {condition} ORDER BY {order} LIMIT {limit} OFFSET {offset}"
     );
     Compiled {
         sql,

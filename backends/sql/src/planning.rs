@@ -27,11 +27,29 @@ use crate::driver::{Driver, Stmt};
 use crate::store::SqlStore;
 use crate::value::SqlValue;
 
+/// How a page is read: its statement, and a cheaper one to try first.
+pub(crate) struct PageStatement {
+    /// The statement of the page.
+    pub statement: Compiled,
+    /// A statement to try first: when it answers a full page, that is the page
+    /// ([`compile::PageChoices::scan`]).
+    pub first_try: Option<Compiled>,
+}
+
+impl From<Compiled> for PageStatement {
+    fn from(statement: Compiled) -> Self {
+        Self {
+            statement,
+            first_try: None,
+        }
+    }
+}
+
 impl<D: Driver> SqlStore<D> {
     /// The statement of a page, its plan chosen by the probes its dialect needs.
-    pub(crate) async fn page_statement(&self, plan: &Plan, page: Page) -> Result<Compiled> {
+    pub(crate) async fn page_statement(&self, plan: &Plan, page: Page) -> Result<PageStatement> {
         if let Some(compiled) = compile::tags::page(plan, D::DIALECT, page) {
-            return Ok(compiled);
+            return Ok(compiled.into());
         }
         // What each dialect cannot tell from its statistics.
         let searches = compile::indexed_searches(plan, D::DIALECT);
@@ -57,7 +75,7 @@ impl<D: Driver> SqlStore<D> {
                 tags_per_object: sqlite,
                 ..Default::default()
             };
-            return Ok(compile::page(plan, D::DIALECT, page, &index, choices));
+            return Ok(compile::page(plan, D::DIALECT, page, &index, choices).into());
         }
         let cap = self.probe_cap(page).await?;
         let types_unindexed = match types {
@@ -65,7 +83,9 @@ impl<D: Driver> SqlStore<D> {
             None => false,
         };
         let tags_per_object = sqlite && !self.any_few_tags(&tags, cap).await?;
-        let index = compile::TextIndex::Only(self.text_index(searches, cap).await?);
+        let chosen = self.text_index(searches.clone(), cap).await?;
+        let common = chosen.len() < searches.len();
+        let index = compile::TextIndex::Only(chosen);
         let filter_first = (restricted
             && self
                 .few(&plan.visibility, cap, "what the caller sees")
@@ -75,8 +95,38 @@ impl<D: Driver> SqlStore<D> {
             filter_first,
             types_unindexed,
             tags_per_object,
+            scan: None,
         };
-        Ok(compile::page(plan, D::DIALECT, page, &index, choices))
+        // A term too common for the text index is tested on the objects as they are
+        // read in name order, which fills a page after about `cap` objects when the
+        // term's objects are spread over the order. When they all come late (`column_7`
+        // after 600,000 other columns) that read would go on for most of the catalog:
+        // it stops after four times `cap`, and a page it did not fill is read through
+        // the text index instead (every object holding the term, sorted).
+        if common && !filter_first && name_order(plan) {
+            let first_try = compile::page(
+                plan,
+                D::DIALECT,
+                page,
+                &index,
+                compile::PageChoices {
+                    scan: Some(cap.saturating_mul(4)),
+                    ..choices
+                },
+            );
+            let statement = compile::page(
+                plan,
+                D::DIALECT,
+                page,
+                &compile::TextIndex::Only(searches),
+                choices,
+            );
+            return Ok(PageStatement {
+                statement,
+                first_try: Some(first_try),
+            });
+        }
+        Ok(compile::page(plan, D::DIALECT, page, &index, choices).into())
     }
 
     /// Whether one of the tags every object of a page must have is on few objects (one
@@ -188,6 +238,12 @@ impl<D: Driver> SqlStore<D> {
         }
         Ok(false)
     }
+}
+
+/// Whether the plan's order is by Name alone, which an index holds (`objects_name_order`,
+/// read backwards for descending).
+fn name_order(plan: &Plan) -> bool {
+    matches!(&plan.order[..], [key] if key.field == Field::Column(Column::Name))
 }
 
 /// The tags (kind and folded value) every object of the plan has: tests by equality at

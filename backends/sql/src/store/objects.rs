@@ -371,18 +371,20 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
-        let compiled = self.page_statement(plan, page).await?;
+        let statements = self.page_statement(plan, page).await?;
+        if let Some(first) = statements.first_try {
+            let rows = self
+                .rows_of(Stmt::query(first.sql, first.params), "a query")
+                .await?;
+            if rows.len() as u64 >= page.limit {
+                return page_ids(&rows);
+            }
+        }
+        let compiled = statements.statement;
         let rows = self
             .rows_of(Stmt::query(compiled.sql, compiled.params), "a query")
             .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(ObjectId::new(
-                    row.int(0, "objects")?,
-                    row.int(1, "objects")?,
-                ))
-            })
-            .collect()
+        page_ids(&rows)
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
@@ -454,7 +456,8 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
-        let compiled = self.page_statement(plan, page).await?;
+        // The statement that answers the page when its first try does not.
+        let compiled = self.page_statement(plan, page).await?.statement;
         let explain = D::DIALECT.explain(&compiled.sql);
         let rows = self
             .rows_of(Stmt::query(explain, compiled.params), "a query plan")
@@ -686,4 +689,16 @@ fn counted_value(row: &mut Row, at: usize, facet: &Facet) -> Result<Lit> {
         (None, FieldType::Boolean) => Lit::Boolean(row.bool(at, "value counts")?),
         (None, FieldType::Time) => Lit::Time(row.int(at, "value counts")?),
     })
+}
+
+/// The ids of a page's rows, `(model_id, object_id)`.
+fn page_ids(rows: &[Row]) -> Result<Vec<ObjectId>> {
+    rows.iter()
+        .map(|row| {
+            Ok(ObjectId::new(
+                row.int(0, "objects")?,
+                row.int(1, "objects")?,
+            ))
+        })
+        .collect()
 }

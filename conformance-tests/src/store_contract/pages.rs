@@ -1,0 +1,73 @@
+//! Pages of a text search whose term many objects hold: the SQL backends choose between
+//! reading the name order and testing each object, and finding the term's objects
+//! through the text index and sorting them (SQLite tries the first for a bounded number
+//! of objects, then the second); whichever they choose, the page is the reference's.
+
+use std::sync::Arc;
+
+use lore_core::id::ObjectId;
+use lore_core::mql::plan::{Column, Cond, Field, Page, Plan, SortKey};
+use lore_core::store::{Op, Store};
+
+use super::{apply, model_object, new_model, ok};
+
+/// Objects before the term's in name order: more than four times the smallest bound of
+/// the probes (1,000), so a bounded read in name order stops before the term's objects.
+const EARLY: i64 = 4_500;
+/// Objects holding the term, after all the others: more than the probes' bound, so the
+/// term counts as common.
+const LATE: i64 = 1_100;
+
+fn search(term: &str) -> Plan {
+    Plan {
+        filter: Cond::Search {
+            columns: vec![Column::Name, Column::PhysicalName],
+            text: term.to_owned(),
+        },
+        visibility: Cond::True,
+        order: vec![SortKey {
+            field: Field::Column(Column::Name),
+            descending: false,
+        }],
+    }
+}
+
+pub(super) async fn a_common_term_late_in_name_order_pages_alike(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "pages").await;
+    let mut ops = Vec::new();
+    for i in 0..EARLY {
+        ops.push(Op::PutObject(model_object(
+            model,
+            i + 1,
+            None,
+            &format!("a_{i:05}"),
+        )));
+    }
+    for i in 0..LATE {
+        let name = format!("z_late_{i:05}");
+        ops.push(Op::PutObject(model_object(
+            model,
+            EARLY + i + 1,
+            None,
+            &name,
+        )));
+    }
+    apply(store, ops, "the objects").await;
+    let late = |i: i64| ObjectId::new(model, EARLY + i + 1);
+    let page = |offset, limit| Page { offset, limit };
+
+    let plan = search("late");
+    assert_eq!(ok(store.count(&plan).await, "count"), LATE as u64);
+    for (offset, limit) in [(0, 20), (1_080, 20), (1_090, 20), (0, 1)] {
+        let found = ok(store.query(&plan, page(offset, limit)).await, "a page");
+        let expected: Vec<ObjectId> = (offset as i64..(offset + limit).min(LATE as u64) as i64)
+            .map(late)
+            .collect();
+        assert_eq!(found, expected, "page at {offset} of {limit} of 'late'");
+    }
+    // A common term early in the order: the first objects read fill the page.
+    let early = ok(store.query(&search("a 0"), page(0, 20)).await, "a page");
+    let expected: Vec<ObjectId> = (1..=20).map(|i| ObjectId::new(model, i)).collect();
+    assert_eq!(early, expected, "the first page of 'a 0'");
+}
