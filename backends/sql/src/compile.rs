@@ -168,10 +168,10 @@ pub struct PageChoices {
     /// other conditions pick five objects, where the probes stop with the page. A label
     /// few objects have is better as the list the page starts from.
     pub tags_per_object: bool,
-    /// The page reads at most this many objects of its order, then tests them (SQLite):
-    /// a first try at a page whose term is too common for the text index, when the
-    /// objects holding it may all come late in the order. A full page from it is the
-    /// page; otherwise the page is read again through the text index.
+    /// The page reads at most this many objects of its order, then tests them: a first
+    /// try at a page whose term is too common for the text index, when the objects
+    /// holding it may all come late in the order. A full page from it is the page;
+    /// otherwise the page is read again through the text index.
     pub scan: Option<i64>,
 }
 
@@ -212,11 +212,16 @@ pub fn page(
     order.push(format!("o.object_id{ties}"));
     let order = order.join(", ");
     let from = match choices.scan {
-        Some(scan) if dialect == Dialect::Sqlite => {
+        Some(scan) => {
             let scan = c.param(SqlValue::Int(Some(scan)));
-            format!("(SELECT o.rowid AS rowid, o.* FROM objects o ORDER BY {order} LIMIT {scan}) o")
+            // SQLite's conditions may name the row's rowid (a text search, a parent's list).
+            let rowid = match dialect {
+                Dialect::Sqlite => "o.rowid AS rowid, ",
+                Dialect::Postgres => "",
+            };
+            format!("(SELECT {rowid}o.* FROM objects o ORDER BY {order} LIMIT {scan}) o")
         }
-        _ => "objects o".to_owned(),
+        None => "objects o".to_owned(),
     };
     let limit = c.param(SqlValue::Int(Some(clamp(page.limit))));
     let offset = c.param(SqlValue::Int(Some(clamp(page.offset))));

@@ -14,6 +14,10 @@
 //! - SQLite (types): a page in "Updated Date" order of a common type reads
 //!   `objects_updated` and tests the type (the tallies say how common it is).
 //!
+//! - Both (a common term): a page in name order of a term many objects hold reads at
+//!   most a bounded number of objects in order first, as the term's objects may all
+//!   come late; a page it does not fill is read through the text index.
+//!
 //! "Few" is one bound for all of them, from the catalog's size and the rows the page
 //! needs, asked once per page and only when a probe is needed.
 
@@ -84,13 +88,18 @@ impl<D: Driver> SqlStore<D> {
         };
         let tags_per_object = sqlite && !self.any_few_tags(&tags, cap).await?;
         let chosen = self.text_index(searches.clone(), cap).await?;
-        let common = chosen.len() < searches.len();
+        let common_term = chosen.len() < searches.len();
         let index = compile::TextIndex::Only(chosen);
+        let few_required = self.any_few(&required, cap).await?;
         let filter_first = (restricted
             && self
                 .few(&plan.visibility, cap, "what the caller sees")
                 .await?)
-            || self.any_few(&required, cap).await?;
+            || few_required;
+        let common = match D::DIALECT {
+            Dialect::Sqlite => common_term,
+            Dialect::Postgres => !required.is_empty() && !few_required,
+        };
         let choices = compile::PageChoices {
             filter_first,
             types_unindexed,
@@ -98,11 +107,12 @@ impl<D: Driver> SqlStore<D> {
             scan: None,
         };
         // A term too common for the text index is tested on the objects as they are
-        // read in name order, which fills a page after about `cap` objects when the
-        // term's objects are spread over the order. When they all come late (`column_7`
-        // after 600,000 other columns) that read would go on for most of the catalog:
-        // it stops after four times `cap`, and a page it did not fill is read through
-        // the text index instead (every object holding the term, sorted).
+        // read in name order (SQLite; PostgreSQL's planner chooses it too), which fills
+        // a page after about `cap` objects when the term's objects are spread over the
+        // order. When they all come late (`column_7` after 600,000 other columns) that
+        // read would go on for most of the catalog: it stops after four times `cap`,
+        // and a page it did not fill is read through the text index instead (every
+        // object holding the term, sorted).
         if common && !filter_first && name_order(plan) {
             let first_try = compile::page(
                 plan,
@@ -114,13 +124,22 @@ impl<D: Driver> SqlStore<D> {
                     ..choices
                 },
             );
-            let statement = compile::page(
-                plan,
-                D::DIALECT,
-                page,
-                &compile::TextIndex::Only(searches),
-                choices,
-            );
+            let statement = match D::DIALECT {
+                Dialect::Sqlite => compile::page(
+                    plan,
+                    D::DIALECT,
+                    page,
+                    &compile::TextIndex::Only(searches),
+                    choices,
+                ),
+                Dialect::Postgres => {
+                    let choices = compile::PageChoices {
+                        filter_first: true,
+                        ..choices
+                    };
+                    compile::page(plan, D::DIALECT, page, &index, choices)
+                }
+            };
             return Ok(PageStatement {
                 statement,
                 first_try: Some(first_try),
