@@ -294,6 +294,28 @@ impl Dialect {
         }
     }
 
+    /// What a page's plan needs probed on this database, where its planner's statistics
+    /// cannot tell (see `planning.rs`): the store's planning asks this, never the
+    /// dialect's name.
+    pub fn planning(self) -> Planning {
+        match self {
+            Self::Sqlite => Planning {
+                text_index: true,
+                required_searches: false,
+                restricted_first: true,
+                type_order: true,
+                required_tags: true,
+            },
+            Self::Postgres => Planning {
+                text_index: false,
+                required_searches: true,
+                restricted_first: false,
+                type_order: false,
+                required_tags: false,
+            },
+        }
+    }
+
     /// The statement that shows how the database would run the statement `sql`:
     /// `EXPLAIN QUERY PLAN` on SQLite, `EXPLAIN` on PostgreSQL.
     pub fn explain(self, sql: &str) -> String {
@@ -358,4 +380,28 @@ impl Dialect {
             )),
         }
     }
+}
+
+/// The probes a database's pages need, because its planner cannot tell from its
+/// statistics ([`Dialect::planning`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Planning {
+    /// A term is looked up in the text index only when few objects hold it (SQLite's
+    /// FTS5 table, which its planner knows nothing of); a page of a common term that its
+    /// bounded read in order did not fill goes through the index.
+    pub text_index: bool,
+    /// A text search every object must pass is counted: when few objects pass, the page
+    /// finds them through its index and sorts them (PostgreSQL takes a term's objects
+    /// for spread evenly over an order); a page of a common term that its bounded read
+    /// in order did not fill does the same.
+    pub required_searches: bool,
+    /// The objects a restricted caller sees are counted, and found first when few
+    /// (SQLite knows a model's average size, not that the caller's is small).
+    pub restricted_first: bool,
+    /// A type many objects have, in an order another index holds, is tested on that
+    /// index's rows instead of read through the type's index (SQLite).
+    pub type_order: bool,
+    /// Each label every object must have is counted: a rare one is the list the page
+    /// starts from, common ones are tested per object (SQLite builds an `IN` list whole).
+    pub required_tags: bool,
 }

@@ -26,7 +26,6 @@ use lore_core::model::TagKind;
 use lore_core::mql::plan::{Column, Cond, Field, Lit, Page, Plan, Test, fold};
 
 use crate::compile::{self, Compiled, Search};
-use crate::dialect::Dialect;
 use crate::driver::{Driver, Stmt};
 use crate::store::SqlStore;
 use crate::value::SqlValue;
@@ -55,19 +54,22 @@ impl<D: Driver> SqlStore<D> {
         if let Some(compiled) = compile::tags::page(plan, D::DIALECT, page) {
             return Ok(compiled.into());
         }
-        // What each dialect cannot tell from its statistics.
+        // What this database cannot tell from its statistics.
+        let probes = D::DIALECT.planning();
         let searches = compile::indexed_searches(plan, D::DIALECT);
         let restricted =
-            D::DIALECT == Dialect::Sqlite && !matches!(plan.visibility, Cond::True | Cond::False);
-        let required = match D::DIALECT {
-            Dialect::Postgres => compile::required_searches(plan),
-            Dialect::Sqlite => Vec::new(),
+            probes.restricted_first && !matches!(plan.visibility, Cond::True | Cond::False);
+        let required = if probes.required_searches {
+            compile::required_searches(plan)
+        } else {
+            Vec::new()
         };
-        let (types, tags) = match D::DIALECT {
-            Dialect::Sqlite => (broad_type_order(plan), required_tags(plan)),
-            Dialect::Postgres => (None, Vec::new()),
+        let types = broad_type_order(plan).filter(|_| probes.type_order);
+        let tags = if probes.required_tags {
+            required_tags(plan)
+        } else {
+            Vec::new()
         };
-        let sqlite = D::DIALECT == Dialect::Sqlite;
         if searches.is_empty()
             && !restricted
             && required.is_empty()
@@ -76,7 +78,7 @@ impl<D: Driver> SqlStore<D> {
         {
             let index = compile::TextIndex::Only(Vec::new());
             let choices = compile::PageChoices {
-                tags_per_object: sqlite,
+                tags_per_object: probes.required_tags,
                 ..Default::default()
             };
             return Ok(compile::page(plan, D::DIALECT, page, &index, choices).into());
@@ -86,7 +88,7 @@ impl<D: Driver> SqlStore<D> {
             Some(types) => self.of_types(&types).await? > cap,
             None => false,
         };
-        let tags_per_object = sqlite && !self.any_few_tags(&tags, cap).await?;
+        let tags_per_object = probes.required_tags && !self.any_few_tags(&tags, cap).await?;
         let chosen = self.text_index(searches.clone(), cap).await?;
         let common_term = chosen.len() < searches.len();
         let index = compile::TextIndex::Only(chosen);
@@ -96,10 +98,6 @@ impl<D: Driver> SqlStore<D> {
                 .few(&plan.visibility, cap, "what the caller sees")
                 .await?)
             || few_required;
-        let common = match D::DIALECT {
-            Dialect::Sqlite => common_term,
-            Dialect::Postgres => !required.is_empty() && !few_required,
-        };
         let choices = compile::PageChoices {
             filter_first,
             types_unindexed,
@@ -107,12 +105,13 @@ impl<D: Driver> SqlStore<D> {
             scan: None,
         };
         // A term too common for the text index is tested on the objects as they are
-        // read in name order (SQLite; PostgreSQL's planner chooses it too), which fills
-        // a page after about `cap` objects when the term's objects are spread over the
-        // order. When they all come late (`column_7` after 600,000 other columns) that
-        // read would go on for most of the catalog: it stops after four times `cap`,
-        // and a page it did not fill is read through the text index instead (every
-        // object holding the term, sorted).
+        // read in name order (and PostgreSQL's planner may choose that for a common
+        // term), which fills a page after about `cap` objects when the term's objects
+        // are spread over the order. When they all come late (`column_7` after 600,000
+        // other columns) that read would go on for most of the catalog: it stops after
+        // four times `cap`, and a page it did not fill is read through the text index
+        // instead (every object holding the term, sorted).
+        let common = common_term || (!required.is_empty() && !few_required);
         if common && !filter_first && name_order(plan) {
             let first_try = compile::page(
                 plan,
@@ -124,24 +123,17 @@ impl<D: Driver> SqlStore<D> {
                     ..choices
                 },
             );
-            let statement = match D::DIALECT {
-                Dialect::Sqlite => compile::page(
-                    plan,
-                    D::DIALECT,
-                    page,
-                    &compile::TextIndex::Only(searches),
-                    choices,
-                ),
-                Dialect::Postgres => {
-                    let choices = compile::PageChoices {
-                        filter_first: true,
-                        ..choices
-                    };
-                    compile::page(plan, D::DIALECT, page, &index, choices)
-                }
+            let (index, choices) = if common_term {
+                (compile::TextIndex::Only(searches), choices)
+            } else {
+                let choices = compile::PageChoices {
+                    filter_first: true,
+                    ..choices
+                };
+                (index, choices)
             };
             return Ok(PageStatement {
-                statement,
+                statement: compile::page(plan, D::DIALECT, page, &index, choices),
                 first_try: Some(first_try),
             });
         }
@@ -319,6 +311,7 @@ mod tests {
     use lore_core::mql::plan::SortKey;
 
     use super::*;
+    use crate::dialect::Dialect;
 
     fn plan(order: Field, cond: Cond) -> Plan {
         Plan {
@@ -394,5 +387,48 @@ mod tests {
             sql(true)
         );
         assert!(!sql(false).contains("+("), "{}", sql(false));
+    }
+
+    /// Each database probes what its own planner cannot tell, and nothing else.
+    #[test]
+    fn each_dialect_probes_what_its_planner_cannot_tell() {
+        let sqlite = Dialect::Sqlite.planning();
+        let postgres = Dialect::Postgres.planning();
+        assert!(sqlite.text_index && !postgres.text_index);
+        assert!(postgres.required_searches && !sqlite.required_searches);
+        assert!(sqlite.restricted_first && sqlite.type_order && sqlite.required_tags);
+        assert!(!postgres.restricted_first && !postgres.type_order && !postgres.required_tags);
+    }
+
+    /// A common term's first try reads a bounded number of objects in name order, the
+    /// rowid kept for SQLite's text index.
+    #[test]
+    fn a_bounded_read_in_order_keeps_the_rowid_on_sqlite() {
+        let search = Cond::Search {
+            columns: vec![Column::Name, Column::PhysicalName],
+            text: "column 7".to_owned(),
+        };
+        let page = Page {
+            offset: 0,
+            limit: 20,
+        };
+        let choices = compile::PageChoices {
+            scan: Some(4_000),
+            ..Default::default()
+        };
+        let index = compile::TextIndex::Only(Vec::new());
+        let plan = plan(Field::Column(Column::Name), search);
+        assert!(name_order(&plan));
+        let sqlite = compile::page(&plan, Dialect::Sqlite, page, &index, choices).sql;
+        assert!(
+            sqlite
+                .contains("FROM (SELECT o.rowid AS rowid, o.* FROM objects o ORDER BY o.name"),
+            "{sqlite}"
+        );
+        let postgres = compile::page(&plan, Dialect::Postgres, page, &index, choices).sql;
+        assert!(
+            postgres.contains("FROM (SELECT o.* FROM objects o ORDER BY o.name"),
+            "{postgres}"
+        );
     }
 }
