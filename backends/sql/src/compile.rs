@@ -263,7 +263,7 @@ pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
 pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
-    let sql = c.facet_counts("objects o", &condition, facet, limit);
+    let sql = c.facet_counts("objects o", &condition, false, facet, limit);
     Compiled {
         sql,
         params: c.params,
@@ -286,7 +286,7 @@ pub fn facets_counts(plan: &Plan, dialect: Dialect, facets: &[&Facet], limit: u6
     let values: Vec<String> = (0..facets.len()).map(|i| format!("v{i}")).collect();
     let mut parts = Vec::with_capacity(facets.len());
     for (i, facet) in facets.iter().enumerate() {
-        let counts = c.facet_counts("hits o", "1 = 1", facet, limit);
+        let counts = c.facet_counts("hits o", "1 = 1", true, facet, limit);
         let columns: Vec<String> = values
             .iter()
             .enumerate()
@@ -333,7 +333,16 @@ fn typed_null(dialect: Dialect, facet: &Facet) -> &'static str {
 impl Compiler<'_> {
     /// The statement that counts the values of a facet among the objects `o` of `from`
     /// that pass `condition`: rows of (value, count), most frequent first, then by value.
-    fn facet_counts(&mut self, from: &str, condition: &str, facet: &Facet, limit: u64) -> String {
+    /// `per_object`: the objects are few (a statement's hits), so rows of other tables
+    /// are read for each of them rather than joined whole.
+    fn facet_counts(
+        &mut self,
+        from: &str,
+        condition: &str,
+        per_object: bool,
+        facet: &Facet,
+        limit: u64,
+    ) -> String {
         let c = self;
         let dialect = c.dialect;
         let (join, row) = match facet.relation {
@@ -378,14 +387,24 @@ impl Compiler<'_> {
                     return "SELECT NULL AS v, 0 AS n WHERE 1 = 0".to_owned();
                 };
                 one_per_object = false;
-                (
+                let rows = format!(
+                    "SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}",
+                    key.0, key.1
+                );
+                let join = if per_object && dialect == Dialect::Postgres {
+                    // Each object's rows through their index: PostgreSQL would hash all
+                    // of them (every label of the catalog) for a few thousand objects.
+                    // OFFSET 0 keeps the subquery from being pulled up into a join.
                     format!(
-                        "{join} JOIN (SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}) fv \
-                     ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id",
-                        key.0, key.1
-                    ),
-                    "fv.v".to_owned(),
-                )
+                        "{join} JOIN LATERAL (SELECT s.v FROM ({rows}) s \
+                         WHERE s.model_id = {r}.model_id AND s.object_id = {r}.object_id OFFSET 0) fv ON TRUE"
+                    )
+                } else {
+                    format!(
+                        "{join} JOIN ({rows}) fv ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id"
+                    )
+                };
+                (join, "fv.v".to_owned())
             }
         };
         let value = match facet.gap {
@@ -733,30 +752,9 @@ impl<'i> Compiler<'i> {
         search_form: bool,
     ) -> String {
         let candidate = indexable(columns, text, search_form);
-        let exact: Vec<String> = columns
-            .iter()
-            .map(|c| {
-                let test = if search_form {
-                    self.search_column(*c, text, row)
-                } else {
-                    let contains = Test::Contains(text.to_owned());
-                    self.test(&Field::Column(*c), Some(&contains), row)
-                };
-                format!("({test})")
-            })
-            .collect();
-        let exact = if exact.is_empty() {
-            "1 = 0".to_owned()
-        } else {
-            exact.join(" OR ")
-        };
-        let Some(search) = candidate else {
-            return exact;
-        };
-        if self.dialect == Dialect::Postgres {
-            let Some(joined) = self.search_text(row) else {
-                return exact;
-            };
+        if let (Some(search), Dialect::Postgres) = (&candidate, self.dialect)
+            && let Some(joined) = self.search_text(row)
+        {
             let operand = self.text(&self.dialect.contains_operand(&search.form));
             let found = self.dialect.contains(&joined, &operand);
             // A term in the search form of Name or Physical Name is in their joined
@@ -765,12 +763,16 @@ impl<'i> Compiler<'i> {
                 && [Column::Name, Column::PhysicalName]
                     .iter()
                     .all(|c| columns.contains(c));
-            return if both {
-                found
-            } else {
-                format!("{found} AND ({exact})")
-            };
+            if both {
+                return found;
+            }
+            let exact = self.search_exactly(columns, text, row, search_form);
+            return format!("{found} AND ({exact})");
         }
+        let exact = self.search_exactly(columns, text, row, search_form);
+        let (Some(search), Dialect::Sqlite) = (candidate, self.dialect) else {
+            return exact;
+        };
         let Row::Object(o) = row else {
             return exact;
         };
@@ -785,6 +787,33 @@ impl<'i> Compiler<'i> {
         format!(
             "{o}.rowid IN (SELECT rowid FROM objects_search WHERE objects_search MATCH {query}) AND ({exact})"
         )
+    }
+
+    /// Some of the columns contains the text, tested on each (see [`Self::search`]).
+    fn search_exactly(
+        &mut self,
+        columns: &[Column],
+        text: &str,
+        row: Row<'_>,
+        search_form: bool,
+    ) -> String {
+        let exact: Vec<String> = columns
+            .iter()
+            .map(|c| {
+                let test = if search_form {
+                    self.search_column(*c, text, row)
+                } else {
+                    let contains = Test::Contains(text.to_owned());
+                    self.test(&Field::Column(*c), Some(&contains), row)
+                };
+                format!("({test})")
+            })
+            .collect();
+        if exact.is_empty() {
+            "1 = 0".to_owned()
+        } else {
+            exact.join(" OR ")
+        }
     }
 
     /// PostgreSQL's joined search forms of the row's Name and Physical Name, the

@@ -421,8 +421,7 @@ mod tests {
         assert!(name_order(&plan));
         let sqlite = compile::page(&plan, Dialect::Sqlite, page, &index, choices).sql;
         assert!(
-            sqlite
-                .contains("FROM (SELECT o.rowid AS rowid, o.* FROM objects o ORDER BY o.name"),
+            sqlite.contains("FROM (SELECT o.rowid AS rowid, o.* FROM objects o ORDER BY o.name"),
             "{sqlite}"
         );
         let postgres = compile::page(&plan, Dialect::Postgres, page, &index, choices).sql;
