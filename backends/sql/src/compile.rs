@@ -214,12 +214,8 @@ pub fn page(
     let from = match choices.scan {
         Some(scan) => {
             let scan = c.param(SqlValue::Int(Some(scan)));
-            // SQLite's conditions may name the row's rowid (a text search, a parent's list).
-            let rowid = match dialect {
-                Dialect::Sqlite => "o.rowid AS rowid, ",
-                Dialect::Postgres => "",
-            };
-            format!("(SELECT {rowid}o.* FROM objects o ORDER BY {order} LIMIT {scan}) o")
+            let all = dialect.all_object_columns("o");
+            format!("(SELECT {all} FROM objects o ORDER BY {order} LIMIT {scan}) o")
         }
         None => "objects o".to_owned(),
     };
@@ -278,11 +274,7 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
 pub fn facets_counts(plan: &Plan, dialect: Dialect, facets: &[&Facet], limit: u64) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     let condition = c.cond(&plan.condition(), Row::Object("o"));
-    // SQLite's conditions may name the row's rowid (a text search, a parent's list).
-    let rowid = match dialect {
-        Dialect::Sqlite => "o.rowid AS rowid, ",
-        Dialect::Postgres => "",
-    };
+    let all = dialect.all_object_columns("o");
     let values: Vec<String> = (0..facets.len()).map(|i| format!("v{i}")).collect();
     let mut parts = Vec::with_capacity(facets.len());
     for (i, facet) in facets.iter().enumerate() {
@@ -295,7 +287,9 @@ pub fn facets_counts(plan: &Plan, dialect: Dialect, facets: &[&Facet], limit: u6
                     format!("v AS {name}")
                 } else {
                     // PostgreSQL matches a UNION's types pair by pair, left to right.
-                    format!("{} AS {name}", typed_null(dialect, facets[j]))
+                    let facet = facets[j];
+                    let ty = facet.gap.map_or(facet.field.ty(), |_| FieldType::Text);
+                    format!("{} AS {name}", dialect.null_of(ty))
                 }
             })
             .collect();
@@ -308,25 +302,12 @@ pub fn facets_counts(plan: &Plan, dialect: Dialect, facets: &[&Facet], limit: u6
     }
     Compiled {
         sql: format!(
-            "WITH hits AS MATERIALIZED (SELECT {rowid}o.* FROM objects o WHERE {condition}) \
+            "WITH hits AS MATERIALIZED (SELECT {all} FROM objects o WHERE {condition}) \
              SELECT f, n, {values} FROM ({parts}) counted ORDER BY f, r",
             values = values.join(", "),
             parts = parts.join(" UNION ALL "),
         ),
         params: c.params,
-    }
-}
-
-/// NULL as the type of a facet's values: text for dates in buckets.
-fn typed_null(dialect: Dialect, facet: &Facet) -> &'static str {
-    if dialect == Dialect::Sqlite {
-        return "NULL";
-    }
-    match (facet.gap, facet.field.ty()) {
-        (Some(_), _) | (None, FieldType::Text | FieldType::ExactText) => "CAST(NULL AS TEXT)",
-        (None, FieldType::Integer | FieldType::Time) => "CAST(NULL AS BIGINT)",
-        (None, FieldType::Double) => "CAST(NULL AS DOUBLE PRECISION)",
-        (None, FieldType::Boolean) => "CAST(NULL AS BOOLEAN)",
     }
 }
 
@@ -391,20 +372,14 @@ impl Compiler<'_> {
                     "SELECT {} AS model_id, {} AS object_id, {value} AS v FROM {from}",
                     key.0, key.1
                 );
-                let join = if per_object && dialect == Dialect::Postgres {
-                    // Each object's rows through their index: PostgreSQL would hash all
-                    // of them (every label of the catalog) for a few thousand objects.
-                    // OFFSET 0 keeps the subquery from being pulled up into a join.
-                    format!(
-                        "{join} JOIN LATERAL (SELECT s.v FROM ({rows}) s \
-                         WHERE s.model_id = {r}.model_id AND s.object_id = {r}.object_id OFFSET 0) fv ON TRUE"
-                    )
+                let rows = if per_object {
+                    dialect.join_rows_per_object(&rows, r)
                 } else {
                     format!(
-                        "{join} JOIN ({rows}) fv ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id"
+                        "JOIN ({rows}) fv ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id"
                     )
                 };
-                (join, "fv.v".to_owned())
+                (format!("{join} {rows}"), "fv.v".to_owned())
             }
         };
         let value = match facet.gap {

@@ -294,6 +294,46 @@ impl Dialect {
         }
     }
 
+    /// Every column of the objects row `o` for a subquery that stands in for `objects`,
+    /// SQLite's rowid included (its conditions may name it: a text search, a parent's
+    /// list).
+    pub fn all_object_columns(self, o: &str) -> String {
+        match self {
+            Self::Sqlite => format!("{o}.rowid AS rowid, {o}.*"),
+            Self::Postgres => format!("{o}.*"),
+        }
+    }
+
+    /// NULL of the type a value of `ty` has in this database: PostgreSQL matches the
+    /// types of a `UNION`'s columns pair by pair, left to right, and a bare NULL
+    /// meeting another bare NULL is text.
+    pub fn null_of(self, ty: FieldType) -> &'static str {
+        match (self, ty) {
+            (Self::Sqlite, _) => "NULL",
+            (Self::Postgres, FieldType::Text | FieldType::ExactText) => "CAST(NULL AS TEXT)",
+            (Self::Postgres, FieldType::Integer | FieldType::Time) => "CAST(NULL AS BIGINT)",
+            (Self::Postgres, FieldType::Double) => "CAST(NULL AS DOUBLE PRECISION)",
+            (Self::Postgres, FieldType::Boolean) => "CAST(NULL AS BOOLEAN)",
+        }
+    }
+
+    /// The join of the rows `rows` (columns `model_id`, `object_id`, `v`) of each of a
+    /// few objects `r`, as `fv`, read through their index per object. PostgreSQL would
+    /// hash all of them (every label of the catalog) for a few thousand objects: a
+    /// `LATERAL` subquery, kept from being pulled up into a join by `OFFSET 0`. SQLite
+    /// reads them per object anyway.
+    pub fn join_rows_per_object(self, rows: &str, r: &str) -> String {
+        match self {
+            Self::Sqlite => format!(
+                "JOIN ({rows}) fv ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id"
+            ),
+            Self::Postgres => format!(
+                "JOIN LATERAL (SELECT s.v FROM ({rows}) s \
+                 WHERE s.model_id = {r}.model_id AND s.object_id = {r}.object_id OFFSET 0) fv ON TRUE"
+            ),
+        }
+    }
+
     /// What a page's plan needs probed on this database, where its planner's statistics
     /// cannot tell (see `planning.rs`): the store's planning asks this, never the
     /// dialect's name.
