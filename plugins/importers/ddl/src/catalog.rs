@@ -436,6 +436,8 @@ pub struct Catalog {
     pub warnings: Vec<String>,
     /// Statements the importer does not model, by kind (`GRANT`, `CREATE FUNCTION`).
     pub skipped: BTreeMap<String, usize>,
+    /// Statements the SQL parser could not read, each also a warning.
+    pub unreadable: usize,
 }
 
 impl Catalog {
@@ -448,6 +450,7 @@ impl Catalog {
             relation_index: HashMap::new(),
             warnings: Vec::new(),
             skipped: BTreeMap::new(),
+            unreadable: 0,
         }
     }
 

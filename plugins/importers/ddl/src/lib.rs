@@ -5,7 +5,8 @@
 //! SQL dialect (parsed by [`sqlparser`]) and sends the model they describe: schemas,
 //! tables, views, columns, primary keys, foreign keys (with an `entity_relationship`
 //! from the referencing to the referenced table) and indexes, in the profile
-//! `RDBMS Relational Database (Database)`. Other statements are skipped and counted.
+//! `RDBMS Relational Database (Database)`. Other statements are skipped and counted;
+//! a statement the parser cannot read is skipped with a warning naming its line.
 //!
 //! The whole script is read before anything is sent, so statements may refer to what
 //! later ones create (a foreign key to a table created further down) and comments may
@@ -22,7 +23,7 @@ use lore_plugin_sdk::{
 };
 use serde_json::json;
 use sqlparser::keywords::Keyword;
-use sqlparser::parser::{Parser, ParserError};
+use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
 use catalog::{Catalog, Naming, Relation, RelationKind};
@@ -113,6 +114,16 @@ impl Importer for DdlImporter {
                 format!("... and {} more warnings", warnings - MAX_WARNINGS),
             )?;
         }
+        if catalog.unreadable > 0 {
+            out.log(
+                Level::Info,
+                format!(
+                    "skipped {} statement{} the SQL parser cannot read (each named in a warning)",
+                    catalog.unreadable,
+                    plural(catalog.unreadable)
+                ),
+            )?;
+        }
         if !catalog.skipped.is_empty() {
             let skipped: usize = catalog.skipped.values().sum();
             let kinds: Vec<String> = catalog
@@ -147,20 +158,21 @@ lore_plugin_sdk::export_importer!(DdlImporter);
 /// Parses the script statement by statement into the catalog, reporting progress in
 /// lines; answers the number of statements.
 ///
-/// A statement sqlparser cannot parse fails the import, with the exception of `PRAGMA`:
-/// sqlparser reads only numbers and strings as pragma values, while SQLite dumps start
-/// with `PRAGMA foreign_keys=OFF;`. Such a pragma is skipped like any other.
+/// A statement sqlparser cannot parse is skipped with a warning that names its line,
+/// its first words and what the parser expected, and counted; everything else lands
+/// (`pg_dump` scripts hold domains, aggregates and other statements sqlparser does not
+/// know). Only a script that cannot be split into SQL tokens at all (an unterminated
+/// string) fails the import.
 fn read_script(
     script: &str,
     file_name: &str,
     catalog: &mut Catalog,
     out: &mut Output<'_>,
 ) -> Result<usize, Error> {
-    let failed = |e: ParserError| Error::new(format!("{file_name}: {e}"));
     let dialect = catalog.naming.dialect.parser_dialect();
     let mut parser = Parser::new(&*dialect)
         .try_with_sql(script)
-        .map_err(failed)?;
+        .map_err(|e| Error::new(format!("{file_name}: {e}")))?;
     let lines = script.lines().count() as u64;
     let mut statements = 0;
     loop {
@@ -168,22 +180,47 @@ fn read_script(
         if parser.peek_token_ref().token == Token::EOF {
             break;
         }
+        // The index of the statement's first token, to come back to when it fails.
+        parser.advance_token();
+        parser.prev_token();
+        let start = parser.index();
         let pragma = parser.peek_keyword(Keyword::PRAGMA);
-        match parser.parse_statement() {
-            Ok(statement) => catalog.add(&statement),
-            Err(_) if pragma => {
-                while !matches!(parser.next_token().token, Token::SemiColon | Token::EOF) {}
-                parser.prev_token();
-                catalog.skip("PRAGMA".to_owned());
+        let failure = match parser.parse_statement() {
+            Ok(statement) => {
+                catalog.add(&statement);
+                match parser.peek_token_ref().token {
+                    Token::SemiColon | Token::EOF => None,
+                    // Text after a statement it read: the rest up to the semicolon.
+                    _ => parser
+                        .expected_ref::<()>("end of statement", parser.peek_token_ref())
+                        .err(),
+                }
             }
-            Err(e) => return Err(failed(e)),
+            // sqlparser reads only numbers and strings as pragma values, while SQLite
+            // dumps start with `PRAGMA foreign_keys=OFF;`: skipped like any statement
+            // the importer does not model.
+            Err(_) if pragma => {
+                skip_statement(&mut parser);
+                catalog.skip("PRAGMA".to_owned());
+                None
+            }
+            Err(e) => {
+                while parser.index() > start {
+                    parser.prev_token();
+                }
+                Some(e)
+            }
+        };
+        if let Some(error) = failure {
+            let line = parser.peek_token_ref().span.start.line;
+            let words = first_words(&parser);
+            catalog.warnings.push(format!(
+                "line {line}: skipped `{words}`, which the SQL parser cannot read: {error}"
+            ));
+            catalog.unreadable += 1;
+            skip_statement(&mut parser);
         }
         statements += 1;
-        if !matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF) {
-            return parser
-                .expected_ref("end of statement", parser.peek_token_ref())
-                .map_err(failed);
-        }
         if statements % PROGRESS_EVERY == 0 {
             let line = parser.peek_token_ref().span.start.line;
             out.progress(line.min(lines), Some(lines), "lines")?;
@@ -191,6 +228,67 @@ fn read_script(
     }
     out.progress(lines, Some(lines), "lines")?;
     Ok(statements)
+}
+
+/// The first words of the statement at the parser's position, for a warning: up to four
+/// tokens, stopping before a parenthesis or the statement's end.
+fn first_words(parser: &Parser<'_>) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut glued = false;
+    let mut n = 0;
+    while words.len() < 4 {
+        let token = &parser.peek_nth_token_ref(n).token;
+        n += 1;
+        match token {
+            Token::SemiColon | Token::EOF | Token::LParen | Token::DollarQuotedString(_) => break,
+            // A qualified name is one word: `public.actor`.
+            Token::Period => {
+                if let Some(last) = words.last_mut() {
+                    last.push('.');
+                    glued = true;
+                }
+            }
+            _ if glued => {
+                if let Some(last) = words.last_mut() {
+                    last.push_str(&token.to_string());
+                }
+                glued = false;
+            }
+            _ => words.push(token.to_string()),
+        }
+    }
+    words.join(" ")
+}
+
+/// Moves the parser to the semicolon that ends the statement at its position (or the
+/// end of the script), leaving the semicolon to be read. `BEGIN ... END` blocks
+/// (SQLite's triggers) and `CASE ... END` hold semicolons of their own; when they do
+/// not close, the statement ends at its first semicolon.
+fn skip_statement(parser: &mut Parser<'_>) {
+    let start = parser.index();
+    let mut depth = 0usize;
+    let mut first = true;
+    loop {
+        let token = parser.next_token().token;
+        match &token {
+            Token::EOF => break,
+            Token::SemiColon if depth == 0 => break,
+            Token::Word(w) if !first && matches!(w.keyword, Keyword::BEGIN | Keyword::CASE) => {
+                depth += 1
+            }
+            Token::Word(w) if w.keyword == Keyword::END => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        first = false;
+    }
+    if depth > 0 && parser.peek_token_ref().token == Token::EOF {
+        // A block that never closed: the statement ends at its first semicolon.
+        while parser.index() > start {
+            parser.prev_token();
+        }
+        while !matches!(parser.next_token().token, Token::SemiColon | Token::EOF) {}
+    }
+    parser.prev_token();
 }
 
 /// The parameters of an import.

@@ -819,9 +819,14 @@ fn the_dialect_decides_parsing_and_case_folding() {
             .result
             .is_ok()
     );
-    assert_eq!(
-        run(&sample("sqlite.sql"), json!({"dialect": "generic"})).error(),
-        "sqlite.sql: sql parser error: Expected: a data type name, found: ) at Line: 22, Column: 1"
+    let generic = run(&sample("sqlite.sql"), json!({"dialect": "generic"}));
+    let warnings = generic.log_lines(Level::Warn);
+    assert!(
+        warnings.iter().any(|w| w.ends_with(
+            "which the SQL parser cannot read: sql parser error: Expected: a data type name, \
+             found: ) at Line: 22, Column: 1"
+        )),
+        "{warnings:?}"
     );
 
     let outcome = run(&script.path, json!({"dialect": "oracle"}));
@@ -832,33 +837,174 @@ fn the_dialect_decides_parsing_and_case_folding() {
 }
 
 #[test]
-fn a_syntax_error_names_the_file_and_the_line() {
+fn a_statement_the_parser_cannot_read_is_skipped_and_named() {
     let script = Script::new(
         "broken.sql",
         "CREATE TABLE a (id INTEGER);\n\
          \n\
-         CREATE TABLE b (id INTEGER,, name TEXT);\n",
+         CREATE TABLE b (id INTEGER,, name TEXT);\n\
+         CREATE TABLE c (id INTEGER)\n\
+         CREATE TABLE d (id INTEGER);\n\
+         CREATE TABLE e (id INTEGER);\n",
     );
-    let outcome = run(&script.path, json!({}));
+    let outcome = import(&script.path, json!({}));
     assert_eq!(
-        outcome.error(),
-        "broken.sql: sql parser error: Expected: column name or constraint definition, \
-         found: , at Line: 3, Column: 28"
+        outcome.native_ids_of_type("Table"),
+        ["public.a", "public.c", "public.e"],
+        "everything the parser reads lands"
     );
-    assert!(
-        outcome.records.is_empty(),
-        "nothing is sent before the script is read"
+    assert_eq!(
+        outcome.log_lines(Level::Warn),
+        [
+            "line 3: skipped `CREATE TABLE b`, which the SQL parser cannot read: sql parser error: \
+             Expected: column name or constraint definition, found: , at Line: 3, Column: 28",
+            // Two statements without a semicolon between them: the first is read, the
+            // rest up to the semicolon is not.
+            "line 5: skipped `CREATE TABLE d`, which the SQL parser cannot read: sql parser error: \
+             Expected: end of statement, found: CREATE at Line: 5, Column: 1",
+        ]
+    );
+    assert_eq!(
+        outcome.log_lines(Level::Info)[0],
+        "skipped 2 statements the SQL parser cannot read (each named in a warning)"
     );
 
-    // Two statements without a semicolon between them.
+    // A script that is not SQL at all still fails, naming the file and the place.
     let script = Script::new(
-        "run-on.sql",
-        "CREATE TABLE a (id INTEGER)\nCREATE TABLE b (id INTEGER);",
+        "unterminated.sql",
+        "CREATE TABLE a (id INTEGER);\nSELECT 'x;\n",
     );
     let error = run(&script.path, json!({})).error();
+    assert!(error.starts_with("unterminated.sql: "), "{error}");
+}
+
+/// What `pg_dump --schema-only` writes beside tables: domains, a composite type, an
+/// aggregate, functions with `$$` bodies, a trigger, a sequence owned by a column, a
+/// partitioned table and a materialized view. Statements the parser cannot read are
+/// skipped and named; the tables land.
+#[test]
+fn a_schema_dump_with_statements_the_parser_cannot_read_imports_its_tables() {
+    let script = Script::new(
+        "dump.sql",
+        r#"SET statement_timeout = 0;
+SET client_encoding = 'UTF8';
+SELECT pg_catalog.set_config('search_path', '', false);
+CREATE DOMAIN public.year AS integer
+	CONSTRAINT year_check CHECK (((VALUE >= 1901) AND (VALUE <= 2155)));
+CREATE TYPE public.mpaa_rating AS ENUM ('G', 'PG', 'PG-13', 'R', 'NC-17');
+CREATE TYPE public.full_name AS (first text, last text);
+CREATE FUNCTION public._group_concat(text, text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+SELECT CASE
+  WHEN $2 IS NULL THEN $1
+  WHEN $1 IS NULL THEN $2
+  ELSE $1 || ', ' || $2
+END
+$_$;
+CREATE AGGREGATE public.group_concat(text) (
+    SFUNC = public._group_concat,
+    STYPE = text
+);
+CREATE FUNCTION public.last_updated() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    NEW.last_update = CURRENT_TIMESTAMP;
+    RETURN NEW;
+END $$;
+CREATE SEQUENCE public.actor_actor_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+CREATE TABLE public.actor (
+    actor_id integer DEFAULT nextval('public.actor_actor_id_seq'::regclass) NOT NULL,
+    first_name text NOT NULL,
+    last_name text NOT NULL,
+    release_year public.year,
+    last_update timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER SEQUENCE public.actor_actor_id_seq OWNED BY public.actor.actor_id;
+CREATE TABLE public.payment (
+    payment_id integer NOT NULL,
+    amount numeric(5,2) NOT NULL,
+    payment_date timestamp with time zone NOT NULL
+)
+PARTITION BY RANGE (payment_date);
+CREATE MATERIALIZED VIEW public.rental_by_category AS
+ SELECT a.first_name,
+    count(*) AS total
+   FROM public.actor a
+  GROUP BY a.first_name
+  WITH NO DATA;
+ALTER TABLE ONLY public.actor
+    ADD CONSTRAINT actor_pkey PRIMARY KEY (actor_id);
+CREATE TRIGGER last_updated BEFORE UPDATE ON public.actor FOR EACH ROW EXECUTE FUNCTION public.last_updated();
+"#,
+    );
+    let outcome = import(&script.path, json!({}));
+    let tables = outcome.native_ids_of_type("Table");
+    assert!(
+        tables.contains(&"public.actor".to_owned()),
+        "the tables land: {tables:?}"
+    );
     assert_eq!(
-        error,
-        "run-on.sql: sql parser error: Expected: end of statement, found: CREATE at Line: 2, Column: 1"
+        outcome.columns("public.actor").len(),
+        5,
+        "every column of actor"
+    );
+    for warning in outcome.log_lines(Level::Warn) {
+        assert!(
+            warning.starts_with("line ") && warning.contains("which the SQL parser cannot read"),
+            "{warning}"
+        );
+    }
+    assert_eq!(
+        outcome.log_lines(Level::Warn),
+        [
+            "line 41: skipped `ALTER SEQUENCE public.actor_actor_id_seq OWNED`, which the SQL \
+             parser cannot read: sql parser error: Expected: one of VIEW or MATERIALIZED VIEW or \
+             TYPE or COLLATION or TABLE or INDEX or FUNCTION or AGGREGATE or ROLE or POLICY or \
+             TRIGGER or CONNECTOR or ICEBERG or FOREIGN TABLE or SCHEMA or USER or OPERATOR, \
+             found: SEQUENCE at Line: 41, Column: 7",
+            // The view is read; what follows it is not.
+            "line 53: skipped `WITH NO DATA`, which the SQL parser cannot read: sql parser \
+             error: Expected: end of statement, found: WITH at Line: 53, Column: 3",
+        ]
+    );
+    assert_eq!(
+        outcome.log_lines(Level::Info),
+        [
+            "skipped 2 statements the SQL parser cannot read (each named in a warning)",
+            "skipped 11 statements the importer does not model: CREATE AGGREGATE (1), \
+             CREATE DOMAIN (1), CREATE FUNCTION (2), CREATE SEQUENCE (1), CREATE TRIGGER (1), \
+             CREATE TYPE (2), SELECT (1), SET (2)",
+            "dump.sql (PostgreSQL): 16 statements; 1 schema, 2 tables, 1 view, 10 columns, \
+             1 primary key, 0 foreign keys, 0 relationships, 0 indexes",
+        ]
+    );
+}
+
+/// SQLite's triggers hold semicolons inside `BEGIN ... END`; one the parser cannot
+/// read is skipped whole, and the statements after it land.
+#[test]
+fn a_trigger_block_is_skipped_whole() {
+    let script = Script::new(
+        "triggers.sql",
+        "CREATE TABLE a (id INTEGER PRIMARY KEY, n INTEGER);\n\
+         CREATE TRIGGER a_count AFTER INSERT ON a WHEN new.n > 0 BEGIN \
+         UPDATE a SET n = CASE WHEN n > 1 THEN n - 1 ELSE 0 END WHERE id = new.id; \
+         DELETE FROM a WHERE n = 0 ??; END;\n\
+         CREATE TABLE b (id INTEGER);\n",
+    );
+    let outcome = import(&script.path, json!({"dialect": "sqlite"}));
+    assert_eq!(outcome.native_ids_of_type("Table"), ["main.a", "main.b"]);
+    assert!(
+        outcome.log_lines(Level::Warn).len() <= 1,
+        "one statement, one warning at most: {:?}",
+        outcome.log_lines(Level::Warn)
     );
 }
 
