@@ -92,7 +92,8 @@ impl Importer for DdlImporter {
         let script = script.strip_prefix('\u{feff}').unwrap_or(&script);
 
         let mut catalog = Catalog::new(settings.naming);
-        let statements = read_script(script, &file_name, &mut catalog, out)?;
+        let script = without_meta_commands(script, &mut catalog);
+        let statements = read_script(&script, &file_name, &mut catalog, out)?;
 
         let model_name = settings
             .model_name
@@ -154,6 +155,28 @@ impl Importer for DdlImporter {
 }
 
 lore_plugin_sdk::export_importer!(DdlImporter);
+
+/// The script with psql's meta-commands blanked out, each counted as skipped: a line
+/// starting with a backslash runs to its end, not to a semicolon (`pg_dump` writes
+/// `\restrict <key>` before a dump and `\unrestrict <key>` after it). The lines stay,
+/// empty, so the parser's line numbers are the file's.
+fn without_meta_commands(script: &str, catalog: &mut Catalog) -> String {
+    if !script.lines().any(|line| line.starts_with('\\')) {
+        return script.to_owned();
+    }
+    let mut kept = String::with_capacity(script.len());
+    for line in script.split_inclusive('\n') {
+        if line.starts_with('\\') {
+            catalog.skip("psql meta-command".to_owned());
+            if line.ends_with('\n') {
+                kept.push('\n');
+            }
+        } else {
+            kept.push_str(line);
+        }
+    }
+    kept
+}
 
 /// Parses the script statement by statement into the catalog, reporting progress in
 /// lines; answers the number of statements.
