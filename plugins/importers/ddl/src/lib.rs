@@ -208,9 +208,25 @@ fn read_script(
         parser.prev_token();
         let start = parser.index();
         let pragma = parser.peek_keyword(Keyword::PRAGMA);
+        // `ALTER SEQUENCE` (pg_dump's `OWNED BY`), which sqlparser does not read and
+        // the importer would not model.
+        let sequence = parser.peek_keyword(Keyword::ALTER)
+            && matches!(&parser.peek_nth_token_ref(1).token,
+                Token::Word(w) if w.keyword == Keyword::SEQUENCE);
         let failure = match parser.parse_statement() {
             Ok(statement) => {
+                let materialized = matches!(
+                    statement,
+                    sqlparser::ast::Statement::CreateView(ref view) if view.materialized
+                );
                 catalog.add(&statement);
+                // pg_dump ends a materialized view with `WITH NO DATA`, which sqlparser
+                // leaves unread: whether it is filled changes nothing of its model.
+                if materialized {
+                    // Each consumes all its words or none.
+                    let _ = parser.parse_keywords(&[Keyword::WITH, Keyword::NO, Keyword::DATA])
+                        || parser.parse_keywords(&[Keyword::WITH, Keyword::DATA]);
+                }
                 match parser.peek_token_ref().token {
                     Token::SemiColon | Token::EOF => None,
                     // Text after a statement it read: the rest up to the semicolon.
@@ -225,6 +241,14 @@ fn read_script(
             Err(_) if pragma => {
                 skip_statement(&mut parser);
                 catalog.skip("PRAGMA".to_owned());
+                None
+            }
+            Err(_) if sequence => {
+                while parser.index() > start {
+                    parser.prev_token();
+                }
+                skip_statement(&mut parser);
+                catalog.skip("ALTER SEQUENCE".to_owned());
                 None
             }
             Err(e) => {
