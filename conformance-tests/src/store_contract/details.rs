@@ -12,23 +12,7 @@ pub(super) async fn details_cover_scope_model_and_objects(store: Arc<dyn Store>)
     let mut batch = Vec::new();
     for id in m.iter().chain(&x) {
         batch.push(Op::PutObject(model_object(id.model, id.object, None, "o")));
-        batch.push(Op::SetAttribute(attr(*id, "A", Value::Integer(id.object))));
-        batch.push(Op::AddTag(tag(*id, TagKind::Label, "t")));
-        batch.push(Op::SetClassification(Classification {
-            object: *id,
-            data_class: "C".into(),
-            status: ClassificationStatus::Matched,
-        }));
-        batch.push(Op::SetLabelAssignment(LabelAssignment {
-            object: *id,
-            label: "L".into(),
-            status: ClassificationStatus::Proposed,
-        }));
-        batch.push(Op::SetProfiling(Profiling {
-            object: *id,
-            profile: None,
-            sample: Some(sample()),
-        }));
+        batch.extend(hanging_on(*id, id.object, ClassificationStatus::Proposed));
     }
     let inside = edge(EdgeKind::EntityRelationship, m[0], m[1], "has");
     let out = edge(EdgeKind::Lineage, m[1], x[0], "feeds");

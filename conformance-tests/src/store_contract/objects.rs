@@ -884,6 +884,31 @@ pub(super) fn full_profile() -> DataProfile {
     }
 }
 
+/// One of everything that hangs on an object: the attribute `A` of `value`, the label
+/// tag `t`, the data class `C` (matched), the sensitivity label `L` with
+/// `label_status`, and a data sample.
+pub(super) fn hanging_on(id: ObjectId, value: i64, label_status: ClassificationStatus) -> [Op; 5] {
+    [
+        Op::SetAttribute(attr(id, "A", Value::Integer(value))),
+        Op::AddTag(tag(id, TagKind::Label, "t")),
+        Op::SetClassification(Classification {
+            object: id,
+            data_class: "C".into(),
+            status: ClassificationStatus::Matched,
+        }),
+        Op::SetLabelAssignment(LabelAssignment {
+            object: id,
+            label: "L".into(),
+            status: label_status,
+        }),
+        Op::SetProfiling(Profiling {
+            object: id,
+            profile: None,
+            sample: Some(sample()),
+        }),
+    ]
+}
+
 pub(super) fn sample() -> DataSample {
     DataSample {
         header: vec!["id".into(), "name".into(), "flag".into(), "note".into()],
@@ -1161,23 +1186,7 @@ pub(super) async fn clear_model_removes_model_objects_only(store: Arc<dyn Store>
         }),
     ];
     for id in m.iter().chain(&x) {
-        batch.push(Op::SetAttribute(attr(*id, "A", Value::Integer(1))));
-        batch.push(Op::AddTag(tag(*id, TagKind::Label, "t")));
-        batch.push(Op::SetClassification(Classification {
-            object: *id,
-            data_class: "C".into(),
-            status: ClassificationStatus::Matched,
-        }));
-        batch.push(Op::SetLabelAssignment(LabelAssignment {
-            object: *id,
-            label: "L".into(),
-            status: ClassificationStatus::Matched,
-        }));
-        batch.push(Op::SetProfiling(Profiling {
-            object: *id,
-            profile: None,
-            sample: Some(sample()),
-        }));
+        batch.extend(hanging_on(*id, 1, ClassificationStatus::Matched));
     }
     apply(store, batch, "filling two models").await;
     let other_before = ok(store.model_objects(other).await, "model_objects");

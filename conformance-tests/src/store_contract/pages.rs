@@ -2,11 +2,12 @@
 //! reading the name order and testing each object, and finding the term's objects
 //! through the text index and sorting them (SQLite tries the first for a bounded number
 //! of objects, then the second); whichever they choose, the page is the reference's.
+//! The facets of such a search are counted in one statement.
 
 use std::sync::Arc;
 
 use lore_core::id::ObjectId;
-use lore_core::mql::plan::{Column, Cond, Field, Page, Plan, SortKey};
+use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Page, Plan, SortKey, ValueCount};
 use lore_core::store::{Op, Store};
 
 use super::{apply, model_object, new_model, ok};
@@ -66,6 +67,34 @@ pub(super) async fn a_common_term_late_in_name_order_pages_alike(store: Arc<dyn 
             .collect();
         assert_eq!(found, expected, "page at {offset} of {limit} of 'late'");
     }
+    // The facets of the search, counted together (the SQL stores find the term's
+    // objects once for both).
+    let facet = |column| Facet {
+        relation: None,
+        field: Field::Column(column),
+        gap: None,
+        hidden: Cond::False,
+    };
+    let counts = ok(
+        store
+            .value_counts(&plan, &[facet(Column::TypeName), facet(Column::Name)], 3)
+            .await,
+        "value counts",
+    );
+    let text = |values: &[ValueCount]| -> Vec<(Lit, u64)> {
+        values.iter().map(|c| (c.value.clone(), c.count)).collect()
+    };
+    assert_eq!(
+        counts.iter().map(|c| text(c)).collect::<Vec<_>>(),
+        [
+            vec![(Lit::Text("Table".to_owned()), LATE as u64)],
+            (0..3)
+                .map(|i| (Lit::Text(format!("z_late_{i:05}")), 1))
+                .collect(),
+        ],
+        "each facet in its own order: most frequent first, then by value"
+    );
+
     // A common term early in the order: the first objects read fill the page.
     let early = ok(store.query(&search("a 0"), page(0, 20)).await, "a page");
     let expected: Vec<ObjectId> = (1..=20).map(|i| ObjectId::new(model, i)).collect();

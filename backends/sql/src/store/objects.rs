@@ -404,36 +404,29 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
         let mut answers: Vec<Vec<ValueCount>> = vec![Vec::new(); facets.len()];
-        // The facets the tallies answer, each on its own; the others in one statement
-        // that finds the plan's objects once for all of them.
+        // The facets the tallies answer, each on its own. The others each in a
+        // statement of their own too, unless finding the plan's objects is the costly
+        // part (a text search they must pass): then one statement finds them once for
+        // all the facets (materializing every object of a plan without one would cost
+        // more than reading them again).
+        let share = !compile::required_searches(plan).is_empty();
         let mut shared = Vec::new();
         for (i, facet) in facets.iter().enumerate() {
-            match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
-                Some(compiled) => {
-                    let rows = self
-                        .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
-                        .await?;
-                    for mut row in rows {
-                        let count = row.int(1, "value counts")?.max(0) as u64;
-                        let value = counted_value(&mut row, 0, facet)?;
-                        answers[i].push(ValueCount { value, count });
-                    }
+            let compiled = match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
+                Some(compiled) => compiled,
+                None if share => {
+                    shared.push(i);
+                    continue;
                 }
-                None => shared.push(i),
-            }
+                None => compile::value_counts(plan, D::DIALECT, facet, limit),
+            };
+            answers[i] = self.counted(compiled, facet).await?;
         }
         match shared[..] {
             [] => {}
             [i] => {
                 let compiled = compile::value_counts(plan, D::DIALECT, &facets[i], limit);
-                let rows = self
-                    .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
-                    .await?;
-                for mut row in rows {
-                    let count = row.int(1, "value counts")?.max(0) as u64;
-                    let value = counted_value(&mut row, 0, &facets[i])?;
-                    answers[i].push(ValueCount { value, count });
-                }
+                answers[i] = self.counted(compiled, &facets[i]).await?;
             }
             _ => {
                 let of: Vec<&Facet> = shared.iter().map(|&i| &facets[i]).collect();
@@ -676,6 +669,22 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
         walk_edges = first_edges("w"),
         node_edges = first_edges("n"),
     )
+}
+
+impl<D: Driver> SqlStore<D> {
+    /// The rows of one facet's statement, (value, count), as value counts.
+    async fn counted(&self, compiled: compile::Compiled, facet: &Facet) -> Result<Vec<ValueCount>> {
+        let rows = self
+            .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+            .await?;
+        let mut counts = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            let count = row.int(1, "value counts")?.max(0) as u64;
+            let value = counted_value(&mut row, 0, facet)?;
+            counts.push(ValueCount { value, count });
+        }
+        Ok(counts)
+    }
 }
 
 /// The counted value of a facet in column `at` of a row of value counts.
