@@ -268,11 +268,19 @@ impl Browser {
             .send_keys(password)
             .await
             .expect("typing the password");
+        // Marks this document, so the wait below ends only once the form's answer
+        // replaced it: a `goto` right after must not race the submission.
+        self.run("window.loreLoginPending = true;").await;
         self.find("#login-button")
             .await
             .click()
             .await
             .expect("pressing Log in");
+        self.wait_until(
+            "the answer to the login form",
+            "!window.loreLoginPending && document.readyState === 'complete'",
+        )
+        .await;
     }
 
     /// The serious and critical violations axe-core finds on the page, one line each.
