@@ -114,6 +114,10 @@ pub fn cases() -> Vec<StoreCase> {
             name: "a_common_term_late_in_name_order_pages_alike",
             run: |store| Box::pin(pages::a_common_term_late_in_name_order_pages_alike(store)),
         },
+        StoreCase {
+            name: "a_term_found_by_its_rarest_trigram_finds_alike",
+            run: |store| Box::pin(pages::a_term_found_by_its_rarest_trigram_finds_alike(store)),
+        },
         // Import prints, forgotten by every change of their object
         StoreCase {
             name: "import_prints_are_forgotten_when_their_object_changes",

@@ -64,12 +64,53 @@ impl Search {
     /// Unicode, a superset of MQL's A–Z), so the index finds every object the exact test
     /// passes, and few more.
     pub fn fts_query(&self) -> String {
+        self.fts_query_of(&self.form)
+    }
+
+    /// The FTS5 query of a part of the search's form (a [`SearchKeys`] key, or one of
+    /// its trigrams), in the search's columns: it finds every object the whole form
+    /// finds, and more.
+    pub fn fts_query_of(&self, part: &str) -> String {
         let columns: Vec<&str> = self.columns.iter().filter_map(|c| fts_column(*c)).collect();
         format!(
             "{{{}}} : \"{}\"",
             columns.join(" "),
-            self.form.replace('"', "\"\"")
+            part.replace('"', "\"\"")
         )
+    }
+
+    /// The distinct trigrams of the form, in the order they first occur.
+    pub fn trigrams(&self) -> Vec<String> {
+        let chars: Vec<char> = self.form.chars().collect();
+        let mut out: Vec<String> = Vec::new();
+        for window in chars.windows(3) {
+            let trigram: String = window.iter().collect();
+            if !out.contains(&trigram) {
+                out.push(trigram);
+            }
+        }
+        out
+    }
+}
+
+/// Parts of searches' forms that SQLite's text index looks up in their place
+/// (`SqlStore::search_keys` chooses them): one trigram of the form, when the index
+/// lists it for far fewer objects than the form's other trigrams. FTS5 reads a
+/// phrase by walking the list of each of its trigrams: `column 7` walks five lists
+/// of 960,000 objects (`col`, `olu`, ...) to find 40,000, where `n 7` alone lists the
+/// 40,000. The exact test follows the lookup, so the answer is the same.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchKeys(pub Vec<(Search, String)>);
+
+/// No keys: every search looked up by its whole form.
+pub static NO_KEYS: SearchKeys = SearchKeys(Vec::new());
+
+impl SearchKeys {
+    fn of(&self, search: &Search) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(s, _)| s == search)
+            .map(|(_, key)| key.as_str())
     }
 }
 
@@ -181,9 +222,11 @@ pub fn page(
     dialect: Dialect,
     page: Page,
     index: &TextIndex,
+    keys: &SearchKeys,
     choices: PageChoices,
 ) -> Compiled {
     let mut c = Compiler::new(dialect, index);
+    c.keys = keys;
     c.types_unindexed = choices.types_unindexed && dialect == Dialect::Sqlite;
     c.tags_per_object = choices.tags_per_object && dialect == Dialect::Sqlite;
     let filter_first = choices.filter_first;
@@ -245,8 +288,9 @@ pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
 }
 
 /// The statement that counts the plan's objects: one row, one column.
-pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
+pub fn count(plan: &Plan, dialect: Dialect, keys: &SearchKeys) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
+    c.keys = keys;
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     Compiled {
         sql: format!("SELECT COUNT(*) FROM objects o WHERE {condition}"),
@@ -256,8 +300,15 @@ pub fn count(plan: &Plan, dialect: Dialect) -> Compiled {
 
 /// The statement that counts the values of a facet among the plan's objects: rows of
 /// (value, count), most frequent first, then by value.
-pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) -> Compiled {
+pub fn value_counts(
+    plan: &Plan,
+    dialect: Dialect,
+    keys: &SearchKeys,
+    facet: &Facet,
+    limit: u64,
+) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
+    c.keys = keys;
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let sql = c.facet_counts("objects o", &condition, false, facet, limit);
     Compiled {
@@ -271,8 +322,15 @@ pub fn value_counts(plan: &Plan, dialect: Dialect, facet: &Facet, limit: u64) ->
 /// of (facet's position, count, then one value column per facet, that facet's value in
 /// its own column and NULL in the others), by facet, then as [`value_counts`] orders
 /// them.
-pub fn facets_counts(plan: &Plan, dialect: Dialect, facets: &[&Facet], limit: u64) -> Compiled {
+pub fn facets_counts(
+    plan: &Plan,
+    dialect: Dialect,
+    keys: &SearchKeys,
+    facets: &[&Facet],
+    limit: u64,
+) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
+    c.keys = keys;
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let all = dialect.all_object_columns("o");
     let values: Vec<String> = (0..facets.len()).map(|i| format!("v{i}")).collect();
@@ -435,6 +493,8 @@ enum Source {
 struct Compiler<'i> {
     dialect: Dialect,
     index: &'i TextIndex,
+    /// See [`SearchKeys`].
+    keys: &'i SearchKeys,
     params: Vec<SqlValue>,
     aliases: usize,
     /// Test what hangs on an object with `EXISTS` per object, not `IN` over the whole
@@ -452,6 +512,7 @@ impl<'i> Compiler<'i> {
         Self {
             dialect,
             index,
+            keys: &NO_KEYS,
             params: Vec::new(),
             aliases: 0,
             per_object: false,
@@ -758,7 +819,11 @@ impl<'i> Compiler<'i> {
         if !use_index {
             return exact;
         }
-        let query = self.text(&search.fts_query());
+        let query = match self.keys.of(&search) {
+            Some(key) => search.fts_query_of(key),
+            None => search.fts_query(),
+        };
+        let query = self.text(&query);
         format!(
             "{o}.rowid IN (SELECT rowid FROM objects_search WHERE objects_search MATCH {query}) AND ({exact})"
         )

@@ -126,13 +126,15 @@ impl Dialect {
 
     /// The text `expr` (NULL only when `nullable`) holds the text of the parameter
     /// `operand` ([`Dialect::contains_operand`]) in its search form, never NULL: SQLite
-    /// computes the form ([`Dialect::search_form`]) and tests `expr IS NOT NULL` first
-    /// when it is nullable; PostgreSQL always tests it, then reads the form from
-    /// `lore_search_form()`, whose trigram indexes (migration 19) serve the `LIKE`.
+    /// computes the form with `lore_search_form()`, [`lore_core::mql::plan::search_form`]
+    /// itself, which the SQLite driver gives each connection, and tests `expr IS NOT
+    /// NULL` first when it is nullable; PostgreSQL always tests it, then reads the form
+    /// from its `lore_search_form()` (SQL, migration 19), whose trigram indexes serve
+    /// the `LIKE`.
     pub fn search_form_contains(self, expr: &str, nullable: bool, operand: &str) -> String {
         match self {
             Self::Sqlite => {
-                let found = self.contains(&self.search_form(expr), operand);
+                let found = self.contains(&format!("lore_search_form({expr})"), operand);
                 if nullable {
                     format!("{expr} IS NOT NULL AND {found}")
                 } else {

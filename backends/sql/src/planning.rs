@@ -81,7 +81,8 @@ impl<D: Driver> SqlStore<D> {
                 tags_per_object: probes.required_tags,
                 ..Default::default()
             };
-            return Ok(compile::page(plan, D::DIALECT, page, &index, choices).into());
+            let keys = &compile::NO_KEYS;
+            return Ok(compile::page(plan, D::DIALECT, page, &index, keys, choices).into());
         }
         let cap = self.probe_cap(page).await?;
         let types_unindexed = match types {
@@ -90,6 +91,7 @@ impl<D: Driver> SqlStore<D> {
         };
         let tags_per_object = probes.required_tags && !self.any_few_tags(&tags, cap).await?;
         let chosen = self.text_index(searches.clone(), cap).await?;
+        let keys = self.keys_of(searches.clone()).await?;
         let common_term = chosen.len() < searches.len();
         let index = compile::TextIndex::Only(chosen);
         let few_required = self.any_few(&required, cap).await?;
@@ -118,6 +120,7 @@ impl<D: Driver> SqlStore<D> {
                 D::DIALECT,
                 page,
                 &index,
+                &keys,
                 compile::PageChoices {
                     scan: Some(cap.saturating_mul(4)),
                     ..choices
@@ -133,11 +136,81 @@ impl<D: Driver> SqlStore<D> {
                 (index, choices)
             };
             return Ok(PageStatement {
-                statement: compile::page(plan, D::DIALECT, page, &index, choices),
+                statement: compile::page(plan, D::DIALECT, page, &index, &keys, choices),
                 first_try: Some(first_try),
             });
         }
-        Ok(compile::page(plan, D::DIALECT, page, &index, choices).into())
+        Ok(compile::page(plan, D::DIALECT, page, &index, &keys, choices).into())
+    }
+
+    /// The parts of the plan's searches SQLite's text index looks up in their place
+    /// (see [`compile::SearchKeys`]); none on PostgreSQL.
+    pub(crate) async fn search_keys(&self, plan: &Plan) -> Result<compile::SearchKeys> {
+        self.keys_of(compile::indexed_searches(plan, D::DIALECT))
+            .await
+    }
+
+    /// For each search, one statement samples the index's list of each of its trigrams:
+    /// the first `KEY_SAMPLE` objects listed, in rowid order. A trigram listed fewer
+    /// times is that rare; otherwise the rowid its sample ends at says how densely it is
+    /// listed (rowids follow the order objects were written in, so a term's objects are
+    /// spread over them about as they are over the catalog). Looking up the rarest
+    /// trigram instead of the whole form saves reading the others' lists (a step per
+    /// object listed) at the cost of testing each object the rarest lists (a row read,
+    /// some forty steps): worth it when the others list forty times more.
+    async fn keys_of(&self, searches: Vec<Search>) -> Result<compile::SearchKeys> {
+        let mut keys = Vec::new();
+        for search in searches {
+            let trigrams = search.trigrams();
+            if trigrams.len() < 2 {
+                continue;
+            }
+            let mut parts: Vec<String> = (1..=trigrams.len())
+                .map(|i| {
+                    format!(
+                        "SELECT {i}, COUNT(*), MAX(rowid) FROM (SELECT rowid FROM objects_search \
+                         WHERE objects_search MATCH ${i} ORDER BY rowid LIMIT {KEY_SAMPLE})"
+                    )
+                })
+                .collect();
+            parts.push("SELECT 0, 0, MAX(rowid) FROM objects".to_owned());
+            let params = trigrams
+                .iter()
+                .map(|t| SqlValue::Text(Some(search.fts_query_of(t))))
+                .collect();
+            let rows = self
+                .rows_of(
+                    Stmt::query(parts.join(" UNION ALL "), params),
+                    "a text search",
+                )
+                .await?;
+            let mut last = 0;
+            let mut samples = vec![(0, 0); trigrams.len()];
+            for row in &rows {
+                let at = row.int(0, "a text search")?;
+                let listed = row.int(1, "a text search")?;
+                let end = row.opt_int(2, "a text search")?.unwrap_or(0);
+                match usize::try_from(at) {
+                    Ok(0) => last = end,
+                    Ok(i) if i <= samples.len() => samples[i - 1] = (listed, end),
+                    _ => {}
+                }
+            }
+            let listed: Vec<f64> = samples
+                .iter()
+                .map(|&(n, end)| estimated_listed(n, end, last))
+                .collect();
+            let total: f64 = listed.iter().sum();
+            let Some((rarest, &fewest)) =
+                listed.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1))
+            else {
+                continue;
+            };
+            if total - fewest >= KEY_GAIN * fewest {
+                keys.push((search, trigrams[rarest].clone()));
+            }
+        }
+        Ok(compile::SearchKeys(keys))
     }
 
     /// Whether one of the tags every object of a page must have is on few objects (one
@@ -251,6 +324,23 @@ impl<D: Driver> SqlStore<D> {
     }
 }
 
+/// How many objects of a trigram's list [`SqlStore::keys_of`] samples.
+const KEY_SAMPLE: i64 = 200;
+
+/// How many times more objects the other trigrams of a form must list than its rarest
+/// for the rarest alone to be looked up (see [`SqlStore::keys_of`]).
+const KEY_GAIN: f64 = 40.0;
+
+/// About how many objects the text index lists for a trigram whose first `sampled`
+/// (at most [`KEY_SAMPLE`]) end at rowid `end`, of objects up to rowid `last`.
+fn estimated_listed(sampled: i64, end: i64, last: i64) -> f64 {
+    if sampled < KEY_SAMPLE || end <= 0 {
+        sampled as f64
+    } else {
+        sampled as f64 * (last.max(end) as f64 / end as f64)
+    }
+}
+
 /// Whether the plan's order is by Name alone, which an index holds (`objects_name_order`,
 /// read backwards for descending).
 fn name_order(plan: &Plan) -> bool {
@@ -312,6 +402,53 @@ mod tests {
 
     use super::*;
     use crate::dialect::Dialect;
+
+    #[test]
+    fn a_trigram_sampled_whole_is_listed_that_often_else_by_its_density() {
+        assert_eq!(estimated_listed(125, 2_990, 3_000), 125.0);
+        // 200 listed by rowid 212 of 1,000,000: about 943,000.
+        let common = estimated_listed(KEY_SAMPLE, 212, 1_000_000);
+        assert!((940_000.0..950_000.0).contains(&common), "{common}");
+        assert_eq!(estimated_listed(0, 0, 1_000), 0.0);
+    }
+
+    #[test]
+    fn a_key_replaces_the_form_in_the_index_lookup_only() {
+        let search = Search {
+            columns: vec![Column::Name, Column::PhysicalName],
+            form: "column 7".to_owned(),
+        };
+        assert_eq!(
+            search.trigrams(),
+            ["col", "olu", "lum", "umn", "mn ", "n 7"]
+        );
+        let term = Cond::Search {
+            columns: search.columns.clone(),
+            text: search.form.clone(),
+        };
+        let plan = plan(Field::Column(Column::Name), term);
+        let keys = compile::SearchKeys(vec![(search, "n 7".to_owned())]);
+        let count = compile::count(&plan, Dialect::Sqlite, &keys);
+        assert!(
+            count.params.contains(&SqlValue::Text(Some(
+                "{name physical_name} : \"n 7\"".to_owned()
+            ))),
+            "{count:?}"
+        );
+        assert!(
+            count
+                .params
+                .contains(&SqlValue::Text(Some("column 7".to_owned()))),
+            "the exact test: {count:?}"
+        );
+        let whole = compile::count(&plan, Dialect::Sqlite, &compile::NO_KEYS);
+        assert!(
+            whole.params.contains(&SqlValue::Text(Some(
+                "{name physical_name} : \"column 7\"".to_owned()
+            ))),
+            "{whole:?}"
+        );
+    }
 
     fn plan(order: Field, cond: Cond) -> Plan {
         Plan {
@@ -377,6 +514,7 @@ mod tests {
                 Dialect::Sqlite,
                 page,
                 &index,
+                &compile::NO_KEYS,
                 choices,
             )
             .sql
@@ -419,12 +557,13 @@ mod tests {
         let index = compile::TextIndex::Only(Vec::new());
         let plan = plan(Field::Column(Column::Name), search);
         assert!(name_order(&plan));
-        let sqlite = compile::page(&plan, Dialect::Sqlite, page, &index, choices).sql;
+        let keys = &compile::NO_KEYS;
+        let sqlite = compile::page(&plan, Dialect::Sqlite, page, &index, keys, choices).sql;
         assert!(
             sqlite.contains("FROM (SELECT o.rowid AS rowid, o.* FROM objects o ORDER BY o.name"),
             "{sqlite}"
         );
-        let postgres = compile::page(&plan, Dialect::Postgres, page, &index, choices).sql;
+        let postgres = compile::page(&plan, Dialect::Postgres, page, &index, keys, choices).sql;
         assert!(
             postgres.contains("FROM (SELECT o.* FROM objects o ORDER BY o.name"),
             "{postgres}"

@@ -169,7 +169,7 @@ impl<D: Driver> SqlStore<D> {
     }
 
     /// Runs one statement and returns its rows.
-    async fn rows_of(&self, query: Stmt, context: &str) -> Result<Vec<Row>> {
+    pub(crate) async fn rows_of(&self, query: Stmt, context: &str) -> Result<Vec<Row>> {
         let mut outcomes = self.read(vec![query], context).await?;
         Ok(outcomes.pop().map(|o| o.rows).unwrap_or_default())
     }

@@ -16,7 +16,9 @@ use lore_backend_sql::{
     Access, DbError, DbErrorKind, Dialect, Driver, DriverSnapshot, DriverTx, Observed, Outcome,
     PoolUse, Row, SqlStore, SqlValue, StatementObserver, Stmt, Table, in_order,
 };
+use lore_core::mql::plan::search_form;
 use lore_core::{Error, Result};
+use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -104,6 +106,24 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.set_prepared_statement_cache_capacity(128);
+    // The exact test of a text search (`Dialect::search_form_contains`): MQL's own
+    // search form, computed in Rust. The same form in SQL (ten nested `replace`s per
+    // column, which the text index's triggers still use) cost 0.9 µs per object, a
+    // third of testing the 40,000 objects a common term finds.
+    conn.create_scalar_function(
+        "lore_search_form",
+        1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                ValueRef::Text(text) => Some(search_form(&String::from_utf8_lossy(text))),
+                ValueRef::Null => None,
+                _ => Some(search_form(&ctx.get::<String>(0)?)),
+            })
+        },
+    )?;
     Ok(())
 }
 

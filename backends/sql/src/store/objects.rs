@@ -389,8 +389,11 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
         let compiled = compile::tally::count(plan, D::DIALECT)
-            .or_else(|| compile::tags::count(plan, D::DIALECT))
-            .unwrap_or_else(|| compile::count(plan, D::DIALECT));
+            .or_else(|| compile::tags::count(plan, D::DIALECT));
+        let compiled = match compiled {
+            Some(compiled) => compiled,
+            None => compile::count(plan, D::DIALECT, &self.search_keys(plan).await?),
+        };
         let n = self
             .number(Stmt::query(compiled.sql, compiled.params), "a count")
             .await?;
@@ -410,6 +413,7 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         // all the facets (materializing every object of a plan without one would cost
         // more than reading them again).
         let share = !compile::required_searches(plan).is_empty();
+        let keys = self.search_keys(plan).await?;
         let mut shared = Vec::new();
         for (i, facet) in facets.iter().enumerate() {
             let compiled = match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
@@ -418,19 +422,19 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
                     shared.push(i);
                     continue;
                 }
-                None => compile::value_counts(plan, D::DIALECT, facet, limit),
+                None => compile::value_counts(plan, D::DIALECT, &keys, facet, limit),
             };
             answers[i] = self.counted(compiled, facet).await?;
         }
         match shared[..] {
             [] => {}
             [i] => {
-                let compiled = compile::value_counts(plan, D::DIALECT, &facets[i], limit);
+                let compiled = compile::value_counts(plan, D::DIALECT, &keys, &facets[i], limit);
                 answers[i] = self.counted(compiled, &facets[i]).await?;
             }
             _ => {
                 let of: Vec<&Facet> = shared.iter().map(|&i| &facets[i]).collect();
-                let compiled = compile::facets_counts(plan, D::DIALECT, &of, limit);
+                let compiled = compile::facets_counts(plan, D::DIALECT, &keys, &of, limit);
                 let rows = self
                     .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
                     .await?;
