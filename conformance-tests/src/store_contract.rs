@@ -32,6 +32,7 @@ mod access;
 mod backend_checks;
 mod batches;
 mod details;
+mod lineage;
 mod objects;
 mod outbox;
 mod pages;
@@ -46,6 +47,7 @@ use access::*;
 use backend_checks::*;
 use batches::*;
 use details::*;
+use lineage::*;
 use objects::*;
 use outbox::*;
 use records::*;
@@ -166,6 +168,15 @@ pub fn cases() -> Vec<StoreCase> {
         case!(a_failed_batch_leaves_worksheets_as_they_were),
         // System log
         case!(system_log_pages_newest_first_filters_counts_and_purges),
+        // OpenLineage events and their runs
+        case!(a_lineage_event_put_twice_is_stored_once),
+        case!(a_lineage_run_is_the_same_whatever_order_its_events_came_in),
+        case!(lineage_events_of_one_run_applied_concurrently_merge_alike),
+        case!(lineage_runs_newest_first_by_job_at_most_limit),
+        case!(lineage_events_by_event_time_then_digest_and_whole),
+        case!(purge_lineage_events_keeps_their_runs),
+        case!(a_failed_batch_lands_no_lineage_event),
+        case!(lineage_events_refuse_nul_and_times_out_of_range),
         // Restore
         case!(clear_all_empties_everything_but_the_system_log),
         case!(restore_ops_keep_their_ids_and_replace),

@@ -10,7 +10,8 @@
 //! - [`AccessStore`]: users, groups and grants.
 //! - [`SessionStore`]: the caller of an API key, sessions and failed logins.
 //! - [`RecordStore`]: worksheets, the system log, operations, import settings and
-//!   attachments, notifications, curation and documents.
+//!   attachments, notifications, curation, documents, and OpenLineage events with their
+//!   runs.
 //!
 //! A backend implements every role; the blanket implementation makes it a `Store`, so
 //! `Arc<dyn Store>` carries them all, and a call on a `dyn Store` needs no import. A call
@@ -156,6 +157,14 @@ pub enum Op {
     PutImportSettings(ImportSettings),
     /// Attaches a file to an object, replacing the object's attachment of the same name.
     PutAttachment(Attachment),
+    /// Stores an OpenLineage event, once: when an event of the same
+    /// [`digest`](LineageEvent::digest) is stored, nothing changes (not its run either).
+    /// Otherwise the event is kept and, when it is a run event (`run_id` and `event_type`
+    /// both set), merged into its run ([`LineageRun::merge`], the run created with
+    /// [`LineageRun::of`] when it has none yet), atomically: several processes applying
+    /// events of one run at once leave it as one of them applying them all would.
+    /// Events and runs hang on no object or user.
+    PutLineageEvent(LineageEvent),
     /// Sets the next id [`StoreBase::reserve_ids`] gives in an id space. Only a restore
     /// moves a sequence back, after [`Op::ClearAll`].
     SetIdSequence {
@@ -165,8 +174,8 @@ pub enum Op {
     /// Empties the store for a restore: every object and what hangs on it, the stored
     /// meta model and governance definitions, users, groups, memberships, grants,
     /// sessions, login failures, worksheets, notifications, deliveries, curation, documents,
-    /// operations with their logs, import settings, attachments and id sequences. The
-    /// system log stays; the meta model version moves on.
+    /// operations with their logs, import settings, attachments, lineage events and runs,
+    /// and id sequences. The system log stays; the meta model version moves on.
     ClearAll,
 }
 
@@ -370,6 +379,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         Op::PutOperationLogLine { line, .. } => prepare_log_line(line),
         Op::PutImportSettings(settings) => prepare_import_settings(settings)?,
         Op::PutAttachment(attachment) => prepare_attachment(attachment)?,
+        Op::PutLineageEvent(event) => prepare_lineage_event(event)?,
         Op::SetIdSequence { space, next } => {
             if *next < 1 {
                 return Err(Error::invalid(format!(
@@ -482,6 +492,45 @@ pub fn prepare_attachment(attachment: &mut Attachment) -> Result<()> {
         text(field, &what)?;
     }
     Ok(())
+}
+
+/// A lineage event as every backend stores it: its times cut to microseconds, NUL
+/// refused in its names and body (replaced in the producer's error message), and an
+/// event time far enough from 1970 that a run's state key (its microseconds times 8
+/// plus [`RunState::rank`], see the SQL backends) stays a 64-bit number.
+pub fn prepare_lineage_event(event: &mut LineageEvent) -> Result<()> {
+    event.event_time = micros(event.event_time);
+    event.received_at = micros(event.received_at);
+    let what = || format!("lineage event {}", event.digest);
+    for field in [&event.digest, &event.received_from, &event.body] {
+        text(field, &what)?;
+    }
+    for field in [&event.run_id, &event.job_namespace, &event.job_name] {
+        text(field.as_deref().unwrap_or_default(), &what)?;
+    }
+    if let Some(message) = &mut event.error_message {
+        no_nul(message);
+    }
+    if lineage_state_key(event.event_time, RunState::Fail).is_none() {
+        return Err(Error::invalid(format!(
+            "the event time {} of {} is out of range",
+            event.event_time,
+            what()
+        )));
+    }
+    Ok(())
+}
+
+/// The order of a run's transitions as one number: its event time in microseconds times
+/// 8 plus the state's [`RunState::rank`] (`None` for [`RunState::Other`], no
+/// transition, or a time out of range), which orders like [`LineageRun::state_key`].
+pub fn lineage_state_key(at: Timestamp, state: RunState) -> Option<i64> {
+    if state == RunState::Other {
+        return None;
+    }
+    at.timestamp_micros()
+        .checked_mul(8)?
+        .checked_add(state.rank())
 }
 
 /// Refuses JSON whose text holds the NUL character (written `\\u0000`).
@@ -905,7 +954,7 @@ pub trait SessionStore: Send + Sync {
 
 /// What users and processes keep beside the catalog's objects: worksheets, the system
 /// log, operations with their logs, import settings and attachments, notifications
-/// with their deliveries, curation and documents.
+/// with their deliveries, curation, documents, and OpenLineage events with their runs.
 #[async_trait]
 pub trait RecordStore: Send + Sync {
     // ---- worksheets
@@ -1025,6 +1074,23 @@ pub trait RecordStore: Send + Sync {
     ) -> Result<Option<Document>>;
     /// The documents of a kind, by owner (none first) then name.
     async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>>;
+
+    // ---- OpenLineage events and their runs
+    //
+    // Written by [`Op::PutLineageEvent`]; raw events are purged by age, runs stay.
+
+    /// The run of that id, as its events describe it.
+    async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>>;
+    /// The runs that pass the filter, newest first (by `state_at`, then `run_id`
+    /// descending), at most `filter.limit` (every one with 0).
+    async fn lineage_runs(&self, filter: &RunFilter) -> Result<Vec<LineageRun>>;
+    /// The stored events of a run, by event time, then digest.
+    async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>>;
+    /// The event of that digest.
+    async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>>;
+    /// Removes the events received before `received_before` (`received_at <
+    /// received_before`), keeping their runs; returns how many.
+    async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64>;
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@ use std::ops::Bound;
 use lore_core::id::ObjectId;
 use lore_core::model::{
     AttributeType, ClassificationStatus, Curation, DataClass, Delivery, Document, DocumentKind,
-    Edge, EdgeKind, Grant, Group, LoginFailures, Membership, Notification, Object, ObjectKind,
-    ObjectType, Profiling, Role, SensitivityLabel, Session, Tag, TypeName, User, Value, Worksheet,
+    Edge, EdgeKind, Grant, Group, LineageEvent, LineageRun, LoginFailures, Membership,
+    Notification, Object, ObjectKind, ObjectType, Profiling, Role, SensitivityLabel, Session, Tag,
+    Timestamp, TypeName, User, Value, Worksheet,
 };
 
 /// The smallest id of a model's id space, to start range scans.
@@ -92,6 +93,12 @@ pub(crate) struct State {
     pub(crate) curation_by_object: BTreeSet<(ObjectId, i64)>,
     /// Documents by (kind, owner, name).
     pub(crate) documents: BTreeMap<DocumentKey, Document>,
+    /// OpenLineage events by digest.
+    pub(crate) lineage_events: BTreeMap<String, LineageEvent>,
+    /// (run id, event time, digest) of every event with a run id: a run's events in order.
+    pub(crate) lineage_events_by_run: BTreeSet<(String, Timestamp, String)>,
+    /// Runs by id.
+    pub(crate) lineage_runs: BTreeMap<String, LineageRun>,
     /// Moves with every write of attribute types, data classes, labels and roles.
     pub(crate) meta_version: i64,
     /// Moves with every op that [changes access](lore_core::store::Op::changes_access).
@@ -262,6 +269,34 @@ impl State {
                 .is_none_or(|now| now.object != old.object)
         {
             self.curation_by_object.remove(&(old.object, id));
+        }
+        old
+    }
+
+    /// Sets or removes the lineage event of a digest, keeping the by-run index; answers
+    /// the old one.
+    pub(crate) fn set_lineage_event(
+        &mut self,
+        digest: String,
+        event: Option<LineageEvent>,
+    ) -> Option<LineageEvent> {
+        let by_run = |e: &LineageEvent| {
+            e.run_id
+                .clone()
+                .map(|run| (run, e.event_time, e.digest.clone()))
+        };
+        if let Some(key) = event.as_ref().and_then(by_run) {
+            self.lineage_events_by_run.insert(key);
+        }
+        let old = set_entry(&mut self.lineage_events, digest, event);
+        if let Some(key) = old.as_ref().and_then(by_run)
+            && self
+                .lineage_events
+                .get(&key.2)
+                .and_then(by_run)
+                .is_none_or(|now| now != key)
+        {
+            self.lineage_events_by_run.remove(&key);
         }
         old
     }

@@ -10,9 +10,10 @@ use lore_core::id::ObjectId;
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, Curation, DataClass, Delivery, DeliveryState,
     Document, DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LineageBounds,
-    LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS, Object, ObjectKind,
-    ObjectType, Operation, OperationFilter, OperationLogLine, PrintedObject, Role,
-    SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Timestamp, User, Worksheet,
+    LineageEvent, LineageRun, LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS,
+    Object, ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine, PrintedObject,
+    Role, RunFilter, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Timestamp, User,
+    Worksheet,
 };
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -790,6 +791,55 @@ impl RecordStore for MemoryStore {
             .filter(|d| d.kind == kind)
             .cloned()
             .collect())
+    }
+
+    async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>> {
+        Ok(self.read()?.lineage_runs.get(run_id).cloned())
+    }
+
+    async fn lineage_runs(&self, filter: &RunFilter) -> Result<Vec<LineageRun>> {
+        let state = self.read()?;
+        let mut runs: Vec<&LineageRun> = state
+            .lineage_runs
+            .values()
+            .filter(|run| filter.matches(run))
+            .collect();
+        runs.sort_by(|a, b| (b.state_at, &b.run_id).cmp(&(a.state_at, &a.run_id)));
+        let limit = if filter.limit == 0 {
+            usize::MAX
+        } else {
+            filter.limit
+        };
+        Ok(runs.into_iter().take(limit).cloned().collect())
+    }
+
+    async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>> {
+        let state = self.read()?;
+        Ok(state
+            .lineage_events_by_run
+            .range((run_id.to_owned(), Timestamp::MIN_UTC, String::new())..)
+            .take_while(|(run, _, _)| run == run_id)
+            .filter_map(|(_, _, digest)| state.lineage_events.get(digest))
+            .cloned()
+            .collect())
+    }
+
+    async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>> {
+        Ok(self.read()?.lineage_events.get(digest).cloned())
+    }
+
+    async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64> {
+        let mut state = self.write()?;
+        let old: Vec<String> = state
+            .lineage_events
+            .values()
+            .filter(|e| e.received_at < received_before)
+            .map(|e| e.digest.clone())
+            .collect();
+        for digest in &old {
+            state.set_lineage_event(digest.clone(), None);
+        }
+        Ok(old.len() as u64)
     }
 
     async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {

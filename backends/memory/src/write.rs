@@ -5,14 +5,15 @@
 
 mod access;
 mod content;
+mod lineage;
 mod objects;
 
 use lore_core::error::Result;
 use lore_core::id::ObjectId;
 use lore_core::model::{
     Attachment, AttributeType, AttributeValue, Classification, ClassificationStatus, Curation,
-    DataClass, Delivery, Document, Edge, Grant, Group, ImportSettings, LabelAssignment, Membership,
-    Notification, Object, ObjectType, Operation, OperationLogLine, Profiling, Role,
+    DataClass, Delivery, Document, Edge, Grant, Group, ImportSettings, LabelAssignment, LineageRun,
+    Membership, Notification, Object, ObjectType, Operation, OperationLogLine, Profiling, Role,
     SensitivityLabel, Tag, TypeName, User, Value, Worksheet,
 };
 use lore_core::store::{Batch, Op, prepare};
@@ -45,6 +46,9 @@ enum Undo {
     Curation(i64, Option<Curation>),
     Notification(i64, Option<Notification>),
     Delivery(i64, Option<Delivery>),
+    /// A lineage event the batch stored (by digest): none was stored before.
+    LineageEvent(String),
+    LineageRun(String, Option<LineageRun>),
     /// The whole state before [`Op::ClearAll`].
     Everything(Box<State>),
 }
@@ -131,6 +135,12 @@ impl State {
             Undo::Notification(id, old) => {
                 set_entry(&mut self.notifications, id, old);
             }
+            Undo::LineageEvent(digest) => {
+                self.set_lineage_event(digest, None);
+            }
+            Undo::LineageRun(run_id, old) => {
+                set_entry(&mut self.lineage_runs, run_id, old);
+            }
         }
     }
 }
@@ -211,6 +221,8 @@ impl Tx<'_> {
             Op::DeleteDocument { kind, owner, name } => self.delete_document(kind, owner, name),
             Op::PutDelivery(delivery) => self.put_delivery(delivery),
             Op::UpdateDelivery(delivery) => self.update_delivery(delivery),
+            // OpenLineage events and their runs: lineage.rs.
+            Op::PutLineageEvent(event) => self.put_lineage_event(event),
             // Outside the state, once every op of the batch has succeeded.
             Op::PutOperation(operation) => self.deferred.push(Deferred::Operation(operation)),
             Op::PutOperationLogLine { operation, line } => {

@@ -161,6 +161,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "search text index",
         sql: include_str!("../migrations/0023_search_text_index.sql"),
     },
+    Migration {
+        version: 24,
+        name: "lineage events",
+        sql: include_str!("../migrations/0024_lineage_events.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

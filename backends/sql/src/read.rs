@@ -379,6 +379,57 @@ pub(crate) fn document(mut row: Row) -> Result<Document> {
     })
 }
 
+/// The columns [`lineage_event`] reads, in order.
+pub(crate) const LINEAGE_EVENT_COLUMNS: &str = "digest, kind, event_time, received_at, received_from, \
+     run_id, event_type, job_namespace, job_name, error_message, body";
+
+pub(crate) fn lineage_event(mut row: Row) -> Result<LineageEvent> {
+    const T: &str = "lineage_events";
+    let event_type = match row.opt_text(6, T)? {
+        Some(text) => Some(RunState::parse(&text).ok_or_else(|| {
+            Error::internal(format!(
+                "table {T} holds '{text}', which is not a known run state"
+            ))
+        })?),
+        None => None,
+    };
+    Ok(LineageEvent {
+        digest: row.text(0, T)?,
+        kind: row.parse(1, T, "lineage event kind", LineageEventKind::parse)?,
+        event_time: row.timestamp(2, T)?,
+        received_at: row.timestamp(3, T)?,
+        received_from: row.text(4, T)?,
+        run_id: row.opt_text(5, T)?,
+        event_type,
+        job_namespace: row.opt_text(7, T)?,
+        job_name: row.opt_text(8, T)?,
+        error_message: row.opt_text(9, T)?,
+        body: row.text(10, T)?,
+    })
+}
+
+/// The columns [`lineage_run`] reads, in order.
+pub(crate) const LINEAGE_RUN_COLUMNS: &str = "run_id, job_namespace, job_name, state, state_at, \
+     started_at, ended_at, error_message, error_at";
+
+pub(crate) fn lineage_run(mut row: Row) -> Result<LineageRun> {
+    const T: &str = "lineage_runs";
+    let time = |row: &Row, i: usize| -> Result<Option<Timestamp>> {
+        row.opt_int(i, T)?.map(|_| row.timestamp(i, T)).transpose()
+    };
+    Ok(LineageRun {
+        run_id: row.text(0, T)?,
+        job_namespace: row.text(1, T)?,
+        job_name: row.text(2, T)?,
+        state: row.parse(3, T, "run state", RunState::parse)?,
+        state_at: row.timestamp(4, T)?,
+        started_at: time(&row, 5)?,
+        ended_at: time(&row, 6)?,
+        error_message: row.opt_text(7, T)?,
+        error_at: time(&row, 8)?,
+    })
+}
+
 /// Decodes every row.
 pub(crate) fn all<T>(rows: Vec<Row>, decode: fn(Row) -> Result<T>) -> Result<Vec<T>> {
     rows.into_iter().map(decode).collect()

@@ -11,12 +11,14 @@
 //!
 //! The ops of each domain become statements in a submodule: objects, what hangs on them
 //! and the definitions they use in `objects`, users and their access in `access`, what
-//! users keep and the server's own records in `content`. The bulk tables are in
+//! users keep and the server's own records in `content`, OpenLineage events in
+//! `lineage`. The bulk tables are in
 //! `tables`, the error of a failed write in `error`.
 
 mod access;
 mod content;
 mod error;
+mod lineage;
 mod objects;
 mod tables;
 
@@ -173,6 +175,8 @@ impl Writer {
             }
             Op::PutImportSettings(settings) => self.put_import_settings(settings)?,
             Op::PutAttachment(attachment) => self.put_attachment(attachment),
+            // OpenLineage events and their runs: write/lineage.rs.
+            Op::PutLineageEvent(event) => self.put_lineage_event(event),
             // The whole store: here.
             Op::SetIdSequence { space, next } => self.set_id_sequence(space, next),
             Op::ClearAll => self.clear_all(),

@@ -44,6 +44,11 @@ pub(super) fn attachment(object: ObjectId, name: &str, content: &[u8]) -> Attach
     }
 }
 
+/// The lineage event (and so the run) of [`fill_every_table`].
+fn filled_lineage_event() -> LineageEvent {
+    lineage_run_event("filled", 10, RunState::Start, None)
+}
+
 /// One or two rows of every table a store holds; answers the model, its object and
 /// the user.
 pub(super) async fn fill_every_table(store: &dyn Store) -> (ObjectId, ObjectId, User) {
@@ -159,6 +164,7 @@ pub(super) async fn fill_every_table(store: &dyn Store) -> (ObjectId, ObjectId, 
                 updated_by: "ann".into(),
             }),
             Op::PutAttachment(attachment(model, "source.zip", b"zip")),
+            Op::PutLineageEvent(filled_lineage_event()),
         ],
         "every table",
     )
@@ -236,6 +242,23 @@ pub(super) async fn clear_all_empties_everything_but_the_system_log(store: Arc<d
     assert!(ok(store.operation_log(3).await, "operation_log").is_empty());
     assert!(ok(store.all_attachments().await, "all_attachments").is_empty());
     assert!(ok(store.id_sequences().await, "id_sequences").is_empty());
+    assert!(
+        ok(
+            store.lineage_runs(&RunFilter::default()).await,
+            "lineage_runs"
+        )
+        .is_empty(),
+        "lineage runs are gone"
+    );
+    assert!(ok(store.lineage_events("filled").await, "lineage_events").is_empty());
+    assert_eq!(
+        ok(
+            store.lineage_event(&filled_lineage_event().digest).await,
+            "lineage_event"
+        ),
+        None,
+        "lineage events are gone"
+    );
     assert_eq!(
         ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids"),
         1,
@@ -445,5 +468,14 @@ pub(super) async fn a_failed_restore_lands_nothing(store: Arc<dyn Store>) {
         ok(store.grants_of(ann.id).await, "grants_of").len(),
         1,
         "grants stay"
+    );
+    assert_eq!(
+        ok(store.lineage_events("filled").await, "lineage_events"),
+        vec![filled_lineage_event()],
+        "lineage events stay"
+    );
+    assert!(
+        ok(store.lineage_run("filled").await, "lineage_run").is_some(),
+        "lineage runs stay"
     );
 }

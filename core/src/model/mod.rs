@@ -9,6 +9,7 @@
 mod curation;
 mod document;
 mod governance;
+mod lineage_event;
 mod meta;
 mod notification;
 mod object;
@@ -20,6 +21,7 @@ mod worksheet;
 pub use curation::*;
 pub use document::*;
 pub use governance::*;
+pub use lineage_event::*;
 pub use meta::*;
 pub use notification::*;
 pub use object::*;

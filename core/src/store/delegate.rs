@@ -675,6 +675,41 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).documents(kind).await
                 }
+                async fn lineage_run(
+                    &self,
+                    run_id: &str,
+                ) -> $crate::Result<::std::option::Option<$crate::model::LineageRun>> {
+                    let $this = self;
+                    ($target).lineage_run(run_id).await
+                }
+                async fn lineage_runs(
+                    &self,
+                    filter: &$crate::model::RunFilter,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageRun>> {
+                    let $this = self;
+                    ($target).lineage_runs(filter).await
+                }
+                async fn lineage_events(
+                    &self,
+                    run_id: &str,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageEvent>> {
+                    let $this = self;
+                    ($target).lineage_events(run_id).await
+                }
+                async fn lineage_event(
+                    &self,
+                    digest: &str,
+                ) -> $crate::Result<::std::option::Option<$crate::model::LineageEvent>> {
+                    let $this = self;
+                    ($target).lineage_event(digest).await
+                }
+                async fn purge_lineage_events(
+                    &self,
+                    received_before: $crate::model::Timestamp,
+                ) -> $crate::Result<u64> {
+                    let $this = self;
+                    ($target).purge_lineage_events(received_before).await
+                }
             }
         };
     };

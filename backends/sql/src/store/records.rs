@@ -1,6 +1,6 @@
 //! [`SqlStore`]'s [`RecordStore`]: worksheets, the system log, operations, import
-//! settings and attachments, notifications with their deliveries, curation and
-//! documents.
+//! settings and attachments, notifications with their deliveries, curation,
+//! documents, and OpenLineage events with their runs.
 
 use async_trait::async_trait;
 use lore_core::model::*;
@@ -360,6 +360,80 @@ impl<D: Driver> RecordStore for SqlStore<D> {
             )
             .await?;
         read::all(rows, read::document)
+    }
+
+    async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>> {
+        let sql = format!(
+            "SELECT {} FROM lineage_runs WHERE run_id = $1",
+            read::LINEAGE_RUN_COLUMNS
+        );
+        let rows = self
+            .short_rows(Stmt::query(sql, vec![run_id.into()]), "lineage_runs")
+            .await?;
+        read::first(rows, read::lineage_run)
+    }
+
+    async fn lineage_runs(&self, filter: &RunFilter) -> Result<Vec<LineageRun>> {
+        let mut conditions = Vec::new();
+        let mut params: Vec<SqlValue> = Vec::new();
+        if let Some(namespace) = &filter.job_namespace {
+            params.push(namespace.as_str().into());
+            conditions.push(format!("job_namespace = ${}", params.len()));
+        }
+        if let Some(name) = &filter.job_name {
+            params.push(name.as_str().into());
+            conditions.push(format!("job_name = ${}", params.len()));
+        }
+        let conditions = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", conditions.join(" AND "))
+        };
+        let limit = if filter.limit == 0 {
+            String::new()
+        } else {
+            params.push(i64::try_from(filter.limit).unwrap_or(i64::MAX).into());
+            format!(" LIMIT ${}", params.len())
+        };
+        let sql = format!(
+            "SELECT {} FROM lineage_runs{conditions} ORDER BY state_at DESC, run_id DESC{limit}",
+            read::LINEAGE_RUN_COLUMNS
+        );
+        let rows = self
+            .rows_of(Stmt::query(sql, params), "lineage_runs")
+            .await?;
+        read::all(rows, read::lineage_run)
+    }
+
+    async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>> {
+        let sql = format!(
+            "SELECT {} FROM lineage_events WHERE run_id = $1 ORDER BY event_time, digest",
+            read::LINEAGE_EVENT_COLUMNS
+        );
+        let rows = self
+            .rows_of(Stmt::query(sql, vec![run_id.into()]), "lineage_events")
+            .await?;
+        read::all(rows, read::lineage_event)
+    }
+
+    async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>> {
+        let sql = format!(
+            "SELECT {} FROM lineage_events WHERE digest = $1",
+            read::LINEAGE_EVENT_COLUMNS
+        );
+        let rows = self
+            .short_rows(Stmt::query(sql, vec![digest.into()]), "lineage_events")
+            .await?;
+        read::first(rows, read::lineage_event)
+    }
+
+    async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64> {
+        self.write_one(
+            "DELETE FROM lineage_events WHERE received_at < $1",
+            vec![received_before.into()],
+            "purging lineage events",
+        )
+        .await
     }
 
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {

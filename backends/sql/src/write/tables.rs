@@ -161,7 +161,7 @@ pub(super) const HANGING_TABLES: [&str; 10] = [
 
 /// Every table [`Op::ClearAll`](lore_core::store::Op::ClearAll) empties, with its
 /// statement: all but the system log and the schema's own bookkeeping.
-pub(super) const CLEARED_TABLES: [(&str, &str); 29] = [
+pub(super) const CLEARED_TABLES: [(&str, &str); 31] = [
     ("objects", "DELETE FROM objects"),
     ("attribute_values", "DELETE FROM attribute_values"),
     ("edges", "DELETE FROM edges"),
@@ -191,4 +191,6 @@ pub(super) const CLEARED_TABLES: [(&str, &str); 29] = [
     ("attachments", "DELETE FROM attachments"),
     ("id_sequences", "DELETE FROM id_sequences"),
     ("import_prints", "DELETE FROM import_prints"),
+    ("lineage_events", "DELETE FROM lineage_events"),
+    ("lineage_runs", "DELETE FROM lineage_runs"),
 ];
