@@ -32,6 +32,7 @@ pub mod notify;
 pub mod oauth_provider;
 pub mod plugins;
 pub mod postgres;
+pub mod python;
 pub mod scrape;
 pub mod sinks;
 pub mod store_contract;

@@ -13,6 +13,7 @@ pub mod id;
 pub mod import;
 pub mod model;
 pub mod mql;
+pub mod openlineage;
 pub mod store;
 pub mod wire;
 

@@ -28,6 +28,23 @@ pub struct Settings {
     /// Who may read `GET /metrics`: `[metrics]`.
     #[serde(default)]
     pub metrics: MetricsSettings,
+    /// OpenLineage intake: `[openlineage]`.
+    #[serde(default)]
+    pub openlineage: OpenLineageSettings,
+}
+
+/// OpenLineage intake (`POST /api/v1/lineage`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpenLineageSettings {
+    /// How many days the raw events are kept (the runs they describe stay); 0 keeps them.
+    pub retention_days: u64,
+}
+
+impl Default for OpenLineageSettings {
+    fn default() -> Self {
+        Self { retention_days: 90 }
+    }
 }
 
 /// Where `GET /metrics` (the Prometheus text format) is served; nowhere by default.
@@ -602,6 +619,7 @@ impl Default for Settings {
             plugins: Vec::new(),
             plugin_host: PluginHostSettings::default(),
             operations: OperationSettings::default(),
+            openlineage: OpenLineageSettings::default(),
             notifications: NotificationSettings::default(),
             metrics: MetricsSettings::default(),
         }
@@ -753,6 +771,13 @@ impl Settings {
                 self.log.flush_interval
             ))
         })
+    }
+
+    /// How long raw OpenLineage events are kept (`openlineage.retention_days`); `None`
+    /// keeps them.
+    pub fn lineage_event_retention(&self) -> Option<Duration> {
+        (self.openlineage.retention_days > 0)
+            .then(|| Duration::from_secs(self.openlineage.retention_days.saturating_mul(86_400)))
     }
 
     /// How long system log entries are kept (`log.retention_days`); `None` keeps them.

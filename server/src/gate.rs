@@ -6,12 +6,13 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::Method;
+use axum::http::header::AUTHORIZATION;
+use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use lore_core::Catalog;
 
-use crate::extract::{CallUser, authenticate, require_api_key};
+use crate::extract::{CallUser, KEY_HEADERS, api_key, authenticate, require_api_key};
 
 /// Stands for the configured base path (default `/MM/rest/v1`) in [`PUBLIC_ROUTES`].
 pub const BASE: &str = "{base}";
@@ -50,6 +51,15 @@ pub const PUBLIC_ROUTES: &[(&str, &str)] = &[
 /// gate does, and puts the caller's name in its response for the call log.
 pub const SELF_CHECKED_ROUTES: &[(&str, &str)] = &[("GET", "{base}/entities/{objectId}")];
 
+/// Routes that also take the key as `Authorization: Bearer <key>`, which is how
+/// OpenLineage clients (openlineage-python's `api_key` auth) send it.
+pub const BEARER_ROUTES: &[(&str, &str)] = &[
+    ("POST", "/api/v1/lineage"),
+    ("POST", "/api/v1/lineage/batch"),
+    ("GET", "/api/v1/namespaces/{namespace}/jobs/{job}/runs"),
+    ("GET", "/api/v1/jobs/runs/{runId}"),
+];
+
 /// Whether `(method, route)` is on [`PUBLIC_ROUTES`], `route` with [`BASE`] for the base
 /// path as the list writes it.
 pub fn is_public(method: &str, route: &str) -> bool {
@@ -70,6 +80,7 @@ pub struct Gate {
     catalog: Catalog,
     public: Arc<HashSet<(Method, String)>>,
     self_checked: Arc<HashSet<(Method, String)>>,
+    bearer: Arc<HashSet<(Method, String)>>,
 }
 
 impl Gate {
@@ -88,6 +99,7 @@ impl Gate {
             catalog,
             public: routes(PUBLIC_ROUTES),
             self_checked: routes(SELF_CHECKED_ROUTES),
+            bearer: routes(BEARER_ROUTES),
         }
     }
 
@@ -106,17 +118,29 @@ impl Gate {
 /// [`Authenticated`](crate::extract::Authenticated) extractor, and the user's name in
 /// the response extensions for the call log ([`CallUser`]), or answers 401.
 pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> Response {
-    let (public, self_checked) = match req.extensions().get::<MatchedPath>() {
+    let (public, self_checked, bearer) = match req.extensions().get::<MatchedPath>() {
         Some(route) => (
             Gate::lists(&gate.public, req.method(), route.as_str()),
             Gate::lists(&gate.self_checked, req.method(), route.as_str()),
+            Gate::lists(&gate.bearer, req.method(), route.as_str()),
         ),
-        None => (false, false),
+        None => (false, false, false),
     };
     if public {
         return next.run(req).await;
     }
     let (mut parts, body) = req.into_parts();
+    if bearer && api_key(&parts).is_none() {
+        let token = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(|t| HeaderValue::from_str(t.trim()).ok());
+        if let Some(token) = token {
+            parts.headers.insert(KEY_HEADERS[0], token);
+        }
+    }
     if self_checked {
         return match require_api_key(&parts) {
             Ok(_) => next.run(Request::from_parts(parts, body)).await,

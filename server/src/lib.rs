@@ -46,6 +46,9 @@ pub struct AppState {
     pub oauth2: Option<Arc<oauth::OAuth2Login>>,
     /// Largest model archive upload, in bytes (`server.max_upload_mib`).
     pub max_upload_bytes: usize,
+    /// Largest request body, in bytes (`server.max_body_mib`); a gzip body must not
+    /// inflate to more either.
+    pub max_body_bytes: usize,
     /// The web UI's settings.
     pub ui: ui::UiConfig,
 }
@@ -184,11 +187,29 @@ pub fn app_recording(
         catalog: catalog.clone(),
         oauth2,
         max_upload_bytes: settings.max_upload_bytes(),
+        max_body_bytes: settings.max_body_bytes(),
         ui: ui::UiConfig::from_settings(settings),
     };
     let mut router = Router::new()
         .nest(&base, api)
         .route("/healthz", axum::routing::get(routes::health::healthz))
+        // OpenLineage clients post where Marquez listens (see docs/openlineage.md).
+        .route(
+            "/api/v1/lineage",
+            axum::routing::post(routes::openlineage::post_event),
+        )
+        .route(
+            "/api/v1/lineage/batch",
+            axum::routing::post(routes::openlineage::post_batch),
+        )
+        .route(
+            "/api/v1/namespaces/{namespace}/jobs/{job}/runs",
+            axum::routing::get(routes::openlineage::job_runs),
+        )
+        .route(
+            "/api/v1/jobs/runs/{runId}",
+            axum::routing::get(routes::openlineage::run),
+        )
         .merge(explorer::router(&base, openapi));
     // Public to the gate: the route asks for its own token.
     if let (Some(metrics), Some(token)) = (&metrics, &settings.metrics.token) {
@@ -320,6 +341,7 @@ pub async fn spawn_measured(
                 .map_err(|e| lore_core::Error::internal(e.to_string()))?,
             capacity: settings.log.queue_capacity,
             retention: settings.log_retention(),
+            lineage_event_retention: settings.lineage_event_retention(),
         },
     );
     metrics.watch_catalog(server.clone());

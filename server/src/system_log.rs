@@ -32,6 +32,8 @@ pub struct WriterSettings {
     pub capacity: usize,
     /// How long entries are kept; `None` keeps them.
     pub retention: Option<Duration>,
+    /// How long raw OpenLineage events are kept, purged at the same times.
+    pub lineage_event_retention: Option<Duration>,
 }
 
 /// Where calls are recorded: cheap to clone, never waits.
@@ -167,6 +169,20 @@ impl Task {
         }
     }
 
+    /// The server's other housekeeping of the same hour: raw OpenLineage events older
+    /// than their retention (`[openlineage] retention_days`).
+    async fn purge_lineage_events(&self, retention: Duration) {
+        let Ok(age) = chrono::Duration::from_std(retention) else {
+            return;
+        };
+        let before = lore_core::model::now() - age;
+        match self.catalog.purge_lineage_events(before).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "purged old OpenLineage events"),
+            Err(e) => tracing::warn!(error = %e, "purging OpenLineage events failed"),
+        }
+    }
+
     async fn purge(&self, retention: Duration) {
         let Ok(age) = chrono::Duration::from_std(retention) else {
             return;
@@ -213,9 +229,13 @@ async fn run(
                 task.write().await;
                 task.report_drops();
             }
-            _ = purge.tick(), if settings.retention.is_some() => {
+            _ = purge.tick(), if settings.retention.is_some()
+                || settings.lineage_event_retention.is_some() => {
                 if let Some(retention) = settings.retention {
                     task.purge(retention).await;
+                }
+                if let Some(retention) = settings.lineage_event_retention {
+                    task.purge_lineage_events(retention).await;
                 }
             }
         }
@@ -272,6 +292,7 @@ mod tests {
             flush_interval: Duration::from_secs(3600),
             capacity: 100,
             retention: None,
+            lineage_event_retention: None,
         };
         let (recorder, writer) = start(catalog, settings);
         recorder.record(entry("/a"));
@@ -297,6 +318,7 @@ mod tests {
             flush_interval: Duration::from_secs(3600),
             capacity: 3,
             retention: None,
+            lineage_event_retention: None,
         };
         let (recorder, writer) = start(catalog, settings);
         // On a current-thread runtime the writer does not run until this task waits:
@@ -313,7 +335,7 @@ mod tests {
 
     #[tokio::test]
     async fn retention_purges_older_entries() {
-        use lore_core::store::RecordStore;
+        use lore_core::store::{Batch, Op, RecordStore, StoreBase};
         let (store, catalog) = store_and_catalog();
         let mut old = entry("/old");
         old.time -= chrono::Duration::days(40);
@@ -321,19 +343,46 @@ mod tests {
             .append_system_log(vec![old, entry("/new")])
             .await
             .unwrap();
+        // Raw OpenLineage events, one received 100 days ago.
+        let event = |run: &str, days_ago: i64| {
+            let json = serde_json::json!({
+                "eventType": "START", "eventTime": "2026-11-27T10:00:00Z",
+                "producer": "https://example.com/p",
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+                "run": {"runId": run}, "job": {"namespace": "ns", "name": "job"}
+            });
+            let received = lore_core::model::now() - chrono::Duration::days(days_ago);
+            lore_core::openlineage::read_event(&json, "pipeline", received).unwrap()
+        };
+        let (stale, fresh) = (
+            event("0176a8c2-fe01-7439-87e6-56a1a1b4029f", 100),
+            event("0176a8c2-fe01-7439-87e6-56a1a1b402a0", 1),
+        );
+        let (stale_digest, fresh_digest) = (stale.digest.clone(), fresh.digest.clone());
+        store
+            .apply(Batch {
+                ops: vec![Op::PutLineageEvent(stale), Op::PutLineageEvent(fresh)],
+            })
+            .await
+            .unwrap();
         let settings = WriterSettings {
             flush_interval: Duration::from_secs(3600),
             capacity: 10,
             retention: Some(Duration::from_secs(30 * 86_400)),
+            lineage_event_retention: Some(Duration::from_secs(90 * 86_400)),
         };
         let (_recorder, writer) = start(catalog, settings);
         // The purge interval ticks at once.
         for _ in 0..1000 {
-            if count(&store).await == 1 {
+            if count(&store).await == 1
+                && store.lineage_event(&stale_digest).await.unwrap().is_none()
+            {
                 break;
             }
             tokio::task::yield_now().await;
         }
+        assert!(store.lineage_event(&stale_digest).await.unwrap().is_none());
+        assert!(store.lineage_event(&fresh_digest).await.unwrap().is_some());
         writer.stop().await;
         let left = store
             .system_log(

@@ -32,6 +32,7 @@ mod lineage;
 mod meta_model;
 mod notifications;
 mod oauth;
+mod openlineage;
 mod query;
 mod removed;
 mod repository;
@@ -1065,6 +1066,27 @@ pub fn cases() -> Vec<Case> {
             lineage::lineage_operations_denied,
             AnyServer,
             [("GET", "/lineage/getOperations/{startingId}", D)]
+        ),
+        // OpenLineage intake, outside the API's base path and its OpenAPI document
+        case!(
+            openlineage::events_land_once_and_runs_follow_event_time,
+            AnyServer,
+            []
+        ),
+        case!(
+            openlineage::malformed_events_are_refused_and_leave_nothing,
+            AnyServer,
+            []
+        ),
+        case!(
+            openlineage::posting_lineage_needs_emit_lineage,
+            AnyServer,
+            []
+        ),
+        case!(
+            openlineage::openlineage_python_client_events_land,
+            AnyServer,
+            []
         ),
         // Meta model XML
         case!(

@@ -29,6 +29,7 @@ mod meta_model;
 mod model_import;
 mod model_io;
 mod notifications;
+mod openlineage;
 mod operations;
 mod query;
 mod semantics;
@@ -69,6 +70,7 @@ pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummar
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
+pub use openlineage::{EventAnswer, MAX_RUNS, RunRecord};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};

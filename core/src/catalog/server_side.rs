@@ -51,6 +51,12 @@ impl ServerCatalog {
         self.0.purge_system_log(before).await
     }
 
+    /// Removes raw OpenLineage events received before `before` (the configured
+    /// retention; runs stay); answers how many.
+    pub async fn purge_lineage_events(&self, before: Timestamp) -> Result<u64> {
+        self.0.purge_lineage_events(before).await
+    }
+
     /// Claims the deliveries due now for this process's sender, for `lease` (after
     /// which another sender may take them, should this one have stopped).
     pub async fn claim_deliveries(&self, limit: usize, lease: Duration) -> Result<Vec<Delivery>> {

@@ -63,11 +63,13 @@ pub enum Capability {
     Curate,
     /// See profiled and sampled data of objects marked to hide data.
     ViewData,
+    /// Post OpenLineage events (`POST /api/v1/lineage`): what a pipeline's user holds.
+    EmitLineage,
 }
 
 impl Capability {
     /// Every capability, in order.
-    pub const ALL: [Capability; 9] = [
+    pub const ALL: [Capability; 10] = [
         Capability::Administer,
         Capability::ManageRoles,
         Capability::ManageRepository,
@@ -77,6 +79,7 @@ impl Capability {
         Capability::EditMetadata,
         Capability::Curate,
         Capability::ViewData,
+        Capability::EmitLineage,
     ];
 
     /// The name the API and role CSV files use (the variant's name).
@@ -91,6 +94,7 @@ impl Capability {
             Capability::EditMetadata => "EditMetadata",
             Capability::Curate => "Curate",
             Capability::ViewData => "ViewData",
+            Capability::EmitLineage => "EmitLineage",
         }
     }
 
@@ -149,6 +153,12 @@ impl Role {
                 &[ManageRepository, Import, ViewMetadata, EditMetadata, Curate],
             ),
             role("Metadata Viewer", "Reads metadata", true, &[ViewMetadata]),
+            role(
+                "Lineage Emitter",
+                "Posts OpenLineage events from pipelines",
+                true,
+                &[EmitLineage],
+            ),
             role(
                 "Owner",
                 "Manages an object and its subtree, including who may see it",

@@ -20,6 +20,7 @@ pub mod lineage;
 pub mod meta_model;
 pub mod notifications;
 pub mod openapi;
+pub mod openlineage;
 pub mod operations;
 pub mod relationships;
 pub mod removed;

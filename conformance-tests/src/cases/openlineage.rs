@@ -1,0 +1,354 @@
+//! OpenLineage intake (`POST /api/v1/lineage`, `/api/v1/lineage/batch`) and the runs its
+//! events describe (`GET /api/v1/namespaces/{namespace}/jobs/{job}/runs`, `GET
+//! /api/v1/jobs/runs/{runId}`): outside the API's base path, keyed by `api-key` or
+//! `Authorization: Bearer`, posting with the capability `EmitLineage`.
+
+use std::io::Write;
+
+use rand::Rng;
+use reqwest::header::{AUTHORIZATION, CONTENT_ENCODING, CONTENT_TYPE};
+use serde_json::{Value, json};
+
+use crate::harness::{Resp, Target, assert_error, encode_segment, unique};
+
+/// A fresh run id (a version 4 UUID).
+fn run_id() -> String {
+    let n: u128 = rand::rng().random();
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+fn run_event(kind: &str, time: &str, run: &str, job: &str, error: Option<&str>) -> Value {
+    let mut facets = json!({
+        "vendorFacet": {
+            "_producer": "https://example.com/producer",
+            "_schemaURL": "https://example.com/vendorFacet.json",
+            "kept": ["as", "posted"]
+        }
+    });
+    if let Some(message) = error {
+        facets["errorMessage"] = json!({
+            "_producer": "https://example.com/producer",
+            "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
+            "message": message,
+            "programmingLanguage": "python"
+        });
+    }
+    json!({
+        "eventType": kind,
+        "eventTime": time,
+        "producer": "https://github.com/OpenLineage/OpenLineage/tree/1.54.0/client/python",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": run, "facets": facets},
+        "job": {"namespace": "conformance", "name": job},
+        "inputs": [{"namespace": "postgres://db:5432", "name": "shop.public.orders"}],
+        "outputs": [{"namespace": "postgres://db:5432", "name": "shop.public.daily"}]
+    })
+}
+
+async fn post(t: &Target, path: &str, key: &str, body: &Value) -> Resp {
+    t.send(
+        t.client
+            .post(format!("{}{path}", t.origin()))
+            .header(AUTHORIZATION, format!("Bearer {key}"))
+            .json(body),
+    )
+    .await
+}
+
+async fn runs(t: &Target, key: &str, job: &str) -> Resp {
+    t.send(
+        t.client
+            .get(format!(
+                "{}/api/v1/namespaces/conformance/jobs/{}/runs",
+                t.origin(),
+                encode_segment(job)
+            ))
+            .header("api-key", key),
+    )
+    .await
+}
+
+/// Events land once, whatever order they come in: a run's state follows event time;
+/// the batch answers for each event; a gzip body is read; the runs are readable.
+pub async fn events_land_once_and_runs_follow_event_time(t: &Target) {
+    let key = t.key_with_roles(&["Lineage Emitter"]).await;
+    let job = unique("etl.load");
+    let run = run_id();
+    let start = run_event("START", "2026-11-27T10:00:00Z", &run, &job, None);
+    let running = run_event("RUNNING", "2026-11-27T10:00:05.250Z", &run, &job, None);
+    let complete = run_event("COMPLETE", "2026-11-27T10:01:00Z", &run, &job, None);
+
+    // Out of order: the end first, then the start; then the start again.
+    let resp = post(t, "/api/v1/lineage", &key, &complete).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    assert_eq!(resp.json["result"]["status"], json!("accepted"));
+    let digest = resp.json["result"]["digest"].clone();
+    let resp = post(t, "/api/v1/lineage", &key, &start).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let resp = post(t, "/api/v1/lineage", &key, &start).await;
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert_eq!(resp.ok()["status"], json!("repeated"));
+    // The same event with its keys in another order, spaced otherwise, is the same
+    // event.
+    let reordered = complete
+        .as_object()
+        .expect("an event is an object")
+        .iter()
+        .rev()
+        .map(|(k, v)| format!("{}:  {v}", json!(k)))
+        .collect::<Vec<_>>()
+        .join(",\n");
+    let resp = t
+        .send(
+            t.client
+                .post(format!("{}/api/v1/lineage", t.origin()))
+                .header(AUTHORIZATION, format!("Bearer {key}"))
+                .header(CONTENT_TYPE, "application/json")
+                .body(format!("{{ {reordered} }}")),
+        )
+        .await;
+    assert_eq!(resp.ok()["digest"], digest, "{}", resp.describe());
+    assert_eq!(resp.ok()["status"], json!("repeated"));
+
+    // RUNNING arrives last, gzip-compressed, with the api-key header: the run stays
+    // COMPLETE, its latest transition by event time.
+    let packed = gzip(running.to_string().as_bytes());
+    let resp = t
+        .send(
+            t.client
+                .post(format!("{}/api/v1/lineage", t.origin()))
+                .header("api-key", &key)
+                .header(CONTENT_TYPE, "application/json")
+                .header(CONTENT_ENCODING, "gzip")
+                .body(packed),
+        )
+        .await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+
+    let resp = runs(t, &key, &job).await;
+    let listed = resp.ok()["runs"].as_array().expect("runs").clone();
+    assert_eq!(listed.len(), 1, "{}", resp.describe());
+    assert_eq!(listed[0]["runId"], json!(run));
+    assert_eq!(listed[0]["state"], json!("COMPLETE"));
+    assert_eq!(listed[0]["startedAt"], json!("2026-11-27T10:00:00.000Z"));
+    assert_eq!(listed[0]["endedAt"], json!("2026-11-27T10:01:00.000Z"));
+
+    // A failed run, in a batch with a malformed event and a repeated one.
+    let failed = run_id();
+    let mut bad = run_event("START", "2026-11-27T11:00:00Z", &run_id(), &job, None);
+    bad["run"]["runId"] = json!("not a uuid");
+    let batch = json!([
+        run_event("START", "2026-11-27T11:00:00Z", &failed, &job, None),
+        bad,
+        run_event(
+            "FAIL",
+            "2026-11-27T11:02:00Z",
+            &failed,
+            &job,
+            Some("division by zero")
+        ),
+        start,
+    ]);
+    let resp = post(t, "/api/v1/lineage/batch", &key, &batch).await;
+    let answers = resp.ok().as_array().expect("one answer per event").clone();
+    let statuses: Vec<&str> = answers
+        .iter()
+        .map(|a| a["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["accepted", "refused", "accepted", "repeated"],
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(answers[1]["errorCode"], json!("INVALID_PARAMETER"));
+    let message = answers[1]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("/run/runId"),
+        "the message names the place: {message}"
+    );
+
+    let resp = t
+        .send(
+            t.client
+                .get(format!("{}/api/v1/jobs/runs/{failed}", t.origin()))
+                .header(AUTHORIZATION, format!("Bearer {key}")),
+        )
+        .await;
+    let run_record = resp.ok();
+    assert_eq!(run_record["state"], json!("FAIL"), "{}", resp.describe());
+    assert_eq!(run_record["errorMessage"], json!("division by zero"));
+    // Newest first; the administrator (ViewMetadata) reads them too.
+    let resp = runs(t, &t.key().await, &job).await;
+    let ids: Vec<&Value> = resp.ok()["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| &r["runId"])
+        .collect();
+    assert_eq!(ids, [&json!(failed), &json!(run)], "{}", resp.describe());
+}
+
+/// `bytes`, gzip-compressed.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).expect("compressing in memory");
+    gz.finish().expect("compressing in memory")
+}
+
+/// What is not an OpenLineage event is refused, naming what is wrong, and nothing of it
+/// is written.
+pub async fn malformed_events_are_refused_and_leave_nothing(t: &Target) {
+    let key = t.key_with_roles(&["Lineage Emitter"]).await;
+    let job = unique("etl.bad");
+    let run = run_id();
+    let mut event = run_event("START", "2026-11-27T10:00:00Z", &run, &job, None);
+    event["eventTime"] = json!("yesterday");
+    let resp = post(t, "/api/v1/lineage", &key, &event).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    assert!(resp.message().contains("/eventTime"), "{}", resp.message());
+
+    let mut event = run_event("FINISHED", "2026-11-27T10:00:00Z", &run, &job, None);
+    event["job"] = json!({"namespace": "conformance"});
+    let resp = post(t, "/api/v1/lineage", &key, &event).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    assert!(resp.message().contains("RunEvent"), "{}", resp.message());
+
+    let resp = post(t, "/api/v1/lineage", &key, &json!({"hello": "world"})).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = post(
+        t,
+        "/api/v1/lineage/batch",
+        &key,
+        &json!({"not": "an array"}),
+    )
+    .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let too_many = Value::Array(vec![json!({}); 1_001]);
+    let resp = post(t, "/api/v1/lineage/batch", &key, &too_many).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+
+    let send = |body: Vec<u8>, encoding: &'static str| {
+        t.client
+            .post(format!("{}/api/v1/lineage", t.origin()))
+            .header("api-key", &key)
+            .header(CONTENT_TYPE, "application/json")
+            .header(CONTENT_ENCODING, encoding)
+            .body(body)
+    };
+    let resp = t.send(send(b"{\"eventTime\":".to_vec(), "identity")).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t.send(send(b"not gzip at all".to_vec(), "gzip")).await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t.send(send(b"{}".to_vec(), "br")).await;
+    assert_error(&resp, 415, "UNSUPPORTED_MEDIA_TYPE");
+
+    // Nothing of it was written.
+    let resp = runs(t, &key, &job).await;
+    assert_eq!(resp.ok()["runs"], json!([]), "{}", resp.describe());
+    let resp = t
+        .send(
+            t.client
+                .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
+                .header("api-key", &key),
+        )
+        .await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    let resp = t
+        .send(
+            t.client
+                .get(format!(
+                    "{}/api/v1/namespaces/conformance/jobs/{}/runs?limit=0",
+                    t.origin(),
+                    encode_segment(&job)
+                ))
+                .header("api-key", &key),
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
+/// Posting needs `EmitLineage`; a call without a key is 401 whichever way it is sent.
+pub async fn posting_lineage_needs_emit_lineage(t: &Target) {
+    let job = unique("etl.denied");
+    let event = run_event("START", "2026-11-27T10:00:00Z", &run_id(), &job, None);
+    let viewer = t.key_with_roles(&["Metadata Viewer"]).await;
+    let resp = post(t, "/api/v1/lineage", &viewer, &event).await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+    let resp = post(t, "/api/v1/lineage/batch", &viewer, &json!([event])).await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+    let resp = post(t, "/api/v1/lineage", "not-a-key", &event).await;
+    assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+    let resp = t
+        .send(
+            t.client
+                .post(format!("{}/api/v1/lineage", t.origin()))
+                .json(&event),
+        )
+        .await;
+    assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+    // Runs are read with ViewMetadata globally or EmitLineage.
+    let nobody = t.key_with_roles(&[]).await;
+    let resp = runs(t, &nobody, &job).await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+    let resp = runs(t, &viewer, &job).await;
+    assert_eq!(resp.ok()["runs"], json!([]), "{}", resp.describe());
+}
+
+/// The pinned OpenLineage Python client the producer case installs.
+const OPENLINEAGE_PYTHON: &str = "openlineage-python==1.54.0";
+
+/// A real producer: openlineage-python's HTTP transport (the key as a bearer token,
+/// gzip bodies) posts two runs of a job, out of order and one event twice, the second
+/// failing; Lore keeps each event once and each run in the state of its latest event.
+pub async fn openlineage_python_client_events_land(t: &Target) {
+    let Some(python) =
+        tokio::task::spawn_blocking(|| crate::python::venv("openlineage", &[OPENLINEAGE_PYTHON]))
+            .await
+            .expect("making the venv")
+    else {
+        return;
+    };
+    let key = t.key_with_roles(&["Lineage Emitter"]).await;
+    let job = unique("etl.python");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/openlineage/emit.py");
+    let (origin, job_arg) = (t.origin(), job.clone());
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(python)
+            .args([script, &origin, &key, &job_arg, "gzip"])
+            .output()
+            .expect("running emit.py")
+    })
+    .await
+    .expect("running emit.py");
+    assert!(
+        output.status.success(),
+        "emit.py failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ids: Value = serde_json::from_slice(&output.stdout).expect("the run ids emit.py prints");
+    let resp = runs(t, &t.key().await, &job).await;
+    let listed = resp.ok()["runs"].as_array().expect("runs").clone();
+    assert_eq!(listed.len(), 2, "{}", resp.describe());
+    assert_eq!(listed[0]["runId"], ids["failed"], "newest first");
+    assert_eq!(listed[0]["state"], json!("FAIL"));
+    assert_eq!(listed[0]["errorMessage"], json!("division by zero"));
+    assert_eq!(listed[0]["startedAt"], json!("2026-11-27T10:01:40.000Z"));
+    assert_eq!(listed[1]["runId"], ids["done"]);
+    assert_eq!(
+        listed[1]["state"],
+        json!("COMPLETE"),
+        "the RUNNING sent last does not reopen it"
+    );
+    assert_eq!(listed[1]["startedAt"], json!("2026-11-27T10:00:00.000Z"));
+    assert_eq!(listed[1]["endedAt"], json!("2026-11-27T10:01:00.000Z"));
+}

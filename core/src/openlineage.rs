@@ -1,0 +1,423 @@
+//! Reading OpenLineage events (spec 2-0-2) as clients post them: each checked against
+//! the specification's own JSON Schema, vendored in `core/openlineage/` (see its
+//! README), with the facets Lore reads checked against theirs; then reduced to the
+//! [`LineageEvent`] the store keeps, its raw JSON included whole.
+//!
+//! Nothing is fetched: every schema is compiled in, and a reference to one that is not
+//! fails when the validators are built (a unit test builds them).
+
+use std::io::Read;
+use std::sync::LazyLock;
+
+use jsonschema::{Registry, Validator};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::model::{LineageEvent, LineageEventKind, RunState, Timestamp, parse_datetime};
+use crate::store::micros;
+
+/// The `$id` of the vendored core schema.
+const CORE_URI: &str = "https://openlineage.io/spec/2-0-2/OpenLineage.json";
+const CORE: &str = include_str!("../openlineage/OpenLineage.json");
+
+/// Where a facet hangs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Run,
+    Job,
+    Dataset,
+}
+
+/// The facets Lore reads, each checked against its schema when present: (key, where,
+/// schema).
+const FACETS: [(&str, Place, &str); 4] = [
+    (
+        "schema",
+        Place::Dataset,
+        include_str!("../openlineage/facets/SchemaDatasetFacet.json"),
+    ),
+    (
+        "columnLineage",
+        Place::Dataset,
+        include_str!("../openlineage/facets/ColumnLineageDatasetFacet.json"),
+    ),
+    (
+        "sql",
+        Place::Job,
+        include_str!("../openlineage/facets/SQLJobFacet.json"),
+    ),
+    (
+        "errorMessage",
+        Place::Run,
+        include_str!("../openlineage/facets/ErrorMessageRunFacet.json"),
+    ),
+];
+
+/// The most events one batch may hold.
+pub const MAX_BATCH: usize = 1_000;
+
+struct Schemas {
+    run: Validator,
+    dataset: Validator,
+    job: Validator,
+    facets: Vec<(&'static str, Place, Validator)>,
+}
+
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).expect("a vendored OpenLineage schema is JSON")
+}
+
+static CORE_SCHEMA: LazyLock<Value> = LazyLock::new(|| parse(CORE));
+
+static REGISTRY: LazyLock<Registry<'static>> = LazyLock::new(|| {
+    Registry::new()
+        .add(CORE_URI, &*CORE_SCHEMA)
+        .and_then(|r| r.prepare())
+        .expect("the vendored OpenLineage schema registers")
+});
+
+static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| {
+    let build = |schema: &Value| {
+        jsonschema::draft202012::options()
+            .offline()
+            .should_validate_formats(true)
+            .with_registry(&REGISTRY)
+            .build(schema)
+            .expect("a vendored OpenLineage schema compiles")
+    };
+    let of =
+        |name: &str| build(&serde_json::json!({ "$ref": format!("{CORE_URI}#/$defs/{name}") }));
+    Schemas {
+        run: of("RunEvent"),
+        dataset: of("DatasetEvent"),
+        job: of("JobEvent"),
+        facets: FACETS
+            .iter()
+            .map(|(key, place, text)| (*key, *place, build(&parse(text))))
+            .collect(),
+    }
+});
+
+/// Builds the validators now (at start-up), so the first event does not wait for them.
+pub fn warm_up() {
+    LazyLock::force(&SCHEMAS);
+}
+
+/// The JSON of a request body, inflated first when it came gzip-compressed, never
+/// more than `limit` bytes once inflated (a small body may inflate to gigabytes).
+pub fn body_json(body: &[u8], gzip: bool, limit: usize) -> Result<Value> {
+    let inflated;
+    let bytes = if gzip {
+        let mut out = Vec::new();
+        let mut reader = flate2::read::GzDecoder::new(body).take(limit as u64 + 1);
+        reader.read_to_end(&mut out).map_err(|e| {
+            Error::invalid(format!(
+                "the body is not valid gzip (Content-Encoding: gzip): {e}"
+            ))
+        })?;
+        if out.len() > limit {
+            return Err(Error::new(
+                crate::error::ErrorCode::PayloadTooLarge,
+                format!("the body inflates to more than {limit} bytes"),
+            ));
+        }
+        inflated = out;
+        &inflated[..]
+    } else {
+        body
+    };
+    serde_json::from_slice(bytes).map_err(|e| Error::invalid(format!("the body is not JSON: {e}")))
+}
+
+/// One posted event, checked: the event the store keeps, or why it is refused (a
+/// message naming the place in the event, e.g. `/run/runId: "x" is not a "uuid"`).
+pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEvent> {
+    let Some(object) = value.as_object() else {
+        return Err(Error::invalid("an OpenLineage event is a JSON object"));
+    };
+    // Which event it is, by its shape, so a refusal names what is wrong with it
+    // rather than that it matches none of the three.
+    let kind = if object.contains_key("run") || object.contains_key("eventType") {
+        LineageEventKind::Run
+    } else if object.contains_key("dataset") {
+        LineageEventKind::Dataset
+    } else if object.contains_key("job") {
+        LineageEventKind::Job
+    } else {
+        return Err(Error::invalid(
+            "an OpenLineage event has `run` (a RunEvent), `dataset` (a DatasetEvent) or `job` (a JobEvent)",
+        ));
+    };
+    let schemas = &*SCHEMAS;
+    let validator = match kind {
+        LineageEventKind::Run => &schemas.run,
+        LineageEventKind::Dataset => &schemas.dataset,
+        LineageEventKind::Job => &schemas.job,
+    };
+    refuse_errors(kind_name(kind), "", validator, value)?;
+    for (place, at, facets) in facet_sets(value) {
+        for (key, facet_place, validator) in &schemas.facets {
+            if *facet_place == place && facets.get(*key).is_some() {
+                refuse_errors(&format!("the {key} facet"), &at, validator, facets)?;
+            }
+        }
+    }
+
+    let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str);
+    let event_time = text("/eventTime").unwrap_or_default();
+    let event_time = parse_datetime(event_time).map(micros).ok_or_else(|| {
+        Error::invalid(format!(
+            "/eventTime: `{event_time}` is not an RFC 3339 time"
+        ))
+    })?;
+    let (run_id, event_type, error_message) = match kind {
+        LineageEventKind::Run => (
+            text("/run/runId").map(str::to_owned),
+            // eventType is optional in the spec: an event without one is metadata.
+            Some(
+                text("/eventType")
+                    .and_then(RunState::parse)
+                    .unwrap_or(RunState::Other),
+            ),
+            text("/run/facets/errorMessage/message").map(str::to_owned),
+        ),
+        _ => (None, None, None),
+    };
+    let body = canonical(value);
+    Ok(LineageEvent {
+        digest: digest(&body),
+        kind,
+        event_time,
+        received_at: now,
+        received_from: from.to_owned(),
+        run_id,
+        event_type,
+        job_namespace: text("/job/namespace").map(str::to_owned),
+        job_name: text("/job/name").map(str::to_owned),
+        error_message,
+        body,
+    })
+}
+
+fn kind_name(kind: LineageEventKind) -> &'static str {
+    match kind {
+        LineageEventKind::Run => "a RunEvent",
+        LineageEventKind::Dataset => "a DatasetEvent",
+        LineageEventKind::Job => "a JobEvent",
+    }
+}
+
+/// The facet objects of an event with their place and JSON pointer.
+fn facet_sets(event: &Value) -> Vec<(Place, String, &Value)> {
+    let mut out = Vec::new();
+    let mut add = |place, at: String| {
+        if let Some(facets) = event.pointer(&at).filter(|f| f.is_object()) {
+            out.push((place, at, facets));
+        }
+    };
+    add(Place::Run, "/run/facets".to_owned());
+    add(Place::Job, "/job/facets".to_owned());
+    add(Place::Dataset, "/dataset/facets".to_owned());
+    for side in ["inputs", "outputs"] {
+        let count = event
+            .get(side)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        for i in 0..count {
+            add(Place::Dataset, format!("/{side}/{i}/facets"));
+        }
+    }
+    out
+}
+
+/// Refuses the value with the first (few) errors the validator finds, each with its
+/// place in the event.
+fn refuse_errors(what: &str, at: &str, validator: &Validator, value: &Value) -> Result<()> {
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .take(3)
+        .map(|e| {
+            let place = format!("{at}{}", e.instance_path());
+            let place = if place.is_empty() {
+                "/".to_owned()
+            } else {
+                place
+            };
+            format!("{place}: {}", e.masked())
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "not {what} of OpenLineage 2-0-2: {}",
+            errors.join("; ")
+        )))
+    }
+}
+
+/// The JSON text of a value with the keys of every object sorted: the same event
+/// posted twice, whatever its key order or spacing, has one text and one digest.
+pub fn canonical(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+fn digest(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn start() -> Value {
+        json!({
+            "eventType": "START",
+            "eventTime": "2026-11-27T10:00:00.123456Z",
+            "producer": "https://github.com/OpenLineage/OpenLineage/tree/1.54.0/client/python",
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            "run": {
+                "runId": "0176a8c2-fe01-7439-87e6-56a1a1b4029f",
+                "facets": {
+                    "vendorThing": {"_producer": "https://example.com/x", "_schemaURL": "https://example.com/s", "anything": [1, 2]}
+                }
+            },
+            "job": {"namespace": "airflow", "name": "etl.load_orders"},
+            "inputs": [{
+                "namespace": "postgres://db:5432",
+                "name": "shop.public.orders",
+                "facets": {"schema": {
+                    "_producer": "https://example.com/x",
+                    "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+                    "fields": [{"name": "id", "type": "INTEGER"}]
+                }}
+            }],
+            "outputs": []
+        })
+    }
+
+    fn now() -> Timestamp {
+        parse_datetime("2026-11-27T12:00:00Z").unwrap()
+    }
+
+    #[test]
+    fn the_vendored_schemas_compile() {
+        warm_up();
+        assert_eq!(SCHEMAS.facets.len(), FACETS.len());
+    }
+
+    #[test]
+    fn a_run_event_is_read_with_its_raw_json() {
+        let event = read_event(&start(), "pipeline", now()).unwrap();
+        assert_eq!(event.kind, LineageEventKind::Run);
+        assert_eq!(event.event_type, Some(RunState::Start));
+        assert_eq!(
+            event.run_id.as_deref(),
+            Some("0176a8c2-fe01-7439-87e6-56a1a1b4029f")
+        );
+        assert_eq!(event.job_name.as_deref(), Some("etl.load_orders"));
+        assert!(
+            event.body.contains("vendorThing"),
+            "unknown facets are kept"
+        );
+        assert_eq!(event.digest.len(), 64);
+        // The same event, keys in another order and spaced otherwise: one digest.
+        let again: Value =
+            serde_json::from_str(&serde_json::to_string_pretty(&start()).unwrap()).unwrap();
+        assert_eq!(
+            read_event(&again, "other", now()).unwrap().digest,
+            event.digest
+        );
+    }
+
+    #[test]
+    fn a_malformed_event_is_refused_with_its_place() {
+        let mut bad = start();
+        bad["run"]["runId"] = json!("not-a-uuid");
+        let e = read_event(&bad, "p", now()).unwrap_err().to_string();
+        assert!(e.contains("/run/runId"), "{e}");
+
+        let mut bad = start();
+        bad["eventType"] = json!("FINISHED");
+        let e = read_event(&bad, "p", now()).unwrap_err().to_string();
+        assert!(e.contains("/eventType"), "{e}");
+
+        let mut bad = start();
+        bad.as_object_mut().unwrap().remove("eventTime");
+        let e = read_event(&bad, "p", now()).unwrap_err().to_string();
+        assert!(e.contains("eventTime"), "{e}");
+
+        // A facet Lore reads, against its own schema.
+        let mut bad = start();
+        bad["inputs"][0]["facets"]["schema"]["fields"] = json!([{"type": "INTEGER"}]);
+        let e = read_event(&bad, "p", now()).unwrap_err().to_string();
+        assert!(e.contains("/inputs/0/facets/schema/fields/0"), "{e}");
+
+        let e = read_event(&json!({"eventTime": "x"}), "p", now())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("RunEvent"), "{e}");
+        let e = read_event(&json!([1]), "p", now()).unwrap_err().to_string();
+        assert!(e.contains("JSON object"), "{e}");
+    }
+
+    #[test]
+    fn dataset_and_job_events_are_read() {
+        let dataset = json!({
+            "eventTime": "2026-11-27T10:00:00Z",
+            "producer": "https://example.com/p",
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+            "dataset": {"namespace": "s3://bucket", "name": "/data/orders"}
+        });
+        let event = read_event(&dataset, "p", now()).unwrap();
+        assert_eq!(
+            (event.kind, event.run_id, event.event_type),
+            (LineageEventKind::Dataset, None, None)
+        );
+        let job = json!({
+            "eventTime": "2026-11-27T10:00:00Z",
+            "producer": "https://example.com/p",
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+            "job": {"namespace": "dbt", "name": "shop.orders"},
+            "inputs": [], "outputs": []
+        });
+        let event = read_event(&job, "p", now()).unwrap();
+        assert_eq!(event.kind, LineageEventKind::Job);
+        assert_eq!(event.job_namespace.as_deref(), Some("dbt"));
+    }
+
+    #[test]
+    fn gzip_bodies_inflate_within_their_bound() {
+        use std::io::Write;
+        let text = serde_json::to_vec(&start()).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let packed = gz.finish().unwrap();
+        assert_eq!(body_json(&packed, true, 1 << 20).unwrap(), start());
+        let e = body_json(&packed, true, 100).unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::PayloadTooLarge);
+        assert!(body_json(b"not gzip", true, 100).is_err());
+        assert!(body_json(b"{", false, 100).is_err());
+    }
+}
