@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::{LineageEvent, LineageEventKind, RunState, Timestamp, parse_datetime};
-use crate::store::micros;
+use crate::store::{micros, prepare_lineage_event};
 
 /// The `$id` of the vendored core schema.
 const CORE_URI: &str = "https://openlineage.io/spec/2-0-2/OpenLineage.json";
@@ -185,7 +185,7 @@ pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEv
         _ => (None, None, None),
     };
     let body = canonical(value);
-    Ok(LineageEvent {
+    let mut event = LineageEvent {
         digest: digest(&body),
         kind,
         event_time,
@@ -197,7 +197,11 @@ pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEv
         job_name: text("/job/name").map(str::to_owned),
         error_message,
         body,
-    })
+    };
+    // What the store would refuse (NUL in a name, a time too far off for a run's
+    // state key) is refused here, for this event alone: in a batch the others land.
+    prepare_lineage_event(&mut event)?;
+    Ok(event)
 }
 
 fn kind_name(kind: LineageEventKind) -> &'static str {
@@ -373,6 +377,17 @@ mod tests {
         bad["inputs"][0]["facets"]["schema"]["fields"] = json!([{"type": "INTEGER"}]);
         let e = read_event(&bad, "p", now()).unwrap_err().to_string();
         assert!(e.contains("/inputs/0/facets/schema/fields/0"), "{e}");
+
+        // What the store would refuse is refused per event.
+        let mut bad = start();
+        bad["job"]["name"] = json!("nul\u{0}inside");
+        assert!(read_event(&bad, "p", now()).is_err());
+        let mut bad = start();
+        bad["eventTime"] = json!("9999-12-31T23:59:59Z");
+        assert!(
+            read_event(&bad, "p", now()).is_ok(),
+            "the year 9999 is in range"
+        );
 
         let e = read_event(&json!({"eventTime": "x"}), "p", now())
             .unwrap_err()
