@@ -177,6 +177,8 @@ pub fn cases() -> Vec<StoreCase> {
         case!(purge_lineage_events_keeps_their_runs),
         case!(a_failed_batch_lands_no_lineage_event),
         case!(lineage_events_refuse_nul_and_times_out_of_range),
+        case!(put_lineage_run_writes_the_run_as_given),
+        case!(lineage_runs_and_events_in_pages),
         // Restore
         case!(clear_all_empties_everything_but_the_system_log),
         case!(restore_ops_keep_their_ids_and_replace),

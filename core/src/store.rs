@@ -165,6 +165,10 @@ pub enum Op {
     /// events of one run at once leave it as one of them applying them all would.
     /// Events and runs hang on no object or user.
     PutLineageEvent(LineageEvent),
+    /// Writes a run as given, replacing the stored run of its id (a restore: a run
+    /// outlives its purged events, so it cannot be rebuilt from them). Events put after
+    /// it merge into it as into any run: an event it already reflects changes nothing.
+    PutLineageRun(LineageRun),
     /// Sets the next id [`StoreBase::reserve_ids`] gives in an id space. Only a restore
     /// moves a sequence back, after [`Op::ClearAll`].
     SetIdSequence {
@@ -380,6 +384,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         Op::PutImportSettings(settings) => prepare_import_settings(settings)?,
         Op::PutAttachment(attachment) => prepare_attachment(attachment)?,
         Op::PutLineageEvent(event) => prepare_lineage_event(event)?,
+        Op::PutLineageRun(run) => prepare_lineage_run(run)?,
         Op::SetIdSequence { space, next } => {
             if *next < 1 {
                 return Err(Error::invalid(format!(
@@ -515,6 +520,31 @@ pub fn prepare_lineage_event(event: &mut LineageEvent) -> Result<()> {
         return Err(Error::invalid(format!(
             "the event time {} of {} is out of range",
             event.event_time,
+            what()
+        )));
+    }
+    Ok(())
+}
+
+/// A lineage run as every backend stores it (see [`prepare_lineage_event`]): its times
+/// cut to microseconds, NUL refused in its names (replaced in the error message), and a
+/// state time whose state key stays a 64-bit number.
+pub fn prepare_lineage_run(run: &mut LineageRun) -> Result<()> {
+    run.state_at = micros(run.state_at);
+    run.started_at = run.started_at.map(micros);
+    run.ended_at = run.ended_at.map(micros);
+    run.error_at = run.error_at.map(micros);
+    let what = || format!("lineage run {}", run.run_id);
+    for field in [&run.run_id, &run.job_namespace, &run.job_name] {
+        text(field, &what)?;
+    }
+    if let Some(message) = &mut run.error_message {
+        no_nul(message);
+    }
+    if lineage_state_key(run.state_at, RunState::Fail).is_none() {
+        return Err(Error::invalid(format!(
+            "the state time {} of {} is out of range",
+            run.state_at,
             what()
         )));
     }
@@ -1077,7 +1107,8 @@ pub trait RecordStore: Send + Sync {
 
     // ---- OpenLineage events and their runs
     //
-    // Written by [`Op::PutLineageEvent`]; raw events are purged by age, runs stay.
+    // Written by [`Op::PutLineageEvent`] (a restore: [`Op::PutLineageRun`]); raw events
+    // are purged by age, runs stay.
 
     /// The run of that id, as its events describe it.
     async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>>;
@@ -1088,6 +1119,17 @@ pub trait RecordStore: Send + Sync {
     async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>>;
     /// The event of that digest.
     async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>>;
+    /// Every stored run in pages, by id: those whose `run_id` is greater than
+    /// `after_run_id` (`""` for the first page), at most `limit` (what a backup reads:
+    /// runs are never purged, so there may be more than memory holds).
+    async fn lineage_runs_page(&self, after_run_id: &str, limit: usize) -> Result<Vec<LineageRun>>;
+    /// Every stored event in pages, by digest: those whose digest is greater than
+    /// `after_digest` (`""` for the first page), at most `limit` (what a backup reads).
+    async fn lineage_events_page(
+        &self,
+        after_digest: &str,
+        limit: usize,
+    ) -> Result<Vec<LineageEvent>>;
     /// Removes the events received before `received_before` (`received_at <
     /// received_before`), keeping their runs; returns how many.
     async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64>;

@@ -828,6 +828,32 @@ impl RecordStore for MemoryStore {
         Ok(self.read()?.lineage_events.get(digest).cloned())
     }
 
+    async fn lineage_runs_page(&self, after_run_id: &str, limit: usize) -> Result<Vec<LineageRun>> {
+        use std::ops::Bound;
+        let state = self.read()?;
+        Ok(state
+            .lineage_runs
+            .range::<str, _>((Bound::Excluded(after_run_id), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, run)| run.clone())
+            .collect())
+    }
+
+    async fn lineage_events_page(
+        &self,
+        after_digest: &str,
+        limit: usize,
+    ) -> Result<Vec<LineageEvent>> {
+        use std::ops::Bound;
+        let state = self.read()?;
+        Ok(state
+            .lineage_events
+            .range::<str, _>((Bound::Excluded(after_digest), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, event)| event.clone())
+            .collect())
+    }
+
     async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64> {
         let mut state = self.write()?;
         let old: Vec<String> = state

@@ -223,6 +223,7 @@ impl Tx<'_> {
             Op::UpdateDelivery(delivery) => self.update_delivery(delivery),
             // OpenLineage events and their runs: lineage.rs.
             Op::PutLineageEvent(event) => self.put_lineage_event(event),
+            Op::PutLineageRun(run) => self.put_lineage_run(run),
             // Outside the state, once every op of the batch has succeeded.
             Op::PutOperation(operation) => self.deferred.push(Deferred::Operation(operation)),
             Op::PutOperationLogLine { operation, line } => {

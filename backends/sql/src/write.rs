@@ -177,6 +177,7 @@ impl Writer {
             Op::PutAttachment(attachment) => self.put_attachment(attachment),
             // OpenLineage events and their runs: write/lineage.rs.
             Op::PutLineageEvent(event) => self.put_lineage_event(event),
+            Op::PutLineageRun(run) => self.put_lineage_run(run),
             // The whole store: here.
             Op::SetIdSequence { space, next } => self.set_id_sequence(space, next),
             Op::ClearAll => self.clear_all(),

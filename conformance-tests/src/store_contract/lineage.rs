@@ -566,3 +566,220 @@ pub(super) async fn lineage_events_refuse_nul_and_times_out_of_range(store: Arc<
         Some("bad\u{FFFD}byte".into())
     );
 }
+
+/// A run as a restore writes it: some of its fields set, its events purged long ago.
+pub(super) fn restored_run(run_id: &str) -> LineageRun {
+    LineageRun {
+        run_id: run_id.into(),
+        job_namespace: "warehouse".into(),
+        job_name: "restored".into(),
+        state: RunState::Fail,
+        state_at: at(50_000) + Duration::microseconds(3),
+        started_at: Some(at(10_000)),
+        ended_at: Some(at(50_000) + Duration::microseconds(3)),
+        error_message: Some("disk full".into()),
+        error_at: Some(at(50_000) + Duration::microseconds(3)),
+    }
+}
+
+pub(super) async fn put_lineage_run_writes_the_run_as_given(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    // A run no event describes, with a time finer than microseconds (cut).
+    let mut fine = restored_run("given");
+    fine.state_at += Duration::nanoseconds(500);
+    apply(store, vec![Op::PutLineageRun(fine)], "a run without events").await;
+    assert_eq!(
+        run_of(store, "given").await,
+        Some(restored_run("given")),
+        "the run as given, its times cut to microseconds"
+    );
+    assert!(events_of(store, "given").await.is_empty(), "no event came");
+
+    // It replaces the run its events made, whatever that held.
+    let events = eventful_run("r");
+    apply(store, put(events.clone()), "a run's events").await;
+    assert_eq!(run_of(store, "r").await, Some(reference(&events)));
+    let mut other = LineageRun {
+        run_id: "r".into(),
+        job_namespace: String::new(),
+        job_name: String::new(),
+        state: RunState::Other,
+        state_at: at(5_000),
+        started_at: None,
+        ended_at: None,
+        error_message: None,
+        error_at: None,
+    };
+    apply(
+        store,
+        vec![Op::PutLineageRun(other.clone())],
+        "a run replaced",
+    )
+    .await;
+    assert_eq!(
+        run_of(store, "r").await,
+        Some(other.clone()),
+        "every field replaced, none kept"
+    );
+    assert_eq!(
+        events_of(store, "r").await.len(),
+        events.len(),
+        "events stay"
+    );
+    // An OTHER run written as given still merges: a later OTHER moves its time, a
+    // transition sets its state.
+    let mut later = lineage_run_event("r", 8, RunState::Other, None);
+    later.digest = "later other".into();
+    apply(store, put([later]), "a later OTHER").await;
+    other.state_at = at(8_000) + Duration::microseconds(7);
+    other.job_namespace = "warehouse".into();
+    other.job_name = "nightly".into();
+    assert_eq!(run_of(store, "r").await, Some(other));
+
+    // The restore: the run as it was, then its remaining events; events it reflects
+    // change nothing, on every backend.
+    let full = reference(&events);
+    apply(
+        store,
+        vec![Op::ClearAll, Op::PutLineageRun(full.clone())],
+        "a cleared store and the run",
+    )
+    .await;
+    apply(store, put(events[3..].to_vec()), "its remaining events").await;
+    assert_eq!(
+        run_of(store, "r").await,
+        Some(full.clone()),
+        "events the run reflects change nothing"
+    );
+    assert_eq!(events_of(store, "r").await.len(), events.len() - 3);
+    // Nor does an event of a run that ended OTHER, its time the run's.
+    let lone = lineage_run_event("lone", 30, RunState::Other, None);
+    let earlier = lineage_run_event("lone", 20, RunState::Other, None);
+    let lone_run = reference(&[lone.clone(), earlier.clone()]);
+    apply(
+        store,
+        vec![
+            Op::PutLineageRun(lone_run.clone()),
+            Op::PutLineageEvent(earlier),
+            Op::PutLineageEvent(lone),
+        ],
+        "an OTHER run and its events",
+    )
+    .await;
+    assert_eq!(run_of(store, "lone").await, Some(lone_run));
+
+    // A failed batch lands no run, and leaves the one replaced as it was.
+    apply(store, vec![Op::PutUser(user(1, "alice"))], "a user").await;
+    let batch = vec![
+        Op::PutLineageRun(restored_run("r")),
+        Op::PutLineageRun(restored_run("fresh")),
+        Op::PutUser(user(3, "ALICE")),
+    ];
+    fails(
+        store.apply(Batch::from(batch)).await,
+        ErrorCode::Conflict,
+        "a batch with a clashing user",
+    );
+    assert_eq!(run_of(store, "r").await, Some(full), "the run is unchanged");
+    assert_eq!(run_of(store, "fresh").await, None, "no run landed");
+
+    // NUL in a name, a state time out of range: refused; NUL in the message replaced.
+    let mut in_name = restored_run("nul");
+    in_name.job_name = "a\0b".into();
+    let mut far = restored_run("far");
+    far.state_at = DateTime::from_timestamp(100_000 * 366 * 86_400, 0).expect("in range");
+    for (run, what) in [(in_name, "NUL in a job name"), (far, "a state time far on")] {
+        fails(
+            store.apply(Batch::from(vec![Op::PutLineageRun(run)])).await,
+            ErrorCode::InvalidParameter,
+            what,
+        );
+    }
+    let mut message = restored_run("message");
+    message.error_message = Some("bad\0byte".into());
+    apply(
+        store,
+        vec![Op::PutLineageRun(message)],
+        "NUL in the message",
+    )
+    .await;
+    assert_eq!(
+        run_of(store, "message").await.and_then(|r| r.error_message),
+        Some("bad\u{FFFD}byte".into())
+    );
+}
+
+pub(super) async fn lineage_runs_and_events_in_pages(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let mut events = Vec::new();
+    for run in ["b", "a", "c", "B"] {
+        events.push(lineage_run_event(run, 10, RunState::Start, None));
+        events.push(lineage_run_event(run, 20, RunState::Complete, None));
+    }
+    let mut dataset = lineage_run_event("none", 5, RunState::Other, None);
+    dataset.kind = LineageEventKind::Dataset;
+    dataset.run_id = None;
+    dataset.event_type = None;
+    dataset.digest = "dataset".into();
+    events.push(dataset);
+    apply(store, put(events.clone()), "events of four runs").await;
+    apply(
+        store,
+        vec![Op::PutLineageRun(restored_run("purged"))],
+        "a run without events",
+    )
+    .await;
+
+    let mut digests: Vec<String> = events.iter().map(|e| e.digest.clone()).collect();
+    digests.sort();
+    let mut paged = Vec::new();
+    let mut after = String::new();
+    loop {
+        let page = ok(
+            store.lineage_events_page(&after, 3).await,
+            "lineage_events_page",
+        );
+        assert!(page.len() <= 3, "at most limit");
+        let Some(last) = page.last() else { break };
+        after = last.digest.clone();
+        paged.extend(page);
+    }
+    assert_eq!(
+        paged.iter().map(|e| e.digest.as_str()).collect::<Vec<_>>(),
+        digests,
+        "every event, by digest (bytes), each once"
+    );
+    for event in &paged {
+        assert_eq!(
+            Some(event),
+            events.iter().find(|e| e.digest == event.digest),
+            "the event whole"
+        );
+    }
+    assert!(
+        ok(
+            store.lineage_events_page(&digests[8], 10).await,
+            "lineage_events_page"
+        )
+        .is_empty(),
+        "none after the last"
+    );
+
+    let page = ok(store.lineage_runs_page("", 3).await, "lineage_runs_page");
+    assert_eq!(
+        page.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
+        vec!["B", "a", "b"],
+        "runs by id (bytes), at most limit"
+    );
+    let page = ok(store.lineage_runs_page("b", 10).await, "lineage_runs_page");
+    assert_eq!(
+        page.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
+        vec!["c", "purged"],
+        "runs whose id is greater"
+    );
+    assert_eq!(page[1], restored_run("purged"), "the run whole");
+    assert_eq!(
+        page[0],
+        ok(store.lineage_run("c").await, "lineage_run").expect("run c")
+    );
+}

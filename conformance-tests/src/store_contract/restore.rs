@@ -165,6 +165,8 @@ pub(super) async fn fill_every_table(store: &dyn Store) -> (ObjectId, ObjectId, 
             }),
             Op::PutAttachment(attachment(model, "source.zip", b"zip")),
             Op::PutLineageEvent(filled_lineage_event()),
+            // A run whose events were purged.
+            Op::PutLineageRun(restored_run("purged")),
         ],
         "every table",
     )
@@ -304,6 +306,7 @@ pub(super) async fn restore_ops_keep_their_ids_and_replace(store: Arc<dyn Store>
                 next: 10,
             },
             Op::SetIdSequence { space: 41, next: 5 },
+            Op::PutLineageRun(restored_run("filled")),
         ],
         "restore ops",
     )
@@ -312,6 +315,16 @@ pub(super) async fn restore_ops_keep_their_ids_and_replace(store: Arc<dyn Store>
         ok(store.operation(3).await, "operation"),
         Some(operation(3, Some(model), OperationState::Failed)),
         "PutOperation replaces the operation of its id"
+    );
+    assert_eq!(
+        ok(store.lineage_run("filled").await, "lineage_run"),
+        Some(restored_run("filled")),
+        "PutLineageRun replaces the run of its id"
+    );
+    assert_eq!(
+        ok(store.lineage_run("purged").await, "lineage_run"),
+        Some(restored_run("purged")),
+        "a run without events is kept as written"
     );
     assert_eq!(
         ok(store.operation_log(3).await, "operation_log"),
@@ -414,6 +427,8 @@ pub(super) async fn a_failed_restore_lands_nothing(store: Arc<dyn Store>) {
         Op::ClearAll,
         Op::PutOperation(operation(8, None, OperationState::Failed)),
         Op::PutAttachment(attachment(model, "other.zip", b"other")),
+        Op::PutLineageRun(restored_run("filled")),
+        Op::PutLineageRun(restored_run("new")),
         Op::SetIdSequence {
             space: REPOSITORY_MODEL,
             next: 1,
@@ -474,8 +489,20 @@ pub(super) async fn a_failed_restore_lands_nothing(store: Arc<dyn Store>) {
         vec![filled_lineage_event()],
         "lineage events stay"
     );
-    assert!(
-        ok(store.lineage_run("filled").await, "lineage_run").is_some(),
+    let filled = LineageRun::of(&filled_lineage_event());
+    assert_eq!(
+        ok(store.lineage_run("filled").await, "lineage_run"),
+        filled,
+        "lineage runs stay as they were"
+    );
+    assert_eq!(
+        ok(store.lineage_run("purged").await, "lineage_run"),
+        Some(restored_run("purged")),
         "lineage runs stay"
+    );
+    assert_eq!(
+        ok(store.lineage_run("new").await, "lineage_run"),
+        None,
+        "no run lands"
     );
 }

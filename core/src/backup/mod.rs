@@ -1,7 +1,8 @@
 //! The backup: one zip of JSON-lines files that carries the whole repository (objects
 //! with what hangs on them, the meta model, governance definitions, users with their
 //! password hashes, groups, grants, worksheets, documents, curation, notifications,
-//! operations with their logs, import settings, attachments and id sequences), so a
+//! operations with their logs, import settings, attachments, OpenLineage runs and
+//! events, and id sequences), so a
 //! backup taken on one backend restores into any other. `docs/backup.md` documents the
 //! format.
 //!
@@ -21,8 +22,8 @@ pub use write::{BackupOptions, BackupSummary, write_backup};
 
 use crate::id::ObjectId;
 use crate::model::{
-    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, Object, Operation,
-    OperationLogLine, TagKind, Timestamp, User, Value,
+    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, LineageEvent,
+    LineageRun, Object, Operation, OperationLogLine, RunState, TagKind, Timestamp, User, Value,
 };
 
 /// What `backup.json` says the file is.
@@ -52,10 +53,14 @@ pub mod files {
     pub const OPERATIONS: &str = "operations.jsonl";
     pub const IMPORT_SETTINGS: &str = "import_settings.jsonl";
     pub const ATTACHMENTS: &str = "attachments.jsonl";
+    pub const LINEAGE_RUNS: &str = "lineage_runs.jsonl";
+    pub const LINEAGE_EVENTS: &str = "lineage_events.jsonl";
     pub const ID_SEQUENCES: &str = "id_sequences.jsonl";
 
-    /// Every data file, in restore order.
-    pub const ALL: [&str; 18] = [
+    /// Every data file, in restore order. A backup may lack a file (one taken before
+    /// the file was added, such as the lineage files): it restores as one without
+    /// records.
+    pub const ALL: [&str; 20] = [
         ATTRIBUTE_TYPES,
         OBJECT_TYPES,
         DATA_CLASSES,
@@ -73,6 +78,8 @@ pub mod files {
         OPERATIONS,
         IMPORT_SETTINGS,
         ATTACHMENTS,
+        LINEAGE_RUNS,
+        LINEAGE_EVENTS,
         ID_SEQUENCES,
     ];
 }
@@ -255,6 +262,92 @@ pub struct AttachmentRecord {
     #[serde(flatten)]
     pub info: AttachmentInfo,
     pub content: String,
+}
+
+/// An OpenLineage run as its events made it (kept after its raw events are purged).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineageRunRecord {
+    pub run_id: String,
+    pub job_namespace: String,
+    pub job_name: String,
+    /// `START`, `RUNNING`, `COMPLETE`, `ABORT`, `FAIL` or `OTHER`.
+    pub state: RunState,
+    pub state_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    pub ended_at: Option<Timestamp>,
+    pub error_message: Option<String>,
+    pub error_at: Option<Timestamp>,
+}
+
+impl From<LineageRun> for LineageRunRecord {
+    fn from(run: LineageRun) -> Self {
+        Self {
+            run_id: run.run_id,
+            job_namespace: run.job_namespace,
+            job_name: run.job_name,
+            state: run.state,
+            state_at: run.state_at,
+            started_at: run.started_at,
+            ended_at: run.ended_at,
+            error_message: run.error_message,
+            error_at: run.error_at,
+        }
+    }
+}
+
+impl From<LineageRunRecord> for LineageRun {
+    fn from(record: LineageRunRecord) -> Self {
+        Self {
+            run_id: record.run_id,
+            job_namespace: record.job_namespace,
+            job_name: record.job_name,
+            state: record.state,
+            state_at: record.state_at,
+            started_at: record.started_at,
+            ended_at: record.ended_at,
+            error_message: record.error_message,
+            error_at: record.error_at,
+        }
+    }
+}
+
+/// An accepted OpenLineage event: what Lore read of it, and its `body`, the canonical
+/// JSON text it was posted as (a string, byte for byte, whose SHA-256 is its `digest`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineageEventRecord {
+    pub digest: String,
+    /// `run`, `dataset` or `job`.
+    pub kind: String,
+    pub event_time: Timestamp,
+    pub received_at: Timestamp,
+    pub received_from: String,
+    pub run_id: Option<String>,
+    /// A run event's `eventType`.
+    pub event_type: Option<RunState>,
+    pub job_namespace: Option<String>,
+    pub job_name: Option<String>,
+    pub error_message: Option<String>,
+    pub body: String,
+}
+
+impl From<LineageEvent> for LineageEventRecord {
+    fn from(event: LineageEvent) -> Self {
+        Self {
+            digest: event.digest,
+            kind: event.kind.as_str().to_owned(),
+            event_time: event.event_time,
+            received_at: event.received_at,
+            received_from: event.received_from,
+            run_id: event.run_id,
+            event_type: event.event_type,
+            job_namespace: event.job_namespace,
+            job_name: event.job_name,
+            error_message: event.error_message,
+            body: event.body,
+        }
+    }
 }
 
 /// The next id of an id space.

@@ -12,17 +12,19 @@ use sha2::{Digest, Sha256};
 use zip::ZipArchive;
 
 use super::{
-    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord, MANIFEST,
-    Manifest, ObjectRecord, OperationRecord, UserRecord, files,
+    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
+    LineageEventRecord, LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord,
+    UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{
     Attachment, AttributeType, AttributeValue, CURATION_IDS, Classification, Curation, DataClass,
-    Document, Edge, Grant, Group, ImportSettings, LabelAssignment, Membership, NOTIFICATION_IDS,
-    Notification, OPERATION_IDS, ObjectType, Profiling, Role, SensitivityLabel, Tag, Worksheet,
+    Document, Edge, Grant, Group, ImportSettings, LabelAssignment, LineageEvent, LineageEventKind,
+    LineageRun, Membership, NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectType, Profiling,
+    Role, SensitivityLabel, Tag, Worksheet,
 };
-use crate::store::Op;
+use crate::store::{Op, prepare_lineage_event, prepare_lineage_run};
 
 /// Ops handed on at a time.
 const CHUNK: usize = 2000;
@@ -536,6 +538,54 @@ pub fn plan_restore<R: Read + Seek>(
         }
         ops.push(Op::PutAttachment(Attachment { info, content }))
     })?;
+    // Runs as they were (their purged events could not rebuild them), then the events
+    // kept: an event merges into its run without changing it, the run already holding
+    // it ([`LineageRun::merge`] is a join of its events). Files a backup lacks (one
+    // taken before they were added) restore as none.
+    reader.each(files::LINEAGE_RUNS, |r: LineageRunRecord, line| {
+        count(files::LINEAGE_RUNS);
+        let mut run = LineageRun::from(r);
+        prepare_lineage_run(&mut run).map_err(|e| {
+            bad(format!(
+                "{} line {line}: {}",
+                files::LINEAGE_RUNS,
+                e.message
+            ))
+        })?;
+        ops.push(Op::PutLineageRun(run))
+    })?;
+    reader.each(files::LINEAGE_EVENTS, |r: LineageEventRecord, line| {
+        count(files::LINEAGE_EVENTS);
+        let at = || format!("{} line {line}", files::LINEAGE_EVENTS);
+        let kind = LineageEventKind::parse(&r.kind)
+            .ok_or_else(|| bad(format!("{}: no event kind '{}'", at(), r.kind)))?;
+        let sha256: String = Sha256::digest(r.body.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if sha256 != r.digest {
+            return Err(bad(format!(
+                "{}: the digest '{}' is not the SHA-256 of the event's body",
+                at(),
+                r.digest
+            )));
+        }
+        let mut event = LineageEvent {
+            digest: r.digest,
+            kind,
+            event_time: r.event_time,
+            received_at: r.received_at,
+            received_from: r.received_from,
+            run_id: r.run_id,
+            event_type: r.event_type,
+            job_namespace: r.job_namespace,
+            job_name: r.job_name,
+            error_message: r.error_message,
+            body: r.body,
+        };
+        prepare_lineage_event(&mut event).map_err(|e| bad(format!("{}: {}", at(), e.message)))?;
+        ops.push(Op::PutLineageEvent(event))
+    })?;
     // A sequence never falls to an id a record holds.
     let mut sequences: BTreeMap<i64, i64> = known
         .highest
@@ -651,5 +701,68 @@ mod tests {
         ]))
         .expect_err("an orphan");
         assert!(e.message.contains("refers to object 5_9"), "{e}");
+    }
+
+    const USER: &[u8] = br#"{"id":"-1_1","name":"a","full_name":"","email":"","description":"","password_hash":null,"enabled":true,"created_at":"2026-01-01T00:00:00Z"}"#;
+
+    #[test]
+    fn lineage_records_are_checked_naming_file_and_line() {
+        let run = br#"{"runId":"r","jobNamespace":"ns","jobName":"job","state":"START","stateAt":"2026-01-01T00:00:00Z","startedAt":"2026-01-01T00:00:00Z","endedAt":null,"errorMessage":null,"errorAt":null}"#;
+        let unknown_state = String::from_utf8_lossy(run).replace("START", "STARTED");
+        let runs = [run.to_vec(), b"\n".to_vec(), unknown_state.into_bytes()].concat();
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest()),
+            (files::USERS, USER.to_vec()),
+            (files::LINEAGE_RUNS, runs),
+        ]))
+        .expect_err("an unknown state");
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidParameter);
+        assert!(e.message.contains("lineage_runs.jsonl line 2"), "{e}");
+
+        let body = r#"{"eventType":"START"}"#;
+        let digest: String = Sha256::digest(body.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let event = |digest: &str, kind: &str| {
+            serde_json::to_vec(&serde_json::json!({
+                "digest": digest, "kind": kind, "eventTime": "2026-01-01T00:00:00Z",
+                "receivedAt": "2026-01-01T00:00:01Z", "receivedFrom": "a", "runId": "r",
+                "eventType": "START", "jobNamespace": "ns", "jobName": "job",
+                "errorMessage": null, "body": body,
+            }))
+            .expect("JSON")
+        };
+        let planned = plan(zip_of(&[
+            (MANIFEST, manifest()),
+            (files::USERS, USER.to_vec()),
+            (files::LINEAGE_RUNS, run.to_vec()),
+            (files::LINEAGE_EVENTS, event(&digest, "run")),
+        ]))
+        .expect("a sound backup");
+        assert_eq!(planned.records.get(files::LINEAGE_RUNS), Some(&1));
+        assert_eq!(planned.records.get(files::LINEAGE_EVENTS), Some(&1));
+        for (bad_event, says) in [
+            (event("00", "run"), "is not the SHA-256 of the event's body"),
+            (event(&digest, "Run"), "no event kind 'Run'"),
+        ] {
+            let e = plan(zip_of(&[
+                (MANIFEST, manifest()),
+                (files::USERS, USER.to_vec()),
+                (files::LINEAGE_EVENTS, bad_event),
+            ]))
+            .expect_err(says);
+            assert!(
+                e.message.contains("lineage_events.jsonl line 1") && e.message.contains(says),
+                "{e}"
+            );
+        }
+        // A backup without the lineage files (one taken before them) has none.
+        let planned = plan(zip_of(&[
+            (MANIFEST, manifest()),
+            (files::USERS, USER.to_vec()),
+        ]))
+        .expect("a backup without lineage files");
+        assert_eq!(planned.records.get(files::LINEAGE_EVENTS), None);
     }
 }

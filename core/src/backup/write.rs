@@ -10,7 +10,8 @@ use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use super::{
     AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    MANIFEST, Manifest, ObjectRecord, OperationRecord, StatusRecord, TagRecord, UserRecord, files,
+    LineageEventRecord, LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord,
+    StatusRecord, TagRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
@@ -19,7 +20,7 @@ use crate::model::{
 };
 use crate::store::{GrantsOn, Scope, Store};
 
-/// Objects (and curation entries, notifications) read per store call.
+/// Objects (and curation entries, notifications, lineage events) read per store call.
 const PAGE: usize = 1000;
 
 /// What a backup holds.
@@ -192,6 +193,35 @@ pub async fn write_backup<W: Write + Seek + Send>(
             content: base64::engine::general_purpose::STANDARD.encode(&a.content),
             info: a.info,
         })?;
+    }
+    // Runs by id, then events by digest.
+    zip.start(files::LINEAGE_RUNS)?;
+    let mut after = String::new();
+    loop {
+        let page = store.lineage_runs_page(&after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.run_id.clone();
+        let full = page.len() == PAGE;
+        for run in page {
+            zip.line(&LineageRunRecord::from(run))?;
+        }
+        if !full {
+            break;
+        }
+    }
+    zip.start(files::LINEAGE_EVENTS)?;
+    let mut after = String::new();
+    loop {
+        let page = store.lineage_events_page(&after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.digest.clone();
+        let full = page.len() == PAGE;
+        for event in page {
+            zip.line(&LineageEventRecord::from(event))?;
+        }
+        if !full {
+            break;
+        }
     }
     zip.start(files::ID_SEQUENCES)?;
     for (space, next) in store.id_sequences().await? {

@@ -333,4 +333,39 @@ mod tests {
         run.merge(&event(60, RunState::Other, None));
         assert_eq!(run.state, RunState::Start);
     }
+
+    /// What a restore relies on: a run written as it was takes its remaining events
+    /// (any subset of those it was made of) without changing, whatever its state.
+    #[test]
+    fn merging_events_a_run_reflects_changes_nothing() {
+        let mut other_job = event(40, RunState::Other, None);
+        other_job.job_name = Some("other".to_owned());
+        let transitions = vec![
+            event(5, RunState::Other, None),
+            event(10, RunState::Start, None),
+            event(30, RunState::Fail, Some("boom")),
+            event(30, RunState::Fail, Some("Boom")),
+            event(30, RunState::Complete, None),
+            other_job,
+            event(50, RunState::Other, None),
+        ];
+        let only_other = vec![
+            event(20, RunState::Other, None),
+            event(60, RunState::Other, None),
+            event(40, RunState::Other, None),
+        ];
+        for events in [transitions, only_other] {
+            let mut full = LineageRun::of(&events[0]).unwrap();
+            for e in &events[1..] {
+                full.merge(e);
+            }
+            for skip in 0..events.len() {
+                let mut run = full.clone();
+                for e in events.iter().skip(skip).rev() {
+                    run.merge(e);
+                }
+                assert_eq!(run, full, "the events from {skip} on");
+            }
+        }
+    }
 }

@@ -703,6 +703,22 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).lineage_event(digest).await
                 }
+                async fn lineage_runs_page(
+                    &self,
+                    after_run_id: &str,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageRun>> {
+                    let $this = self;
+                    ($target).lineage_runs_page(after_run_id, limit).await
+                }
+                async fn lineage_events_page(
+                    &self,
+                    after_digest: &str,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageEvent>> {
+                    let $this = self;
+                    ($target).lineage_events_page(after_digest, limit).await
+                }
                 async fn purge_lineage_events(
                     &self,
                     received_before: $crate::model::Timestamp,

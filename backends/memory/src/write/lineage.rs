@@ -1,4 +1,5 @@
-//! Writes of OpenLineage events: each stored once, merged into its run.
+//! Writes of OpenLineage events: each stored once, merged into its run; and of runs as
+//! given (a restore).
 
 use lore_core::model::{LineageEvent, LineageRun};
 
@@ -30,5 +31,12 @@ impl Tx<'_> {
         let digest = event.digest.clone();
         self.state.set_lineage_event(digest.clone(), Some(event));
         self.undo.push(Undo::LineageEvent(digest));
+    }
+
+    /// Writes the run as given, replacing the stored one of its id.
+    pub(super) fn put_lineage_run(&mut self, run: LineageRun) {
+        let run_id = run.run_id.clone();
+        let old = set_entry(&mut self.state.lineage_runs, run_id.clone(), Some(run));
+        self.undo.push(Undo::LineageRun(run_id, old));
     }
 }

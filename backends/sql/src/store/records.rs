@@ -427,6 +427,40 @@ impl<D: Driver> RecordStore for SqlStore<D> {
         read::first(rows, read::lineage_event)
     }
 
+    async fn lineage_runs_page(&self, after_run_id: &str, limit: usize) -> Result<Vec<LineageRun>> {
+        let sql = format!(
+            "SELECT {} FROM lineage_runs WHERE run_id > $1 ORDER BY run_id LIMIT $2",
+            read::LINEAGE_RUN_COLUMNS
+        );
+        let params = vec![
+            after_run_id.into(),
+            i64::try_from(limit).unwrap_or(i64::MAX).into(),
+        ];
+        let rows = self
+            .rows_of(Stmt::query(sql, params), "lineage_runs")
+            .await?;
+        read::all(rows, read::lineage_run)
+    }
+
+    async fn lineage_events_page(
+        &self,
+        after_digest: &str,
+        limit: usize,
+    ) -> Result<Vec<LineageEvent>> {
+        let sql = format!(
+            "SELECT {} FROM lineage_events WHERE digest > $1 ORDER BY digest LIMIT $2",
+            read::LINEAGE_EVENT_COLUMNS
+        );
+        let params = vec![
+            after_digest.into(),
+            i64::try_from(limit).unwrap_or(i64::MAX).into(),
+        ];
+        let rows = self
+            .rows_of(Stmt::query(sql, params), "lineage_events")
+            .await?;
+        read::all(rows, read::lineage_event)
+    }
+
     async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64> {
         self.write_one(
             "DELETE FROM lineage_events WHERE received_at < $1",

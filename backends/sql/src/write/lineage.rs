@@ -11,6 +11,8 @@
 //! first (its insert waited for that one to commit) merges nothing. SQLite has one
 //! writer at a time and no writing CTE: the run's upsert runs first, only when no event
 //! of the digest is stored, then the event's insert.
+//!
+//! A restore writes runs as they were ([`PUT_RUN`]): a run outlives its purged events.
 
 use lore_core::model::{LineageEvent, LineageRun};
 use lore_core::store::lineage_state_key;
@@ -105,7 +107,22 @@ const SQLITE_MERGE: &str = concat!(
 /// The event's insert alone (an event without a run, SQLite's second statement).
 const INSERT_EVENT: &str = insert_event!();
 
+/// A run as given, replacing the stored one of its id (`$1`..`$10` as `run_columns!`).
+const PUT_RUN: &str = "INSERT INTO lineage_runs (run_id, job_namespace, job_name, state, state_at, \
+     state_key, started_at, ended_at, error_message, error_at) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+     ON CONFLICT (run_id) DO UPDATE SET job_namespace = excluded.job_namespace, \
+     job_name = excluded.job_name, state = excluded.state, state_at = excluded.state_at, \
+     state_key = excluded.state_key, started_at = excluded.started_at, \
+     ended_at = excluded.ended_at, error_message = excluded.error_message, \
+     error_at = excluded.error_at";
+
 impl Writer {
+    pub(super) fn put_lineage_run(&mut self, run: LineageRun) {
+        let what = format!("storing lineage run {}", run.run_id);
+        self.exec(PUT_RUN, run_params(run).to_vec(), what);
+    }
+
     pub(super) fn put_lineage_event(&mut self, event: LineageEvent) {
         let what = format!("storing lineage event {}", event.digest);
         let run = LineageRun::of(&event);
@@ -138,7 +155,7 @@ impl Writer {
     }
 }
 
-/// The run of one event as the parameters `$12`..`$21` of `run_columns!`.
+/// A run as the parameters `$12`..`$21` of `run_columns!` (`$1`..`$10` of [`PUT_RUN`]).
 fn run_params(run: LineageRun) -> [SqlValue; 10] {
     [
         run.run_id.into(),
