@@ -282,7 +282,8 @@ pub fn canonical(value: &Value) -> String {
     sorted(value).to_string()
 }
 
-fn digest(text: &str) -> String {
+/// An event's digest: the SHA-256 of its canonical JSON text, in hex.
+pub fn digest(text: &str) -> String {
     Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))

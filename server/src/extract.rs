@@ -29,6 +29,18 @@ pub fn api_key(parts: &Parts) -> Option<&str> {
         .filter(|k| !k.is_empty())
 }
 
+/// The token of an `Authorization: Bearer <token>` header (the scheme in any case), if
+/// the request has one.
+pub fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers
+        .get(axum::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
 /// The caller of a request to a route off the public list: the key gate
 /// ([`crate::gate::require_key`]) has authenticated it before the handler runs.
 #[derive(Debug, Clone)]

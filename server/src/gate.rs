@@ -6,13 +6,12 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use lore_core::Catalog;
 
-use crate::extract::{CallUser, KEY_HEADERS, api_key, authenticate, require_api_key};
+use crate::extract::{CallUser, KEY_HEADERS, api_key, authenticate, bearer, require_api_key};
 
 /// Stands for the configured base path (default `/MM/rest/v1`) in [`PUBLIC_ROUTES`].
 pub const BASE: &str = "{base}";
@@ -118,7 +117,7 @@ impl Gate {
 /// [`Authenticated`](crate::extract::Authenticated) extractor, and the user's name in
 /// the response extensions for the call log ([`CallUser`]), or answers 401.
 pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> Response {
-    let (public, self_checked, bearer) = match req.extensions().get::<MatchedPath>() {
+    let (public, self_checked, takes_bearer) = match req.extensions().get::<MatchedPath>() {
         Some(route) => (
             Gate::lists(&gate.public, req.method(), route.as_str()),
             Gate::lists(&gate.self_checked, req.method(), route.as_str()),
@@ -130,13 +129,8 @@ pub async fn require_key(State(gate): State<Gate>, req: Request, next: Next) -> 
         return next.run(req).await;
     }
     let (mut parts, body) = req.into_parts();
-    if bearer && api_key(&parts).is_none() {
-        let token = parts
-            .headers
-            .get(AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .and_then(|t| HeaderValue::from_str(t.trim()).ok());
+    if takes_bearer && api_key(&parts).is_none() {
+        let token = bearer(&parts.headers).and_then(|t| HeaderValue::from_str(t).ok());
         if let Some(token) = token {
             parts.headers.insert(KEY_HEADERS[0], token);
         }

@@ -455,17 +455,10 @@ impl Exposure {
         let Some(expected) = &self.token else {
             return true;
         };
-        let Some(given) = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-        else {
+        let Some(given) = crate::extract::bearer(headers) else {
             return false;
         };
-        let given: [u8; 32] = Sha256::digest(given.trim().as_bytes()).into();
+        let given: [u8; 32] = Sha256::digest(given.as_bytes()).into();
         given
             .iter()
             .zip(expected)

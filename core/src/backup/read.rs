@@ -559,11 +559,7 @@ pub fn plan_restore<R: Read + Seek>(
         let at = || format!("{} line {line}", files::LINEAGE_EVENTS);
         let kind = LineageEventKind::parse(&r.kind)
             .ok_or_else(|| bad(format!("{}: no event kind '{}'", at(), r.kind)))?;
-        let sha256: String = Sha256::digest(r.body.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        if sha256 != r.digest {
+        if crate::openlineage::digest(&r.body) != r.digest {
             return Err(bad(format!(
                 "{}: the digest '{}' is not the SHA-256 of the event's body",
                 at(),
@@ -720,10 +716,7 @@ mod tests {
         assert!(e.message.contains("lineage_runs.jsonl line 2"), "{e}");
 
         let body = r#"{"eventType":"START"}"#;
-        let digest: String = Sha256::digest(body.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let digest = crate::openlineage::digest(body);
         let event = |digest: &str, kind: &str| {
             serde_json::to_vec(&serde_json::json!({
                 "digest": digest, "kind": kind, "eventTime": "2026-01-01T00:00:00Z",

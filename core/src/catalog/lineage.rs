@@ -64,7 +64,8 @@ pub struct LineageOperation {
     pub operation: String,
 }
 
-fn bounded(text: Option<&str>, name: &str, default: u32, max: u32) -> Result<u32> {
+/// A whole number from 1 to `max` given as text, `default` when absent.
+pub(super) fn bounded(text: Option<&str>, name: &str, default: u32, max: u32) -> Result<u32> {
     match text.map(str::trim).filter(|t| !t.is_empty()) {
         None => Ok(default),
         Some(t) => t

@@ -89,7 +89,7 @@ impl From<LineageRun> for RunRecord {
 }
 
 /// The most runs one listing answers.
-pub const MAX_RUNS: usize = 1_000;
+pub const MAX_RUNS: u32 = 1_000;
 
 impl Catalog {
     /// Keeps one posted event; refuses it (an error) when it is not an OpenLineage
@@ -160,19 +160,14 @@ impl Catalog {
         caller: &Caller,
         namespace: &str,
         job: &str,
-        limit: Option<usize>,
+        limit: Option<&str>,
     ) -> Result<Vec<RunRecord>> {
         self.require_runs(caller)?;
-        let limit = limit.unwrap_or(100);
-        if limit == 0 || limit > MAX_RUNS {
-            return Err(Error::invalid(format!(
-                "limit is from 1 to {MAX_RUNS}, not {limit}"
-            )));
-        }
+        let limit = super::lineage::bounded(limit, "limit", 100, MAX_RUNS)?;
         let filter = RunFilter {
             job_namespace: Some(namespace.to_owned()),
             job_name: Some(job.to_owned()),
-            limit,
+            limit: limit as usize,
         };
         let runs = self.store.lineage_runs(&filter).await?;
         Ok(runs.into_iter().map(RunRecord::from).collect())

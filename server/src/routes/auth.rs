@@ -1,7 +1,6 @@
 //! Login and logout.
 
 use axum::extract::{Request, State};
-use axum::http::header::AUTHORIZATION;
 use axum::response::{IntoResponse, Response};
 use lore_core::Error;
 use serde::Deserialize;
@@ -93,15 +92,7 @@ fn bearer_token(headers: &axum::http::HeaderMap, body: &[u8]) -> ApiResult<Optio
             .map_err(|e| Error::invalid(format!("the request body is not valid: {e}")))?
             .token
     };
-    let from_header = headers
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            let (scheme, token) = v.trim().split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| token.trim().to_owned())
-        });
+    let from_header = crate::extract::bearer(headers).map(str::to_owned);
     Ok(from_body
         .filter(|t| !t.trim().is_empty())
         .or(from_header)

@@ -88,16 +88,9 @@ pub async fn job_runs(
     Path((namespace, job)): Path<(String, String)>,
     Params(params): Params<RunsParams>,
 ) -> ApiResult<Response> {
-    let limit = match params.limit.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(text) => Some(
-            text.parse::<usize>()
-                .map_err(|_| Error::invalid(format!("limit is a whole number, not `{text}`")))?,
-        ),
-    };
     let runs = state
         .catalog
-        .lineage_runs(&caller, &namespace, &job, limit)
+        .lineage_runs(&caller, &namespace, &job, params.limit.as_deref())
         .await?;
     Ok(ok(serde_json::json!({ "runs": runs })))
 }
