@@ -110,23 +110,110 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        if !json_content_type(req.headers()) {
+            return Err(ApiError::new(
+                ErrorCode::UnsupportedMediaType,
+                "the request body must be JSON (Content-Type: application/json)",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            let code = code_for_status(rejection.status());
+            let message = if code == ErrorCode::PayloadTooLarge {
+                "the request body is larger than the server accepts".to_owned()
+            } else {
+                format!(
+                    "the request body could not be read: {}",
+                    rejection.body_text()
+                )
+            };
+            ApiError::new(code, message)
+        })?;
+        // serde's derived structs also read a JSON array, field by field; the API's
+        // object bodies are objects, so an array in their place is refused by name.
+        if expects_object::<T>() && first_byte(&bytes) == Some(b'[') {
+            return Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                "the request body is not valid: it must be a JSON object, not an array",
+            ));
+        }
+        match axum::Json::<T>::from_bytes(&bytes) {
             Ok(axum::Json(value)) => Ok(Self(value)),
-            Err(rejection) => {
-                let code = code_for_status(rejection.status());
-                let message = match code {
-                    ErrorCode::UnsupportedMediaType => {
-                        "the request body must be JSON (Content-Type: application/json)".to_owned()
-                    }
-                    ErrorCode::PayloadTooLarge => {
-                        "the request body is larger than the server accepts".to_owned()
-                    }
-                    _ => format!("the request body is not valid: {}", rejection.body_text()),
-                };
-                Err(ApiError::new(code, message))
-            }
+            Err(rejection) => Err(ApiError::new(
+                code_for_status(rejection.status()),
+                format!("the request body is not valid: {}", rejection.body_text()),
+            )),
         }
     }
+}
+
+/// Whether a Content-Type names JSON: `application/json` or a `+json` type.
+fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+fn first_byte(bytes: &[u8]) -> Option<u8> {
+    bytes.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// Whether `T` reads itself as a struct (a JSON object): asked of a deserializer that
+/// only notes which shape `T` asks for.
+fn expects_object<T: DeserializeOwned>() -> bool {
+    use serde::de::{Deserializer, Visitor};
+
+    struct Probe;
+
+    #[derive(Debug)]
+    struct Asked(bool);
+
+    impl std::fmt::Display for Asked {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("shape probe")
+        }
+    }
+    impl std::error::Error for Asked {}
+    impl serde::de::Error for Asked {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Asked(false)
+        }
+    }
+
+    impl<'de> Deserializer<'de> for Probe {
+        type Error = Asked;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Asked> {
+            Err(Asked(false))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Asked> {
+            Err(Asked(true))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+            enum identifier ignored_any
+        }
+    }
+
+    matches!(T::deserialize(Probe), Err(Asked(true)))
 }
 
 /// The client's address, as the call layer settled it (the TCP peer, or behind a
@@ -208,5 +295,43 @@ pub fn flag(value: Option<&str>, name: &str) -> Result<bool, ApiError> {
         Some(v) => Err(ApiError(Error::invalid(format!(
             "parameter '{name}' must be true or false, not '{v}'"
         )))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Body {
+        name: Option<String>,
+    }
+
+    #[test]
+    fn structs_are_known_to_want_objects() {
+        assert!(expects_object::<Body>());
+        assert!(!expects_object::<Vec<Body>>());
+        assert!(!expects_object::<serde_json::Value>());
+        assert!(!expects_object::<Option<Body>>());
+        assert!(!expects_object::<std::collections::HashMap<String, String>>());
+    }
+
+    #[test]
+    fn json_types_are_recognised() {
+        let mut headers = axum::http::HeaderMap::new();
+        assert!(!json_content_type(&headers));
+        headers.insert(
+            "content-type",
+            "Application/JSON; charset=utf-8".parse().unwrap(),
+        );
+        assert!(json_content_type(&headers));
+        headers.insert(
+            "content-type",
+            "application/merge-patch+json".parse().unwrap(),
+        );
+        assert!(json_content_type(&headers));
+        headers.insert("content-type", "text/plain".parse().unwrap());
+        assert!(!json_content_type(&headers));
     }
 }

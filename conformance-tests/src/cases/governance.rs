@@ -142,7 +142,12 @@ pub async fn data_classes_bad_input(t: &Target) {
         assert_error(&t.get(&path).await, 404, "OBJECT_NOT_FOUND");
     }
     let path = format!("{CLASSES}{}", encode_segment(&unique("Class")));
-    for body in [json!("not an object"), json!({"hideData": "yes"})] {
+    // An array is not the object the body is, though serde would read it field by field.
+    for body in [
+        json!("not an object"),
+        json!({"hideData": "yes"}),
+        json!([null, null, null]),
+    ] {
         assert_error(&t.put(&path, &[], &body).await, 400, "INVALID_PARAMETER");
         assert_error(
             &t.put(
