@@ -6,6 +6,8 @@
 //! Nothing is fetched: every schema is compiled in, and a reference to one that is not
 //! fails when the validators are built (a unit test builds them).
 
+pub mod naming;
+
 use std::io::Read;
 use std::sync::LazyLock;
 

@@ -1088,6 +1088,11 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             []
         ),
+        case!(
+            openlineage::events_become_datasets_jobs_and_lineage,
+            AnyServer,
+            []
+        ),
         // Meta model XML
         case!(
             meta_model::meta_model_xml_import_export_round_trip,

@@ -352,3 +352,335 @@ pub async fn openlineage_python_client_events_land(t: &Target) {
     assert_eq!(listed[1]["startedAt"], json!("2026-11-27T10:00:00.000Z"));
     assert_eq!(listed[1]["endedAt"], json!("2026-11-27T10:01:00.000Z"));
 }
+
+/// A dataset of a run event, with a schema facet of `(name, type)` fields.
+fn dataset(namespace: &str, name: &str, fields: &[(&str, &str)]) -> Value {
+    let fields: Vec<Value> = fields
+        .iter()
+        .map(|(name, kind)| json!({"name": name, "type": kind}))
+        .collect();
+    json!({
+        "namespace": namespace,
+        "name": name,
+        "facets": {
+            "schema": {
+                "_producer": "https://example.com/producer",
+                "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+                "fields": fields
+            }
+        }
+    })
+}
+
+/// The column lineage facet of `(output field, input dataset name, input field, type,
+/// subtype, description)`.
+fn column_lineage(namespace: &str, fields: &[(&str, &str, &str, &str, &str, &str)]) -> Value {
+    let mut out = serde_json::Map::new();
+    for (field, name, input, kind, subtype, description) in fields {
+        out.insert(
+            (*field).to_owned(),
+            json!({"inputFields": [{
+                "namespace": namespace, "name": name, "field": input,
+                "transformations": [{"type": kind, "subtype": subtype, "description": description}]
+            }]}),
+        );
+    }
+    json!({
+        "_producer": "https://example.com/producer",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+        "fields": out
+    })
+}
+
+/// The names of `(source, target, operation)` of a getOperations answer.
+fn flows(answer: &Value) -> std::collections::BTreeSet<(String, String, String)> {
+    answer["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .map(|o| {
+            let name = |k: &str| o[k]["name"].as_str().unwrap_or_default().to_owned();
+            let operation = o["operation"].as_str().unwrap_or_default().to_owned();
+            (name("source"), name("target"), operation)
+        })
+        .collect()
+}
+
+/// Events become the model: datasets the objects of a model per namespace (the schema
+/// facet's columns, the documentation facet's description), the job an object with its
+/// SQL, inputs to outputs table and column lineage that getOperations and MQL serve; a
+/// later event replaces the job's lineage, an older one arriving late changes nothing;
+/// what a caller cannot see stays out of their answers.
+pub async fn events_become_datasets_jobs_and_lineage(t: &Target) {
+    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    let host = unique("db").to_lowercase().replace(['_', ' '], "-");
+    let namespace = format!("postgres://{host}:5432");
+    let jobs = unique("pipelines");
+    let job = "load_daily";
+    let model = format!("/OpenLineage/{host}:5432 (postgres)");
+
+    let mut orders = dataset(
+        &namespace,
+        "shop.public.orders",
+        &[
+            ("id", "INTEGER"),
+            ("amount", "NUMERIC"),
+            ("created_at", "TIMESTAMP"),
+        ],
+    );
+    orders["facets"]["documentation"] = json!({
+        "_producer": "https://example.com/producer",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet",
+        "description": "Orders as placed"
+    });
+    let mut daily = dataset(
+        &namespace,
+        "shop.mart.daily",
+        &[("day", "DATE"), ("total", "NUMERIC")],
+    );
+    daily["facets"]["columnLineage"] = column_lineage(
+        &namespace,
+        &[
+            (
+                "total",
+                "shop.public.orders",
+                "amount",
+                "DIRECT",
+                "AGGREGATION",
+                "sum of amounts",
+            ),
+            (
+                "day",
+                "shop.public.orders",
+                "created_at",
+                "DIRECT",
+                "TRANSFORMATION",
+                "",
+            ),
+        ],
+    );
+    let sql =
+        "INSERT INTO mart.daily SELECT created_at::date, sum(amount) FROM public.orders GROUP BY 1";
+    let event = |time: &str, inputs: Value, outputs: Value| {
+        let mut e = run_event("COMPLETE", time, &run_id(), job, None);
+        e["job"] = json!({
+            "namespace": jobs,
+            "name": job,
+            "facets": {
+                "sql": {
+                    "_producer": "https://example.com/producer",
+                    "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+                    "query": sql
+                }
+            }
+        });
+        e["inputs"] = inputs;
+        e["outputs"] = outputs;
+        e
+    };
+    let first = event(
+        "2026-11-27T10:00:00Z",
+        json!([orders.clone()]),
+        json!([daily.clone()]),
+    );
+    let resp = post(t, "/api/v1/lineage", &emitter, &first).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+
+    // The datasets and their columns, in the namespace's model.
+    let orders_entity = t.entity(&format!("{model}/shop/public/orders")).await;
+    let orders_entity = orders_entity.ok();
+    let description = orders_entity["attributes"]
+        .as_array()
+        .expect("attributes")
+        .iter()
+        .find(|a| a["attributeType"]["name"] == json!("Description"))
+        .map(|a| a["value"].clone());
+    assert_eq!(
+        description,
+        Some(json!("Orders as placed")),
+        "{orders_entity}"
+    );
+    let total = t.entity(&format!("{model}/shop/mart/daily/total")).await;
+    let total = total.ok().clone();
+    assert_eq!(total["name"], json!("total"), "{total}");
+    let total_id = total["id"].as_str().expect("id").to_owned();
+    // The job, with its SQL.
+    let job_entity = t
+        .entity(&format!(
+            "/OpenLineage/{} (jobs)/{job}",
+            jobs.replace('/', " ")
+        ))
+        .await;
+    let job_text = job_entity.text();
+    assert_eq!(job_entity.status, 200, "{}", job_entity.describe());
+    assert!(job_text.contains("INSERT INTO mart.daily"), "{job_text}");
+
+    // Column lineage, with the transformation in the operation's name.
+    let key = format!("{jobs}/{job}");
+    let answer = t
+        .get_q(
+            &format!("/lineage/getOperations/{}", encode_segment(&total_id)),
+            &[("direction", "upstream")],
+        )
+        .await;
+    assert_eq!(
+        flows(answer.ok()),
+        std::collections::BTreeSet::from([(
+            "amount".to_owned(),
+            "total".to_owned(),
+            format!("{key} (DIRECT/AGGREGATION): sum of amounts"),
+        )]),
+        "{}",
+        answer.describe()
+    );
+    // Table lineage, and MQL's Has Data Lineage over it.
+    let daily_id = t.entity(&format!("{model}/shop/mart/daily")).await.ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let answer = t
+        .get_q(
+            &format!("/lineage/getOperations/{}", encode_segment(&daily_id)),
+            &[("direction", "upstream")],
+        )
+        .await;
+    assert_eq!(
+        flows(answer.ok()),
+        std::collections::BTreeSet::from([("orders".to_owned(), "daily".to_owned(), key.clone())])
+    );
+    let model_id = t.entity(&model).await.ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let found = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name", "from": model_id, "where": "\"Has Data Lineage\" = true"}),
+        )
+        .await;
+    let names: std::collections::BTreeSet<String> =
+        super::execute::names(&found).into_iter().collect();
+    assert_eq!(
+        names,
+        ["daily", "day", "total"].map(str::to_owned).into(),
+        "{}",
+        found.describe()
+    );
+
+    // A later run reads another table instead: the job's lineage into daily is replaced.
+    let refunds = dataset(&namespace, "shop.public.refunds", &[("amount", "NUMERIC")]);
+    let mut daily_again = daily.clone();
+    daily_again["facets"]["columnLineage"] = column_lineage(
+        &namespace,
+        &[(
+            "total",
+            "shop.public.refunds",
+            "amount",
+            "DIRECT",
+            "AGGREGATION",
+            "",
+        )],
+    );
+    let later = event(
+        "2026-11-27T11:00:00Z",
+        json!([refunds]),
+        json!([daily_again]),
+    );
+    let resp = post(t, "/api/v1/lineage", &emitter, &later).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    // An older event arriving late changes nothing.
+    let late = event(
+        "2026-11-27T09:00:00Z",
+        json!([orders.clone()]),
+        json!([daily.clone()]),
+    );
+    let resp = post(t, "/api/v1/lineage", &emitter, &late).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let answer = t
+        .get_q(
+            &format!("/lineage/getOperations/{}", encode_segment(&daily_id)),
+            &[("direction", "upstream")],
+        )
+        .await;
+    assert_eq!(
+        flows(answer.ok()),
+        std::collections::BTreeSet::from([("refunds".to_owned(), "daily".to_owned(), key.clone())])
+    );
+    let answer = t
+        .get_q(
+            &format!("/lineage/getOperations/{}", encode_segment(&total_id)),
+            &[("direction", "upstream")],
+        )
+        .await;
+    assert_eq!(
+        flows(answer.ok()),
+        std::collections::BTreeSet::from([(
+            "amount".to_owned(),
+            "total".to_owned(),
+            format!("{key} (DIRECT/AGGREGATION)"),
+        )])
+    );
+
+    // Sight: a user who sees the datasets' model but not the jobs' sees the lineage and
+    // no run of the job; one who sees nothing of it gets the answer of a missing object.
+    let (steward, steward_name) = super::groups::new_user(t, "steward").await;
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{model_id}"),
+        &[],
+        &json!({"grantee": steward, "role": "Data Viewer"}),
+    )
+    .await
+    .ok();
+    let steward = super::groups::key_of(t, &steward_name).await;
+    let answer = super::denied::send_as(
+        t,
+        &steward,
+        reqwest::Method::GET,
+        &format!("/lineage/getOperations/{}", encode_segment(&daily_id)),
+        &[("direction", "upstream")],
+        None,
+    )
+    .await;
+    assert_eq!(flows(answer.ok()).len(), 1, "{}", answer.describe());
+    let resp = t
+        .send(
+            t.client
+                .get(format!(
+                    "{}/api/v1/namespaces/{}/jobs/{job}/runs",
+                    t.origin(),
+                    encode_segment(&jobs)
+                ))
+                .header("api-key", &steward),
+        )
+        .await;
+    assert_eq!(resp.ok()["runs"], json!([]), "{}", resp.describe());
+    let (outsider, outsider_name) = super::groups::new_user(t, "outsider").await;
+    let (elsewhere, _) = t.unique_folder("sight").await;
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{elsewhere}"),
+        &[],
+        &json!({"grantee": outsider, "role": "Data Viewer"}),
+    )
+    .await
+    .ok();
+    let outsider = super::groups::key_of(t, &outsider_name).await;
+    let missing = format!("{}_999999", daily_id.split('_').next().unwrap_or("1"));
+    let get = |id: String| {
+        let outsider = outsider.clone();
+        async move {
+            super::denied::send_as(
+                t,
+                &outsider,
+                reqwest::Method::GET,
+                &format!("/lineage/getOperations/{}", encode_segment(&id)),
+                &[],
+                None,
+            )
+            .await
+        }
+    };
+    let hidden = get(daily_id.clone()).await;
+    let absent = get(missing.clone()).await;
+    crate::harness::assert_same_as_missing(&hidden, &daily_id, &absent, &missing);
+}

@@ -204,6 +204,8 @@ pub struct Catalog {
     /// The callers of keys seen lately (by key hash), each trusted again on every call
     /// by [`SessionStore::session_check`](crate::store::SessionStore::session_check).
     callers: Arc<auth::KnownCallers>,
+    /// The databases harvested into models, which OpenLineage datasets are matched to.
+    harvests: Arc<openlineage::HarvestCache>,
 }
 
 impl Catalog {
@@ -215,6 +217,7 @@ impl Catalog {
             running_here: Arc::default(),
             touching: Arc::default(),
             callers: Arc::default(),
+            harvests: Arc::default(),
         }
     }
 

@@ -8,6 +8,10 @@
 //! ([`crate::openlineage`]); one that fails is refused with what is wrong and nothing of
 //! it is written; an event posted again is kept once and changes nothing.
 
+mod map;
+
+pub(crate) use map::HarvestCache;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -92,26 +96,17 @@ impl From<LineageRun> for RunRecord {
 pub const MAX_RUNS: u32 = 1_000;
 
 impl Catalog {
-    /// Keeps one posted event; refuses it (an error) when it is not an OpenLineage
-    /// event.
+    /// Keeps one posted event and maps it into the model ([`map`]); refuses it (an
+    /// error) when it is not an OpenLineage event or the model cannot take it.
     pub async fn accept_lineage_event(
         &self,
         caller: &Caller,
         event: &Value,
     ) -> Result<EventAnswer> {
-        caller.require(Capability::EmitLineage)?;
-        let event = openlineage::read_event(event, caller.name(), now())?;
-        let repeated = self.store.lineage_event(&event.digest).await?.is_some();
-        if !repeated {
-            let answer = EventAnswer::kept(&event, false);
-            self.store
-                .apply(Batch {
-                    ops: vec![Op::PutLineageEvent(event)],
-                })
-                .await?;
-            return Ok(answer);
-        }
-        Ok(EventAnswer::kept(&event, true))
+        let answers = self
+            .accept_events(caller, std::slice::from_ref(event))
+            .await?;
+        answers.into_iter().next().expect("one answer per event")
     }
 
     /// Keeps the events of a batch that are OpenLineage events, all in one write, and
@@ -121,40 +116,76 @@ impl Catalog {
         caller: &Caller,
         events: &[Value],
     ) -> Result<Vec<EventAnswer>> {
-        caller.require(Capability::EmitLineage)?;
         if events.len() > MAX_BATCH {
+            caller.require(Capability::EmitLineage)?;
             return Err(Error::invalid(format!(
                 "a batch holds at most {MAX_BATCH} events, not {}",
                 events.len()
             )));
         }
+        let answers = self.accept_events(caller, events).await?;
+        Ok(answers
+            .into_iter()
+            .map(|a| a.unwrap_or_else(EventAnswer::refused))
+            .collect())
+    }
+
+    /// Reads, maps and writes events in one write. Another process making the same
+    /// object meanwhile fails the write with CONFLICT: the events are mapped again from
+    /// what is stored then.
+    async fn accept_events(
+        &self,
+        caller: &Caller,
+        events: &[Value],
+    ) -> Result<Vec<Result<EventAnswer>>> {
+        caller.require(Capability::EmitLineage)?;
         let received = now();
-        let mut answers = Vec::with_capacity(events.len());
-        let mut ops = Vec::new();
-        let mut digests: Vec<String> = Vec::new();
-        for value in events {
-            match openlineage::read_event(value, caller.name(), received) {
-                Err(e) => answers.push(EventAnswer::refused(e)),
-                Ok(event) => {
-                    let repeated = digests.contains(&event.digest)
-                        || self.store.lineage_event(&event.digest).await?.is_some();
-                    answers.push(EventAnswer::kept(&event, repeated));
-                    if !repeated {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut answers = Vec::with_capacity(events.len());
+            let mut kept = Vec::new();
+            let mut digests: Vec<String> = Vec::new();
+            let mut mapper = map::Mapper::new(self, caller.user());
+            for value in events {
+                let event = match openlineage::read_event(value, caller.name(), received) {
+                    Err(e) => {
+                        answers.push(Err(e));
+                        continue;
+                    }
+                    Ok(event) => event,
+                };
+                let repeated = digests.contains(&event.digest)
+                    || self.store.lineage_event(&event.digest).await?.is_some();
+                if repeated {
+                    answers.push(Ok(EventAnswer::kept(&event, true)));
+                    continue;
+                }
+                match mapper.event(value, event.event_time).await {
+                    Err(e) if e.code.http_status() < 500 => answers.push(Err(e)),
+                    Err(e) => return Err(e),
+                    Ok(()) => {
+                        answers.push(Ok(EventAnswer::kept(&event, false)));
                         digests.push(event.digest.clone());
-                        ops.push(Op::PutLineageEvent(event));
+                        kept.push(Op::PutLineageEvent(event));
                     }
                 }
             }
+            if kept.is_empty() {
+                return Ok(answers);
+            }
+            kept.extend(mapper.into_ops());
+            match self.store.apply(Batch { ops: kept }).await {
+                Ok(_) => return Ok(answers),
+                Err(e) if attempt < 3 && map::lost_race(&e) => continue,
+                Err(e) => return Err(e),
+            }
         }
-        if !ops.is_empty() {
-            self.store.apply(Batch { ops }).await?;
-        }
-        Ok(answers)
     }
 
-    /// The runs of a job, newest first. Runs are not objects yet: they are shown to
-    /// callers who see the whole catalog (`ViewMetadata` globally) and to those who
-    /// post lineage.
+    /// The runs of a job, newest first: the job's history. A caller sees the runs of a
+    /// job whose object they see (or every run, posting lineage); of any other job, none,
+    /// as of a job that does not exist.
     pub async fn lineage_runs(
         &self,
         caller: &Caller,
@@ -164,6 +195,9 @@ impl Catalog {
     ) -> Result<Vec<RunRecord>> {
         self.require_runs(caller)?;
         let limit = super::lineage::bounded(limit, "limit", 100, MAX_RUNS)?;
+        if !self.sees_job(caller, namespace, job).await? {
+            return Ok(Vec::new());
+        }
         let filter = RunFilter {
             job_namespace: Some(namespace.to_owned()),
             job_name: Some(job.to_owned()),
@@ -173,20 +207,38 @@ impl Catalog {
         Ok(runs.into_iter().map(RunRecord::from).collect())
     }
 
-    /// One run, as its events describe it.
+    /// One run, as its events describe it, when the caller sees its job.
     pub async fn lineage_run(&self, caller: &Caller, run_id: &str) -> Result<RunRecord> {
         self.require_runs(caller)?;
         match self.store.lineage_run(run_id).await? {
-            Some(run) => Ok(run.into()),
-            None => Err(Error::not_found(format!("no run '{run_id}'"))),
+            Some(run)
+                if self
+                    .sees_job(caller, &run.job_namespace, &run.job_name)
+                    .await? =>
+            {
+                Ok(run.into())
+            }
+            _ => Err(Error::not_found(format!("no run '{run_id}'"))),
         }
     }
 
     fn require_runs(&self, caller: &Caller) -> Result<()> {
-        if caller.has(Capability::ViewMetadata) || caller.has(Capability::EmitLineage) {
+        if caller.has(Capability::EmitLineage) {
             Ok(())
         } else {
-            caller.require(Capability::ViewMetadata)
+            super::visibility::require_view_somewhere(caller)
+        }
+    }
+
+    /// Whether the caller sees the job: they post lineage, or see its object (a job
+    /// without one, from before events were mapped, only with View Metadata globally).
+    async fn sees_job(&self, caller: &Caller, namespace: &str, job: &str) -> Result<bool> {
+        if caller.has(Capability::EmitLineage) || caller.has(Capability::ViewMetadata) {
+            return Ok(true);
+        }
+        match self.job_object(namespace, job).await? {
+            Some(job) => Ok(self.sight(caller).await?.sees(&job)),
+            None => Ok(false),
         }
     }
 

@@ -215,6 +215,8 @@ pub const DATABASE_PROFILE: &str = "RDBMS Relational Database (Database)";
 pub const FILE_PROFILE: &str = "File System (File)";
 pub const GLOSSARY_PROFILE: &str = "Business Glossary";
 pub const CUSTOM_PROFILE: &str = "Custom Model";
+/// The profile of the jobs OpenLineage events name.
+pub const PIPELINE_PROFILE: &str = "Data Pipelines";
 /// The profile attribute of a model that names the profile of its objects.
 pub const MODEL_PROFILE_ATTRIBUTE: &str = "Model Profile";
 
@@ -241,6 +243,10 @@ impl MetaModel {
                 "Business glossaries: terms and their references",
             ),
             profile(CUSTOM_PROFILE, "Custom models: objects defined by users"),
+            profile(
+                PIPELINE_PROFILE,
+                "Data pipelines: the jobs OpenLineage events report",
+            ),
         ];
         let db = |name: &str, system: SystemType, attrs: &[&str]| {
             object_type(DATABASE_PROFILE, name, system, "Database", attrs)
@@ -306,6 +312,13 @@ impl MetaModel {
                 &[],
             ),
             object_type(CUSTOM_PROFILE, "Custom Folder", S::Namespace, "Custom", &[]),
+            object_type(
+                PIPELINE_PROFILE,
+                "Job",
+                S::Classifier,
+                "Pipeline",
+                &["Transformation Logic", "Job Type", "Lineage Updated"],
+            ),
         ];
         // The current system attributes of MQL (the deprecated ones are not listed).
         let mut attribute_types: Vec<AttributeType> = catalog::SYSTEM_ATTRIBUTES
@@ -461,4 +474,8 @@ pub const PROFILE_ATTRIBUTES: &[(&str, &str, ValueType)] = &[
     (FILE_PROFILE, "Position", ValueType::Integer),
     (GLOSSARY_PROFILE, "Abbreviation", ValueType::String),
     (GLOSSARY_PROFILE, "Example", ValueType::String),
+    (PIPELINE_PROFILE, "Transformation Logic", ValueType::String),
+    (PIPELINE_PROFILE, "Job Type", ValueType::String),
+    // The event time of the event the job's lineage was last set from.
+    (PIPELINE_PROFILE, "Lineage Updated", ValueType::DateTime),
 ];

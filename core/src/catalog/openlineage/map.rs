@@ -1,0 +1,824 @@
+//! Where OpenLineage events land in the model.
+//!
+//! - A **dataset** is the object a database harvest made of it when one matches (a
+//!   `database` import of the same server and database, by the naming specification's
+//!   `postgres://host:port` + `database.schema.table`), else an object of the model
+//!   kept for its namespace in the repository folder `OpenLineage`, made as needed:
+//!   database, schema and table (or directories and file) with the columns of its
+//!   `schema` facet and the description of its `documentation` facet.
+//! - A **job** is a `Job` object of its namespace's model (profile Data Pipelines) with
+//!   its SQL (`sql` facet) as Transformation Logic, its `jobType` and its description.
+//! - An event that names both inputs and outputs sets the job's **lineage** into those
+//!   outputs: an edge from each input to each output named after the job
+//!   (`namespace/name`), and from the `columnLineage` facet an edge per input column
+//!   and transformation, named `namespace/name (TYPE/SUBTYPE): description`. The job's
+//!   edges into those outputs that the event does not name go; an event older than the
+//!   one the job's lineage was last set from (its Lineage Updated) changes no edge, so
+//!   the answer does not depend on the order events arrive in.
+//!
+//! Objects of harvested models are matched, never made or changed: the harvest owns
+//! them. Nothing is deleted but the job's own edges.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::super::Catalog;
+use crate::error::{ErrorCode, Result};
+use crate::id::{ObjectId, REPOSITORY_MODEL, stable_id};
+use crate::model::{
+    AttributeValue, DATABASE_PROFILE, Edge, EdgeKind, FILE_PROFILE, MODEL_PROFILE_ATTRIBUTE,
+    Object, ObjectKind, PIPELINE_PROFILE, REPOSITORY_PROFILE, SystemType, Timestamp, TypeName,
+    Value as AttrValue,
+};
+use crate::openlineage::naming::{self, Place, Server, Shape};
+use crate::store::{Op, Scope, prepare};
+
+/// The repository folder of the models OpenLineage events make.
+pub const FOLDER: &str = "OpenLineage";
+/// How long the list of harvested databases is trusted.
+const HARVESTS_FRESH: Duration = Duration::from_secs(60);
+/// The longest transformation description kept in an edge's name.
+const MAX_DESCRIPTION: usize = 200;
+
+/// A database a harvest imported: its server, its name and the model number.
+#[derive(Debug, Clone)]
+pub(crate) struct Harvested {
+    server: Server,
+    database: String,
+    model: i64,
+}
+
+/// The harvested databases, read at most once a minute.
+#[derive(Debug, Default)]
+pub(crate) struct HarvestCache(std::sync::Mutex<Option<(Instant, Arc<Vec<Harvested>>)>>);
+
+type Key = (i64, Option<ObjectId>, String);
+
+/// What an event's mapping changed in the mapper's view, undone when it fails.
+enum Undo {
+    Known(Key, Option<Box<Object>>),
+    Listed(ObjectId),
+    Incoming(ObjectId, Option<BTreeSet<Edge>>),
+    JobTime(ObjectId, Option<Option<Timestamp>>),
+}
+
+/// A dataset's object and whether Lore may add to it (not a harvested one).
+#[derive(Debug, Clone)]
+struct Dataset {
+    object: Object,
+    shape: Shape,
+    owned: bool,
+}
+
+/// Maps the events of one write into ops, reading the store for what exists and
+/// remembering what earlier events of the same write made.
+pub(super) struct Mapper<'c> {
+    catalog: &'c Catalog,
+    user: ObjectId,
+    now: Timestamp,
+    known: HashMap<Key, Object>,
+    listed: HashSet<ObjectId>,
+    incoming: HashMap<ObjectId, BTreeSet<Edge>>,
+    job_times: HashMap<ObjectId, Option<Timestamp>>,
+    harvested: Option<Arc<Vec<Harvested>>>,
+    undo: Vec<Undo>,
+    ops: Vec<Op>,
+}
+
+fn text<'v>(value: &'v Value, pointer: &str) -> Option<&'v str> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// The job's name in the edges it makes.
+pub(crate) fn job_key(namespace: &str, name: &str) -> String {
+    format!("{namespace}/{name}")
+}
+
+impl<'c> Mapper<'c> {
+    pub(super) fn new(catalog: &'c Catalog, user: ObjectId) -> Self {
+        Self {
+            catalog,
+            user,
+            now: crate::model::now(),
+            known: HashMap::new(),
+            listed: HashSet::new(),
+            incoming: HashMap::new(),
+            job_times: HashMap::new(),
+            harvested: None,
+            undo: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// The ops of every event mapped so far.
+    pub(super) fn into_ops(self) -> Vec<Op> {
+        self.ops
+    }
+
+    /// Maps one event, adding its ops; an event whose ops the store would refuse adds
+    /// none and leaves the mapper as it was.
+    pub(super) async fn event(&mut self, event: &Value, event_time: Timestamp) -> Result<()> {
+        self.undo.clear();
+        let ops_before = self.ops.len();
+        let mapped = self.map(event, event_time).await;
+        if mapped.is_err() {
+            self.ops.truncate(ops_before);
+            while let Some(undo) = self.undo.pop() {
+                match undo {
+                    Undo::Known(key, Some(object)) => {
+                        self.known.insert(key, *object);
+                    }
+                    Undo::Known(key, None) => {
+                        self.known.remove(&key);
+                    }
+                    Undo::Listed(id) => {
+                        self.listed.remove(&id);
+                    }
+                    Undo::Incoming(id, Some(edges)) => {
+                        self.incoming.insert(id, edges);
+                    }
+                    Undo::Incoming(id, None) => {
+                        self.incoming.remove(&id);
+                    }
+                    Undo::JobTime(id, Some(time)) => {
+                        self.job_times.insert(id, time);
+                    }
+                    Undo::JobTime(id, None) => {
+                        self.job_times.remove(&id);
+                    }
+                }
+            }
+        }
+        mapped
+    }
+
+    async fn map(&mut self, event: &Value, event_time: Timestamp) -> Result<()> {
+        if let Some(dataset) = event.get("dataset") {
+            self.dataset(dataset).await?;
+            return Ok(());
+        }
+        let job = match (text(event, "/job/namespace"), text(event, "/job/name")) {
+            (Some(namespace), Some(name)) => Some((
+                job_key(namespace, name),
+                self.job(namespace, name, event.pointer("/job/facets"))
+                    .await?,
+            )),
+            _ => None,
+        };
+        let mut inputs = Vec::new();
+        for input in event
+            .get("inputs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(dataset) = self.dataset(input).await? {
+                inputs.push(dataset);
+            }
+        }
+        let mut outputs = Vec::new();
+        for output in event
+            .get("outputs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(dataset) = self.dataset(output).await? {
+                outputs.push((dataset, output));
+            }
+        }
+        let Some((key, job)) = job else {
+            return Ok(());
+        };
+        if inputs.is_empty() || outputs.is_empty() || !self.newer(&job, event_time).await? {
+            return Ok(());
+        }
+        self.set_job_time(&job, event_time)?;
+        let sources: BTreeSet<ObjectId> = inputs.iter().map(|d| d.object.id).collect();
+        for (output, value) in &outputs {
+            let edges = sources
+                .iter()
+                .filter(|s| **s != output.object.id)
+                .map(|s| lineage(*s, output.object.id, key.clone()))
+                .collect();
+            self.replace(output.object.id, &key, false, edges).await?;
+            if let Some(fields) = value
+                .pointer("/facets/columnLineage/fields")
+                .and_then(Value::as_object)
+            {
+                self.column_lineage(&key, output, fields).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an event at `time` is not older than the one the job's lineage was last
+    /// set from.
+    async fn newer(&mut self, job: &Object, time: Timestamp) -> Result<bool> {
+        if !self.job_times.contains_key(&job.id) {
+            let details = self
+                .catalog
+                .store
+                .details(Scope::Objects(vec![job.id]))
+                .await?;
+            let stored = details.attributes.into_iter().find_map(|a| {
+                match (a.attribute == "Lineage Updated", a.value) {
+                    (true, AttrValue::DateTime(t)) => Some(t),
+                    _ => None,
+                }
+            });
+            self.undo.push(Undo::JobTime(job.id, None));
+            self.job_times.insert(job.id, stored);
+        }
+        Ok(self.job_times[&job.id].is_none_or(|last| time >= last))
+    }
+
+    fn set_job_time(&mut self, job: &Object, time: Timestamp) -> Result<()> {
+        let before = self.job_times.insert(job.id, Some(time));
+        self.undo.push(Undo::JobTime(job.id, before));
+        self.push(Op::SetAttribute(AttributeValue {
+            object: job.id,
+            attribute: "Lineage Updated".to_owned(),
+            value: AttrValue::DateTime(time),
+        }))
+    }
+
+    /// The edges of the column lineage facet into the output's columns.
+    async fn column_lineage(
+        &mut self,
+        key: &str,
+        output: &Dataset,
+        fields: &serde_json::Map<String, Value>,
+    ) -> Result<()> {
+        for (field, lineage_of) in fields {
+            let Some(target) = self.column(output, field, None).await? else {
+                continue;
+            };
+            let mut edges = BTreeSet::new();
+            for input in lineage_of
+                .get("inputFields")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let (Some(namespace), Some(name), Some(source_field)) = (
+                    text(input, "/namespace"),
+                    text(input, "/name"),
+                    text(input, "/field"),
+                ) else {
+                    continue;
+                };
+                let Some(source) = self.dataset_at(namespace, name, None).await? else {
+                    continue;
+                };
+                let Some(source) = self.column(&source, source_field, None).await? else {
+                    continue;
+                };
+                if source.id == target.id {
+                    continue;
+                }
+                let transformations: Vec<&Value> = input
+                    .get("transformations")
+                    .and_then(Value::as_array)
+                    .map(|t| t.iter().collect())
+                    .unwrap_or_default();
+                if transformations.is_empty() {
+                    // The facet's earlier form: one transformation for the output field.
+                    let legacy = serde_json::json!({
+                        "type": lineage_of.get("transformationType"),
+                        "description": lineage_of.get("transformationDescription"),
+                    });
+                    edges.insert(lineage(source.id, target.id, edge_name(key, &legacy)));
+                } else {
+                    for t in transformations {
+                        edges.insert(lineage(source.id, target.id, edge_name(key, t)));
+                    }
+                }
+            }
+            self.replace(target.id, key, true, edges).await?;
+        }
+        Ok(())
+    }
+
+    /// Makes the job's lineage edges into `target` exactly `edges`: those it had and
+    /// `edges` lacks go (with `columns`, its column edges too), the new ones are added.
+    async fn replace(
+        &mut self,
+        target: ObjectId,
+        key: &str,
+        columns: bool,
+        edges: BTreeSet<Edge>,
+    ) -> Result<()> {
+        if !self.incoming.contains_key(&target) {
+            let stored: BTreeSet<Edge> = self
+                .catalog
+                .store
+                .edges(EdgeKind::Lineage, target, true)
+                .await?
+                .into_iter()
+                .collect();
+            self.undo.push(Undo::Incoming(target, None));
+            self.incoming.insert(target, stored);
+        }
+        let current = self.incoming[&target].clone();
+        let column_prefix = format!("{key} (");
+        let mine = |e: &Edge| e.name == key || (columns && e.name.starts_with(&column_prefix));
+        let mut changed = current.clone();
+        for edge in current.iter().filter(|e| mine(e) && !edges.contains(e)) {
+            changed.remove(edge);
+            self.push(Op::RemoveEdge(edge.clone()))?;
+        }
+        for edge in edges {
+            if !current.contains(&edge) {
+                changed.insert(edge.clone());
+                self.push(Op::AddEdge(edge))?;
+            }
+        }
+        let before = self.incoming.insert(target, changed);
+        self.undo.push(Undo::Incoming(target, before));
+        Ok(())
+    }
+
+    /// The job's object, made or brought up to date with its facets.
+    async fn job(&mut self, namespace: &str, name: &str, facets: Option<&Value>) -> Result<Object> {
+        let model = self.namespace_model(namespace, PIPELINE_PROFILE).await?;
+        let mut job = self
+            .child(
+                model,
+                None,
+                name,
+                Some(("Job", SystemType::Classifier, name.to_owned())),
+            )
+            .await?
+            .expect("made when absent");
+        let Some(facets) = facets else {
+            return Ok(job);
+        };
+        if let Some(description) = text(facets, "/documentation/description")
+            && job.description.as_deref() != Some(description)
+        {
+            job.description = Some(description.to_owned());
+            job = self.update(model, job)?;
+        }
+        if let Some(sql) = text(facets, "/sql/query") {
+            self.push(Op::SetAttribute(AttributeValue {
+                object: job.id,
+                attribute: "Transformation Logic".to_owned(),
+                value: AttrValue::Text(sql.to_owned()),
+            }))?;
+        }
+        let job_type: Vec<&str> = ["processingType", "integration", "jobType"]
+            .iter()
+            .filter_map(|k| text(facets, &format!("/jobType/{k}")))
+            .collect();
+        if !job_type.is_empty() {
+            self.push(Op::SetAttribute(AttributeValue {
+                object: job.id,
+                attribute: "Job Type".to_owned(),
+                value: AttrValue::Text(job_type.join(" ")),
+            }))?;
+        }
+        Ok(job)
+    }
+
+    /// The object of a dataset (`{namespace, name, facets}`) with its facets applied.
+    async fn dataset(&mut self, dataset: &Value) -> Result<Option<Dataset>> {
+        let (Some(namespace), Some(name)) = (text(dataset, "/namespace"), text(dataset, "/name"))
+        else {
+            return Ok(None);
+        };
+        self.dataset_at(namespace, name, dataset.get("facets"))
+            .await
+    }
+
+    async fn dataset_at(
+        &mut self,
+        namespace: &str,
+        name: &str,
+        facets: Option<&Value>,
+    ) -> Result<Option<Dataset>> {
+        let place = naming::place(namespace, name);
+        if let Some(found) = self.harvested_table(&place).await? {
+            return Ok(Some(found));
+        }
+        let profile = match place.shape {
+            Shape::Relational => DATABASE_PROFILE,
+            Shape::Files => FILE_PROFILE,
+        };
+        let model = self.namespace_model(namespace, profile).await?;
+        let last = place.parts.len() - 1;
+        let mut parent = None;
+        let mut path = String::new();
+        for (at, part) in place.parts.iter().enumerate() {
+            let (object_type, system_type) = match (place.shape, place.parts.len() - at) {
+                (Shape::Relational, 1) => ("Table", SystemType::Classifier),
+                (Shape::Relational, 2) => ("Schema", SystemType::Schema),
+                (Shape::Relational, _) => ("Database", SystemType::Model),
+                (Shape::Files, 1) => ("File", SystemType::Classifier),
+                (Shape::Files, _) => ("Directory", SystemType::Namespace),
+            };
+            let separator = if place.shape == Shape::Relational {
+                "."
+            } else {
+                "/"
+            };
+            if at > 0 {
+                path.push_str(separator);
+            }
+            path.push_str(part);
+            // A container's native id ends with the separator, so it is never a
+            // dataset's name.
+            let native = if at == last {
+                name.to_owned()
+            } else {
+                format!("{path}{separator}")
+            };
+            let object = self
+                .child(
+                    model,
+                    parent,
+                    part,
+                    Some((object_type, system_type, native)),
+                )
+                .await?
+                .expect("made when absent");
+            parent = Some(object.id);
+            if at == last {
+                let mut dataset = Dataset {
+                    object,
+                    shape: place.shape,
+                    owned: true,
+                };
+                if let Some(facets) = facets {
+                    self.dataset_facets(&mut dataset, facets).await?;
+                }
+                return Ok(Some(dataset));
+            }
+        }
+        unreachable!("a place has at least one part")
+    }
+
+    /// The description and columns a dataset's facets give it.
+    async fn dataset_facets(&mut self, dataset: &mut Dataset, facets: &Value) -> Result<()> {
+        if !dataset.owned {
+            return Ok(());
+        }
+        if let Some(description) = text(facets, "/documentation/description")
+            && dataset.object.description.as_deref() != Some(description)
+        {
+            dataset.object.description = Some(description.to_owned());
+            dataset.object = self.update(dataset.object.id.model, dataset.object.clone())?;
+        }
+        for field in facets
+            .pointer("/schema/fields")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = text(field, "/name") {
+                self.column(dataset, name, Some(field)).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The column (or field) of a dataset, made when absent unless the dataset was
+    /// harvested; a schema facet's `field` sets its data type and description.
+    async fn column(
+        &mut self,
+        dataset: &Dataset,
+        name: &str,
+        field: Option<&Value>,
+    ) -> Result<Option<Object>> {
+        let model = dataset.object.id.model;
+        let table = dataset.object.id;
+        if !self.listed.contains(&table) {
+            for child in self.catalog.store.children(model, Some(table)).await? {
+                let key = (model, Some(table), child.name.clone());
+                if !self.known.contains_key(&key) {
+                    self.undo.push(Undo::Known(key.clone(), None));
+                    self.known.insert(key, child);
+                }
+            }
+            self.listed.insert(table);
+            self.undo.push(Undo::Listed(table));
+        }
+        let made = match dataset.shape {
+            Shape::Relational => ("Column", SystemType::Feature),
+            Shape::Files => ("Field", SystemType::Feature),
+        };
+        let native = format!(
+            "{}#{name}",
+            dataset.object.native_id.as_deref().unwrap_or_default()
+        );
+        let create = dataset.owned.then_some((made.0, made.1, native));
+        let Some(mut column) = self.child(model, Some(table), name, create).await? else {
+            return Ok(None);
+        };
+        if dataset.owned
+            && let Some(field) = field
+        {
+            let data_type = text(field, "/type").map(str::to_owned);
+            let description = text(field, "/description").map(str::to_owned);
+            let mut changed = false;
+            if data_type.is_some() && column.data_type != data_type {
+                column.data_type = data_type;
+                changed = true;
+            }
+            if description.is_some() && column.description != description {
+                column.description = description;
+                changed = true;
+            }
+            if changed {
+                column = self.update(model, column)?;
+            }
+        }
+        Ok(Some(column))
+    }
+
+    /// The table a harvest made of the place, when one matches its server and database.
+    async fn harvested_table(&mut self, place: &Place) -> Result<Option<Dataset>> {
+        let (Some(server), 3) = (&place.server, place.parts.len()) else {
+            return Ok(None);
+        };
+        if self.harvested.is_none() {
+            self.harvested = Some(self.catalog.harvested().await?);
+        }
+        let models: Vec<i64> = self
+            .harvested
+            .iter()
+            .flat_map(|h| h.iter())
+            .filter(|h| &h.server == server && h.database == place.parts[0])
+            .map(|h| h.model)
+            .collect();
+        'models: for model in models {
+            let mut found: Option<Object> = None;
+            for part in &place.parts {
+                match self
+                    .child(model, found.as_ref().map(|o| o.id), part, None)
+                    .await?
+                {
+                    Some(object) => found = Some(object),
+                    None => continue 'models,
+                }
+            }
+            return Ok(found.map(|object| Dataset {
+                object,
+                shape: Shape::Relational,
+                owned: false,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// The model of a namespace in the OpenLineage folder, made when absent.
+    async fn namespace_model(&mut self, namespace: &str, profile: &str) -> Result<i64> {
+        let folder = self
+            .child(
+                REPOSITORY_MODEL,
+                None,
+                FOLDER,
+                Some((
+                    ObjectKind::Folder.as_str(),
+                    SystemType::Namespace,
+                    String::new(),
+                )),
+            )
+            .await?
+            .expect("made when absent");
+        let name = naming::model_name(namespace);
+        // Jobs and datasets of one namespace would share a name: the jobs' model says so.
+        let name = if profile == PIPELINE_PROFILE {
+            format!("{name} (jobs)")
+        } else {
+            name
+        };
+        let key = (REPOSITORY_MODEL, Some(folder.id), name.clone());
+        if let Some(model) = self.find(&key).await? {
+            return Ok(model.id.content_model());
+        }
+        let id = ObjectId::repository(self.catalog.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
+        let mut model = Object::new(
+            id,
+            ObjectKind::Model,
+            TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
+            SystemType::Model,
+            name,
+        );
+        model.parent = Some(folder.id);
+        model.native_id = Some(namespace.to_owned());
+        model.description = Some(format!("OpenLineage namespace {namespace}"));
+        model.updated_by = Some(self.user);
+        self.push(Op::PutObject(model.clone()))?;
+        self.push(Op::SetAttribute(AttributeValue {
+            object: id,
+            attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
+            value: AttrValue::Text(profile.to_owned()),
+        }))?;
+        self.remember(key, model);
+        Ok(id.content_model())
+    }
+
+    /// An object known to this mapper or the store, by id space, parent and name. The
+    /// events' names are looked up for the OpenLineage folder's models (which posting
+    /// lineage writes) and harvested databases; the poster is told only whether each
+    /// event was kept, never what was found.
+    #[allow(clippy::disallowed_methods)]
+    async fn find(&mut self, key: &Key) -> Result<Option<Object>> {
+        if let Some(object) = self.known.get(key) {
+            return Ok(Some(object.clone()));
+        }
+        if key.1.is_some_and(|p| self.listed.contains(&p)) {
+            return Ok(None);
+        }
+        let found = self
+            .catalog
+            .store
+            .child_by_name(key.0, key.1, &key.2)
+            .await?;
+        if let Some(object) = &found {
+            self.remember(key.clone(), object.clone());
+        }
+        Ok(found)
+    }
+
+    /// The child named `name`; when absent and `create` says its type and native id,
+    /// made (in the repository, a folder; in a model, a model object).
+    async fn child(
+        &mut self,
+        model: i64,
+        parent: Option<ObjectId>,
+        name: &str,
+        create: Option<(&str, SystemType, String)>,
+    ) -> Result<Option<Object>> {
+        let key = (model, parent, name.to_owned());
+        if let Some(found) = self.find(&key).await? {
+            return Ok(Some(found));
+        }
+        let Some((object_type, system_type, native)) = create else {
+            return Ok(None);
+        };
+        let id = ObjectId::new(model, self.catalog.store.reserve_ids(model, 1).await?);
+        let mut object = if model == REPOSITORY_MODEL {
+            Object::new(
+                id,
+                ObjectKind::Folder,
+                TypeName::new(REPOSITORY_PROFILE, object_type),
+                system_type,
+                name,
+            )
+        } else {
+            let profile = match object_type {
+                "Job" => PIPELINE_PROFILE,
+                "Directory" | "File" | "Field" => FILE_PROFILE,
+                _ => DATABASE_PROFILE,
+            };
+            let mut object = Object::new(
+                id,
+                ObjectKind::ModelObject,
+                TypeName::new(profile, object_type),
+                system_type,
+                name,
+            );
+            object.physical_name = Some(name.to_owned());
+            object.stable_id = Some(stable_id(model, &native));
+            object.native_id = Some(native);
+            object
+        };
+        object.parent = parent;
+        object.created_at = self.now;
+        object.updated_at = self.now;
+        object.updated_by = Some(self.user);
+        self.push(Op::PutObject(object.clone()))?;
+        self.remember(key, object.clone());
+        Ok(Some(object))
+    }
+
+    /// Writes a changed object again.
+    fn update(&mut self, model: i64, mut object: Object) -> Result<Object> {
+        object.updated_at = self.now;
+        object.updated_by = Some(self.user);
+        self.push(Op::PutObject(object.clone()))?;
+        self.remember((model, object.parent, object.name.clone()), object.clone());
+        Ok(object)
+    }
+
+    fn remember(&mut self, key: Key, object: Object) {
+        let before = self.known.insert(key.clone(), object);
+        self.undo.push(Undo::Known(key, before.map(Box::new)));
+    }
+
+    /// Adds an op after the checks the store makes, so an event the store would refuse
+    /// is refused alone.
+    fn push(&mut self, mut op: Op) -> Result<()> {
+        prepare(&mut op)?;
+        self.ops.push(op);
+        Ok(())
+    }
+}
+
+fn lineage(source: ObjectId, target: ObjectId, name: String) -> Edge {
+    Edge {
+        kind: EdgeKind::Lineage,
+        source,
+        target,
+        name,
+    }
+}
+
+/// A column edge's name: the job's, then the transformation's type, subtype, masking
+/// and description, as far as the facet gives them.
+fn edge_name(key: &str, transformation: &Value) -> String {
+    let kind: Vec<&str> = ["/type", "/subtype"]
+        .iter()
+        .filter_map(|p| text(transformation, p))
+        .collect();
+    let mut name = key.to_owned();
+    if !kind.is_empty() {
+        name.push_str(" (");
+        name.push_str(&kind.join("/"));
+        if transformation.get("masking").and_then(Value::as_bool) == Some(true) {
+            name.push_str(", masking");
+        }
+        name.push(')');
+    }
+    if let Some(description) = text(transformation, "/description") {
+        let description: String = description.chars().take(MAX_DESCRIPTION).collect();
+        if kind.is_empty() {
+            name.push_str(" ()");
+        }
+        name.push_str(": ");
+        name.push_str(&description);
+    }
+    name
+}
+
+impl Catalog {
+    /// The object of an OpenLineage job, when an event made one: for a sight check, so
+    /// looked up directly.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) async fn job_object(&self, namespace: &str, name: &str) -> Result<Option<Object>> {
+        let Some(folder) = self
+            .store
+            .child_by_name(REPOSITORY_MODEL, None, FOLDER)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let model_name = format!("{} (jobs)", naming::model_name(namespace));
+        let Some(model) = self
+            .store
+            .child_by_name(REPOSITORY_MODEL, Some(folder.id), &model_name)
+            .await?
+        else {
+            return Ok(None);
+        };
+        self.store
+            .child_by_name(model.id.content_model(), None, name)
+            .await
+    }
+
+    /// The databases harvested into models (format `database`), at most a minute old.
+    pub(crate) async fn harvested(&self) -> Result<Arc<Vec<Harvested>>> {
+        if let Some((at, list)) = self.harvests.0.lock().expect("harvest cache").as_ref()
+            && at.elapsed() < HARVESTS_FRESH
+        {
+            return Ok(list.clone());
+        }
+        let mut list = Vec::new();
+        for model in self.store.objects_of_kind(ObjectKind::Model).await? {
+            let Some(settings) = self.store.import_settings(model.id).await? else {
+                continue;
+            };
+            if settings.format != "database" {
+                continue;
+            }
+            let Some(url) = settings.parameters.get("url").and_then(Value::as_str) else {
+                continue;
+            };
+            if let Some((server, database)) = naming::database_url(url) {
+                list.push(Harvested {
+                    server,
+                    database,
+                    model: model.id.content_model(),
+                });
+            }
+        }
+        let list = Arc::new(list);
+        *self.harvests.0.lock().expect("harvest cache") = Some((Instant::now(), list.clone()));
+        Ok(list)
+    }
+}
+
+/// Whether a write failed because another writer made the same object first: the
+/// mapping is read again and retried.
+pub(super) fn lost_race(error: &crate::error::Error) -> bool {
+    error.code == ErrorCode::Conflict
+}
