@@ -852,7 +852,7 @@ pub async fn plugin_path_lands_what_the_builtin_importer_lands(t: &Target) {
 
 /// Sets a new model to `format`, attaches `file` when given, imports it; answers the
 /// model and the finished operation.
-async fn import_through(
+pub(crate) async fn import_through(
     t: &Target,
     format: &str,
     parameters: Value,

@@ -1093,6 +1093,11 @@ pub fn cases() -> Vec<Case> {
             AnyServer,
             []
         ),
+        case!(
+            openlineage::datasets_are_matched_to_harvested_tables,
+            Plugins,
+            []
+        ),
         // Meta model XML
         case!(
             meta_model::meta_model_xml_import_export_round_trip,

@@ -684,3 +684,87 @@ pub async fn events_become_datasets_jobs_and_lineage(t: &Target) {
     let absent = get(missing.clone()).await;
     crate::harness::assert_same_as_missing(&hidden, &daily_id, &absent, &missing);
 }
+
+/// A dataset a database harvest made is the harvested table itself: the event's
+/// `postgres://host:port` + `database.schema.table` finds the harvested model of that
+/// server and database; what the harvest does not hold is made in the namespace's model.
+pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
+    let Some(db) = crate::postgres::TestDatabase::create().await else {
+        return;
+    };
+    {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&db.url)
+            .await
+            .expect("the test database");
+        sqlx::raw_sql("CREATE TABLE public.orders (id integer PRIMARY KEY, amount numeric)")
+            .execute(&mut conn)
+            .await
+            .expect("a table");
+        let _ = conn.close().await;
+    }
+    let (harvested, _) =
+        super::imports::import_through(t, "database", json!({"url": db.url}), None).await;
+    let harvested_model = harvested.trim_start_matches("-1_").to_owned();
+    // The namespace as an OpenLineage integration writes it: host and port of the URL.
+    let authority = db
+        .url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split('/').next())
+        .map(|a| a.rsplit('@').next().unwrap_or(a).to_owned())
+        .expect("an authority");
+    let authority = if authority.contains(':') {
+        authority
+    } else {
+        format!("{authority}:5432")
+    };
+    let namespace = format!("postgres://{authority}");
+    let summary = unique("summary");
+    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    let mut event = run_event(
+        "COMPLETE",
+        "2026-11-27T12:00:00Z",
+        &run_id(),
+        &unique("summarize"),
+        None,
+    );
+    event["inputs"] =
+        json!([{"namespace": namespace, "name": format!("{}.public.orders", db.name)}]);
+    event["outputs"] = json!([dataset(
+        &namespace,
+        &format!("{}.public.{summary}", db.name),
+        &[("total", "numeric")]
+    )]);
+    let resp = post(t, "/api/v1/lineage", &emitter, &event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+
+    let found = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name", "where": format!("Name = '{summary}'"), "legacyEntityFormat": true}),
+        )
+        .await;
+    let made = found.ok_array();
+    assert_eq!(made.len(), 1, "{}", found.describe());
+    let made = made[0]["id"].as_str().expect("id").to_owned();
+    assert!(
+        !made.starts_with(&format!("{harvested_model}_")),
+        "a table the harvest does not hold is made outside its model: {made}"
+    );
+    let answer = t
+        .get_q(
+            &format!("/lineage/getOperations/{}", encode_segment(&made)),
+            &[("direction", "upstream")],
+        )
+        .await;
+    let operations = answer.ok()["operations"].as_array().expect("operations");
+    assert_eq!(operations.len(), 1, "{}", answer.describe());
+    let source = operations[0]["source"]["id"].as_str().expect("id");
+    assert!(
+        source.starts_with(&format!("{harvested_model}_")),
+        "the input is the harvested table: {}",
+        answer.describe()
+    );
+    assert_eq!(operations[0]["source"]["name"], json!("orders"));
+}

@@ -84,6 +84,7 @@ impl Catalog {
             updated_by: caller.name().to_owned(),
         };
         self.store.put_import_settings(settings.clone()).await?;
+        self.harvests.clear();
         Ok((model, settings))
     }
 

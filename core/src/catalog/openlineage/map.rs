@@ -51,9 +51,17 @@ pub(crate) struct Harvested {
     model: i64,
 }
 
-/// The harvested databases, read at most once a minute.
+/// The harvested databases, read at most once a minute (at once after this process
+/// changed import settings).
 #[derive(Debug, Default)]
 pub(crate) struct HarvestCache(std::sync::Mutex<Option<(Instant, Arc<Vec<Harvested>>)>>);
+
+impl HarvestCache {
+    /// Forgets the list: import settings changed in this process.
+    pub(crate) fn clear(&self) {
+        *self.0.lock().expect("harvest cache") = None;
+    }
+}
 
 type Key = (i64, Option<ObjectId>, String);
 
