@@ -34,12 +34,15 @@ use crate::model::{
     Value as AttrValue,
 };
 use crate::openlineage::naming::{self, Place, Server, Shape};
-use crate::store::{Op, Scope, prepare};
+use crate::store::{Op, prepare};
 
 /// The repository folder of the models OpenLineage events make.
 pub const FOLDER: &str = "OpenLineage";
 /// How long the list of harvested databases is trusted.
 const HARVESTS_FRESH: Duration = Duration::from_secs(60);
+/// Ids reserved at once per id space: a batch making many objects reserves seldom (the
+/// unused ones of a write are left as gaps).
+const ID_BLOCK: u64 = 64;
 /// The longest transformation description kept in an edge's name.
 const MAX_DESCRIPTION: usize = 200;
 
@@ -92,6 +95,11 @@ pub(super) struct Mapper<'c> {
     incoming: HashMap<ObjectId, BTreeSet<Edge>>,
     job_times: HashMap<ObjectId, Option<Timestamp>>,
     harvested: Option<Arc<Vec<Harvested>>>,
+    /// The objects this mapper made: nothing hangs on them in the store yet, so their
+    /// attributes, edges and children are not read.
+    made: HashSet<ObjectId>,
+    /// Reserved ids not yet used, per id space: the next and the end.
+    spare_ids: HashMap<i64, (i64, i64)>,
     undo: Vec<Undo>,
     ops: Vec<Op>,
 }
@@ -120,6 +128,8 @@ impl<'c> Mapper<'c> {
             incoming: HashMap::new(),
             job_times: HashMap::new(),
             harvested: None,
+            spare_ids: HashMap::new(),
+            made: HashSet::new(),
             undo: Vec::new(),
             ops: Vec::new(),
         }
@@ -231,12 +241,17 @@ impl<'c> Mapper<'c> {
     /// set from.
     async fn newer(&mut self, job: &Object, time: Timestamp) -> Result<bool> {
         if !self.job_times.contains_key(&job.id) {
-            let details = self
-                .catalog
-                .store
-                .details(Scope::Objects(vec![job.id]))
-                .await?;
-            let stored = details.attributes.into_iter().find_map(|a| {
+            let attributes = if self.made.contains(&job.id) {
+                Vec::new()
+            } else {
+                self.catalog
+                    .store
+                    .entity_read(job.id, None)
+                    .await?
+                    .details
+                    .attributes
+            };
+            let stored = attributes.into_iter().find_map(|a| {
                 match (a.attribute == "Lineage Updated", a.value) {
                     (true, AttrValue::DateTime(t)) => Some(t),
                     _ => None,
@@ -325,13 +340,16 @@ impl<'c> Mapper<'c> {
         edges: BTreeSet<Edge>,
     ) -> Result<()> {
         if !self.incoming.contains_key(&target) {
-            let stored: BTreeSet<Edge> = self
-                .catalog
-                .store
-                .edges(EdgeKind::Lineage, target, true)
-                .await?
-                .into_iter()
-                .collect();
+            let stored: BTreeSet<Edge> = if self.made.contains(&target) {
+                BTreeSet::new()
+            } else {
+                self.catalog
+                    .store
+                    .edges(EdgeKind::Lineage, target, true)
+                    .await?
+                    .into_iter()
+                    .collect()
+            };
             self.undo.push(Undo::Incoming(target, None));
             self.incoming.insert(target, stored);
         }
@@ -508,7 +526,12 @@ impl<'c> Mapper<'c> {
         let model = dataset.object.id.model;
         let table = dataset.object.id;
         if !self.listed.contains(&table) {
-            for child in self.catalog.store.children(model, Some(table)).await? {
+            let children = if self.made.contains(&table) {
+                Vec::new()
+            } else {
+                self.catalog.store.children(model, Some(table)).await?
+            };
+            for child in children {
                 let key = (model, Some(table), child.name.clone());
                 if !self.known.contains_key(&key) {
                     self.undo.push(Undo::Known(key.clone(), None));
@@ -612,7 +635,7 @@ impl<'c> Mapper<'c> {
         if let Some(model) = self.find(&key).await? {
             return Ok(model.id.content_model());
         }
-        let id = ObjectId::repository(self.catalog.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
+        let id = ObjectId::repository(self.new_id(REPOSITORY_MODEL).await?);
         let mut model = Object::new(
             id,
             ObjectKind::Model,
@@ -625,6 +648,7 @@ impl<'c> Mapper<'c> {
         model.description = Some(format!("OpenLineage namespace {namespace}"));
         model.updated_by = Some(self.user);
         self.push(Op::PutObject(model.clone()))?;
+        self.made.insert(id);
         self.push(Op::SetAttribute(AttributeValue {
             object: id,
             attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
@@ -643,7 +667,13 @@ impl<'c> Mapper<'c> {
         if let Some(object) = self.known.get(key) {
             return Ok(Some(object.clone()));
         }
-        if key.1.is_some_and(|p| self.listed.contains(&p)) {
+        // Under a parent listed whole or made now (or at the top of a model made now),
+        // what is not known does not exist.
+        let under_new = match key.1 {
+            Some(parent) => self.listed.contains(&parent) || self.made.contains(&parent),
+            None => key.0 != REPOSITORY_MODEL && self.made.contains(&ObjectId::repository(key.0)),
+        };
+        if under_new {
             return Ok(None);
         }
         let found = self
@@ -673,7 +703,7 @@ impl<'c> Mapper<'c> {
         let Some((object_type, system_type, native)) = create else {
             return Ok(None);
         };
-        let id = ObjectId::new(model, self.catalog.store.reserve_ids(model, 1).await?);
+        let id = ObjectId::new(model, self.new_id(model).await?);
         let mut object = if model == REPOSITORY_MODEL {
             Object::new(
                 id,
@@ -705,8 +735,28 @@ impl<'c> Mapper<'c> {
         object.updated_at = self.now;
         object.updated_by = Some(self.user);
         self.push(Op::PutObject(object.clone()))?;
+        self.made.insert(object.id);
         self.remember(key, object.clone());
         Ok(Some(object))
+    }
+
+    /// An unused object number of the id space.
+    async fn new_id(&mut self, model: i64) -> Result<i64> {
+        let (next, end) = match self.spare_ids.get(&model) {
+            Some(&(next, end)) if next < end => (next, end),
+            _ => {
+                // Repository objects (folders, models) are made one at a time.
+                let count = if model == REPOSITORY_MODEL {
+                    1
+                } else {
+                    ID_BLOCK
+                };
+                let first = self.catalog.store.reserve_ids(model, count).await?;
+                (first, first + count as i64)
+            }
+        };
+        self.spare_ids.insert(model, (next + 1, end));
+        Ok(next)
     }
 
     /// Writes a changed object again.
