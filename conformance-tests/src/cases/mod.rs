@@ -1098,6 +1098,7 @@ pub fn cases() -> Vec<Case> {
             Plugins,
             []
         ),
+        case!(openlineage::job_sql_becomes_column_lineage, AnyServer, []),
         // Meta model XML
         case!(
             meta_model::meta_model_xml_import_export_round_trip,

@@ -768,3 +768,87 @@ pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
     );
     assert_eq!(operations[0]["source"]["name"], json!("orders"));
 }
+
+/// A job whose event has no columnLineage facet gets its column lineage from its SQL
+/// facet, resolved against the inputs' columns; what the SQL names that cannot be
+/// resolved is said in the event's answer.
+pub async fn job_sql_becomes_column_lineage(t: &Target) {
+    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    let host = unique("sqldb").to_lowercase().replace(['_', ' '], "-");
+    let namespace = format!("postgres://{host}:5432");
+    let model = format!("/OpenLineage/{host}:5432 (postgres)");
+    let orders = dataset(
+        &namespace,
+        "shop.public.orders",
+        &[
+            ("id", "INTEGER"),
+            ("amount", "NUMERIC"),
+            ("created_at", "TIMESTAMP"),
+        ],
+    );
+    let weekly = dataset(
+        &namespace,
+        "shop.mart.weekly",
+        &[("week", "DATE"), ("total", "NUMERIC"), ("odd", "NUMERIC")],
+    );
+    let mut event = run_event(
+        "COMPLETE",
+        "2026-11-27T10:00:00Z",
+        &run_id(),
+        "weekly",
+        None,
+    );
+    let jobs = unique("sql-jobs");
+    event["job"] = json!({
+        "namespace": jobs,
+        "name": "weekly",
+        "facets": {"sql": {
+            "_producer": "https://example.com/producer",
+            "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+            "query": "INSERT INTO mart.weekly (week, total, odd)\n\
+                      SELECT date_trunc('week', o.created_at), sum(o.amount), max(o.bogus)\n\
+                      FROM public.orders o WHERE o.id > 0 GROUP BY 1"
+        }}
+    });
+    event["inputs"] = json!([orders]);
+    event["outputs"] = json!([weekly]);
+    let resp = post(t, "/api/v1/lineage", &emitter, &event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let answer: Value = serde_json::from_str(&resp.text()).expect("JSON");
+    let notes = answer["result"]["notes"].to_string();
+    assert!(
+        notes.contains("bogus"),
+        "the unresolved column is named: {}",
+        resp.describe()
+    );
+
+    let key = format!("{jobs}/weekly");
+    for (column, expected) in [
+        ("week", ("created_at", "DIRECT/TRANSFORMATION")),
+        ("total", ("amount", "DIRECT/AGGREGATION")),
+    ] {
+        let id = t
+            .entity(&format!("{model}/shop/mart/weekly/{column}"))
+            .await
+            .ok()["id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let answer = t
+            .get_q(
+                &format!("/lineage/getOperations/{}", encode_segment(&id)),
+                &[("direction", "upstream")],
+            )
+            .await;
+        assert_eq!(
+            flows(answer.ok()),
+            std::collections::BTreeSet::from([(
+                expected.0.to_owned(),
+                column.to_owned(),
+                format!("{key} ({})", expected.1),
+            )]),
+            "{column}: {}",
+            answer.describe()
+        );
+    }
+}

@@ -36,6 +36,10 @@ pub struct EventAnswer {
     pub error_code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// What of a kept event could not be mapped into the model, in words: the SQL of
+    /// its job that could not be read or resolved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl EventAnswer {
@@ -45,6 +49,7 @@ impl EventAnswer {
             digest: Some(event.digest.clone()),
             error_code: None,
             message: None,
+            notes: Vec::new(),
         }
     }
 
@@ -54,6 +59,7 @@ impl EventAnswer {
             digest: None,
             error_code: Some(error.code.as_str()),
             message: Some(error.message),
+            notes: Vec::new(),
         }
     }
 }
@@ -164,8 +170,10 @@ impl Catalog {
                 match mapper.event(value, event.event_time).await {
                     Err(e) if e.code.http_status() < 500 => answers.push(Err(e)),
                     Err(e) => return Err(e),
-                    Ok(()) => {
-                        answers.push(Ok(EventAnswer::kept(&event, false)));
+                    Ok(notes) => {
+                        let mut answer = EventAnswer::kept(&event, false);
+                        answer.notes = notes;
+                        answers.push(Ok(answer));
                         digests.push(event.digest.clone());
                         kept.push(Op::PutLineageEvent(event));
                     }

@@ -82,6 +82,10 @@ struct Dataset {
     object: Object,
     shape: Shape,
     owned: bool,
+    /// Its name's parts (database, schema, table; or the path), as the event names it.
+    parts: Vec<String>,
+    /// Its namespace's scheme (`postgres`), which names the SQL dialect.
+    scheme: Option<String>,
 }
 
 /// Maps the events of one write into ops, reading the store for what exists and
@@ -102,6 +106,8 @@ pub(super) struct Mapper<'c> {
     spare_ids: HashMap<i64, (i64, i64)>,
     undo: Vec<Undo>,
     ops: Vec<Op>,
+    /// What the event's mapping could not do (SQL it could not resolve), for its answer.
+    notes: Vec<String>,
 }
 
 fn text<'v>(value: &'v Value, pointer: &str) -> Option<&'v str> {
@@ -132,6 +138,7 @@ impl<'c> Mapper<'c> {
             made: HashSet::new(),
             undo: Vec::new(),
             ops: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -140,10 +147,15 @@ impl<'c> Mapper<'c> {
         self.ops
     }
 
-    /// Maps one event, adding its ops; an event whose ops the store would refuse adds
-    /// none and leaves the mapper as it was.
-    pub(super) async fn event(&mut self, event: &Value, event_time: Timestamp) -> Result<()> {
+    /// Maps one event, adding its ops, and answers what it could not map (notes); an
+    /// event whose ops the store would refuse adds none and leaves the mapper as it was.
+    pub(super) async fn event(
+        &mut self,
+        event: &Value,
+        event_time: Timestamp,
+    ) -> Result<Vec<String>> {
         self.undo.clear();
+        self.notes.clear();
         let ops_before = self.ops.len();
         let mapped = self.map(event, event_time).await;
         if mapped.is_err() {
@@ -174,7 +186,7 @@ impl<'c> Mapper<'c> {
                 }
             }
         }
-        mapped
+        mapped.map(|()| std::mem::take(&mut self.notes))
     }
 
     async fn map(&mut self, event: &Value, event_time: Timestamp) -> Result<()> {
@@ -224,7 +236,7 @@ impl<'c> Mapper<'c> {
             let edges = sources
                 .iter()
                 .filter(|s| **s != output.object.id)
-                .map(|s| lineage(*s, output.object.id, key.clone()))
+                .map(|s| lineage_edge(*s, output.object.id, key.clone()))
                 .collect();
             self.replace(output.object.id, &key, false, edges).await?;
             if let Some(fields) = value
@@ -232,6 +244,10 @@ impl<'c> Mapper<'c> {
                 .and_then(Value::as_object)
             {
                 self.column_lineage(&key, output, fields).await?;
+            } else if let Some(sql) = text(event, "/job/facets/sql/query") {
+                let dialect = text(event, "/job/facets/sql/dialect");
+                self.sql_lineage(&key, sql, dialect, output, &inputs)
+                    .await?;
             }
         }
         Ok(())
@@ -318,16 +334,181 @@ impl<'c> Mapper<'c> {
                         "type": lineage_of.get("transformationType"),
                         "description": lineage_of.get("transformationDescription"),
                     });
-                    edges.insert(lineage(source.id, target.id, edge_name(key, &legacy)));
+                    edges.insert(lineage_edge(source.id, target.id, edge_name(key, &legacy)));
                 } else {
                     for t in transformations {
-                        edges.insert(lineage(source.id, target.id, edge_name(key, t)));
+                        edges.insert(lineage_edge(source.id, target.id, edge_name(key, t)));
                     }
                 }
             }
             self.replace(target.id, key, true, edges).await?;
         }
         Ok(())
+    }
+
+    /// The column lineage of an output that has no `columnLineage` facet, read from the
+    /// job's SQL: the statement that writes the output (or the one SELECT), each output
+    /// column's DIRECT sources among the event's inputs. What cannot be resolved is
+    /// noted for the answer.
+    async fn sql_lineage(
+        &mut self,
+        key: &str,
+        sql: &str,
+        dialect: Option<&str>,
+        output: &Dataset,
+        inputs: &[Dataset],
+    ) -> Result<()> {
+        use lore_sql_lineage::{Dialect, Schema, StatementKind, TableName};
+
+        let dialect = Dialect::from_name(dialect.or(output.scheme.as_deref()).unwrap_or(""));
+        let mut schema = Schema::new();
+        for dataset in inputs.iter().chain(std::iter::once(output)) {
+            let columns = self.columns_of(dataset).await?;
+            schema.add_table(TableName::new(dataset.parts.iter().cloned()), columns);
+        }
+        let lineage = lore_sql_lineage::lineage(sql, dialect, &schema);
+        for problem in &lineage.problems {
+            self.notes.push(format!(
+                "{}: the SQL at line {} ({}) could not be read: {}",
+                output.parts.join("."),
+                problem.line,
+                problem.start,
+                problem.message
+            ));
+        }
+        let ends_with = |whole: &[String], tail: &[String]| {
+            tail.len() <= whole.len()
+                && whole[whole.len() - tail.len()..]
+                    .iter()
+                    .zip(tail)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        };
+        let writes_output = |target: &Option<TableName>| {
+            target
+                .as_ref()
+                .is_some_and(|t| !t.0.is_empty() && ends_with(&output.parts, &t.0))
+        };
+        let mut statements: Vec<_> = lineage
+            .statements
+            .iter()
+            .filter(|s| writes_output(&s.target))
+            .collect();
+        if statements.is_empty() {
+            // A query alone (what Spark and many operators report) writes the output.
+            statements = lineage
+                .statements
+                .iter()
+                .filter(|s| s.kind == StatementKind::Select)
+                .collect();
+            if statements.len() > 1 {
+                statements.clear();
+            }
+        }
+        if statements.is_empty() {
+            if lineage.problems.is_empty() {
+                self.notes.push(format!(
+                    "{}: no statement of the job's SQL writes it",
+                    output.parts.join(".")
+                ));
+            }
+            return Ok(());
+        }
+        let mut by_target: std::collections::BTreeMap<String, BTreeSet<Edge>> =
+            std::collections::BTreeMap::new();
+        for statement in statements {
+            for problem in &statement.unresolved {
+                self.notes.push(format!(
+                    "{} (line {}): {problem}",
+                    output.parts.join("."),
+                    statement.line
+                ));
+            }
+            for column in &statement.columns {
+                let Some(target) = self.column(output, &column.column, None).await? else {
+                    self.notes.push(format!(
+                        "{}: column '{}' is not among the harvested columns",
+                        output.parts.join("."),
+                        column.column
+                    ));
+                    continue;
+                };
+                let edges = by_target.entry(target.id.to_string()).or_default();
+                for source in column
+                    .sources
+                    .iter()
+                    .filter(|s| !s.transformation.is_indirect())
+                {
+                    let Some(input) = inputs.iter().find(|d| ends_with(&d.parts, &source.table.0))
+                    else {
+                        self.notes.push(format!(
+                            "{}.{}: table '{}' is not an input of the event",
+                            output.parts.join("."),
+                            column.column,
+                            source.table
+                        ));
+                        continue;
+                    };
+                    let Some(from) = self.column(input, &source.column, None).await? else {
+                        self.notes.push(format!(
+                            "{}.{}: column '{}' of '{}' is not among its harvested columns",
+                            output.parts.join("."),
+                            column.column,
+                            source.column,
+                            input.parts.join(".")
+                        ));
+                        continue;
+                    };
+                    if from.id != target.id {
+                        let name = format!(
+                            "{key} ({}/{})",
+                            source.transformation.kind(),
+                            source.transformation.subtype()
+                        );
+                        edges.insert(lineage_edge(from.id, target.id, name));
+                    }
+                }
+            }
+        }
+        for (target, edges) in by_target {
+            let target: ObjectId = target.parse()?;
+            self.replace(target, key, true, edges).await?;
+        }
+        Ok(())
+    }
+
+    /// Reads the children of `table` into what the mapper knows, once.
+    async fn list(&mut self, model: i64, table: ObjectId) -> Result<()> {
+        if !self.listed.contains(&table) {
+            let children = if self.made.contains(&table) {
+                Vec::new()
+            } else {
+                self.catalog.store.children(model, Some(table)).await?
+            };
+            for child in children {
+                let key = (model, Some(table), child.name.clone());
+                if !self.known.contains_key(&key) {
+                    self.undo.push(Undo::Known(key.clone(), None));
+                    self.known.insert(key, child);
+                }
+            }
+            self.listed.insert(table);
+            self.undo.push(Undo::Listed(table));
+        }
+        Ok(())
+    }
+
+    /// The names of a dataset's columns, in the order they were made.
+    async fn columns_of(&mut self, dataset: &Dataset) -> Result<Vec<String>> {
+        let table = dataset.object.id;
+        self.list(table.model, table).await?;
+        let mut columns: Vec<&Object> = self
+            .known
+            .iter()
+            .filter(|((_, parent, name), _)| *parent == Some(table) && !name.is_empty())
+            .map(|(_, object)| object)
+            .collect();
+        columns.sort_by_key(|o| o.id);
+        Ok(columns.into_iter().map(|o| o.name.clone()).collect())
     }
 
     /// Makes the job's lineage edges into `target` exactly `edges`: those it had and
@@ -481,6 +662,10 @@ impl<'c> Mapper<'c> {
                     object,
                     shape: place.shape,
                     owned: true,
+                    parts: place.parts.clone(),
+                    scheme: namespace
+                        .split_once("://")
+                        .map(|(s, _)| s.to_ascii_lowercase()),
                 };
                 if let Some(facets) = facets {
                     self.dataset_facets(&mut dataset, facets).await?;
@@ -525,22 +710,7 @@ impl<'c> Mapper<'c> {
     ) -> Result<Option<Object>> {
         let model = dataset.object.id.model;
         let table = dataset.object.id;
-        if !self.listed.contains(&table) {
-            let children = if self.made.contains(&table) {
-                Vec::new()
-            } else {
-                self.catalog.store.children(model, Some(table)).await?
-            };
-            for child in children {
-                let key = (model, Some(table), child.name.clone());
-                if !self.known.contains_key(&key) {
-                    self.undo.push(Undo::Known(key.clone(), None));
-                    self.known.insert(key, child);
-                }
-            }
-            self.listed.insert(table);
-            self.undo.push(Undo::Listed(table));
-        }
+        self.list(model, table).await?;
         let made = match dataset.shape {
             Shape::Relational => ("Column", SystemType::Feature),
             Shape::Files => ("Field", SystemType::Feature),
@@ -604,6 +774,8 @@ impl<'c> Mapper<'c> {
                 object,
                 shape: Shape::Relational,
                 owned: false,
+                parts: place.parts.clone(),
+                scheme: Some(server.scheme.clone()),
             }));
         }
         Ok(None)
@@ -782,7 +954,7 @@ impl<'c> Mapper<'c> {
     }
 }
 
-fn lineage(source: ObjectId, target: ObjectId, name: String) -> Edge {
+fn lineage_edge(source: ObjectId, target: ObjectId, name: String) -> Edge {
     Edge {
         kind: EdgeKind::Lineage,
         source,
