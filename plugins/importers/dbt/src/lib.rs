@@ -5,15 +5,31 @@
 //! `View`s under their schema, with their documented columns as `Column`s; tags become
 //! labels and `depends_on` becomes `lineage` from each upstream node to its downstream
 //! node. See the crate's README for the whole mapping and the native id scheme.
+//!
+//! Column lineage: the compiled SQL of each imported model and snapshot (`compiled_code`,
+//! present after `dbt compile`, `run` or `build`) is read with `lore-sql-lineage` in the
+//! dialect of the manifest's adapter, knowing the documented columns of the upstream
+//! nodes under their `relation_name`s. Each DIRECT source of an output column becomes
+//! `lineage` from the upstream node's column to the node's column, named by how it is
+//! computed: [`COLUMN_LINEAGE_IDENTITY`] (`dbt sql (DIRECT/IDENTITY)`),
+//! [`COLUMN_LINEAGE_TRANSFORMATION`] or [`COLUMN_LINEAGE_AGGREGATION`]. INDIRECT uses
+//! (joins, filters, grouping...) are stood for by the node-level edge. Ephemeral models
+//! are CTEs (`__dbt__cte__<name>`) of the compiled SQL and are looked through. Only
+//! documented columns are objects, so only they are linked; everything that cannot be
+//! linked (undocumented output or upstream columns, unresolved references, SQL that does
+//! not parse, tables that are no upstream node) is a warning of the operation log naming
+//! the node.
 
 mod manifest;
+mod sql;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use lore_plugin_sdk::{
     About, Attribute, Error, Format, Importer, Label, Level, Model, Object, Output, Relationship,
     Request,
 };
+use lore_sql_lineage::{Dialect, StatementKind, TableName};
 use serde_json::json;
 
 use crate::manifest::{Checked, Column, Node};
@@ -36,6 +52,12 @@ pub const TESTS: &str = "dbt Tests";
 pub const LINEAGE_FROM_SOURCE: &str = "dbt source";
 pub const LINEAGE_FROM_REF: &str = "dbt ref";
 
+/// Column lineage names, from a column of an upstream node to a column of the node whose
+/// compiled SQL computes it, by how (OpenLineage's DIRECT transformation subtypes).
+pub const COLUMN_LINEAGE_IDENTITY: &str = "dbt sql (DIRECT/IDENTITY)";
+pub const COLUMN_LINEAGE_TRANSFORMATION: &str = "dbt sql (DIRECT/TRANSFORMATION)";
+pub const COLUMN_LINEAGE_AGGREGATION: &str = "dbt sql (DIRECT/AGGREGATION)";
+
 /// Progress is reported every this many nodes.
 const PROGRESS_EVERY: u64 = 500;
 
@@ -48,7 +70,8 @@ impl Importer for DbtImporter {
         About::new("dbt", env!("CARGO_PKG_VERSION"))
             .description(
                 "Imports dbt projects from their manifest.json: models, seeds, snapshots and \
-                 sources with their columns, tags and lineage",
+                 sources with their columns, tags and lineage, and column lineage from the \
+                 compiled SQL",
             )
             .format(
                 Format::new(
@@ -166,6 +189,9 @@ struct Counts {
     sources: u64,
     columns: u64,
     lineage: u64,
+    column_lineage: u64,
+    /// Models and snapshots whose compiled SQL was read.
+    sql_read: u64,
     tests: u64,
     ephemeral: u64,
     other: u64,
@@ -176,6 +202,8 @@ struct Run<'m, 'o, 'a> {
     manifest: &'m Checked,
     options: &'m Options<'m>,
     out: &'o mut Output<'a>,
+    /// The dialect of the manifest's adapter, to read compiled SQL with.
+    dialect: Dialect,
     /// Every node and source by unique id, with what becomes of it.
     index: HashMap<&'m str, (&'m Node, Role)>,
     /// The tests of each node (with `includeTests`), taken when the node is sent.
@@ -202,10 +230,12 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
                 )
             })
             .collect();
+        let adapter = manifest.metadata.adapter_type.as_deref();
         Self {
             manifest,
             options,
             out,
+            dialect: Dialect::from_name(adapter.unwrap_or_default()),
             index,
             tests: HashMap::new(),
             sent: HashSet::new(),
@@ -253,15 +283,23 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
             .as_deref()
             .map(|v| format!(" (dbt {v})"))
             .unwrap_or_default();
+        let sql = match c.models + c.snapshots {
+            0 => String::new(),
+            total => format!(
+                " (from the compiled SQL of {} of {total} models and snapshots)",
+                c.sql_read
+            ),
+        };
         let summary = format!(
-            "dbt manifest{project}{version}: imported {}, {}, {}, {}, {}, {}; {tests}; {} and \
-             {} left out",
+            "dbt manifest{project}{version}: imported {}, {}, {}, {}, {}, {}, {}{sql}; {tests}; \
+             {} and {} left out",
             plural(c.models, "model"),
             plural(c.seeds, "seed"),
             plural(c.snapshots, "snapshot"),
             plural(c.sources, "source"),
             plural(c.columns, "column"),
             plural(c.lineage, "lineage edge"),
+            plural(c.column_lineage, "column lineage edge"),
             plural(c.ephemeral, "ephemeral model"),
             plural(c.other, "other node"),
         );
@@ -547,8 +585,170 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
                     .relationship(Relationship::new("lineage", name, up, id))?;
                 self.counts.lineage += 1;
             }
+            if *kind != Kind::Seed {
+                self.column_lineage(id, node)?;
+            }
         }
         Ok(())
+    }
+
+    /// Sends `lineage` between columns as the node's compiled SQL computes them: from
+    /// each DIRECT source column of an output column (in an upstream node) to the output
+    /// column, both as the manifest documents them. What cannot be linked is logged.
+    fn column_lineage(&mut self, id: &'m str, node: &'m Node) -> Result<(), Error> {
+        let Some(compiled) = non_empty(node.compiled_code.as_deref()) else {
+            return Ok(());
+        };
+        let relations = self.relations_read(id, node);
+        let kind = match node.materialized() {
+            Some("view") => StatementKind::CreateView,
+            Some("materialized_view") => StatementKind::CreateMaterializedView,
+            _ => StatementKind::CreateTableAs,
+        };
+        let target = sql::relation_name(node, false, self.dialect);
+        let statement = match lore_sql_lineage::query_lineage(
+            compiled,
+            self.dialect,
+            &relations,
+            Some(target),
+            kind,
+        ) {
+            Ok(statement) => statement,
+            Err(problem) => {
+                return self.out.log(
+                    Level::Warn,
+                    format!(
+                        "{id}: the compiled SQL could not be read: {}",
+                        problem.message
+                    ),
+                );
+            }
+        };
+        self.counts.sql_read += 1;
+        for unresolved in &statement.unresolved {
+            self.out.log(Level::Warn, format!("{id}: {unresolved}"))?;
+        }
+
+        let mut undocumented = Vec::new();
+        let mut foreign: BTreeSet<&TableName> = BTreeSet::new();
+        let mut not_documented: BTreeSet<String> = BTreeSet::new();
+        let mut edges = HashSet::new();
+        for output in &statement.columns {
+            let mut direct = output
+                .sources
+                .iter()
+                .filter(|s| !s.transformation.is_indirect())
+                .peekable();
+            if direct.peek().is_none() {
+                continue;
+            }
+            let Some(target) = sql::documented(node, &output.column) else {
+                undocumented.push(output.column.as_str());
+                continue;
+            };
+            let target = format!("{id}.{target}");
+            for source in direct {
+                let Some(relation) = relations.find(&source.table) else {
+                    foreign.insert(&source.table);
+                    continue;
+                };
+                // An incremental model reading itself; a node that is not imported.
+                if relation.is_self || !self.sent.contains(relation.id) {
+                    continue;
+                }
+                let Some(column) = sql::documented(relation.node, &source.column) else {
+                    not_documented.insert(format!("{}.{}", relation.id, source.column));
+                    continue;
+                };
+                let from = format!("{}.{column}", relation.id);
+                let Some(name) = sql::edge_name(source.transformation) else {
+                    continue;
+                };
+                if !self.sent.contains(&from)
+                    || !self.sent.contains(&target)
+                    || !edges.insert((from.clone(), target.clone()))
+                {
+                    continue;
+                }
+                self.out
+                    .relationship(Relationship::new("lineage", name, from, target.as_str()))?;
+                self.counts.column_lineage += 1;
+            }
+        }
+        if !undocumented.is_empty() {
+            self.out.log(
+                Level::Warn,
+                format!(
+                    "{id}: the {} does not document {}, so {} no column lineage",
+                    node.resource_type,
+                    quoted_list("column", &undocumented),
+                    if undocumented.len() == 1 {
+                        "it gets"
+                    } else {
+                        "they get"
+                    },
+                ),
+            )?;
+        }
+        for table in foreign {
+            self.out.log(
+                Level::Warn,
+                format!(
+                    "{id}: '{table}' is read by the compiled SQL but is no node the model \
+                     depends on; lineage from its columns is left out"
+                ),
+            )?;
+        }
+        if !not_documented.is_empty() {
+            let columns: Vec<&str> = not_documented.iter().map(String::as_str).collect();
+            self.out.log(
+                Level::Warn,
+                format!(
+                    "{id}: lineage from {} is left out: the upstream nodes do not document \
+                     {}",
+                    quoted_list("column", &columns),
+                    if columns.len() == 1 { "it" } else { "them" },
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The relations the compiled SQL of a node may read: the node itself, and its
+    /// upstream nodes, looking through ephemeral models (dbt inlines them as CTEs named
+    /// `__dbt__cte__<name>`, which resolve within the SQL) even when they are imported.
+    fn relations_read(&self, id: &'m str, node: &'m Node) -> sql::Relations<'m> {
+        let mut relations = sql::Relations::default();
+        relations.push(
+            sql::relation_name(node, false, self.dialect),
+            id,
+            node,
+            true,
+        );
+        let mut visited = HashSet::from([id]);
+        let mut stack: Vec<&str> = node
+            .depends_on
+            .nodes
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .collect();
+        while let Some(up) = stack.pop() {
+            if !visited.insert(up) {
+                continue;
+            }
+            let Some(&(up_node, role)) = self.index.get(up) else {
+                continue;
+            };
+            let source = matches!(role, Role::Object(Kind::Source, _));
+            if !source && up_node.materialized() == Some("ephemeral") {
+                stack.extend(up_node.depends_on.nodes.iter().rev().map(String::as_str));
+            } else if matches!(role, Role::Object(..)) {
+                let name = sql::relation_name(up_node, source, self.dialect);
+                relations.push(name, up, up_node, false);
+            }
+        }
+        relations
     }
 }
 
@@ -569,6 +769,16 @@ fn take_column_tests(tests: &mut Vec<TestRef<'_>>, name: &str, node: &Node) -> V
         !matches
     });
     taken
+}
+
+/// `column 'a'`, `columns 'a', 'b'`.
+fn quoted_list(what: &str, names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    if names.len() == 1 {
+        format!("{what} {}", names[0])
+    } else {
+        format!("{what}s {}", names.join(", "))
+    }
 }
 
 /// `1 model`, `2 models`.

@@ -51,6 +51,8 @@ pub struct Node {
     pub alias: Option<String>,
     /// The relation name of a source table.
     pub identifier: Option<String>,
+    /// The relation as compiled SQL names it, e.g. `"analytics"."staging"."orders"`.
+    pub relation_name: Option<String>,
     pub package_name: Option<String>,
     pub original_file_path: Option<String>,
     pub description: Option<String>,
@@ -143,6 +145,10 @@ impl<T> Default for Entries<T> {
 impl<T> Entries<T> {
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {

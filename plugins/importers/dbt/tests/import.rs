@@ -23,8 +23,10 @@ trait DbtOutcome {
     fn attributes_named(&self, name: &str) -> BTreeSet<(String, String)>;
     /// (native id, value) of every label (tags are labels, never collections).
     fn tags(&self) -> BTreeSet<(&str, &str)>;
-    /// (name, source, target) of every lineage edge.
+    /// (name, source, target) of every node-level lineage edge (`dbt ref`, `dbt source`).
     fn lineage(&self) -> BTreeSet<(&str, &str, &str)>;
+    /// (name, source, target) of every column-level lineage edge (`dbt sql (...)`).
+    fn column_lineage(&self) -> BTreeSet<(&str, &str, &str)>;
     /// What Lore would refuse ([`Outcome::check`]), and what the importer never sends:
     /// records other than the model, objects, attributes, labels and lineage; values
     /// other than String, Integer and Boolean; a label or an edge twice; an edge from an
@@ -68,15 +70,14 @@ impl DbtOutcome for Outcome {
     }
 
     fn lineage(&self) -> BTreeSet<(&str, &str, &str)> {
-        self.relationships()
-            .map(|rel| {
-                assert_eq!(rel.kind, "lineage");
-                (
-                    rel.name.as_str(),
-                    rel.source_native_id.as_str(),
-                    rel.target_native_id.as_str(),
-                )
-            })
+        edges(self)
+            .filter(|(name, ..)| !name.starts_with("dbt sql"))
+            .collect()
+    }
+
+    fn column_lineage(&self) -> BTreeSet<(&str, &str, &str)> {
+        edges(self)
+            .filter(|(name, ..)| name.starts_with("dbt sql"))
             .collect()
     }
 
@@ -112,6 +113,18 @@ impl DbtOutcome for Outcome {
             }
         }
     }
+}
+
+/// (name, source, target) of every relationship, all of them lineage.
+fn edges(sent: &Outcome) -> impl Iterator<Item = (&str, &str, &str)> {
+    sent.relationships().map(|rel| {
+        assert_eq!(rel.kind, "lineage");
+        (
+            rel.name.as_str(),
+            rel.source_native_id.as_str(),
+            rel.target_native_id.as_str(),
+        )
+    })
 }
 
 /// Runs an import as the host does.
@@ -476,7 +489,8 @@ fn progress_and_a_summary_are_reported() {
         sent.log_lines(Level::Info),
         [
             "dbt manifest of 'jaffle_shop' (dbt 1.8.2): imported 4 models, 1 seed, \
-             1 snapshot, 2 sources, 30 columns, 8 lineage edges; 3 tests left out; \
+             1 snapshot, 2 sources, 30 columns, 8 lineage edges, 3 column lineage edges \
+             (from the compiled SQL of 1 of 5 models and snapshots); 3 tests left out; \
              1 ephemeral model and 0 other nodes left out"
         ]
     );
@@ -635,7 +649,8 @@ fn odd_but_valid_manifests_import() {
         sent.log_lines(Level::Info),
         [
             "dbt manifest: imported 2 models, 1 seed, 0 snapshots, 0 sources, 2 columns, \
-             1 lineage edge; 0 tests left out; 2 ephemeral models and 1 other node left out"
+             1 lineage edge, 0 column lineage edges (from the compiled SQL of 0 of 2 models \
+             and snapshots); 0 tests left out; 2 ephemeral models and 1 other node left out"
         ]
     );
 }
@@ -792,4 +807,252 @@ fn tests_attach_to_the_column_they_name() {
         ])
     );
     assert!(sent.log_lines(Level::Info)[0].contains("6 tests recorded in 'dbt Tests'"));
+}
+
+fn compiled_manifest() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/compiled_manifest.json")
+}
+
+const IDENTITY: &str = lore_importer_dbt::COLUMN_LINEAGE_IDENTITY;
+const TRANSFORMATION: &str = lore_importer_dbt::COLUMN_LINEAGE_TRANSFORMATION;
+const AGGREGATION: &str = lore_importer_dbt::COLUMN_LINEAGE_AGGREGATION;
+
+#[test]
+fn column_lineage_names_say_how() {
+    assert_eq!(IDENTITY, "dbt sql (DIRECT/IDENTITY)");
+    assert_eq!(TRANSFORMATION, "dbt sql (DIRECT/TRANSFORMATION)");
+    assert_eq!(AGGREGATION, "dbt sql (DIRECT/AGGREGATION)");
+}
+
+#[test]
+fn the_samples_compiled_sql_gives_column_lineage() {
+    // Only stg_customers has compiled SQL in the sample (the others as after `dbt parse`).
+    let sent = import_sample(json!({}));
+    let src = |c: &str| format!("{SRC_CUSTOMERS}.{c}");
+    let stg = |c: &str| format!("{STG_CUSTOMERS}.{c}");
+    let (id, customer_id) = (src("id"), stg("customer_id"));
+    let (first, stg_first) = (src("first_name"), stg("first_name"));
+    let (last, stg_last) = (src("last_name"), stg("last_name"));
+    assert_eq!(
+        sent.column_lineage(),
+        BTreeSet::from([
+            (IDENTITY, id.as_str(), customer_id.as_str()),
+            (IDENTITY, first.as_str(), stg_first.as_str()),
+            (IDENTITY, last.as_str(), stg_last.as_str()),
+        ])
+    );
+    assert!(sent.log_lines(Level::Warn).is_empty());
+}
+
+#[test]
+fn compiled_sql_gives_column_lineage_to_documented_columns() {
+    let sent = import(Some(&compiled_manifest()), json!({}));
+    sent.check_integrity();
+    let edge = |name, from: &str, to: &str| (name, from.to_owned(), to.to_owned());
+    let column_lineage: BTreeSet<(&str, String, String)> = sent
+        .column_lineage()
+        .into_iter()
+        .map(|(name, from, to)| edge(name, from, to))
+        .collect();
+    assert_eq!(
+        column_lineage,
+        BTreeSet::from([
+            // Staging: renames are identities, lower(email) a transformation.
+            edge(
+                IDENTITY,
+                "source.shop.raw.customers.id",
+                "model.shop.stg_customers.customer_id"
+            ),
+            edge(
+                IDENTITY,
+                "source.shop.raw.customers.name",
+                "model.shop.stg_customers.customer_name"
+            ),
+            edge(
+                TRANSFORMATION,
+                "source.shop.raw.customers.email",
+                "model.shop.stg_customers.email"
+            ),
+            // A join of a model and an ephemeral one (inlined as __dbt__cte__stg_orders),
+            // with aggregates: the ephemeral model is looked through to its source.
+            edge(
+                IDENTITY,
+                "model.shop.stg_customers.customer_id",
+                "model.shop.customer_orders.customer_id"
+            ),
+            edge(
+                IDENTITY,
+                "model.shop.stg_customers.customer_name",
+                "model.shop.customer_orders.customer_name"
+            ),
+            edge(
+                AGGREGATION,
+                "source.shop.raw.orders.id",
+                "model.shop.customer_orders.order_count"
+            ),
+            // sum(amount_cents / 100.0): the strongest transformation wins.
+            edge(
+                AGGREGATION,
+                "source.shop.raw.orders.amount_cents",
+                "model.shop.customer_orders.lifetime_value"
+            ),
+            edge(
+                IDENTITY,
+                "model.shop.customer_orders.customer_id",
+                "model.shop.customer_segments.customer_id"
+            ),
+            edge(
+                TRANSFORMATION,
+                "model.shop.customer_orders.lifetime_value",
+                "model.shop.customer_segments.lifetime_value_cents"
+            ),
+        ])
+    );
+    // The join, filter and grouping columns (INDIRECT) are stood for by the model edges.
+    assert_eq!(
+        sent.lineage(),
+        BTreeSet::from([
+            (
+                "dbt source",
+                "source.shop.raw.customers",
+                "model.shop.stg_customers"
+            ),
+            (
+                "dbt ref",
+                "model.shop.stg_customers",
+                "model.shop.customer_orders"
+            ),
+            (
+                "dbt source",
+                "source.shop.raw.orders",
+                "model.shop.customer_orders"
+            ),
+            (
+                "dbt ref",
+                "model.shop.customer_orders",
+                "model.shop.customer_segments"
+            ),
+            (
+                "dbt source",
+                "source.shop.raw.events",
+                "model.shop.daily_events"
+            ),
+            ("dbt ref", "model.shop.stg_customers", "model.shop.broken"),
+        ])
+    );
+    assert_eq!(
+        sent.log_lines(Level::Warn),
+        [
+            "model.shop.customer_orders: the model does not document column \
+             'first_order_at', so it gets no column lineage",
+            "model.shop.customer_segments: column 'loyalty_tier' is in none of the tables \
+             read (analytics.marts.customer_orders)",
+            "model.shop.daily_events: lineage from columns \
+             'source.shop.raw.events.occurred_at', 'source.shop.raw.events.user_id' is left \
+             out: the upstream nodes do not document them",
+            "model.shop.broken: the compiled SQL could not be read: Expected: an expression, \
+             found: , at Line: 1, Column: 20",
+        ]
+    );
+    assert_eq!(
+        sent.log_lines(Level::Info),
+        [
+            "dbt manifest of 'shop' (dbt 1.8.2): imported 5 models, 0 seeds, 0 snapshots, \
+             3 sources, 22 columns, 6 lineage edges, 9 column lineage edges (from the \
+             compiled SQL of 4 of 5 models and snapshots); 0 tests left out; 1 ephemeral \
+             model and 0 other nodes left out"
+        ]
+    );
+}
+
+#[test]
+fn column_lineage_looks_through_ephemeral_models_even_when_imported() {
+    let sent = import(
+        Some(&compiled_manifest()),
+        json!({"includeEphemeral": true}),
+    );
+    sent.check_integrity();
+    let lineage = sent.column_lineage();
+    // stg_orders, imported as a view, has lineage of its own...
+    for (name, from, to) in [
+        (IDENTITY, "id", "order_id"),
+        (IDENTITY, "customer_id", "customer_id"),
+        (TRANSFORMATION, "amount_cents", "amount"),
+    ] {
+        let from = format!("source.shop.raw.orders.{from}");
+        let to = format!("model.shop.stg_orders.{to}");
+        assert!(
+            lineage.contains(&(name, from.as_str(), to.as_str())),
+            "{name} {from} {to}"
+        );
+    }
+    // ...but the SQL of customer_orders inlines it, so its columns come from the source.
+    assert!(lineage.contains(&(
+        AGGREGATION,
+        "source.shop.raw.orders.amount_cents",
+        "model.shop.customer_orders.lifetime_value"
+    )));
+    assert!(
+        !lineage
+            .iter()
+            .any(|(_, from, _)| from.starts_with("model.shop.stg_orders"))
+    );
+    assert_eq!(lineage.len(), 12);
+    assert!(sent.log_lines(Level::Warn).contains(
+        &"model.shop.stg_orders: the model does not document columns 'ordered_at', \
+          'status', so they get no column lineage"
+    ));
+}
+
+#[test]
+fn column_lineage_follows_the_adapters_names() {
+    // Snowflake folds unquoted names to upper case; the YAML documents them in any case.
+    // An old manifest's `compiled_sql` counts as `compiled_code`.
+    let mut raw = node("source", "customers", "", &[]);
+    raw["database"] = json!("raw");
+    raw["schema"] = json!("shop");
+    raw["identifier"] = json!("customers");
+    raw["relation_name"] = json!("raw.shop.customers");
+    raw["columns"] = json!({"ID": {}, "name": {}, "score": {}});
+    let mut stg = node("model", "stg", "incremental", &["source.p.raw.customers"]);
+    stg["relation_name"] = json!("db.main.stg");
+    stg["columns"] = json!({"CUSTOMER_ID": {}, "customer_name": {}, "legacy_score": {}});
+    stg["compiled_sql"] = json!(
+        "select c.id as customer_id, c.Name as customer_name, l.score as legacy_score\n\
+         from RAW.SHOP.CUSTOMERS as c\n\
+         left join raw.other.legacy as l on l.id = c.id\n\
+         where c.id > (select max(customer_id) from db.main.stg)"
+    );
+    let manifest = json!({
+        "metadata": {"project_name": "p", "adapter_type": "snowflake"},
+        "nodes": {"model.p.stg": stg},
+        "sources": {"source.p.raw.customers": raw},
+    });
+    let file = TempManifest::json("snowflake", &manifest);
+    let sent = import(Some(&file.0), json!({}));
+    sent.check_integrity();
+    assert_eq!(
+        sent.column_lineage(),
+        BTreeSet::from([
+            (
+                IDENTITY,
+                "source.p.raw.customers.ID",
+                "model.p.stg.CUSTOMER_ID"
+            ),
+            (
+                IDENTITY,
+                "source.p.raw.customers.name",
+                "model.p.stg.customer_name"
+            ),
+        ])
+    );
+    // A table the model does not depend on (not a ref or source) is said, not linked;
+    // the incremental model reading itself is no lineage.
+    assert_eq!(
+        sent.log_lines(Level::Warn),
+        [
+            "model.p.stg: 'RAW.OTHER.LEGACY' is read by the compiled SQL but is no node the \
+             model depends on; lineage from its columns is left out"
+        ]
+    );
 }
