@@ -285,6 +285,17 @@ impl Dialect {
         }
     }
 
+    /// The join that keeps its left side outside: SQLite's `CROSS JOIN` (its planner
+    /// otherwise may build an automatic index over a whole table on every step of a
+    /// recursive walk, as it did for downstream lineage: 300 ms instead of 15 at
+    /// 100,000 jobs); PostgreSQL plans joins itself.
+    pub fn ordered_join(self) -> &'static str {
+        match self {
+            Self::Sqlite => "CROSS JOIN",
+            Self::Postgres => "JOIN",
+        }
+    }
+
     /// Where a recursive walk stops after `limit` rows: the clause that ends the CTE's
     /// recursive step, and the query (`read`, a SELECT of the CTE) that reads it. SQLite
     /// computes a recursive CTE whole unless the CTE itself is limited; PostgreSQL allows

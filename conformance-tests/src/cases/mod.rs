@@ -33,6 +33,7 @@ mod meta_model;
 mod notifications;
 mod oauth;
 mod openlineage;
+mod openlineage_dbt;
 mod query;
 mod removed;
 mod repository;
@@ -40,6 +41,7 @@ mod routing;
 mod run;
 mod semantics;
 pub mod sight;
+pub mod sql_lineage;
 mod system_log;
 mod types;
 mod users;
@@ -1099,6 +1101,11 @@ pub fn cases() -> Vec<Case> {
             []
         ),
         case!(openlineage::job_sql_becomes_column_lineage, AnyServer, []),
+        case!(
+            openlineage_dbt::dbt_ol_run_lands_runs_datasets_and_lineage,
+            AnyServer,
+            []
+        ),
         // Meta model XML
         case!(
             meta_model::meta_model_xml_import_export_round_trip,
@@ -1435,6 +1442,14 @@ pub fn cases() -> Vec<Case> {
             imports::real_importers_import_their_samples,
             Plugins,
             [("POST", "/operations/startImport/{contentId}", N)]
+        ),
+        case!(
+            sql_lineage::ddl_import_gives_sql_lineage,
+            Plugins,
+            [
+                ("POST", "/operations/startImport/{contentId}", N),
+                ("GET", "/lineage/getOperations/{startingId}", N)
+            ]
         ),
         case!(
             imports::broken_plugins_fail_cleanly,

@@ -659,7 +659,7 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
            SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST(0 AS BIGINT) \
            UNION \
            SELECT e.{far}_model, e.{far}_object, w.depth + 1 FROM walk w \
-           JOIN edges e ON e.{near}_model = w.m AND e.{near}_object = w.o AND e.kind = $3 \
+           {join} edges e ON e.{near}_model = w.m AND e.{near}_object = w.o AND e.kind = $3 \
            WHERE w.depth < $4 AND {walk_edges} {walk_limit}), \
          bounded AS ({bounded}), \
          nodes AS (SELECT m, o, MIN(depth) AS depth FROM bounded GROUP BY m, o) \
@@ -670,6 +670,7 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
          WHERE n.depth < $4 AND {node_edges} \
          ORDER BY n.depth + 1, e.source_model, e.source_object, e.target_model, e.target_object, e.name \
          LIMIT $7",
+        join = dialect.ordered_join(),
         walk_edges = first_edges("w"),
         node_edges = first_edges("n"),
     )

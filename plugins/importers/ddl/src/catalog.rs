@@ -57,6 +57,9 @@ pub struct Relation {
     pub columns: Vec<Column>,
     /// The defining query of a view, as sqlparser writes it.
     pub view_statement: Option<String>,
+    /// The line of the statement whose definition is kept (the last `CREATE OR REPLACE
+    /// VIEW`), to tell which statement's lineage stands.
+    pub line: usize,
     pub primary_key: Option<PrimaryKey>,
     pub foreign_keys: Vec<ForeignKey>,
     pub indexes: Vec<Index>,
@@ -110,6 +113,7 @@ impl Relation {
             description: None,
             columns: Vec::new(),
             view_statement: None,
+            line: 0,
             primary_key: None,
             foreign_keys: Vec::new(),
             indexes: Vec::new(),
@@ -438,6 +442,8 @@ pub struct Catalog {
     pub skipped: BTreeMap<String, usize>,
     /// Statements the SQL parser could not read, each also a warning.
     pub unreadable: usize,
+    /// The line of the statement being added.
+    pub line: usize,
 }
 
 impl Catalog {
@@ -451,6 +457,7 @@ impl Catalog {
             warnings: Vec::new(),
             skipped: BTreeMap::new(),
             unreadable: 0,
+            line: 0,
         }
     }
 
@@ -598,6 +605,7 @@ impl Catalog {
             return;
         };
         let mut relation = Relation::new(name, RelationKind::Table);
+        relation.line = self.line;
         relation.description = table.comment.as_ref().map(|comment| match comment {
             CommentDef::WithEq(text) | CommentDef::WithoutEq(text) => text.clone(),
         });
@@ -625,6 +633,7 @@ impl Catalog {
             return;
         };
         let mut relation = Relation::new(name, RelationKind::View);
+        relation.line = self.line;
         relation.materialized = view.materialized;
         relation.view_statement = Some(view.query.to_string());
         relation.description = view.comment.clone();

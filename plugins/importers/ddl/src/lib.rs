@@ -8,12 +8,22 @@
 //! `RDBMS Relational Database (Database)`. Other statements are skipped and counted;
 //! a statement the parser cannot read is skipped with a warning naming its line.
 //!
+//! Statements that move data (`CREATE [MATERIALIZED] VIEW`, `CREATE TABLE ... AS`,
+//! `INSERT ... SELECT`, `MERGE`, `UPDATE`) give `lineage` relationships between the
+//! imported objects, derived by [`lore_sql_lineage`]: from each table read to the table
+//! written (`sql view`, `sql materialized view`, `sql create table as`, `sql insert`,
+//! `sql merge`, `sql update`) and from each source column to each target column DIRECTly
+//! computed from it (the same name followed by the transformation, e.g.
+//! `sql view (DIRECT/AGGREGATION)`). What cannot be resolved or linked is a warning
+//! naming the statement's line.
+//!
 //! The whole script is read before anything is sent, so statements may refer to what
 //! later ones create (a foreign key to a table created further down) and comments may
 //! come after what they describe. See the crate's README for the mapping and the native
 //! id scheme.
 
 mod catalog;
+mod lineage;
 mod names;
 
 use std::path::Path;
@@ -27,6 +37,7 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
 use catalog::{Catalog, Naming, Relation, RelationKind};
+use lineage::DataStatement;
 use names::{Dialect, member_id, relation_id, schema_id};
 
 /// The name of the format this plugin imports.
@@ -50,13 +61,15 @@ impl Importer for DdlImporter {
         About::new("ddl", env!("CARGO_PKG_VERSION"))
             .description(
                 "Imports SQL DDL scripts (PostgreSQL, SQLite, generic SQL): schemas, tables, \
-                 views, columns, keys, indexes and comments",
+                 views, columns, keys, indexes, comments and the table and column lineage of \
+                 views and of statements that move data",
             )
             .format(
                 Format::new(
                     FORMAT,
                     "A SQL script of CREATE TABLE / VIEW / INDEX / SCHEMA, ALTER TABLE ... ADD \
-                     and COMMENT ON statements; other statements are skipped",
+                     and COMMENT ON statements; views, CREATE TABLE ... AS, INSERT ... SELECT, \
+                     MERGE and UPDATE also give lineage; other statements are skipped",
                 )
                 .parameters(json!({
                     "type": "object",
@@ -93,18 +106,25 @@ impl Importer for DdlImporter {
 
         let mut catalog = Catalog::new(settings.naming);
         let script = without_meta_commands(script, &mut catalog);
-        let statements = read_script(&script, &file_name, &mut catalog, out)?;
+        let mut moving_data = Vec::new();
+        let statements = read_script(&script, &file_name, &mut catalog, &mut moving_data, out)?;
+        let lineage = lineage::derive(&catalog, &moving_data);
 
         let model_name = settings
             .model_name
             .unwrap_or_else(|| model_name_of(path).to_owned());
-        let counts = send(&catalog, &model_name, out)?;
+        let mut counts = send(&catalog, &model_name, out)?;
+        for relationship in lineage.relationships {
+            out.relationship(relationship)?;
+            counts.lineage += 1;
+        }
 
-        let warnings = catalog.warnings.len() + counts.warnings.len();
+        let warnings = catalog.warnings.len() + counts.warnings.len() + lineage.warnings.len();
         for warning in catalog
             .warnings
             .iter()
             .chain(&counts.warnings)
+            .chain(&lineage.warnings)
             .take(MAX_WARNINGS)
         {
             out.log(Level::Warn, warning.as_str())?;
@@ -179,7 +199,9 @@ fn without_meta_commands(script: &str, catalog: &mut Catalog) -> String {
 }
 
 /// Parses the script statement by statement into the catalog, reporting progress in
-/// lines; answers the number of statements.
+/// lines; answers the number of statements. The statements that move data (views,
+/// `CREATE TABLE ... AS`, `INSERT ... SELECT`, `MERGE`, `UPDATE`) are kept in
+/// `moving_data` for their lineage.
 ///
 /// A statement sqlparser cannot parse is skipped with a warning that names its line,
 /// its first words and what the parser expected, and counted; everything else lands
@@ -190,6 +212,7 @@ fn read_script(
     script: &str,
     file_name: &str,
     catalog: &mut Catalog,
+    moving_data: &mut Vec<DataStatement>,
     out: &mut Output<'_>,
 ) -> Result<usize, Error> {
     let dialect = catalog.naming.dialect.parser_dialect();
@@ -207,6 +230,7 @@ fn read_script(
         parser.advance_token();
         parser.prev_token();
         let start = parser.index();
+        let line = usize::try_from(parser.peek_token_ref().span.start.line).unwrap_or(0);
         let pragma = parser.peek_keyword(Keyword::PRAGMA);
         // `ALTER SEQUENCE` (pg_dump's `OWNED BY`), which sqlparser does not read and
         // the importer would not model.
@@ -219,7 +243,19 @@ fn read_script(
                     statement,
                     sqlparser::ast::Statement::CreateView(ref view) if view.materialized
                 );
-                catalog.add(&statement);
+                let data = DataStatement::of(&statement, line);
+                // INSERT, MERGE and UPDATE make nothing of the model but their lineage.
+                let dml = matches!(
+                    statement,
+                    sqlparser::ast::Statement::Insert(_)
+                        | sqlparser::ast::Statement::Merge(_)
+                        | sqlparser::ast::Statement::Update(_)
+                );
+                if !(dml && data.is_some()) {
+                    catalog.line = line;
+                    catalog.add(&statement);
+                }
+                moving_data.extend(data);
                 // pg_dump ends a materialized view with `WITH NO DATA`, which sqlparser
                 // leaves unread: whether it is filled changes nothing of its model.
                 if materialized {
@@ -398,6 +434,8 @@ struct Counts {
     foreign_keys: usize,
     relationships: usize,
     indexes: usize,
+    /// `lineage` relationships, between tables and between columns.
+    lineage: usize,
     warnings: Vec<String>,
 }
 
@@ -414,6 +452,11 @@ impl Counts {
             part(self.foreign_keys, "foreign key", "foreign keys"),
             part(self.relationships, "relationship", "relationships"),
             part(self.indexes, "index", "indexes"),
+            part(
+                self.lineage,
+                "lineage relationship",
+                "lineage relationships",
+            ),
         ]
         .join(", ")
     }

@@ -93,6 +93,23 @@ fn of_type(outcome: &Outcome, object_type: &str) -> Vec<String> {
     ids
 }
 
+/// `(name, source, target)` of the lineage relationships, sorted.
+fn lineage(outcome: &Outcome) -> Vec<(&str, &str, &str)> {
+    let mut edges: Vec<(&str, &str, &str)> = outcome
+        .relationships()
+        .filter(|r| r.kind == "lineage")
+        .map(|r| {
+            (
+                r.name.as_str(),
+                r.source_native_id.as_str(),
+                r.target_native_id.as_str(),
+            )
+        })
+        .collect();
+    edges.sort_unstable();
+    edges
+}
+
 /// Every warning names a line and says the statement was skipped (shown with
 /// `--nocapture`, with the summary).
 fn warnings_name_their_lines(outcome: &Outcome) {
@@ -176,6 +193,29 @@ fn a_pg_dump_of_a_schema_imports_its_tables() {
         ["film_id", "title", "release_year", "rating", "language_id"]
     );
     warnings_name_their_lines(&outcome);
+    // The view and the materialized view as pg_dump writes them have their lineage.
+    assert_eq!(
+        lineage(&outcome),
+        [
+            ("sql materialized view", "public.film", "public.film_count"),
+            (
+                "sql materialized view (DIRECT/IDENTITY)",
+                "public.film.language_id",
+                "public.film_count.language_id"
+            ),
+            ("sql view", "public.actor", "public.actor_names"),
+            (
+                "sql view (DIRECT/TRANSFORMATION)",
+                "public.actor.first_name",
+                "public.actor_names.name"
+            ),
+            (
+                "sql view (DIRECT/TRANSFORMATION)",
+                "public.actor.last_name",
+                "public.actor_names.name"
+            ),
+        ]
+    );
     // Nothing of such a dump is left unread: `ALTER SEQUENCE ... OWNED BY` is counted
     // as not modelled, `WITH NO DATA` is read with its materialized view, and psql's
     // meta-commands (`\restrict`) are skipped as lines.
@@ -205,4 +245,16 @@ fn a_sqlite_dump_imports_its_tables() {
     assert_eq!(of_type(&outcome, "Table"), ["main.film", "main.language"]);
     assert_eq!(of_type(&outcome, "View"), ["main.film_titles"]);
     warnings_name_their_lines(&outcome);
+    // The trigger's UPDATE is inside the trigger, not a statement of the script.
+    assert_eq!(
+        lineage(&outcome),
+        [
+            ("sql view", "main.film", "main.film_titles"),
+            (
+                "sql view (DIRECT/IDENTITY)",
+                "main.film.title",
+                "main.film_titles.title"
+            ),
+        ]
+    );
 }

@@ -17,8 +17,10 @@ trait DdlOutcome {
     fn columns(&self, parent: &str) -> Vec<(&str, Option<&str>)>;
     /// The value of an attribute, whatever its type.
     fn value(&self, native_id: &str, attribute: &str) -> Option<String>;
-    /// `(kind, name, source, target)` of every relationship.
+    /// `(kind, name, source, target)` of every relationship but lineage.
     fn edges(&self) -> BTreeSet<(String, String, String, String)>;
+    /// `(name, source, target)` of every `lineage` relationship.
+    fn lineage(&self) -> BTreeSet<(String, String, String)>;
     fn native_ids_of_type(&self, object_type: &str) -> Vec<String>;
     /// What Lore would refuse ([`Outcome::check`]), and what the importer never sends:
     /// values other than String, Integer and Boolean; object types other than those of
@@ -47,6 +49,7 @@ impl DdlOutcome for Outcome {
 
     fn edges(&self) -> BTreeSet<(String, String, String, String)> {
         self.relationships()
+            .filter(|r| r.kind != "lineage")
             .map(|r| {
                 (
                     r.kind.clone(),
@@ -56,6 +59,23 @@ impl DdlOutcome for Outcome {
                 )
             })
             .collect()
+    }
+
+    fn lineage(&self) -> BTreeSet<(String, String, String)> {
+        let all: Vec<_> = self
+            .relationships()
+            .filter(|r| r.kind == "lineage")
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.source_native_id.clone(),
+                    r.target_native_id.clone(),
+                )
+            })
+            .collect();
+        let set: BTreeSet<_> = all.iter().cloned().collect();
+        assert_eq!(set.len(), all.len(), "a lineage relationship sent twice");
+        set
     }
 
     fn native_ids_of_type(&self, object_type: &str) -> Vec<String> {
@@ -469,6 +489,46 @@ fn postgres_sample_gives_keys_and_relationships() {
             relationship("shipments_order_fk", "sales.shipments", "sales.orders"),
         ])
     );
+
+    // The view, a join of three tables with an aggregate, has lineage from each table and
+    // from the columns its columns are computed of; the join and grouping columns only
+    // count through the tables.
+    let edge = |name: &str, source: &str, target: &str| {
+        (name.to_owned(), source.to_owned(), target.to_owned())
+    };
+    assert_eq!(
+        outcome.lineage(),
+        BTreeSet::from([
+            edge("sql view", "sales.orders", "sales.order_totals"),
+            edge("sql view", "public.customers", "sales.order_totals"),
+            edge("sql view", "sales.order_items", "sales.order_totals"),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.orders.id",
+                "sales.order_totals.order_id"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "public.customers.full_name",
+                "sales.order_totals.customer"
+            ),
+            edge(
+                "sql view (DIRECT/AGGREGATION)",
+                "sales.order_items.quantity",
+                "sales.order_totals.total"
+            ),
+            edge(
+                "sql view (DIRECT/AGGREGATION)",
+                "sales.order_items.unit_price",
+                "sales.order_totals.total"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.orders.status",
+                "sales.order_totals.status"
+            ),
+        ])
+    );
 }
 
 #[test]
@@ -584,7 +644,8 @@ fn postgres_sample_logs_skipped_statements_and_a_summary() {
             "skipped 8 statements the importer does not model: ALTER TABLE (1), \
              CREATE EXTENSION (1), CREATE FUNCTION (1), GRANT (2), INSERT (2), SET (1)",
             "postgres.sql (PostgreSQL): 28 statements; 2 schemas, 7 tables, 1 view, \
-             35 columns, 7 primary keys, 6 foreign keys, 5 relationships, 3 indexes",
+             35 columns, 7 primary keys, 6 foreign keys, 5 relationships, 3 indexes, \
+             8 lineage relationships",
         ]
     );
     let last = outcome.progress.last().expect("progress");
@@ -715,6 +776,35 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
             ("Notes", None),
         ]
     );
+    // Lineage follows the expansion, with the ids' folded names.
+    let identity = |source: &str, target: &str| {
+        (
+            "sql view (DIRECT/IDENTITY)".to_owned(),
+            source.to_owned(),
+            format!("main.albumtracks.{target}"),
+        )
+    };
+    let view = |source: &str| {
+        (
+            "sql view".to_owned(),
+            source.to_owned(),
+            "main.albumtracks".to_owned(),
+        )
+    };
+    assert_eq!(
+        outcome.lineage(),
+        BTreeSet::from([
+            view("main.albums"),
+            view("main.tracks"),
+            identity("main.albums.title", "album"),
+            identity("main.tracks.trackid", "trackid"),
+            identity("main.tracks.name", "name"),
+            identity("main.tracks.albumid", "albumid"),
+            identity("main.tracks.milliseconds", "milliseconds"),
+            identity("main.tracks.unitprice", "unitprice"),
+            identity("main.tracks.notes", "notes"),
+        ])
+    );
     assert_eq!(
         outcome
             .value("main.albumtracks", "View Statement")
@@ -730,7 +820,8 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
         [
             "skipped 2 statements the importer does not model: INSERT (1), PRAGMA (1)",
             "sqlite.sql (SQLite): 9 statements; 1 schema, 5 tables, 1 view, 22 columns, \
-             5 primary keys, 4 foreign keys, 4 relationships, 1 index",
+             5 primary keys, 4 foreign keys, 4 relationships, 1 index, \
+             9 lineage relationships",
         ]
     );
     assert!(outcome.log_lines(Level::Warn).is_empty());
@@ -971,7 +1062,8 @@ CREATE TRIGGER last_updated BEFORE UPDATE ON public.actor FOR EACH ROW EXECUTE F
              CREATE AGGREGATE (1), CREATE DOMAIN (1), CREATE FUNCTION (2), CREATE SEQUENCE (1), \
              CREATE TRIGGER (1), CREATE TYPE (2), SELECT (1), SET (2)",
             "dump.sql (PostgreSQL): 16 statements; 1 schema, 2 tables, 1 view, 10 columns, \
-             1 primary key, 0 foreign keys, 0 relationships, 0 indexes",
+             1 primary key, 0 foreign keys, 0 relationships, 0 indexes, \
+             2 lineage relationships",
         ]
     );
 }
@@ -1134,6 +1226,9 @@ fn duplicates_are_reported_not_sent_twice() {
             "public.w: column a appears twice in the query; the second is left out",
             "public.x: the columns * takes from elsewhere are not known from the script; \
              they are left out",
+            // The lineage of the view says it too.
+            "line 10 (CREATE VIEW x): '*' of table 'elsewhere' whose columns are not known",
+            "line 10 (CREATE VIEW x): table 'elsewhere' is not in the script",
         ]
     );
 }

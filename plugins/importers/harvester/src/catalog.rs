@@ -10,6 +10,9 @@ use serde_json::{Number, Value};
 pub struct Catalog {
     pub database: Database,
     pub schemas: Vec<Schema>,
+    /// The schemas an unqualified table name in a view's definition is looked for in,
+    /// in order (PostgreSQL: the session's `current_schemas(false)`; SQLite: `main`).
+    pub search_path: Vec<String>,
     /// What could not be read, for the log.
     pub warnings: Vec<String>,
 }
@@ -53,6 +56,11 @@ pub struct Table {
     pub description: Option<String>,
     /// A view's query.
     pub definition: Option<String>,
+    /// A view's whole `CREATE VIEW` statement, when the database keeps it (SQLite); its
+    /// lineage is derived from it rather than from [`Table::definition`].
+    pub create_statement: Option<String>,
+    /// A materialized view (PostgreSQL).
+    pub materialized: bool,
     pub row_count: Option<i64>,
     pub columns: Vec<Column>,
     pub primary_key: Option<Key>,

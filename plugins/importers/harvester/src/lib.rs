@@ -4,8 +4,17 @@
 //! (and the entity relationships they make) and indexes, with comments as descriptions —
 //! and, with `profile`, the data profile and sample of every table column, made by
 //! [`lore_data_profiler`].
+//!
+//! Each view and materialized view also gets `lineage` relationships, derived from its
+//! definition (PostgreSQL's `pg_get_viewdef`, SQLite's `CREATE VIEW` statement) by
+//! [`lore_sql_lineage`] against the harvested tables' columns: `sql view` /
+//! `sql materialized view` from each harvested table or view it reads, and the same name
+//! followed by the transformation (`sql view (DIRECT/IDENTITY)`) from each source column
+//! to each view column DIRECTly computed from it. What cannot be resolved or linked is a
+//! warning naming the view.
 
 pub mod catalog;
+mod lineage;
 mod postgres;
 mod sqlite;
 pub mod url;
@@ -37,7 +46,10 @@ pub struct Harvester;
 impl Importer for Harvester {
     fn about() -> About {
         About::new("harvester", env!("CARGO_PKG_VERSION"))
-            .description("Harvests the catalog of a live PostgreSQL or SQLite database")
+            .description(
+                "Harvests the catalog of a live PostgreSQL or SQLite database, with the \
+                 lineage of its views",
+            )
             .format(
                 Format::new(
                     FORMAT,
@@ -202,6 +214,8 @@ struct Counts {
     primary_keys: usize,
     foreign_keys: usize,
     indexes: usize,
+    /// `lineage` relationships of the views, between tables and between columns.
+    lineage: usize,
     profiled: usize,
 }
 
@@ -214,6 +228,18 @@ fn harvest<S: Source>(mut source: S, options: &Options, out: &mut Output<'_>) ->
     }
     let layout = Layout::of(&catalog);
     let mut counts = send_catalog(&catalog, &layout, options, out)?;
+    let dialect = match options.url.engine {
+        Engine::Postgres => lore_sql_lineage::Dialect::Postgres,
+        Engine::Sqlite(_) => lore_sql_lineage::Dialect::Sqlite,
+    };
+    let lineage = lineage::derive(&catalog, &layout, dialect);
+    for warning in lineage.warnings {
+        out.log(Level::Warn, warning)?;
+    }
+    for relationship in lineage.relationships {
+        out.relationship(relationship)?;
+        counts.lineage += 1;
+    }
     if options.profile {
         counts.profiled = send_profiling(&mut source, &catalog, &layout, options, out)?;
     }
@@ -222,7 +248,7 @@ fn harvest<S: Source>(mut source: S, options: &Options, out: &mut Output<'_>) ->
         Level::Info,
         format!(
             "harvested {masked}: {} schemas, {} tables, {} views, {} columns, {} primary keys, \
-             {} foreign keys, {} indexes{}",
+             {} foreign keys, {} indexes, {} lineage relationships{}",
             counts.schemas,
             counts.tables,
             counts.views,
@@ -230,6 +256,7 @@ fn harvest<S: Source>(mut source: S, options: &Options, out: &mut Output<'_>) ->
             counts.primary_keys,
             counts.foreign_keys,
             counts.indexes,
+            counts.lineage,
             if options.profile {
                 format!(
                     "; {} tables profiled ({} rows each at most)",

@@ -145,6 +145,11 @@ struct DatabaseRow {
 }
 
 #[derive(sqlx::FromRow)]
+struct SearchPathRow {
+    schemas: Vec<String>,
+}
+
+#[derive(sqlx::FromRow)]
 struct SchemaRow {
     name: String,
     description: Option<String>,
@@ -200,6 +205,8 @@ const DATABASE: &str = "\
 SELECT current_database()::text AS name, current_setting('server_version') AS version,
        shobj_description(d.oid, 'pg_database') AS description
 FROM pg_database d WHERE d.datname = current_database()";
+
+const SEARCH_PATH: &str = "SELECT current_schemas(false)::text[] AS schemas";
 
 const SCHEMAS: &str = "\
 SELECT n.nspname::text AS name, obj_description(n.oid, 'pg_namespace') AS description
@@ -310,6 +317,7 @@ impl Source for Postgres {
                     },
                     description: row.description,
                     definition: row.definition.map(|d| d.trim().to_owned()),
+                    materialized: row.kind == "m",
                     row_count: row.row_count,
                     profiled: matches!(row.kind.as_str(), "r" | "p"),
                     ..Table::default()
@@ -397,9 +405,18 @@ impl Source for Postgres {
                 description: s.description,
             })
             .collect();
+        // pg_get_viewdef qualifies a table only when this session's search path would not
+        // find it by its bare name.
+        let search_path = self
+            .fetch::<SearchPathRow>("the search path", SEARCH_PATH, None)?
+            .into_iter()
+            .next()
+            .map(|row| row.schemas)
+            .unwrap_or_default();
         Ok(Catalog {
             database,
             schemas,
+            search_path,
             warnings: Vec::new(),
         })
     }

@@ -86,6 +86,7 @@ impl Sqlite {
             } else {
                 None
             },
+            create_statement: if kind == "view" { sql.clone() } else { None },
             profiled: kind == "table" && !is_virtual,
             ..Table::default()
         };
@@ -290,6 +291,7 @@ impl Source for Sqlite {
             tables.push(self.table(&kind, name, sql, &mut catalog.warnings)?);
         }
         resolve_references(&mut tables);
+        catalog.search_path = vec![MAIN.to_owned()];
         catalog.schemas = vec![Schema {
             name: MAIN.to_owned(),
             description: None,

@@ -7,7 +7,7 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::{Harvest, harvest};
+use common::{Harvest, edge, harvest};
 use lore_plugin_sdk::testing::Outcome;
 use lore_plugin_sdk::{Level, Relationship};
 use serde_json::json;
@@ -291,7 +291,10 @@ fn the_catalog_becomes_a_database_model() {
             .as_deref(),
         Some("account_manager references hr.employee (id)")
     );
-    let mut relationships: Vec<&Relationship> = sent.relationships().collect();
+    let mut relationships: Vec<&Relationship> = sent
+        .relationships()
+        .filter(|r| r.kind == "entity_relationship")
+        .collect();
     relationships.sort_by(|a, b| a.name.cmp(&b.name));
     assert_eq!(
         relationships,
@@ -342,6 +345,25 @@ fn the_catalog_becomes_a_database_model() {
     assert!(statement.contains("FROM sales.orders"), "{statement}");
     assert!(statement.contains("amount > 100::numeric"), "{statement}");
 
+    // The view's lineage, from its definition.
+    assert_eq!(
+        sent.lineage(),
+        vec![
+            edge("sql view", "sales.orders", "sales.big_orders"),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.orders.amount",
+                "sales.big_orders.amount"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.orders.order_id",
+                "sales.big_orders.order_id"
+            ),
+        ]
+    );
+    assert_eq!(sent.lines(Level::Warn), Vec::<String>::new());
+
     assert_eq!(sent.profilings().count(), 0);
     assert_eq!(
         sent.logs.last().map(|l| (l.level, l.message.clone())),
@@ -349,7 +371,7 @@ fn the_catalog_becomes_a_database_model() {
             Level::Info,
             format!(
                 "harvested {}: 3 schemas, 6 tables, 1 views, 16 columns, 3 primary keys, \
-                 2 foreign keys, 2 indexes",
+                 2 foreign keys, 2 indexes, 3 lineage relationships",
                 db.url()
             )
         ))
@@ -372,7 +394,12 @@ fn schemas_filter_and_profiling() {
         sent.ids()
             .contains("sales.customer.customer_account_manager_fkey")
     );
-    assert_eq!(sent.relationships().count(), 1);
+    assert_eq!(
+        sent.relationships()
+            .filter(|r| r.kind == "entity_relationship")
+            .count(),
+        1
+    );
     assert!(sent.logs.iter().any(|l| l.level == Level::Warn
         && l.message
             == "foreign key customer_account_manager_fkey of customer: hr.employee (id) is \
@@ -433,5 +460,97 @@ fn schemas_filter_and_profiling() {
             .as_array()
             .map(Vec::len),
         Some(3)
+    );
+}
+
+const VIEWS: &str = "
+CREATE SCHEMA sales;
+CREATE SCHEMA hr;
+CREATE TABLE public.rates (currency text, rate numeric);
+CREATE TABLE sales.orders (id int, customer_id int, amount numeric, currency text, status text);
+CREATE TABLE sales.customers (id int, name text);
+CREATE TABLE hr.staff (id int, name text);
+-- A join of three tables with an aggregate; `rates` is found on the search path.
+CREATE VIEW sales.revenue AS
+    SELECT c.name AS customer, sum(o.amount * r.rate) AS total
+    FROM sales.orders o
+    JOIN sales.customers c ON c.id = o.customer_id
+    JOIN rates r ON r.currency = o.currency
+    WHERE o.status = 'paid'
+    GROUP BY c.name;
+-- `*`, which PostgreSQL expands in the view's definition.
+CREATE VIEW sales.everyone AS SELECT * FROM sales.customers;
+CREATE MATERIALIZED VIEW sales.daily AS
+    SELECT status, count(*) AS n, max(amount) AS top FROM sales.orders GROUP BY status;
+-- Over a table of a schema the harvest leaves out.
+CREATE VIEW sales.people AS
+    SELECT name FROM sales.customers UNION SELECT name FROM hr.staff;
+";
+
+#[test]
+fn views_get_lineage_from_their_definitions() {
+    let Some(db) = TestDatabase::create(VIEWS) else {
+        return;
+    };
+    let sent = db.harvest(json!({"schemas": "sales,public"}));
+    assert_eq!(
+        sent.lineage(),
+        vec![
+            edge("sql materialized view", "sales.orders", "sales.daily"),
+            edge(
+                "sql materialized view (DIRECT/AGGREGATION)",
+                "sales.orders.amount",
+                "sales.daily.top"
+            ),
+            edge(
+                "sql materialized view (DIRECT/IDENTITY)",
+                "sales.orders.status",
+                "sales.daily.status"
+            ),
+            edge("sql view", "public.rates", "sales.revenue"),
+            edge("sql view", "sales.customers", "sales.everyone"),
+            edge("sql view", "sales.customers", "sales.people"),
+            edge("sql view", "sales.customers", "sales.revenue"),
+            edge("sql view", "sales.orders", "sales.revenue"),
+            edge(
+                "sql view (DIRECT/AGGREGATION)",
+                "public.rates.rate",
+                "sales.revenue.total"
+            ),
+            edge(
+                "sql view (DIRECT/AGGREGATION)",
+                "sales.orders.amount",
+                "sales.revenue.total"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.customers.id",
+                "sales.everyone.id"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.customers.name",
+                "sales.everyone.name"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.customers.name",
+                "sales.people.name"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "sales.customers.name",
+                "sales.revenue.customer"
+            ),
+        ]
+    );
+    assert_eq!(
+        sent.lines(Level::Warn),
+        ["view sales.people: table 'hr.staff' is not harvested; it is not linked"]
+    );
+    let summary = &sent.logs.last().expect("a summary").message;
+    assert!(
+        summary.ends_with("0 indexes, 14 lineage relationships"),
+        "{summary}"
     );
 }

@@ -4,7 +4,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Harvest, run};
+use common::{Harvest, edge, run};
 use lore_importer_harvester::MODEL_PROFILE;
 use lore_plugin_sdk::testing::Outcome;
 use lore_plugin_sdk::{Level, Model, Progress, Relationship};
@@ -183,7 +183,10 @@ fn the_catalog_becomes_a_database_model() {
             .as_deref(),
         Some("order_id references main.Orders (id)")
     );
-    let mut relationships: Vec<&Relationship> = sent.relationships().collect();
+    let mut relationships: Vec<&Relationship> = sent
+        .relationships()
+        .filter(|r| r.kind == "entity_relationship")
+        .collect();
     relationships.sort_by(|a, b| a.name.cmp(&b.name));
     assert_eq!(
         relationships,
@@ -257,7 +260,7 @@ fn the_catalog_becomes_a_database_model() {
         summary.message,
         format!(
             "harvested {}: 1 schemas, 3 tables, 1 views, 14 columns, 3 primary keys, \
-             2 foreign keys, 2 indexes",
+             2 foreign keys, 2 indexes, 3 lineage relationships",
             url(&path)
         )
     );
@@ -405,5 +408,97 @@ fn schemas_and_files_that_are_not_there() {
             "cannot read SQLite database {}: file is not a database",
             text.display()
         )
+    );
+}
+
+#[test]
+fn views_get_lineage_from_their_definitions() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("lineage.db");
+    let connection = rusqlite::Connection::open(&path).expect("create the database");
+    connection
+        .execute_batch(
+            "CREATE TABLE Customer (Id INTEGER PRIMARY KEY, Name TEXT, country TEXT);
+             CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount NUMERIC,
+                                  status TEXT);
+             -- A join and an aggregate; the view's column list renames the query's columns.
+             CREATE VIEW revenue (who, total, n) AS
+                 SELECT c.name, sum(o.amount), count(*)
+                 FROM orders o JOIN customer c ON c.id = o.customer_id
+                 WHERE o.status = 'paid' GROUP BY c.name;
+             -- `*` over a harvested table, names in another case than declared.
+             CREATE VIEW everyone AS SELECT * FROM CUSTOMER;
+             -- A view over a view, and over a table the harvest leaves out.
+             CREATE VIEW \"Big Spenders\" AS
+                 SELECT upper(who) AS who, total FROM revenue WHERE total > 100;
+             CREATE VIEW tables AS SELECT name, sql FROM sqlite_master;
+             -- A column of no table: SQLite takes the view, but cannot say its columns.
+             CREATE VIEW broken AS SELECT id, nope FROM orders;",
+        )
+        .expect("fill the database");
+    drop(connection);
+    let sent = harvest(&path, json!({}));
+
+    assert_eq!(
+        sent.lineage(),
+        vec![
+            edge("sql view", "main.customer", "main.everyone"),
+            edge("sql view", "main.customer", "main.revenue"),
+            edge("sql view", "main.orders", "main.broken"),
+            edge("sql view", "main.orders", "main.revenue"),
+            edge("sql view", "main.revenue", "main.big spenders"),
+            edge(
+                "sql view (DIRECT/AGGREGATION)",
+                "main.orders.amount",
+                "main.revenue.total"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "main.customer.country",
+                "main.everyone.country"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "main.customer.id",
+                "main.everyone.id"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "main.customer.name",
+                "main.everyone.name"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "main.customer.name",
+                "main.revenue.who"
+            ),
+            edge(
+                "sql view (DIRECT/IDENTITY)",
+                "main.revenue.total",
+                "main.big spenders.total"
+            ),
+            edge(
+                "sql view (DIRECT/TRANSFORMATION)",
+                "main.revenue.who",
+                "main.big spenders.who"
+            ),
+        ]
+    );
+    let warnings = sent.lines(Level::Warn);
+    assert_eq!(
+        warnings,
+        [
+            "the columns of broken cannot be read: no such column: nope",
+            "view main.broken: column 'nope' is in none of the tables read (orders)",
+            "view main.broken: its columns are not known; the lineage of its columns is \
+             not linked",
+            "view main.tables: table 'sqlite_master' is not harvested; it is not linked",
+        ],
+        "{warnings:#?}"
+    );
+    let summary = &sent.logs.last().expect("a summary").message;
+    assert!(
+        summary.ends_with("0 indexes, 12 lineage relationships"),
+        "{summary}"
     );
 }

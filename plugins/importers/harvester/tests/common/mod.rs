@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 
 use lore_importer_harvester::{FORMAT, Harvester};
+use lore_plugin_sdk::Level;
 use lore_plugin_sdk::testing::{self, Outcome};
 use serde_json::Value;
 
@@ -30,6 +31,12 @@ pub trait Harvest {
 
     /// `(native id, parent)` of every object of a type, sorted.
     fn tree(&self, object_type: &str) -> Vec<(String, Option<String>)>;
+
+    /// `(name, source, target)` of every `lineage` relationship, sorted; none is sent twice.
+    fn lineage(&self) -> Vec<(String, String, String)>;
+
+    /// The log lines of a level.
+    fn lines(&self, level: Level) -> Vec<String>;
 }
 
 impl Harvest for Outcome {
@@ -45,4 +52,35 @@ impl Harvest for Outcome {
         found.sort();
         found
     }
+
+    fn lineage(&self) -> Vec<(String, String, String)> {
+        let mut found: Vec<(String, String, String)> = self
+            .relationships()
+            .filter(|r| r.kind == "lineage")
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.source_native_id.clone(),
+                    r.target_native_id.clone(),
+                )
+            })
+            .collect();
+        found.sort();
+        let sent = found.len();
+        found.dedup();
+        assert_eq!(found.len(), sent, "a lineage relationship sent twice");
+        found
+    }
+
+    fn lines(&self, level: Level) -> Vec<String> {
+        self.log_lines(level)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// A lineage relationship as [`Harvest::lineage`] lists it.
+pub fn edge(name: &str, source: &str, target: &str) -> (String, String, String) {
+    (name.to_owned(), source.to_owned(), target.to_owned())
 }
