@@ -32,6 +32,7 @@ pub fn cases() -> Vec<UiCase> {
         ui_case!(browse_to_a_column),
         ui_case!(object_page_tabs),
         ui_case!(lineage_graph_and_table),
+        ui_case!(openlineage_lineage_on_the_object_page),
         ui_case!(curation_from_the_object_page),
         ui_case!(glossary_pages),
         ui_case!(administration_grants_and_an_import),
@@ -1294,4 +1295,54 @@ async fn review_status_of(b: &Browser, kind: &str, name: &str) -> serde_json::Va
         "return [...document.querySelectorAll('#{kind}-assignments tr')].find(r => r.cells[0].textContent === '{name}').cells[1].textContent"
     ))
     .await
+}
+
+/// Lineage that OpenLineage events made is drawn like any other: a dbt-like job reading
+/// `orders` and writing `daily`, seen from `daily`'s lineage screen.
+async fn openlineage_lineage_on_the_object_page(t: &Target, b: &mut Browser) {
+    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    let host = unique("ol-ui").to_lowercase().replace(['_', ' '], "-");
+    let namespace = format!("postgres://{host}:5432");
+    let event = json!({
+        "eventType": "COMPLETE",
+        "eventTime": "2026-11-27T10:00:00Z",
+        "producer": "https://example.com/producer",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": "01930000-0000-4000-8000-000000000001"},
+        "job": {"namespace": "ui-pipelines", "name": "load_daily"},
+        "inputs": [{"namespace": namespace, "name": "shop.public.orders"}],
+        "outputs": [{"namespace": namespace, "name": "shop.mart.daily"}]
+    });
+    let resp = t
+        .send(
+            t.client
+                .post(format!("{}/api/v1/lineage", t.origin()))
+                .header("Authorization", format!("Bearer {emitter}"))
+                .json(&event),
+        )
+        .await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let daily = t
+        .entity(&format!(
+            "/OpenLineage/{host}:5432 (postgres)/shop/mart/daily"
+        ))
+        .await;
+    let daily = daily.ok()["id"].as_str().expect("an id").to_owned();
+
+    b.login(&t.user, &t.password).await;
+    b.find("#signed-in-user").await;
+    b.goto(&format!("/ui/objects/{daily}/lineage")).await;
+    b.find("#lineage-graph").await;
+    assert_eq!(graph_nodes(b).await, ["daily", "orders"]);
+    let edge_titles = b
+        .run("return [...document.querySelectorAll('#lineage-graph .edge title')].map(t => t.textContent).join('|')")
+        .await;
+    assert!(
+        edge_titles
+            .as_str()
+            .unwrap_or_default()
+            .contains("ui-pipelines/load_daily"),
+        "{edge_titles}"
+    );
+    b.shot("openlineage").await;
 }
