@@ -392,8 +392,17 @@ fn column_lineage(namespace: &str, fields: &[(&str, &str, &str, &str, &str, &str
     })
 }
 
+/// getOperations upstream of an object.
+pub(crate) async fn upstream_of(t: &Target, id: &str) -> Resp {
+    t.get_q(
+        &format!("/lineage/getOperations/{}", encode_segment(id)),
+        &[("direction", "upstream")],
+    )
+    .await
+}
+
 /// The names of `(source, target, operation)` of a getOperations answer.
-fn flows(answer: &Value) -> std::collections::BTreeSet<(String, String, String)> {
+pub(crate) fn flows(answer: &Value) -> std::collections::BTreeSet<(String, String, String)> {
     answer["operations"]
         .as_array()
         .expect("operations")
@@ -517,12 +526,7 @@ pub async fn events_become_datasets_jobs_and_lineage(t: &Target) {
 
     // Column lineage, with the transformation in the operation's name.
     let key = format!("{jobs}/{job}");
-    let answer = t
-        .get_q(
-            &format!("/lineage/getOperations/{}", encode_segment(&total_id)),
-            &[("direction", "upstream")],
-        )
-        .await;
+    let answer = upstream_of(t, &total_id).await;
     assert_eq!(
         flows(answer.ok()),
         std::collections::BTreeSet::from([(
@@ -538,12 +542,7 @@ pub async fn events_become_datasets_jobs_and_lineage(t: &Target) {
         .as_str()
         .expect("id")
         .to_owned();
-    let answer = t
-        .get_q(
-            &format!("/lineage/getOperations/{}", encode_segment(&daily_id)),
-            &[("direction", "upstream")],
-        )
-        .await;
+    let answer = upstream_of(t, &daily_id).await;
     assert_eq!(
         flows(answer.ok()),
         std::collections::BTreeSet::from([("orders".to_owned(), "daily".to_owned(), key.clone())])
@@ -597,22 +596,12 @@ pub async fn events_become_datasets_jobs_and_lineage(t: &Target) {
     );
     let resp = post(t, "/api/v1/lineage", &emitter, &late).await;
     assert_eq!(resp.status, 201, "{}", resp.describe());
-    let answer = t
-        .get_q(
-            &format!("/lineage/getOperations/{}", encode_segment(&daily_id)),
-            &[("direction", "upstream")],
-        )
-        .await;
+    let answer = upstream_of(t, &daily_id).await;
     assert_eq!(
         flows(answer.ok()),
         std::collections::BTreeSet::from([("refunds".to_owned(), "daily".to_owned(), key.clone())])
     );
-    let answer = t
-        .get_q(
-            &format!("/lineage/getOperations/{}", encode_segment(&total_id)),
-            &[("direction", "upstream")],
-        )
-        .await;
+    let answer = upstream_of(t, &total_id).await;
     assert_eq!(
         flows(answer.ok()),
         std::collections::BTreeSet::from([(
@@ -752,12 +741,7 @@ pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
         !made.starts_with(&format!("{harvested_model}_")),
         "a table the harvest does not hold is made outside its model: {made}"
     );
-    let answer = t
-        .get_q(
-            &format!("/lineage/getOperations/{}", encode_segment(&made)),
-            &[("direction", "upstream")],
-        )
-        .await;
+    let answer = upstream_of(t, &made).await;
     let operations = answer.ok()["operations"].as_array().expect("operations");
     assert_eq!(operations.len(), 1, "{}", answer.describe());
     let source = operations[0]["source"]["id"].as_str().expect("id");
@@ -834,12 +818,7 @@ pub async fn job_sql_becomes_column_lineage(t: &Target) {
             .as_str()
             .expect("id")
             .to_owned();
-        let answer = t
-            .get_q(
-                &format!("/lineage/getOperations/{}", encode_segment(&id)),
-                &[("direction", "upstream")],
-            )
-            .await;
+        let answer = upstream_of(t, &id).await;
         assert_eq!(
             flows(answer.ok()),
             std::collections::BTreeSet::from([(

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+use super::openlineage::{flows, upstream_of};
 use crate::harness::{Resp, Target, encode_segment, unique};
 
 /// The pinned dbt and OpenLineage packages (OpenLineage as in the python client case).
@@ -69,20 +70,6 @@ async fn runs(t: &Target, namespace: &str, job: &str) -> Resp {
             .header("api-key", t.key().await),
     )
     .await
-}
-
-/// The `(source, target, operation)` names of a getOperations answer.
-fn flows(answer: &Value) -> std::collections::BTreeSet<(String, String, String)> {
-    answer["operations"]
-        .as_array()
-        .expect("operations")
-        .iter()
-        .map(|o| {
-            let name = |k: &str| o[k]["name"].as_str().unwrap_or_default().to_owned();
-            let operation = o["operation"].as_str().unwrap_or_default().to_owned();
-            (name("source"), name("target"), operation)
-        })
-        .collect()
 }
 
 /// An attribute's value of an entity answer.
@@ -284,12 +271,7 @@ pub async fn dbt_ol_run_lands_runs_datasets_and_lineage(t: &Target) {
     let mart_key = format!("{namespace}/{mart_job}");
     let upstream = |path: String| async move {
         let id = object(path).await["id"].as_str().expect("id").to_owned();
-        let answer = t
-            .get_q(
-                &format!("/lineage/getOperations/{}", encode_segment(&id)),
-                &[("direction", "upstream")],
-            )
-            .await;
+        let answer = upstream_of(t, &id).await;
         (flows(answer.ok()), answer.describe())
     };
     let (found, answer) = upstream(format!("{tables}/{SCHEMA}/customer_totals")).await;

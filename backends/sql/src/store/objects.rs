@@ -269,31 +269,64 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         if parent.is_some_and(|p| p.model != model) {
             return Ok(None);
         }
-        self.one_object(
-            concat!(
-                "SELECT ",
-                object_columns!(),
-                " FROM objects WHERE model_id = $1 AND parent IS NOT DISTINCT FROM $2 AND name = $3 \
-                 ORDER BY object_id LIMIT 1"
-            ),
-            vec![model.into(), parent.map(|p| p.object).into(), name.into()],
-        )
-        .await
+        // `parent = $2` or `parent IS NULL`, not `IS NOT DISTINCT FROM`: PostgreSQL uses
+        // no index for that, and read every object of the model for each lookup.
+        match parent {
+            Some(parent) => {
+                self.one_object(
+                    concat!(
+                        "SELECT ",
+                        object_columns!(),
+                        " FROM objects WHERE model_id = $1 AND parent = $2 AND name = $3 \
+                         ORDER BY object_id LIMIT 1"
+                    ),
+                    vec![model.into(), parent.object.into(), name.into()],
+                )
+                .await
+            }
+            None => {
+                self.one_object(
+                    concat!(
+                        "SELECT ",
+                        object_columns!(),
+                        " FROM objects WHERE model_id = $1 AND parent IS NULL AND name = $2 \
+                         ORDER BY object_id LIMIT 1"
+                    ),
+                    vec![model.into(), name.into()],
+                )
+                .await
+            }
+        }
     }
 
     async fn children(&self, model: i64, parent: Option<ObjectId>) -> Result<Vec<Object>> {
         if parent.is_some_and(|p| p.model != model) {
             return Ok(Vec::new());
         }
-        self.objects(
-            concat!(
-                "SELECT ",
-                object_columns!(),
-                " FROM objects WHERE model_id = $1 AND parent IS NOT DISTINCT FROM $2 ORDER BY name, object_id"
-            ),
-            vec![model.into(), parent.map(|p| p.object).into()],
-        )
-        .await
+        match parent {
+            Some(parent) => {
+                self.objects(
+                    concat!(
+                        "SELECT ",
+                        object_columns!(),
+                        " FROM objects WHERE model_id = $1 AND parent = $2 ORDER BY name, object_id"
+                    ),
+                    vec![model.into(), parent.object.into()],
+                )
+                .await
+            }
+            None => {
+                self.objects(
+                    concat!(
+                        "SELECT ",
+                        object_columns!(),
+                        " FROM objects WHERE model_id = $1 AND parent IS NULL ORDER BY name, object_id"
+                    ),
+                    vec![model.into()],
+                )
+                .await
+            }
+        }
     }
 
     async fn model_objects(&self, model: i64) -> Result<Vec<Object>> {
