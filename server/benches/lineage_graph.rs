@@ -107,7 +107,12 @@ fn event(layer: u64, i: u64, width: u64) -> String {
 }
 
 /// Posts every job's event; returns (events, elapsed, refused).
-async fn build(addr: SocketAddr, key: &str, jobs: u64) -> BenchResult<(u64, Duration, u64)> {
+async fn build(
+    addr: SocketAddr,
+    key: &str,
+    jobs: u64,
+    pid: u32,
+) -> BenchResult<(u64, Duration, u64)> {
     let width = jobs / LAYERS;
     let mut sender = connect::<Full<Bytes>>(addr).await?;
     let started = Instant::now();
@@ -139,9 +144,11 @@ async fn build(addr: SocketAddr, key: &str, jobs: u64) -> BenchResult<(u64, Dura
             .count() as u64;
         posted += chunk.len() as u64;
         if posted % 10_000 == 0 {
-            eprintln!(
-                "  {posted} events, {:.0}/s",
-                posted as f64 / started.elapsed().as_secs_f64()
+            // Memory as the graph grows: flat but for the database's caches.
+            println!(
+                "  {posted} events, {:.0}/s, RSS {}",
+                posted as f64 / started.elapsed().as_secs_f64(),
+                mb(vm_kib(pid, "VmRSS"))
             );
         }
     }
@@ -290,7 +297,7 @@ async fn bench(
     let (addr, pid) = (server.addr, server.pid());
     let key = server::login(addr).await?;
     eprintln!("{backend}: building the graph of {jobs} jobs ...");
-    let (events, elapsed, refused) = build(addr, &key, jobs).await?;
+    let (events, elapsed, refused) = build(addr, &key, jobs, pid).await?;
     println!(
         "{backend}: built {events} jobs' events in {:.1} s ({:.0} events/s mapped), {refused} refused; RSS {}",
         elapsed.as_secs_f64(),
