@@ -709,7 +709,10 @@ pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
     };
     let namespace = format!("postgres://{authority}");
     let summary = unique("summary");
-    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    // The pipeline's user sees the harvested model (a steward grants it that).
+    let emitter = t
+        .key_with_roles(&["Lineage Emitter", "Metadata Viewer"])
+        .await;
     let mut event = run_event(
         "COMPLETE",
         "2026-11-27T12:00:00Z",
@@ -751,6 +754,37 @@ pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
         answer.describe()
     );
     assert_eq!(operations[0]["source"]["name"], json!("orders"));
+
+    // A poster who does not see the harvested model: for it the harvested table does
+    // not exist, so its dataset is made in the namespace's model instead.
+    let blind = t.key_with_roles(&["Lineage Emitter"]).await;
+    let elsewhere = unique("elsewhere");
+    event["run"]["runId"] = json!(run_id());
+    event["job"]["name"] = json!(unique("summarize"));
+    event["outputs"] = json!([dataset(
+        &namespace,
+        &format!("{}.public.{elsewhere}", db.name),
+        &[("total", "numeric")]
+    )]);
+    let resp = post(t, "/api/v1/lineage", &blind, &event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let found = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name", "where": format!("Name = '{elsewhere}'"), "legacyEntityFormat": true}),
+        )
+        .await;
+    let made = found.ok_array()[0]["id"].as_str().expect("id").to_owned();
+    let answer = upstream_of(t, &made).await;
+    let operations = answer.ok()["operations"].as_array().expect("operations");
+    assert_eq!(operations.len(), 1, "{}", answer.describe());
+    let source = operations[0]["source"]["id"].as_str().expect("id");
+    assert!(
+        !source.starts_with(&format!("{harvested_model}_")),
+        "the input is not the harvested table the poster cannot see: {}",
+        answer.describe()
+    );
 }
 
 /// A job whose event has no columnLineage facet gets its column lineage from its SQL

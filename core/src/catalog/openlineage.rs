@@ -152,7 +152,7 @@ impl Catalog {
             let mut answers = Vec::with_capacity(events.len());
             let mut kept = Vec::new();
             let mut digests: Vec<String> = Vec::new();
-            let mut mapper = map::Mapper::new(self, caller.user());
+            let mut mapper = map::Mapper::new(self, caller);
             for value in events {
                 let event = match openlineage::read_event(value, caller.name(), received) {
                     Err(e) => {

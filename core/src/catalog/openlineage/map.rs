@@ -17,7 +17,8 @@
 //!   the answer does not depend on the order events arrive in.
 //!
 //! Objects of harvested models are matched, never made or changed: the harvest owns
-//! them. Nothing is deleted but the job's own edges.
+//! them; and only in the harvested models the poster sees (for a poster who sees none,
+//! the harvest does not exist). Nothing is deleted but the job's own edges.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -26,6 +27,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::super::Catalog;
+use super::super::visibility::Sight;
+use crate::auth::Caller;
 use crate::error::{ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL, stable_id};
 use crate::model::{
@@ -92,7 +95,10 @@ struct Dataset {
 /// remembering what earlier events of the same write made.
 pub(super) struct Mapper<'c> {
     catalog: &'c Catalog,
+    caller: &'c Caller,
     user: ObjectId,
+    /// The harvested models the poster sees (read once): only those are matched.
+    harvest_sight: Option<Option<Sight>>,
     now: Timestamp,
     known: HashMap<Key, Object>,
     listed: HashSet<ObjectId>,
@@ -124,10 +130,12 @@ pub(crate) fn job_key(namespace: &str, name: &str) -> String {
 }
 
 impl<'c> Mapper<'c> {
-    pub(super) fn new(catalog: &'c Catalog, user: ObjectId) -> Self {
+    pub(super) fn new(catalog: &'c Catalog, caller: &'c Caller) -> Self {
         Self {
             catalog,
-            user,
+            caller,
+            user: caller.user(),
+            harvest_sight: None,
             now: crate::model::now(),
             known: HashMap::new(),
             listed: HashSet::new(),
@@ -752,11 +760,23 @@ impl<'c> Mapper<'c> {
         if self.harvested.is_none() {
             self.harvested = Some(self.catalog.harvested().await?);
         }
+        if self.harvest_sight.is_none() {
+            let sight = match self.catalog.sight(self.caller).await {
+                Ok(sight) => Some(sight),
+                Err(e) if e.code == ErrorCode::PermissionDenied => None,
+                Err(e) => return Err(e),
+            };
+            self.harvest_sight = Some(sight);
+        }
+        let sight = self.harvest_sight.as_ref().and_then(Option::as_ref);
+        // A harvested table the poster does not see does not exist for it: its dataset
+        // lands in the namespace's model, and nothing answered tells of the other.
         let models: Vec<i64> = self
             .harvested
             .iter()
             .flat_map(|h| h.iter())
             .filter(|h| &h.server == server && h.database == place.parts[0])
+            .filter(|h| sight.is_some_and(|s| s.sees_id(ObjectId::new(h.model, 1))))
             .map(|h| h.model)
             .collect();
         'models: for model in models {
