@@ -206,9 +206,18 @@ fn expects_object<T: DeserializeOwned>() -> bool {
             Err(Asked(true))
         }
 
+        // A newtype (`struct Wrapper(Body)`) reads as what it wraps.
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Asked> {
+            visitor.visit_newtype_struct(self)
+        }
+
         serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+            byte_buf option unit unit_struct seq tuple tuple_struct map
             enum identifier ignored_any
         }
     }
@@ -315,6 +324,9 @@ mod tests {
         assert!(!expects_object::<serde_json::Value>());
         assert!(!expects_object::<Option<Body>>());
         assert!(!expects_object::<std::collections::HashMap<String, String>>());
+        #[derive(serde::Deserialize)]
+        struct Wrapper(#[allow(dead_code)] Body);
+        assert!(expects_object::<Wrapper>());
     }
 
     #[test]

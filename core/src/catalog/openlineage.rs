@@ -186,6 +186,20 @@ impl Catalog {
             match self.store.apply(Batch { ops: kept }).await {
                 Ok(_) => return Ok(answers),
                 Err(e) if attempt < 3 && map::lost_race(&e) => continue,
+                Err(e) if map::lost_race(&e) && events.len() > 1 => {
+                    // A clash that stays: each event on its own, so only the one that
+                    // clashes is refused.
+                    let mut answers = Vec::with_capacity(events.len());
+                    for event in events {
+                        let alone = std::slice::from_ref(event);
+                        match Box::pin(self.accept_events(caller, alone)).await {
+                            Ok(answer) => answers.extend(answer),
+                            Err(e) if map::lost_race(&e) => answers.push(Err(e)),
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    return Ok(answers);
+                }
                 Err(e) => return Err(e),
             }
         }

@@ -76,7 +76,8 @@ fn scheme_of(namespace: &str) -> Option<String> {
 
 fn default_port(scheme: &str) -> Option<u16> {
     match scheme {
-        "postgres" | "redshift" => Some(5432),
+        "postgres" => Some(5432),
+        "redshift" => Some(5439),
         "mysql" | "mariadb" => Some(3306),
         "sqlserver" | "mssql" => Some(1433),
         _ => None,

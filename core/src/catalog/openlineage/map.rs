@@ -29,7 +29,7 @@ use serde_json::Value;
 use super::super::Catalog;
 use super::super::visibility::Sight;
 use crate::auth::Caller;
-use crate::error::{ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL, stable_id};
 use crate::model::{
     AttributeValue, DATABASE_PROFILE, Edge, EdgeKind, FILE_PROFILE, MODEL_PROFILE_ATTRIBUTE,
@@ -203,11 +203,16 @@ impl<'c> Mapper<'c> {
             return Ok(());
         }
         let job = match (text(event, "/job/namespace"), text(event, "/job/name")) {
-            (Some(namespace), Some(name)) => Some((
-                job_key(namespace, name),
-                self.job(namespace, name, event.pointer("/job/facets"))
-                    .await?,
-            )),
+            (Some(namespace), Some(name)) => {
+                let job = self.job(namespace, name).await?;
+                // What the job is (its SQL, type, description) follows event time too.
+                if let Some(facets) = event.pointer("/job/facets")
+                    && self.newer(&job, event_time).await?
+                {
+                    self.job_facets(&job, facets)?;
+                }
+                Some((job_key(namespace, name), job))
+            }
             _ => None,
         };
         let mut inputs = Vec::new();
@@ -432,9 +437,9 @@ impl<'c> Mapper<'c> {
                 ));
             }
             for column in &statement.columns {
-                let Some(target) = self.column(output, &column.column, None).await? else {
+                let Some(target) = self.existing_column(output, &column.column).await? else {
                     self.notes.push(format!(
-                        "{}: column '{}' is not among the harvested columns",
+                        "{}: column '{}' is not among its known columns",
                         output.parts.join("."),
                         column.column
                     ));
@@ -456,9 +461,9 @@ impl<'c> Mapper<'c> {
                         ));
                         continue;
                     };
-                    let Some(from) = self.column(input, &source.column, None).await? else {
+                    let Some(from) = self.existing_column(input, &source.column).await? else {
                         self.notes.push(format!(
-                            "{}.{}: column '{}' of '{}' is not among its harvested columns",
+                            "{}.{}: column '{}' of '{}' is not among its known columns",
                             output.parts.join("."),
                             column.column,
                             source.column,
@@ -482,6 +487,23 @@ impl<'c> Mapper<'c> {
             self.replace(target, key, true, edges).await?;
         }
         Ok(())
+    }
+
+    /// The column of a dataset that SQL names: its exact name, else the one column
+    /// whose name differs only in case (SQL folds unquoted names); never made.
+    async fn existing_column(&mut self, dataset: &Dataset, name: &str) -> Result<Option<Object>> {
+        let table = dataset.object.id;
+        self.list(table.model, table).await?;
+        if let Some(found) = self.known.get(&(table.model, Some(table), name.to_owned())) {
+            return Ok(Some(found.clone()));
+        }
+        let mut alike = self.known.iter().filter(|((_, parent, other), _)| {
+            *parent == Some(table) && other.eq_ignore_ascii_case(name)
+        });
+        Ok(match (alike.next(), alike.next()) {
+            (Some((_, column)), None) => Some(column.clone()),
+            _ => None,
+        })
     }
 
     /// Reads the children of `table` into what the mapper knows, once.
@@ -543,8 +565,7 @@ impl<'c> Mapper<'c> {
             self.incoming.insert(target, stored);
         }
         let current = self.incoming[&target].clone();
-        let column_prefix = format!("{key} (");
-        let mine = |e: &Edge| e.name == key || (columns && e.name.starts_with(&column_prefix));
+        let mine = |e: &Edge| e.name == key || (columns && is_column_edge_of(&e.name, key));
         let mut changed = current.clone();
         for edge in current.iter().filter(|e| mine(e) && !edges.contains(e)) {
             changed.remove(edge);
@@ -561,10 +582,10 @@ impl<'c> Mapper<'c> {
         Ok(())
     }
 
-    /// The job's object, made or brought up to date with its facets.
-    async fn job(&mut self, namespace: &str, name: &str, facets: Option<&Value>) -> Result<Object> {
+    /// The job's object, made when absent.
+    async fn job(&mut self, namespace: &str, name: &str) -> Result<Object> {
         let model = self.namespace_model(namespace, PIPELINE_PROFILE).await?;
-        let mut job = self
+        Ok(self
             .child(
                 model,
                 None,
@@ -572,15 +593,17 @@ impl<'c> Mapper<'c> {
                 Some(("Job", SystemType::Classifier, name.to_owned())),
             )
             .await?
-            .expect("made when absent");
-        let Some(facets) = facets else {
-            return Ok(job);
-        };
+            .expect("made when absent"))
+    }
+
+    /// What the job's facets say of it: description, SQL, type.
+    fn job_facets(&mut self, job: &Object, facets: &Value) -> Result<()> {
         if let Some(description) = text(facets, "/documentation/description")
             && job.description.as_deref() != Some(description)
         {
-            job.description = Some(description.to_owned());
-            job = self.update(model, job)?;
+            let mut changed = job.clone();
+            changed.description = Some(description.to_owned());
+            self.update(job.id.model, changed)?;
         }
         if let Some(sql) = text(facets, "/sql/query") {
             self.push(Op::SetAttribute(AttributeValue {
@@ -600,7 +623,7 @@ impl<'c> Mapper<'c> {
                 value: AttrValue::Text(job_type.join(" ")),
             }))?;
         }
-        Ok(job)
+        Ok(())
     }
 
     /// The object of a dataset (`{namespace, name, facets}`) with its facets applied.
@@ -823,8 +846,18 @@ impl<'c> Mapper<'c> {
         } else {
             name
         };
+        if folder.kind != ObjectKind::Folder {
+            return Err(Error::conflict(format!(
+                "the repository object '/{FOLDER}' is not a folder, so OpenLineage events have nowhere to land"
+            )));
+        }
         let key = (REPOSITORY_MODEL, Some(folder.id), name.clone());
         if let Some(model) = self.find(&key).await? {
+            if model.kind != ObjectKind::Model || model.native_id.as_deref() != Some(namespace) {
+                return Err(Error::conflict(format!(
+                    "'/{FOLDER}/{name}' is not the model of namespace '{namespace}' (another object has that name)"
+                )));
+            }
             return Ok(model.id.content_model());
         }
         let id = ObjectId::repository(self.new_id(REPOSITORY_MODEL).await?);
@@ -895,6 +928,11 @@ impl<'c> Mapper<'c> {
         let Some((object_type, system_type, native)) = create else {
             return Ok(None);
         };
+        if model != REPOSITORY_MODEL
+            && let Some(moved) = self.moved(model, &native).await?
+        {
+            return Ok(Some(moved));
+        }
         let id = ObjectId::new(model, self.new_id(model).await?);
         let mut object = if model == REPOSITORY_MODEL {
             Object::new(
@@ -951,6 +989,21 @@ impl<'c> Mapper<'c> {
         Ok(next)
     }
 
+    /// The object an event made under this native id, since moved or renamed (its
+    /// stable id stays): used where it is, not made again.
+    #[allow(clippy::disallowed_methods)]
+    async fn moved(&mut self, model: i64, native: &str) -> Result<Option<Object>> {
+        if self.made.contains(&ObjectId::repository(model)) {
+            return Ok(None);
+        }
+        let found = self
+            .catalog
+            .store
+            .object_by_stable_id(&stable_id(model, native))
+            .await?;
+        Ok(found.filter(|o| o.id.model == model))
+    }
+
     /// Writes a changed object again.
     fn update(&mut self, model: i64, mut object: Object) -> Result<Object> {
         object.updated_at = self.now;
@@ -981,6 +1034,26 @@ fn lineage_edge(source: ObjectId, target: ObjectId, name: String) -> Edge {
         target,
         name,
     }
+}
+
+/// Whether an edge's name is one [`edge_name`] gave for the job `key`: the key, then
+/// ` (TYPE[/SUBTYPE][, masking])` and optionally `: description` — so another job whose
+/// name merely starts with this one's (`ns/job (x)`) is not taken for it.
+fn is_column_edge_of(name: &str, key: &str) -> bool {
+    let Some(rest) = name.strip_prefix(key).and_then(|r| r.strip_prefix(" (")) else {
+        return false;
+    };
+    let Some((kind, after)) = rest.split_once(')') else {
+        return false;
+    };
+    let kind = kind.strip_suffix(", masking").unwrap_or(kind);
+    let word = |w: &str| w.bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
+    let kind_ok = kind.is_empty()
+        || match kind.split_once('/') {
+            Some((k, sub)) => !k.is_empty() && !sub.is_empty() && word(k) && word(sub),
+            None => word(kind),
+        };
+    kind_ok && (after.is_empty() || after.starts_with(": "))
 }
 
 /// A column edge's name: the job's, then the transformation's type, subtype, masking
@@ -1071,4 +1144,39 @@ impl Catalog {
 /// mapping is read again and retried.
 pub(super) fn lost_race(error: &crate::error::Error) -> bool {
     error.code == ErrorCode::Conflict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_column_edges_are_told_from_another_jobs() {
+        let key = "ns/job";
+        for name in [
+            "ns/job (DIRECT/IDENTITY)",
+            "ns/job (DIRECT/AGGREGATION): sum of amounts",
+            "ns/job (INDIRECT/FILTER, masking)",
+            "ns/job (DIRECT)",
+            "ns/job (): no type given",
+        ] {
+            assert!(is_column_edge_of(name, key), "{name}");
+        }
+        for name in [
+            "ns/job",
+            "ns/job (x) (DIRECT/IDENTITY)",
+            "ns/job (x)",
+            "ns/jobs (DIRECT/IDENTITY)",
+            "ns/job (DIRECT/IDENTITY) trailing",
+        ] {
+            assert!(!is_column_edge_of(name, key), "{name}");
+        }
+        let json =
+            serde_json::json!({"type": "DIRECT", "subtype": "AGGREGATION", "description": "d"});
+        assert!(is_column_edge_of(&edge_name(key, &json), key));
+        assert!(is_column_edge_of(
+            &edge_name(key, &serde_json::json!({"description": "d"})),
+            key
+        ));
+    }
 }
