@@ -120,6 +120,10 @@ pub fn cases() -> Vec<StoreCase> {
             name: "a_term_found_by_its_rarest_trigram_finds_alike",
             run: |store| Box::pin(pages::a_term_found_by_its_rarest_trigram_finds_alike(store)),
         },
+        StoreCase {
+            name: "a_search_follows_every_write_of_what_it_reads",
+            run: |store| Box::pin(pages::a_search_follows_every_write_of_what_it_reads(store)),
+        },
         // Import prints, forgotten by every change of their object
         StoreCase {
             name: "import_prints_are_forgotten_when_their_object_changes",

@@ -225,8 +225,25 @@ pub fn page(
     keys: &SearchKeys,
     choices: PageChoices,
 ) -> Compiled {
+    on_table(plan, choices.scan.is_none(), |narrow| {
+        page_on(plan, dialect, page, index, keys, choices, narrow)
+    })
+}
+
+/// [`page`] on the narrow table or on `objects`; with the SQL that reads the objects.
+fn page_on(
+    plan: &Plan,
+    dialect: Dialect,
+    page: Page,
+    index: &TextIndex,
+    keys: &SearchKeys,
+    choices: PageChoices,
+    narrow: bool,
+) -> (Compiled, Vec<String>) {
     let mut c = Compiler::new(dialect, index);
     c.keys = keys;
+    // A first try reads a bounded part of an order and tests each object in its row.
+    c.narrow = narrow || choices.scan.is_some();
     c.types_unindexed = choices.types_unindexed && dialect == Dialect::Sqlite;
     c.tags_per_object = choices.tags_per_object && dialect == Dialect::Sqlite;
     let filter_first = choices.filter_first;
@@ -260,6 +277,7 @@ pub fn page(
             let all = dialect.all_object_columns("o");
             format!("(SELECT {all} FROM objects o ORDER BY {order} LIMIT {scan}) o")
         }
+        None if narrow => "object_search o".to_owned(),
         None => "objects o".to_owned(),
     };
     let limit = c.param(SqlValue::Int(Some(clamp(page.limit))));
@@ -267,21 +285,25 @@ pub fn page(
     let sql = format!(
         "SELECT o.model_id, o.object_id FROM {from} WHERE {condition} ORDER BY {order} LIMIT {limit} OFFSET {offset}"
     );
-    Compiled {
+    let compiled = Compiled {
         sql,
         params: c.params,
-    }
+    };
+    (compiled, vec![condition, order])
 }
 
 /// The statement that counts the objects satisfying `cond`, stopping after `cap + 1`:
 /// a cheap way to learn whether a condition is selective.
+/// A text search is counted on the narrow table, which it reads alone.
 pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
+    c.narrow = matches!(cond, Cond::Search { .. });
     let condition = c.cond(cond, Row::Object("o"));
     let limit = c.param(SqlValue::Int(Some(cap.saturating_add(1))));
+    let table = table_of(c.narrow);
     Compiled {
         sql: format!(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM objects o WHERE {condition} LIMIT {limit}) n"
+            "SELECT COUNT(*) FROM (SELECT 1 FROM {table} o WHERE {condition} LIMIT {limit}) n"
         ),
         params: c.params,
     }
@@ -289,13 +311,84 @@ pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
 
 /// The statement that counts the plan's objects: one row, one column.
 pub fn count(plan: &Plan, dialect: Dialect, keys: &SearchKeys) -> Compiled {
-    let mut c = Compiler::new(dialect, &TextIndex::Always);
-    c.keys = keys;
-    let condition = c.cond(&plan.condition(), Row::Object("o"));
-    Compiled {
-        sql: format!("SELECT COUNT(*) FROM objects o WHERE {condition}"),
-        params: c.params,
+    on_table(plan, true, |narrow| {
+        let mut c = Compiler::new(dialect, &TextIndex::Always);
+        c.keys = keys;
+        c.narrow = narrow;
+        let condition = c.cond(&plan.condition(), Row::Object("o"));
+        let table = table_of(narrow);
+        let compiled = Compiled {
+            sql: format!("SELECT COUNT(*) FROM {table} o WHERE {condition}"),
+            params: c.params,
+        };
+        (compiled, vec![condition])
+    })
+}
+
+/// The columns of `object_search` (migration 25): what the count, facets and page of a
+/// text search read of the objects it finds, in a narrow row per object (under the
+/// object's rowid on SQLite).
+const NARROW_COLUMNS: &[&str] = &[
+    "rowid",
+    "model_id",
+    "object_id",
+    "kind",
+    "name",
+    "physical_name",
+    "type_name",
+    "data_type",
+];
+
+/// A statement about the plan's objects `o`, read from the narrow `object_search`
+/// (migration 25) when it can be (`may_narrow`, and see below), else from `objects`.
+/// `build` compiles it on either (`true`: the narrow table), with the SQL in which it
+/// reads the objects.
+///
+/// The narrow table serves when the plan requires a text search (its index gives the
+/// objects: SQLite's FTS5 table by rowid, PostgreSQL's trigram index of the narrow
+/// table itself), the caller sees everything (a restricted caller's objects are found
+/// by model, which only `objects` indexes), and the statement reads no other column of
+/// the objects. A broad term's 40,000 objects are then read from a third of the pages.
+fn on_table(
+    plan: &Plan,
+    may_narrow: bool,
+    build: impl Fn(bool) -> (Compiled, Vec<String>),
+) -> Compiled {
+    if may_narrow && matches!(plan.visibility, Cond::True) && !required_searches(plan).is_empty() {
+        let (compiled, reads) = build(true);
+        let columns = reads.iter().flat_map(|sql| columns_of(sql, "o"));
+        if columns.into_iter().all(|c| NARROW_COLUMNS.contains(&c)) {
+            return compiled;
+        }
     }
+    build(false).0
+}
+
+/// The table [`on_table`] reads.
+fn table_of(narrow: bool) -> &'static str {
+    if narrow { "object_search" } else { "objects" }
+}
+
+/// The columns of the row `alias` that `sql` names (`alias.column`, the alias not part
+/// of a longer name); `*` for `alias.*`.
+fn columns_of<'s>(sql: &'s str, alias: &str) -> Vec<&'s str> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let prefix = format!("{alias}.");
+    sql.match_indices(prefix.as_str())
+        .filter(|(at, _)| {
+            !sql[..*at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| word(c) || c == '.' || c == '"')
+        })
+        .map(|(at, _)| {
+            let rest = &sql[at + prefix.len()..];
+            match rest.find(|c: char| !word(c)).unwrap_or(rest.len()) {
+                0 => &rest[..rest.len().min(1)],
+                end => &rest[..end],
+            }
+        })
+        .collect()
 }
 
 /// The statement that counts the values of a facet among the plan's objects: rows of
@@ -329,14 +422,50 @@ pub fn facets_counts(
     facets: &[&Facet],
     limit: u64,
 ) -> Compiled {
+    on_table(plan, true, |narrow| {
+        facets_counts_on(plan, dialect, keys, facets, limit, narrow)
+    })
+}
+
+/// [`facets_counts`] on the narrow table or on `objects`; with the SQL that reads the
+/// objects.
+fn facets_counts_on(
+    plan: &Plan,
+    dialect: Dialect,
+    keys: &SearchKeys,
+    facets: &[&Facet],
+    limit: u64,
+    narrow: bool,
+) -> (Compiled, Vec<String>) {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     c.keys = keys;
+    c.narrow = narrow;
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let all = dialect.all_object_columns("o");
     let values: Vec<String> = (0..facets.len()).map(|i| format!("v{i}")).collect();
     let mut parts = Vec::with_capacity(facets.len());
-    for (i, facet) in facets.iter().enumerate() {
-        let counts = c.facet_counts("hits o", "1 = 1", true, facet, limit);
+    let mut counted = Vec::with_capacity(facets.len());
+    for facet in facets {
+        counted.push(c.facet_counts("hits o", "1 = 1", true, facet, limit));
+    }
+    let table = table_of(narrow);
+    // The hits keep the columns the facets read, and the ids (a wide row copied 40,000
+    // times is most of a broad term's facets).
+    let mut kept = vec!["model_id", "object_id"];
+    for column in counted.iter().flat_map(|sql| columns_of(sql, "o")) {
+        if !kept.contains(&column) {
+            kept.push(column);
+        }
+    }
+    let all = if kept.contains(&"*") {
+        all
+    } else {
+        kept.iter()
+            .map(|c| format!("o.{c} AS {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (i, counts) in counted.iter().enumerate() {
         let columns: Vec<String> = values
             .iter()
             .enumerate()
@@ -358,15 +487,17 @@ pub fn facets_counts(
             columns.join(", ")
         ));
     }
-    Compiled {
+    let compiled = Compiled {
         sql: format!(
-            "WITH hits AS MATERIALIZED (SELECT {all} FROM objects o WHERE {condition}) \
+            "WITH hits AS MATERIALIZED (SELECT {all} FROM {table} o WHERE {condition}) \
              SELECT f, n, {values} FROM ({parts}) counted ORDER BY f, r",
             values = values.join(", "),
             parts = parts.join(" UNION ALL "),
         ),
         params: c.params,
-    }
+    };
+    counted.push(condition);
+    (compiled, counted)
 }
 
 impl Compiler<'_> {
@@ -505,6 +636,11 @@ struct Compiler<'i> {
     /// See [`PageChoices`].
     types_unindexed: bool,
     tags_per_object: bool,
+    /// The statement reads the objects `o` from the narrow `object_search` (see
+    /// [`on_table`]), or tests a bounded number of them ([`PageChoices::scan`]):
+    /// PostgreSQL tests a text search on the row `o`; otherwise it finds the objects
+    /// through the narrow table's index.
+    narrow: bool,
 }
 
 impl<'i> Compiler<'i> {
@@ -518,6 +654,7 @@ impl<'i> Compiler<'i> {
             per_object: false,
             types_unindexed: false,
             tags_per_object: false,
+            narrow: false,
         }
     }
 
@@ -788,11 +925,23 @@ impl<'i> Compiler<'i> {
         search_form: bool,
     ) -> String {
         let candidate = indexable(columns, text, search_form);
-        if let (Some(search), Dialect::Postgres) = (&candidate, self.dialect)
+        if let (Some(search), Dialect::Postgres, Row::Object(o)) = (&candidate, self.dialect, row)
             && let Some(joined) = self.search_text(row)
         {
             let operand = self.text(&self.dialect.contains_operand(&search.form));
-            let found = self.dialect.contains(&joined, &operand);
+            // The index is the narrow table's (migration 25): a row of it is tested
+            // itself, an object's row is found through it.
+            let found = if self.narrow && o == "o" {
+                self.dialect.contains(&joined, &operand)
+            } else {
+                let n = self.alias("s");
+                let joined = format!("lore_search_text({n}.name, {n}.physical_name)");
+                let found = self.dialect.contains(&joined, &operand);
+                format!(
+                    "({o}.model_id, {o}.object_id) IN (SELECT {n}.model_id, {n}.object_id \
+                     FROM object_search {n} WHERE {found})"
+                )
+            };
             // A term in the search form of Name or Physical Name is in their joined
             // forms, and only then: the test is exact by itself.
             let both = search_form
@@ -1230,5 +1379,17 @@ fn rows(alias: &str, from: String, value: String) -> Source {
         from,
         value,
         folded: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::columns_of;
+
+    #[test]
+    fn the_columns_a_statement_reads_of_a_row() {
+        let sql = "SELECT o.model_id FROM objects o WHERE lore_search_form(o.name) > 0 \
+                   AND no.description = 1 AND x.o.kind = 2 AND o.* AND (o.rowid)";
+        assert_eq!(columns_of(sql, "o"), ["model_id", "name", "*", "rowid"]);
     }
 }

@@ -409,7 +409,7 @@ impl Dialect {
             // The objects in full (their statistics choose between reading a model's
             // range and reading a sort order's index); the rest as SQLite sees fit.
             Self::Sqlite => "ANALYZE objects; PRAGMA optimize;",
-            Self::Postgres => "ANALYZE objects, attribute_values, edges, tags",
+            Self::Postgres => "ANALYZE objects, object_search, attribute_values, edges, tags",
         }
     }
 

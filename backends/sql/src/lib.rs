@@ -166,6 +166,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "lineage events",
         sql: include_str!("../migrations/0024_lineage_events.sql"),
     },
+    Migration {
+        version: 25,
+        name: "the columns a text search reads, narrow",
+        sql: include_str!("../migrations/0025_object_search.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

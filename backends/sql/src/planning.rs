@@ -461,6 +461,72 @@ mod tests {
         }
     }
 
+    /// A text search's count, facets and page read the narrow `object_search` when they
+    /// read nothing else of the objects and the caller sees everything.
+    #[test]
+    fn a_text_search_reads_the_narrow_table_when_it_can() {
+        let term = Cond::Search {
+            columns: vec![Column::Name, Column::PhysicalName],
+            text: "column 7".to_owned(),
+        };
+        let keys = &compile::NO_KEYS;
+        let name = Field::Column(Column::Name);
+        let searched = plan(name.clone(), term.clone());
+        let count = compile::count(&searched, Dialect::Sqlite, keys);
+        assert!(count.sql.contains("FROM object_search o"), "{}", count.sql);
+        let count = compile::count(&searched, Dialect::Postgres, keys);
+        assert!(
+            count.sql.contains("FROM object_search o WHERE")
+                && count
+                    .sql
+                    .contains("lore_search_text(o.name, o.physical_name) LIKE"),
+            "{}",
+            count.sql
+        );
+        let index = compile::TextIndex::Only(Vec::new());
+        let page = Page {
+            offset: 0,
+            limit: 20,
+        };
+        let choices = compile::PageChoices::default();
+        let paged = compile::page(&searched, Dialect::Sqlite, page, &index, keys, choices);
+        assert!(paged.sql.contains("FROM object_search o"), "{}", paged.sql);
+        // Another column of the objects, a caller who sees less, no search: `objects`.
+        let described = Cond::And(vec![
+            term.clone(),
+            Cond::Test(
+                Field::Column(Column::Description),
+                Test::Eq(Lit::Text("x".to_owned())),
+            ),
+        ]);
+        let described = plan(name.clone(), described);
+        let count = compile::count(&described, Dialect::Sqlite, keys);
+        assert!(count.sql.contains("FROM objects o"), "{}", count.sql);
+        // PostgreSQL finds the objects through the narrow table's index.
+        let count = compile::count(&described, Dialect::Postgres, keys);
+        assert!(
+            count.sql.contains("FROM objects o WHERE")
+                && count
+                    .sql
+                    .contains("(o.model_id, o.object_id) IN (SELECT s1.model_id")
+                && count
+                    .sql
+                    .contains("FROM object_search s1 WHERE lore_search_text(s1.name"),
+            "{}",
+            count.sql
+        );
+        let updated = plan(Field::Column(Column::UpdatedAt), term.clone());
+        let paged = compile::page(&updated, Dialect::Sqlite, page, &index, keys, choices);
+        assert!(paged.sql.contains("FROM objects o"), "{}", paged.sql);
+        let mut restricted = searched.clone();
+        restricted.visibility = Cond::False;
+        let count = compile::count(&restricted, Dialect::Sqlite, keys);
+        assert!(count.sql.contains("FROM objects o"), "{}", count.sql);
+        let plain = plan(name, Cond::True);
+        let count = compile::count(&plain, Dialect::Sqlite, keys);
+        assert!(count.sql.contains("FROM objects o"), "{}", count.sql);
+    }
+
     #[test]
     fn a_type_in_updated_date_order_is_asked_about() {
         let table = Cond::Test(

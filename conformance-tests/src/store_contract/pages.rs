@@ -4,11 +4,13 @@
 //! of objects, then the second); whichever they choose, the page is the reference's.
 //! The facets of such a search are counted in one statement. A term whose trigrams are
 //! in most objects but one (`column 7`) is looked up in SQLite's text index by that one,
-//! then tested exactly.
+//! then tested exactly. The SQL stores read a search's objects from a narrow copy of
+//! their searched and faceted columns (migration 25), which every write keeps in step.
 
 use std::sync::Arc;
 
 use lore_core::id::ObjectId;
+use lore_core::model::{DATABASE_PROFILE, TypeName};
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Page, Plan, SortKey, ValueCount};
 use lore_core::store::{Op, Store};
 
@@ -184,4 +186,90 @@ pub(super) async fn a_term_found_by_its_rarest_trigram_finds_alike(store: Arc<dy
         ],
         "the facets of 'column 7'"
     );
+}
+
+/// A search's count, facets and page follow every change of what they read: a new
+/// object, a rename (in Name or Physical Name), a new type or data type, a deletion and
+/// a cleared model (the SQL stores read them from a narrow copy kept by triggers).
+pub(super) async fn a_search_follows_every_write_of_what_it_reads(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "search follows writes").await;
+    let object = |number: i64, name: &str, data_type: Option<&str>| {
+        let mut object = model_object(model, number, None, name);
+        object.data_type = data_type.map(str::to_owned);
+        object
+    };
+    let ops = (1..=5)
+        .map(|i| Op::PutObject(object(i, &format!("alpha_{i}"), Some("INT"))))
+        .collect();
+    apply(store, ops, "the objects").await;
+    let facet = |column| Facet {
+        relation: None,
+        field: Field::Column(column),
+        gap: None,
+        hidden: Cond::False,
+    };
+    let facets = &[facet(Column::TypeName), facet(Column::DataType)];
+    let seen = |plan: Plan| async move {
+        let count = ok(store.count(&plan).await, "count");
+        let page = ok(
+            store
+                .query(
+                    &plan,
+                    Page {
+                        offset: 0,
+                        limit: 10,
+                    },
+                )
+                .await,
+            "a page",
+        );
+        let counts = ok(store.value_counts(&plan, facets, 5).await, "value counts");
+        let counts: Vec<Vec<(Lit, u64)>> = counts
+            .iter()
+            .map(|c| c.iter().map(|v| (v.value.clone(), v.count)).collect())
+            .collect();
+        (count, page, counts)
+    };
+    let id = |i| ObjectId::new(model, i);
+    let text = |t: &str| Lit::Text(t.to_owned());
+    let (count, page, counts) = seen(search("alpha")).await;
+    assert_eq!(count, 5, "every object holds the term");
+    assert_eq!(page, (1..=5).map(id).collect::<Vec<_>>());
+    assert_eq!(counts, [vec![(text("Table"), 5)], vec![(text("INT"), 5)]]);
+
+    // Renamed, its physical name set, its type and data type changed, one deleted.
+    let mut renamed = object(1, "beta_1", Some("INT"));
+    renamed.physical_name = Some("ALPHA_ONE".to_owned());
+    let mut retyped = object(2, "alpha_2", Some("TEXT"));
+    retyped.object_type = TypeName::new(DATABASE_PROFILE, "View");
+    let ops = vec![
+        Op::PutObject(object(3, "gamma_3", Some("INT"))),
+        Op::PutObject(renamed),
+        Op::PutObject(retyped),
+        Op::DeleteObject(id(4)),
+        Op::PutObject(object(6, "alpha_6", None)),
+    ];
+    apply(store, ops, "the changes").await;
+    let (count, page, counts) = seen(search("alpha")).await;
+    assert_eq!(count, 4, "1 by its physical name, 2, 5 and 6");
+    assert_eq!(page, [id(2), id(5), id(6), id(1)], "in name order");
+    assert_eq!(
+        counts,
+        [
+            vec![(text("Table"), 3), (text("View"), 1)],
+            vec![(text("INT"), 2), (text("TEXT"), 1)]
+        ]
+    );
+    assert_eq!(
+        seen(search("gamma")).await.0,
+        1,
+        "the renamed object's new name"
+    );
+    assert_eq!(seen(search("alpha 4")).await.0, 0, "the deleted object");
+
+    apply(store, vec![Op::ClearModel(model)], "the cleared model").await;
+    let (count, page, counts) = seen(search("alpha")).await;
+    assert_eq!((count, page.len()), (0, 0), "nothing left to find");
+    assert_eq!(counts, [vec![], vec![]]);
 }
