@@ -242,8 +242,8 @@ fn page_on(
 ) -> (Compiled, Vec<String>) {
     let mut c = Compiler::new(dialect, index);
     c.keys = keys;
-    // A first try reads a bounded part of an order and tests each object in its row.
-    c.narrow = narrow || choices.scan.is_some();
+    c.narrow = narrow;
+    c.scan = choices.scan.is_some();
     c.types_unindexed = choices.types_unindexed && dialect == Dialect::Sqlite;
     c.tags_per_object = choices.tags_per_object && dialect == Dialect::Sqlite;
     let filter_first = choices.filter_first;
@@ -337,6 +337,7 @@ const NARROW_COLUMNS: &[&str] = &[
     "physical_name",
     "type_name",
     "data_type",
+    "form",
 ];
 
 /// A statement about the plan's objects `o`, read from the narrow `object_search`
@@ -637,10 +638,12 @@ struct Compiler<'i> {
     types_unindexed: bool,
     tags_per_object: bool,
     /// The statement reads the objects `o` from the narrow `object_search` (see
-    /// [`on_table`]), or tests a bounded number of them ([`PageChoices::scan`]):
-    /// PostgreSQL tests a text search on the row `o`; otherwise it finds the objects
-    /// through the narrow table's index.
+    /// [`on_table`]): a text search tests their `form`. Otherwise PostgreSQL finds the
+    /// objects through the narrow table's index, unless `scan`.
     narrow: bool,
+    /// The statement tests a bounded number of objects `o` read in order
+    /// ([`PageChoices::scan`]): PostgreSQL tests a text search on their names.
+    scan: bool,
 }
 
 impl<'i> Compiler<'i> {
@@ -655,6 +658,7 @@ impl<'i> Compiler<'i> {
             types_unindexed: false,
             tags_per_object: false,
             narrow: false,
+            scan: false,
         }
     }
 
@@ -925,36 +929,43 @@ impl<'i> Compiler<'i> {
         search_form: bool,
     ) -> String {
         let candidate = indexable(columns, text, search_form);
-        if let (Some(search), Dialect::Postgres, Row::Object(o)) = (&candidate, self.dialect, row)
-            && let Some(joined) = self.search_text(row)
-        {
+        // A term in the search form of Name or Physical Name is in their joined forms
+        // (the narrow table's `form`, migration 25), and only then.
+        let both = search_form
+            && [Column::Name, Column::PhysicalName]
+                .iter()
+                .all(|c| columns.contains(c));
+        if let (Some(search), Dialect::Postgres, Row::Object(o)) = (&candidate, self.dialect, row) {
             let operand = self.text(&self.dialect.contains_operand(&search.form));
-            // The index is the narrow table's (migration 25): a row of it is tested
-            // itself, an object's row is found through it.
+            // The index is the narrow table's: its own row is tested, so is an object
+            // read in order; other objects are found through it by key.
             let found = if self.narrow && o == "o" {
-                self.dialect.contains(&joined, &operand)
+                self.dialect.contains("o.form", &operand)
+            } else if self.scan && o == "o" {
+                let joined = "lore_search_text(o.name, o.physical_name)";
+                self.dialect.contains(joined, &operand)
             } else {
                 let n = self.alias("s");
-                let joined = format!("lore_search_text({n}.name, {n}.physical_name)");
-                let found = self.dialect.contains(&joined, &operand);
+                let found = self.dialect.contains(&format!("{n}.form"), &operand);
                 format!(
                     "({o}.model_id, {o}.object_id) IN (SELECT {n}.model_id, {n}.object_id \
                      FROM object_search {n} WHERE {found})"
                 )
             };
-            // A term in the search form of Name or Physical Name is in their joined
-            // forms, and only then: the test is exact by itself.
-            let both = search_form
-                && [Column::Name, Column::PhysicalName]
-                    .iter()
-                    .all(|c| columns.contains(c));
             if both {
                 return found;
             }
             let exact = self.search_exactly(columns, text, row, search_form);
             return format!("{found} AND ({exact})");
         }
-        let exact = self.search_exactly(columns, text, row, search_form);
+        let joined = matches!(row, Row::Object("o")) && self.narrow && both;
+        let exact = match &candidate {
+            Some(search) if joined && self.dialect == Dialect::Sqlite => {
+                let operand = self.text(&self.dialect.contains_operand(&search.form));
+                self.dialect.contains("o.form", &operand)
+            }
+            _ => self.search_exactly(columns, text, row, search_form),
+        };
         let (Some(search), Dialect::Sqlite) = (candidate, self.dialect) else {
             return exact;
         };
@@ -1003,21 +1014,6 @@ impl<'i> Compiler<'i> {
         } else {
             exact.join(" OR ")
         }
-    }
-
-    /// PostgreSQL's joined search forms of the row's Name and Physical Name, the
-    /// expression its text index holds (migration 23).
-    fn search_text(&mut self, row: Row<'_>) -> Option<String> {
-        if !matches!(row, Row::Object(_)) {
-            return None;
-        }
-        let mut column = |c: Column| match self.source(&Field::Column(c), row) {
-            Some(Source::Expr { sql, .. }) => Some(sql),
-            _ => None,
-        };
-        let name = column(Column::Name)?;
-        let physical_name = column(Column::PhysicalName)?;
-        Some(format!("lore_search_text({name}, {physical_name})"))
     }
 
     /// The column contains the text (a search term, or the search form of the text of

@@ -233,6 +233,24 @@ mod tests {
             Dialect::Postgres.schema(migration.sql).contains(&joined),
             "lore_search_text: {joined}"
         );
+        // Migration 25 keeps the same joined forms in the narrow table.
+        let migration = MIGRATIONS
+            .iter()
+            .find(|m| m.version == 25)
+            .expect("migration 25");
+        let mark = Dialect::Sqlite.character(u32::from(lore_core::mql::plan::SEARCH_MARK));
+        let sqlite = Dialect::Sqlite.schema(migration.sql);
+        for row in ["", "new."] {
+            let joined = format!(
+                "COALESCE({}, '') || {mark} || COALESCE({}, '')",
+                Dialect::Sqlite.search_form(&format!("{row}name")),
+                Dialect::Sqlite.search_form(&format!("{row}physical_name"))
+            );
+            assert!(sqlite.contains(&joined), "object_search.form: {joined}");
+        }
+        let postgres = Dialect::Postgres.schema(migration.sql);
+        assert!(postgres.contains("lore_search_text(name, physical_name)"));
+        assert!(postgres.contains("lore_search_text(n.name, n.physical_name)"));
     }
 
     #[test]

@@ -473,13 +473,14 @@ mod tests {
         let name = Field::Column(Column::Name);
         let searched = plan(name.clone(), term.clone());
         let count = compile::count(&searched, Dialect::Sqlite, keys);
-        assert!(count.sql.contains("FROM object_search o"), "{}", count.sql);
+        assert!(
+            count.sql.contains("FROM object_search o") && count.sql.contains("instr(o.form, "),
+            "{}",
+            count.sql
+        );
         let count = compile::count(&searched, Dialect::Postgres, keys);
         assert!(
-            count.sql.contains("FROM object_search o WHERE")
-                && count
-                    .sql
-                    .contains("lore_search_text(o.name, o.physical_name) LIKE"),
+            count.sql.contains("FROM object_search o WHERE") && count.sql.contains("o.form LIKE"),
             "{}",
             count.sql
         );
@@ -511,7 +512,7 @@ mod tests {
                     .contains("(o.model_id, o.object_id) IN (SELECT s1.model_id")
                 && count
                     .sql
-                    .contains("FROM object_search s1 WHERE lore_search_text(s1.name"),
+                    .contains("FROM object_search s1 WHERE s1.form LIKE"),
             "{}",
             count.sql
         );
