@@ -91,7 +91,7 @@ impl<D: Driver> SqlStore<D> {
         };
         let tags_per_object = probes.required_tags && !self.any_few_tags(&tags, cap).await?;
         let chosen = self.text_index(searches.clone(), cap).await?;
-        let keys = self.keys_of(searches.clone()).await?;
+        let (keys, density) = self.keys_of(searches.clone()).await?;
         let common_term = chosen.len() < searches.len();
         let index = compile::TextIndex::Only(chosen);
         let few_required = self.any_few(&required, cap).await?;
@@ -122,7 +122,7 @@ impl<D: Driver> SqlStore<D> {
                 &index,
                 &keys,
                 compile::PageChoices {
-                    scan: Some(cap.saturating_mul(4)),
+                    scan: Some(scan_bound(cap, page, density)),
                     ..choices
                 },
             );
@@ -146,8 +146,10 @@ impl<D: Driver> SqlStore<D> {
     /// The parts of the plan's searches SQLite's text index looks up in their place
     /// (see [`compile::SearchKeys`]); none on PostgreSQL.
     pub(crate) async fn search_keys(&self, plan: &Plan) -> Result<compile::SearchKeys> {
-        self.keys_of(compile::indexed_searches(plan, D::DIALECT))
-            .await
+        let (keys, _) = self
+            .keys_of(compile::indexed_searches(plan, D::DIALECT))
+            .await?;
+        Ok(keys)
     }
 
     /// For each search, one statement samples the index's list of each of its trigrams:
@@ -158,8 +160,12 @@ impl<D: Driver> SqlStore<D> {
     /// trigram instead of the whole form saves reading the others' lists (a step per
     /// object listed) at the cost of testing each object the rarest lists (a row read,
     /// some forty steps): worth it when the others list forty times more.
-    async fn keys_of(&self, searches: Vec<Search>) -> Result<compile::SearchKeys> {
+    ///
+    /// Also the share of the catalog the rarest trigram of the rarest search lists: at
+    /// most that share of the objects holds that search's term.
+    async fn keys_of(&self, searches: Vec<Search>) -> Result<(compile::SearchKeys, Option<f64>)> {
         let mut keys = Vec::new();
+        let mut density: Option<f64> = None;
         for search in searches {
             let trigrams = search.trigrams();
             if trigrams.len() < 2 {
@@ -206,11 +212,15 @@ impl<D: Driver> SqlStore<D> {
             else {
                 continue;
             };
+            if last > 0 {
+                let share = fewest / last as f64;
+                density = Some(density.map_or(share, |d| d.min(share)));
+            }
             if total - fewest >= KEY_GAIN * fewest {
                 keys.push((search, trigrams[rarest].clone()));
             }
         }
-        Ok(compile::SearchKeys(keys))
+        Ok((compile::SearchKeys(keys), density))
     }
 
     /// Whether one of the tags every object of a page must have is on few objects (one
@@ -324,6 +334,24 @@ impl<D: Driver> SqlStore<D> {
     }
 }
 
+/// How many objects a first try at a page of a common term reads in order
+/// ([`compile::PageChoices::scan`]): four times the probes' bound, or, when SQLite's
+/// text index says at most a share `density` of the objects holds the term, four times
+/// the objects in which a term spread that densely over the order fills the page (a
+/// term whose objects all come late then costs a short read before its objects are
+/// found through the index, not a read of four times the bound). Either way a page the
+/// first try does not fill is read through the index: the bound costs time, never an
+/// answer.
+fn scan_bound(cap: i64, page: Page, density: Option<f64>) -> i64 {
+    let bound = cap.saturating_mul(4);
+    let Some(density) = density.filter(|d| *d > 0.0) else {
+        return bound;
+    };
+    let needed = page.offset.saturating_add(page.limit) as f64;
+    let spread = (4.0 * needed / density).min(bound as f64) as i64;
+    spread.clamp(1_000.min(bound), bound)
+}
+
 /// How many objects of a trigram's list [`SqlStore::keys_of`] samples.
 const KEY_SAMPLE: i64 = 200;
 
@@ -402,6 +430,21 @@ mod tests {
 
     use super::*;
     use crate::dialect::Dialect;
+
+    #[test]
+    fn a_first_try_reads_what_a_term_spread_that_densely_needs() {
+        let page = Page {
+            offset: 0,
+            limit: 20,
+        };
+        assert_eq!(scan_bound(4_472, page, None), 17_888);
+        // One object in 25 holds the term: 500 objects fill a page, 2,000 are tried.
+        assert_eq!(scan_bound(4_472, page, Some(0.04)), 2_000);
+        // Never under 1,000, never over four times the bound.
+        assert_eq!(scan_bound(4_472, page, Some(0.5)), 1_000);
+        assert_eq!(scan_bound(4_472, page, Some(0.0001)), 17_888);
+        assert_eq!(scan_bound(200, page, Some(0.5)), 800);
+    }
 
     #[test]
     fn a_trigram_sampled_whole_is_listed_that_often_else_by_its_density() {
