@@ -309,6 +309,26 @@ pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
     }
 }
 
+/// The share of a sample of the objects that passes a text search (PostgreSQL): rows
+/// of (objects sampled, objects passing), from about `percent` of the narrow table's
+/// pages picked at random (the same ones each time).
+pub fn sampled_share(cond: &Cond, dialect: Dialect, percent: f64) -> Option<Compiled> {
+    if dialect != Dialect::Postgres || !matches!(cond, Cond::Search { .. }) {
+        return None;
+    }
+    let mut c = Compiler::new(dialect, &TextIndex::Always);
+    c.narrow = true;
+    let condition = c.cond(cond, Row::Object("o"));
+    let percent = c.param(SqlValue::Real(Some(percent)));
+    Some(Compiled {
+        sql: format!(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE {condition}) \
+             FROM object_search o TABLESAMPLE SYSTEM (CAST({percent} AS REAL)) REPEATABLE (1)"
+        ),
+        params: c.params,
+    })
+}
+
 /// The statement that counts the plan's objects: one row, one column.
 pub fn count(plan: &Plan, dialect: Dialect, keys: &SearchKeys) -> Compiled {
     on_table(plan, true, |narrow| {

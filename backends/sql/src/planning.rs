@@ -94,7 +94,8 @@ impl<D: Driver> SqlStore<D> {
         let (keys, density) = self.keys_of(searches.clone()).await?;
         let common_term = chosen.len() < searches.len();
         let index = compile::TextIndex::Only(chosen);
-        let few_required = self.any_few(&required, cap).await?;
+        let (few_required, spread) = self.any_few(&required, cap).await?;
+        let density = density.or(spread);
         let filter_first = (restricted
             && self
                 .few(&plan.visibility, cap, "what the caller sees")
@@ -324,19 +325,46 @@ impl<D: Driver> SqlStore<D> {
     /// objects a term finds for spread evenly over the order; when they come late
     /// (`table_15` after a million `column_...` in name order), reading the order's index
     /// tests every object before them.
-    async fn any_few(&self, searches: &[Cond], cap: i64) -> Result<bool> {
+    ///
+    /// Also, when none is few, about the share of the objects the rarest of them holds,
+    /// from a sample of some 10,000 objects.
+    async fn any_few(&self, searches: &[Cond], cap: i64) -> Result<(bool, Option<f64>)> {
         for search in searches {
             if self.few(search, cap, "a text search").await? {
-                return Ok(true);
+                return Ok((true, None));
             }
         }
-        Ok(false)
+        let mut density: Option<f64> = None;
+        for search in searches {
+            let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
+            let objects = self.number(size, "the size of the catalog").await?.max(1) as f64;
+            let percent = (SAMPLE / objects * 100.0).clamp(0.01, 100.0);
+            let Some(sample) = compile::sampled_share(search, D::DIALECT, percent) else {
+                continue;
+            };
+            let rows = self
+                .rows_of(Stmt::query(sample.sql, sample.params), "a text search")
+                .await?;
+            let Some(row) = rows.first() else {
+                continue;
+            };
+            let sampled = row.int(0, "a text search")?;
+            let passed = row.int(1, "a text search")?;
+            if sampled > 0 {
+                let share = passed as f64 / sampled as f64;
+                density = Some(density.map_or(share, |d| d.min(share)));
+            }
+        }
+        Ok((false, density))
     }
 }
 
+/// About how many objects [`SqlStore::any_few`] samples.
+const SAMPLE: f64 = 10_000.0;
+
 /// How many objects a first try at a page of a common term reads in order
-/// ([`compile::PageChoices::scan`]): four times the probes' bound, or, when SQLite's
-/// text index says at most a share `density` of the objects holds the term, four times
+/// ([`compile::PageChoices::scan`]): four times the probes' bound, or, when the text
+/// index says about a share `density` of the objects holds the term, four times
 /// the objects in which a term spread that densely over the order fills the page (a
 /// term whose objects all come late then costs a short read before its objects are
 /// found through the index, not a read of four times the bound). Either way a page the
