@@ -326,36 +326,55 @@ impl<D: Driver> SqlStore<D> {
     /// (`table_15` after a million `column_...` in name order), reading the order's index
     /// tests every object before them.
     ///
-    /// Also, when none is few, about the share of the objects the rarest of them holds,
-    /// from a sample of some 10,000 objects.
+    /// A sample of some 10,000 objects answers first (the share of the objects each
+    /// search passes): a search it finds in four times fewer objects than the bound is
+    /// few, one it finds in four times more is not, and only one in between is counted.
+    /// Also, when none is few, about the share of the objects the rarest of them holds.
     async fn any_few(&self, searches: &[Cond], cap: i64) -> Result<(bool, Option<f64>)> {
+        let mut density: Option<f64> = None;
+        let mut objects = None;
         for search in searches {
-            if self.few(search, cap, "a text search").await? {
+            let objects = match objects {
+                Some(n) => n,
+                None => {
+                    let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
+                    let n = self.number(size, "the size of the catalog").await?.max(1) as f64;
+                    *objects.insert(n)
+                }
+            };
+            let share = self.sampled_share(search, objects).await?;
+            let bound = cap as f64;
+            let few = match share.map(|s| s * objects) {
+                Some(found) if found * 4.0 <= bound => true,
+                Some(found) if found >= bound * 4.0 => false,
+                _ => self.few(search, cap, "a text search").await?,
+            };
+            if few {
                 return Ok((true, None));
             }
-        }
-        let mut density: Option<f64> = None;
-        for search in searches {
-            let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
-            let objects = self.number(size, "the size of the catalog").await?.max(1) as f64;
-            let percent = (SAMPLE / objects * 100.0).clamp(0.01, 100.0);
-            let Some(sample) = compile::sampled_share(search, D::DIALECT, percent) else {
-                continue;
-            };
-            let rows = self
-                .rows_of(Stmt::query(sample.sql, sample.params), "a text search")
-                .await?;
-            let Some(row) = rows.first() else {
-                continue;
-            };
-            let sampled = row.int(0, "a text search")?;
-            let passed = row.int(1, "a text search")?;
-            if sampled > 0 {
-                let share = passed as f64 / sampled as f64;
+            if let Some(share) = share {
                 density = Some(density.map_or(share, |d| d.min(share)));
             }
         }
         Ok((false, density))
+    }
+
+    /// The share of about [`SAMPLE`] of the catalog's objects that passes a text search
+    /// (PostgreSQL; `None` elsewhere).
+    async fn sampled_share(&self, search: &Cond, objects: f64) -> Result<Option<f64>> {
+        let percent = (SAMPLE / objects * 100.0).clamp(0.01, 100.0);
+        let Some(sample) = compile::sampled_share(search, D::DIALECT, percent) else {
+            return Ok(None);
+        };
+        let rows = self
+            .rows_of(Stmt::query(sample.sql, sample.params), "a text search")
+            .await?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let sampled = row.int(0, "a text search")?;
+        let passed = row.int(1, "a text search")?;
+        Ok((sampled > 0).then(|| passed as f64 / sampled as f64))
     }
 }
 
