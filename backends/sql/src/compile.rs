@@ -172,6 +172,55 @@ pub fn indexed_searches(plan: &Plan, dialect: Dialect) -> Vec<Search> {
     out
 }
 
+/// The plan's searches PostgreSQL's trigram index serves, each once.
+pub fn trigram_searches(plan: &Plan) -> Vec<Search> {
+    let mut out = Vec::new();
+    for cond in required_searches(plan) {
+        if let Cond::Search { columns, text } = &cond
+            && let Some(search) = indexable(columns, text, true)
+            && !out.contains(&search)
+        {
+            out.push(search);
+        }
+    }
+    out
+}
+
+/// The parts of a search form PostgreSQL's trigram index can look up in its place: each
+/// word with the word breaks the form surely has around it (`" 7"` and `"column "` of
+/// `column 7`), when pg_trgm draws a trigram from it (two spaces pad a word's start and
+/// one its end, so `" 7"` gives `"  7"`, `"7 "` nothing). None for a single word, or a
+/// form holding other than ASCII letters, digits and spaces (pg_trgm's words).
+pub fn word_keys(form: &str) -> Vec<String> {
+    if !form
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == ' ')
+    {
+        return Vec::new();
+    }
+    let words: Vec<&str> = form.split(' ').collect();
+    if words.len() < 2 {
+        return Vec::new();
+    }
+    let last = words.len() - 1;
+    let mut keys = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        let (start, end) = (i > 0, i < last);
+        if word.is_empty() || word.len() + 2 * usize::from(start) + usize::from(end) < 3 {
+            continue;
+        }
+        let key = format!(
+            "{}{word}{}",
+            if start { " " } else { "" },
+            if end { " " } else { "" }
+        );
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
+}
+
 /// The text searches every object of the plan passes (those at the top of its AND) that
 /// an index can serve: on PostgreSQL, a page whose search few objects pass finds them
 /// through the search's index and sorts them ([`PageChoices::filter_first`]).
@@ -956,17 +1005,34 @@ impl<'i> Compiler<'i> {
                 .iter()
                 .all(|c| columns.contains(c));
         if let (Some(search), Dialect::Postgres, Row::Object(o)) = (&candidate, self.dialect, row) {
-            let operand = self.text(&self.dialect.contains_operand(&search.form));
             // The index is the narrow table's: its own row is tested, so is an object
-            // read in order; other objects are found through it by key.
+            // read in order; other objects are found through it by key. A key (a word of
+            // the term far rarer than the others) is looked up in the index in its
+            // place, and the term tested exactly after it.
+            let in_order = self.scan && o == "o";
+            let key = self
+                .keys
+                .of(search)
+                .filter(|_| !in_order)
+                .map(str::to_owned);
+            let test = |c: &mut Self, form: &str| match &key {
+                Some(key) => {
+                    let key = c.text(&c.dialect.contains_operand(key));
+                    let term = c.text(&search.form);
+                    format!("{form} LIKE {key} AND strpos({form}, {term}) > 0")
+                }
+                None => {
+                    let operand = c.text(&c.dialect.contains_operand(&search.form));
+                    c.dialect.contains(form, &operand)
+                }
+            };
             let found = if self.narrow && o == "o" {
-                self.dialect.contains("o.form", &operand)
-            } else if self.scan && o == "o" {
-                let joined = "lore_search_text(o.name, o.physical_name)";
-                self.dialect.contains(joined, &operand)
+                test(self, "o.form")
+            } else if in_order {
+                test(self, "lore_search_text(o.name, o.physical_name)")
             } else {
                 let n = self.alias("s");
-                let found = self.dialect.contains(&format!("{n}.form"), &operand);
+                let found = test(self, &format!("{n}.form"));
                 format!(
                     "({o}.model_id, {o}.object_id) IN (SELECT {n}.model_id, {n}.object_id \
                      FROM object_search {n} WHERE {found})"
