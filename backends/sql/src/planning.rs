@@ -21,6 +21,8 @@
 //! "Few" is one bound for all of them, from the catalog's size and the rows the page
 //! needs, asked once per page and only when a probe is needed.
 
+use std::time::{Duration, Instant};
+
 use lore_core::Result;
 use lore_core::model::TagKind;
 use lore_core::mql::plan::{Column, Cond, Field, Lit, Page, Plan, Test, fold};
@@ -177,6 +179,12 @@ impl<D: Driver> SqlStore<D> {
         let objects = self.number(size, "the size of the catalog").await?.max(1) as f64;
         let percent = (SAMPLE / objects * 100.0).clamp(0.01, 100.0);
         for search in searches {
+            if let Some(key) = self.key_memo.get(&search.form) {
+                if let Some(key) = key {
+                    keys.push((search, key));
+                }
+                continue;
+            }
             let words = compile::word_keys(&search.form);
             if words.len() < 2 {
                 continue;
@@ -210,8 +218,11 @@ impl<D: Driver> SqlStore<D> {
             else {
                 continue;
             };
-            if total - fewest >= WORD_KEY_GAIN * fewest.max(1.0) {
-                keys.push((search, words[rarest].clone()));
+            let key =
+                (total - fewest >= WORD_KEY_GAIN * fewest.max(1.0)).then(|| words[rarest].clone());
+            self.key_memo.put(&search.form, key.clone());
+            if let Some(key) = key {
+                keys.push((search, key));
             }
         }
         Ok(compile::SearchKeys(keys))
@@ -442,6 +453,37 @@ impl<D: Driver> SqlStore<D> {
     }
 }
 
+/// The keys [`SqlStore::word_keys_of`] chose in the last minute, by search form, so the
+/// calls of one search (its page, facets and count) sample once. A key chooses how the
+/// index is read, never what a search finds (the term is tested exactly after it), so
+/// one a minute old is as right as a new one.
+#[derive(Debug, Default)]
+pub(crate) struct KeyMemo(
+    std::sync::Mutex<std::collections::HashMap<String, (Instant, Option<String>)>>,
+);
+
+impl KeyMemo {
+    /// How long a choice is kept.
+    const KEPT: Duration = Duration::from_secs(60);
+    /// At most this many forms; the memo starts over when it is full.
+    const FORMS: usize = 1_000;
+
+    fn get(&self, form: &str) -> Option<Option<String>> {
+        let memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        memo.get(form)
+            .filter(|(at, _)| at.elapsed() < Self::KEPT)
+            .map(|(_, key)| key.clone())
+    }
+
+    fn put(&self, form: &str, key: Option<String>) {
+        let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.len() >= Self::FORMS {
+            memo.clear();
+        }
+        memo.insert(form.to_owned(), (Instant::now(), key));
+    }
+}
+
 /// How many times more sampled objects the other words of a term must be in than its
 /// rarest for the rarest alone to be looked up (PostgreSQL, see
 /// [`SqlStore::word_keys_of`]): reading a word's list in the index costs far less per
@@ -547,6 +589,20 @@ mod tests {
 
     use super::*;
     use crate::dialect::Dialect;
+
+    #[test]
+    fn the_key_memo_keeps_choices_and_starts_over_when_full() {
+        let memo = KeyMemo::default();
+        assert_eq!(memo.get("column 7"), None);
+        memo.put("column 7", Some(" 7".to_owned()));
+        memo.put("table", None);
+        assert_eq!(memo.get("column 7"), Some(Some(" 7".to_owned())));
+        assert_eq!(memo.get("table"), Some(None), "no key is a choice too");
+        for i in 0..KeyMemo::FORMS {
+            memo.put(&format!("form {i}"), None);
+        }
+        assert_eq!(memo.get("column 7"), None, "a full memo starts over");
+    }
 
     #[test]
     fn postgresql_looks_up_a_word_its_index_draws_a_trigram_from() {

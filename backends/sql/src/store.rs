@@ -34,6 +34,9 @@ pub struct SqlStore<D: Driver> {
     snapshot: Option<Arc<D::Snapshot>>,
     /// Write transactions begun, shared by the clones (when to compact the tallies).
     writes: Arc<AtomicU64>,
+    /// The keys PostgreSQL chose lately, shared by the clones (see
+    /// [`crate::planning::KeyMemo`]).
+    pub(crate) key_memo: Arc<crate::planning::KeyMemo>,
 }
 
 impl<D: Driver> Clone for SqlStore<D> {
@@ -42,6 +45,7 @@ impl<D: Driver> Clone for SqlStore<D> {
             driver: Arc::clone(&self.driver),
             snapshot: self.snapshot.clone(),
             writes: Arc::clone(&self.writes),
+            key_memo: Arc::clone(&self.key_memo),
         }
     }
 }
@@ -60,6 +64,7 @@ impl<D: Driver> SqlStore<D> {
             driver: Arc::new(driver),
             snapshot: None,
             writes: Arc::default(),
+            key_memo: Arc::default(),
         };
         store.migrate(MIGRATIONS).await?;
         Ok(store)

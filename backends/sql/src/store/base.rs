@@ -173,6 +173,7 @@ impl<D: Driver> StoreBase for SqlStore<D> {
             driver: Arc::clone(&self.driver),
             snapshot: Some(Arc::new(snapshot)),
             writes: Arc::clone(&self.writes),
+            key_memo: Arc::clone(&self.key_memo),
         }))
     }
 
