@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::process::ExitCode;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::IntoBackend;
 use crate::browser::Browser;
@@ -233,6 +233,40 @@ async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     assert!(exact.contains("customer"), "{exact}");
     assert!(exact.contains("exact name"), "{exact}");
     b.shot("search").await;
+
+    // Each facet shows what getAttributeValueCounts answers for it alone (the page
+    // counts the facets that share a filter in one call).
+    let shown = b
+        .run(
+            "return [...document.querySelectorAll('#facets a[data-facet]')].map(a => \
+             [a.dataset.facet, a.dataset.value, a.parentElement.querySelector('.count').textContent.trim()])",
+        )
+        .await;
+    for (param, attribute) in [("type", "\"Object Type\""), ("label", "Labels")] {
+        let body = json!({"select": attribute, "where": "text = 'customer'", "limit": 12});
+        let counted = t
+            .post("/entities/getAttributeValueCounts", &[], &body)
+            .await;
+        assert_eq!(counted.status, 200, "{:?}", counted.json);
+        let expected: Vec<Value> = counted.json["result"][0]["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                let value = v["value"].as_str().filter(|s| !s.is_empty())?;
+                Some(json!([param, value, v["count"].to_string()]))
+            })
+            .collect();
+        let on_page: Vec<Value> = shown
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|row| row[0] == json!(param))
+            .cloned()
+            .collect();
+        assert!(param != "type" || expected.len() > 1, "{expected:?}");
+        assert_eq!(on_page, expected, "the {param} facet");
+    }
 
     // A facet narrows the results; its URL says so.
     b.find("#facet-type a[data-value='Column']")

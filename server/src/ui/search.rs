@@ -526,25 +526,51 @@ async fn facets(
     let version = mql_version(None)?;
     let mut views = Vec::new();
     let user_mode = request.mql.is_some();
+    let mut filters = Vec::with_capacity(FACETS.len());
     for facet in FACETS {
-        let filter = if user_mode {
+        filters.push(if user_mode {
             owned.filter.clone()
         } else {
             request.filter(Some(facet.param))?
-        };
+        });
+    }
+    // Facets under the same filter (none of them with a value of its own selected) are
+    // counted in one call, which finds the search's objects once for all of them.
+    let mut counted = vec![None; FACETS.len()];
+    for first in 0..FACETS.len() {
+        if counted[first].is_some() {
+            continue;
+        }
+        let group: Vec<usize> = (first..FACETS.len())
+            .filter(|&i| counted[i].is_none() && filters[i] == filters[first])
+            .collect();
+        let select: Vec<&str> = group.iter().map(|&i| FACETS[i].attribute).collect();
+        let select = select.join(", ");
         let fields = QueryFields {
-            select: facet.attribute,
+            select: &select,
             from: owned.from.as_deref(),
             scope: None,
             context: owned.context.as_deref(),
-            filter: filter.as_deref(),
+            filter: filters[first].as_deref(),
             order_by: None,
         };
         let counts = catalog
             .attribute_value_counts(caller, &fields, version, None, Some(FACET_VALUES))
             .await?;
+        if counts.len() != group.len() {
+            return Err(Error::internal(format!(
+                "{} facets counted for {} asked",
+                counts.len(),
+                group.len()
+            )));
+        }
+        for (i, counts) in group.into_iter().zip(counts) {
+            counted[i] = Some(counts.values);
+        }
+    }
+    for (facet, counts) in FACETS.iter().zip(counted) {
         let mut values = Vec::new();
-        for counted in counts.into_iter().flat_map(|c| c.values) {
+        for counted in counts.into_iter().flatten() {
             let value = facet_value(&counted.value);
             if value.is_empty() {
                 continue;
