@@ -93,6 +93,15 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
             api_name: "executeMQLQuery (its first page)",
         },
         Screen {
+            name: "search: broad term (1 in 24)",
+            page: Call::Page("/ui/?q=column_7".into()),
+            api: execute(serde_json::json!({
+                "select": search_select, "where": "text = 'column_7'",
+                "orderby": "Relevance", "pageSize": 25,
+            })),
+            api_name: "executeMQLQuery (its first page)",
+        },
+        Screen {
             name: "search: everything (no text)",
             page: Call::Page("/ui/".into()),
             api: execute(serde_json::json!({
