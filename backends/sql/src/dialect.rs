@@ -334,11 +334,15 @@ impl Dialect {
     /// few objects `r`, as `fv`, read through their index per object. PostgreSQL would
     /// hash all of them (every label of the catalog) for a few thousand objects: a
     /// `LATERAL` subquery, kept from being pulled up into a join by `OFFSET 0`. SQLite
-    /// reads them per object anyway.
+    /// may scan them all too, when it takes the objects for many: `CROSS JOIN` keeps its
+    /// join order.
     pub fn join_rows_per_object(self, rows: &str, r: &str) -> String {
         match self {
+            // CROSS JOIN keeps SQLite's join order: each object's rows by key, never
+            // every row of the table probed against the objects (a narrow term's 220
+            // hits against every label: 14.6 → 1.8 ms).
             Self::Sqlite => format!(
-                "JOIN ({rows}) fv ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id"
+                "CROSS JOIN ({rows}) fv ON fv.model_id = {r}.model_id AND fv.object_id = {r}.object_id"
             ),
             Self::Postgres => format!(
                 "JOIN LATERAL (SELECT s.v FROM ({rows}) s \
