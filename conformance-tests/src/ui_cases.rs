@@ -746,6 +746,14 @@ lineage,sum(total_amount),salesdb.sales.orders.total_amount,salesdb.sales.v_cust
 }
 
 /// The names of the lineage graph's nodes, as drawn.
+/// The titles of the lineage graph's edges (their names), joined by `|`.
+async fn edge_titles(b: &Browser) -> String {
+    let titles = b
+        .run("return [...document.querySelectorAll('#lineage-graph .edge title')].map(t => t.textContent).join('|')")
+        .await;
+    titles.as_str().unwrap_or_default().to_owned()
+}
+
 async fn graph_nodes(b: &Browser) -> Vec<String> {
     let names = b
         .run("return [...document.querySelectorAll('#lineage-graph .node')].map(n => n.querySelector('title').textContent)")
@@ -786,16 +794,8 @@ async fn lineage_graph_and_table(t: &Target, b: &mut Browser) {
             .await
             .starts_with("3 of 3 objects shown")
     );
-    let edge_titles = b
-        .run("return [...document.querySelectorAll('#lineage-graph .edge title')].map(t => t.textContent).join('|')")
-        .await;
-    assert!(
-        edge_titles
-            .as_str()
-            .unwrap_or_default()
-            .contains("SELECT count(*) FROM orders"),
-        "{edge_titles}"
-    );
+    let titles = edge_titles(b).await;
+    assert!(titles.contains("SELECT count(*) FROM orders"), "{titles}");
     b.shot("one-hop").await;
 
     // Expand orders: order_item appears.
@@ -1368,15 +1368,7 @@ async fn openlineage_lineage_on_the_object_page(t: &Target, b: &mut Browser) {
     b.goto(&format!("/ui/objects/{daily}/lineage")).await;
     b.find("#lineage-graph").await;
     assert_eq!(graph_nodes(b).await, ["daily", "orders"]);
-    let edge_titles = b
-        .run("return [...document.querySelectorAll('#lineage-graph .edge title')].map(t => t.textContent).join('|')")
-        .await;
-    assert!(
-        edge_titles
-            .as_str()
-            .unwrap_or_default()
-            .contains("ui-pipelines/load_daily"),
-        "{edge_titles}"
-    );
+    let titles = edge_titles(b).await;
+    assert!(titles.contains("ui-pipelines/load_daily"), "{titles}");
     b.shot("openlineage").await;
 }

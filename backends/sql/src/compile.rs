@@ -342,8 +342,8 @@ fn page_on(
 }
 
 /// The statement that counts the objects satisfying `cond`, stopping after `cap + 1`:
-/// a cheap way to learn whether a condition is selective.
-/// A text search is counted on the narrow table, which it reads alone.
+/// a cheap way to learn whether a condition is selective. A text search is counted on
+/// the narrow table, which it reads alone.
 pub fn bounded_count(cond: &Cond, dialect: Dialect, cap: i64) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     c.narrow = matches!(cond, Cond::Search { .. });

@@ -87,7 +87,8 @@ impl<D: Driver> SqlStore<D> {
             let keys = &compile::NO_KEYS;
             return Ok(compile::page(plan, D::DIALECT, page, &index, keys, choices).into());
         }
-        let cap = self.probe_cap(page).await?;
+        let objects = self.catalog_objects().await?;
+        let cap = probe_cap(objects, page);
         let types_unindexed = match types {
             Some(types) => self.of_types(&types).await? > cap,
             None => false,
@@ -95,13 +96,13 @@ impl<D: Driver> SqlStore<D> {
         let tags_per_object = probes.required_tags && !self.any_few_tags(&tags, cap).await?;
         let chosen = self.text_index(searches.clone(), cap).await?;
         let (keys, density) = if D::DIALECT == Dialect::Postgres {
-            (self.word_keys_of(plan).await?, None)
+            (self.word_keys_of(plan, Some(objects)).await?, None)
         } else {
             self.keys_of(searches.clone()).await?
         };
         let common_term = chosen.len() < searches.len();
         let index = compile::TextIndex::Only(chosen);
-        let (few_required, spread) = self.any_few(&required, cap).await?;
+        let (few_required, spread) = self.any_few(&required, cap, objects).await?;
         let density = density.or(spread);
         let filter_first = (restricted
             && self
@@ -155,7 +156,7 @@ impl<D: Driver> SqlStore<D> {
     /// (see [`compile::SearchKeys`]); none on PostgreSQL.
     pub(crate) async fn search_keys(&self, plan: &Plan) -> Result<compile::SearchKeys> {
         if D::DIALECT == Dialect::Postgres {
-            return self.word_keys_of(plan).await;
+            return self.word_keys_of(plan, None).await;
         }
         let (keys, _) = self
             .keys_of(compile::indexed_searches(plan, D::DIALECT))
@@ -168,17 +169,15 @@ impl<D: Driver> SqlStore<D> {
     /// is in; when the others are in ten times more, the rarest is looked up in the
     /// index in place of the term (`column 7`: `" 7"` is in 4% of the objects,
     /// `"column "` in 96%, and the index reads one list of 44,000 objects instead of
-    /// five of a million), then the term is tested exactly.
-    async fn word_keys_of(&self, plan: &Plan) -> Result<compile::SearchKeys> {
+    /// five of a million), then the term is tested exactly. `objects`: the catalog's
+    /// size, when the caller has it (read here only when a search must be sampled).
+    async fn word_keys_of(
+        &self,
+        plan: &Plan,
+        mut objects: Option<f64>,
+    ) -> Result<compile::SearchKeys> {
         let mut keys = Vec::new();
-        let searches = compile::trigram_searches(plan);
-        if searches.is_empty() {
-            return Ok(compile::SearchKeys(keys));
-        }
-        let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
-        let objects = self.number(size, "the size of the catalog").await?.max(1) as f64;
-        let percent = (SAMPLE / objects * 100.0).clamp(0.01, 100.0);
-        for search in searches {
+        for search in compile::trigram_searches(plan) {
             if let Some(key) = self.key_memo.get(&search.form) {
                 if let Some(key) = key {
                     keys.push((search, key));
@@ -189,7 +188,11 @@ impl<D: Driver> SqlStore<D> {
             if words.len() < 2 {
                 continue;
             }
-            let mut params = vec![SqlValue::Real(Some(percent))];
+            let objects = match objects {
+                Some(n) => n,
+                None => *objects.insert(self.catalog_objects().await?),
+            };
+            let mut params = vec![SqlValue::Real(Some(sample_percent(objects)))];
             let mut counts = Vec::new();
             for word in &words {
                 params.push(SqlValue::Text(Some(D::DIALECT.contains_operand(word))));
@@ -372,14 +375,10 @@ impl<D: Driver> SqlStore<D> {
         Ok(chosen)
     }
 
-    /// How many objects a condition may let pass and still be worth finding through its
-    /// own indexes before sorting: `√(objects × rows the page needs)` (see
-    /// [`Self::text_index`]).
-    async fn probe_cap(&self, page: Page) -> Result<i64> {
+    /// How many objects the catalog holds (from the tallies), at least 1.
+    async fn catalog_objects(&self) -> Result<f64> {
         let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
-        let objects = self.number(size, "the size of the catalog").await?.max(0) as f64;
-        let needed = page.offset.saturating_add(page.limit) as f64;
-        Ok((objects * needed).sqrt().clamp(1_000.0, 1e9) as i64)
+        Ok(self.number(size, "the size of the catalog").await?.max(1) as f64)
     }
 
     /// Whether at most `cap` objects pass `cond`: one bounded count. A SQLite page finds
@@ -405,18 +404,14 @@ impl<D: Driver> SqlStore<D> {
     /// search passes): a search it finds in four times fewer objects than the bound is
     /// few, one it finds in four times more is not, and only one in between is counted.
     /// Also, when none is few, about the share of the objects the rarest of them holds.
-    async fn any_few(&self, searches: &[Cond], cap: i64) -> Result<(bool, Option<f64>)> {
+    async fn any_few(
+        &self,
+        searches: &[Cond],
+        cap: i64,
+        objects: f64,
+    ) -> Result<(bool, Option<f64>)> {
         let mut density: Option<f64> = None;
-        let mut objects = None;
         for search in searches {
-            let objects = match objects {
-                Some(n) => n,
-                None => {
-                    let size = Stmt::query(D::DIALECT.catalog_size(), Vec::new());
-                    let n = self.number(size, "the size of the catalog").await?.max(1) as f64;
-                    *objects.insert(n)
-                }
-            };
             let share = self.sampled_share(search, objects).await?;
             let bound = cap as f64;
             let few = match share.map(|s| s * objects) {
@@ -437,7 +432,7 @@ impl<D: Driver> SqlStore<D> {
     /// The share of about [`SAMPLE`] of the catalog's objects that passes a text search
     /// (PostgreSQL; `None` elsewhere).
     async fn sampled_share(&self, search: &Cond, objects: f64) -> Result<Option<f64>> {
-        let percent = (SAMPLE / objects * 100.0).clamp(0.01, 100.0);
+        let percent = sample_percent(objects);
         let Some(sample) = compile::sampled_share(search, D::DIALECT, percent) else {
             return Ok(None);
         };
@@ -492,6 +487,19 @@ const WORD_KEY_GAIN: f64 = 10.0;
 
 /// About how many objects [`SqlStore::any_few`] samples.
 const SAMPLE: f64 = 10_000.0;
+
+/// The share of the narrow table's pages that holds about [`SAMPLE`] of `objects`.
+fn sample_percent(objects: f64) -> f64 {
+    (SAMPLE / objects * 100.0).clamp(0.01, 100.0)
+}
+
+/// How many objects a condition may let pass and still be worth finding through its
+/// own indexes before sorting: `√(objects × rows the page needs)` (see
+/// [`SqlStore::text_index`]).
+fn probe_cap(objects: f64, page: Page) -> i64 {
+    let needed = page.offset.saturating_add(page.limit) as f64;
+    (objects * needed).sqrt().clamp(1_000.0, 1e9) as i64
+}
 
 /// How many objects a first try at a page of a common term reads in order
 /// ([`compile::PageChoices::scan`]): four times the probes' bound, or, when the text
