@@ -170,6 +170,56 @@ async fn generated_queries_answer_alike_on_every_backend() {
     );
 }
 
+/// What a text search found, kept for the calls after it (the SQL stores' hit cache),
+/// answers pages in either name order, counts and the facets it holds (Object Type, Data
+/// Type, Labels, Name) as the reference evaluator does, whichever call read it first:
+/// the facets, the count, or a page whose first try came up short.
+#[tokio::test]
+async fn kept_search_hits_answer_alike_on_every_backend() {
+    let repo = mql_gen::repository(7);
+    let (stores, _database) = every_store(&repo).await;
+    let meta = mql_gen::meta_model();
+    let facets: Vec<Facet> = ["\"Object Type\"", "\"Data Type\"", "Labels", "Name"]
+        .iter()
+        .map(|path| mql_gen::facet_of(path, &meta, None))
+        .collect();
+    let filters = [
+        "text = 'customer'",
+        "text = 'order'",
+        "text = 'ORDER' AND \"Object Type\" = 'Column'",
+        "text = 'sales order'",
+        "text = 'id' OR text = 'email'",
+        "text = 'no object holds this'",
+    ];
+    let mut found = 0;
+    for (i, filter) in filters.iter().enumerate() {
+        let query = |orderby: Option<&str>| GeneratedQuery {
+            filter: (*filter).to_owned(),
+            orderby: orderby.map(str::to_owned),
+            source: lore_core::mql::plan::Cond::True,
+        };
+        // Every other search is read first by its facets.
+        if i % 2 == 0 {
+            let plan = mql_gen::plan(&query(None), &meta).expect("a valid query");
+            for store in &stores {
+                if let Err(err) = store.value_counts(&plan, &facets, 50).await {
+                    panic!("{}: facets of {filter}: {err}", store.backend());
+                }
+            }
+        }
+        let page = Page {
+            offset: 2,
+            limit: 3,
+        };
+        for orderby in [None, Some("Name desc"), Some("Name")] {
+            if let Some(rows) = compare(&query(orderby), &stores, &meta, page, &facets).await {
+                found += rows.rows;
+            }
+        }
+    }
+    assert!(found > 0, "the searches found nothing");
+}
+
 /// The conditions the tag order of the SQL stores serves (a type and a label in name
 /// order, a label alone, a type without a label; migration 21) answer as the reference
 /// evaluator does, over tags whose values fold alike, tags on repository objects, tags

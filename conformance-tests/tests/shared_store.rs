@@ -11,6 +11,19 @@ use lore_conformance::postgres::TestDatabase;
 use lore_core::Store;
 use serde_json::json;
 
+/// How many objects the server's search for the term finds (countMQLQuery).
+async fn searched(target: &Target, key: &str, term: &str) -> u64 {
+    let request = target
+        .client
+        .get(target.url("/entities/countMQLQuery"))
+        .query(&[("select", "Name"), ("where", &format!("text = '{term}'"))])
+        .header("api-key", key);
+    let resp = target.send(request).await;
+    resp.ok()
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", resp.describe()))
+}
+
 async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
     let backend = a.backend();
     // Both start at once over the empty store: exactly one creates the administrator.
@@ -86,6 +99,18 @@ async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
         has_security_level(&after),
         "{backend}: the other server sees the attribute type the import added: {}",
         after.describe()
+    );
+
+    // A search on the second server follows a write on the first: what a search found
+    // is kept only while the catalog is as it was, whoever writes to it.
+    let before = searched(&second, &key, "customer").await;
+    assert!(before > 0, "{backend}: the sample holds the term");
+    assert_eq!(searched(&second, &key, "customer").await, before);
+    first.import_sample().await;
+    assert_eq!(
+        searched(&second, &key, "customer").await,
+        2 * before,
+        "{backend}: the other server's search finds what the first imported since"
     );
 
     // A caller the second server knows (it read the key's grants on its first call)

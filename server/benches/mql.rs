@@ -12,7 +12,11 @@
 //! `LORE_BENCH_RUNS` times (default 15, after 2 unmeasured runs) over HTTP, one at a
 //! time, and then its hand-written SQL as many times on a connection of its own to the
 //! same database. It prints p50 and p95 of both, their ratio, the targets, and the
-//! server's peak memory. Nothing here asserts a speed. `LORE_BENCH_CASES` (names, or
+//! server's peak memory. Nothing here asserts a speed.
+//!
+//! Before each run a folder is created (not measured): the commit ends what the server
+//! kept of an earlier run's search (its hit cache answers only at the data's state it
+//! read), so every run measures the query as someone asking it for the first time. `LORE_BENCH_CASES` (names, or
 //! parts of them, comma separated) runs only those queries.
 
 use std::time::{Duration, Instant};
@@ -480,10 +484,12 @@ async fn bench(
     let wanted = |case: &Case| {
         only.is_empty() || only.split(',').any(|part| case.name.contains(part.trim()))
     };
-    for case in CASES.iter().filter(|c| wanted(c)) {
+    let admin = key.clone();
+    for (n, case) in CASES.iter().enumerate().filter(|(_, c)| wanted(c)) {
         let key = if case.restricted { &restricted } else { &key };
         let mut mql = Vec::with_capacity(runs);
         for i in 0..WARM_UP + runs {
+            server::commit_between_runs(addr, &admin, &format!("bench run {n}.{i}")).await?;
             let clock = Instant::now();
             let answer = query(addr, key, case.call, &model.to_string()).await?;
             if i >= WARM_UP {

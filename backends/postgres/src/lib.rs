@@ -33,7 +33,11 @@ const MAX_CONNECTIONS: u32 = 16;
 
 async fn connect(url: &str) -> Result<Postgres> {
     let options = PgConnectOptions::from_str(url)
-        .map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?;
+        .map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?
+        // Lore's statements take milliseconds: compiling a plan the planner thinks
+        // costly (a broad search's 40,000 index probes) took 5–10 ms on every execution
+        // (a compiled plan is never kept), more than it saved.
+        .options([("jit", "off")]);
     let target = describe_target(&options);
     let pool = Pool::connect(options, MAX_CONNECTIONS)
         .await

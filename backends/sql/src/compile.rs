@@ -13,7 +13,7 @@
 //! planner: SQLite's text index ([`indexed_searches`], [`TextIndex`]), the narrowing of
 //! `CONTAINS` by PostgreSQL's trigram indexes, and the shape of a condition on children.
 
-use lore_core::model::{ClassificationStatus, ObjectKind};
+use lore_core::model::{ClassificationStatus, ObjectKind, TagKind};
 use lore_core::mql::plan::{
     ClassStatuses, Column, Cond, Facet, Field, FieldType, LabelSet, Lit, Page, Plan, ProfilingPart,
     Relation, Test, Within, search_form,
@@ -391,6 +391,64 @@ pub fn count(plan: &Plan, dialect: Dialect, keys: &SearchKeys) -> Compiled {
             params: c.params,
         };
         (compiled, vec![condition])
+    })
+}
+
+/// Whether the hit cache ([`crate::hits`]) keeps the plan's objects: the plan requires a
+/// text search, the caller sees everything, and its condition reads only the narrow
+/// table's columns.
+pub fn keeps_hits(plan: &Plan, dialect: Dialect) -> bool {
+    hits_condition(plan, dialect, &NO_KEYS).is_some()
+}
+
+/// The plan's condition on the narrow table (`o`), when the hit cache keeps its objects.
+fn hits_condition<'k>(
+    plan: &Plan,
+    dialect: Dialect,
+    keys: &'k SearchKeys,
+) -> Option<(Compiler<'k>, String)> {
+    if !matches!(plan.visibility, Cond::True) || required_searches(plan).is_empty() {
+        return None;
+    }
+    let mut c = Compiler::new(dialect, &TextIndex::Always);
+    c.keys = keys;
+    c.narrow = true;
+    let condition = c.cond(&plan.condition(), Row::Object("o"));
+    let narrow = columns_of(&condition, "o")
+        .iter()
+        .all(|column| NARROW_COLUMNS.contains(column));
+    narrow.then_some((c, condition))
+}
+
+/// The statement that reads the objects of a plan for the hit cache
+/// ([`crate::hits`]): a row (model_id, object_id, name, type_name, data_type, NULL) for
+/// each of at most `most` objects, and a row (model_id, object_id, NULL, NULL, NULL,
+/// label) for each of their labels unless they are `most` (too many to keep: their
+/// labels are not read). `None` when the cache does not keep the plan
+/// ([`keeps_hits`]).
+pub fn hits(plan: &Plan, dialect: Dialect, keys: &SearchKeys, most: u64) -> Option<Compiled> {
+    let (mut c, condition) = hits_condition(plan, dialect, keys)?;
+    let most = c.param(SqlValue::Int(Some(clamp(most))));
+    let label = c.text(TagKind::Label.as_str());
+    let labels = dialect.join_rows_per_object(
+        &format!(
+            "SELECT t.model_id AS model_id, t.object_id AS object_id, t.value AS v \
+             FROM tags t WHERE t.kind = {label}"
+        ),
+        "o",
+    );
+    let null = dialect.null_of(FieldType::Text);
+    let sql = format!(
+        "WITH hits AS MATERIALIZED (SELECT o.model_id AS model_id, o.object_id AS object_id, \
+         o.name AS name, o.type_name AS type_name, o.data_type AS data_type \
+         FROM object_search o WHERE {condition} LIMIT {most}) \
+         SELECT o.model_id, o.object_id, o.name, o.type_name, o.data_type, {null} FROM hits o \
+         UNION ALL SELECT o.model_id, o.object_id, {null}, {null}, {null}, fv.v FROM hits o {labels} \
+         WHERE (SELECT COUNT(*) FROM hits) < {most}"
+    );
+    Some(Compiled {
+        sql,
+        params: c.params,
     })
 }
 

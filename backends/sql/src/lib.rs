@@ -20,6 +20,7 @@
 pub mod compile;
 mod dialect;
 mod driver;
+mod hits;
 mod planning;
 mod read;
 mod store;
@@ -170,6 +171,11 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 25,
         name: "the columns a text search reads, narrow",
         sql: include_str!("../migrations/0025_object_search.sql"),
+    },
+    Migration {
+        version: 26,
+        name: "a version of the catalog",
+        sql: include_str!("../migrations/0026_catalog_version.sql"),
     },
 ];
 

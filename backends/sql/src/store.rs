@@ -37,6 +37,8 @@ pub struct SqlStore<D: Driver> {
     /// The keys PostgreSQL chose lately, shared by the clones (see
     /// [`crate::planning::KeyMemo`]).
     pub(crate) key_memo: Arc<crate::planning::KeyMemo>,
+    /// The objects of recent text searches, shared by the clones (see [`crate::hits`]).
+    pub(crate) hit_cache: Arc<crate::hits::HitCache>,
 }
 
 impl<D: Driver> Clone for SqlStore<D> {
@@ -46,6 +48,7 @@ impl<D: Driver> Clone for SqlStore<D> {
             snapshot: self.snapshot.clone(),
             writes: Arc::clone(&self.writes),
             key_memo: Arc::clone(&self.key_memo),
+            hit_cache: Arc::clone(&self.hit_cache),
         }
     }
 }
@@ -65,6 +68,7 @@ impl<D: Driver> SqlStore<D> {
             snapshot: None,
             writes: Arc::default(),
             key_memo: Arc::default(),
+            hit_cache: Arc::default(),
         };
         store.migrate(MIGRATIONS).await?;
         Ok(store)
@@ -138,6 +142,11 @@ impl<D: Driver> SqlStore<D> {
                 "applied migration"
             );
         }
+    }
+
+    /// Whether the store reads one snapshot ([`StoreBase::snapshot`](lore_core::store::StoreBase::snapshot)).
+    pub(crate) fn reads_snapshot(&self) -> bool {
+        self.snapshot.is_some()
     }
 
     /// Refuses a write to a store that reads a snapshot.

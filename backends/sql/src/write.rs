@@ -90,6 +90,8 @@ pub struct Writer {
     meta_changed: bool,
     /// An op changed what a principal is made of ([`Op::changes_access`]).
     access_changed: bool,
+    /// An op was written: the catalog's version moves (migration 26).
+    catalog_changed: bool,
     pending: Pending,
     /// Rows sent through the bulk path so far.
     bulk_rows: usize,
@@ -110,6 +112,7 @@ impl Writer {
             forget: Vec::new(),
             meta_changed: false,
             access_changed: false,
+            catalog_changed: false,
             pending: Pending::default(),
             bulk_rows: 0,
             new_rows: false,
@@ -122,6 +125,7 @@ impl Writer {
             self.flush_prints();
         }
         self.access_changed |= op.changes_access();
+        self.catalog_changed = true;
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
             Op::PutObject(object) => self.put_object(object),
@@ -223,6 +227,13 @@ impl Writer {
                 "UPDATE versions SET version = version + 1 WHERE name = 'access'",
                 Vec::new(),
                 "moving the access version",
+            );
+        }
+        if std::mem::take(&mut self.catalog_changed) {
+            self.exec(
+                "UPDATE versions SET version = version + 1 WHERE name = 'catalog'",
+                Vec::new(),
+                "moving the catalog version",
             );
         }
         self.take()

@@ -136,7 +136,7 @@ async fn tags_written_before_migration_21_are_ordered_after_it() -> Result<()> {
          ALTER TABLE tags DROP COLUMN value_fold; ALTER TABLE tags DROP COLUMN type_fold;
          ALTER TABLE tags DROP COLUMN object_name; ALTER TABLE tags DROP COLUMN fold_first;
          CREATE INDEX tags_value ON tags (kind, value);
-         DELETE FROM versions WHERE name = 'access';
+         DELETE FROM versions WHERE name IN ('access', 'catalog');
          DROP TABLE lineage_events; DROP TABLE lineage_runs;
          DROP TRIGGER object_search_insert; DROP TRIGGER object_search_delete;
          DROP TRIGGER object_search_update; DROP TABLE object_search;

@@ -184,8 +184,18 @@ pub async fn login(addr: SocketAddr) -> BenchResult<String> {
     Ok(String::from_utf8(body.to_vec())?.trim().to_owned())
 }
 
+/// Creates a folder of this name: a commit between two runs of a query, so that the
+/// later run is not answered from what the server kept of the earlier one (the search
+/// hit cache answers only at the data's state it read).
+#[allow(dead_code, reason = "not every bench repeats queries")]
+pub async fn commit_between_runs(addr: SocketAddr, key: &str, name: &str) -> BenchResult<()> {
+    let folder = serde_json::json!({"name": name, "objectType": "Folder"});
+    json_call(addr, key, "POST", "/repository/createFolder", Some(folder)).await?;
+    Ok(())
+}
+
 /// A JSON call; answers the `result` of the envelope, or the error with the answer.
-#[allow(dead_code, reason = "only the import bench uses it")]
+#[allow(dead_code, reason = "not every bench calls the API with JSON")]
 pub async fn json_call(
     addr: SocketAddr,
     key: &str,

@@ -174,6 +174,7 @@ impl<D: Driver> StoreBase for SqlStore<D> {
             snapshot: Some(Arc::new(snapshot)),
             writes: Arc::clone(&self.writes),
             key_memo: Arc::clone(&self.key_memo),
+            hit_cache: Arc::clone(&self.hit_cache),
         }))
     }
 

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::mql::plan::{Facet, FieldType, Lit, Page, Plan, ValueCount};
+use lore_core::mql::plan::{Column, Facet, Field, FieldType, Lit, Page, Plan, ValueCount};
 use lore_core::store::{Details, EntityRead, Explanation, ObjectStore, Scope};
 use lore_core::{Error, ObjectId, Result};
 
@@ -13,6 +13,7 @@ use super::{SqlStore, id_pairs};
 use crate::compile;
 use crate::dialect::Dialect;
 use crate::driver::{Driver, Stmt};
+use crate::hits::{Hits, Kept};
 use crate::read::{self, object_columns};
 use crate::union::{Part, split, union_all};
 use crate::value::{ColType, Row, SqlValue};
@@ -404,6 +405,19 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        // A search's objects kept in name order answer a page in that order.
+        let name_order = match &plan.order[..] {
+            [key] if key.field == Field::Column(Column::Name) => Some(key.descending),
+            _ => None,
+        };
+        let mut missing = false;
+        if let Some(descending) = name_order {
+            match self.kept_hits(plan).await? {
+                Kept::Hits(hits) => return Ok(hits.page(page, descending)),
+                Kept::Missing => missing = true,
+                Kept::No => {}
+            }
+        }
         let statements = self.page_statement(plan, page).await?;
         if let Some(first) = statements.first_try {
             let rows = self
@@ -411,6 +425,14 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
                 .await?;
             if rows.len() as u64 >= page.limit {
                 return page_ids(&rows);
+            }
+            // The term's objects are few or late in name order: the page's statement
+            // would read them all. Read them for the cache instead, for this page and
+            // the count and facets that follow it.
+            if let (Some(descending), true) = (name_order, missing)
+                && let Some(hits) = self.keep_hits(plan).await?
+            {
+                return Ok(hits.page(page, descending));
             }
         }
         let compiled = statements.statement;
@@ -421,6 +443,9 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
+        if let Some(hits) = self.hits(plan).await? {
+            return Ok(hits.count());
+        }
         let compiled = compile::tally::count(plan, D::DIALECT)
             .or_else(|| compile::tags::count(plan, D::DIALECT));
         let compiled = match compiled {
@@ -439,6 +464,15 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         facets: &[Facet],
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
+        if !facets.is_empty()
+            && facets.iter().all(Hits::counts)
+            && let Some(hits) = self.hits(plan).await?
+        {
+            return Ok(facets
+                .iter()
+                .map(|facet| hits.value_counts(facet, limit).unwrap_or_default())
+                .collect());
+        }
         let mut answers: Vec<Vec<ValueCount>> = vec![Vec::new(); facets.len()];
         // The facets the tallies answer, each on its own. The others each in a
         // statement of their own too, unless finding the plan's objects is the costly
