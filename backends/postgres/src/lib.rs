@@ -267,7 +267,11 @@ async fn run_one(conn: &mut PgConnection, stmt: Stmt) -> Result<Outcome, sqlx::E
             }
             if returns_rows {
                 let rows = query.fetch_all(&mut *conn).await?;
-                let rows = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+                let kinds = rows.first().map(kinds).unwrap_or_default();
+                let rows = rows
+                    .iter()
+                    .map(|pg| row(pg, &kinds))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(Outcome {
                     affected: rows.len() as u64,
                     rows,
@@ -377,23 +381,61 @@ fn sql_type(ty: ColType) -> &'static str {
     }
 }
 
-/// A result row as values, by the type of each column.
-fn row(pg: &PgRow) -> Result<Row, sqlx::Error> {
-    let mut values = Vec::with_capacity(pg.columns().len());
-    for (i, column) in pg.columns().iter().enumerate() {
+/// How a column of a result is read into a [`SqlValue`].
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Int8,
+    Int4,
+    Int2,
+    Float8,
+    Float4,
+    Bool,
+    Void,
+    /// A text type: read as its bytes.
+    Text,
+    /// Any other type: read as text if sqlx finds it compatible, else an error.
+    Other,
+}
+
+/// The kind of each column of a result, from its first row (every row of a result has
+/// the same columns): the type names are compared once per result, not once per value.
+fn kinds(pg: &PgRow) -> Vec<Kind> {
+    pg.columns()
+        .iter()
+        .map(|column| match column.type_info().name() {
+            "INT8" => Kind::Int8,
+            "INT4" => Kind::Int4,
+            "INT2" => Kind::Int2,
+            "FLOAT8" => Kind::Float8,
+            "FLOAT4" => Kind::Float4,
+            "BOOL" => Kind::Bool,
+            "VOID" => Kind::Void,
+            "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => Kind::Text,
+            _ => Kind::Other,
+        })
+        .collect()
+}
+
+/// A row of a result whose columns are of `kinds`. Values of the kinds named by type
+/// are decoded without sqlx's per-value type check (`kinds` came from the same
+/// columns); 40,000 rows of six columns took 17–22 ms with it.
+fn row(pg: &PgRow, kinds: &[Kind]) -> Result<Row, sqlx::Error> {
+    let mut values = Vec::with_capacity(kinds.len());
+    for (i, kind) in kinds.iter().enumerate() {
         if pg.try_get_raw(i)?.is_null() {
             values.push(SqlValue::Null);
             continue;
         }
-        values.push(match column.type_info().name() {
-            "INT8" => SqlValue::Int(Some(pg.try_get::<i64, _>(i)?)),
-            "INT4" => SqlValue::Int(Some(i64::from(pg.try_get::<i32, _>(i)?))),
-            "INT2" => SqlValue::Int(Some(i64::from(pg.try_get::<i16, _>(i)?))),
-            "FLOAT8" => SqlValue::Real(Some(pg.try_get::<f64, _>(i)?)),
-            "FLOAT4" => SqlValue::Real(Some(f64::from(pg.try_get::<f32, _>(i)?))),
-            "BOOL" => SqlValue::Bool(Some(pg.try_get::<bool, _>(i)?)),
-            "VOID" => SqlValue::Null,
-            _ => SqlValue::Text(Some(pg.try_get::<String, _>(i)?)),
+        values.push(match kind {
+            Kind::Int8 => SqlValue::Int(Some(pg.try_get_unchecked::<i64, _>(i)?)),
+            Kind::Int4 => SqlValue::Int(Some(i64::from(pg.try_get_unchecked::<i32, _>(i)?))),
+            Kind::Int2 => SqlValue::Int(Some(i64::from(pg.try_get_unchecked::<i16, _>(i)?))),
+            Kind::Float8 => SqlValue::Real(Some(pg.try_get_unchecked::<f64, _>(i)?)),
+            Kind::Float4 => SqlValue::Real(Some(f64::from(pg.try_get_unchecked::<f32, _>(i)?))),
+            Kind::Bool => SqlValue::Bool(Some(pg.try_get_unchecked::<bool, _>(i)?)),
+            Kind::Void => SqlValue::Null,
+            Kind::Text => SqlValue::Text(Some(pg.try_get_unchecked::<String, _>(i)?)),
+            Kind::Other => SqlValue::Text(Some(pg.try_get::<String, _>(i)?)),
         });
     }
     Ok(Row(values))

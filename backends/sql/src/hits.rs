@@ -140,6 +140,9 @@ impl Hits {
             return Ok(None);
         }
         objects.sort_unstable_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+        if labels.is_empty() {
+            return Ok(Some(Self { objects }));
+        }
         let at: HashMap<ObjectId, usize> =
             objects.iter().enumerate().map(|(i, h)| (h.id, i)).collect();
         for (id, label) in labels {
