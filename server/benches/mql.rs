@@ -325,6 +325,18 @@ const CASES: &[Case] = &[
     },
     Case {
         restricted: false,
+        name: "text = broad term (page 1, alone)",
+        selective: false,
+        postgres: None,
+        call: Call::Execute(
+            r#"{"select": "Name, \"Object Type\"", "from": "{from}", "where": "text = 'column_7'"}"#,
+        ),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+              AND (instr(lower(name), 'column_7') > 0 OR instr(lower(physical_name), 'column_7') > 0) \
+              ORDER BY name, model_id, object_id LIMIT 20",
+    },
+    Case {
+        restricted: false,
         name: "search page, broad term (1 in 24)",
         selective: false,
         postgres: None,

@@ -5,7 +5,9 @@
 //! term a twenty-fourth of a 1,000,000-object catalog holds is 40,000 rows to read three
 //! times. The first call that reads them all (a count, the facets, or a page whose first
 //! try in name order came up short) keeps them here — ids, Name, type, data type and
-//! labels, in name order — and the others are answered from memory.
+//! model, in name order — and the others are answered from memory. (Not their labels:
+//! on PostgreSQL a probe of the tags' key per object, 30–35 ms for 40,000, would double
+//! the read that a lone page pays; a Labels facet is counted by its statement.)
 //!
 //! What is kept is the answer of the database at one state of the catalog, and it
 //! answers only while the catalog is in that state: each entry holds the catalog's
@@ -24,16 +26,16 @@
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use lore_core::model::TagKind;
+use lore_core::model::{ObjectKind, TagKind};
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Page, Plan, ValueCount};
 use lore_core::{ObjectId, Result};
 
 use crate::compile;
 use crate::driver::{Driver, Stmt};
 use crate::store::SqlStore;
-use crate::value::Row;
+use crate::value::{Row, SqlValue};
 
 /// At most this many objects in one entry: a fill reads one more at most.
 pub(crate) const MOST_HITS: usize = 100_000;
@@ -96,6 +98,11 @@ impl HitCache {
 #[derive(Debug)]
 pub(crate) struct Hits {
     objects: Vec<Hit>,
+    /// The catalog's version they were read at.
+    version: i64,
+    /// Each object's labels (distinct), by position, once a Labels facet asked for them
+    /// ([`SqlStore::keep_labels`]).
+    labels: OnceLock<Vec<Vec<Arc<str>>>>,
 }
 
 #[derive(Debug)]
@@ -104,56 +111,63 @@ struct Hit {
     name: Box<str>,
     type_name: Option<Arc<str>>,
     data_type: Option<Arc<str>>,
-    /// Distinct.
-    labels: Vec<Arc<str>>,
+    /// The model number (`"Model Id"`): a model's own, a model object's model's, none
+    /// for the repository's objects.
+    model: Option<i64>,
 }
 
 impl Hits {
     /// The rows of [`compile::hits`]; `None` when they hold more than [`MOST_HITS`]
     /// objects.
-    fn from_rows(rows: Vec<Row>) -> Result<Option<Self>> {
+    /// (`with_labels`: the rows hold the objects' labels too, [`compile::hits`].)
+    fn from_rows(rows: Vec<Row>, version: i64, with_labels: bool) -> Result<Option<Self>> {
         const WHAT: &str = "a search's objects";
+        // Types and data types repeat: one allocation per distinct value.
         let mut texts: HashMap<String, Arc<str>> = HashMap::new();
         let mut intern = |text: Option<String>| {
             text.map(|t| Arc::clone(texts.entry(t).or_insert_with_key(|t| Arc::from(t.as_str()))))
         };
-        let mut objects = Vec::new();
+        let mut objects = Vec::with_capacity(rows.len());
         let mut labels = Vec::new();
         for mut row in rows {
             let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-            match row.opt_text(2, WHAT)? {
-                Some(name) => objects.push(Hit {
-                    id,
-                    name: name.into_boxed_str(),
-                    type_name: intern(row.opt_text(3, WHAT)?),
-                    data_type: intern(row.opt_text(4, WHAT)?),
-                    labels: Vec::new(),
-                }),
-                None => {
-                    if let Some(label) = intern(row.opt_text(5, WHAT)?) {
-                        labels.push((id, label));
-                    }
-                }
-            }
+            let Some(name) = row.opt_text(2, WHAT)? else {
+                // A label row: (model_id, object_id, NULL, ..., label).
+                let label = row.opt_text(6, WHAT)?;
+                labels.push(Row(vec![
+                    SqlValue::Int(Some(id.model)),
+                    SqlValue::Int(Some(id.object)),
+                    SqlValue::Text(label),
+                ]));
+                continue;
+            };
+            let kind = row.opt_text(5, WHAT)?;
+            let model = if kind.as_deref() == Some(ObjectKind::Model.as_str()) {
+                Some(id.object)
+            } else {
+                Some(id.model).filter(|m| *m != -1)
+            };
+            objects.push(Hit {
+                id,
+                name: name.into_boxed_str(),
+                type_name: intern(row.opt_text(3, WHAT)?),
+                data_type: intern(row.opt_text(4, WHAT)?),
+                model,
+            });
         }
         if objects.len() > MOST_HITS {
             return Ok(None);
         }
         objects.sort_unstable_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
-        if labels.is_empty() {
-            return Ok(Some(Self { objects }));
+        let hits = Self {
+            objects,
+            version,
+            labels: OnceLock::new(),
+        };
+        if with_labels {
+            hits.set_labels(labels)?;
         }
-        let at: HashMap<ObjectId, usize> =
-            objects.iter().enumerate().map(|(i, h)| (h.id, i)).collect();
-        for (id, label) in labels {
-            if let Some(&i) = at.get(&id) {
-                let hit = &mut objects[i];
-                if !hit.labels.contains(&label) {
-                    hit.labels.push(label);
-                }
-            }
-        }
-        Ok(Some(Self { objects }))
+        Ok(Some(hits))
     }
 
     pub(crate) fn count(&self) -> u64 {
@@ -174,35 +188,106 @@ impl Hits {
         }
     }
 
-    /// Whether the kept objects hold the facet's values.
+    /// Whether kept objects can hold the facet's values (Labels once they are read).
     pub(crate) fn counts(facet: &Facet) -> bool {
         facet.relation.is_none()
             && facet.gap.is_none()
             && facet.hidden == Cond::False
             && matches!(
                 facet.field,
-                Field::Column(Column::Name | Column::TypeName | Column::DataType)
-                    | Field::Tags(TagKind::Label)
+                Field::Column(
+                    Column::Name | Column::TypeName | Column::DataType | Column::ModelNumber
+                ) | Field::Tags(TagKind::Label)
             )
+    }
+
+    /// Whether the facet is the objects' labels.
+    pub(crate) fn is_labels(facet: &Facet) -> bool {
+        Self::counts(facet) && facet.field == Field::Tags(TagKind::Label)
+    }
+
+    /// Whether these kept objects hold the facet's values now.
+    pub(crate) fn holds(&self, facet: &Facet) -> bool {
+        Self::counts(facet) && (!Self::is_labels(facet) || self.labels.get().is_some())
+    }
+
+    /// The ids of the objects.
+    fn ids(&self) -> Vec<ObjectId> {
+        self.objects.iter().map(|h| h.id).collect()
+    }
+
+    /// Takes the rows (model_id, object_id, label) of the objects' labels.
+    fn set_labels(&self, rows: Vec<Row>) -> Result<()> {
+        const WHAT: &str = "a search's labels";
+        let at: HashMap<ObjectId, usize> = self
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.id, i))
+            .collect();
+        let mut texts: HashMap<String, Arc<str>> = HashMap::new();
+        let mut labels: Vec<Vec<Arc<str>>> = vec![Vec::new(); self.objects.len()];
+        for mut row in rows {
+            let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
+            let (Some(&i), Some(label)) = (at.get(&id), row.opt_text(2, WHAT)?) else {
+                continue;
+            };
+            let label = Arc::clone(
+                texts
+                    .entry(label)
+                    .or_insert_with_key(|t| Arc::from(t.as_str())),
+            );
+            if !labels[i].contains(&label) {
+                labels[i].push(label);
+            }
+        }
+        // Another call may have read them meanwhile: the same labels.
+        let _ = self.labels.set(labels);
+        Ok(())
     }
 
     /// The facet's values among the objects and how many objects hold each, most
     /// first, then by value (byte-wise): as [`compile::value_counts`] answers. `None`
     /// for a facet the kept objects do not hold ([`Hits::counts`]).
     pub(crate) fn value_counts(&self, facet: &Facet, limit: u64) -> Option<Vec<ValueCount>> {
-        if !Self::counts(facet) {
+        if !self.holds(facet) {
             return None;
         }
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        if facet.field == Field::Column(Column::ModelNumber) {
+            let mut counts: HashMap<i64, u64> = HashMap::new();
+            for model in self.objects.iter().filter_map(|h| h.model) {
+                *counts.entry(model).or_default() += 1;
+            }
+            let mut counts: Vec<(i64, u64)> = counts.into_iter().collect();
+            counts.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
+            return Some(
+                counts
+                    .into_iter()
+                    .take(limit)
+                    .map(|(value, count)| ValueCount {
+                        value: Lit::Integer(value),
+                        count,
+                    })
+                    .collect(),
+            );
+        }
         let mut counts: HashMap<&str, u64> = HashMap::new();
-        for hit in &self.objects {
+        if Self::is_labels(facet) {
+            for labels in self.labels.get().into_iter().flatten() {
+                for label in labels {
+                    *counts.entry(label).or_default() += 1;
+                }
+            }
+        }
+        for hit in self.objects.iter().filter(|_| !Self::is_labels(facet)) {
             let values: &[Arc<str>] = match facet.field {
                 Field::Column(Column::Name) => {
                     *counts.entry(&hit.name).or_default() += 1;
                     continue;
                 }
                 Field::Column(Column::TypeName) => hit.type_name.as_slice(),
-                Field::Column(Column::DataType) => hit.data_type.as_slice(),
-                _ => &hit.labels,
+                _ => hit.data_type.as_slice(),
             };
             for value in values {
                 *counts.entry(value).or_default() += 1;
@@ -210,7 +295,6 @@ impl Hits {
         }
         let mut counts: Vec<(&str, u64)> = counts.into_iter().collect();
         counts.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         Some(
             counts
                 .into_iter()
@@ -274,10 +358,33 @@ impl<D: Driver> SqlStore<D> {
         let mut outcomes = self.read(reads, "a search's objects").await?.into_iter();
         let version = version_of(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
         let rows = outcomes.next().map(|o| o.rows).unwrap_or_default();
-        let hits = Hits::from_rows(rows)?.map(Arc::new);
+        let with_labels = D::DIALECT.labels_with_hits();
+        let hits = Hits::from_rows(rows, version, with_labels)?.map(Arc::new);
         self.hit_cache
             .put(plan.filter.clone(), version, hits.clone());
         Ok(hits)
+    }
+
+    /// Reads the labels of kept objects, if the catalog is still at their version
+    /// (else they stay unread, and a Labels facet is counted by its statement): one
+    /// probe of the tags' key per object, their ids a parameter.
+    pub(crate) async fn keep_labels(&self, hits: &Hits) -> Result<()> {
+        if hits.labels.get().is_some() {
+            return Ok(());
+        }
+        let reads = vec![
+            Stmt::query(CATALOG_VERSION, Vec::new()),
+            Stmt::query(
+                compile::labels_of(D::DIALECT),
+                compile::labels_of_params(D::DIALECT, &hits.ids()),
+            ),
+        ];
+        let mut outcomes = self.read(reads, "a search's labels").await?.into_iter();
+        let version = version_of(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
+        if version == hits.version {
+            hits.set_labels(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
+        }
+        Ok(())
     }
 
     /// The plan's search's objects, kept or read now; `None` when the cache does not
@@ -304,27 +411,20 @@ fn version_of(rows: Vec<Row>) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::SqlValue;
 
     fn hit_row(model: i64, object: i64, name: &str, ty: &str, data_type: Option<&str>) -> Row {
+        let kind = if ty == "Database" {
+            "Model"
+        } else {
+            "Model Object"
+        };
         Row(vec![
             SqlValue::Int(Some(model)),
             SqlValue::Int(Some(object)),
             SqlValue::Text(Some(name.to_owned())),
             SqlValue::Text(Some(ty.to_owned())),
             SqlValue::Text(data_type.map(str::to_owned)),
-            SqlValue::Text(None),
-        ])
-    }
-
-    fn label_row(model: i64, object: i64, label: &str) -> Row {
-        Row(vec![
-            SqlValue::Int(Some(model)),
-            SqlValue::Int(Some(object)),
-            SqlValue::Text(None),
-            SqlValue::Text(None),
-            SqlValue::Text(None),
-            SqlValue::Text(Some(label.to_owned())),
+            SqlValue::Text(Some(kind.to_owned())),
         ])
     }
 
@@ -339,17 +439,31 @@ mod tests {
 
     fn sample() -> Hits {
         let rows = vec![
-            label_row(5, 3, "PII"),
             hit_row(5, 3, "b", "Column", Some("INTEGER")),
             hit_row(5, 1, "b", "Column", None),
             hit_row(4, 9, "a", "Table", None),
             hit_row(5, 2, "B", "Column", Some("VARCHAR")),
-            label_row(5, 1, "PII"),
-            label_row(5, 1, "Gold"),
-            label_row(5, 1, "PII"),
-            label_row(7, 7, "not a hit"),
+            hit_row(-1, 4, "c", "Database", None),
+            hit_row(-1, 8, "d", "Folder", None),
         ];
-        Hits::from_rows(rows).unwrap().unwrap()
+        let hits = Hits::from_rows(rows, 1, false).unwrap().unwrap();
+        let label = |model, object, label: &str| {
+            Row(vec![
+                SqlValue::Int(Some(model)),
+                SqlValue::Int(Some(object)),
+                SqlValue::Text(Some(label.to_owned())),
+            ])
+        };
+        assert!(!hits.holds(&facet(Field::Tags(TagKind::Label))));
+        hits.set_labels(vec![
+            label(5, 3, "PII"),
+            label(5, 1, "PII"),
+            label(5, 1, "Gold"),
+            label(5, 1, "PII"),
+            label(7, 7, "not a hit"),
+        ])
+        .unwrap();
+        hits
     }
 
     #[test]
@@ -361,11 +475,14 @@ mod tests {
                 .map(|id| (id.model, id.object))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(page(0, 10, false), [(5, 2), (4, 9), (5, 1), (5, 3)]);
+        assert_eq!(
+            page(0, 10, false),
+            [(5, 2), (4, 9), (5, 1), (5, 3), (-1, 4), (-1, 8)]
+        );
         assert_eq!(page(1, 2, false), [(4, 9), (5, 1)]);
-        assert_eq!(page(0, 2, true), [(5, 3), (5, 1)]);
+        assert_eq!(page(0, 3, true), [(-1, 8), (-1, 4), (5, 3)]);
         assert_eq!(page(9, 2, false), []);
-        assert_eq!(hits.count(), 4);
+        assert_eq!(hits.count(), 6);
     }
 
     #[test]
@@ -388,18 +505,35 @@ mod tests {
         };
         assert_eq!(
             counted(Field::Column(Column::TypeName), 100),
-            pairs(&[("Column", 3), ("Table", 1)])
+            pairs(&[("Column", 3), ("Database", 1), ("Folder", 1), ("Table", 1)])
         );
         assert_eq!(
             counted(Field::Column(Column::DataType), 100),
             pairs(&[("INTEGER", 1), ("VARCHAR", 1)])
+        );
+        assert_eq!(counted(Field::Column(Column::Name), 1), pairs(&[("b", 2)]));
+        let models = hits
+            .value_counts(&facet(Field::Column(Column::ModelNumber)), 10)
+            .unwrap();
+        assert_eq!(
+            models,
+            [
+                ValueCount {
+                    value: Lit::Integer(5),
+                    count: 3
+                },
+                ValueCount {
+                    value: Lit::Integer(4),
+                    count: 2
+                },
+            ],
+            "a model's number is its own; the repository's other objects have none"
         );
         assert_eq!(
             counted(Field::Tags(TagKind::Label), 100),
             pairs(&[("PII", 2), ("Gold", 1)]),
             "a label counts once per object; labels of other objects not at all"
         );
-        assert_eq!(counted(Field::Column(Column::Name), 1), pairs(&[("b", 2)]));
         assert!(
             hits.value_counts(&facet(Field::Column(Column::Description)), 10)
                 .is_none()
@@ -407,11 +541,51 @@ mod tests {
     }
 
     #[test]
+    fn labels_read_with_the_objects_are_kept_with_them() {
+        let label = |model, object, label: &str| {
+            Row(vec![
+                SqlValue::Int(Some(model)),
+                SqlValue::Int(Some(object)),
+                SqlValue::Text(None),
+                SqlValue::Text(None),
+                SqlValue::Text(None),
+                SqlValue::Text(None),
+                SqlValue::Text(Some(label.to_owned())),
+            ])
+        };
+        let with_seventh = |mut row: Row| {
+            row.0.push(SqlValue::Text(None));
+            row
+        };
+        let rows = vec![
+            label(5, 1, "PII"),
+            with_seventh(hit_row(5, 1, "b", "Column", None)),
+            with_seventh(hit_row(5, 2, "a", "Column", None)),
+            label(5, 1, "Gold"),
+        ];
+        let hits = Hits::from_rows(rows, 1, true).unwrap().unwrap();
+        let labels = facet(Field::Tags(TagKind::Label));
+        assert!(hits.holds(&labels));
+        let counts = hits.value_counts(&labels, 10).unwrap();
+        assert_eq!(counts.len(), 2);
+        assert!(counts.iter().all(|c| c.count == 1));
+        assert_eq!(hits.count(), 2, "label rows are not objects");
+        let none = Hits::from_rows(
+            vec![with_seventh(hit_row(5, 2, "a", "Column", None))],
+            1,
+            true,
+        )
+        .unwrap()
+        .unwrap();
+        assert!(none.holds(&labels), "no label row: no labels, known");
+    }
+
+    #[test]
     fn too_many_objects_are_not_kept() {
         let rows = (0..=MOST_HITS as i64)
             .map(|i| hit_row(1, i, "x", "Column", None))
             .collect();
-        assert!(Hits::from_rows(rows).unwrap().is_none());
+        assert!(Hits::from_rows(rows, 1, false).unwrap().is_none());
     }
 
     #[test]

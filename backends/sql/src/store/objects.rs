@@ -464,59 +464,38 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         facets: &[Facet],
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
-        if !facets.is_empty()
-            && facets.iter().all(Hits::counts)
-            && let Some(hits) = self.hits(plan).await?
-        {
-            return Ok(facets
-                .iter()
-                .map(|facet| hits.value_counts(facet, limit).unwrap_or_default())
-                .collect());
-        }
-        let mut answers: Vec<Vec<ValueCount>> = vec![Vec::new(); facets.len()];
-        // The facets the tallies answer, each on its own. The others each in a
-        // statement of their own too, unless finding the plan's objects is the costly
-        // part (a text search they must pass): then one statement finds them once for
-        // all the facets (materializing every object of a plan without one would cost
-        // more than reading them again).
-        let share = !compile::required_searches(plan).is_empty();
-        let keys = self.search_keys(plan).await?;
-        let mut shared = Vec::new();
-        for (i, facet) in facets.iter().enumerate() {
-            let compiled = match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
-                Some(compiled) => compiled,
-                None if share => {
-                    shared.push(i);
-                    continue;
-                }
-                None => compile::value_counts(plan, D::DIALECT, &keys, facet, limit),
-            };
-            answers[i] = self.counted(compiled, facet).await?;
-        }
-        match shared[..] {
-            [] => {}
-            [i] => {
-                let compiled = compile::value_counts(plan, D::DIALECT, &keys, &facets[i], limit);
-                answers[i] = self.counted(compiled, &facets[i]).await?;
+        // The facets a search's kept objects hold are counted from them: read now when
+        // they are all such facets, else only when kept already (the others' statement
+        // finds the objects anyway).
+        let kept = facets.iter().filter(|f| Hits::counts(f)).count();
+        let hits = if kept == 0 {
+            None
+        } else if kept == facets.len() {
+            self.hits(plan).await?
+        } else {
+            match self.kept_hits(plan).await? {
+                Kept::Hits(hits) => Some(hits),
+                Kept::Missing | Kept::No => None,
             }
-            _ => {
-                let of: Vec<&Facet> = shared.iter().map(|&i| &facets[i]).collect();
-                let compiled = compile::facets_counts(plan, D::DIALECT, &keys, &of, limit);
-                let rows = self
-                    .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
-                    .await?;
-                for mut row in rows {
-                    let position = usize::try_from(row.int(0, "value counts")?)
-                        .ok()
-                        .filter(|p| *p < shared.len())
-                        .ok_or_else(|| Error::internal("value counts: a facet out of range"))?;
-                    let count = row.int(1, "value counts")?.max(0) as u64;
-                    let value = counted_value(&mut row, 2 + position, of[position])?;
-                    answers[shared[position]].push(ValueCount { value, count });
-                }
-            }
+        };
+        let Some(hits) = hits else {
+            return self.counted_by_statements(plan, facets, limit).await;
+        };
+        if facets.iter().any(Hits::is_labels) {
+            self.keep_labels(&hits).await?;
         }
-        Ok(answers)
+        let others: Vec<Facet> = facets.iter().filter(|f| !hits.holds(f)).cloned().collect();
+        let mut others = self
+            .counted_by_statements(plan, &others, limit)
+            .await?
+            .into_iter();
+        Ok(facets
+            .iter()
+            .map(|facet| match hits.value_counts(facet, limit) {
+                Some(counts) => counts,
+                None => others.next().unwrap_or_default(),
+            })
+            .collect())
     }
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
@@ -744,6 +723,62 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
 }
 
 impl<D: Driver> SqlStore<D> {
+    /// The facets' value counts by statements (a search's kept objects aside).
+    async fn counted_by_statements(
+        &self,
+        plan: &Plan,
+        facets: &[Facet],
+        limit: u64,
+    ) -> Result<Vec<Vec<ValueCount>>> {
+        if facets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut answers: Vec<Vec<ValueCount>> = vec![Vec::new(); facets.len()];
+        // The facets the tallies answer, each on its own. The others each in a
+        // statement of their own too, unless finding the plan's objects is the costly
+        // part (a text search they must pass): then one statement finds them once for
+        // all the facets (materializing every object of a plan without one would cost
+        // more than reading them again).
+        let share = !compile::required_searches(plan).is_empty();
+        let keys = self.search_keys(plan).await?;
+        let mut shared = Vec::new();
+        for (i, facet) in facets.iter().enumerate() {
+            let compiled = match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
+                Some(compiled) => compiled,
+                None if share => {
+                    shared.push(i);
+                    continue;
+                }
+                None => compile::value_counts(plan, D::DIALECT, &keys, facet, limit),
+            };
+            answers[i] = self.counted(compiled, facet).await?;
+        }
+        match shared[..] {
+            [] => {}
+            [i] => {
+                let compiled = compile::value_counts(plan, D::DIALECT, &keys, &facets[i], limit);
+                answers[i] = self.counted(compiled, &facets[i]).await?;
+            }
+            _ => {
+                let of: Vec<&Facet> = shared.iter().map(|&i| &facets[i]).collect();
+                let compiled = compile::facets_counts(plan, D::DIALECT, &keys, &of, limit);
+                let rows = self
+                    .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
+                    .await?;
+                for mut row in rows {
+                    let position = usize::try_from(row.int(0, "value counts")?)
+                        .ok()
+                        .filter(|p| *p < shared.len())
+                        .ok_or_else(|| Error::internal("value counts: a facet out of range"))?;
+                    let count = row.int(1, "value counts")?.max(0) as u64;
+                    let value = counted_value(&mut row, 2 + position, of[position])?;
+                    answers[shared[position]].push(ValueCount { value, count });
+                }
+            }
+        }
+        Ok(answers)
+    }
+
     /// The rows of one facet's statement, (value, count), as value counts.
     async fn counted(&self, compiled: compile::Compiled, facet: &Facet) -> Result<Vec<ValueCount>> {
         let rows = self
