@@ -74,35 +74,28 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
         Call::Post(format!("{BASE}/entities/executeMQLQuery"), body.to_string())
     };
     let search_select = "Name, \"Object Type\", \"Object Id\", Context, Description, \"Physical Name\", Labels, \"Sensitivity Label\", Certified, \"Endorsement Count\", \"Warning Count\"";
+    // A search screen and the first page of its query, in relevance order.
+    let search = |name, page: &str, filter: &str| Screen {
+        name,
+        page: Call::Page(page.into()),
+        api: execute(serde_json::json!({
+            "select": search_select, "where": filter,
+            "orderby": "Relevance", "pageSize": 25,
+        })),
+        api_name: "executeMQLQuery (its first page)",
+    };
     vec![
-        Screen {
-            name: "search: text",
-            page: Call::Page("/ui/?q=table_150".into()),
-            api: execute(serde_json::json!({
-                "select": search_select, "where": "text = 'table_150'",
-                "orderby": "Relevance", "pageSize": 25,
-            })),
-            api_name: "executeMQLQuery (its first page)",
-        },
-        Screen {
-            name: "search: text + type facet",
-            page: Call::Page("/ui/?q=table_150&type=Table".into()),
-            api: execute(serde_json::json!({
-                "select": search_select,
-                "where": "text = 'table_150' AND \"Object Type\" = 'Table'",
-                "orderby": "Relevance", "pageSize": 25,
-            })),
-            api_name: "executeMQLQuery (its first page)",
-        },
-        Screen {
-            name: "search: broad term (1 in 24)",
-            page: Call::Page("/ui/?q=column_7".into()),
-            api: execute(serde_json::json!({
-                "select": search_select, "where": "text = 'column_7'",
-                "orderby": "Relevance", "pageSize": 25,
-            })),
-            api_name: "executeMQLQuery (its first page)",
-        },
+        search("search: text", "/ui/?q=table_150", "text = 'table_150'"),
+        search(
+            "search: text + type facet",
+            "/ui/?q=table_150&type=Table",
+            "text = 'table_150' AND \"Object Type\" = 'Table'",
+        ),
+        search(
+            "search: broad term (1 in 24)",
+            "/ui/?q=column_7",
+            "text = 'column_7'",
+        ),
         Screen {
             name: "search: everything (no text)",
             page: Call::Page("/ui/".into()),

@@ -5,9 +5,12 @@
 //! term a twenty-fourth of a 1,000,000-object catalog holds is 40,000 rows to read three
 //! times. The first call that reads them all (a count, the facets, or a page whose first
 //! try in name order came up short) keeps them here — ids, Name, type, data type and
-//! model, in name order — and the others are answered from memory. (Not their labels:
-//! on PostgreSQL a probe of the tags' key per object, 30–35 ms for 40,000, would double
-//! the read that a lone page pays; a Labels facet is counted by its statement.)
+//! model, in name order — and the others are answered from memory. Their labels too:
+//! SQLite reads them in the same statement; PostgreSQL, where a probe of the tags' key
+//! per object (30–35 ms for 40,000) would double what a lone page pays, reads them by
+//! the kept ids when a Labels facet first asks ([`Dialect::labels_with_hits`]).
+//!
+//! [`Dialect::labels_with_hits`]: crate::Dialect::labels_with_hits
 //!
 //! What is kept is the answer of the database at one state of the catalog, and it
 //! answers only while the catalog is in that state: each entry holds the catalog's
@@ -117,9 +120,9 @@ struct Hit {
 }
 
 impl Hits {
-    /// The rows of [`compile::hits`]; `None` when they hold more than [`MOST_HITS`]
+    /// The rows of [`compile::hits::objects`]; `None` when they hold more than [`MOST_HITS`]
     /// objects.
-    /// (`with_labels`: the rows hold the objects' labels too, [`compile::hits`].)
+    /// (`with_labels`: the rows hold the objects' labels too, [`compile::hits::objects`].)
     fn from_rows(rows: Vec<Row>, version: i64, with_labels: bool) -> Result<Option<Self>> {
         const WHAT: &str = "a search's objects";
         // Types and data types repeat: one allocation per distinct value.
@@ -325,7 +328,7 @@ const CATALOG_VERSION: &str = "SELECT version FROM versions WHERE name = 'catalo
 impl<D: Driver> SqlStore<D> {
     /// The kept objects of the plan's search, if the cache serves the plan.
     pub(crate) async fn kept_hits(&self, plan: &Plan) -> Result<Kept> {
-        if self.reads_snapshot() || !compile::keeps_hits(plan, D::DIALECT) {
+        if self.reads_snapshot() || !compile::hits::keeps(plan, D::DIALECT) {
             return Ok(Kept::No);
         }
         let rows = self
@@ -348,7 +351,7 @@ impl<D: Driver> SqlStore<D> {
     pub(crate) async fn keep_hits(&self, plan: &Plan) -> Result<Option<Arc<Hits>>> {
         let keys = self.search_keys(plan).await?;
         let most = MOST_HITS as u64 + 1;
-        let Some(compiled) = compile::hits(plan, D::DIALECT, &keys, most) else {
+        let Some(compiled) = compile::hits::objects(plan, D::DIALECT, &keys, most) else {
             return Ok(None);
         };
         let reads = vec![
@@ -375,8 +378,8 @@ impl<D: Driver> SqlStore<D> {
         let reads = vec![
             Stmt::query(CATALOG_VERSION, Vec::new()),
             Stmt::query(
-                compile::labels_of(D::DIALECT),
-                compile::labels_of_params(D::DIALECT, &hits.ids()),
+                compile::hits::labels_of(D::DIALECT),
+                compile::hits::labels_of_params(D::DIALECT, &hits.ids()),
             ),
         ];
         let mut outcomes = self.read(reads, "a search's labels").await?.into_iter();
