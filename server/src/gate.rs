@@ -2,7 +2,6 @@
 //! handler runs unless the request carries a valid API key, except the routes of one
 //! explicit list, [`PUBLIC_ROUTES`].
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -77,22 +76,20 @@ pub fn is_public(method: &str, route: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Gate {
     catalog: Catalog,
-    public: Arc<HashSet<(Method, String)>>,
-    self_checked: Arc<HashSet<(Method, String)>>,
-    bearer: Arc<HashSet<(Method, String)>>,
+    public: Arc<[(Method, String)]>,
+    self_checked: Arc<[(Method, String)]>,
+    bearer: Arc<[(Method, String)]>,
 }
 
 impl Gate {
     pub fn new(catalog: Catalog, base: &str) -> Self {
         let routes = |list: &[(&str, &str)]| {
-            let routes: HashSet<(Method, String)> = list
-                .iter()
+            list.iter()
                 .filter_map(|&(method, route)| {
                     let method = Method::from_bytes(method.as_bytes()).ok()?;
                     Some((method, route.replace(BASE, base)))
                 })
-                .collect();
-            Arc::new(routes)
+                .collect()
         };
         Self {
             catalog,
@@ -102,13 +99,14 @@ impl Gate {
         }
     }
 
-    fn lists(list: &HashSet<(Method, String)>, method: &Method, route: &str) -> bool {
+    /// A few routes each: a scan compares them without building a key per request.
+    fn lists(list: &[(Method, String)], method: &Method, route: &str) -> bool {
         let method = if method == Method::HEAD {
             &Method::GET
         } else {
             method
         };
-        list.contains(&(method.clone(), route.to_owned()))
+        list.iter().any(|(m, r)| m == method && r == route)
     }
 }
 

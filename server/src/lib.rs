@@ -49,8 +49,8 @@ pub struct AppState {
     /// Largest request body, in bytes (`server.max_body_mib`); a gzip body must not
     /// inflate to more either.
     pub max_body_bytes: usize,
-    /// The web UI's settings.
-    pub ui: ui::UiConfig,
+    /// The web UI's settings (shared: the state is cloned for every request).
+    pub ui: Arc<ui::UiConfig>,
 }
 
 /// Opens the store the settings name, running its migrations.
@@ -188,7 +188,7 @@ pub fn app_recording(
         oauth2,
         max_upload_bytes: settings.max_upload_bytes(),
         max_body_bytes: settings.max_body_bytes(),
-        ui: ui::UiConfig::from_settings(settings),
+        ui: Arc::new(ui::UiConfig::from_settings(settings)),
     };
     let mut router = Router::new()
         .nest(&base, api)

@@ -192,7 +192,9 @@ type CachedMeta = (i64, Arc<MetaModel>);
 #[derive(Debug, Clone)]
 pub struct Catalog {
     store: Arc<dyn Store>,
-    config: CatalogConfig,
+    /// Shared by the clones: a clone per request (axum's state) costs a count, not a copy
+    /// of the importers and webhooks.
+    config: Arc<CatalogConfig>,
     /// The meta model with the store version it was read at, shared by the clones.
     meta: Arc<RwLock<Option<CachedMeta>>>,
     /// The operations this process runs, which are alive whatever their heartbeat says
@@ -212,7 +214,7 @@ impl Catalog {
     pub fn new(store: Arc<dyn Store>, config: CatalogConfig) -> Self {
         Self {
             store,
-            config,
+            config: Arc::new(config),
             meta: Arc::default(),
             running_here: Arc::default(),
             touching: Arc::default(),

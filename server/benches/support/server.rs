@@ -2,7 +2,9 @@
 //! make to it outside the load generator: login, model import.
 //!
 //! The binary is the one cargo built for this bench run (`CARGO_BIN_EXE_lore`, the release
-//! profile under `cargo bench`), so the server's memory and CPU are its own process's.
+//! profile under `cargo bench`), so the server's memory and CPU are its own process's;
+//! `LORE_BENCH_BINARY=path/to/lore` runs another build's under the same bench (an A/B of
+//! two commits: copy the first build's `target/release/lore` aside, build the second).
 
 use std::fs::File;
 use std::io::Read;
@@ -68,7 +70,10 @@ impl LoreServer {
     pub fn start(storage: &Storage, dir: &Path) -> BenchResult<LoreServer> {
         let log = dir.join(format!("lore-{}.log", storage.backend()));
         let out = File::create(&log)?;
-        let mut command = Command::new(env!("CARGO_BIN_EXE_lore"));
+        // `LORE_BENCH_BINARY`: another build's `lore` under the same bench, for an A/B.
+        let binary = std::env::var_os("LORE_BENCH_BINARY")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_lore").into());
+        let mut command = Command::new(binary);
         command
             .arg("serve")
             .current_dir(dir)
