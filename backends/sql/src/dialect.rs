@@ -351,15 +351,30 @@ impl Dialect {
         }
     }
 
-    /// Whether the hit cache ([`crate::hits`]) reads a search's labels in the statement
-    /// that reads its objects. SQLite: yes, a probe of the tags' key per object costs
-    /// little in the process. PostgreSQL: no, 30–35 ms for 40,000 objects, with their
-    /// rows over the wire, would double what a lone page of a broad term pays; it reads
-    /// them by the objects' ids when a Labels facet asks.
-    pub fn labels_with_hits(self) -> bool {
+    /// Whether the narrow rows (migration 25) of a transaction's new objects
+    /// ([`Writer::expect_new_rows`](crate::write::Writer::expect_new_rows)) are written
+    /// once, at its end, with their labels: PostgreSQL keeps each object's labels in its
+    /// narrow row (migration 27), and a narrow row written with its object, before the
+    /// object's tags, would be written again for each labelled object (7% of a
+    /// 1,000,000-object import, and as many dead rows). SQLite keeps no labels there.
+    pub fn narrow_rows_at_end(self) -> Option<&'static NarrowRowsAtEnd> {
         match self {
-            Self::Sqlite => true,
-            Self::Postgres => false,
+            Self::Sqlite => None,
+            Self::Postgres => Some(&NarrowRowsAtEnd {
+                later: "SELECT set_config('lore.narrow_later', 'on', true)",
+                write: "INSERT INTO object_search \
+                        SELECT o.model_id, o.object_id, o.kind, o.name, o.physical_name, \
+                        o.type_name, o.data_type, lore_search_text(o.name, o.physical_name), l.labels \
+                        FROM objects o LEFT JOIN (SELECT t.model_id, t.object_id, \
+                        json_agg(t.value ORDER BY t.value)::text AS labels FROM tags t \
+                        WHERE t.kind = 'label' AND t.model_id = ANY(string_to_array($1, ',')::BIGINT[]) \
+                        GROUP BY t.model_id, t.object_id) l \
+                        ON l.model_id = o.model_id AND l.object_id = o.object_id \
+                        WHERE o.model_id = ANY(string_to_array($1, ',')::BIGINT[]) \
+                        AND NOT EXISTS (SELECT 1 FROM object_search s \
+                        WHERE s.model_id = o.model_id AND s.object_id = o.object_id)",
+                now: "SELECT set_config('lore.narrow_later', 'off', true)",
+            }),
         }
     }
 
@@ -473,4 +488,16 @@ pub struct Planning {
     /// Each label every object must have is counted: a rare one is the list the page
     /// starts from, common ones are tested per object (SQLite builds an `IN` list whole).
     pub required_tags: bool,
+}
+
+/// The statements of [`Dialect::narrow_rows_at_end`].
+#[derive(Debug)]
+pub struct NarrowRowsAtEnd {
+    /// From here on the objects' insert trigger writes no narrow rows (migration 27).
+    pub later: &'static str,
+    /// The narrow rows the objects of the models `$1` (comma-separated) lack, with
+    /// their labels.
+    pub write: &'static str,
+    /// The insert trigger writes narrow rows again.
+    pub now: &'static str,
 }

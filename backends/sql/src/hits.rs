@@ -5,12 +5,10 @@
 //! term a twenty-fourth of a 1,000,000-object catalog holds is 40,000 rows to read three
 //! times. The first call that reads them all (a count, the facets, or a page whose first
 //! try in name order came up short) keeps them here — ids, Name, type, data type and
-//! model, in name order — and the others are answered from memory. Their labels too:
-//! SQLite reads them in the same statement; PostgreSQL, where a probe of the tags' key
-//! per object (30–35 ms for 40,000) would double what a lone page pays, reads them by
-//! the kept ids when a Labels facet first asks ([`Dialect::labels_with_hits`]).
-//!
-//! [`Dialect::labels_with_hits`]: crate::Dialect::labels_with_hits
+//! model, in name order — and the others are answered from memory. Their labels too,
+//! read in the same statement: on PostgreSQL from the narrow row (migration 27), where a
+//! probe of the tags' key per object cost 30–35 ms for 40,000; on SQLite through that
+//! key, which costs little in the process.
 //!
 //! What is kept is the answer of the database at one state of the catalog, and it
 //! answers only while the catalog is in that state: each entry holds the catalog's
@@ -29,7 +27,7 @@
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use lore_core::model::{ObjectKind, TagKind};
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Page, Plan, ValueCount};
@@ -38,7 +36,7 @@ use lore_core::{ObjectId, Result};
 use crate::compile;
 use crate::driver::{Driver, Stmt};
 use crate::store::SqlStore;
-use crate::value::{Row, SqlValue};
+use crate::value::Row;
 
 /// At most this many objects in one entry: a fill reads one more at most.
 pub(crate) const MOST_HITS: usize = 100_000;
@@ -101,11 +99,6 @@ impl HitCache {
 #[derive(Debug)]
 pub(crate) struct Hits {
     objects: Vec<Hit>,
-    /// The catalog's version they were read at.
-    version: i64,
-    /// Each object's labels (distinct), by position, once a Labels facet asked for them
-    /// ([`SqlStore::keep_labels`]).
-    labels: OnceLock<Vec<Vec<Arc<str>>>>,
 }
 
 #[derive(Debug)]
@@ -117,32 +110,47 @@ struct Hit {
     /// The model number (`"Model Id"`): a model's own, a model object's model's, none
     /// for the repository's objects.
     model: Option<i64>,
+    /// Its labels, distinct.
+    labels: Box<[Arc<str>]>,
 }
 
 impl Hits {
     /// The rows of [`compile::hits::objects`]; `None` when they hold more than [`MOST_HITS`]
     /// objects.
-    /// (`with_labels`: the rows hold the objects' labels too, [`compile::hits::objects`].)
-    fn from_rows(rows: Vec<Row>, version: i64, with_labels: bool) -> Result<Option<Self>> {
+    fn from_rows(rows: Vec<Row>) -> Result<Option<Self>> {
         const WHAT: &str = "a search's objects";
-        // Types and data types repeat: one allocation per distinct value.
+        // Types, data types and labels repeat: one allocation per distinct value.
         let mut texts: HashMap<String, Arc<str>> = HashMap::new();
-        let mut intern = |text: Option<String>| {
-            text.map(|t| Arc::clone(texts.entry(t).or_insert_with_key(|t| Arc::from(t.as_str()))))
+        let mut intern = |text: String| {
+            Arc::clone(
+                texts
+                    .entry(text)
+                    .or_insert_with_key(|t| Arc::from(t.as_str())),
+            )
         };
         let mut objects = Vec::with_capacity(rows.len());
-        let mut labels = Vec::new();
+        // Labels in rows of their own (SQLite), by object.
+        let mut label_rows: HashMap<ObjectId, Vec<Arc<str>>> = HashMap::new();
         for mut row in rows {
             let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
             let Some(name) = row.opt_text(2, WHAT)? else {
-                // A label row: (model_id, object_id, NULL, ..., label).
-                let label = row.opt_text(6, WHAT)?;
-                labels.push(Row(vec![
-                    SqlValue::Int(Some(id.model)),
-                    SqlValue::Int(Some(id.object)),
-                    SqlValue::Text(label),
-                ]));
+                // A label row (SQLite): (model_id, object_id, NULL, ..., label).
+                if let Some(label) = row.opt_text(6, WHAT)? {
+                    label_rows.entry(id).or_default().push(intern(label));
+                }
                 continue;
+            };
+            // The narrow row's labels (PostgreSQL): a JSON array.
+            let labels = match row.opt_text(6, WHAT)? {
+                Some(list) => {
+                    let list: Vec<String> = serde_json::from_str(&list).map_err(|e| {
+                        lore_core::Error::internal(format!(
+                            "the narrow row of {id} holds labels that are not a JSON array of text: {e}"
+                        ))
+                    })?;
+                    distinct(list.into_iter().map(&mut intern).collect())
+                }
+                None => Box::default(),
             };
             let kind = row.opt_text(5, WHAT)?;
             let model = if kind.as_deref() == Some(ObjectKind::Model.as_str()) {
@@ -153,24 +161,24 @@ impl Hits {
             objects.push(Hit {
                 id,
                 name: name.into_boxed_str(),
-                type_name: intern(row.opt_text(3, WHAT)?),
-                data_type: intern(row.opt_text(4, WHAT)?),
+                type_name: row.opt_text(3, WHAT)?.map(&mut intern),
+                data_type: row.opt_text(4, WHAT)?.map(&mut intern),
                 model,
+                labels,
             });
         }
         if objects.len() > MOST_HITS {
             return Ok(None);
         }
-        objects.sort_unstable_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
-        let hits = Self {
-            objects,
-            version,
-            labels: OnceLock::new(),
-        };
-        if with_labels {
-            hits.set_labels(labels)?;
+        if !label_rows.is_empty() {
+            for hit in &mut objects {
+                if let Some(labels) = label_rows.remove(&hit.id) {
+                    hit.labels = distinct(labels);
+                }
+            }
         }
-        Ok(Some(hits))
+        objects.sort_unstable_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+        Ok(Some(Self { objects }))
     }
 
     pub(crate) fn count(&self) -> u64 {
@@ -191,7 +199,7 @@ impl Hits {
         }
     }
 
-    /// Whether kept objects can hold the facet's values (Labels once they are read).
+    /// Whether kept objects hold the facet's values.
     pub(crate) fn counts(facet: &Facet) -> bool {
         facet.relation.is_none()
             && facet.gap.is_none()
@@ -205,55 +213,15 @@ impl Hits {
     }
 
     /// Whether the facet is the objects' labels.
-    pub(crate) fn is_labels(facet: &Facet) -> bool {
+    fn is_labels(facet: &Facet) -> bool {
         Self::counts(facet) && facet.field == Field::Tags(TagKind::Label)
-    }
-
-    /// Whether these kept objects hold the facet's values now.
-    pub(crate) fn holds(&self, facet: &Facet) -> bool {
-        Self::counts(facet) && (!Self::is_labels(facet) || self.labels.get().is_some())
-    }
-
-    /// The ids of the objects.
-    fn ids(&self) -> Vec<ObjectId> {
-        self.objects.iter().map(|h| h.id).collect()
-    }
-
-    /// Takes the rows (model_id, object_id, label) of the objects' labels.
-    fn set_labels(&self, rows: Vec<Row>) -> Result<()> {
-        const WHAT: &str = "a search's labels";
-        let at: HashMap<ObjectId, usize> = self
-            .objects
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.id, i))
-            .collect();
-        let mut texts: HashMap<String, Arc<str>> = HashMap::new();
-        let mut labels: Vec<Vec<Arc<str>>> = vec![Vec::new(); self.objects.len()];
-        for mut row in rows {
-            let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-            let (Some(&i), Some(label)) = (at.get(&id), row.opt_text(2, WHAT)?) else {
-                continue;
-            };
-            let label = Arc::clone(
-                texts
-                    .entry(label)
-                    .or_insert_with_key(|t| Arc::from(t.as_str())),
-            );
-            if !labels[i].contains(&label) {
-                labels[i].push(label);
-            }
-        }
-        // Another call may have read them meanwhile: the same labels.
-        let _ = self.labels.set(labels);
-        Ok(())
     }
 
     /// The facet's values among the objects and how many objects hold each, most
     /// first, then by value (byte-wise): as [`compile::value_counts`] answers. `None`
     /// for a facet the kept objects do not hold ([`Hits::counts`]).
     pub(crate) fn value_counts(&self, facet: &Facet, limit: u64) -> Option<Vec<ValueCount>> {
-        if !self.holds(facet) {
+        if !Self::counts(facet) {
             return None;
         }
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
@@ -277,8 +245,8 @@ impl Hits {
         }
         let mut counts: HashMap<&str, u64> = HashMap::new();
         if Self::is_labels(facet) {
-            for labels in self.labels.get().into_iter().flatten() {
-                for label in labels {
+            for hit in &self.objects {
+                for label in &hit.labels {
                     *counts.entry(label).or_default() += 1;
                 }
             }
@@ -309,6 +277,13 @@ impl Hits {
                 .collect(),
         )
     }
+}
+
+/// The labels without repeats (the same label twice counts once).
+fn distinct(mut labels: Vec<Arc<str>>) -> Box<[Arc<str>]> {
+    labels.sort_unstable();
+    labels.dedup();
+    labels.into_boxed_slice()
 }
 
 /// What the cache says of a plan's search.
@@ -361,33 +336,10 @@ impl<D: Driver> SqlStore<D> {
         let mut outcomes = self.read(reads, "a search's objects").await?.into_iter();
         let version = version_of(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
         let rows = outcomes.next().map(|o| o.rows).unwrap_or_default();
-        let with_labels = D::DIALECT.labels_with_hits();
-        let hits = Hits::from_rows(rows, version, with_labels)?.map(Arc::new);
+        let hits = Hits::from_rows(rows)?.map(Arc::new);
         self.hit_cache
             .put(plan.filter.clone(), version, hits.clone());
         Ok(hits)
-    }
-
-    /// Reads the labels of kept objects, if the catalog is still at their version
-    /// (else they stay unread, and a Labels facet is counted by its statement): one
-    /// probe of the tags' key per object, their ids a parameter.
-    pub(crate) async fn keep_labels(&self, hits: &Hits) -> Result<()> {
-        if hits.labels.get().is_some() {
-            return Ok(());
-        }
-        let reads = vec![
-            Stmt::query(CATALOG_VERSION, Vec::new()),
-            Stmt::query(
-                compile::hits::labels_of(D::DIALECT),
-                compile::hits::labels_of_params(D::DIALECT, &hits.ids()),
-            ),
-        ];
-        let mut outcomes = self.read(reads, "a search's labels").await?.into_iter();
-        let version = version_of(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
-        if version == hits.version {
-            hits.set_labels(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
-        }
-        Ok(())
     }
 
     /// The plan's search's objects, kept or read now; `None` when the cache does not
@@ -414,6 +366,7 @@ fn version_of(rows: Vec<Row>) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::SqlValue;
 
     fn hit_row(model: i64, object: i64, name: &str, ty: &str, data_type: Option<&str>) -> Row {
         let kind = if ty == "Database" {
@@ -428,7 +381,27 @@ mod tests {
             SqlValue::Text(Some(ty.to_owned())),
             SqlValue::Text(data_type.map(str::to_owned)),
             SqlValue::Text(Some(kind.to_owned())),
+            SqlValue::Text(None),
         ])
+    }
+
+    /// A row of one label of an object, as SQLite reads them beside the objects.
+    fn label_row(model: i64, object: i64, label: &str) -> Row {
+        Row(vec![
+            SqlValue::Int(Some(model)),
+            SqlValue::Int(Some(object)),
+            SqlValue::Text(None),
+            SqlValue::Text(None),
+            SqlValue::Text(None),
+            SqlValue::Text(None),
+            SqlValue::Text(Some(label.to_owned())),
+        ])
+    }
+
+    /// An object's row with the labels of its narrow row, as PostgreSQL reads them.
+    fn with_labels(mut row: Row, labels: &str) -> Row {
+        row.0[6] = SqlValue::Text(Some(labels.to_owned()));
+        row
     }
 
     fn facet(field: Field) -> Facet {
@@ -443,30 +416,18 @@ mod tests {
     fn sample() -> Hits {
         let rows = vec![
             hit_row(5, 3, "b", "Column", Some("INTEGER")),
+            label_row(5, 1, "PII"),
             hit_row(5, 1, "b", "Column", None),
             hit_row(4, 9, "a", "Table", None),
+            label_row(5, 3, "PII"),
             hit_row(5, 2, "B", "Column", Some("VARCHAR")),
             hit_row(-1, 4, "c", "Database", None),
             hit_row(-1, 8, "d", "Folder", None),
+            label_row(5, 1, "Gold"),
+            label_row(5, 1, "PII"),
+            label_row(7, 7, "not a hit"),
         ];
-        let hits = Hits::from_rows(rows, 1, false).unwrap().unwrap();
-        let label = |model, object, label: &str| {
-            Row(vec![
-                SqlValue::Int(Some(model)),
-                SqlValue::Int(Some(object)),
-                SqlValue::Text(Some(label.to_owned())),
-            ])
-        };
-        assert!(!hits.holds(&facet(Field::Tags(TagKind::Label))));
-        hits.set_labels(vec![
-            label(5, 3, "PII"),
-            label(5, 1, "PII"),
-            label(5, 1, "Gold"),
-            label(5, 1, "PII"),
-            label(7, 7, "not a hit"),
-        ])
-        .unwrap();
-        hits
+        Hits::from_rows(rows).unwrap().unwrap()
     }
 
     #[test]
@@ -544,43 +505,43 @@ mod tests {
     }
 
     #[test]
-    fn labels_read_with_the_objects_are_kept_with_them() {
-        let label = |model, object, label: &str| {
-            Row(vec![
-                SqlValue::Int(Some(model)),
-                SqlValue::Int(Some(object)),
-                SqlValue::Text(None),
-                SqlValue::Text(None),
-                SqlValue::Text(None),
-                SqlValue::Text(None),
-                SqlValue::Text(Some(label.to_owned())),
-            ])
-        };
-        let with_seventh = |mut row: Row| {
-            row.0.push(SqlValue::Text(None));
-            row
-        };
-        let rows = vec![
-            label(5, 1, "PII"),
-            with_seventh(hit_row(5, 1, "b", "Column", None)),
-            with_seventh(hit_row(5, 2, "a", "Column", None)),
-            label(5, 1, "Gold"),
-        ];
-        let hits = Hits::from_rows(rows, 1, true).unwrap().unwrap();
+    fn labels_come_as_rows_of_their_own_or_in_the_narrow_row() {
         let labels = facet(Field::Tags(TagKind::Label));
-        assert!(hits.holds(&labels));
-        let counts = hits.value_counts(&labels, 10).unwrap();
-        assert_eq!(counts.len(), 2);
-        assert!(counts.iter().all(|c| c.count == 1));
-        assert_eq!(hits.count(), 2, "label rows are not objects");
-        let none = Hits::from_rows(
-            vec![with_seventh(hit_row(5, 2, "a", "Column", None))],
-            1,
-            true,
-        )
-        .unwrap()
-        .unwrap();
-        assert!(none.holds(&labels), "no label row: no labels, known");
+        let counted = |rows| {
+            let hits = Hits::from_rows(rows).unwrap().unwrap();
+            let counts = hits.value_counts(&labels, 10).unwrap();
+            let counts: Vec<(String, u64)> = counts
+                .into_iter()
+                .map(|c| match c.value {
+                    Lit::Text(t) => (t, c.count),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            (hits.count(), counts)
+        };
+        let expected = (2, vec![("PII".to_owned(), 2), ("Gold \"1\"".to_owned(), 1)]);
+        // SQLite: a row per label, anywhere among the objects' rows.
+        let rows = vec![
+            label_row(5, 1, "PII"),
+            hit_row(5, 1, "b", "Column", None),
+            hit_row(5, 2, "a", "Column", None),
+            label_row(5, 1, "Gold \"1\""),
+            label_row(5, 2, "PII"),
+        ];
+        assert_eq!(counted(rows), expected, "label rows are not objects");
+        // PostgreSQL: the narrow row's JSON array.
+        let rows = vec![
+            with_labels(
+                hit_row(5, 1, "b", "Column", None),
+                r#"["Gold \"1\"", "PII"]"#,
+            ),
+            with_labels(hit_row(5, 2, "a", "Column", None), r#"["PII"]"#),
+        ];
+        assert_eq!(counted(rows), expected);
+        let none = vec![hit_row(5, 2, "a", "Column", None)];
+        assert_eq!(counted(none), (1, Vec::new()), "no labels: none counted");
+        let broken = vec![with_labels(hit_row(5, 2, "a", "Column", None), "PII")];
+        assert!(Hits::from_rows(broken).is_err());
     }
 
     #[test]
@@ -588,7 +549,7 @@ mod tests {
         let rows = (0..=MOST_HITS as i64)
             .map(|i| hit_row(1, i, "x", "Column", None))
             .collect();
-        assert!(Hits::from_rows(rows, 1, false).unwrap().is_none());
+        assert!(Hits::from_rows(rows).unwrap().is_none());
     }
 
     #[test]

@@ -177,6 +177,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "a version of the catalog",
         sql: include_str!("../migrations/0026_catalog_version.sql"),
     },
+    Migration {
+        version: 27,
+        name: "labels in the narrow rows (PostgreSQL)",
+        sql: include_str!("../migrations/0027_search_labels.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -97,6 +97,9 @@ pub struct Writer {
     bulk_rows: usize,
     /// Objects and attribute values from here on are new ([`Writer::expect_new_rows`]).
     new_rows: bool,
+    /// The models of the new objects whose narrow rows wait for the end of the
+    /// transaction ([`Dialect::narrow_rows_at_end`]).
+    narrow_later: std::collections::BTreeSet<i64>,
 }
 
 impl Writer {
@@ -116,6 +119,7 @@ impl Writer {
             pending: Pending::default(),
             bulk_rows: 0,
             new_rows: false,
+            narrow_later: std::collections::BTreeSet::new(),
         }
     }
 
@@ -215,6 +219,7 @@ impl Writer {
     /// Every remaining statement, at the end of the transaction.
     pub fn finish(&mut self) -> Pending {
         self.flush();
+        self.write_narrow_rows();
         if std::mem::take(&mut self.meta_changed) {
             self.exec(
                 "UPDATE versions SET version = version + 1 WHERE name = 'meta'",
@@ -305,11 +310,47 @@ impl Writer {
     pub fn expect_new_rows(&mut self) {
         self.flush();
         self.new_rows = true;
+        if let Some(sql) = self.dialect.narrow_rows_at_end() {
+            self.exec(sql.later, Vec::new(), "writing narrow rows at the end");
+        }
+    }
+
+    /// The narrow rows of the new objects, with their labels, once everything else of
+    /// the transaction is written ([`Dialect::narrow_rows_at_end`]).
+    fn write_narrow_rows(&mut self) {
+        let Some(sql) = self.dialect.narrow_rows_at_end() else {
+            return;
+        };
+        if !self.new_rows {
+            return;
+        }
+        let models = std::mem::take(&mut self.narrow_later);
+        if !models.is_empty() {
+            let list: Vec<String> = models.iter().map(i64::to_string).collect();
+            self.exec(
+                sql.write,
+                vec![list.join(",").into()],
+                "writing the new objects' narrow rows",
+            );
+        }
+        self.exec(sql.now, Vec::new(), "writing narrow rows at once again");
+        self.new_rows = false;
     }
 
     fn flush_objects(&mut self) {
         let rows = std::mem::take(&mut self.objects);
         if self.new_rows {
+            if self.dialect.narrow_rows_at_end().is_some() {
+                let mut last = None;
+                for row in &rows {
+                    if let SqlValue::Int(Some(model)) = row[0]
+                        && last != Some(model)
+                    {
+                        last = Some(model);
+                        self.narrow_later.insert(model);
+                    }
+                }
+            }
             self.bulk(&NEW_OBJECTS, rows, "storing new objects");
         } else {
             // One upsert statement must not touch a row twice: the last write of each

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use lore_core::id::ObjectId;
-use lore_core::model::{DATABASE_PROFILE, TypeName};
+use lore_core::model::{DATABASE_PROFILE, Tag, TagKind, TypeName};
 use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Page, Plan, SortKey, ValueCount};
 use lore_core::store::{Op, Store};
 
@@ -199,17 +199,32 @@ pub(super) async fn a_search_follows_every_write_of_what_it_reads(store: Arc<dyn
         object.data_type = data_type.map(str::to_owned);
         object
     };
-    let ops = (1..=5)
+    let label = |i, value: &str| Tag {
+        object: ObjectId::new(model, i),
+        kind: TagKind::Label,
+        value: value.to_owned(),
+    };
+    let mut ops: Vec<Op> = (1..=5)
         .map(|i| Op::PutObject(object(i, &format!("alpha_{i}"), Some("INT"))))
         .collect();
+    ops.extend([
+        Op::AddTag(label(1, "PII")),
+        Op::AddTag(label(2, "PII")),
+        Op::AddTag(label(2, "Gold")),
+        Op::AddTag(label(4, "PII")),
+    ]);
     apply(store, ops, "the objects").await;
-    let facet = |column| Facet {
+    let facet = |field| Facet {
         relation: None,
-        field: Field::Column(column),
+        field,
         gap: None,
         hidden: Cond::False,
     };
-    let facets = &[facet(Column::TypeName), facet(Column::DataType)];
+    let facets = &[
+        facet(Field::Column(Column::TypeName)),
+        facet(Field::Column(Column::DataType)),
+        facet(Field::Tags(TagKind::Label)),
+    ];
     let seen = |plan: Plan| async move {
         let count = ok(store.count(&plan).await, "count");
         let page = ok(
@@ -236,9 +251,17 @@ pub(super) async fn a_search_follows_every_write_of_what_it_reads(store: Arc<dyn
     let (count, page, counts) = seen(search("alpha")).await;
     assert_eq!(count, 5, "every object holds the term");
     assert_eq!(page, (1..=5).map(id).collect::<Vec<_>>());
-    assert_eq!(counts, [vec![(text("Table"), 5)], vec![(text("INT"), 5)]]);
+    assert_eq!(
+        counts,
+        [
+            vec![(text("Table"), 5)],
+            vec![(text("INT"), 5)],
+            vec![(text("PII"), 3), (text("Gold"), 1)]
+        ]
+    );
 
-    // Renamed, its physical name set, its type and data type changed, one deleted.
+    // Renamed (with its label), its physical name set, its type and data type changed,
+    // one deleted (with its label), labels added and removed.
     let mut renamed = object(1, "beta_1", Some("INT"));
     renamed.physical_name = Some("ALPHA_ONE".to_owned());
     let mut retyped = object(2, "alpha_2", Some("TEXT"));
@@ -249,6 +272,9 @@ pub(super) async fn a_search_follows_every_write_of_what_it_reads(store: Arc<dyn
         Op::PutObject(retyped),
         Op::DeleteObject(id(4)),
         Op::PutObject(object(6, "alpha_6", None)),
+        Op::RemoveTag(label(2, "Gold")),
+        Op::AddTag(label(5, "Gold")),
+        Op::AddTag(label(6, "PII")),
     ];
     apply(store, ops, "the changes").await;
     let (count, page, counts) = seen(search("alpha")).await;
@@ -258,7 +284,8 @@ pub(super) async fn a_search_follows_every_write_of_what_it_reads(store: Arc<dyn
         counts,
         [
             vec![(text("Table"), 3), (text("View"), 1)],
-            vec![(text("INT"), 2), (text("TEXT"), 1)]
+            vec![(text("INT"), 2), (text("TEXT"), 1)],
+            vec![(text("PII"), 3), (text("Gold"), 1)]
         ]
     );
     assert_eq!(
@@ -268,8 +295,25 @@ pub(super) async fn a_search_follows_every_write_of_what_it_reads(store: Arc<dyn
     );
     assert_eq!(seen(search("alpha 4")).await.0, 0, "the deleted object");
 
+    // A label stored before its object (an upsert, as a curation can write it): the
+    // object, once written, is found with it.
+    apply(store, vec![Op::AddTag(label(7, "Early"))], "a label first").await;
+    apply(
+        store,
+        vec![Op::PutObject(object(7, "alpha_7", None))],
+        "its object",
+    )
+    .await;
+    let (count, _, counts) = seen(search("alpha")).await;
+    assert_eq!(count, 5);
+    assert_eq!(
+        counts[2],
+        [(text("PII"), 3), (text("Early"), 1), (text("Gold"), 1)],
+        "the label written before its object"
+    );
+
     apply(store, vec![Op::ClearModel(model)], "the cleared model").await;
     let (count, page, counts) = seen(search("alpha")).await;
     assert_eq!((count, page.len()), (0, 0), "nothing left to find");
-    assert_eq!(counts, [vec![], vec![]]);
+    assert_eq!(counts, [vec![], vec![], vec![]]);
 }

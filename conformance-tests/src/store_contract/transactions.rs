@@ -176,6 +176,11 @@ pub(super) async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Ar
     tx.expect_new_rows();
     let mut ops = vec![Op::PutObject(table.clone()), Op::PutObject(column.clone())];
     ops.extend(values.iter().cloned().map(Op::SetAttribute));
+    ops.push(Op::AddTag(Tag {
+        object: o[1],
+        kind: TagKind::Label,
+        value: "PII".into(),
+    }));
     ok(tx.write(ops).await, "write of new rows");
     ok(tx.commit().await, "commit of new rows");
     assert_eq!(
@@ -188,6 +193,42 @@ pub(super) async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Ar
         values,
         "attribute values promised new land as written"
     );
+    // Found by a text search, with their labels (PostgreSQL writes their narrow rows at
+    // the end of the transaction, migration 27).
+    for (term, labels) in [("column", vec![("PII", 1)]), ("table", vec![])] {
+        use lore_core::mql::plan::{Column, Cond, Facet, Field, Lit, Plan};
+        let plan = Plan {
+            filter: Cond::Search {
+                columns: vec![Column::Name],
+                text: term.into(),
+            },
+            visibility: Cond::True,
+            order: Vec::new(),
+        };
+        assert_eq!(ok(store.count(&plan).await, "count"), 1, "{term}");
+        let facet = Facet {
+            relation: None,
+            field: Field::Tags(TagKind::Label),
+            gap: None,
+            hidden: Cond::False,
+        };
+        let counts = ok(
+            store.value_counts(&plan, &[facet], 10).await,
+            "value_counts",
+        );
+        let counts: Vec<(Lit, u64)> = counts[0]
+            .iter()
+            .map(|c| (c.value.clone(), c.count))
+            .collect();
+        let labels: Vec<(Lit, u64)> = labels
+            .into_iter()
+            .map(|(l, n)| (Lit::Text(l.into()), n))
+            .collect();
+        assert_eq!(
+            counts, labels,
+            "the labels of the new objects found by '{term}'"
+        );
+    }
 
     // A broken promise: the table exists. A store may fail the transaction (then
     // nothing of it lands) or write as `write` would.

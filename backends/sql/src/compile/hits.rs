@@ -1,8 +1,6 @@
 //! The statements of the hit cache ([`crate::hits`]): whether it keeps a plan's objects,
-//! the statement that reads them from the narrow table, and the one that reads their
-//! labels by their ids.
+//! and the statement that reads them, with their labels, from the narrow table.
 
-use lore_core::ObjectId;
 use lore_core::model::TagKind;
 use lore_core::mql::plan::{Cond, FieldType, Plan};
 
@@ -40,85 +38,42 @@ fn hits_condition<'k>(
 }
 
 /// The statement that reads the objects of a plan for the hit cache ([`crate::hits`]):
-/// (model_id, object_id, name, type_name, data_type, kind) of at most `most` objects;
-/// where the dialect reads their labels with them ([`Dialect::labels_with_hits`]), a
-/// seventh column NULL, and a row (model_id, object_id, NULL, NULL, NULL, NULL, label)
-/// for each of their labels, unless they are `most` (too many to keep). `None` when the
-/// cache does not keep the plan ([`keeps`]).
+/// (model_id, object_id, name, type_name, data_type, kind, labels) of at most `most`
+/// objects. Their labels: on PostgreSQL the narrow row's JSON array (migration 27); on
+/// SQLite NULL, and a row (model_id, object_id, NULL, NULL, NULL, NULL, label) for each
+/// of their labels, through the tags' key, unless they are `most` (too many to keep).
+/// `None` when the cache does not keep the plan ([`keeps`]).
 pub fn objects(plan: &Plan, dialect: Dialect, keys: &SearchKeys, most: u64) -> Option<Compiled> {
     let (mut c, condition) = hits_condition(plan, dialect, keys)?;
     let most = c.param(SqlValue::Int(Some(clamp(most))));
-    let objects = format!(
-        "SELECT o.model_id AS model_id, o.object_id AS object_id, o.name AS name, \
-         o.type_name AS type_name, o.data_type AS data_type, o.kind AS kind \
-         FROM object_search o WHERE {condition} LIMIT {most}"
-    );
-    let sql = if dialect.labels_with_hits() {
-        let label = c.text(TagKind::Label.as_str());
-        let labels = dialect.join_rows_per_object(
-            &format!(
-                "SELECT t.model_id AS model_id, t.object_id AS object_id, t.value AS v \
-                 FROM tags t WHERE t.kind = {label}"
-            ),
-            "o",
-        );
-        let null = dialect.null_of(FieldType::Text);
-        format!(
-            "WITH hits AS MATERIALIZED ({objects}) \
-             SELECT o.model_id, o.object_id, o.name, o.type_name, o.data_type, o.kind, {null} \
-             FROM hits o UNION ALL \
-             SELECT o.model_id, o.object_id, {null}, {null}, {null}, {null}, fv.v \
-             FROM hits o {labels} WHERE (SELECT COUNT(*) FROM hits) < {most}"
-        )
-    } else {
-        objects
+    let columns = "o.model_id AS model_id, o.object_id AS object_id, o.name AS name, \
+                   o.type_name AS type_name, o.data_type AS data_type, o.kind AS kind";
+    let sql = match dialect {
+        Dialect::Postgres => format!(
+            "SELECT {columns}, o.labels AS labels FROM object_search o WHERE {condition} LIMIT {most}"
+        ),
+        Dialect::Sqlite => {
+            let label = c.text(TagKind::Label.as_str());
+            let labels = dialect.join_rows_per_object(
+                &format!(
+                    "SELECT t.model_id AS model_id, t.object_id AS object_id, t.value AS v \
+                     FROM tags t WHERE t.kind = {label}"
+                ),
+                "o",
+            );
+            let null = dialect.null_of(FieldType::Text);
+            format!(
+                "WITH hits AS MATERIALIZED (SELECT {columns} FROM object_search o \
+                 WHERE {condition} LIMIT {most}) \
+                 SELECT o.model_id, o.object_id, o.name, o.type_name, o.data_type, o.kind, {null} \
+                 FROM hits o UNION ALL \
+                 SELECT o.model_id, o.object_id, {null}, {null}, {null}, {null}, fv.v \
+                 FROM hits o {labels} WHERE (SELECT COUNT(*) FROM hits) < {most}"
+            )
+        }
     };
     Some(Compiled {
         sql,
         params: c.params,
     })
-}
-
-/// The labels of some objects (the hit cache's, [`crate::hits`]): rows (model_id,
-/// object_id, label), through the tags' key per object; the objects are the parameters
-/// of [`labels_of_params`] (SQLite: `$1` a JSON array of `[model, object]` pairs;
-/// PostgreSQL: `$1` and `$2` the models and the objects, comma-separated, which it
-/// splits ten times faster than it parses 40,000 JSON pairs).
-pub fn labels_of(dialect: Dialect) -> String {
-    let (objects, kind) = match dialect {
-        Dialect::Sqlite => (dialect.id_pairs(1), "$2"),
-        Dialect::Postgres => (
-            "SELECT * FROM unnest(string_to_array($1, ',')::BIGINT[], \
-             string_to_array($2, ',')::BIGINT[]) AS i (model_id, object_id)"
-                .to_owned(),
-            "$3",
-        ),
-    };
-    let labels = dialect.join_rows_per_object(
-        &format!(
-            "SELECT t.model_id AS model_id, t.object_id AS object_id, t.value AS v \
-             FROM tags t WHERE t.kind = {kind}"
-        ),
-        "h",
-    );
-    format!("SELECT h.model_id, h.object_id, fv.v FROM ({objects}) h {labels}")
-}
-
-/// The parameters of [`labels_of`] for these objects.
-pub fn labels_of_params(dialect: Dialect, ids: &[ObjectId]) -> Vec<SqlValue> {
-    let label = SqlValue::Text(Some(TagKind::Label.as_str().to_owned()));
-    match dialect {
-        Dialect::Sqlite => {
-            let pairs: Vec<[i64; 2]> = ids.iter().map(|id| [id.model, id.object]).collect();
-            let pairs = serde_json::to_string(&pairs).ok();
-            vec![SqlValue::Text(pairs), label]
-        }
-        Dialect::Postgres => {
-            let list = |of: fn(&ObjectId) -> i64| {
-                let texts: Vec<String> = ids.iter().map(|id| of(id).to_string()).collect();
-                SqlValue::Text(Some(texts.join(",")))
-            };
-            vec![list(|id| id.model), list(|id| id.object), label]
-        }
-    }
 }

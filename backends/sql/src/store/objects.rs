@@ -481,10 +481,11 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         let Some(hits) = hits else {
             return self.counted_by_statements(plan, facets, limit).await;
         };
-        if facets.iter().any(Hits::is_labels) {
-            self.keep_labels(&hits).await?;
-        }
-        let others: Vec<Facet> = facets.iter().filter(|f| !hits.holds(f)).cloned().collect();
+        let others: Vec<Facet> = facets
+            .iter()
+            .filter(|f| !Hits::counts(f))
+            .cloned()
+            .collect();
         let mut others = self
             .counted_by_statements(plan, &others, limit)
             .await?

@@ -55,6 +55,15 @@ impl Writer {
     /// buffered rows are sent.
     pub(super) fn clear_model(&mut self, model: i64) {
         self.flush();
+        // The objects first: their narrow rows (migration 25) go with them, and the
+        // deleted tags' trigger (migration 27) then has no labels of them to set again.
+        self.pending.push(
+            Stmt::exec(
+                "DELETE FROM objects WHERE model_id = $1",
+                vec![model.into()],
+            ),
+            Context::of(format!("clearing model {model}")),
+        );
         for table in HANGING_TABLES {
             self.pending.push(
                 Stmt::exec(
@@ -67,7 +76,6 @@ impl Writer {
         for sql in [
             "DELETE FROM edges WHERE source_model = $1",
             "DELETE FROM edges WHERE target_model = $1",
-            "DELETE FROM objects WHERE model_id = $1",
         ] {
             self.pending.push(
                 Stmt::exec(sql, vec![model.into()]),
