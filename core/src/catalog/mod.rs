@@ -188,14 +188,17 @@ impl Default for CatalogConfig {
 /// read at.
 type CachedMeta = (i64, Arc<MetaModel>);
 
-/// The catalog service over one store.
+/// The catalog service over one store. A clone shares everything (one count: the
+/// router clones it for every request).
 #[derive(Debug, Clone)]
-pub struct Catalog {
+pub struct Catalog(Arc<Shared>);
+
+/// What the clones of a [`Catalog`] share; its methods reach it through `Deref`.
+#[derive(Debug)]
+pub struct Shared {
     store: Arc<dyn Store>,
-    /// Shared by the clones: a clone per request (axum's state) costs a count, not a copy
-    /// of the importers and webhooks.
-    config: Arc<CatalogConfig>,
-    /// The meta model with the store version it was read at, shared by the clones.
+    config: CatalogConfig,
+    /// The meta model with the store version it was read at.
     meta: Arc<RwLock<Option<CachedMeta>>>,
     /// The operations this process runs, which are alive whatever their heartbeat says
     /// (on SQLite a long import's write holds the heartbeat's write back).
@@ -210,17 +213,24 @@ pub struct Catalog {
     harvests: Arc<openlineage::HarvestCache>,
 }
 
+impl std::ops::Deref for Catalog {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
 impl Catalog {
     pub fn new(store: Arc<dyn Store>, config: CatalogConfig) -> Self {
-        Self {
+        Self(Arc::new(Shared {
             store,
-            config: Arc::new(config),
+            config,
             meta: Arc::default(),
             running_here: Arc::default(),
             touching: Arc::default(),
             callers: Arc::default(),
             harvests: Arc::default(),
-        }
+        }))
     }
 
     pub fn config(&self) -> &CatalogConfig {
