@@ -166,11 +166,14 @@ pub(super) async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Ar
     let store = store.as_ref();
     let (_, model) = new_model(store, "New Rows Model").await;
     let o = ids(store, model, 3).await;
-    let table = model_object(model, o[0].object, None, "table");
+    let mut table = model_object(model, o[0].object, None, "table");
+    // What a bulk path must carry as it is (PostgreSQL copies new rows as text).
+    table.description = Some("a tab\there, a line\nthere, a backslash \\N and \\.".into());
     let column = model_object(model, o[1].object, Some(o[0]), "column");
     let values = vec![
         attr(o[1], "A", Value::Integer(1)),
-        attr(o[1], "B", Value::Text("b".into())),
+        attr(o[1], "B", Value::Text("b\tc\r\n\\".into())),
+        attr(o[1], "C", Value::Double(-0.1)),
     ];
     let mut tx = ok(store.begin().await, "begin");
     tx.expect_new_rows();
