@@ -429,43 +429,21 @@ async fn a_sqlite_backup_restores_into_every_backend_with_the_same_data() {
             first_difference(&reference, &restored)
         );
         // The restored repository answers like the source.
+        let answers = |path: &'static str, body: Value| {
+            let (other, source, key) = (other, &source, &key);
+            async move {
+                let here = call(other, key, Method::POST, path, Some(body.clone())).await;
+                let there = call(source, &source.key().await, Method::POST, path, Some(body)).await;
+                (here, there)
+            }
+        };
         let query = json!({"select": "Name", "where": "\"Object Type\" = 'Table'"});
-        let here = call(
-            other,
-            &key,
-            Method::POST,
-            "/entities/executeMQLQuery",
-            Some(query.clone()),
-        )
-        .await;
-        let there = call(
-            &source,
-            &source.key().await,
-            Method::POST,
-            "/entities/executeMQLQuery",
-            Some(query),
-        )
-        .await;
+        let (here, there) = answers("/entities/executeMQLQuery", query).await;
         assert_eq!(here, there, "{name}: the same query, the same answer");
         // A text search and its facets, labels included (PostgreSQL writes a restore's
         // narrow rows, with their labels, at the end of its transaction: migration 27).
         let facets = json!({"select": "\"Object Type\", Labels", "where": "text = 'email'"});
-        let here = call(
-            other,
-            &key,
-            Method::POST,
-            "/entities/getAttributeValueCounts",
-            Some(facets.clone()),
-        )
-        .await;
-        let there = call(
-            &source,
-            &source.key().await,
-            Method::POST,
-            "/entities/getAttributeValueCounts",
-            Some(facets),
-        )
-        .await;
+        let (here, there) = answers("/entities/getAttributeValueCounts", facets).await;
         assert_eq!(here, there, "{name}: the same search's facets");
         assert!(
             here.to_string().contains("PII"),

@@ -377,7 +377,6 @@ impl Dialect {
                         WHERE o.model_id = ANY(string_to_array($1, ',')::BIGINT[]) \
                         AND NOT EXISTS (SELECT 1 FROM object_search s \
                         WHERE s.model_id = o.model_id AND s.object_id = o.object_id)",
-                now: "SELECT set_config('lore.narrow_later', 'off', true)",
             }),
         }
     }
@@ -497,11 +496,10 @@ pub struct Planning {
 /// The statements of [`Dialect::narrow_rows_at_end`].
 #[derive(Debug)]
 pub struct NarrowRowsAtEnd {
-    /// From here on the objects' insert trigger writes no narrow rows (migration 27).
+    /// From here on, until the transaction ends, the objects' insert trigger writes no
+    /// narrow rows (migration 27).
     pub later: &'static str,
     /// The narrow rows the objects of the models `$1` (comma-separated) lack, with
-    /// their labels.
+    /// their labels. The setting `later` made ends with the transaction.
     pub write: &'static str,
-    /// The insert trigger writes narrow rows again.
-    pub now: &'static str,
 }

@@ -333,7 +333,7 @@ impl Writer {
                 "writing the new objects' narrow rows",
             );
         }
-        self.exec(sql.now, Vec::new(), "writing narrow rows at once again");
+        // `lore.narrow_later` ends with the transaction.
         self.new_rows = false;
     }
 

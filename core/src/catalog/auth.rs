@@ -1,7 +1,5 @@
 //! Login, logout, sessions and the first administrator.
 
-use std::sync::Arc;
-
 use super::Catalog;
 use crate::auth::{
     Caller, hash_api_key, hash_password, new_api_key, new_password, verify_login_password,
@@ -373,13 +371,12 @@ impl Catalog {
         if !pending(&self.touching).insert(key_hash.clone()) {
             return;
         }
-        let store = Arc::clone(&self.store);
-        let touching = Arc::clone(&self.touching);
+        let catalog = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = store.touch_session(&key_hash, now).await {
+            if let Err(e) = catalog.store.touch_session(&key_hash, now).await {
                 tracing::warn!(error = %e.chain(), "could not record the use of a session");
             }
-            pending(&touching).remove(&key_hash);
+            pending(&catalog.touching).remove(&key_hash);
         });
     }
 }

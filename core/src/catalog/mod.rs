@@ -199,18 +199,18 @@ pub struct Shared {
     store: Arc<dyn Store>,
     config: CatalogConfig,
     /// The meta model with the store version it was read at.
-    meta: Arc<RwLock<Option<CachedMeta>>>,
+    meta: RwLock<Option<CachedMeta>>,
     /// The operations this process runs, which are alive whatever their heartbeat says
     /// (on SQLite a long import's write holds the heartbeat's write back).
-    running_here: Arc<std::sync::Mutex<std::collections::HashSet<i64>>>,
+    running_here: std::sync::Mutex<std::collections::HashSet<i64>>,
     /// The sessions (by key hash) whose use is being recorded, so a busy key sends one
     /// such write at a time however many calls it makes meanwhile.
-    touching: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    touching: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The callers of keys seen lately (by key hash), each trusted again on every call
     /// by [`SessionStore::session_check`](crate::store::SessionStore::session_check).
-    callers: Arc<auth::KnownCallers>,
+    callers: auth::KnownCallers,
     /// The databases harvested into models, which OpenLineage datasets are matched to.
-    harvests: Arc<openlineage::HarvestCache>,
+    harvests: openlineage::HarvestCache,
 }
 
 impl std::ops::Deref for Catalog {
@@ -225,11 +225,11 @@ impl Catalog {
         Self(Arc::new(Shared {
             store,
             config,
-            meta: Arc::default(),
-            running_here: Arc::default(),
-            touching: Arc::default(),
-            callers: Arc::default(),
-            harvests: Arc::default(),
+            meta: RwLock::default(),
+            running_here: std::sync::Mutex::default(),
+            touching: std::sync::Mutex::default(),
+            callers: auth::KnownCallers::default(),
+            harvests: openlineage::HarvestCache::default(),
         }))
     }
 
