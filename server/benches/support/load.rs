@@ -38,7 +38,13 @@ pub struct Report {
     pub elapsed: Duration,
     /// Latency of every response, in microseconds.
     pub latency: Histogram<u64>,
+    /// The responses slower than [`SLOW`]: when each was sent (since the run's start) and
+    /// its latency, in the order sent — to line a stall up with what the server was doing.
+    pub slow: Vec<(Duration, Duration)>,
 }
+
+/// A response this slow is kept in [`Report::slow`].
+pub const SLOW: Duration = Duration::from_millis(50);
 
 impl Report {
     pub fn per_second(&self) -> f64 {
@@ -91,6 +97,8 @@ pub async fn run_during<T>(
             key: key.to_owned(),
             target: target.clone(),
             rng: SmallRng::seed_from_u64(i as u64),
+            start,
+            slow: Vec::new(),
             latency: histogram()?,
             requests: 0,
             errors: 0,
@@ -104,13 +112,16 @@ pub async fn run_during<T>(
         errors: 0,
         elapsed: Duration::ZERO,
         latency: histogram()?,
+        slow: Vec::new(),
     };
     for task in tasks {
         let worker = task.await??;
         report.requests += worker.requests;
         report.errors += worker.errors;
         report.latency.add(&worker.latency)?;
+        report.slow.extend(worker.slow);
     }
+    report.slow.sort();
     report.elapsed = start.elapsed();
     Ok((report, output))
 }
@@ -126,6 +137,8 @@ struct Worker {
     key: String,
     target: Target,
     rng: SmallRng,
+    start: Instant,
+    slow: Vec<(Duration, Duration)>,
     latency: Histogram<u64>,
     requests: u64,
     errors: u64,
@@ -146,7 +159,11 @@ impl Worker {
             let sent = Instant::now();
             match Self::send(&mut sender, request).await {
                 Ok(status) => {
-                    let micros = sent.elapsed().as_micros().max(1) as u64;
+                    let took = sent.elapsed();
+                    if took >= SLOW {
+                        self.slow.push((sent - self.start, took));
+                    }
+                    let micros = took.as_micros().max(1) as u64;
                     self.latency.saturating_record(micros);
                     self.requests += 1;
                     if status != self.target.expect {
