@@ -151,7 +151,11 @@ async fn run(
         );
     }
 
-    match TestDatabase::create().await.filter(|_| runs("postgres")) {
+    let database = match runs("postgres") {
+        true => TestDatabase::create().await,
+        false => None,
+    };
+    match database {
         Some(database) => {
             let storage = Storage::Postgres(database.url.clone());
             lines.push(
@@ -300,9 +304,13 @@ async fn bench(
             let (report, imported) =
                 load::run_during(addr, &key, connections, entities, importing).await?;
             imported?;
-            // When the slowest reads were sent, to set against the server's and the
-            // database's logs (`date -d @<seconds>`).
-            for (at, took) in report.slow.iter().take(40) {
+            // When the 40 slowest reads were sent, in order, to set against the
+            // server's and the database's logs (`date -d @<seconds>`).
+            let mut slowest = report.slow.clone();
+            slowest.sort_by_key(|&(_, took)| std::cmp::Reverse(took));
+            slowest.truncate(40);
+            slowest.sort();
+            for (at, took) in &slowest {
                 eprintln!(
                     "{backend}: a read sent at {:.3} (unix s; +{:.3} s) took {:.1} ms",
                     (since_epoch + *at).as_secs_f64(),
