@@ -14,6 +14,7 @@ pub mod import;
 pub mod model;
 pub mod mql;
 pub mod openlineage;
+pub mod pace;
 pub mod store;
 pub mod wire;
 

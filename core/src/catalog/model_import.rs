@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, stable_id};
 use crate::import::Produced;
 use crate::model::*;
+use crate::pace::{YieldEvery, cpu_bound};
 use crate::store::{Details, Op, Scope, WriteTx};
 use compare::{
     Carried, attribute_print, classification_print, edge_print, label_print, object_print,
@@ -37,7 +38,7 @@ use compare::{
 /// Ops sent to the store in one `write`.
 const CHUNK: usize = 5_000;
 /// Ops read from the archive between two yields to the runtime's other tasks.
-const YIELD_EVERY: usize = 500;
+const YIELD_EVERY: u32 = 500;
 /// Objects whose details are read at once.
 const PAGE: usize = 1_000;
 /// Objects whose prints are read at once.
@@ -185,6 +186,7 @@ impl Node {
 struct Sink {
     chunks: mpsc::Sender<Vec<Op>>,
     ops: Vec<Op>,
+    pace: YieldEvery,
 }
 
 impl Sink {
@@ -192,11 +194,10 @@ impl Sink {
         self.ops.push(op);
         if self.ops.len() >= CHUNK {
             self.flush().await?;
-        } else if self.ops.len().is_multiple_of(YIELD_EVERY) {
-            // Reading a chunk's rows takes 10-50 ms: the reads queued on this worker
-            // run in between, rather than wait for the whole chunk.
-            tokio::task::yield_now().await;
         }
+        // Reading a chunk's rows takes 10-50 ms: the reads queued on this worker run in
+        // between, rather than wait for the whole chunk.
+        self.pace.tick().await;
         Ok(())
     }
 
@@ -226,20 +227,6 @@ async fn write_chunks<'a>(
         busy += started.elapsed();
     }
     Ok((tx, busy))
-}
-
-/// Runs CPU-bound work on a runtime worker without holding up the other tasks queued on
-/// it: on a multi-threaded runtime the worker hands its queue to another thread for the
-/// duration ([`tokio::task::block_in_place`]); elsewhere (a single-threaded test
-/// runtime) it simply runs.
-fn cpu_bound<T>(work: impl FnOnce() -> T) -> T {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(runtime) if runtime.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(work)
-        }
-        _ => work(),
-    }
 }
 
 /// Limits for archives the server wrote itself from an importer's [`ModelArchive`].
@@ -388,9 +375,9 @@ impl Catalog {
                     object.hide_data,
                 ));
                 Ok(())
-            })
+            })?;
+            index.finish()
         })?;
-        index.finish()?;
         let indexed = started.elapsed();
 
         let (mut model, created) = self
@@ -609,6 +596,7 @@ impl Catalog {
             let mut sink = Sink {
                 chunks,
                 ops: Vec::with_capacity(CHUNK),
+                pace: YieldEvery::new(YIELD_EVERY),
             };
             for op in model_ops {
                 sink.push(op).await?;

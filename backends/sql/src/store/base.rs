@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use async_trait::async_trait;
+use lore_core::pace::YieldEvery;
 use lore_core::store::{Batch, Op, StoreBase, WriteTx, prepare};
 use lore_core::{Error, Result, Store};
 
@@ -42,7 +43,7 @@ async fn refresh_statistics<D: Driver>(driver: &D) {
 /// adds at most a few rows of differences per object type it touched.
 const COMPACT_EVERY: u64 = 256;
 /// Ops a write turns into statements between two yields to the runtime's other tasks.
-const YIELD_EVERY: usize = 1_000;
+const YIELD_EVERY: u32 = 1_000;
 
 /// Folds the tallies' rows of differences
 /// ([`Dialect::compact_tallies`](crate::Dialect::compact_tallies)) in a transaction of its
@@ -78,14 +79,13 @@ impl<D: Driver> SqlWriteTx<'_, D> {
 #[async_trait]
 impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
     async fn write(&mut self, ops: Vec<Op>) -> Result<()> {
-        for (at, mut op) in ops.into_iter().enumerate() {
+        // An import's chunk of 5,000 ops takes 10-40 ms to turn into statements: the
+        // reads queued on this worker run in between.
+        let mut pace = YieldEvery::new(YIELD_EVERY);
+        for mut op in ops {
             prepare(&mut op)?;
             self.writer.op(op)?;
-            if at % YIELD_EVERY == YIELD_EVERY - 1 {
-                // An import's chunk of 5,000 ops takes 10-40 ms to turn into statements:
-                // the reads queued on this worker run in between.
-                tokio::task::yield_now().await;
-            }
+            pace.tick().await;
         }
         let ready = self.writer.take();
         self.send(ready).await

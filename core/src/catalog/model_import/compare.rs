@@ -21,6 +21,7 @@ use crate::catalog::Catalog;
 use crate::error::Result;
 use crate::id::ObjectId;
 use crate::model::*;
+use crate::pace::YieldEvery;
 use crate::store::Details;
 
 /// What [`Catalog::match_stored`] finds.
@@ -200,12 +201,9 @@ pub(super) async fn fingerprint_details<R: Read + Seek>(
         let at = index.find(native).unwrap_or_default() as usize;
         prints[at] = prints[at].wrapping_add(print);
     };
-    let mut rows = 0u32;
+    let mut pace = YieldEvery::new(YIELD_EVERY);
     let mut next = async |table: &mut archive::read::Table<'_, R>| {
-        rows = rows.wrapping_add(1);
-        if rows.is_multiple_of(YIELD_EVERY) {
-            tokio::task::yield_now().await;
-        }
+        pace.tick().await;
         table.next_row()
     };
     if let Some(mut table) = reader.table(&spec::ATTRIBUTES)? {
