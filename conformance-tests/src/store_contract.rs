@@ -46,6 +46,7 @@ mod transactions;
 use access::*;
 use backend_checks::*;
 use batches::*;
+pub use details::entity_reads_follow_writes;
 use details::*;
 use lineage::*;
 use objects::*;
@@ -102,6 +103,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(details_cover_scope_model_and_objects),
         case!(details_of_many_ids_sorted_by_object),
         case!(entity_read_is_the_object_with_what_its_entity_shows),
+        case!(entity_read_follows_every_write),
         // Deleting
         case!(delete_object_removes_what_hangs_on_it),
         case!(clear_model_removes_model_objects_only),

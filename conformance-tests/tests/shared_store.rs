@@ -1,6 +1,7 @@
 //! Several Lore processes over one database, as behind a load balancer: they start
 //! together on an empty store (one administrator is created), accept each other's API
-//! keys, see each other's writes, and a logout on one ends the key on all.
+//! keys, see each other's writes (an entity one of them read before included), and a
+//! logout on one ends the key on all.
 
 use std::sync::Arc;
 
@@ -8,6 +9,7 @@ use lore_backend_postgres::PostgresStore;
 use lore_backend_sqlite::SqliteStore;
 use lore_conformance::harness::{Target, assert_error};
 use lore_conformance::postgres::TestDatabase;
+use lore_conformance::store_contract::entity_reads_follow_writes;
 use lore_core::Store;
 use serde_json::json;
 
@@ -213,6 +215,26 @@ async fn two_servers_share_one_store(a: Arc<dyn Store>, b: Arc<dyn Store>) {
         )
         .await;
     assert_error(&after, 401, "AUTHENTICATION_ERROR");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_entity_reads_follow_writes_of_another_process() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let reader = PostgresStore::open(&db.url).await.expect("the reader");
+    let writer = PostgresStore::open(&db.url).await.expect("the writer");
+    entity_reads_follow_writes(&reader, &writer).await;
+    drop(db);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_entity_reads_follow_writes_of_another_process() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("lore.db");
+    let reader = SqliteStore::open(&path).await.expect("the reader");
+    let writer = SqliteStore::open(&path).await.expect("the writer");
+    entity_reads_follow_writes(&reader, &writer).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

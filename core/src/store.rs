@@ -203,6 +203,74 @@ impl Op {
                 | Op::ClearAll
         )
     }
+
+    /// Whose objects the op changes, as [`ObjectStore::entity_read`] and
+    /// [`ObjectStore::details`] read them (the object row, its attribute values, edges,
+    /// tags, classifications, label assignments and profiling): a store that keeps
+    /// what it read moves a version of these models in the transaction that applies the
+    /// op. Deleting an object takes the edges into it from objects of any model, so it
+    /// changes all of them; the meta model, import prints and everything outside the
+    /// objects change none.
+    pub fn objects_changed(&self) -> ObjectsChanged {
+        let one = |id: &ObjectId| ObjectsChanged::Models([id.model, id.model]);
+        match self {
+            Op::PutObject(object) => one(&object.id),
+            Op::SetAttribute(AttributeValue { object, .. })
+            | Op::RemoveAttribute { object, .. }
+            | Op::AddTag(Tag { object, .. })
+            | Op::RemoveTag(Tag { object, .. })
+            | Op::SetClassification(Classification { object, .. })
+            | Op::RemoveClassification { object, .. }
+            | Op::SetLabelAssignment(LabelAssignment { object, .. })
+            | Op::RemoveLabelAssignment { object, .. }
+            | Op::SetProfiling(Profiling { object, .. }) => one(object),
+            Op::AddEdge(edge) | Op::RemoveEdge(edge) => {
+                ObjectsChanged::Models([edge.source.model, edge.target.model])
+            }
+            Op::DeleteObject(_) | Op::ClearModel(_) | Op::ClearAll => ObjectsChanged::All,
+            Op::SetImportPrint(_)
+            | Op::PutAttributeType(_)
+            | Op::PutObjectType(_)
+            | Op::PutDataClass(_)
+            | Op::PutSensitivityLabel(_)
+            | Op::PutUser(_)
+            | Op::DeleteUser(_)
+            | Op::PutGroup(_)
+            | Op::DeleteGroup(_)
+            | Op::AddMember(_)
+            | Op::RemoveMember(_)
+            | Op::PutRole(_)
+            | Op::DeleteRole(_)
+            | Op::AddGrant(_)
+            | Op::RemoveGrant(_)
+            | Op::PutWorksheet(_)
+            | Op::DeleteWorksheet(_)
+            | Op::PutNotification(_)
+            | Op::PutDelivery(_)
+            | Op::UpdateDelivery(_)
+            | Op::PutCuration(_)
+            | Op::DeleteCuration(_)
+            | Op::PutDocument(_)
+            | Op::DeleteDocument { .. }
+            | Op::PutOperation(_)
+            | Op::PutOperationLogLine { .. }
+            | Op::PutImportSettings(_)
+            | Op::PutAttachment(_)
+            | Op::PutLineageEvent(_)
+            | Op::PutLineageRun(_)
+            | Op::SetIdSequence { .. } => ObjectsChanged::None,
+        }
+    }
+}
+
+/// Whose objects an [`Op`] changes ([`Op::objects_changed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectsChanged {
+    None,
+    /// The objects of these models (an edge's two ends; one model twice otherwise).
+    Models([i64; 2]),
+    /// The objects of any model.
+    All,
 }
 
 /// Brings an op into the form every backend stores, so all of them answer alike:
@@ -1199,5 +1267,44 @@ mod tests {
             "the repository's id space is not a model and cannot be cleared"
         );
         prepare(&mut Op::ClearModel(5)).expect("a model's id space");
+    }
+    #[test]
+    fn an_op_changes_the_objects_of_its_models() {
+        let (a, b) = (ObjectId::new(5, 1), ObjectId::new(6, 2));
+        assert_eq!(
+            object(a, ObjectKind::ModelObject, None).objects_changed(),
+            ObjectsChanged::Models([5, 5])
+        );
+        let tag = Tag {
+            object: b,
+            kind: TagKind::Label,
+            value: "PII".into(),
+        };
+        assert_eq!(
+            Op::RemoveTag(tag).objects_changed(),
+            ObjectsChanged::Models([6, 6])
+        );
+        let edge = Edge {
+            kind: EdgeKind::Lineage,
+            source: a,
+            target: b,
+            name: "feeds".into(),
+        };
+        assert_eq!(
+            Op::AddEdge(edge).objects_changed(),
+            ObjectsChanged::Models([5, 6]),
+            "an edge changes both its ends' models"
+        );
+        for op in [Op::DeleteObject(b), Op::ClearModel(6), Op::ClearAll] {
+            assert_eq!(
+                op.objects_changed(),
+                ObjectsChanged::All,
+                "{op:?} takes edges from objects of any model"
+            );
+        }
+        assert_eq!(
+            Op::DeleteRole("Viewer".into()).objects_changed(),
+            ObjectsChanged::None
+        );
     }
 }

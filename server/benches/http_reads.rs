@@ -12,7 +12,9 @@
 //! then runs `LORE_BENCH_CONNECTIONS` (default 8) keep-alive connections for
 //! `LORE_BENCH_SECONDS` (default 10) each: first an unknown path (404 from the router,
 //! no store: the ceiling), then `GET /healthz` (one ping of the store), then
-//! `GET /entities/{id}` of random tables of the model. It prints requests per second,
+//! `GET /entities/{id}` of random tables of the model (as the administrator, then as an
+//! object-role Viewer), and of the model's other objects each once, which the server
+//! kept nothing of (`lore_backend_sql`'s kept entity reads). It prints requests per second,
 //! latency p50, p99 and max, errors, and each rate as a share of the ceiling, beside the
 //! targets. Then, while the same server imports a second model of
 //! `LORE_BENCH_IMPORT_OBJECTS` objects (default 500,000; 0 skips it) through the same
@@ -88,6 +90,9 @@ struct Line {
     entities: Report,
     /// The same by a user holding the object role Viewer on the model.
     viewer: Report,
+    /// The administrator's reads of objects no one read before (not tables: the other
+    /// objects of the model, each once, in id order).
+    first_reads: Report,
     /// The administrator's entity reads while a second model is imported, and the
     /// import's seconds.
     during_import: Option<(Report, f64)>,
@@ -280,6 +285,27 @@ async fn bench(
         duration.as_secs()
     );
     let entities_by_admin = load::run(addr, &key, connections, duration, entities.clone()).await?;
+    // Objects read for the first time: the server kept nothing of them. In id order,
+    // skipping the tables; from the first again should the run outlast them.
+    let is_table: std::collections::HashSet<i64> = archive.tables.iter().copied().collect();
+    let others: Arc<Vec<i64>> = Arc::new(
+        (1..=archive.objects as i64)
+            .filter(|id| !is_table.contains(id))
+            .collect(),
+    );
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let first_reads = load::Target {
+        path: Arc::new(move |_| {
+            let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            format!("{BASE}/entities/{model}_{}", others[n % others.len()])
+        }),
+        expect: ok,
+    };
+    eprintln!(
+        "{backend}: GET /entities/{{id}} of objects not read before for {} s ...",
+        duration.as_secs()
+    );
+    let first_reads = load::run(addr, &key, connections, duration, first_reads).await?;
     // The same reads by a user who sees the model through an object role (Viewer):
     // every call also works out what they may see.
     let model_id = ObjectId::repository(model).to_string();
@@ -330,6 +356,7 @@ async fn bench(
         healthz,
         entities: entities_by_admin,
         viewer: entities_by_viewer,
+        first_reads,
         during_import,
         peak_kib,
     })
@@ -359,10 +386,10 @@ async fn check_table(
 
 fn print_table(lines: &[Line]) {
     println!(
-        "| backend  | endpoint                | requests |   req/s |  p50 ms |  p99 ms |  max ms | errors | of ceiling | target                         |"
+        "| backend  | endpoint                   | requests |   req/s |  p50 ms |  p99 ms |  max ms | errors | of ceiling | target                         |"
     );
     println!(
-        "|----------|-------------------------|---------:|--------:|--------:|--------:|--------:|-------:|-----------:|--------------------------------|"
+        "|----------|----------------------------|---------:|--------:|--------:|--------:|--------:|-------:|-----------:|--------------------------------|"
     );
     for l in lines {
         // Issue 21: SQLite at least 30% of the store-free ceiling, PostgreSQL 25%.
@@ -392,9 +419,10 @@ fn print_table(lines: &[Line]) {
             ("GET /healthz", &l.healthz, "-".to_owned()),
             ("GET /entities/{id}", &l.entities, target(&l.entities)),
             ("  the same, as Viewer", &l.viewer, target(&l.viewer)),
+            ("  objects not read before", &l.first_reads, "-".to_owned()),
         ] {
             println!(
-                "| {:<8} | {:<23} | {:>8} | {:>7.0} | {:>7.2} | {:>7.2} | {:>7.2} | {:>6} | {:>10} | {:<30} |",
+                "| {:<8} | {:<26} | {:>8} | {:>7.0} | {:>7.2} | {:>7.2} | {:>7.2} | {:>6} | {:>10} | {:<30} |",
                 l.backend,
                 endpoint,
                 report.requests,

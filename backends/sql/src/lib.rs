@@ -20,6 +20,7 @@
 pub mod compile;
 mod dialect;
 mod driver;
+mod entities;
 mod hits;
 mod planning;
 mod read;
@@ -182,10 +183,23 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "labels in the narrow rows (PostgreSQL)",
         sql: include_str!("../migrations/0027_search_labels.sql"),
     },
+    Migration {
+        version: 28,
+        name: "a version per model of its objects",
+        sql: include_str!("../migrations/0028_model_versions.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).
 pub(crate) const NO_OWNER: i64 = i64::MIN;
+
+/// The row of `model_versions` (migration 28) that moves when objects of any model
+/// changed ([`ObjectsChanged::All`](lore_core::store::ObjectsChanged::All)). No model
+/// has this number (models count up from 1, the repository is -1); were one to, its
+/// writes would only move every model's version. A literal both dialects read as a
+/// 64-bit integer (PostgreSQL reads `-9223372036854775808` as a numeric, and then
+/// compares the key as one, past its index).
+pub(crate) const ALL_MODELS: i64 = -2;
 
 /// The migrations still to apply to a database at `current` (0 for a new one), or an
 /// error when the database is newer than this binary or older than it can upgrade.

@@ -39,6 +39,8 @@ pub struct SqlStore<D: Driver> {
     pub(crate) key_memo: Arc<crate::planning::KeyMemo>,
     /// The objects of recent text searches, shared by the clones (see [`crate::hits`]).
     pub(crate) hit_cache: Arc<crate::hits::HitCache>,
+    /// The entity reads kept, shared by the clones (see [`crate::entities`]).
+    pub(crate) entities: Arc<crate::entities::KeptEntities>,
 }
 
 impl<D: Driver> Clone for SqlStore<D> {
@@ -49,6 +51,7 @@ impl<D: Driver> Clone for SqlStore<D> {
             writes: Arc::clone(&self.writes),
             key_memo: Arc::clone(&self.key_memo),
             hit_cache: Arc::clone(&self.hit_cache),
+            entities: Arc::clone(&self.entities),
         }
     }
 }
@@ -69,6 +72,7 @@ impl<D: Driver> SqlStore<D> {
             writes: Arc::default(),
             key_memo: Arc::default(),
             hit_cache: Arc::default(),
+            entities: Arc::default(),
         };
         store.migrate(MIGRATIONS).await?;
         Ok(store)

@@ -25,7 +25,7 @@ mod tables;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use lore_core::store::Op;
+use lore_core::store::{ObjectsChanged, Op};
 use lore_core::{Error, ObjectId, Result};
 
 use crate::dialect::Dialect;
@@ -40,6 +40,10 @@ use tables::{CLEARED_TABLES, EDGES, IMPORT_PRINTS, NEW_ATTRIBUTE_VALUES, NEW_OBJ
 
 /// Rows buffered per table before they are sent, bounding the size of one statement.
 pub const BULK_ROWS: usize = 10_000;
+
+/// A transaction that changed the objects of more models than this moves the version
+/// of all models (migration 28) instead of one statement per model.
+const MOST_MODEL_VERSIONS: usize = 16;
 
 /// What a statement was doing, for its error.
 #[derive(Debug)]
@@ -92,6 +96,9 @@ pub struct Writer {
     access_changed: bool,
     /// An op was written: the catalog's version moves (migration 26).
     catalog_changed: bool,
+    /// The models whose objects ops changed ([`Op::objects_changed`]): their versions
+    /// move (migration 28); `None` for all of them.
+    models_changed: Option<std::collections::BTreeSet<i64>>,
     pending: Pending,
     /// Rows sent through the bulk path so far.
     bulk_rows: usize,
@@ -116,6 +123,7 @@ impl Writer {
             meta_changed: false,
             access_changed: false,
             catalog_changed: false,
+            models_changed: Some(std::collections::BTreeSet::new()),
             pending: Pending::default(),
             bulk_rows: 0,
             new_rows: false,
@@ -130,6 +138,16 @@ impl Writer {
         }
         self.access_changed |= op.changes_access();
         self.catalog_changed = true;
+        match (op.objects_changed(), &mut self.models_changed) {
+            (ObjectsChanged::None, _) | (_, None) => {}
+            (ObjectsChanged::Models(models), Some(changed)) => {
+                changed.extend(models);
+                if changed.len() > MOST_MODEL_VERSIONS {
+                    self.models_changed = None;
+                }
+            }
+            (ObjectsChanged::All, Some(_)) => self.models_changed = None,
+        }
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
             Op::PutObject(object) => self.put_object(object),
@@ -239,6 +257,21 @@ impl Writer {
                 "UPDATE versions SET version = version + 1 WHERE name = 'catalog'",
                 Vec::new(),
                 "moving the catalog version",
+            );
+        }
+        // After the catalog version moved: the models take its new value.
+        let changed = self.models_changed.replace(Default::default());
+        let models = match changed {
+            Some(models) => models.into_iter().collect(),
+            None => vec![crate::ALL_MODELS],
+        };
+        for model in models {
+            self.exec(
+                "INSERT INTO model_versions (model_id, version) \
+                 SELECT $1, version FROM versions WHERE name = 'catalog' \
+                 ON CONFLICT (model_id) DO UPDATE SET version = excluded.version",
+                vec![model.into()],
+                format!("moving the version of model {model}"),
             );
         }
         self.take()

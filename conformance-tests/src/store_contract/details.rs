@@ -230,3 +230,143 @@ pub(super) async fn entity_read_is_the_object_with_what_its_entity_shows(store: 
     assert!(is_empty(&read.details), "and nothing hangs on it");
     assert!(read.check.is_some(), "its key is checked all the same");
 }
+
+/// `entity_read` answers what the store holds after every kind of write to what it
+/// shows: a store may keep what it read (the SQL stores do, per process), but never
+/// answers from it once the object or anything hanging on it changed, here or through
+/// another store over the same database.
+pub(super) async fn entity_read_follows_every_write(store: Arc<dyn Store>) {
+    entity_reads_follow_writes(store.as_ref(), store.as_ref()).await;
+}
+
+/// [`entity_read_follows_every_write`] with the reads on `reader` and the writes on
+/// `writer`: one store twice, or two stores over one database (two processes).
+pub async fn entity_reads_follow_writes(reader: &dyn Store, writer: &dyn Store) {
+    let backend = reader.backend();
+    let (_, model) = new_model(writer, "Kept Entity Model").await;
+    let (_, other) = new_model(writer, "Kept Entity Other").await;
+    let m = ids(writer, model, 2).await;
+    let o = ids(writer, other, 1).await;
+    let (x, sibling, elsewhere) = (m[0], m[1], o[0]);
+    apply(
+        writer,
+        vec![
+            Op::PutObject(model_object(x.model, x.object, None, "customer")),
+            Op::PutObject(model_object(sibling.model, sibling.object, None, "sibling")),
+            Op::PutObject(model_object(
+                elsewhere.model,
+                elsewhere.object,
+                None,
+                "elsewhere",
+            )),
+            Op::SetAttribute(attr(x, "A", Value::Integer(1))),
+        ],
+        "three objects in two models",
+    )
+    .await;
+
+    let (object, details) = entity_follows(reader, x, "the objects written").await;
+    assert!(object.is_some() && details.attributes.len() == 1);
+
+    let cross = edge(EdgeKind::Lineage, x, elsewhere, "feeds");
+    let mut renamed = model_object(x.model, x.object, None, "client");
+    renamed.description = Some("renamed".into());
+    let steps: Vec<(&'static str, Vec<Op>)> = vec![
+        (
+            "an attribute value set",
+            vec![Op::SetAttribute(attr(x, "B", Value::Text("b".into())))],
+        ),
+        (
+            "an attribute value replaced",
+            vec![Op::SetAttribute(attr(x, "A", Value::Integer(2)))],
+        ),
+        (
+            "an attribute value removed",
+            vec![Op::RemoveAttribute {
+                object: x,
+                attribute: "B".into(),
+            }],
+        ),
+        (
+            "a tag added",
+            vec![Op::AddTag(tag(x, TagKind::Label, "PII"))],
+        ),
+        (
+            "a classification set",
+            vec![Op::SetClassification(Classification {
+                object: x,
+                data_class: "Email".into(),
+                status: ClassificationStatus::Proposed,
+            })],
+        ),
+        (
+            "the classification approved",
+            vec![Op::SetClassification(Classification {
+                object: x,
+                data_class: "Email".into(),
+                status: ClassificationStatus::Approved,
+            })],
+        ),
+        (
+            "an edge to another model's object",
+            vec![Op::AddEdge(cross.clone())],
+        ),
+        ("the object renamed", vec![Op::PutObject(renamed)]),
+        (
+            "the tag removed, another model's object written",
+            vec![
+                Op::RemoveTag(tag(x, TagKind::Label, "PII")),
+                Op::SetAttribute(attr(elsewhere, "A", Value::Integer(5))),
+            ],
+        ),
+        (
+            "the classification removed",
+            vec![Op::RemoveClassification {
+                object: x,
+                data_class: "Email".into(),
+            }],
+        ),
+        (
+            "the edge's target deleted, in the other model",
+            vec![Op::DeleteObject(elsewhere)],
+        ),
+    ];
+    for (what, ops) in steps {
+        apply(writer, ops, what).await;
+        entity_follows(reader, x, what).await;
+    }
+    let (_, details) = entity_follows(reader, x, "the edge's target deleted").await;
+    assert!(
+        details.edges.is_empty(),
+        "{backend}: the edge went with its target"
+    );
+
+    apply(writer, vec![Op::ClearModel(model)], "the model cleared").await;
+    let read = ok(reader.entity_read(x, None).await, "entity_read");
+    assert_eq!(read.object, None, "{backend}: the cleared model's object");
+    assert!(is_empty(&read.details));
+    let read = ok(reader.entity_read(sibling, None).await, "entity_read");
+    assert_eq!(read.object, None, "{backend}: the cleared model's sibling");
+}
+
+/// Reads `x`'s entity twice (the second may be answered from what the first kept) and
+/// checks both against the object and what its entity shows, read through calls no
+/// store keeps; answers those.
+async fn entity_follows(reader: &dyn Store, x: ObjectId, after: &str) -> (Option<Object>, Details) {
+    let backend = reader.backend();
+    let object = ok(reader.object(x).await, "object");
+    let mut want = details(reader, &[x], "details").await;
+    want.edges.retain(|e| e.source == x);
+    want.labels.clear();
+    want.profiling.clear();
+    let want = (object, want);
+    for time in ["first", "second"] {
+        let read = ok(reader.entity_read(x, None).await, "entity_read");
+        assert_eq!(
+            (read.object, read.details),
+            want,
+            "{backend}: the {time} entity read after {after}"
+        );
+    }
+    want
+}

@@ -13,6 +13,7 @@ use super::{SqlStore, id_pairs};
 use crate::compile;
 use crate::dialect::Dialect;
 use crate::driver::{Driver, Stmt};
+use crate::entities::KeptEntity;
 use crate::hits::{Hits, Kept};
 use crate::read::{self, object_columns};
 use crate::union::{Part, split, union_all};
@@ -140,7 +141,8 @@ fn details_parts<D: Driver>(keys: Keys) -> Vec<Part> {
 
 /// The parts of [`ObjectStore::entity_read`] of one object (`$1`, `$2`), in the order it
 /// decodes them: the object, its attribute values, the edges from it, its tags and
-/// classifications; with `check`, the session of the key hash `$3` at `$4` last.
+/// classifications, its model's version ([`model_version_part`]); with `check`, the
+/// session of the key hash `$3` at `$4` last.
 fn entity_parts<D: Driver>(check: bool) -> Vec<Part> {
     let join = Keys::One.join::<D>();
     let part = |columns, table: &str| Part {
@@ -156,11 +158,42 @@ fn entity_parts<D: Driver>(check: bool) -> Vec<Part> {
         },
         part(write::TAGS.columns, "tags"),
         part(CLASSIFICATION_PART, "classifications"),
+        model_version_part(),
     ];
     if check {
         parts.push(super::sessions::session_check_part(3));
     }
     parts
+}
+
+/// The parts of an entity read that finds a kept one ([`crate::entities`]) unchanged:
+/// the version of the model `$1`; with `check`, the session of the key hash `$2` at `$3`.
+fn entity_unchanged_parts(check: bool) -> Vec<Part> {
+    let mut parts = vec![model_version_part()];
+    if check {
+        parts.push(super::sessions::session_check_part(2));
+    }
+    parts
+}
+
+/// The version of model `$1`'s objects (migration 28): one row, 0 when it has none.
+fn model_version_part() -> Part {
+    Part {
+        columns: &[("version", Int)],
+        from: format!(
+            "FROM (SELECT MAX(version) AS version FROM model_versions \
+             WHERE model_id IN ($1, {})) t",
+            crate::ALL_MODELS
+        ),
+    }
+}
+
+/// The version a [`model_version_part`] read.
+fn model_version(rows: Vec<Row>) -> Result<i64> {
+    Ok(match rows.into_iter().next() {
+        Some(row) => row.opt_int(0, "model_versions")?.unwrap_or(0),
+        None => 0,
+    })
 }
 
 /// A union read of objects by id, built once per dialect: its parts and its statement.
@@ -177,6 +210,8 @@ struct Unions {
     with_objects: [Union; 2],
     /// [`entity_parts`] without and with the key's check.
     entity: [Union; 2],
+    /// [`entity_unchanged_parts`] without and with the key's check.
+    entity_unchanged: [Union; 2],
 }
 
 impl Unions {
@@ -205,6 +240,7 @@ fn object_unions<D: Driver>() -> &'static Unions {
             details: [Keys::Pairs, Keys::One].map(|keys| union(details_parts::<D>(keys))),
             with_objects: [with_objects(Keys::Pairs), with_objects(Keys::One)],
             entity: [false, true].map(|check| union(entity_parts::<D>(check))),
+            entity_unchanged: [false, true].map(|check| union(entity_unchanged_parts(check))),
         }
     })
 }
@@ -582,32 +618,70 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         id: ObjectId,
         key: Option<(&str, Timestamp)>,
     ) -> Result<EntityRead> {
-        let union = &object_unions::<D>().entity[usize::from(key.is_some())];
-        let mut params = Keys::One.params(&[id]);
-        if let Some((key_hash, now)) = key {
-            params.extend([key_hash.into(), now.into()]);
+        let unions = object_unions::<D>();
+        let with_key = usize::from(key.is_some());
+        let key_params = |mut params: Vec<SqlValue>| {
+            if let Some((key_hash, now)) = key {
+                params.extend([key_hash.into(), now.into()]);
+            }
+            params
+        };
+        // The check is the last part, when asked for.
+        let check_of = |results: &mut Vec<Vec<Row>>| match key {
+            Some(_) => read::first(
+                results.pop().unwrap_or_default(),
+                super::sessions::session_check,
+            ),
+            None => Ok(None),
+        };
+        let kept = match self.snapshot {
+            None => self.entities.get(&id),
+            Some(_) => None,
+        };
+        if let Some(kept) = kept {
+            let union = &unions.entity_unchanged[with_key];
+            let rows = self
+                .short_rows(
+                    Stmt::query(union.sql.as_str(), key_params(vec![id.model.into()])),
+                    "an object's entity",
+                )
+                .await?;
+            let mut results = split(&union.parts, rows)?;
+            let check = check_of(&mut results)?;
+            if model_version(results.pop().unwrap_or_default())? == kept.version {
+                return Ok(EntityRead {
+                    object: Some(kept.object.clone()),
+                    details: kept.details.clone(),
+                    check,
+                });
+            }
         }
+        let union = &unions.entity[with_key];
         let rows = self
             .short_rows(
-                Stmt::query(union.sql.as_str(), params),
+                Stmt::query(union.sql.as_str(), key_params(Keys::One.params(&[id]))),
                 "an object's entity",
             )
             .await?;
         let mut results = split(&union.parts, rows)?;
-        // The check is the last part, when asked for; the details' parts are in the
-        // order `decode_details` takes them, the two it does not read left empty.
-        let check = match key {
-            Some(_) => read::first(
-                results.pop().unwrap_or_default(),
-                super::sessions::session_check,
-            )?,
-            None => None,
-        };
+        let check = check_of(&mut results)?;
+        let version = model_version(results.pop().unwrap_or_default())?;
+        // The details' parts are in the order `decode_details` takes them, the two it
+        // does not read left empty.
         let mut results = results.into_iter();
         let object = read::first(results.next().unwrap_or_default(), read::object)?;
+        let details = decode_details(results)?;
+        match (&object, &self.snapshot) {
+            (Some(object), None) => {
+                self.entities
+                    .keep(KeptEntity::new(version, object.clone(), details.clone()))
+            }
+            (None, None) => self.entities.forget(&id),
+            (_, Some(_)) => {}
+        }
         Ok(EntityRead {
             object,
-            details: decode_details(results)?,
+            details,
             check,
         })
     }
