@@ -1,6 +1,9 @@
 //! A small HTTP load generator: a fixed number of workers, each with its own keep-alive
 //! HTTP/1.1 connection (so the pool is exactly one connection per worker), sending `GET`s
-//! back to back for a fixed time (or while something else runs) and recording each response's latency in a histogram.
+//! for a fixed time (or while something else runs) and recording each response's latency
+//! in a histogram. Back to back (a closed loop: as many as the server answers), or paced
+//! at a fixed rate ([`run_paced_during`]: an open loop, each latency counted from when
+//! the request was due, so a stall counts for every request it held up).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -83,6 +86,22 @@ pub async fn run_during<T>(
     target: Target,
     until: impl Future<Output = T>,
 ) -> BenchResult<(Report, T)> {
+    run_paced_during(addr, key, workers, target, None, until).await
+}
+
+/// [`run_during`] with the requests paced at `per_second` in all (`None`: back to
+/// back): each worker sends one every `workers / per_second` seconds, the workers
+/// staggered; a request is due at its slot, and its latency runs from then, so one that
+/// waits for its worker's previous answer counts that wait too.
+pub async fn run_paced_during<T>(
+    addr: SocketAddr,
+    key: &str,
+    workers: usize,
+    target: Target,
+    per_second: Option<f64>,
+    until: impl Future<Output = T>,
+) -> BenchResult<(Report, T)> {
+    let interval = per_second.map(|rate| Duration::from_secs_f64(workers as f64 / rate));
     let mut senders = Vec::with_capacity(workers);
     for _ in 0..workers {
         senders.push(connect::<Empty<Bytes>>(addr).await?);
@@ -98,6 +117,7 @@ pub async fn run_during<T>(
             target: target.clone(),
             rng: SmallRng::seed_from_u64(i as u64),
             start,
+            pace: interval.map(|every| (every, every.mul_f64(i as f64 / workers as f64))),
             slow: Vec::new(),
             latency: histogram()?,
             requests: 0,
@@ -138,6 +158,8 @@ struct Worker {
     target: Target,
     rng: SmallRng,
     start: Instant,
+    /// Paced: a request every `.0`, the first `.1` after the start.
+    pace: Option<(Duration, Duration)>,
     slow: Vec<(Duration, Duration)>,
     latency: Histogram<u64>,
     requests: u64,
@@ -150,13 +172,25 @@ impl Worker {
         mut sender: SendRequest<Empty<Bytes>>,
         stop: Arc<AtomicBool>,
     ) -> BenchResult<Worker> {
+        let mut due = self.pace.map(|(_, first)| self.start + first);
         while !stop.load(Ordering::Relaxed) {
+            if let (Some(at), Some((every, _))) = (due, self.pace) {
+                tokio::time::sleep_until(at.into()).await;
+                due = Some(at + every);
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
             let path = (self.target.path)(&mut self.rng);
             let request = Request::get(path)
                 .header(HOST, &self.host)
                 .header("api-key", &self.key)
                 .body(Empty::new())?;
-            let sent = Instant::now();
+            // Paced, a request counts from when it was due (it may be late).
+            let sent = match (due, self.pace) {
+                (Some(next), Some((every, _))) => next - every,
+                _ => Instant::now(),
+            };
             match Self::send(&mut sender, request).await {
                 Ok(status) => {
                     let took = sent.elapsed();
