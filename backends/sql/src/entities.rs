@@ -14,18 +14,18 @@
 //! whole entity only when it moved. A write by any process over the same database is
 //! seen by the next read everywhere, as without the cache.
 //!
-//! Kept: objects that exist (a missing one is read each time), weighed by the bytes of
-//! their text, at most [`KEPT_BYTES`] in all; the coldest go first.
+//! Kept: objects that exist (a missing one is read each time), weighed by about the
+//! memory they take, at most [`KEPT_BYTES`] in all; the coldest go first.
 
 use lore_core::ObjectId;
-use lore_core::model::{Object, Value};
+use lore_core::model::{AttributeValue, Classification, Edge, Object, Tag, Value};
 use lore_core::store::Details;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 use std::sync::Arc;
 
 /// The bytes of kept reads, as [`weight`] counts them.
-pub(crate) const KEPT_BYTES: u64 = 32 << 20;
+pub(crate) const KEPT_BYTES: u64 = 16 << 20;
 
 /// One object's entity read, at a version of its model.
 #[derive(Debug)]
@@ -63,7 +63,7 @@ pub(crate) struct KeptEntities(Cache<ObjectId, Arc<KeptEntity>, Bytes>);
 
 impl Default for KeptEntities {
     fn default() -> Self {
-        // About 2 KB an entity: a table with ten columns' worth of attribute values.
+        // About 2 KB an entity: an object with a few attribute values and tags.
         Self(Cache::with_weighter(
             (KEPT_BYTES / 2048) as usize,
             KEPT_BYTES,
@@ -86,14 +86,24 @@ impl KeptEntities {
     }
 }
 
-/// About what a kept read holds in memory: a fixed part per row and its text.
+/// About what a kept read holds in memory: its structs, and each text with what the
+/// allocator adds to it.
 fn weight(object: &Object, details: &Details) -> u64 {
-    const ROW: usize = 96;
-    let text = |t: &Option<String>| t.as_ref().map_or(0, String::len);
-    let object_bytes = 256
-        + object.name.len()
-        + object.object_type.name.len()
-        + object.object_type.profile.len()
+    use std::mem::size_of;
+    const ALLOCATION: usize = 16;
+    let text = |t: &str| {
+        if t.is_empty() {
+            0
+        } else {
+            t.len() + ALLOCATION
+        }
+    };
+    let maybe = |t: &Option<String>| t.as_deref().map_or(0, text);
+    let object_bytes = size_of::<KeptEntity>()
+        + ALLOCATION
+        + text(&object.name)
+        + text(&object.object_type.name)
+        + text(&object.object_type.profile)
         + [
             &object.physical_name,
             &object.native_id,
@@ -106,33 +116,44 @@ fn weight(object: &Object, details: &Details) -> u64 {
             &object.workflow_state,
         ]
         .into_iter()
-        .map(text)
+        .map(maybe)
         .sum::<usize>();
-    let attributes: usize = details
-        .attributes
-        .iter()
-        .map(|a| {
-            ROW + a.attribute.len()
-                + match &a.value {
-                    Value::Text(t) => t.len(),
-                    _ => 0,
-                }
-        })
-        .sum();
-    let edges: usize = details.edges.iter().map(|e| ROW + e.name.len()).sum();
-    let tags: usize = details.tags.iter().map(|t| ROW + t.value.len()).sum();
-    let classes: usize = details
-        .classifications
-        .iter()
-        .map(|c| ROW + c.data_class.len())
-        .sum();
+    let rows = |count: usize, size: usize| {
+        if count == 0 {
+            0
+        } else {
+            count * size + ALLOCATION
+        }
+    };
+    let attributes = rows(details.attributes.len(), size_of::<AttributeValue>())
+        + details
+            .attributes
+            .iter()
+            .map(|a| {
+                text(&a.attribute)
+                    + match &a.value {
+                        Value::Text(t) => text(t),
+                        _ => 0,
+                    }
+            })
+            .sum::<usize>();
+    let edges = rows(details.edges.len(), size_of::<Edge>())
+        + details.edges.iter().map(|e| text(&e.name)).sum::<usize>();
+    let tags = rows(details.tags.len(), size_of::<Tag>())
+        + details.tags.iter().map(|t| text(&t.value)).sum::<usize>();
+    let classes = rows(details.classifications.len(), size_of::<Classification>())
+        + details
+            .classifications
+            .iter()
+            .map(|c| text(&c.data_class))
+            .sum::<usize>();
     (object_bytes + attributes + edges + tags + classes) as u64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lore_core::model::{AttributeValue, ObjectKind, SystemType, TypeName};
+    use lore_core::model::{ObjectKind, SystemType, TypeName};
 
     fn object(n: i64, description: usize) -> Object {
         let mut o = Object::new(
@@ -156,19 +177,19 @@ mod tests {
             value: Value::Text("c".repeat(1000)),
         });
         let large = KeptEntity::new(1, object(1, 5000), details);
-        assert!(small.bytes < 512, "{}", small.bytes);
+        assert!(small.bytes < 1024, "{}", small.bytes);
         assert!(large.bytes > 6000, "{}", large.bytes);
     }
 
     #[test]
     fn kept_reads_stay_within_their_bytes() {
         let kept = KeptEntities::default();
-        // 100 KB each: at most about 320 of 1,000 stay.
+        // 100 KB each: at most about 160 of 1,000 stay.
         for n in 0..1000 {
             kept.keep(KeptEntity::new(1, object(n, 100_000), Details::default()));
         }
         assert!(kept.0.weight() <= KEPT_BYTES, "{}", kept.0.weight());
-        assert!(kept.0.len() <= 330, "{}", kept.0.len());
+        assert!(kept.0.len() <= 170, "{}", kept.0.len());
         let id = ObjectId::new(5, 999);
         kept.forget(&id);
         assert!(kept.get(&id).is_none());
