@@ -139,7 +139,7 @@ async fn tags_written_before_migration_21_are_ordered_after_it() -> Result<()> {
          DELETE FROM versions WHERE name IN ('access', 'catalog');
          DROP TABLE lineage_events; DROP TABLE lineage_runs;
          DROP TRIGGER object_search_insert; DROP TRIGGER object_search_delete;
-         DROP TRIGGER object_search_update; DROP TABLE object_search;
+         DROP TRIGGER object_search_update; DROP TABLE object_search; DROP TABLE model_versions;
          DELETE FROM lore_schema WHERE version >= 21;
          INSERT INTO tags VALUES (2, 1, 'label', 'PII'), (2, 1, 'label', 'pii'),
              (2, 1, 'label', 'Gold'), (2, 2, 'label', 'Pii'), (2, 3, 'label', 'x');
