@@ -341,13 +341,16 @@ async fn bench(
     let entities_by_viewer =
         load::run(addr, &viewer, connections, duration, entities.clone()).await?;
     let during_import = match big {
-        Some(big) => Some(read_during_import(addr, &key, connections, &entities, big, None).await?),
+        Some(big) => {
+            Some(read_during_import(backend, addr, &key, connections, &entities, big, None).await?)
+        }
         None => None,
     };
     let during_paced_import = match (big, paced) {
-        (Some(big), Some(rate)) => {
-            Some(read_during_import(addr, &key, connections, &entities, big, Some(rate)).await?)
-        }
+        (Some(big), Some(rate)) => Some(
+            read_during_import(backend, addr, &key, connections, &entities, big, Some(rate))
+                .await?,
+        ),
         _ => None,
     };
     let peak_kib = vm_kib(server.pid(), "VmHWM");
@@ -369,6 +372,7 @@ async fn bench(
 /// `per_second`; prints when the 40 slowest reads were sent, and answers the reads and
 /// the import's seconds.
 async fn read_during_import(
+    backend: &str,
     addr: std::net::SocketAddr,
     key: &str,
     connections: usize,
@@ -376,12 +380,12 @@ async fn read_during_import(
     big: &ArchiveFile,
     per_second: Option<f64>,
 ) -> BenchResult<(Report, f64)> {
-    let backend_note = match per_second {
+    let pace = match per_second {
         Some(rate) => format!("{rate:.0} a second"),
         None => "back to back".to_owned(),
     };
     eprintln!(
-        "GET /entities/{{id}} ({backend_note}) while importing {} objects ...",
+        "{backend}: GET /entities/{{id}} ({pace}) while importing {} objects ...",
         big.objects
     );
     let clock = Instant::now();
@@ -412,7 +416,7 @@ async fn read_during_import(
     slowest.sort();
     for (at, took) in &slowest {
         eprintln!(
-            "a read sent at {:.3} (unix s; +{:.3} s) took {:.1} ms",
+            "{backend}: a read sent at {:.3} (unix s; +{:.3} s) took {:.1} ms",
             (since_epoch + *at).as_secs_f64(),
             at.as_secs_f64(),
             took.as_secs_f64() * 1000.0
