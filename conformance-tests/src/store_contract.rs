@@ -46,8 +46,8 @@ mod transactions;
 use access::*;
 use backend_checks::*;
 use batches::*;
-pub use details::entity_reads_follow_writes;
 use details::*;
+pub use details::{entity_reads_follow_writes, repository_version_follows_writes};
 use lineage::*;
 use objects::*;
 use outbox::*;
@@ -104,6 +104,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(details_of_many_ids_sorted_by_object),
         case!(entity_read_is_the_object_with_what_its_entity_shows),
         case!(entity_read_follows_every_write),
+        case!(entity_read_answers_the_repository_version),
         // Deleting
         case!(delete_object_removes_what_hangs_on_it),
         case!(clear_model_removes_model_objects_only),

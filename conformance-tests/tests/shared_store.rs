@@ -9,7 +9,9 @@ use lore_backend_postgres::PostgresStore;
 use lore_backend_sqlite::SqliteStore;
 use lore_conformance::harness::{Target, assert_error};
 use lore_conformance::postgres::TestDatabase;
-use lore_conformance::store_contract::entity_reads_follow_writes;
+use lore_conformance::store_contract::{
+    entity_reads_follow_writes, repository_version_follows_writes,
+};
 use lore_core::Store;
 use serde_json::json;
 
@@ -225,6 +227,7 @@ async fn postgres_entity_reads_follow_writes_of_another_process() {
     let reader = PostgresStore::open(&db.url).await.expect("the reader");
     let writer = PostgresStore::open(&db.url).await.expect("the writer");
     entity_reads_follow_writes(&reader, &writer).await;
+    repository_version_follows_writes(&reader, &writer).await;
     drop(db);
 }
 
@@ -235,6 +238,7 @@ async fn sqlite_entity_reads_follow_writes_of_another_process() {
     let reader = SqliteStore::open(&path).await.expect("the reader");
     let writer = SqliteStore::open(&path).await.expect("the writer");
     entity_reads_follow_writes(&reader, &writer).await;
+    repository_version_follows_writes(&reader, &writer).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -712,6 +712,11 @@ pub struct EntityRead {
     /// The key's check when one was asked for and its session is live; `None` when none
     /// was asked for, or the session is gone or expired.
     pub check: Option<SessionCheck>,
+    /// The version of the repository's objects from the same read, where the store keeps
+    /// one: two reads answer the same only if no repository object (a folder, a model,
+    /// where one hangs) changed between them, so what was read of the repository's tree
+    /// at the first still holds at the second. `None`: read the tree again.
+    pub repository_version: Option<i64>,
 }
 
 /// A write transaction: writes go in as chunks of [`Op`]s and land together on

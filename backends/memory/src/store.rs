@@ -227,6 +227,8 @@ impl ObjectStore for MemoryStore {
             object: state.objects_of(&[id]).into_iter().next(),
             details,
             check: key.and_then(|(key_hash, now)| state.session_check(key_hash, now)),
+            // Reading the tree again costs no more than a version would.
+            repository_version: None,
         })
     }
 

@@ -876,6 +876,11 @@ pub fn cases() -> Vec<Case> {
             []
         ),
         case!(
+            visibility::entity_reads_follow_the_repository_tree,
+            AnyServer,
+            []
+        ),
+        case!(
             sight::hidden_objects_answer_like_missing_ones,
             AnyServer,
             []

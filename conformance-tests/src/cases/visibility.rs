@@ -436,3 +436,66 @@ pub async fn object_grants_limit_what_each_user_sees(t: &Target) {
     assert_error(&answers[0], 403, "PERMISSION_DENIED");
     assert_same_as_missing(&answers[0], taken, &answers[1], free);
 }
+
+/// A user who sees a model through a role on its folder reads its objects as the
+/// repository is now: once the model hangs elsewhere (written straight to the store, as
+/// no endpoint moves a model) its objects answer like missing ones, and again once it is
+/// back; each read after a read of the same object, so a server that keeps what it read
+/// of the model's ancestry has to notice the move.
+pub async fn entity_reads_follow_the_repository_tree(t: &Target) {
+    let Some(store) = t.store().cloned() else {
+        return; // A remote target: nothing moves a model through the API.
+    };
+    let a = t.import_sample().await;
+    let b = t.import_sample().await;
+    let (alice, alice_name) = new_user(t, "tree").await;
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{}", a.folder_id),
+        &[],
+        &json!({"grantee": alice, "role": "Viewer"}),
+    )
+    .await
+    .ok();
+    let key = key_of(t, &alice_name).await;
+    let object = model_ids(t, &a)
+        .await
+        .into_iter()
+        .find(|id| *id != a.model_id)
+        .expect("an object of the model");
+    let missing = format!("{}_987654321", a.model_id.trim_start_matches("-1_"));
+    let read = async |id: &str| {
+        let path = format!("/entities/{id}");
+        as_user(t, &key, Method::GET, &path, &[], None).await
+    };
+    let model: lore_core::ObjectId = a.model_id.parse().expect("a model id");
+    let move_to = async |folder: &str| {
+        let folder: lore_core::ObjectId = folder.parse().expect("a folder id");
+        let mut stored = store
+            .objects(&[model])
+            .await
+            .expect("reading the model")
+            .pop()
+            .expect("the model");
+        stored.parent = Some(folder);
+        store
+            .apply(lore_core::store::Batch::from(vec![
+                lore_core::store::Op::PutObject(stored),
+            ]))
+            .await
+            .expect("moving the model");
+    };
+
+    for _ in 0..2 {
+        let resp = read(&object).await;
+        assert_eq!(resp.ok()["id"], json!(object), "{}", resp.describe());
+    }
+    move_to(&b.folder_id).await;
+    for _ in 0..2 {
+        let hidden = read(&object).await;
+        assert_error(&hidden, 404, "OBJECT_NOT_FOUND");
+        assert_same_as_missing(&hidden, &object, &read(&missing).await, &missing);
+    }
+    move_to(&a.folder_id).await;
+    let resp = read(&object).await;
+    assert_eq!(resp.ok()["id"], json!(object), "{}", resp.describe());
+}

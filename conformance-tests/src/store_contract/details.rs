@@ -349,6 +349,96 @@ pub async fn entity_reads_follow_writes(reader: &dyn Store, writer: &dyn Store) 
     assert_eq!(read.object, None, "{backend}: the cleared model's sibling");
 }
 
+/// `entity_read`'s repository version, where a store answers one, stays while nothing
+/// of the repository changes and moves when a repository object is written (a model
+/// moved to a folder, a folder added) or any object deleted; a store that answers none
+/// answers none every time.
+pub(super) async fn entity_read_answers_the_repository_version(store: Arc<dyn Store>) {
+    repository_version_follows_writes(store.as_ref(), store.as_ref()).await;
+}
+
+/// [`entity_read_answers_the_repository_version`] with the reads on `reader` and the
+/// writes on `writer`: one store twice, or two stores over one database (two processes).
+pub async fn repository_version_follows_writes(reader: &dyn Store, store: &dyn Store) {
+    let backend = reader.backend();
+    let (model_id, model) = new_model(store, "Repository Version Model").await;
+    let x = ids(store, model, 1).await[0];
+    apply(
+        store,
+        vec![Op::PutObject(model_object(x.model, x.object, None, "x"))],
+        "an object",
+    )
+    .await;
+    let version = async |after: &str| {
+        let read = ok(reader.entity_read(x, None).await, "entity_read");
+        assert!(read.object.is_some(), "{backend}: the object after {after}");
+        read.repository_version
+    };
+    let first = version("it was written").await;
+    let Some(first) = first else {
+        for after in ["a first read", "a folder added"] {
+            if after == "a folder added" {
+                let folder = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
+                apply(
+                    store,
+                    vec![Op::PutObject(repository_object(
+                        folder,
+                        ObjectKind::Folder,
+                        None,
+                        "a folder",
+                    ))],
+                    "a folder",
+                )
+                .await;
+            }
+            assert_eq!(version(after).await, None, "{backend}: none, then none");
+        }
+        return;
+    };
+    assert_eq!(version("a read").await, Some(first), "{backend}: unchanged");
+    apply(
+        store,
+        vec![Op::SetAttribute(attr(x, "A", Value::Integer(1)))],
+        "an attribute value",
+    )
+    .await;
+    let before = version("an attribute value set").await;
+
+    let number = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
+    let folder = repository_object(number, ObjectKind::Folder, None, "Version Folder");
+    apply(store, vec![Op::PutObject(folder.clone())], "a folder").await;
+    let added = version("a folder added").await;
+    assert_ne!(added, before, "{backend}: a folder added moves it");
+
+    let mut moved = ok(store.objects(&[model_id]).await, "objects")
+        .pop()
+        .expect("the model");
+    moved.parent = Some(folder.id);
+    apply(store, vec![Op::PutObject(moved)], "the model moved").await;
+    let after_move = version("the model moved into the folder").await;
+    assert_ne!(after_move, added, "{backend}: a model moved moves it");
+    assert_eq!(
+        version("a read").await,
+        after_move,
+        "{backend}: and it stays"
+    );
+
+    let y = ids(store, model, 1).await[0];
+    apply(
+        store,
+        vec![Op::PutObject(model_object(y.model, y.object, None, "y"))],
+        "another object",
+    )
+    .await;
+    let before = version("another object written").await;
+    apply(store, vec![Op::DeleteObject(y)], "the other object deleted").await;
+    assert_ne!(
+        version("an object deleted").await,
+        before,
+        "{backend}: a deletion moves it (edges into the deleted object come from anywhere)"
+    );
+}
+
 /// Reads `x`'s entity twice (the second may be answered from what the first kept) and
 /// checks both against the object and what its entity shows, read through calls no
 /// store keeps; answers those.

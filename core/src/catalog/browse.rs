@@ -190,7 +190,9 @@ impl Catalog {
         let (object, details) = match reference {
             ObjectRef::Id(id) => {
                 let read = self.store.entity_read(*id, None).await?;
-                let object = self.shown(caller, reference, read.object).await?;
+                let object = self
+                    .shown(caller, reference, read.object, read.repository_version)
+                    .await?;
                 (object, read.details)
             }
             other => {
@@ -221,7 +223,9 @@ impl Catalog {
             let read = self.store.entity_read(*id, Some((&key_hash, now))).await?;
             if let Some(caller) = self.known_caller(&key_hash, read.check, now).await? {
                 super::visibility::require_view_somewhere(&caller)?;
-                let object = self.shown(&caller, reference, read.object).await?;
+                let object = self
+                    .shown(&caller, reference, read.object, read.repository_version)
+                    .await?;
                 let meta = self.meta_model_for(&caller).await?;
                 let entity = self.entity_with(&object, &read.details, &meta).await?;
                 return Ok((caller, entity));

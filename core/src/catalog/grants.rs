@@ -12,7 +12,8 @@
 //!   objects inherit the roles of their model and its ancestors;
 //! - no change may leave the server without an enabled administrator.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 
@@ -795,11 +796,7 @@ impl Catalog {
     /// repository object of its model) and the anchor's ancestors, nearest first.
     pub(crate) async fn grant_chain(&self, object: ObjectId) -> Result<Vec<ObjectId>> {
         let mut chain = Vec::new();
-        let mut next = Some(ObjectId::repository(if object.is_repository() {
-            object.object
-        } else {
-            object.model
-        }));
+        let mut next = Some(anchor(object));
         while let Some(id) = next {
             if chain.len() > 10_000 || chain.contains(&id) {
                 return Err(Error::internal(format!(
@@ -809,6 +806,25 @@ impl Catalog {
             chain.push(id);
             next = self.stored_object(id).await?.and_then(|o| o.parent);
         }
+        Ok(chain)
+    }
+
+    /// [`Catalog::grant_chain`] as of the repository version `version`
+    /// ([`EntityRead::repository_version`](crate::store::EntityRead::repository_version),
+    /// read before this): the chain kept from an earlier call at the same version, or
+    /// read now and kept. A chain read after the version was is at least as new, so a
+    /// kept chain is never older than its version says.
+    pub(crate) async fn grant_chain_at(
+        &self,
+        object: ObjectId,
+        version: i64,
+    ) -> Result<Arc<[ObjectId]>> {
+        let anchor = anchor(object);
+        if let Some(chain) = self.chains.get(anchor, version) {
+            return Ok(chain);
+        }
+        let chain: Arc<[ObjectId]> = self.grant_chain(anchor).await?.into();
+        self.chains.keep(anchor, version, Arc::clone(&chain));
         Ok(chain)
     }
 
@@ -1141,9 +1157,68 @@ fn finish_csv(out: csv::Writer<Vec<u8>>) -> Result<Vec<u8>> {
         .map_err(|e| Error::internal(format!("cannot write CSV: {e}")))
 }
 
+/// The repository object where the grants reaching `object` start: the object itself, or
+/// its model's repository object.
+fn anchor(object: ObjectId) -> ObjectId {
+    ObjectId::repository(if object.is_repository() {
+        object.object
+    } else {
+        object.model
+    })
+}
+
+/// The grant chains ([`Catalog::grant_chain_at`]) read lately, by anchor, each with the
+/// repository version it holds at: an object-role caller's entity reads check what they
+/// may see without reading the model's ancestry again while the repository's objects
+/// stay as they were (in this process or any other over the same database).
+#[derive(Debug, Default)]
+pub(crate) struct KeptChains(Mutex<HashMap<ObjectId, KeptChain>>);
+
+/// A grant chain and the repository version it was read at.
+type KeptChain = (i64, Arc<[ObjectId]>);
+
+impl KeptChains {
+    /// At most this many anchors; past it the chains are all dropped and read again.
+    const MOST: usize = 4096;
+
+    fn get(&self, anchor: ObjectId, version: i64) -> Option<Arc<[ObjectId]>> {
+        let chains = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match chains.get(&anchor) {
+            Some((kept, chain)) if *kept == version => Some(Arc::clone(chain)),
+            _ => None,
+        }
+    }
+
+    fn keep(&self, anchor: ObjectId, version: i64, chain: Arc<[ObjectId]>) {
+        let mut chains = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if chains.len() >= Self::MOST && !chains.contains_key(&anchor) {
+            chains.clear();
+        }
+        chains.insert(anchor, (version, chain));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_chains_answer_only_at_their_version_and_stay_bounded() {
+        let chains = KeptChains::default();
+        let model = ObjectId::repository(7);
+        let chain: Arc<[ObjectId]> = vec![model, ObjectId::repository(2)].into();
+        chains.keep(model, 5, Arc::clone(&chain));
+        assert_eq!(chains.get(model, 5), Some(Arc::clone(&chain)));
+        assert_eq!(chains.get(model, 6), None, "another version reads again");
+        assert_eq!(chains.get(ObjectId::repository(8), 5), None);
+        for n in 0..KeptChains::MOST as i64 {
+            chains.keep(ObjectId::repository(1_000 + n), 5, Arc::clone(&chain));
+        }
+        let held = chains.0.lock().unwrap().len();
+        assert!(held <= KeptChains::MOST, "{held} chains kept");
+        assert_eq!(anchor(ObjectId::new(7, 3)), ObjectId::repository(7));
+        assert_eq!(anchor(ObjectId::repository(9)), ObjectId::repository(9));
+    }
 
     #[test]
     fn capabilities_parse_in_the_spec_spelling() {

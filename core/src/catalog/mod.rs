@@ -211,6 +211,8 @@ pub struct Shared {
     callers: auth::KnownCallers,
     /// The databases harvested into models, which OpenLineage datasets are matched to.
     harvests: openlineage::HarvestCache,
+    /// The grant chains of object-role callers' entity reads, by repository version.
+    chains: grants::KeptChains,
 }
 
 impl std::ops::Deref for Catalog {
@@ -230,6 +232,7 @@ impl Catalog {
             touching: std::sync::Mutex::default(),
             callers: auth::KnownCallers::default(),
             harvests: openlineage::HarvestCache::default(),
+            chains: grants::KeptChains::default(),
         }))
     }
 

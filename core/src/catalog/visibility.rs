@@ -254,19 +254,33 @@ impl Catalog {
         }
     }
 
-    /// The object a raw read found for the reference (`None`: nothing), if the caller
-    /// may see it; otherwise what [`Catalog::find`] answers. For reads that fetch an
-    /// object together with more than `find` reads (an entity with its details).
+    /// The object an entity read found for the reference (`None`: nothing), if the
+    /// caller may see it; otherwise what [`Catalog::find`] answers. For reads that fetch
+    /// an object together with more than `find` reads (an entity with its details). With
+    /// the read's repository version, the model's ancestry may be one kept at it.
     pub(crate) async fn shown(
         &self,
         caller: &Caller,
         reference: &ObjectRef,
         found: Option<Object>,
+        repository_version: Option<i64>,
     ) -> Result<Visible> {
         require_view_somewhere(caller)?;
-        match found {
-            Some(object) if self.sees(caller, &object).await? => Ok(Visible(object)),
-            _ => Err(not_found(reference)),
+        let Some(object) = found else {
+            return Err(not_found(reference));
+        };
+        let seen = match repository_version {
+            _ if caller.has(Capability::ViewMetadata) => true,
+            Some(version) => {
+                let chain = self.grant_chain_at(object.id, version).await?;
+                grants_view(caller, &chain)
+            }
+            None => self.sees(caller, &object).await?,
+        };
+        if seen {
+            Ok(Visible(object))
+        } else {
+            Err(not_found(reference))
         }
     }
 
@@ -304,9 +318,7 @@ impl Catalog {
             return Ok(true);
         }
         let chain = self.grant_chain(object.id).await?;
-        Ok(caller.object_grants().iter().any(|(on, capabilities)| {
-            capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
-        }))
+        Ok(grants_view(caller, &chain))
     }
 
     /// The object a reference names, whoever asks: private to this module, so request
@@ -345,6 +357,14 @@ impl Catalog {
     pub(crate) async fn stored_object(&self, id: ObjectId) -> Result<Option<Object>> {
         self.store.object(id).await
     }
+}
+
+/// Whether the caller holds View Metadata through an object role on one of `chain`
+/// ([`Catalog::grant_chain`]).
+fn grants_view(caller: &Caller, chain: &[ObjectId]) -> bool {
+    caller.object_grants().iter().any(|(on, capabilities)| {
+        capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
+    })
 }
 
 /// An object the caller may see. Only this module makes one, so a method that takes a

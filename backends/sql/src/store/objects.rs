@@ -176,23 +176,31 @@ fn entity_unchanged_parts(check: bool) -> Vec<Part> {
     parts
 }
 
-/// The version of model `$1`'s objects (migration 28): one row, 0 when it has none.
+/// The version of model `$1`'s objects (migration 28) and that of the repository's
+/// (model -1's: where models hang, which [`EntityRead::repository_version`] answers), in
+/// one row; 0 where there is none.
 fn model_version_part() -> Part {
+    let all = crate::ALL_MODELS;
+    let repository = lore_core::id::REPOSITORY_MODEL;
     Part {
-        columns: &[("version", Int)],
+        columns: &[("version", Int), ("repository_version", Int)],
         from: format!(
-            "FROM (SELECT MAX(version) AS version FROM model_versions \
-             WHERE model_id IN ($1, {})) t",
-            crate::ALL_MODELS
+            "FROM (SELECT MAX(CASE WHEN model_id IN ($1, {all}) THEN version END) AS version, \
+             MAX(CASE WHEN model_id IN ({repository}, {all}) THEN version END) \
+             AS repository_version \
+             FROM model_versions WHERE model_id IN ($1, {repository}, {all})) t"
         ),
     }
 }
 
-/// The version a [`model_version_part`] read.
-fn model_version(rows: Vec<Row>) -> Result<i64> {
+/// The versions a [`model_version_part`] read: the model's and the repository's.
+fn model_versions(rows: Vec<Row>) -> Result<(i64, i64)> {
     Ok(match rows.into_iter().next() {
-        Some(row) => row.opt_int(0, "model_versions")?.unwrap_or(0),
-        None => 0,
+        Some(row) => (
+            row.opt_int(0, "model_versions")?.unwrap_or(0),
+            row.opt_int(1, "model_versions")?.unwrap_or(0),
+        ),
+        None => (0, 0),
     })
 }
 
@@ -648,11 +656,13 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
                 .await?;
             let mut results = split(&union.parts, rows)?;
             let check = check_of(&mut results)?;
-            if model_version(results.pop().unwrap_or_default())? == kept.version {
+            let (version, repository) = model_versions(results.pop().unwrap_or_default())?;
+            if version == kept.version {
                 return Ok(EntityRead {
                     object: Some(kept.object.clone()),
                     details: kept.details.clone(),
                     check,
+                    repository_version: Some(repository),
                 });
             }
         }
@@ -665,7 +675,7 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
             .await?;
         let mut results = split(&union.parts, rows)?;
         let check = check_of(&mut results)?;
-        let version = model_version(results.pop().unwrap_or_default())?;
+        let (version, repository) = model_versions(results.pop().unwrap_or_default())?;
         // The details' parts are in the order `decode_details` takes them, the two it
         // does not read left empty.
         let mut results = results.into_iter();
@@ -683,6 +693,7 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
             object,
             details,
             check,
+            repository_version: Some(repository),
         })
     }
 
