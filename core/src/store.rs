@@ -1273,6 +1273,7 @@ mod tests {
         );
         prepare(&mut Op::ClearModel(5)).expect("a model's id space");
     }
+
     #[test]
     fn an_op_changes_the_objects_of_its_models() {
         let (a, b) = (ObjectId::new(5, 1), ObjectId::new(6, 2));

@@ -359,12 +359,12 @@ pub(super) async fn entity_read_answers_the_repository_version(store: Arc<dyn St
 
 /// [`entity_read_answers_the_repository_version`] with the reads on `reader` and the
 /// writes on `writer`: one store twice, or two stores over one database (two processes).
-pub async fn repository_version_follows_writes(reader: &dyn Store, store: &dyn Store) {
+pub async fn repository_version_follows_writes(reader: &dyn Store, writer: &dyn Store) {
     let backend = reader.backend();
-    let (model_id, model) = new_model(store, "Repository Version Model").await;
-    let x = ids(store, model, 1).await[0];
+    let (model_id, model) = new_model(writer, "Repository Version Model").await;
+    let x = ids(writer, model, 1).await[0];
     apply(
-        store,
+        writer,
         vec![Op::PutObject(model_object(x.model, x.object, None, "x"))],
         "an object",
     )
@@ -374,47 +374,44 @@ pub async fn repository_version_follows_writes(reader: &dyn Store, store: &dyn S
         assert!(read.object.is_some(), "{backend}: the object after {after}");
         read.repository_version
     };
-    let first = version("it was written").await;
-    let Some(first) = first else {
-        for after in ["a first read", "a folder added"] {
-            if after == "a folder added" {
-                let folder = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
-                apply(
-                    store,
-                    vec![Op::PutObject(repository_object(
-                        folder,
-                        ObjectKind::Folder,
-                        None,
-                        "a folder",
-                    ))],
-                    "a folder",
-                )
-                .await;
-            }
-            assert_eq!(version(after).await, None, "{backend}: none, then none");
-        }
+    let add_folder = async |name: &str| {
+        let number = ok(writer.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
+        let folder = repository_object(number, ObjectKind::Folder, None, name);
+        apply(writer, vec![Op::PutObject(folder.clone())], "a folder").await;
+        folder
+    };
+    let Some(first) = version("it was written").await else {
+        assert_eq!(
+            version("a first read").await,
+            None,
+            "{backend}: none, then none"
+        );
+        add_folder("a folder").await;
+        assert_eq!(
+            version("a folder added").await,
+            None,
+            "{backend}: none, then none"
+        );
         return;
     };
     assert_eq!(version("a read").await, Some(first), "{backend}: unchanged");
     apply(
-        store,
+        writer,
         vec![Op::SetAttribute(attr(x, "A", Value::Integer(1)))],
         "an attribute value",
     )
     .await;
     let before = version("an attribute value set").await;
 
-    let number = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
-    let folder = repository_object(number, ObjectKind::Folder, None, "Version Folder");
-    apply(store, vec![Op::PutObject(folder.clone())], "a folder").await;
+    let folder = add_folder("Version Folder").await;
     let added = version("a folder added").await;
     assert_ne!(added, before, "{backend}: a folder added moves it");
 
-    let mut moved = ok(store.objects(&[model_id]).await, "objects")
+    let mut moved = ok(writer.objects(&[model_id]).await, "objects")
         .pop()
         .expect("the model");
     moved.parent = Some(folder.id);
-    apply(store, vec![Op::PutObject(moved)], "the model moved").await;
+    apply(writer, vec![Op::PutObject(moved)], "the model moved").await;
     let after_move = version("the model moved into the folder").await;
     assert_ne!(after_move, added, "{backend}: a model moved moves it");
     assert_eq!(
@@ -423,15 +420,20 @@ pub async fn repository_version_follows_writes(reader: &dyn Store, store: &dyn S
         "{backend}: and it stays"
     );
 
-    let y = ids(store, model, 1).await[0];
+    let y = ids(writer, model, 1).await[0];
     apply(
-        store,
+        writer,
         vec![Op::PutObject(model_object(y.model, y.object, None, "y"))],
         "another object",
     )
     .await;
     let before = version("another object written").await;
-    apply(store, vec![Op::DeleteObject(y)], "the other object deleted").await;
+    apply(
+        writer,
+        vec![Op::DeleteObject(y)],
+        "the other object deleted",
+    )
+    .await;
     assert_ne!(
         version("an object deleted").await,
         before,

@@ -233,7 +233,7 @@ impl Catalog {
             _ => None,
         };
         if self
-            .sees(caller, through.as_ref().unwrap_or(&object))
+            .sees(caller, through.as_ref().unwrap_or(&object), None)
             .await?
         {
             Ok(Visible(object))
@@ -247,7 +247,7 @@ impl Catalog {
     /// as well, without the folders they cannot see).
     pub(crate) async fn shown_path(&self, caller: &Caller, object: &Object) -> Result<String> {
         let (path, top) = self.path_and_top(object).await?;
-        if self.sees(caller, &top).await? {
+        if self.sees(caller, &top, None).await? {
             Ok(path)
         } else {
             Ok(object.id.to_string())
@@ -266,21 +266,11 @@ impl Catalog {
         repository_version: Option<i64>,
     ) -> Result<Visible> {
         require_view_somewhere(caller)?;
-        let Some(object) = found else {
-            return Err(not_found(reference));
-        };
-        let seen = match repository_version {
-            _ if caller.has(Capability::ViewMetadata) => true,
-            Some(version) => {
-                let chain = self.grant_chain_at(object.id, version).await?;
-                grants_view(caller, &chain)
+        match found {
+            Some(object) if self.sees(caller, &object, repository_version).await? => {
+                Ok(Visible(object))
             }
-            None => self.sees(caller, &object).await?,
-        };
-        if seen {
-            Ok(Visible(object))
-        } else {
-            Err(not_found(reference))
+            _ => Err(not_found(reference)),
         }
     }
 
@@ -312,13 +302,26 @@ impl Catalog {
 
     /// Whether the caller may see the object, reading only the object's ancestors (none
     /// for a caller with View Metadata globally), not the whole repository as
-    /// [`Catalog::sight`] does.
-    async fn sees(&self, caller: &Caller, object: &Object) -> Result<bool> {
+    /// [`Catalog::sight`] does. Given the repository version of the read that found the
+    /// object, the ancestors may be ones kept at it ([`Catalog::grant_chain_at`]).
+    async fn sees(
+        &self,
+        caller: &Caller,
+        object: &Object,
+        repository_version: Option<i64>,
+    ) -> Result<bool> {
         if caller.has(Capability::ViewMetadata) {
             return Ok(true);
         }
-        let chain = self.grant_chain(object.id).await?;
-        Ok(grants_view(caller, &chain))
+        let granted = |chain: &[ObjectId]| {
+            caller.object_grants().iter().any(|(on, capabilities)| {
+                capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
+            })
+        };
+        Ok(match repository_version {
+            Some(version) => granted(&self.grant_chain_at(object.id, version).await?),
+            None => granted(&self.grant_chain(object.id).await?),
+        })
     }
 
     /// The object a reference names, whoever asks: private to this module, so request
@@ -357,14 +360,6 @@ impl Catalog {
     pub(crate) async fn stored_object(&self, id: ObjectId) -> Result<Option<Object>> {
         self.store.object(id).await
     }
-}
-
-/// Whether the caller holds View Metadata through an object role on one of `chain`
-/// ([`Catalog::grant_chain`]).
-fn grants_view(caller: &Caller, chain: &[ObjectId]) -> bool {
-    caller.object_grants().iter().any(|(on, capabilities)| {
-        capabilities.contains(&Capability::ViewMetadata) && chain.contains(on)
-    })
 }
 
 /// An object the caller may see. Only this module makes one, so a method that takes a
