@@ -237,6 +237,8 @@ pub fn app_recording(
             middleware::envelope_and_log,
         ))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes()))
+        // Outermost: every answer under /ui/, whoever made it, carries the UI's headers.
+        .layer(axum::middleware::from_fn(ui::browser_protections))
         .with_state(state))
 }
 

@@ -48,6 +48,8 @@ document.addEventListener("htmx:responseError", function (event) {
     if (!svg || svg.dataset.ready) return;
     svg.dataset.ready = "1";
     var full = { x: 0, y: 0, w: +svg.dataset.width, h: +svg.dataset.height };
+    // No taller than the graph (set here: the page's policy refuses style attributes).
+    if (full.h > 0) svg.style.maxHeight = full.h + "px";
     var box = Object.assign({}, full);
     function show() { svg.setAttribute("viewBox", box.x + " " + box.y + " " + box.w + " " + box.h); }
     function zoom(factor, cx, cy) {

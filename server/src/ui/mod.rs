@@ -16,6 +16,7 @@ mod login;
 mod mql_text;
 mod object;
 mod page;
+mod protect;
 mod query;
 mod search;
 mod session;
@@ -26,6 +27,7 @@ use axum::http::HeaderMap;
 use axum::response::Redirect;
 use axum::routing::{get, post};
 
+pub use protect::browser_protections;
 pub use session::PUBLIC_UI_ROUTES;
 
 use crate::AppState;

@@ -674,6 +674,15 @@ pub fn markdown(text: &str) -> String {
     );
     let mut out = String::new();
     pulldown_cmark::html::push_html(&mut out, parser);
+    // The writer aligns table cells by a style attribute, which the UI's policy refuses;
+    // a class does the same. (The text itself cannot hold the attribute: its quotes are
+    // escaped.)
+    for side in ["left", "center", "right"] {
+        out = out.replace(
+            &format!(" style=\"text-align: {side}\">"),
+            &format!(" class=\"align-{side}\">"),
+        );
+    }
     out
 }
 
@@ -738,5 +747,20 @@ mod tests {
         assert!(html.contains("&lt;script&gt;"));
         assert!(!html.contains("javascript:"));
         assert!(html.contains("href=\"https://e.org\""));
+    }
+
+    #[test]
+    fn markdown_tables_align_without_style_attributes() {
+        let html = markdown("| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n");
+        assert!(!html.contains("style="), "{html}");
+        for side in ["left", "center", "right"] {
+            assert!(
+                html.contains(&format!("<td class=\"align-{side}\">")),
+                "{html}"
+            );
+        }
+        // Text that spells the attribute stays text.
+        let text = markdown(r#"x style="text-align: left">"#);
+        assert!(!text.contains("class="), "{text}");
     }
 }
