@@ -12,7 +12,7 @@ use lore_core::model::{OperationFilter, OperationState, SystemLogFilter, format_
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 
-use super::page::{Chrome, PageResult, flash, html, returned, url_encode};
+use super::page::{Chrome, PageResult, html, returned, url_encode};
 use super::session::Session;
 use crate::AppState;
 
@@ -67,13 +67,13 @@ struct AdminPage {
 }
 
 impl AdminPage {
-    fn new(session: &Session, section: &'static str, title: &str, query: Option<&str>) -> Self {
+    fn new(session: &Session, section: &'static str, title: &str) -> Self {
         Self {
             chrome: Chrome::new(session, "admin"),
             section,
             title: title.to_owned(),
-            done: flash(query, "done"),
-            failed: flash(query, "error"),
+            done: session.done(),
+            failed: session.failed(),
             tables: Vec::new(),
             roles: Vec::new(),
             operation: None,
@@ -86,13 +86,9 @@ fn time(t: &lore_core::model::Timestamp) -> String {
 }
 
 /// `GET /ui/admin/users`.
-pub async fn users(
-    State(state): State<AppState>,
-    session: Session,
-    RawQuery(raw): RawQuery,
-) -> PageResult {
+pub async fn users(State(state): State<AppState>, session: Session) -> PageResult {
     let users = state.catalog.list_users(&session.caller).await?;
-    let mut page = AdminPage::new(&session, "users", "Users", raw.as_deref());
+    let mut page = AdminPage::new(&session, "users", "Users");
     page.tables.push(TableView {
         id: "users",
         headers: vec!["Name", "Full name", "E-mail", "Enabled", "Since"],
@@ -178,13 +174,9 @@ pub async fn enable_user(
 }
 
 /// `GET /ui/admin/groups`.
-pub async fn groups(
-    State(state): State<AppState>,
-    session: Session,
-    RawQuery(raw): RawQuery,
-) -> PageResult {
+pub async fn groups(State(state): State<AppState>, session: Session) -> PageResult {
     let groups = state.catalog.list_groups(&session.caller, None).await?;
-    let mut page = AdminPage::new(&session, "groups", "Groups", raw.as_deref());
+    let mut page = AdminPage::new(&session, "groups", "Groups");
     page.tables.push(TableView {
         id: "groups",
         headers: vec!["Name", "Description", "Enabled"],
@@ -240,13 +232,9 @@ pub async fn create_group(
 }
 
 /// `GET /ui/admin/roles`: who holds which global role.
-pub async fn roles(
-    State(state): State<AppState>,
-    session: Session,
-    RawQuery(raw): RawQuery,
-) -> PageResult {
+pub async fn roles(State(state): State<AppState>, session: Session) -> PageResult {
     let grants = state.catalog.global_grantees(&session.caller, None).await?;
-    let mut page = AdminPage::new(&session, "roles", "Global roles", raw.as_deref());
+    let mut page = AdminPage::new(&session, "roles", "Global roles");
     page.roles = state
         .catalog
         .roles(&session.caller)
@@ -375,11 +363,7 @@ pub async fn access_of(state: &AppState, session: &Session, id: &str) -> Result<
 }
 
 /// `GET /ui/admin/operations`: import operations, newest first.
-pub async fn operations(
-    State(state): State<AppState>,
-    session: Session,
-    RawQuery(raw): RawQuery,
-) -> PageResult {
+pub async fn operations(State(state): State<AppState>, session: Session) -> PageResult {
     let operations = state
         .catalog
         .operations(
@@ -390,7 +374,7 @@ pub async fn operations(
             },
         )
         .await?;
-    let mut page = AdminPage::new(&session, "operations", "Operations", raw.as_deref());
+    let mut page = AdminPage::new(&session, "operations", "Operations");
     page.tables.push(TableView {
         id: "operations",
         headers: vec![
@@ -469,14 +453,12 @@ pub async fn operation(
     State(state): State<AppState>,
     session: Session,
     Path(id): Path<i64>,
-    RawQuery(raw): RawQuery,
 ) -> PageResult {
     let (operation, lines) = state.catalog.operation_log(&session.caller, id).await?;
     let mut page = AdminPage::new(
         &session,
         "operation",
         &format!("Operation {}", operation.id),
-        raw.as_deref(),
     );
     page.operation = Some(OperationView {
         id: operation.id,
@@ -517,7 +499,6 @@ pub async fn system_log(
         &session,
         "log",
         &format!("System log ({} calls)", read.total),
-        raw.as_deref(),
     );
     page.tables.push(TableView {
         id: "system-log",
@@ -542,21 +523,12 @@ pub async fn system_log(
 }
 
 /// `GET /ui/admin/deliveries`: notification deliveries.
-pub async fn deliveries(
-    State(state): State<AppState>,
-    session: Session,
-    RawQuery(raw): RawQuery,
-) -> PageResult {
+pub async fn deliveries(State(state): State<AppState>, session: Session) -> PageResult {
     let deliveries = state
         .catalog
         .list_deliveries(&session.caller, None, Some(200))
         .await?;
-    let mut page = AdminPage::new(
-        &session,
-        "deliveries",
-        "Notification deliveries",
-        raw.as_deref(),
-    );
+    let mut page = AdminPage::new(&session, "deliveries", "Notification deliveries");
     page.tables.push(TableView {
         id: "deliveries",
         headers: vec![

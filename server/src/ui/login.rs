@@ -119,7 +119,7 @@ pub async fn submit(
     Form(form): Form<LoginForm>,
 ) -> Response {
     let next = safe_next(form.next.as_deref()).to_owned();
-    if session::cookie(&headers, LOGIN_CSRF_COOKIE) != Some(form.csrf.as_str()) {
+    if session::read_cookie(&state.ui, &headers, LOGIN_CSRF_COOKIE) != Some(form.csrf.as_str()) {
         return login_page(
             &state,
             &headers,
@@ -275,6 +275,10 @@ pub async fn oidc_start(
     response
 }
 
+/// What the login page says when the provider answered with an error, whatever it said.
+const PROVIDER_REFUSED: &str =
+    "The identity provider did not sign you in. Try again, or ask your administrator.";
+
 #[derive(Debug, Deserialize)]
 pub struct CallbackParams {
     code: Option<String>,
@@ -292,7 +296,7 @@ pub async fn oidc_callback(
     headers: HeaderMap,
     Query(params): Query<CallbackParams>,
 ) -> Response {
-    let carried = session::cookie(&headers, OIDC_COOKIE)
+    let carried = session::read_cookie(&state.ui, &headers, OIDC_COOKIE)
         .unwrap_or_default()
         .to_owned();
     let mut parts = carried.splitn(4, '.');
@@ -329,11 +333,21 @@ pub async fn oidc_callback(
         );
         response
     };
+    // The provider's words stay in the log: a link to this address could carry any
+    // text, and a Lore page shows only Lore's.
     if let Some(error) = &params.error {
-        return refuse(&format!(
-            "The provider did not sign you in: {}",
-            params.error_description.as_deref().unwrap_or(error)
-        ));
+        tracing::warn!(
+            error = %error.chars().take(200).collect::<String>(),
+            description = %params
+                .error_description
+                .as_deref()
+                .unwrap_or_default()
+                .chars()
+                .take(500)
+                .collect::<String>(),
+            "the identity provider refused a sign-in"
+        );
+        return refuse(PROVIDER_REFUSED);
     }
     if params.state.as_deref() != Some(expected) {
         return refuse("The sign-in answer does not belong to this browser's sign-in. Try again.");

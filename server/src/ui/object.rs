@@ -11,7 +11,7 @@ use lore_core::wire::{EmbeddedEntity, Entity};
 use serde_json::Value as Json;
 
 use super::browse::Node;
-use super::page::{Chrome, PageError, PageResult, flash, html, not_found_page, url_encode};
+use super::page::{Chrome, PageError, PageResult, html, not_found_page, url_encode};
 use super::query::{self, Mql};
 use super::search::display;
 use super::session::Session;
@@ -302,8 +302,8 @@ async fn show(
         defined_labels: Vec::new(),
         class_assignments: Vec::new(),
         defined_classes: Vec::new(),
-        done: flash(query.as_deref(), "done"),
-        failed: flash(query.as_deref(), "error"),
+        done: session.done(),
+        failed: session.failed(),
         here: String::new(),
         related: Vec::new(),
         represented_by: Vec::new(),

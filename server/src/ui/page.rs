@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use lore_core::{Error, ErrorCode};
 
-use super::session::Session;
+use super::session::{Flash, Session};
 
 /// The header of a signed-in page.
 #[derive(Debug, Clone)]
@@ -149,24 +149,19 @@ pub fn query_string<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
         .join("&")
 }
 
-/// A redirect to `to` (a path of the UI) after a form: `?done=` saying what happened or
-/// `?error=` with the API's message of why not, which the page shows ([`flash`]).
+/// A redirect to `to` (a path of the UI, no query) after a form, leaving that page a
+/// [`Flash`]: what happened, or the API's message of why not. The session layer seals
+/// it into a cookie; nothing of it is in the address.
 pub fn returned(to: &str, outcome: Result<String, Error>) -> Response {
-    let query = match outcome {
-        Ok(done) => format!("done={}", url_encode(&done)),
-        Err(e) => format!("error={}", url_encode(&e.for_client().message)),
+    let flash = match outcome {
+        Ok(done) => Flash::new(to, false, &done),
+        Err(e) => Flash::new(to, true, &e.for_client().message),
     };
-    (
+    let mut response = (
         StatusCode::SEE_OTHER,
-        [(axum::http::header::LOCATION, format!("{to}?{query}"))],
+        [(axum::http::header::LOCATION, to.to_owned())],
     )
-        .into_response()
-}
-
-/// A message a page was sent back with (`done`, `error`), at most 300 characters.
-pub fn flash(query: Option<&str>, name: &str) -> Option<String> {
-    query
-        .and_then(|q| super::session::url_form_value(q.as_bytes(), name))
-        .filter(|m| !m.is_empty())
-        .map(|m| m.chars().take(300).collect())
+        .into_response();
+    response.extensions_mut().insert(flash);
+    response
 }

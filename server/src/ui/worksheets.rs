@@ -3,7 +3,7 @@
 
 use askama::Template;
 use axum::Form;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use lore_core::catalog::{NewWorksheet, WorksheetRef};
 use lore_core::model::SavedQuery;
@@ -11,7 +11,7 @@ use lore_core::{Error, ObjectId};
 use serde::Deserialize;
 
 use super::mql_text::split_query;
-use super::page::{Chrome, PageResult, flash, html, query_string, returned};
+use super::page::{Chrome, PageResult, html, query_string, returned};
 use super::session::Session;
 use crate::AppState;
 
@@ -54,19 +54,15 @@ fn query_text(q: &SavedQuery) -> String {
 }
 
 /// `GET /ui/worksheets`: the user's saved searches.
-pub async fn list(
-    State(state): State<AppState>,
-    session: Session,
-    RawQuery(raw): RawQuery,
-) -> PageResult {
+pub async fn list(State(state): State<AppState>, session: Session) -> PageResult {
     let worksheets = state
         .catalog
         .list_worksheets(&session.caller, false)
         .await?;
     Ok(html(&WorksheetsPage {
         chrome: Chrome::new(&session, "search"),
-        done: flash(raw.as_deref(), "done"),
-        failed: flash(raw.as_deref(), "error"),
+        done: session.done(),
+        failed: session.failed(),
         saved: worksheets
             .iter()
             .map(|w| {
