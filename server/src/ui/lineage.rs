@@ -6,12 +6,11 @@
 use std::collections::HashMap;
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
-use axum::response::IntoResponse;
 use lore_core::catalog::{LineageOperations, LineageRequest};
 use lore_core::wire::EmbeddedEntity;
 use lore_core::{Error, ObjectRef};
 
+use super::download::Csv;
 use super::lineage_graph::{Graph, Shape, Walk, assemble};
 use super::mql_text::mql_literal;
 use super::page::{PageResult, query_string};
@@ -351,9 +350,8 @@ pub async fn csv(
         .get_entity(&session.caller, &reference)
         .await?;
     let (_, walks) = walks(&state, &session, &entity.id, &params).await?;
-    let mut out = csv::Writer::from_writer(Vec::new());
-    let fail = |e: csv::Error| Error::internal(format!("cannot write CSV: {e}"));
-    out.write_record([
+    let mut out = Csv::new("lore-lineage.csv");
+    out.row([
         "direction",
         "depth",
         "source id",
@@ -363,43 +361,19 @@ pub async fn csv(
         "target",
         "target type",
         "operation",
-    ])
-    .map_err(fail)?;
+    ])?;
     for row in rows(&walks, params.depth) {
-        out.write_record([
+        out.row([
             row.direction,
             &row.depth.to_string(),
             &row.source.id,
-            &guard(&row.source.name),
+            &row.source.name,
             &row.source.object_type.display_name,
             &row.target.id,
-            &guard(&row.target.name),
+            &row.target.name,
             &row.target.object_type.display_name,
-            &guard(&row.operation),
-        ])
-        .map_err(fail)?;
+            &row.operation,
+        ])?;
     }
-    let bytes = out
-        .into_inner()
-        .map_err(|e| Error::internal(format!("cannot write CSV: {e}")))?;
-    Ok((
-        [
-            (CONTENT_TYPE, "text/csv; charset=utf-8"),
-            (
-                CONTENT_DISPOSITION,
-                "attachment; filename=\"lore-lineage.csv\"",
-            ),
-        ],
-        bytes,
-    )
-        .into_response())
-}
-
-/// Text a spreadsheet would run as a formula starts with a quote mark.
-fn guard(text: &str) -> String {
-    if text.starts_with(['=', '+', '-', '@']) {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    }
+    Ok(out.into_response()?)
 }

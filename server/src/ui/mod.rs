@@ -10,6 +10,7 @@ mod admin;
 mod assets;
 mod browse;
 mod curation;
+mod download;
 mod lineage;
 pub mod lineage_graph;
 mod login;
