@@ -36,7 +36,7 @@ pub use gate::{PUBLIC_ROUTES, is_public};
 pub use metrics::Metrics;
 pub use routes::deprecated::DEPRECATED_METHODS;
 pub use routes::removed::REMOVED_METHODS;
-pub use ui::PUBLIC_UI_ROUTES;
+pub use ui::{PUBLIC_UI_ROUTES, exposed_without_https};
 
 /// What every handler can reach.
 #[derive(Debug, Clone)]

@@ -246,6 +246,14 @@ async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
     if let Some(addr) = server.metrics_addr {
         tracing::info!("serving metrics on http://{addr}/metrics");
     }
+    if lore_server::exposed_without_https(server.addr, settings.server.public_url.as_deref()) {
+        tracing::warn!(
+            listen = %server.addr,
+            "the web UI is served on a non-loopback address without an https server.public_url: \
+             browsers send passwords and session cookies in clear unless a proxy in front \
+             ends TLS; set server.public_url = \"https://...\" once one does"
+        );
+    }
     shutdown_signal().await;
     tracing::info!("shutting down: finishing running calls");
     server.stop().await;

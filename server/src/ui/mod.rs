@@ -75,6 +75,19 @@ impl UiConfig {
     }
 }
 
+/// Whether the UI is served where other machines reach it (`listen` is not a loopback
+/// address) while `server.public_url` does not say browsers come over HTTPS: then
+/// session cookies and passwords cross the network in clear unless a proxy in front
+/// says otherwise, and `lore serve` warns at start.
+pub fn exposed_without_https(listen: std::net::SocketAddr, public_url: Option<&str>) -> bool {
+    let https = public_url.is_some_and(|u| {
+        u.trim()
+            .get(..8)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+    });
+    !listen.ip().is_loopback() && !https
+}
+
 /// The UI's routes, each behind the session layer. An unknown path under `/ui/` gets
 /// the UI's 404 page ([`is_ui_path`]).
 pub fn router(state: AppState) -> Router<AppState> {
@@ -163,4 +176,31 @@ pub fn method_not_allowed() -> axum::response::Response {
         "Nothing here",
         "This address does not take that kind of request.",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_non_loopback_address_without_https_is_exposed() {
+        let any = "0.0.0.0:11480".parse().unwrap();
+        let lan = "10.1.2.3:11480".parse().unwrap();
+        let local = "127.0.0.1:11480".parse().unwrap();
+        let local6 = "[::1]:11480".parse().unwrap();
+        assert!(exposed_without_https(any, None));
+        assert!(exposed_without_https(lan, None));
+        assert!(exposed_without_https(any, Some("http://lore.example.com")));
+        assert!(exposed_without_https(any, Some("")));
+        assert!(!exposed_without_https(
+            any,
+            Some("https://lore.example.com")
+        ));
+        assert!(!exposed_without_https(
+            lan,
+            Some("HTTPS://lore.example.com/")
+        ));
+        assert!(!exposed_without_https(local, None));
+        assert!(!exposed_without_https(local6, Some("http://x")));
+    }
 }
