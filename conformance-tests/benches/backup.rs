@@ -66,6 +66,7 @@ fn chunks(objects: i64) -> impl Iterator<Item = Vec<Op>> {
             password_hash: None,
             enabled: true,
             created_at: now,
+            external: None,
         }),
         Op::PutObject(Object::new(
             ObjectId::repository(MODEL),

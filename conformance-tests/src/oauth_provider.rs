@@ -166,7 +166,8 @@ impl Provider {
         response.json().await.expect("a JSON answer")
     }
 
-    /// A token for `user` with the audience Lore expects, signed by the published key.
+    /// A token for `user` (subject [`subject_of`] `user`) with the audience Lore
+    /// expects, signed by the published key.
     pub async fn token_for(&self, user: &str) -> String {
         self.token(json!({"preferred_username": user, "aud": AUDIENCE}))
             .await
@@ -181,7 +182,8 @@ impl Provider {
     /// A token valid for `expires_in` seconds (negative: expired), signed by `signer`:
     /// `issuer`, `unknown-key` (a key id the JWKS lacks) or `wrong-key` (a foreign key
     /// reusing the published key id).
-    pub async fn token_with(&self, claims: Value, expires_in: i64, signer: &str) -> String {
+    pub async fn token_with(&self, mut claims: Value, expires_in: i64, signer: &str) -> String {
+        with_subject(&mut claims);
         let answer = self
             .control(
                 "token",
@@ -198,7 +200,8 @@ impl Provider {
 
     /// An opaque token whose introspection answers `answer` over the defaults (active,
     /// iss, exp in an hour).
-    pub async fn opaque(&self, answer: Value) -> String {
+    pub async fn opaque(&self, mut answer: Value) -> String {
+        with_subject(&mut answer);
         let answer = self.control("opaque", json!({"answer": answer})).await;
         answer["token"].as_str().expect("a token").to_owned()
     }
@@ -222,5 +225,23 @@ impl Drop for Provider {
         drop(self.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The subject (`sub`) of the provider's account named `user` in the tokens the tests
+/// make, unless a test gives one.
+pub fn subject_of(user: &str) -> String {
+    format!("subject-of-{user}")
+}
+
+/// Claims without a `sub` get the one of their `preferred_username` ([`subject_of`]);
+/// `"sub": null` removes it.
+fn with_subject(claims: &mut Value) {
+    if let Some(map) = claims.as_object_mut()
+        && !map.contains_key("sub")
+        && let Some(name) = map.get("preferred_username").and_then(Value::as_str)
+    {
+        let subject = subject_of(name);
+        map.insert("sub".to_owned(), Value::String(subject));
     }
 }

@@ -143,6 +143,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(curation_of_many_objects_by_object),
         case!(notifications_newest_first_and_gone_with_their_user),
         case!(user_names_unique_case_insensitively),
+        case!(users_are_found_by_their_external_identity_exactly),
         case!(grants_once_each_sorted_and_removed_exactly),
         case!(sessions_expire_at_expires_at),
         case!(session_expiring_now_is_expired),
@@ -362,6 +363,7 @@ fn user(id: i64, name: &str) -> User {
         password_hash: None,
         enabled: true,
         created_at: now(),
+        external: None,
     }
 }
 

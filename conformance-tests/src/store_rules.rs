@@ -45,6 +45,7 @@ fn user(id: i64, name: &str) -> User {
         password_hash: None,
         enabled: true,
         created_at: now(),
+        external: None,
     }
 }
 

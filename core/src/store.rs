@@ -991,6 +991,9 @@ pub trait AccessStore: Send + Sync {
     async fn user(&self, id: ObjectId) -> Result<Option<User>>;
     /// The user of that name, compared case-insensitively (Unicode lowercase).
     async fn user_by_name(&self, name: &str) -> Result<Option<User>>;
+    /// The user linked to an identity provider's account ([`ExternalLink::Subject`]),
+    /// compared exactly.
+    async fn user_by_external(&self, issuer: &str, subject: &str) -> Result<Option<User>>;
     async fn user_count(&self) -> Result<u64>;
     /// Every user, sorted by name (case-insensitively), then id.
     async fn users(&self) -> Result<Vec<User>>;

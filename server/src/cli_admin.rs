@@ -21,7 +21,7 @@ use lore_core::ServerCatalog;
 use lore_core::catalog::{
     Bootstrap, GranteeKind, GranteeRef, GroupUpdate, NewGroup, NewUser, RoleGrant, UserUpdate,
 };
-use lore_core::model::{Group, User};
+use lore_core::model::{ExternalLink, Group, User};
 
 use crate::Settings;
 use crate::text_table;
@@ -121,6 +121,32 @@ pub enum UserCommand {
         /// Refuse the user's logins and end their sessions.
         #[arg(long)]
         disable: bool,
+    },
+    /// Link a user to their account at the OAuth 2.0 / OpenID Connect provider: later
+    /// sign-ins with that issuer and subject (the tokens' `iss` and `sub`) are this
+    /// user, whatever name they carry.
+    Link {
+        /// The user's name or id.
+        name: String,
+        /// The provider, exactly as its tokens' `iss` claim (`auth.oauth2.issuer`).
+        #[arg(
+            long,
+            required_unless_present = "at_next_sign_in",
+            requires = "subject"
+        )]
+        issuer: Option<String>,
+        /// The user's account at the provider, exactly as its tokens' `sub` claim.
+        #[arg(long, requires = "issuer")]
+        subject: Option<String>,
+        /// Instead: link the user at their next sign-in whose name claim is the user's
+        /// name, character for character (only for a user without a password).
+        #[arg(long, conflicts_with_all = ["issuer", "subject"])]
+        at_next_sign_in: bool,
+    },
+    /// Unlink a user from their account at the identity provider.
+    Unlink {
+        /// The user's name or id.
+        name: String,
     },
     /// Reset a user's password without the old one; their sessions end.
     Password {
@@ -449,6 +475,7 @@ async fn user_command(
                     },
                 ),
                 ("Created", user.created_at.to_rfc3339()),
+                ("Identity", identity_text(user.external.as_ref())),
                 ("Groups", group_names(&groups)),
                 ("Global roles", role_names(&roles)),
             ]))
@@ -597,6 +624,38 @@ async fn user_command(
                 role_names(&held)
             ))
         }
+        UserCommand::Link {
+            name,
+            issuer,
+            subject,
+            at_next_sign_in,
+        } => {
+            let link = match (issuer, subject) {
+                (Some(issuer), Some(subject)) if !at_next_sign_in => {
+                    ExternalLink::Subject { issuer, subject }
+                }
+                _ => ExternalLink::AtNextSignIn,
+            };
+            let user = catalog
+                .link_identity(&operator, &name, Some(link))
+                .await
+                .map_err(message)?;
+            Ok(format!(
+                "Linked user {}: {}.\n",
+                user.name,
+                identity_text(user.external.as_ref())
+            ))
+        }
+        UserCommand::Unlink { name } => {
+            let user = catalog
+                .link_identity(&operator, &name, None)
+                .await
+                .map_err(message)?;
+            Ok(format!(
+                "Unlinked user {} from their identity provider's account.\n",
+                user.name
+            ))
+        }
         UserCommand::Revoke { name, role } => {
             let user = catalog.get_user(&operator, &name).await.map_err(message)?;
             catalog
@@ -605,6 +664,17 @@ async fn user_command(
                 .map_err(message)?;
             Ok(format!("Revoked {role} from user {}.\n", user.name))
         }
+    }
+}
+
+/// How a user is linked to an identity provider's account, in words.
+fn identity_text(link: Option<&ExternalLink>) -> String {
+    match link {
+        Some(ExternalLink::Subject { issuer, subject }) => {
+            format!("subject '{subject}' of {issuer}")
+        }
+        Some(ExternalLink::AtNextSignIn) => "at the next sign-in naming the user".to_owned(),
+        None => "none".to_owned(),
     }
 }
 

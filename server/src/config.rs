@@ -442,6 +442,10 @@ pub struct OAuth2Settings {
     /// Whether the first login of an unknown user creates the account (enabled, no
     /// password, no roles); otherwise such a login is refused.
     pub create_users: bool,
+    /// Whether a first sign-in links the one account that is not yet linked and has the
+    /// token's e-mail address, when the provider says it verified it (`email_verified`).
+    /// Off: an administrator links existing accounts (`PUT /admin/users/{id}/identity`).
+    pub link_verified_email: bool,
     /// Client credentials for the introspection endpoint (RFC 7662), for opaque tokens.
     pub introspection_client_id: Option<String>,
     pub introspection_client_secret: Option<String>,
@@ -468,6 +472,7 @@ impl Default for OAuth2Settings {
             groups_claim: "groups".into(),
             groups: BTreeMap::new(),
             create_users: false,
+            link_verified_email: false,
             introspection_client_id: None,
             introspection_client_secret: None,
             leeway: "60s".into(),
@@ -489,6 +494,7 @@ impl std::fmt::Debug for OAuth2Settings {
             .field("groups_claim", &self.groups_claim)
             .field("groups", &self.groups)
             .field("create_users", &self.create_users)
+            .field("link_verified_email", &self.link_verified_email)
             .field("introspection_client_id", &self.introspection_client_id)
             .field(
                 "introspection_client_secret",

@@ -43,6 +43,7 @@ pub struct OAuth2Login {
     groups_claim: String,
     groups: BTreeMap<String, String>,
     create_users: bool,
+    link_verified_email: bool,
     client: Option<(String, String)>,
     /// The web UI's client: id and optional secret (OpenID Connect sign-in).
     browser: Option<(String, Option<String>)>,
@@ -125,6 +126,7 @@ impl OAuth2Login {
             groups_claim: settings.groups_claim.clone(),
             groups: settings.groups.clone(),
             create_users: settings.create_users,
+            link_verified_email: settings.link_verified_email,
             client: settings
                 .introspection_client_id
                 .clone()
@@ -141,6 +143,11 @@ impl OAuth2Login {
             catalog,
             provider: Mutex::new(ProviderCache::default()),
         }))
+    }
+
+    /// The configured issuer: what users are linked by, with the tokens' subjects.
+    pub fn issuer(&self) -> &str {
+        &self.issuer
     }
 
     /// Whether the first login of an unknown user creates the account.
@@ -162,8 +169,18 @@ impl OAuth2Login {
         self.identity_from_claims(&claims)
     }
 
-    /// The user name, names and mapped groups of validated claims.
+    /// The subject, user name, names and mapped groups of validated claims. The issuer
+    /// is the configured one, which a JWT's `iss` was checked against (an introspection
+    /// answer need not name it).
     fn identity_from_claims(&self, claims: &Claims) -> Result<ExternalIdentity> {
+        let subject = claims
+            .get("sub")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|sub| !sub.is_empty())
+            .ok_or_else(|| {
+                refused("the token has no 'sub' claim naming the caller's account at the provider")
+            })?;
         let user_name = claims
             .get(&self.user_claim)
             .and_then(Value::as_str)
@@ -187,10 +204,16 @@ impl OAuth2Login {
             Some(Value::String(one)) => vec![one.as_str()],
             _ => Vec::new(),
         };
+        // Some providers send the flag as a string.
+        let email_verified = matches!(claims.get("email_verified"), Some(Value::Bool(true)))
+            || claims.get("email_verified").and_then(Value::as_str) == Some("true");
         Ok(ExternalIdentity {
+            issuer: self.issuer.clone(),
+            subject: subject.to_owned(),
             user_name: user_name.to_owned(),
             full_name: text("name"),
             email: text("email"),
+            email_verified,
             groups: map_groups(values, &self.groups),
             managed_groups: {
                 let mut all: Vec<String> = self.groups.values().cloned().collect();
@@ -585,6 +608,10 @@ impl TokenVerifier for IdToken<'_> {
     fn creates_users(&self) -> bool {
         self.login.create_users
     }
+
+    fn links_verified_email(&self) -> bool {
+        self.login.link_verified_email
+    }
 }
 
 #[async_trait]
@@ -595,6 +622,10 @@ impl TokenVerifier for OAuth2Login {
 
     fn creates_users(&self) -> bool {
         self.create_users
+    }
+
+    fn links_verified_email(&self) -> bool {
+        self.link_verified_email
     }
 }
 

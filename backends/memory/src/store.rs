@@ -9,11 +9,11 @@ use lore_core::error::{Error, Result};
 use lore_core::id::ObjectId;
 use lore_core::model::{
     Attachment, AttachmentInfo, AttributeType, Curation, DataClass, Delivery, DeliveryState,
-    Document, DocumentKind, Edge, EdgeKind, Grant, Group, ImportSettings, LineageBounds,
-    LineageEvent, LineageRun, LineageWalk, LoginFailures, Membership, Notification, OPERATION_IDS,
-    Object, ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine, PrintedObject,
-    Role, RunFilter, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter, Timestamp, User,
-    Worksheet,
+    Document, DocumentKind, Edge, EdgeKind, ExternalLink, Grant, Group, ImportSettings,
+    LineageBounds, LineageEvent, LineageRun, LineageWalk, LoginFailures, Membership, Notification,
+    OPERATION_IDS, Object, ObjectKind, ObjectType, Operation, OperationFilter, OperationLogLine,
+    PrintedObject, Role, RunFilter, SensitivityLabel, Session, SystemLogEntry, SystemLogFilter,
+    Timestamp, User, Worksheet,
 };
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
@@ -285,6 +285,17 @@ impl AccessStore for MemoryStore {
             .user_names
             .get(&user_key(name))
             .and_then(|id| state.users.get(id))
+            .cloned())
+    }
+
+    async fn user_by_external(&self, issuer: &str, subject: &str) -> Result<Option<User>> {
+        Ok(self
+            .read()?
+            .users
+            .values()
+            .find(|u| {
+                u.external.as_ref().and_then(ExternalLink::subject) == Some((issuer, subject))
+            })
             .cloned())
     }
 

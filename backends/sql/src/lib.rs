@@ -188,6 +188,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "a version per model of its objects",
         sql: include_str!("../migrations/0028_model_versions.sql"),
     },
+    Migration {
+        version: 29,
+        name: "users linked to identity providers by issuer and subject",
+        sql: include_str!("../migrations/0029_external_identities.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -21,7 +21,8 @@ pub(crate) use object_columns;
 /// The columns [`user`] reads, in order.
 macro_rules! user_columns {
     () => {
-        "model_id, object_id, name, full_name, email, description, password_hash, enabled, created_at"
+        "model_id, object_id, name, full_name, email, description, password_hash, enabled, created_at, \
+         external_issuer, external_subject"
     };
 }
 pub(crate) use user_columns;
@@ -231,6 +232,13 @@ pub(crate) fn user(mut row: Row) -> Result<User> {
         password_hash: row.opt_text(6, T)?,
         enabled: row.bool(7, T)?,
         created_at: row.timestamp(8, T)?,
+        external: match (row.opt_text(9, T)?, row.opt_text(10, T)?) {
+            (Some(issuer), Some(subject)) if !subject.is_empty() => {
+                Some(ExternalLink::Subject { issuer, subject })
+            }
+            (Some(_), Some(_)) => Some(ExternalLink::AtNextSignIn),
+            _ => None,
+        },
     })
 }
 

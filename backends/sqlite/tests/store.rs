@@ -33,6 +33,7 @@ fn user(object: i64, name: &str) -> User {
         password_hash: Some("$argon2id$fake".to_owned()),
         enabled: true,
         created_at: now(),
+        external: None,
     }
 }
 
@@ -140,6 +141,8 @@ async fn tags_written_before_migration_21_are_ordered_after_it() -> Result<()> {
          DROP TABLE lineage_events; DROP TABLE lineage_runs;
          DROP TRIGGER object_search_insert; DROP TRIGGER object_search_delete;
          DROP TRIGGER object_search_update; DROP TABLE object_search; DROP TABLE model_versions;
+         DROP INDEX users_external; ALTER TABLE users DROP COLUMN external_issuer;
+         ALTER TABLE users DROP COLUMN external_subject;
          DELETE FROM lore_schema WHERE version >= 21;
          INSERT INTO tags VALUES (2, 1, 'label', 'PII'), (2, 1, 'label', 'pii'),
              (2, 1, 'label', 'Gold'), (2, 2, 'label', 'Pii'), (2, 3, 'label', 'x');
@@ -195,5 +198,50 @@ async fn tags_written_before_migration_21_are_ordered_after_it() -> Result<()> {
         .query_row("SELECT COUNT(*) FROM import_prints", [], |r| r.get(0))
         .map_err(internal)?;
     assert_eq!(prints, 1, "filling the columns changes no object");
+    Ok(())
+}
+
+/// Migration 29 on a database written before it: the users without a password (made at
+/// a first OAuth 2.0 sign-in, when a sign-in took whichever account its name claim
+/// named) are to be linked at their next sign-in; users with a password are not linked.
+#[tokio::test]
+async fn users_without_a_password_before_migration_29_are_linked_at_their_next_sign_in()
+-> Result<()> {
+    let internal = |e: rusqlite::Error| lore_core::Error::internal(e.to_string());
+    let dir = tempfile::tempdir().map_err(|e| lore_core::Error::internal(e.to_string()))?;
+    let path = dir.path().join("lore.db");
+    let store = SqliteStore::open(&path).await?;
+    let mut without_password = user(1, "oidc-user");
+    without_password.password_hash = None;
+    store
+        .apply(Batch::from(vec![
+            Op::PutUser(without_password),
+            Op::PutUser(user(2, "ann")),
+        ]))
+        .await?;
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).map_err(internal)?;
+    conn.execute_batch(
+        "DROP INDEX users_external; ALTER TABLE users DROP COLUMN external_issuer;
+         ALTER TABLE users DROP COLUMN external_subject;
+         DELETE FROM lore_schema WHERE version >= 29;",
+    )
+    .map_err(internal)?;
+    drop(conn);
+    let store = SqliteStore::open(&path).await?;
+    assert_eq!(
+        store
+            .user(ObjectId::repository(1))
+            .await?
+            .and_then(|u| u.external),
+        Some(ExternalLink::AtNextSignIn)
+    );
+    assert_eq!(
+        store
+            .user(ObjectId::repository(2))
+            .await?
+            .and_then(|u| u.external),
+        None
+    );
     Ok(())
 }

@@ -178,6 +178,16 @@ pub fn cases() -> Vec<Case> {
             [("POST", "/auth/loginOAuth2", N)]
         ),
         case!(
+            oauth::oauth2_name_claims_never_take_an_account,
+            OAuth2ProviderCreatingUsers,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
+            oauth::oauth2_refused_sign_ins_are_throttled,
+            OAuth2Provider,
+            [("POST", "/auth/loginOAuth2", B)]
+        ),
+        case!(
             oauth::oauth2_disabled_user_is_refused,
             OAuth2ProviderCreatingUsers,
             [("POST", "/auth/loginOAuth2", B)]
@@ -742,6 +752,30 @@ pub fn cases() -> Vec<Case> {
                 ("GET", "/admin/users/{userId}", D),
                 ("PUT", "/admin/users", D),
                 ("DELETE", "/admin/users/{userId}", D),
+            ]
+        ),
+        case!(
+            users::users_identity_link_and_unlink,
+            AnyServer,
+            [
+                ("PUT", "/admin/users/{userId}/identity", N),
+                ("DELETE", "/admin/users/{userId}/identity", N),
+            ]
+        ),
+        case!(
+            users::users_identity_bad_input,
+            AnyServer,
+            [
+                ("PUT", "/admin/users/{userId}/identity", B),
+                ("DELETE", "/admin/users/{userId}/identity", B),
+            ]
+        ),
+        case!(
+            users::users_identity_without_administer_is_denied,
+            AnyServer,
+            [
+                ("PUT", "/admin/users/{userId}/identity", D),
+                ("DELETE", "/admin/users/{userId}/identity", D),
             ]
         ),
         case!(

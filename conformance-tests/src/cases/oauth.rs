@@ -8,7 +8,7 @@ use reqwest::header::AUTHORIZATION;
 use serde_json::{Value, json};
 
 use crate::harness::{Resp, Target, assert_error, unique};
-use crate::oauth_provider::AUDIENCE;
+use crate::oauth_provider::{AUDIENCE, subject_of};
 
 const PATH: &str = "/auth/loginOAuth2";
 
@@ -47,6 +47,24 @@ fn assert_refused(resp: &Resp, why: &str, token: &str) {
     );
 }
 
+/// Links the suite's user (an administrator with a password) to the provider's account
+/// of that name, as an administrator does: `PUT /admin/users/{user}/identity` with the
+/// subject only (the issuer is the configured one).
+async fn link_suite_user(t: &Target) {
+    let resp = t
+        .put(
+            &format!("/admin/users/{}/identity", t.user),
+            &[],
+            &json!({"subject": subject_of(&t.user)}),
+        )
+        .await;
+    assert_eq!(
+        resp.ok()["externalIdentity"]["issuer"],
+        json!(t.provider().issuer),
+        "the issuer defaults to the configured one"
+    );
+}
+
 /// The status of GET /types/listProfiles with the key: 200, 401 or 403.
 async fn status_with(t: &Target, key: &str) -> u16 {
     t.send(
@@ -59,8 +77,14 @@ async fn status_with(t: &Target, key: &str) -> u16 {
 
 pub async fn oauth2_token_logs_in_and_the_key_works(t: &Target) {
     let p = t.provider();
-    // The user name is matched case-insensitively.
-    let token = p.token_for(&t.user.to_lowercase()).await;
+    // Before an administrator links the account, a token naming it does not reach it.
+    let token = p.token_for(&t.user).await;
+    assert_refused(&login(t, &token).await, "no Lore user is linked", &token);
+    link_suite_user(t).await;
+    // The user is found by subject: the name the token carries does not matter.
+    let token = p
+        .token(json!({"preferred_username": "renamed-at-the-provider", "sub": subject_of(&t.user), "aud": AUDIENCE}))
+        .await;
     let resp = login(t, &token).await;
     let key = key_of(&resp);
     assert_eq!(status_with(t, &key).await, 200, "the key works elsewhere");
@@ -103,6 +127,7 @@ pub async fn oauth2_token_logs_in_and_the_key_works(t: &Target) {
 
 pub async fn oauth2_force_login_ends_other_sessions(t: &Target) {
     let p = t.provider();
+    link_suite_user(t).await;
     let password_key = t.login().await;
     let oauth_key = key_of(&login(t, &p.token_for(&t.user).await).await);
     let resp = login_with(
@@ -177,6 +202,7 @@ pub async fn oauth2_wrongly_signed_tokens_are_refused(t: &Target) {
 
 pub async fn oauth2_rotated_key_works_after_rotation(t: &Target) {
     let p = t.provider();
+    link_suite_user(t).await;
     key_of(&login(t, &p.token_for(&t.user).await).await);
     assert_eq!(
         p.stats().await["jwksFetches"],
@@ -212,6 +238,7 @@ pub async fn oauth2_rotated_key_works_after_rotation(t: &Target) {
 
 pub async fn oauth2_opaque_tokens_are_introspected(t: &Target) {
     let p = t.provider();
+    link_suite_user(t).await;
     let active = p
         .opaque(json!({"preferred_username": t.user, "aud": AUDIENCE}))
         .await;
@@ -244,7 +271,7 @@ pub async fn oauth2_unknown_user_is_refused_without_create_users(t: &Target) {
     let p = t.provider();
     let name = unique("stranger");
     let token = p.token_for(&name).await;
-    assert_refused(&login(t, &token).await, "not known", &token);
+    assert_refused(&login(t, &token).await, "no Lore user is linked", &token);
     if let Some(store) = t.store() {
         assert!(
             store.user_by_name(&name).await.expect("a read").is_none(),
@@ -308,8 +335,20 @@ pub async fn oauth2_unknown_user_is_created_with_create_users(t: &Target) {
     assert!(user.password_hash.is_none());
     assert_eq!(user.full_name, "New Comer");
     assert_eq!(user.email, "newcomer@example.org");
-    // The next login finds the same user, whatever the case of the name.
-    let again = key_of(&login(t, &p.token_for(&name.to_uppercase()).await).await);
+    assert!(
+        user.external
+            == Some(lore_core::model::ExternalLink::Subject {
+                issuer: p.issuer.clone(),
+                subject: subject_of(&name)
+            }),
+        "created linked to the token's issuer and subject: {:?}",
+        user.external
+    );
+    // The next login finds the same user by subject, whatever name the token carries.
+    let renamed = p
+        .token(json!({"preferred_username": name.to_uppercase(), "sub": subject_of(&name), "aud": AUDIENCE}))
+        .await;
+    let again = key_of(&login(t, &renamed).await);
     assert_eq!(status_with(t, &again).await, 403);
     assert_eq!(
         store
@@ -327,6 +366,83 @@ pub async fn oauth2_unknown_user_is_created_with_create_users(t: &Target) {
         )
         .await;
     assert_error(&resp, 401, "AUTHENTICATION_ERROR");
+}
+
+/// A token of another account at the provider that names an existing Lore user, in any
+/// case, never signs in as them: not the suite's administrator, not `Administrator`,
+/// even with `forceLogin` (which would end their sessions); a look-alike name makes an
+/// account of its own, without rights.
+pub async fn oauth2_name_claims_never_take_an_account(t: &Target) {
+    let p = t.provider();
+    let admin_key = t.key().await;
+    for name in [
+        t.user.clone(),
+        t.user.to_uppercase(),
+        t.user.to_lowercase(),
+        "Administrator".to_owned(),
+        "ADMINISTRATOR".to_owned(),
+    ] {
+        let token = p
+            .token(json!({"preferred_username": name, "sub": "attacker", "aud": AUDIENCE}))
+            .await;
+        let resp = login_with(t, &[("forceLogin", "true")], json!({ "token": token })).await;
+        assert_refused(&resp, "belongs to a Lore user that is not linked", &token);
+    }
+    assert_eq!(
+        status_with(t, &admin_key).await,
+        200,
+        "the administrator's session is untouched"
+    );
+    let users = t.get("/admin/users").await;
+    assert!(
+        users
+            .ok_array()
+            .iter()
+            .all(|u| u["externalIdentity"].is_null()),
+        "no refused sign-in linked an account: {}",
+        users.describe()
+    );
+    // A look-alike (Cyrillic 'А', Kelvin sign) is another account, without rights.
+    for (i, name) in ["\u{410}dministrator", "\u{212A}elvin"]
+        .into_iter()
+        .enumerate()
+    {
+        let token = p
+            .token(json!({"preferred_username": name, "sub": format!("look-alike-{i}"), "aud": AUDIENCE}))
+            .await;
+        let key = key_of(&login(t, &token).await);
+        assert_eq!(status_with(t, &key).await, 403, "{name} has no rights");
+        let resp = t
+            .send(t.anon(Method::GET, "/admin/users").header("api-key", &key))
+            .await;
+        assert_error(&resp, 403, "PERMISSION_DENIED");
+    }
+}
+
+/// Refused sign-ins count against the client's address as failed password logins do:
+/// after 30, even a good token is refused with 429 for a while, and so is a password.
+pub async fn oauth2_refused_sign_ins_are_throttled(t: &Target) {
+    let p = t.provider();
+    link_suite_user(t).await;
+    for _ in 0..30 {
+        let garbage = "not.a.jwt";
+        assert_refused(&login(t, garbage).await, "JWT", garbage);
+    }
+    let good = p.token_for(&t.user).await;
+    let resp = login(t, &good).await;
+    assert_error(&resp, 429, "TOO_MANY_LOGIN_ATTEMPTS");
+    assert!(
+        resp.message().contains("from this address"),
+        "{}",
+        resp.message()
+    );
+    let resp = t
+        .send(
+            t.anon(Method::POST, "/auth/login")
+                .json(&json!({"user": t.user, "password": t.password})),
+        )
+        .await;
+    assert_error(&resp, 429, "TOO_MANY_LOGIN_ATTEMPTS");
 }
 
 pub async fn oauth2_disabled_user_is_refused(t: &Target) {
@@ -349,6 +465,10 @@ pub async fn oauth2_disabled_user_is_refused(t: &Target) {
                 password_hash: None,
                 enabled: false,
                 created_at: lore_core::model::now(),
+                external: Some(lore_core::model::ExternalLink::Subject {
+                    issuer: p.issuer.clone(),
+                    subject: subject_of(&name),
+                }),
             })]
             .into(),
         )

@@ -275,3 +275,181 @@ pub async fn failed_logins_are_throttled(t: &Target) {
     let resp = login(t, &name, "right-password").await;
     assert_eq!(resp.status, 200, "{}", resp.describe());
 }
+
+/// `PUT` and `DELETE /admin/users/{userId}/identity`: an administrator links a user to
+/// an identity provider's account by issuer and subject (shown as `externalIdentity`),
+/// marks a user without a password to be linked at their next sign-in, and unlinks.
+pub async fn users_identity_link_and_unlink(t: &Target) {
+    let name = unique("oidc-user");
+    let id = create(t, json!({"name": name})).await.ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    assert_eq!(
+        t.get(&format!("{USERS}/{id}")).await.ok()["externalIdentity"],
+        Value::Null
+    );
+    let path = format!("{USERS}/{id}/identity");
+    let subject = unique("subject");
+    let linked = t
+        .put(
+            &path,
+            &[],
+            &json!({"issuer": "https://idp.example/", "subject": subject}),
+        )
+        .await;
+    assert_eq!(
+        linked.ok()["externalIdentity"],
+        json!({"issuer": "https://idp.example/", "subject": subject})
+    );
+    // By name too, and shown wherever the user is.
+    let by_name = format!("{USERS}/{name}");
+    assert_eq!(
+        t.get(&by_name).await.ok()["externalIdentity"]["subject"],
+        json!(subject)
+    );
+    let marked = t
+        .put(
+            &format!("{by_name}/identity"),
+            &[],
+            &json!({"atNextSignIn": true}),
+        )
+        .await;
+    assert_eq!(
+        marked.ok()["externalIdentity"],
+        json!({"atNextSignIn": true})
+    );
+    let unlinked = t.delete(&path, &[]).await;
+    assert_eq!(unlinked.ok()["externalIdentity"], Value::Null);
+    assert_eq!(t.get(&by_name).await.ok()["externalIdentity"], Value::Null);
+    // Unlinking again changes nothing.
+    assert_eq!(t.delete(&path, &[]).await.ok()["name"], json!(name));
+}
+
+pub async fn users_identity_bad_input(t: &Target) {
+    let first = create(t, json!({"name": unique("linked")})).await.ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let second = create(
+        t,
+        json!({"name": unique("with-password"), "password": "long-enough"}),
+    )
+    .await
+    .ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let subject = unique("taken");
+    let identity = json!({"issuer": "https://idp.example/", "subject": subject});
+    t.put(&format!("{USERS}/{first}/identity"), &[], &identity)
+        .await
+        .ok();
+    let second_path = format!("{USERS}/{second}/identity");
+    let conflict = t.put(&second_path, &[], &identity).await;
+    assert_error(&conflict, 409, "CONFLICT");
+    assert_eq!(
+        t.get(&format!("{USERS}/{second}")).await.ok()["externalIdentity"],
+        Value::Null,
+        "a refused link leaves the user as it was"
+    );
+    for (body, status, code) in [
+        (json!({}), 400, "REQUIRED_PARAMETER_NOT_SPECIFIED"),
+        (
+            json!({"issuer": "https://idp.example/"}),
+            400,
+            "REQUIRED_PARAMETER_NOT_SPECIFIED",
+        ),
+        (
+            json!({"issuer": "https://idp.example/", "subject": "  "}),
+            400,
+            "REQUIRED_PARAMETER_NOT_SPECIFIED",
+        ),
+        (
+            json!({"issuer": "", "subject": "s"}),
+            400,
+            "REQUIRED_PARAMETER_NOT_SPECIFIED",
+        ),
+        (
+            json!({"issuer": "https://idp.example/", "subject": "a\u{0}b"}),
+            400,
+            "INVALID_PARAMETER",
+        ),
+        (
+            json!({"issuer": "https://idp.example/", "subject": "x".repeat(1025)}),
+            400,
+            "INVALID_PARAMETER",
+        ),
+        (
+            json!({"issuer": "https://idp.example/", "subject": "s", "atNextSignIn": true}),
+            400,
+            "INVALID_PARAMETER",
+        ),
+        (
+            json!({"issuer": "https://idp.example/", "subject": "s", "sub": "s"}),
+            400,
+            "INVALID_PARAMETER",
+        ),
+        (json!({"subject": 5}), 400, "INVALID_PARAMETER"),
+        // A user with a password cannot be found by a name claim.
+        (json!({"atNextSignIn": true}), 400, "INVALID_PARAMETER"),
+    ] {
+        let resp = t.put(&second_path, &[], &body).await;
+        assert_error(&resp, status, code);
+    }
+    // Without an issuer, only a server with OAuth 2.0 configured has one to default to.
+    let resp = t.put(&second_path, &[], &json!({"subject": "s"})).await;
+    assert_error(&resp, 400, "REQUIRED_PARAMETER_NOT_SPECIFIED");
+    assert!(resp.message().contains("issuer"), "{}", resp.message());
+    for (method, path) in [
+        (
+            Method::PUT,
+            format!("{USERS}/{}/identity", unique("nobody")),
+        ),
+        (
+            Method::DELETE,
+            format!("{USERS}/{}/identity", unique("nobody")),
+        ),
+        (Method::DELETE, format!("{USERS}/-1_999999999/identity")),
+    ] {
+        let resp = t
+            .send(
+                t.call(method, &path)
+                    .await
+                    .json(&json!({"issuer": "i", "subject": "s"})),
+            )
+            .await;
+        assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    }
+}
+
+/// Only an administrator links or unlinks, themselves included.
+pub async fn users_identity_without_administer_is_denied(t: &Target) {
+    let name = unique("self-linker");
+    create(t, json!({"name": name, "password": "long-enough"}))
+        .await
+        .ok();
+    t.put(
+        "/admin/grants/grantGlobalRoles",
+        &[],
+        &json!({"grantee": name, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
+    )
+    .await
+    .ok();
+    let key = key_of(t, &name, "long-enough").await;
+    let path = format!("{USERS}/{name}/identity");
+    for (method, body) in [
+        (
+            Method::PUT,
+            Some(json!({"issuer": "https://idp.example/", "subject": "mine"})),
+        ),
+        (Method::DELETE, None),
+    ] {
+        let resp = send_as(t, &key, method, &path, &[], body).await;
+        assert_error(&resp, 403, "PERMISSION_DENIED");
+    }
+    assert_eq!(
+        t.get(&format!("{USERS}/{name}")).await.ok()["externalIdentity"],
+        Value::Null
+    );
+}

@@ -165,6 +165,126 @@ pub(super) async fn definitions_round_trip_and_replace_by_name(store: Arc<dyn St
     );
 }
 
+pub(super) async fn users_are_found_by_their_external_identity_exactly(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let first = ok(store.reserve_ids(REPOSITORY_MODEL, 4).await, "reserve_ids");
+    let subject = |issuer: &str, subject: &str| {
+        Some(ExternalLink::Subject {
+            issuer: issuer.into(),
+            subject: subject.into(),
+        })
+    };
+    let mut ann = user(first, "ann");
+    ann.external = subject("https://idp.example/", "248289761001");
+    let mut bob = user(first + 1, "bob");
+    bob.external = Some(ExternalLink::AtNextSignIn);
+    let mut cy = user(first + 2, "cy");
+    cy.external = Some(ExternalLink::AtNextSignIn);
+    apply(
+        store,
+        vec![
+            Op::PutUser(ann.clone()),
+            Op::PutUser(bob.clone()),
+            Op::PutUser(cy.clone()),
+            Op::PutUser(user(first + 3, "dee")),
+        ],
+        "PutUser with external links (two awaiting their next sign-in)",
+    )
+    .await;
+    assert_eq!(
+        ok(store.user(bob.id).await, "user"),
+        Some(bob.clone()),
+        "a link at the next sign-in round-trips"
+    );
+    assert_eq!(
+        ok(store.user(ObjectId::repository(first + 3)).await, "user").and_then(|u| u.external),
+        None,
+        "no link round-trips"
+    );
+    assert_eq!(
+        ok(
+            store
+                .user_by_external("https://idp.example/", "248289761001")
+                .await,
+            "user_by_external"
+        ),
+        Some(ann.clone()),
+        "user_by_external finds the linked user"
+    );
+    for (issuer, sub, why) in [
+        ("https://idp.example", "248289761001", "another issuer text"),
+        (
+            "https://IDP.example/",
+            "248289761001",
+            "the issuer in another case",
+        ),
+        (
+            "https://idp.example/",
+            "248289761001 ",
+            "a subject with a space",
+        ),
+        (
+            "https://idp.example/",
+            "",
+            "an empty subject (a link awaiting a sign-in)",
+        ),
+        ("", "", "empty issuer and subject"),
+    ] {
+        assert_eq!(
+            ok(
+                store.user_by_external(issuer, sub).await,
+                "user_by_external"
+            ),
+            None,
+            "user_by_external compares exactly: {why}"
+        );
+    }
+    let mut thief = bob.clone();
+    thief.external = subject("https://idp.example/", "248289761001");
+    fails(
+        store.apply(vec![Op::PutUser(thief)].into()).await,
+        ErrorCode::Conflict,
+        "PutUser linking a second user to the same identity",
+    );
+    assert_eq!(
+        ok(store.user(bob.id).await, "user"),
+        Some(bob.clone()),
+        "a refused link leaves the user as it was"
+    );
+    // Relinking: the identity moves when its user lets it go in the same batch.
+    let mut unlinked = ann.clone();
+    unlinked.external = None;
+    let mut relinked = bob.clone();
+    relinked.external = subject("https://idp.example/", "248289761001");
+    apply(
+        store,
+        vec![Op::PutUser(unlinked), Op::PutUser(relinked.clone())],
+        "PutUser moving a link",
+    )
+    .await;
+    assert_eq!(
+        ok(
+            store
+                .user_by_external("https://idp.example/", "248289761001")
+                .await,
+            "user_by_external"
+        ),
+        Some(relinked),
+        "the identity finds its new user"
+    );
+    apply(store, vec![Op::DeleteUser(bob.id)], "DeleteUser").await;
+    assert_eq!(
+        ok(
+            store
+                .user_by_external("https://idp.example/", "248289761001")
+                .await,
+            "user_by_external"
+        ),
+        None,
+        "a deleted user's identity finds no one"
+    );
+}
+
 pub(super) async fn user_names_unique_case_insensitively(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let first = ok(store.reserve_ids(REPOSITORY_MODEL, 3).await, "reserve_ids");

@@ -137,6 +137,11 @@ pub struct UserRecord {
     pub user: User,
     /// The argon2id PHC string, or none for accounts without a password.
     pub password_hash: Option<String>,
+    /// Written by every Lore that links users by issuer and subject
+    /// ([`User::external`]); absent in older backups, whose users without a password
+    /// are restored to be linked at their next sign-in, as migration 29 does.
+    #[serde(default)]
+    pub links_by_subject: bool,
 }
 
 impl From<User> for UserRecord {
@@ -145,14 +150,22 @@ impl From<User> for UserRecord {
         Self {
             user,
             password_hash,
+            links_by_subject: true,
         }
     }
 }
 
 impl From<UserRecord> for User {
     fn from(record: UserRecord) -> Self {
+        let external = match record.user.external {
+            None if !record.links_by_subject && record.password_hash.is_none() => {
+                Some(crate::model::ExternalLink::AtNextSignIn)
+            }
+            external => external,
+        };
         Self {
             password_hash: record.password_hash,
+            external,
             ..record.user
         }
     }
@@ -355,4 +368,43 @@ impl From<LineageEvent> for LineageEventRecord {
 pub struct IdSequenceRecord {
     pub space: i64,
     pub next: i64,
+}
+
+#[cfg(test)]
+mod user_record_tests {
+    use super::*;
+    use crate::model::ExternalLink;
+
+    const OLD: &str = r#"{"id":"-1_1","name":"a","full_name":"","email":"","description":"","enabled":true,"created_at":"2026-01-01T00:00:00Z","password_hash":null}"#;
+
+    fn read(line: &str) -> User {
+        User::from(serde_json::from_str::<UserRecord>(line).expect("a user record"))
+    }
+
+    #[test]
+    fn users_of_older_backups_without_a_password_are_linked_at_their_next_sign_in() {
+        assert_eq!(read(OLD).external, Some(ExternalLink::AtNextSignIn));
+        let with_password = OLD.replace(
+            r#""password_hash":null"#,
+            r#""password_hash":"$argon2id$x""#,
+        );
+        assert_eq!(read(&with_password).external, None);
+    }
+
+    #[test]
+    fn links_round_trip_through_a_record() {
+        let mut user = read(OLD);
+        for external in [
+            None,
+            Some(ExternalLink::AtNextSignIn),
+            Some(ExternalLink::Subject {
+                issuer: "https://idp.example/".into(),
+                subject: "s-1".into(),
+            }),
+        ] {
+            user.external = external;
+            let line = serde_json::to_string(&UserRecord::from(user.clone())).expect("JSON");
+            assert_eq!(read(&line), user, "{line}");
+        }
+    }
 }

@@ -57,6 +57,7 @@ impl Catalog {
             password_hash: Some(hash_password(&password)?),
             enabled: true,
             created_at: crate::model::now(),
+            external: None,
         };
         let mut batch = Batch::new();
         batch.push(Op::PutUser(user));
@@ -98,23 +99,7 @@ impl Catalog {
         }
         let now = crate::model::now();
         let subjects = throttle_subjects(user_name, address);
-        let counted = self.store.login_failures(&subjects).await?;
-        for failures in &counted {
-            if let Some(wait) = locked_for(failures, now) {
-                return Err(Error::new(
-                    ErrorCode::TooManyLoginAttempts,
-                    format!(
-                        "too many failed logins {}; try again in {} s",
-                        if failures.subject.starts_with("pair:") {
-                            "for this user name from this address"
-                        } else {
-                            "from this address"
-                        },
-                        wait.num_seconds().max(1)
-                    ),
-                ));
-            }
-        }
+        let counted = self.unless_locked(&subjects, now).await?;
         let user = self.store.user_by_name(user_name).await?;
         let hash = user
             .as_ref()
@@ -138,6 +123,56 @@ impl Catalog {
             self.store.clear_login_failures(&pair).await?;
         }
         self.open_session(user.id, force).await
+    }
+
+    /// The failures counted against `subjects`, or TOO_MANY_LOGIN_ATTEMPTS when one of
+    /// them is locked at `now`.
+    async fn unless_locked(
+        &self,
+        subjects: &[String],
+        now: Timestamp,
+    ) -> Result<Vec<LoginFailures>> {
+        let counted = self.store.login_failures(subjects).await?;
+        for failures in &counted {
+            if let Some(wait) = locked_for(failures, now) {
+                return Err(Error::new(
+                    ErrorCode::TooManyLoginAttempts,
+                    format!(
+                        "too many failed logins {}; try again in {} s",
+                        if failures.subject.starts_with("pair:") {
+                            "for this user name from this address"
+                        } else {
+                            "from this address"
+                        },
+                        wait.num_seconds().max(1)
+                    ),
+                ));
+            }
+        }
+        Ok(counted)
+    }
+
+    /// A login through another method than a password (a provider's token), throttled
+    /// by the client's address like password logins: refused before `attempt` runs
+    /// while the address is locked, and a refusal (AUTHENTICATION_ERROR) counts as a
+    /// failed login of the address.
+    pub(super) async fn throttled<T>(
+        &self,
+        address: Option<&str>,
+        attempt: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let now = crate::model::now();
+        let subjects = vec![format!("addr:{}", address.unwrap_or("unknown"))];
+        self.unless_locked(&subjects, now).await?;
+        let outcome = attempt.await;
+        if let Err(e) = &outcome
+            && e.code == ErrorCode::AuthenticationError
+        {
+            self.store
+                .add_login_failure(&subjects, now, now - FAILURE_MEMORY)
+                .await?;
+        }
+        outcome
     }
 
     /// Opens a session for a user a login method has proven.

@@ -80,6 +80,7 @@ impl Catalog {
             password_hash,
             enabled: new.enabled.unwrap_or(true),
             created_at: crate::model::now(),
+            external: None,
         })
         .await
     }

@@ -16,6 +16,34 @@ pub struct User {
     pub password_hash: Option<String>,
     pub enabled: bool,
     pub created_at: Timestamp,
+    /// The identity at an OAuth 2.0 / OpenID Connect provider this account is, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<ExternalLink>,
+}
+
+/// How a user account is tied to an identity provider's account
+/// ([`Catalog::external_user`](crate::catalog::Catalog::external_user)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExternalLink {
+    /// The provider's account: the token's `iss` and `sub`. A sign-in with these finds
+    /// the user whatever name the token carries; no two users share one.
+    Subject { issuer: String, subject: String },
+    /// Linked at the next sign-in whose name claim names the user (only while the
+    /// account has no password): set by an administrator, and by migration 29 on the
+    /// accounts without a password that existed before identities were linked by
+    /// subject.
+    AtNextSignIn,
+}
+
+impl ExternalLink {
+    /// The issuer and subject of a made link.
+    pub fn subject(&self) -> Option<(&str, &str)> {
+        match self {
+            Self::Subject { issuer, subject } => Some((issuer, subject)),
+            Self::AtNextSignIn => None,
+        }
+    }
 }
 
 /// A group of users. Groups are `-1_<n>` objects, like users; the roles granted to an

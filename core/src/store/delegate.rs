@@ -302,6 +302,14 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).user_by_name(name).await
                 }
+                async fn user_by_external(
+                    &self,
+                    issuer: &str,
+                    subject: &str,
+                ) -> $crate::Result<::std::option::Option<$crate::model::User>> {
+                    let $this = self;
+                    ($target).user_by_external(issuer, subject).await
+                }
                 async fn user_count(&self) -> $crate::Result<u64> {
                     let $this = self;
                     ($target).user_count().await

@@ -105,9 +105,11 @@ fn bearer_token(headers: &axum::http::HeaderMap, body: &[u8]) -> ApiResult<Optio
 #[utoipa::path(post, path = "/auth/loginOAuth2", tag = "Authentication", params(LoginParams), request_body = OAuth2LoginRequest,
     responses((status = 200, description = "`{\"result\": {\"token\": \"<key>\"}}`"),
         (status = 400, description = "No token, or OAuth 2.0 login is not configured"),
-        (status = 401, description = "The token is refused: expired, not yet valid, wrong issuer or audience, bad signature, unknown key, inactive, no user claim, unknown or disabled user")))]
+        (status = 401, description = "The token is refused: expired, not yet valid, wrong issuer or audience, bad signature, unknown key, inactive, no subject or user claim, no user linked to the identity, or a disabled user"),
+        (status = 429, description = "Too many failed logins from this address")))]
 pub async fn login_oauth2(
     State(state): State<AppState>,
+    peer: ClientAddr,
     Params(params): Params<LoginParams>,
     req: Request,
 ) -> ApiResult<Response> {
@@ -122,7 +124,12 @@ pub async fn login_oauth2(
     let token = bearer_token(&headers, &body)?.ok_or_else(|| Error::missing("token"))?;
     let key = state
         .catalog
-        .login_external(oauth2.as_ref(), &token, force)
+        .login_external(
+            oauth2.as_ref(),
+            &token,
+            force,
+            peer.0.map(|ip| ip.to_string()).as_deref(),
+        )
         .await?;
     tracing::info!("logged in with OAuth 2.0");
     Ok(ok(json!({ "token": key })))

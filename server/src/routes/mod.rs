@@ -106,6 +106,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
             users::list_users
         ))
         .routes(routes!(users::get_user, users::delete_user))
+        .routes(routes!(users::link_identity, users::unlink_identity))
         .routes(routes!(
             groups::list_groups,
             groups::create_group,

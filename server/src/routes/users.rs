@@ -5,13 +5,14 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
 use lore_core::catalog::{NewUser, UserUpdate};
-use lore_core::model::User;
+use lore_core::model::{ExternalLink, User};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
 use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, JsonBody, Params, flag};
+use lore_core::Error;
 
 /// A user as the API shows it: never the password hash.
 pub(crate) fn user_json(user: &User) -> Value {
@@ -24,7 +25,89 @@ pub(crate) fn user_json(user: &User) -> Value {
         "enabled": user.enabled,
         "passwordLogin": user.password_hash.is_some(),
         "createdAt": user.created_at,
+        "externalIdentity": identity_json(user.external.as_ref()),
     })
+}
+
+/// How a user is linked to an identity provider's account: `{issuer, subject}`,
+/// `{atNextSignIn: true}`, or null.
+fn identity_json(link: Option<&ExternalLink>) -> Value {
+    match link {
+        Some(ExternalLink::Subject { issuer, subject }) => {
+            json!({ "issuer": issuer, "subject": subject })
+        }
+        Some(ExternalLink::AtNextSignIn) => json!({ "atNextSignIn": true }),
+        None => Value::Null,
+    }
+}
+
+/// What linking a user to an identity provider's account takes: the provider's
+/// `issuer` (default: `auth.oauth2.issuer`) and the account's `subject` (the tokens'
+/// `iss` and `sub`), or `atNextSignIn: true`.
+#[derive(Debug, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LinkIdentityBody {
+    /// The provider, exactly as its tokens' `iss` claim; default the configured issuer.
+    pub issuer: Option<String>,
+    /// The account at the provider, exactly as its tokens' `sub` claim.
+    pub subject: Option<String>,
+    /// Instead of a subject: link the user at their next sign-in whose name claim is
+    /// the user's name, character for character (only for a user without a password).
+    pub at_next_sign_in: Option<bool>,
+}
+
+/// Links a user to an identity provider's account: later sign-ins with that issuer and
+/// subject are this user, whatever name the token carries (Administer capability).
+#[utoipa::path(put, path = "/admin/users/{userId}/identity", tag = "Users", security(("api_key" = ["Administer"])),
+    params(("userId" = String, Path, description = "The user's id (e.g. `-1_3`) or name")),
+    request_body = LinkIdentityBody,
+    responses((status = 200, description = "The user, with `externalIdentity`"),
+        (status = 400, description = "No subject, both a subject and atNextSignIn, no issuer and none configured, or atNextSignIn for a user with a password"),
+        (status = 401, description = "Missing or invalid key"), (status = 403, description = "Without the Administer capability"),
+        (status = 404, description = "No such user"), (status = 409, description = "Another user is linked to that identity")))]
+pub async fn link_identity(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<LinkIdentityBody>,
+) -> ApiResult<Response> {
+    let link = match (body.subject, body.at_next_sign_in) {
+        (Some(_), Some(true)) => {
+            return Err(Error::invalid("give either subject or atNextSignIn, not both").into());
+        }
+        (None, Some(true)) => ExternalLink::AtNextSignIn,
+        (Some(subject), _) => {
+            let issuer = body
+                .issuer
+                .or_else(|| state.oauth2.as_ref().map(|o| o.issuer().to_owned()))
+                .ok_or_else(|| {
+                    Error::missing("issuer (no auth.oauth2.issuer is configured to default to)")
+                })?;
+            ExternalLink::Subject { issuer, subject }
+        }
+        (None, _) => return Err(Error::missing("subject").into()),
+    };
+    let user = state
+        .catalog
+        .link_identity(&caller, &id, Some(link))
+        .await?;
+    Ok(ok(user_json(&user)))
+}
+
+/// Unlinks a user from their identity provider's account: sign-ins of that account no
+/// longer find them (Administer capability).
+#[utoipa::path(delete, path = "/admin/users/{userId}/identity", tag = "Users", security(("api_key" = ["Administer"])),
+    params(("userId" = String, Path, description = "The user's id (e.g. `-1_3`) or name")),
+    responses((status = 200, description = "The user, with `externalIdentity` null"),
+        (status = 401, description = "Missing or invalid key"), (status = 403, description = "Without the Administer capability"),
+        (status = 404, description = "No such user")))]
+pub async fn unlink_identity(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let user = state.catalog.link_identity(&caller, &id, None).await?;
+    Ok(ok(user_json(&user)))
 }
 
 /// What creating a user takes.
@@ -69,7 +152,7 @@ pub struct UpdateUserBody {
 /// without the old one).
 #[utoipa::path(put, path = "/admin/users", tag = "Users", security(("api_key" = [])),
     request_body = UpdateUserBody,
-    responses((status = 200, description = "The user: `{id, name, fullName, email, description, enabled, passwordLogin, createdAt}`"),
+    responses((status = 200, description = "The user: `{id, name, fullName, email, description, enabled, passwordLogin, createdAt, externalIdentity}`"),
         (status = 400, description = "No id or name, a bad field, or a wrong oldPassword"),
         (status = 401, description = "Missing or invalid key"),
         (status = 403, description = "Another user's change without the Administer capability"),

@@ -293,6 +293,7 @@ pub struct CallbackParams {
 /// when configured).
 pub async fn oidc_callback(
     State(state): State<AppState>,
+    ClientAddr(address): ClientAddr,
     headers: HeaderMap,
     Query(params): Query<CallbackParams>,
 ) -> Response {
@@ -364,7 +365,12 @@ pub async fn oidc_callback(
             };
             state
                 .catalog
-                .login_external(&checked, &id_token, false)
+                .login_external(
+                    &checked,
+                    &id_token,
+                    false,
+                    address.map(|ip| ip.to_string()).as_deref(),
+                )
                 .await
         }
         Err(e) => Err(e),

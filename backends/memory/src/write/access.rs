@@ -2,7 +2,7 @@
 
 use lore_core::error::{Error, Result};
 use lore_core::id::ObjectId;
-use lore_core::model::{Grant, Group, Membership, Role, User};
+use lore_core::model::{ExternalLink, Grant, Group, Membership, Role, User};
 
 use crate::state::{DocumentKey, MIN_ID, set_entry, user_key};
 
@@ -17,6 +17,17 @@ impl Tx<'_> {
                 "a user named '{}' already exists",
                 user.name
             )));
+        }
+        if let Some((issuer, subject)) = user.external.as_ref().and_then(ExternalLink::subject)
+            && self.state.users.values().any(|other| {
+                other.id != user.id
+                    && other.external.as_ref().and_then(ExternalLink::subject)
+                        == Some((issuer, subject))
+            })
+        {
+            return Err(Error::conflict(
+                "another user is already linked to that identity",
+            ));
         }
         let id = user.id;
         let old = self.state.set_user(id, Some(user));

@@ -42,6 +42,24 @@ impl<D: Driver> AccessStore for SqlStore<D> {
         read::first(rows, read::user)
     }
 
+    async fn user_by_external(&self, issuer: &str, subject: &str) -> Result<Option<User>> {
+        if subject.is_empty() {
+            return Ok(None);
+        }
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users WHERE external_issuer = $1 AND external_subject = $2"
+                ),
+                vec![issuer.into(), subject.into()],
+                "users",
+            )
+            .await?;
+        read::first(rows, read::user)
+    }
+
     async fn user_count(&self) -> Result<u64> {
         let rows = self
             .rows("SELECT COUNT(*) FROM users", Vec::new(), "users")
@@ -118,7 +136,8 @@ impl<D: Driver> AccessStore for SqlStore<D> {
         let rows = self
             .rows(
                 "SELECT u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, \
-                 u.password_hash, u.enabled, u.created_at FROM group_members m \
+                 u.password_hash, u.enabled, u.created_at, u.external_issuer, u.external_subject \
+                 FROM group_members m \
                  JOIN users u ON u.model_id = m.user_model AND u.object_id = m.user_object \
                  WHERE m.group_model = $1 AND m.group_object = $2 \
                  ORDER BY u.name_key, u.model_id, u.object_id",

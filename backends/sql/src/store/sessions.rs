@@ -23,7 +23,7 @@ impl<D: Driver> SessionStore for SqlStore<D> {
             .rows(
                 "SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
                      u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
-                     u.enabled, u.created_at, \
+                     u.enabled, u.created_at, u.external_issuer, u.external_subject, \
                      g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
                      r.name, r.description, r.global, r.capabilities, \
                      (SELECT version FROM versions WHERE name = 'meta'), \
@@ -36,7 +36,7 @@ impl<D: Driver> SessionStore for SqlStore<D> {
                      UNION ALL \
                      SELECT s.key_hash, s.user_model, s.user_object, s.created_at, s.expires_at, s.last_seen_at, \
                      u.model_id, u.object_id, u.name, u.full_name, u.email, u.description, u.password_hash, \
-                     u.enabled, u.created_at, \
+                     u.enabled, u.created_at, u.external_issuer, u.external_subject, \
                      g.grantee_model, g.grantee_object, g.role, g.model_id, g.object_id, \
                      r.name, r.description, r.global, r.capabilities, \
                      (SELECT version FROM versions WHERE name = 'meta'), \
@@ -56,19 +56,19 @@ impl<D: Driver> SessionStore for SqlStore<D> {
             return Ok(None);
         };
         let session = read::session(first.columns(0..6))?;
-        let user = read::user(first.columns(6..15))?;
-        let meta_version = first.opt_int(24, "versions")?.unwrap_or(0);
-        let access_version = first.opt_int(25, "versions")?.unwrap_or(0);
+        let user = read::user(first.columns(6..17))?;
+        let meta_version = first.opt_int(26, "versions")?.unwrap_or(0);
+        let access_version = first.opt_int(27, "versions")?.unwrap_or(0);
         let mut grants = Vec::new();
         let mut roles: Vec<Role> = Vec::new();
         for row in &rows {
-            if row.opt_int(15, "grants")?.is_none() {
+            if row.opt_int(17, "grants")?.is_none() {
                 continue;
             }
-            grants.push(read::grant(row.columns(15..20))?);
+            grants.push(read::grant(row.columns(17..22))?);
             // a grant of a role that is not stored joins no role
-            if !matches!(row.0.get(20), None | Some(SqlValue::Null)) {
-                let role = read::role(row.columns(20..24))?;
+            if !matches!(row.0.get(22), None | Some(SqlValue::Null)) {
+                let role = read::role(row.columns(22..26))?;
                 if !roles.iter().any(|r| r.name == role.name) {
                     roles.push(role);
                 }

@@ -12,17 +12,28 @@ impl Writer {
     pub(super) fn put_user(&mut self, u: User) {
         let context = Context {
             what: format!("writing user {}", u.id).into(),
-            on_unique: Some(format!("a user named '{}' already exists", u.name)),
+            on_unique: Some(format!(
+                "a user named '{}', or linked to the same identity, already exists",
+                u.name
+            )),
         };
         let name_key = user_name_key(&u.name);
+        // Stored as migration 29 says: no link NULL, a link at the next sign-in ''.
+        let (issuer, subject) = match u.external {
+            Some(ExternalLink::Subject { issuer, subject }) => (Some(issuer), Some(subject)),
+            Some(ExternalLink::AtNextSignIn) => (Some(String::new()), Some(String::new())),
+            None => (None, None),
+        };
         self.pending.push(
             Stmt::exec(
                 "INSERT INTO users (model_id, object_id, name, name_key, full_name, email, description, \
-                 password_hash, enabled, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                 password_hash, enabled, created_at, external_issuer, external_subject) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
                  ON CONFLICT (model_id, object_id) DO UPDATE SET name = excluded.name, \
                  name_key = excluded.name_key, full_name = excluded.full_name, email = excluded.email, \
                  description = excluded.description, password_hash = excluded.password_hash, \
-                 enabled = excluded.enabled, created_at = excluded.created_at",
+                 enabled = excluded.enabled, created_at = excluded.created_at, \
+                 external_issuer = excluded.external_issuer, external_subject = excluded.external_subject",
                 vec![
                     u.id.model.into(),
                     u.id.object.into(),
@@ -34,6 +45,8 @@ impl Writer {
                     u.password_hash.into(),
                     u.enabled.into(),
                     u.created_at.into(),
+                    issuer.into(),
+                    subject.into(),
                 ],
             ),
             context,
