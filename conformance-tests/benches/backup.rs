@@ -121,6 +121,7 @@ fn chunks(objects: i64) -> impl Iterator<Item = Vec<Op>> {
                     source: id,
                     target: ObjectId::new(MODEL, n - 9),
                     name: "copy".into(),
+                    origin: None,
                 }));
             }
         }

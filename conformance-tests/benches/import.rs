@@ -355,6 +355,7 @@ fn lore_batch(archive: &ModelArchive, model: i64, user: ObjectId) -> BenchResult
             source: id(&r.source_native_id)?,
             target: id(&r.target_native_id)?,
             name: r.name.clone(),
+            origin: None,
         }));
     }
     for t in &archive.tags {

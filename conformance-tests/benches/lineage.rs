@@ -73,6 +73,7 @@ fn graph(edges: i64) -> Vec<Edge> {
                     source: node(layer, j, size),
                     target: node(layer + 1, target, size),
                     name: format!("INSERT INTO t{} SELECT ... /* step {k} */", layer + 1),
+                    origin: None,
                 });
             }
         }

@@ -259,6 +259,7 @@ pub fn repository(seed: u64) -> Repository {
             source: *a,
             target: *b,
             name: name.to_owned(),
+            origin: None,
         }));
     }
     Repository {

@@ -342,6 +342,7 @@ fn edge(kind: EdgeKind, source: ObjectId, target: ObjectId, name: &str) -> Edge 
         source,
         target,
         name: name.to_owned(),
+        origin: None,
     }
 }
 

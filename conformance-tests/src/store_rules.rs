@@ -644,6 +644,7 @@ pub async fn objects_by_ids_with_details(store: Arc<dyn Store>) {
                     source: b,
                     target: a,
                     name: String::new(),
+                    origin: None,
                 }),
             ]))
             .await,

@@ -1298,6 +1298,7 @@ mod tests {
             source: a,
             target: b,
             name: "feeds".into(),
+            origin: None,
         };
         assert_eq!(
             Op::AddEdge(edge).objects_changed(),

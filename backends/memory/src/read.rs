@@ -2,7 +2,7 @@
 //! the indexes behind objects, details, edges, groups and grants, the lineage walk and the
 //! principal of a session.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 
 use lore_core::id::ObjectId;
@@ -208,7 +208,7 @@ impl State {
                         Bound::Unbounded,
                     ))
                     .take_while(|k| in_model(&k.0))
-                    .map(|k| edge_of(k, incoming)),
+                    .map(|k| edge_of(&self.edge_origins, k, incoming)),
             );
         }
         let tags = self
@@ -281,7 +281,7 @@ impl State {
         index
             .range((Bound::Included(start), Bound::Unbounded))
             .take_while(|k| k.0 == object && kind.is_none_or(|kind| k.1 == kind))
-            .map(|k| edge_of(k, incoming))
+            .map(|k| edge_of(&self.edge_origins, k, incoming))
             .collect()
     }
 
@@ -393,13 +393,19 @@ impl State {
 }
 
 /// Rebuilds an edge from a key of the outgoing or incoming index.
-fn edge_of(key: &EdgeKey, incoming: bool) -> Edge {
+fn edge_of(origins: &HashMap<EdgeKey, String>, key: &EdgeKey, incoming: bool) -> Edge {
     let (a, kind, b, name) = key;
     let (source, target) = if incoming { (*b, *a) } else { (*a, *b) };
+    let origin = if origins.is_empty() {
+        None
+    } else {
+        origins.get(&(source, *kind, target, name.clone())).cloned()
+    };
     Edge {
         kind: *kind,
         source,
         target,
         name: name.clone(),
+        origin,
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct State {
     pub(crate) edges_out: BTreeSet<EdgeKey>,
     /// The same edges keyed (target, kind, source, name).
     pub(crate) edges_in: BTreeSet<EdgeKey>,
+    /// The origin of each edge that has one ([`Edge::origin`]), by its outgoing key.
+    pub(crate) edge_origins: HashMap<EdgeKey, String>,
     pub(crate) tags: BTreeSet<Tag>,
     pub(crate) classifications: BTreeMap<(ObjectId, String), ClassificationStatus>,
     pub(crate) labels: BTreeMap<(ObjectId, String), ClassificationStatus>,
@@ -173,16 +175,30 @@ impl State {
         }
     }
 
+    /// Adds or removes an edge; answers whether it was there. An edge added where one of
+    /// the same kind, ends and name is keeps the stored one's origin.
     pub(crate) fn set_edge(&mut self, edge: Edge, present: bool) -> bool {
         let out = (edge.source, edge.kind, edge.target, edge.name);
         let inc = (out.2, out.1, out.0, out.3.clone());
         if present {
             self.edges_in.insert(inc);
-            !self.edges_out.insert(out)
+            let new = self.edges_out.insert(out.clone());
+            if new && let Some(origin) = edge.origin {
+                self.edge_origins.insert(out, origin);
+            }
+            !new
         } else {
             self.edges_in.remove(&inc);
+            self.edge_origins.remove(&out);
             self.edges_out.remove(&out)
         }
+    }
+
+    /// The origin of the stored edge of the same kind, ends and name.
+    pub(crate) fn edge_origin(&self, edge: &Edge) -> Option<String> {
+        self.edge_origins
+            .get(&(edge.source, edge.kind, edge.target, edge.name.clone()))
+            .cloned()
     }
 
     pub(crate) fn set_tag(&mut self, tag: Tag, present: bool) -> bool {

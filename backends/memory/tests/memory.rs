@@ -54,6 +54,7 @@ async fn large_batches_stay_fast() {
                     source: parent,
                     target: id,
                     name: String::new(),
+                    origin: None,
                 }));
             }
         }

@@ -193,6 +193,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "users linked to identity providers by issuer and subject",
         sql: include_str!("../migrations/0029_external_identities.sql"),
     },
+    Migration {
+        version: 30,
+        name: "edges carry the OpenLineage job that made them",
+        sql: include_str!("../migrations/0030_edge_origins.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -115,7 +115,7 @@ pub(crate) fn attribute(mut row: Row) -> Result<AttributeValue> {
 }
 
 pub(crate) const EDGE_COLUMNS: &str =
-    "e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name";
+    "e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name, e.origin";
 
 pub(crate) fn edge(mut row: Row) -> Result<Edge> {
     const T: &str = "edges";
@@ -124,6 +124,7 @@ pub(crate) fn edge(mut row: Row) -> Result<Edge> {
         source: ObjectId::new(row.int(1, T)?, row.int(2, T)?),
         target: ObjectId::new(row.int(3, T)?, row.int(4, T)?),
         name: row.text(5, T)?,
+        origin: row.opt_text(6, T)?,
     })
 }
 

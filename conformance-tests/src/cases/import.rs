@@ -1232,6 +1232,7 @@ pub async fn reimport_keeps_curation(t: &Target) {
         source,
         target,
         name: "Conformance Curation".to_owned(),
+        origin: None,
     };
     let mut grantee = None;
     if let Some(store) = &store {
@@ -1415,6 +1416,7 @@ pub async fn reimport_restores_what_curation_changed(t: &Target) {
                 source: o.id,
                 target,
                 name: "Conformance Curation".to_owned(),
+                origin: None,
             })
         });
         store

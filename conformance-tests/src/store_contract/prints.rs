@@ -52,6 +52,7 @@ fn edge(source: ObjectId, target: ObjectId) -> Edge {
         source,
         target,
         name: String::new(),
+        origin: None,
     }
 }
 

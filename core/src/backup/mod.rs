@@ -242,6 +242,10 @@ pub struct EdgeRecord {
     pub kind: EdgeKind,
     pub target: ObjectId,
     pub name: String,
+    /// The OpenLineage job that made it ([`crate::model::Edge::origin`]); absent in
+    /// backups of Lore before edges had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// A tag of the object of its record.

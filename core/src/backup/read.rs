@@ -383,6 +383,7 @@ pub fn plan_restore<R: Read + Seek>(
                 source: id,
                 target: e.target,
                 name: e.name,
+                origin: e.origin,
             }))?;
         }
         for t in r.tags {

@@ -288,6 +288,7 @@ async fn object_records(
                 kind: e.kind,
                 target: e.target,
                 name: e.name,
+                origin: e.origin,
             });
         }
     }

@@ -528,6 +528,7 @@ impl Catalog {
                 source,
                 target,
                 name: m.logic.clone(),
+                origin: None,
             };
             if let Some(first) = lines.insert(edge.clone(), m.line) {
                 return Err(error_at(

@@ -477,6 +477,7 @@ impl Catalog {
                 source: model.id,
                 target: target.id,
                 name: connection.name.clone(),
+                origin: None,
             });
         }
         let stored_connections: BTreeSet<Edge> = if created {
@@ -506,6 +507,7 @@ impl Catalog {
                     source: configuration.id,
                     target: model.id,
                     name: String::new(),
+                    origin: None,
                 };
                 let present = !created
                     && self
@@ -904,6 +906,7 @@ impl Catalog {
                         source: source.id(number),
                         target: node(&relationship.target_native_id)?.id(number),
                         name: edge_name(relationship.kind, &relationship.name),
+                        origin: None,
                     };
                     add(
                         index.find(&relationship.source_native_id),
@@ -1377,6 +1380,7 @@ mod tests {
             source,
             target,
             name: String::new(),
+            origin: None,
         };
         assert!(carried_edge(&edge(EdgeKind::SemanticLink, id(1), id(2)), 7));
         assert!(!carried_edge(

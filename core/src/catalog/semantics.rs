@@ -289,6 +289,7 @@ impl Catalog {
             source: source.id,
             target: target.id,
             name: name.to_owned(),
+            origin: None,
         })
     }
 
@@ -333,6 +334,7 @@ impl Catalog {
                 source: term.id,
                 target: other.id,
                 name: reference.as_str().to_owned(),
+                origin: None,
             }));
         }
         if !ops.is_empty() {
@@ -551,5 +553,6 @@ fn semantic_link(source: &Object, target: &Object) -> Edge {
         source: source.id,
         target: target.id,
         name: IS_DEFINED_BY.to_owned(),
+        origin: None,
     }
 }

@@ -51,13 +51,29 @@ impl EdgeKind {
     }
 }
 
-/// A directed, named edge between two objects. An edge is identified by all four fields.
+/// A directed, named edge between two objects. The store keeps one edge per kind, ends
+/// and name ([`Edge::same_place`]); adding one that is there already keeps the stored one,
+/// origin included.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Edge {
     pub kind: EdgeKind,
     pub source: ObjectId,
     pub target: ObjectId,
     pub name: String,
+    /// What made the edge and keeps it up to date, when that is not a person: the
+    /// OpenLineage job (`namespace/name`) whose events set it. Only that writer replaces
+    /// or removes it by this field; `None` for every other edge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+}
+
+impl Edge {
+    /// Whether the two are the same edge of the store (kind, ends and name), whatever
+    /// their origins.
+    pub fn same_place(&self, other: &Edge) -> bool {
+        (self.kind, self.source, self.target, &self.name)
+            == (other.kind, other.source, other.target, &other.name)
+    }
 }
 
 /// How far a lineage walk goes ([`ObjectStore::lineage`](crate::store::ObjectStore::lineage)).

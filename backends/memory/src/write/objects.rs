@@ -182,8 +182,14 @@ impl Tx<'_> {
 
     pub(super) fn edge(&mut self, edge: Edge, present: bool) {
         self.forget_print(edge.source);
+        let stored_origin = self.state.edge_origin(&edge);
         let was = self.state.set_edge(edge.clone(), present);
         if was != present {
+            // Undoing a removal brings back the edge as it was stored.
+            let mut edge = edge;
+            if was {
+                edge.origin = stored_origin;
+            }
             self.undo.push(Undo::Edge(edge, was));
         }
     }

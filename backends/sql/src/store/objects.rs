@@ -92,6 +92,7 @@ const EDGE_PART: &[(&str, ColType)] = &[
     ("target_model", Int),
     ("target_object", Int),
     ("name", Text),
+    ("origin", Text),
 ];
 
 const CLASSIFICATION_PART: &[(&str, ColType)] = &[
@@ -699,10 +700,10 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
 
     async fn edges(&self, kind: EdgeKind, object: ObjectId, incoming: bool) -> Result<Vec<Edge>> {
         let sql = if incoming {
-            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name FROM edges e \
+            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name, e.origin FROM edges e \
              WHERE e.target_model = $1 AND e.target_object = $2 AND e.kind = $3"
         } else {
-            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name FROM edges e \
+            "SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name, e.origin FROM edges e \
              WHERE e.source_model = $1 AND e.source_object = $2 AND e.kind = $3"
         };
         let rows = self
@@ -749,8 +750,8 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         let mut truncated = false;
         let mut edges = Vec::with_capacity(rows.len());
         for row in rows {
-            let depth = row.int(6, "edges")?;
-            truncated |= row.int(7, "edges")? > budget;
+            let depth = row.int(7, "edges")?;
+            truncated |= row.int(8, "edges")? > budget;
             let depth = u32::try_from(depth)
                 .map_err(|_| Error::internal(format!("a lineage walk answered depth {depth}")))?;
             edges.push((read::edge(row)?, depth));
@@ -796,7 +797,7 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
          bounded AS ({bounded}), \
          nodes AS (SELECT m, o, MIN(depth) AS depth FROM bounded GROUP BY m, o) \
          SELECT e.kind, e.source_model, e.source_object, e.target_model, e.target_object, e.name, \
-                n.depth + 1, (SELECT COUNT(*) FROM bounded) \
+                e.origin, n.depth + 1, (SELECT COUNT(*) FROM bounded) \
          FROM nodes n \
          JOIN edges e ON e.{near}_model = n.m AND e.{near}_object = n.o AND e.kind = $3 \
          WHERE n.depth < $4 AND {node_edges} \

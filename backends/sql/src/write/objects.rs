@@ -139,7 +139,7 @@ impl Writer {
         self.exec(
             "DELETE FROM edges WHERE source_model = $1 AND source_object = $2 AND kind = $3 \
              AND target_model = $4 AND target_object = $5 AND name = $6",
-            edge_row(edge),
+            edge_key(edge),
             what,
         );
     }
@@ -390,7 +390,16 @@ fn attribute_row(a: AttributeValue) -> Vec<SqlValue> {
     ]
 }
 
+/// An edge's row of `edges`, in [`EDGES`](super::tables::EDGES)' order.
 fn edge_row(e: Edge) -> Vec<SqlValue> {
+    let origin = e.origin.clone();
+    let mut row = edge_key(e);
+    row.push(origin.into());
+    row
+}
+
+/// The columns that identify an edge: source, kind, target, name.
+fn edge_key(e: Edge) -> Vec<SqlValue> {
     vec![
         e.source.model.into(),
         e.source.object.into(),

@@ -97,9 +97,11 @@ pub static EDGES: Table = Table {
         ("target_model", Int),
         ("target_object", Int),
         ("name", Text),
+        ("origin", Text),
     ],
     derived: &[],
     join: "",
+    // An edge that is there keeps its origin (`Edge::origin`).
     on_conflict: "ON CONFLICT DO NOTHING",
 };
 

@@ -1033,6 +1033,7 @@ fn lineage_edge(source: ObjectId, target: ObjectId, name: String) -> Edge {
         source,
         target,
         name,
+        origin: None,
     }
 }
 
