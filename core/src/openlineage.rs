@@ -1,7 +1,12 @@
 //! Reading OpenLineage events (spec 2-0-2) as clients post them: each checked against
 //! the specification's own JSON Schema, vendored in `core/openlineage/` (see its
-//! README), with the facets Lore reads checked against theirs; then reduced to the
-//! [`LineageEvent`] the store keeps, its raw JSON included whole.
+//! README), with the facets Lore reads checked against theirs, and against the bounds
+//! the server sets ([`EventLimits`]); then reduced to the [`LineageEvent`] the store
+//! keeps, its raw JSON included whole.
+//!
+//! Real producers are read as the reference server (Marquez) reads them: an event
+//! without `schemaURL` as one of the newest spec Lore knows, an `eventTime` without a
+//! time zone as UTC (each said in the answer's notes).
 //!
 //! Nothing is fetched: every schema is compiled in, and a reference to one that is not
 //! fails when the validators are built (a unit test builds them).
@@ -10,6 +15,7 @@ pub mod naming;
 
 use std::io::Read;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use jsonschema::{Registry, Validator};
 use serde_json::Value;
@@ -58,6 +64,48 @@ const FACETS: [(&str, Place, &str); 4] = [
 
 /// The most events one batch may hold.
 pub const MAX_BATCH: usize = 1_000;
+
+/// The spec version an event is read as (the vendored schema's).
+pub const SPEC_VERSION: &str = "2-0-2";
+
+/// How large one event may be (server configuration, `[openlineage]`): past a bound the
+/// event is refused (400 INVALID_PARAMETER) with a message naming the bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventLimits {
+    /// The most `inputs` of an event (`openlineage.max_inputs`).
+    pub max_inputs: usize,
+    /// The most `outputs` of an event (`openlineage.max_outputs`).
+    pub max_outputs: usize,
+    /// The most lineage edges one event adds or removes, table and column edges
+    /// together (`openlineage.max_edges`).
+    pub max_edges: usize,
+    /// The most fields of one `schema` facet, nested fields counted
+    /// (`openlineage.max_schema_fields`).
+    pub max_schema_fields: usize,
+    /// How far ahead of the server's clock an `eventTime` may be
+    /// (`openlineage.max_clock_skew`): a later one would freeze its job until then.
+    pub max_clock_skew: Duration,
+}
+
+impl Default for EventLimits {
+    fn default() -> Self {
+        Self {
+            max_inputs: 1_000,
+            max_outputs: 1_000,
+            max_edges: 100_000,
+            max_schema_fields: 10_000,
+            max_clock_skew: Duration::from_secs(10 * 60),
+        }
+    }
+}
+
+/// A posted event as read: what the store keeps, and what the answer says of how it
+/// was read (e.g. a time without a zone read as UTC).
+#[derive(Debug, Clone)]
+pub struct ReadEvent {
+    pub event: LineageEvent,
+    pub notes: Vec<String>,
+}
 
 struct Schemas {
     run: Validator,
@@ -132,9 +180,21 @@ pub fn body_json(body: &[u8], gzip: bool, limit: usize) -> Result<Value> {
     serde_json::from_slice(bytes).map_err(|e| Error::invalid(format!("the body is not JSON: {e}")))
 }
 
-/// One posted event, checked: the event the store keeps, or why it is refused (a
-/// message naming the place in the event, e.g. `/run/runId: "x" is not a "uuid"`).
+/// One posted event, checked within the default [`EventLimits`]: the event the store
+/// keeps, or why it is refused.
 pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEvent> {
+    read_event_within(value, from, now, &EventLimits::default()).map(|read| read.event)
+}
+
+/// One posted event, checked: the event the store keeps with notes on how it was read,
+/// or why it is refused (a message naming the place in the event, e.g. `/run/runId:
+/// "x" is not a "uuid"`, or the bound it passes).
+pub fn read_event_within(
+    value: &Value,
+    from: &str,
+    now: Timestamp,
+    limits: &EventLimits,
+) -> Result<ReadEvent> {
     let Some(object) = value.as_object() else {
         return Err(Error::invalid("an OpenLineage event is a JSON object"));
     };
@@ -151,14 +211,40 @@ pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEv
             "an OpenLineage event has `run` (a RunEvent), `dataset` (a DatasetEvent) or `job` (a JobEvent)",
         ));
     };
+    check_bounds(value, limits)?;
+    let mut notes = Vec::new();
+    // What the schema reads: the event as posted, but for what producers the reference
+    // server accepts leave out (the raw event is kept as posted).
+    let mut read_as = None;
+    if !object.contains_key("schemaURL") {
+        let mut copy = value.clone();
+        copy["schemaURL"] = Value::String(format!(
+            "{CORE_URI}#/$defs/{}",
+            kind_name(kind).trim_start_matches("a ")
+        ));
+        read_as = Some(copy);
+        notes.push(format!(
+            "the event has no schemaURL: read as OpenLineage {SPEC_VERSION}"
+        ));
+    }
+    let posted_time = object.get("eventTime").and_then(Value::as_str);
+    let zoneless = posted_time.and_then(zoneless_time);
+    if let (Some(posted), Some(utc)) = (posted_time, &zoneless) {
+        let copy = read_as.get_or_insert_with(|| value.clone());
+        copy["eventTime"] = Value::String(utc.clone());
+        notes.push(format!(
+            "eventTime `{posted}` has no time zone: read as UTC ({utc})"
+        ));
+    }
+    let checked = read_as.as_ref().unwrap_or(value);
     let schemas = &*SCHEMAS;
     let validator = match kind {
         LineageEventKind::Run => &schemas.run,
         LineageEventKind::Dataset => &schemas.dataset,
         LineageEventKind::Job => &schemas.job,
     };
-    refuse_errors(kind_name(kind), "", validator, value)?;
-    for (place, at, facets) in facet_sets(value) {
+    refuse_errors(kind_name(kind), "", validator, checked)?;
+    for (place, at, facets) in facet_sets(checked) {
         for (key, facet_place, validator) in &schemas.facets {
             if *facet_place == place && facets.get(*key).is_some() {
                 refuse_errors(&format!("the {key} facet"), &at, validator, facets)?;
@@ -167,12 +253,25 @@ pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEv
     }
 
     let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str);
-    let event_time = text("/eventTime").unwrap_or_default();
+    let event_time = zoneless.as_deref().or(posted_time).unwrap_or_default();
     let event_time = parse_datetime(event_time).map(micros).ok_or_else(|| {
         Error::invalid(format!(
             "/eventTime: `{event_time}` is not an RFC 3339 time"
         ))
     })?;
+    let skew = chrono::Duration::from_std(limits.max_clock_skew).unwrap_or(chrono::Duration::MAX);
+    if now
+        .checked_add_signed(skew)
+        .is_some_and(|latest| event_time > latest)
+    {
+        return Err(Error::invalid(format!(
+            "/eventTime: {} is more than {} ahead of the server's clock ({}; the bound is \
+             openlineage.max_clock_skew): a future event would hold its job's lineage until then",
+            crate::model::format_datetime(&event_time),
+            shown_duration(limits.max_clock_skew),
+            crate::model::format_datetime(&now),
+        )));
+    }
     let (run_id, event_type, error_message) = match kind {
         LineageEventKind::Run => (
             text("/run/runId").map(str::to_owned),
@@ -203,7 +302,87 @@ pub fn read_event(value: &Value, from: &str, now: Timestamp) -> Result<LineageEv
     // What the store would refuse (NUL in a name, a time too far off for a run's
     // state key) is refused here, for this event alone: in a batch the others land.
     prepare_lineage_event(&mut event)?;
-    Ok(event)
+    Ok(ReadEvent { event, notes })
+}
+
+/// The bounds an event's size is held to, checked before its schema (a bound passed is
+/// not worth validating).
+fn check_bounds(value: &Value, limits: &EventLimits) -> Result<()> {
+    for (side, bound, key) in [
+        ("inputs", limits.max_inputs, "max_inputs"),
+        ("outputs", limits.max_outputs, "max_outputs"),
+    ] {
+        let count = value
+            .get(side)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if count > bound {
+            return Err(Error::invalid(format!(
+                "/{side}: {count} datasets, more than the {bound} an event may name \
+                 (openlineage.{key})"
+            )));
+        }
+    }
+    for (_, at, facets) in facet_sets(value) {
+        let Some(fields) = facets.pointer("/schema/fields") else {
+            continue;
+        };
+        let count = count_fields(fields, limits.max_schema_fields);
+        if count > limits.max_schema_fields {
+            return Err(Error::invalid(format!(
+                "{at}/schema/fields: more than the {} fields a schema facet may hold, nested \
+                 fields counted (openlineage.max_schema_fields)",
+                limits.max_schema_fields
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The fields of a schema facet's `fields`, nested ones (`fields` of a field) counted,
+/// counting stopped past `stop`.
+fn count_fields(fields: &Value, stop: usize) -> usize {
+    let mut count = 0;
+    let mut pending = vec![fields];
+    while let Some(Value::Array(items)) = pending.pop() {
+        for item in items {
+            count += 1;
+            if count > stop {
+                return count;
+            }
+            if let Some(nested) = item.get("fields") {
+                pending.push(nested);
+            }
+        }
+    }
+    count
+}
+
+/// The RFC 3339 form, in UTC, of a date-time written without a zone
+/// (`2026-11-27T10:00:00.123`, or with a space for the `T`); `None` for any other text.
+fn zoneless_time(text: &str) -> Option<String> {
+    if chrono::DateTime::parse_from_rfc3339(text).is_ok() {
+        return None;
+    }
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
+        .iter()
+        .find_map(|format| chrono::NaiveDateTime::parse_from_str(text.trim(), format).ok())
+        .map(|t| {
+            t.and_utc()
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        })
+}
+
+/// A duration as a person writes it: `10m`, `90s`, `2h`.
+fn shown_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    if s > 0 && s % 3600 == 0 {
+        format!("{}h", s / 3600)
+    } else if s > 0 && s % 60 == 0 {
+        format!("{}m", s / 60)
+    } else {
+        format!("{s}s")
+    }
 }
 
 fn kind_name(kind: LineageEventKind) -> &'static str {
@@ -385,12 +564,17 @@ mod tests {
         let mut bad = start();
         bad["job"]["name"] = json!("nul\u{0}inside");
         assert!(read_event(&bad, "p", now()).is_err());
+        // A time far ahead would hold the job's lineage until then: refused, naming
+        // the bound; without the bound the year 9999 is in range.
         let mut bad = start();
         bad["eventTime"] = json!("9999-12-31T23:59:59Z");
-        assert!(
-            read_event(&bad, "p", now()).is_ok(),
-            "the year 9999 is in range"
-        );
+        let e = read_event(&bad, "p", now()).unwrap_err().to_string();
+        assert!(e.contains("openlineage.max_clock_skew"), "{e}");
+        let unbounded = EventLimits {
+            max_clock_skew: Duration::MAX,
+            ..EventLimits::default()
+        };
+        assert!(read_event_within(&bad, "p", now(), &unbounded).is_ok());
 
         let e = read_event(&json!({"eventTime": "x"}), "p", now())
             .unwrap_err()
@@ -423,6 +607,80 @@ mod tests {
         let event = read_event(&job, "p", now()).unwrap();
         assert_eq!(event.kind, LineageEventKind::Job);
         assert_eq!(event.job_namespace.as_deref(), Some("dbt"));
+    }
+
+    #[test]
+    fn producers_the_reference_server_accepts_are_read() {
+        // No schemaURL: read as the newest spec Lore knows, and said so.
+        let mut event = start();
+        event.as_object_mut().unwrap().remove("schemaURL");
+        let read = read_event_within(&event, "p", now(), &EventLimits::default()).unwrap();
+        assert!(read.notes[0].contains("no schemaURL"), "{:?}", read.notes);
+        assert!(!read.event.body.contains("\"schemaURL\""), "kept as posted");
+
+        // A time without a zone is UTC; nanoseconds are read (kept to microseconds).
+        let mut event = start();
+        event["eventTime"] = json!("2026-11-27T10:00:00.123456789");
+        let read = read_event_within(&event, "p", now(), &EventLimits::default()).unwrap();
+        assert_eq!(
+            read.event.event_time,
+            parse_datetime("2026-11-27T10:00:00.123456Z").unwrap()
+        );
+        assert!(read.notes[0].contains("read as UTC"), "{:?}", read.notes);
+        assert!(
+            read.event.body.contains("10:00:00.123456789\""),
+            "kept as posted"
+        );
+        let mut event = start();
+        event["eventTime"] = json!("2026-11-27T11:00:00.987654321+01:00");
+        let read = read_event_within(&event, "p", now(), &EventLimits::default()).unwrap();
+        assert_eq!(
+            read.event.event_time,
+            parse_datetime("2026-11-27T10:00:00.987654Z").unwrap()
+        );
+        assert!(read.notes.is_empty(), "{:?}", read.notes);
+        // Not a time at all is still refused.
+        let mut event = start();
+        event["eventTime"] = json!("2026-11-27 noon");
+        assert!(read_event(&event, "p", now()).is_err());
+    }
+
+    #[test]
+    fn bounds_are_named_when_passed() {
+        let limits = EventLimits {
+            max_inputs: 2,
+            max_outputs: 1,
+            max_schema_fields: 3,
+            ..EventLimits::default()
+        };
+        let dataset = |fields: Value| {
+            json!({"namespace": "s3://b", "name": "x", "facets": {"schema": {
+                "_producer": "https://example.com/x",
+                "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+                "fields": fields
+            }}})
+        };
+        let field = |name: &str| json!({"name": name});
+        let mut event = start();
+        event["inputs"] = json!([dataset(json!([])), dataset(json!([])), dataset(json!([]))]);
+        let e = read_event_within(&event, "p", now(), &limits).unwrap_err();
+        assert!(e.message.contains("openlineage.max_inputs"), "{e}");
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidParameter);
+        event["inputs"] = json!([dataset(json!([])), dataset(json!([]))]);
+        assert!(read_event_within(&event, "p", now(), &limits).is_ok());
+        event["outputs"] = json!([dataset(json!([])), dataset(json!([]))]);
+        let e = read_event_within(&event, "p", now(), &limits).unwrap_err();
+        assert!(e.message.contains("openlineage.max_outputs"), "{e}");
+        // Nested fields count.
+        event["outputs"] = json!([dataset(json!([
+            field("a"),
+            {"name": "b", "fields": [field("c"), field("d")]}
+        ]))]);
+        let e = read_event_within(&event, "p", now(), &limits).unwrap_err();
+        assert!(e.message.contains("/outputs/0/facets/schema/fields"), "{e}");
+        assert!(e.message.contains("openlineage.max_schema_fields"), "{e}");
+        event["outputs"] = json!([dataset(json!([field("a"), field("b"), field("c")]))]);
+        assert!(read_event_within(&event, "p", now(), &limits).is_ok());
     }
 
     #[test]

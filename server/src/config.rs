@@ -39,11 +39,60 @@ pub struct Settings {
 pub struct OpenLineageSettings {
     /// How many days the raw events are kept (the runs they describe stay); 0 keeps them.
     pub retention_days: u64,
+    /// The most `inputs` one event may name.
+    pub max_inputs: usize,
+    /// The most `outputs` one event may name.
+    pub max_outputs: usize,
+    /// The most lineage edges one event may set (table and column edges).
+    pub max_edges: usize,
+    /// The most fields one `schema` facet may hold, nested fields counted.
+    pub max_schema_fields: usize,
+    /// How far ahead of the server's clock an `eventTime` may be, e.g. `10m`.
+    pub max_clock_skew: String,
 }
 
 impl Default for OpenLineageSettings {
     fn default() -> Self {
-        Self { retention_days: 90 }
+        let limits = lore_core::openlineage::EventLimits::default();
+        Self {
+            retention_days: 90,
+            max_inputs: limits.max_inputs,
+            max_outputs: limits.max_outputs,
+            max_edges: limits.max_edges,
+            max_schema_fields: limits.max_schema_fields,
+            max_clock_skew: "10m".to_owned(),
+        }
+    }
+}
+
+impl OpenLineageSettings {
+    /// The bounds on one event, checked.
+    pub fn limits(&self) -> Result<lore_core::openlineage::EventLimits, ConfigError> {
+        let max_clock_skew = parse_duration(&self.max_clock_skew).ok_or_else(|| {
+            ConfigError(format!(
+                "openlineage.max_clock_skew '{}' is not a duration like 10m, 1h or 90s",
+                self.max_clock_skew
+            ))
+        })?;
+        for (key, value) in [
+            ("max_inputs", self.max_inputs),
+            ("max_outputs", self.max_outputs),
+            ("max_edges", self.max_edges),
+            ("max_schema_fields", self.max_schema_fields),
+        ] {
+            if value == 0 {
+                return Err(ConfigError(format!(
+                    "openlineage.{key} is 0: no event could pass it"
+                )));
+            }
+        }
+        Ok(lore_core::openlineage::EventLimits {
+            max_inputs: self.max_inputs,
+            max_outputs: self.max_outputs,
+            max_edges: self.max_edges,
+            max_schema_fields: self.max_schema_fields,
+            max_clock_skew,
+        })
     }
 }
 

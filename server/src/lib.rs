@@ -135,6 +135,7 @@ fn catalog_config(settings: &Settings) -> Result<CatalogConfig, config::ConfigEr
             max_attempts: notifications.max_attempts,
         },
         import_reach: import_reach(settings),
+        lineage_limits: settings.openlineage.limits()?,
         ..CatalogConfig::default()
     })
 }

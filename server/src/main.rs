@@ -225,10 +225,28 @@ async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
         lore_server::spawn_measured(store, &settings, admin_password.as_deref(), metrics).await?;
     match bootstrap {
         Bootstrap::CreatedWithGeneratedPassword(password) => {
-            println!("Created the first administrator. User: Administrator  Password: {password}");
-            println!(
-                "(shown once; set LORE_ADMIN_PASSWORD or LORE_ADMIN_PASSWORD_FILE before the first start to choose it)"
-            );
+            use std::io::IsTerminal;
+            use lore_server::first_admin::{HandedOver, hand_over, password_file};
+            let mut stdout = std::io::stdout();
+            let terminal: Option<&mut dyn std::io::Write> =
+                stdout.is_terminal().then_some(&mut stdout);
+            let file = password_file(&settings);
+            match hand_over(&password, terminal, &file) {
+                Ok(HandedOver::Shown) => {}
+                Ok(HandedOver::Written(path)) => tracing::warn!(
+                    path = %path.display(),
+                    "created the first administrator, Administrator, with a generated password: \
+                     it is in {} (readable by this user only); delete the file once read",
+                    path.display()
+                ),
+                Err(e) => tracing::error!(
+                    path = %file.display(),
+                    "created the first administrator, Administrator, with a generated password, \
+                     but could not write it to {}: {e}; set one with `lore user password \
+                     Administrator --password-stdin`",
+                    file.display()
+                ),
+            }
         }
         Bootstrap::CreatedWithGivenPassword => {
             tracing::info!(

@@ -1141,6 +1141,22 @@ pub fn cases() -> Vec<Case> {
         ),
         case!(openlineage::job_sql_becomes_column_lineage, AnyServer, []),
         case!(
+            openlineage::lineage_into_a_harvest_needs_edit_metadata,
+            Plugins,
+            []
+        ),
+        case!(
+            openlineage::an_event_replaces_only_its_own_jobs_edges,
+            AnyServer,
+            []
+        ),
+        case!(
+            openlineage::event_bounds_are_named_and_a_batch_keeps_the_rest,
+            AnyServer,
+            []
+        ),
+        case!(openlineage::events_of_real_producers_land, AnyServer, []),
+        case!(
             openlineage_dbt::dbt_ol_run_lands_runs_datasets_and_lineage,
             AnyServer,
             []

@@ -865,3 +865,541 @@ pub async fn job_sql_becomes_column_lineage(t: &Target) {
         );
     }
 }
+
+/// The id of the one object named `name` (the administrator's MQL).
+async fn id_named(t: &Target, name: &str) -> String {
+    let found = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name", "where": format!("Name = '{name}'"), "legacyEntityFormat": true}),
+        )
+        .await;
+    let made = found.ok_array();
+    assert_eq!(
+        made.len(),
+        1,
+        "one object named {name}: {}",
+        found.describe()
+    );
+    made[0]["id"].as_str().expect("id").to_owned()
+}
+
+/// The lineage intake writes only where its poster may write: with View Metadata on a
+/// harvested model (and EmitLineage) an event cannot add, replace or remove an edge into
+/// the harvest's tables: it is refused naming what it would have set, alone in a batch,
+/// and nothing of it is written; with Edit Metadata the same event lands.
+pub async fn lineage_into_a_harvest_needs_edit_metadata(t: &Target) {
+    let Some(db) = crate::postgres::TestDatabase::create().await else {
+        return;
+    };
+    let orders = unique("orders").to_lowercase().replace('-', "_");
+    let customers = unique("customers").to_lowercase().replace('-', "_");
+    let summary = unique("summary").to_lowercase().replace('-', "_");
+    {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&db.url)
+            .await
+            .expect("the test database");
+        for table in [&orders, &customers, &summary] {
+            // Names of the suite's own making: letters, digits and underscores.
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "CREATE TABLE public.{table} (id integer PRIMARY KEY, amount numeric)"
+            )))
+            .execute(&mut conn)
+            .await
+            .expect("a table");
+        }
+        let _ = conn.close().await;
+    }
+    super::imports::import_through(t, "database", json!({"url": db.url}), None).await;
+    let authority = db
+        .url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split('/').next())
+        .map(|a| a.rsplit('@').next().unwrap_or(a).to_owned())
+        .expect("an authority");
+    let authority = if authority.contains(':') {
+        authority
+    } else {
+        format!("{authority}:5432")
+    };
+    let namespace = format!("postgres://{authority}");
+    let table =
+        |name: &str| json!({"namespace": namespace, "name": format!("{}.public.{name}", db.name)});
+    let summary_id = id_named(t, &summary).await;
+    let viewer = t
+        .key_with_roles(&["Lineage Emitter", "Metadata Viewer"])
+        .await;
+    let editor = t
+        .key_with_roles(&["Lineage Emitter", "Repository Manager"])
+        .await;
+    let jobs = unique("harvest-jobs");
+    let event = |job: &str, time: &str, input: &str| {
+        let mut e = run_event("COMPLETE", time, &run_id(), job, None);
+        e["job"]["namespace"] = json!(jobs);
+        e["inputs"] = json!([table(input)]);
+        e["outputs"] = json!([table(&summary)]);
+        e
+    };
+
+    // Adding: a viewer's event into the harvested table is refused, naming it.
+    let resp = post(
+        t,
+        "/api/v1/lineage",
+        &viewer,
+        &event("viewer_job", "2026-11-27T10:00:00Z", &orders),
+    )
+    .await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
+    assert!(
+        resp.message().contains(&summary) && resp.message().contains("Edit Metadata"),
+        "the refusal names what was refused and why: {}",
+        resp.message()
+    );
+    let answer = upstream_of(t, &summary_id).await;
+    assert_eq!(flows(answer.ok()), Default::default(), "nothing was added");
+    // Nor was the job made: the event wrote nothing.
+    let runs_of = runs(t, &viewer, "viewer_job").await;
+    assert_eq!(runs_of.ok()["runs"], json!([]), "{}", runs_of.describe());
+
+    // An editor's event lands.
+    let key = format!("{jobs}/etl");
+    let resp = post(
+        t,
+        "/api/v1/lineage",
+        &editor,
+        &event("etl", "2026-11-27T10:00:00Z", &orders),
+    )
+    .await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let landed = std::collections::BTreeSet::from([(orders.clone(), summary.clone(), key.clone())]);
+    assert_eq!(flows(upstream_of(t, &summary_id).await.ok()), landed);
+
+    // Replacing (and so removing orders → summary): the viewer posting the same job's
+    // later event is refused, alone in a batch; the edge stays.
+    let own = unique("own").to_lowercase();
+    let mut elsewhere = run_event(
+        "COMPLETE",
+        "2026-11-27T10:30:00Z",
+        &run_id(),
+        "elsewhere",
+        None,
+    );
+    elsewhere["job"]["namespace"] = json!(jobs);
+    elsewhere["inputs"] = json!([{"namespace": format!("postgres://{own}:5432"), "name": "a.b.c"}]);
+    elsewhere["outputs"] =
+        json!([{"namespace": format!("postgres://{own}:5432"), "name": "a.b.d"}]);
+    let resp = post(
+        t,
+        "/api/v1/lineage/batch",
+        &viewer,
+        &json!([event("etl", "2026-11-27T11:00:00Z", &customers), elsewhere]),
+    )
+    .await;
+    let answers = resp.ok().as_array().expect("answers").clone();
+    assert_eq!(
+        answers[0]["status"],
+        json!("refused"),
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(answers[0]["errorCode"], json!("PERMISSION_DENIED"));
+    assert!(
+        answers[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&summary),
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(
+        answers[1]["status"],
+        json!("accepted"),
+        "{}",
+        resp.describe()
+    );
+    assert_eq!(
+        flows(upstream_of(t, &summary_id).await.ok()),
+        landed,
+        "the viewer neither replaced nor removed the edge"
+    );
+    // Nor did the refused event move the job's Lineage Updated: the editor's event of
+    // 10:45 still replaces the edge.
+    let resp = post(
+        t,
+        "/api/v1/lineage",
+        &editor,
+        &event("etl", "2026-11-27T10:45:00Z", &customers),
+    )
+    .await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    assert_eq!(
+        flows(upstream_of(t, &summary_id).await.ok()),
+        std::collections::BTreeSet::from([(customers.clone(), summary.clone(), key)])
+    );
+}
+
+/// An event replaces only its own job's edges, by the origin they carry, whatever
+/// names other edges have: data-mapping edges whose text is the job's `namespace/name`
+/// (into a table) or looks like one of its column edges (into a column) are never
+/// touched by the job's events.
+pub async fn an_event_replaces_only_its_own_jobs_edges(t: &Target) {
+    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    let host = unique("mapped").to_lowercase().replace(['_', ' '], "-");
+    let namespace = format!("postgres://{host}:5432");
+    let model = format!("/OpenLineage/{host}:5432 (postgres)");
+    let jobs = unique("mapping-jobs");
+    let key = format!("{jobs}/etl");
+    let ds = |name: &str| {
+        dataset(
+            &namespace,
+            &format!("shop.public.{name}"),
+            &[("c", "INTEGER")],
+        )
+    };
+    let event = |time: &str, input: &str| {
+        let mut out = ds("target");
+        out["facets"]["columnLineage"] = column_lineage(
+            &namespace,
+            &[(
+                "c",
+                &format!("shop.public.{input}"),
+                "c",
+                "DIRECT",
+                "IDENTITY",
+                "",
+            )],
+        );
+        let mut e = run_event("COMPLETE", time, &run_id(), "etl", None);
+        e["job"]["namespace"] = json!(jobs);
+        e["inputs"] = json!([ds(input)]);
+        e["outputs"] = json!([out]);
+        e
+    };
+    // The datasets, and the job's first lineage (a → target).
+    let mut made = run_event("COMPLETE", "2026-11-27T09:00:00Z", &run_id(), "maker", None);
+    made["job"]["namespace"] = json!(jobs);
+    made["inputs"] = json!([ds("mapped"), ds("b")]);
+    made["outputs"] = json!([]);
+    let resp = post(t, "/api/v1/lineage", &emitter, &made).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    // A person's data mapping within the model, its texts those of the job's edges.
+    let column_name = format!("{key} (DIRECT/IDENTITY)");
+    let script = format!(
+        "SOURCE MODEL '{model}';\nTARGET MODEL '{model}';\n\
+         MAP \"shop\".\"public\".\"mapped\" TO \"shop\".\"public\".\"target\" USING '{key}';\n\
+         MAP \"shop\".\"public\".\"mapped\".\"c\" TO \"shop\".\"public\".\"target\".\"c\" USING '{column_name}';\n"
+    );
+    let resp = post(
+        t,
+        "/api/v1/lineage",
+        &emitter,
+        &event("2026-11-27T09:30:00Z", "a"),
+    )
+    .await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let resp = t
+        .send(
+            t.anon(reqwest::Method::POST, "/dataMapping/importScript")
+                .header("api-key", t.key().await)
+                .header(CONTENT_TYPE, "text/plain")
+                .body(script),
+        )
+        .await;
+    resp.ok();
+    let target = t.entity(&format!("{model}/shop/public/target")).await.ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let column = t
+        .entity(&format!("{model}/shop/public/target/c"))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let mapped_table = (String::from("mapped"), String::from("target"), key.clone());
+    let mapped_column = (String::from("c"), String::from("c"), column_name.clone());
+
+    // The job's next events replace its own edges (b, then a again) and leave the
+    // mapping's alone.
+    for (time, input) in [("2026-11-27T10:00:00Z", "b"), ("2026-11-27T11:00:00Z", "a")] {
+        let resp = post(t, "/api/v1/lineage", &emitter, &event(time, input)).await;
+        assert_eq!(resp.status, 201, "{}", resp.describe());
+        let tables = flows(upstream_of(t, &target).await.ok());
+        assert_eq!(
+            tables,
+            std::collections::BTreeSet::from([
+                mapped_table.clone(),
+                (input.to_owned(), "target".to_owned(), key.clone())
+            ]),
+            "after the event from {input}"
+        );
+        let columns = upstream_of(t, &column).await;
+        let columns = columns.ok()["operations"]
+            .as_array()
+            .expect("operations")
+            .clone();
+        let named: Vec<(String, String)> = columns
+            .iter()
+            .map(|o| {
+                (
+                    o["source"]["id"].as_str().unwrap_or_default().to_owned(),
+                    o["operation"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            named.len(),
+            2,
+            "the mapping's column edge and the job's: {named:?}"
+        );
+        assert!(
+            named.iter().all(|(_, op)| op == &mapped_column.2),
+            "{named:?}"
+        );
+    }
+}
+
+/// Bounds on one event, each refused with a 400 naming it: inputs, outputs, edges set,
+/// schema facet fields, an eventTime ahead of the server's clock. A batch refuses each
+/// such event and keeps the others.
+pub async fn event_bounds_are_named_and_a_batch_keeps_the_rest(t: &Target) {
+    let key = t.key_with_roles(&["Lineage Emitter"]).await;
+    let job = unique("bounded");
+    let many = |n: usize, prefix: &str| -> Value {
+        (0..n)
+            .map(|i| json!({"namespace": "s3://bounds", "name": format!("/{prefix}/{i}")}))
+            .collect()
+    };
+    let base = || run_event("COMPLETE", "2026-11-27T10:00:00Z", &run_id(), &job, None);
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            {
+                let mut e = base();
+                e["inputs"] = many(1_001, "in");
+                e
+            },
+            "openlineage.max_inputs",
+        ),
+        (
+            {
+                let mut e = base();
+                e["outputs"] = many(1_001, "out");
+                e
+            },
+            "openlineage.max_outputs",
+        ),
+        (
+            {
+                let mut e = base();
+                e["inputs"] = many(1_000, "in");
+                e["outputs"] = many(101, "out");
+                e
+            },
+            "openlineage.max_edges",
+        ),
+        (
+            {
+                let mut e = base();
+                let fields: Vec<(String, &str)> =
+                    (0..10_001).map(|i| (format!("f{i}"), "INTEGER")).collect();
+                let fields: Vec<(&str, &str)> =
+                    fields.iter().map(|(n, k)| (n.as_str(), *k)).collect();
+                e["outputs"] = json!([dataset("s3://bounds", "/wide", &fields)]);
+                e
+            },
+            "openlineage.max_schema_fields",
+        ),
+        (
+            {
+                let mut e = base();
+                let later = chrono::Utc::now() + chrono::Duration::minutes(20);
+                e["eventTime"] = json!(later.to_rfc3339());
+                e
+            },
+            "openlineage.max_clock_skew",
+        ),
+    ];
+    for (event, bound) in &cases {
+        let resp = post(t, "/api/v1/lineage", &key, event).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        assert!(
+            resp.message().contains(bound),
+            "{bound}: {}",
+            resp.message()
+        );
+    }
+    // Nothing of them was written: no run of the job.
+    let none = runs(t, &key, &job).await;
+    assert_eq!(none.ok()["runs"], json!([]), "{}", none.describe());
+
+    // A clock a little ahead is fine.
+    let mut near = base();
+    near["eventTime"] = json!((chrono::Utc::now() + chrono::Duration::minutes(5)).to_rfc3339());
+    // In a batch each refused event is answered, the others kept.
+    let batch: Vec<Value> = vec![
+        cases[0].0.clone(),
+        near,
+        cases[4].0.clone(),
+        cases[2].0.clone(),
+    ];
+    let resp = post(t, "/api/v1/lineage/batch", &key, &Value::Array(batch)).await;
+    let answers = resp.ok().as_array().expect("answers").clone();
+    let statuses: Vec<&str> = answers
+        .iter()
+        .map(|a| a["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["refused", "accepted", "refused", "refused"],
+        "{}",
+        resp.describe()
+    );
+    for (answer, bound) in [
+        (&answers[0], "max_inputs"),
+        (&answers[2], "max_clock_skew"),
+        (&answers[3], "max_edges"),
+    ] {
+        assert_eq!(answer["errorCode"], json!("INVALID_PARAMETER"));
+        assert!(
+            answer["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(bound),
+            "{answer}"
+        );
+    }
+    let kept = runs(t, &key, &job).await;
+    assert_eq!(
+        kept.ok()["runs"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        kept.describe()
+    );
+}
+
+/// Events as real producers send them, which the reference server accepts: no
+/// `schemaURL` (read as the newest spec Lore knows, said in the notes), an `eventTime`
+/// without a zone (UTC, said in the notes) or with nanoseconds, the static JobEvent
+/// (its job facets, and its inputs and outputs as the job's lineage) and DatasetEvent.
+pub async fn events_of_real_producers_land(t: &Target) {
+    let key = t.key_with_roles(&["Lineage Emitter"]).await;
+    let job = unique("producer");
+    let run = run_id();
+
+    let mut event = run_event("START", "2026-11-27T10:00:00.123456789", &run, &job, None);
+    event.as_object_mut().expect("object").remove("schemaURL");
+    let resp = post(t, "/api/v1/lineage", &key, &event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let notes = resp.json["result"]["notes"].to_string();
+    assert!(notes.contains("no schemaURL"), "{}", resp.describe());
+    assert!(notes.contains("read as UTC"), "{}", resp.describe());
+    let run_record = t
+        .send(
+            t.client
+                .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
+                .header("api-key", &key),
+        )
+        .await;
+    assert_eq!(
+        run_record.ok()["stateAt"],
+        json!("2026-11-27T10:00:00.123Z"),
+        "{}",
+        run_record.describe()
+    );
+    // Nanoseconds with a zone.
+    let event = run_event(
+        "COMPLETE",
+        "2026-11-27T11:00:00.987654321+01:00",
+        &run,
+        &job,
+        None,
+    );
+    let resp = post(t, "/api/v1/lineage", &key, &event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    assert_eq!(
+        resp.json["result"]["notes"],
+        Value::Null,
+        "{}",
+        resp.describe()
+    );
+    let run_record = t
+        .send(
+            t.client
+                .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
+                .header("api-key", &key),
+        )
+        .await;
+    assert_eq!(
+        run_record.ok()["state"],
+        json!("COMPLETE"),
+        "{}",
+        run_record.describe()
+    );
+    assert_eq!(
+        run_record.ok()["endedAt"],
+        json!("2026-11-27T10:00:00.987Z")
+    );
+
+    // The static JobEvent: its facets describe the job, its inputs and outputs are the
+    // job's lineage.
+    let host = unique("static").to_lowercase().replace(['_', ' '], "-");
+    let namespace = format!("postgres://{host}:5432");
+    let jobs = unique("static-jobs");
+    let job_event = json!({
+        "eventTime": "2026-11-27T10:00:00Z",
+        "producer": "https://github.com/OpenLineage/OpenLineage/tree/1.54.0/client/python",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+        "job": {"namespace": jobs, "name": "nightly", "facets": {
+            "documentation": {
+                "_producer": "https://example.com/producer",
+                "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/DocumentationJobFacet.json#/$defs/DocumentationJobFacet",
+                "description": "Builds the nightly mart"
+            },
+            "vendorJobFacet": {"_producer": "https://example.com/p", "_schemaURL": "https://example.com/s", "x": 1}
+        }},
+        "inputs": [{"namespace": namespace, "name": "shop.public.orders"}],
+        "outputs": [{"namespace": namespace, "name": "shop.mart.nightly"}]
+    });
+    let resp = post(t, "/api/v1/lineage", &key, &job_event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let model = format!("/OpenLineage/{host}:5432 (postgres)");
+    let nightly = t.entity(&format!("{model}/shop/mart/nightly")).await;
+    let nightly = nightly.ok()["id"].as_str().expect("id").to_owned();
+    assert_eq!(
+        flows(upstream_of(t, &nightly).await.ok()),
+        std::collections::BTreeSet::from([(
+            "orders".to_owned(),
+            "nightly".to_owned(),
+            format!("{jobs}/nightly")
+        )])
+    );
+    let job_entity = t
+        .entity(&format!("/OpenLineage/{jobs} (jobs)/nightly"))
+        .await;
+    let description = job_entity.ok()["attributes"]
+        .as_array()
+        .expect("attributes")
+        .iter()
+        .find(|a| a["attributeType"]["name"] == json!("Description"))
+        .map(|a| a["value"].clone());
+    assert_eq!(
+        description,
+        Some(json!("Builds the nightly mart")),
+        "the JobEvent's documentation facet: {}",
+        job_entity.describe()
+    );
+
+    // The DatasetEvent, without schemaURL too.
+    let dataset_event = json!({
+        "eventTime": "2026-11-27T10:00:00",
+        "producer": "https://example.com/producer",
+        "dataset": dataset(&namespace, "shop.public.customers", &[("id", "INTEGER")])
+    });
+    let resp = post(t, "/api/v1/lineage", &key, &dataset_event).await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let column = t.entity(&format!("{model}/shop/public/customers/id")).await;
+    assert_eq!(column.ok()["name"], json!("id"), "{}", column.describe());
+}

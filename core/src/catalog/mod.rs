@@ -109,6 +109,8 @@ pub struct CatalogConfig {
     pub import_reach: crate::import::Reach,
     /// Counts the operations this process ended (the server's metrics); clones share it.
     pub operations_ended: OperationsEnded,
+    /// How large one OpenLineage event may be (`[openlineage]`).
+    pub lineage_limits: crate::openlineage::EventLimits,
 }
 
 /// How many operations this process ended, succeeded or failed (the interrupted ones it
@@ -179,6 +181,7 @@ impl Default for CatalogConfig {
             delivery: DeliveryConfig::default(),
             import_reach: crate::import::Reach::default(),
             operations_ended: OperationsEnded::default(),
+            lineage_limits: crate::openlineage::EventLimits::default(),
         }
     }
 }

@@ -4,9 +4,11 @@
 //! `docs/openlineage.md`.
 //!
 //! Posting needs the global capability `EmitLineage` (the built-in role Lineage
-//! Emitter). Each event is checked against the specification's schema
-//! ([`crate::openlineage`]); one that fails is refused with what is wrong and nothing of
-//! it is written; an event posted again is kept once and changes nothing.
+//! Emitter); setting lineage into an object outside the models the intake makes needs
+//! Edit Metadata on its model too. Each event is checked against the specification's
+//! schema and the server's bounds ([`crate::openlineage`]); one that fails is refused
+//! with what is wrong and nothing of it is written; an event posted again is kept once
+//! and changes nothing.
 
 mod map;
 
@@ -36,8 +38,9 @@ pub struct EventAnswer {
     pub error_code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// What of a kept event could not be mapped into the model, in words: the SQL of
-    /// its job that could not be read or resolved.
+    /// How a kept event was read (no `schemaURL`, a time without a zone) and what of it
+    /// could not be mapped into the model (the SQL of its job that could not be read
+    /// or resolved), in words.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
@@ -136,9 +139,10 @@ impl Catalog {
             .collect())
     }
 
-    /// Reads, maps and writes events in one write. Another process making the same
-    /// object meanwhile fails the write with CONFLICT: the events are mapped again from
-    /// what is stored then.
+    /// Reads, maps and writes events: in one write, unless what they change passes the
+    /// edge bound of one event ([`max_edges`](openlineage::EventLimits::max_edges)),
+    /// when the events so far are written and the next ones go in another (so memory
+    /// holds about one event's worth of edges, however large the batch).
     async fn accept_events(
         &self,
         caller: &Caller,
@@ -146,21 +150,51 @@ impl Catalog {
     ) -> Result<Vec<Result<EventAnswer>>> {
         caller.require(Capability::EmitLineage)?;
         let received = now();
+        let mut answers = Vec::with_capacity(events.len());
+        let mut start = 0;
+        while start < events.len() {
+            let (chunk, used) = self
+                .accept_chunk(caller, &events[start..], received)
+                .await?;
+            answers.extend(chunk);
+            start += used.max(1);
+        }
+        Ok(answers)
+    }
+
+    /// Reads, maps and writes the first events of `events` in one write, as many as fit
+    /// in the edge bound of one event (at least one); answers for them and how many
+    /// they were. Another process making the same object meanwhile fails the write
+    /// with CONFLICT: the events are mapped again from what is stored then.
+    async fn accept_chunk(
+        &self,
+        caller: &Caller,
+        events: &[Value],
+        received: crate::model::Timestamp,
+    ) -> Result<(Vec<Result<EventAnswer>>, usize)> {
+        let limits = self.config().lineage_limits;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let mut answers = Vec::with_capacity(events.len());
             let mut kept = Vec::new();
             let mut digests: Vec<String> = Vec::new();
-            let mut mapper = map::Mapper::new(self, caller);
+            let mut mapper = map::Mapper::new(self, caller, &limits);
+            let mut used = 0;
             for value in events {
-                let event = match openlineage::read_event(value, caller.name(), received) {
-                    Err(e) => {
-                        answers.push(Err(e));
-                        continue;
-                    }
-                    Ok(event) => event,
-                };
+                if used > 0 && mapper.edge_ops() >= limits.max_edges {
+                    break;
+                }
+                used += 1;
+                let read =
+                    match openlineage::read_event_within(value, caller.name(), received, &limits) {
+                        Err(e) => {
+                            answers.push(Err(e));
+                            continue;
+                        }
+                        Ok(read) => read,
+                    };
+                let event = read.event;
                 let repeated = digests.contains(&event.digest)
                     || self.store.lineage_event(&event.digest).await?.is_some();
                 if repeated {
@@ -172,7 +206,8 @@ impl Catalog {
                     Err(e) => return Err(e),
                     Ok(notes) => {
                         let mut answer = EventAnswer::kept(&event, false);
-                        answer.notes = notes;
+                        answer.notes = read.notes;
+                        answer.notes.extend(notes);
                         answers.push(Ok(answer));
                         digests.push(event.digest.clone());
                         kept.push(Op::PutLineageEvent(event));
@@ -180,25 +215,25 @@ impl Catalog {
                 }
             }
             if kept.is_empty() {
-                return Ok(answers);
+                return Ok((answers, used));
             }
             kept.extend(mapper.into_ops());
             match self.store.apply(Batch { ops: kept }).await {
-                Ok(_) => return Ok(answers),
+                Ok(_) => return Ok((answers, used)),
                 Err(e) if attempt < 3 && map::lost_race(&e) => continue,
-                Err(e) if map::lost_race(&e) && events.len() > 1 => {
+                Err(e) if map::lost_race(&e) && used > 1 => {
                     // A clash that stays: each event on its own, so only the one that
                     // clashes is refused.
-                    let mut answers = Vec::with_capacity(events.len());
-                    for event in events {
+                    let mut answers = Vec::with_capacity(used);
+                    for event in &events[..used] {
                         let alone = std::slice::from_ref(event);
-                        match Box::pin(self.accept_events(caller, alone)).await {
-                            Ok(answer) => answers.extend(answer),
+                        match Box::pin(self.accept_chunk(caller, alone, received)).await {
+                            Ok((answer, _)) => answers.extend(answer),
                             Err(e) if map::lost_race(&e) => answers.push(Err(e)),
                             Err(e) => return Err(e),
                         }
                     }
-                    return Ok(answers);
+                    return Ok((answers, used));
                 }
                 Err(e) => return Err(e),
             }

@@ -41,7 +41,8 @@ async fn body_json(state: &AppState, req: Request) -> ApiResult<Value> {
 /// `POST /api/v1/lineage`: one RunEvent, DatasetEvent or JobEvent. 201 with `{status:
 /// accepted, digest}` when kept, 200 with `{status: repeated, digest}` when it was
 /// kept before (nothing changes); 400 naming what is wrong with an event that is not
-/// one (nothing written); 403 without `EmitLineage`.
+/// one or passes a bound of `[openlineage]` (nothing written); 403 without `EmitLineage`,
+/// or without Edit Metadata on a model outside `/OpenLineage` it would set lineage into.
 pub async fn post_event(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,

@@ -11,14 +11,19 @@
 //! - An event that names both inputs and outputs sets the job's **lineage** into those
 //!   outputs: an edge from each input to each output named after the job
 //!   (`namespace/name`), and from the `columnLineage` facet an edge per input column
-//!   and transformation, named `namespace/name (TYPE/SUBTYPE): description`. The job's
-//!   edges into those outputs that the event does not name go; an event older than the
-//!   one the job's lineage was last set from (its Lineage Updated) changes no edge, so
-//!   the answer does not depend on the order events arrive in.
+//!   and transformation, named `namespace/name (TYPE/SUBTYPE): description`. Each edge
+//!   carries the job as its origin ([`Edge::origin`]): the job's edges into those
+//!   outputs that the event does not name go, and only those, whatever names other
+//!   edges have. An event older than the one the job's lineage was last set from (its
+//!   Lineage Updated) changes no edge, so the answer does not depend on the order
+//!   events arrive in.
 //!
 //! Objects of harvested models are matched, never made or changed: the harvest owns
 //! them; and only in the harvested models the poster sees (for a poster who sees none,
-//! the harvest does not exist). Nothing is deleted but the job's own edges.
+//! the harvest does not exist). Setting lineage into an object outside the models the
+//! intake makes (a harvested table or column) needs Edit Metadata on its model, as data
+//! mapping does; without it the event is refused, naming what it would have set.
+//! Nothing is deleted but the job's own edges.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -31,11 +36,13 @@ use super::super::visibility::Sight;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL, stable_id};
+use crate::model::Capability;
 use crate::model::{
     AttributeValue, DATABASE_PROFILE, Edge, EdgeKind, FILE_PROFILE, MODEL_PROFILE_ATTRIBUTE,
     Object, ObjectKind, PIPELINE_PROFILE, REPOSITORY_PROFILE, SystemType, Timestamp, TypeName,
     Value as AttrValue,
 };
+use crate::openlineage::EventLimits;
 use crate::openlineage::naming::{self, Place, Server, Shape};
 use crate::store::{Op, prepare};
 
@@ -89,6 +96,8 @@ struct Dataset {
     parts: Vec<String>,
     /// Its namespace's scheme (`postgres`), which names the SQL dialect.
     scheme: Option<String>,
+    /// How a message names it: the event's own words.
+    shown: String,
 }
 
 /// Maps the events of one write into ops, reading the store for what exists and
@@ -114,6 +123,17 @@ pub(super) struct Mapper<'c> {
     ops: Vec<Op>,
     /// What the event's mapping could not do (SQL it could not resolve), for its answer.
     notes: Vec<String>,
+    /// The models the intake makes (a namespace's) met so far: lineage into their
+    /// objects needs no right beyond posting.
+    own_models: HashSet<i64>,
+    /// Per other model: whether the poster may set lineage into it (Edit Metadata), or
+    /// `None` when it does not see it.
+    writable: HashMap<i64, Option<bool>>,
+    /// The most edges one event sets, and how many the current event set so far.
+    max_edges: usize,
+    event_edges: usize,
+    /// The edge ops of every event mapped so far.
+    edge_ops: usize,
 }
 
 fn text<'v>(value: &'v Value, pointer: &str) -> Option<&'v str> {
@@ -130,7 +150,7 @@ pub(crate) fn job_key(namespace: &str, name: &str) -> String {
 }
 
 impl<'c> Mapper<'c> {
-    pub(super) fn new(catalog: &'c Catalog, caller: &'c Caller) -> Self {
+    pub(super) fn new(catalog: &'c Catalog, caller: &'c Caller, limits: &EventLimits) -> Self {
         Self {
             catalog,
             caller,
@@ -147,12 +167,22 @@ impl<'c> Mapper<'c> {
             undo: Vec::new(),
             ops: Vec::new(),
             notes: Vec::new(),
+            own_models: HashSet::new(),
+            writable: HashMap::new(),
+            max_edges: limits.max_edges,
+            event_edges: 0,
+            edge_ops: 0,
         }
     }
 
     /// The ops of every event mapped so far.
     pub(super) fn into_ops(self) -> Vec<Op> {
         self.ops
+    }
+
+    /// How many edges the events mapped so far add or remove.
+    pub(super) fn edge_ops(&self) -> usize {
+        self.edge_ops
     }
 
     /// Maps one event, adding its ops, and answers what it could not map (notes); an
@@ -164,10 +194,13 @@ impl<'c> Mapper<'c> {
     ) -> Result<Vec<String>> {
         self.undo.clear();
         self.notes.clear();
+        self.event_edges = 0;
         let ops_before = self.ops.len();
+        let edge_ops_before = self.edge_ops;
         let mapped = self.map(event, event_time).await;
         if mapped.is_err() {
             self.ops.truncate(ops_before);
+            self.edge_ops = edge_ops_before;
             while let Some(undo) = self.undo.pop() {
                 match undo {
                     Undo::Known(key, Some(object)) => {
@@ -201,6 +234,17 @@ impl<'c> Mapper<'c> {
         if let Some(dataset) = event.get("dataset") {
             self.dataset(dataset).await?;
             return Ok(());
+        }
+        // An edge from each input to each output: refused before anything is made.
+        let count = |side: &str| {
+            event
+                .get(side)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        };
+        let table_edges = count("inputs").saturating_mul(count("outputs"));
+        if table_edges > self.max_edges {
+            return Err(self.too_many_edges(table_edges));
         }
         let job = match (text(event, "/job/namespace"), text(event, "/job/name")) {
             (Some(namespace), Some(name)) => {
@@ -249,9 +293,10 @@ impl<'c> Mapper<'c> {
             let edges = sources
                 .iter()
                 .filter(|s| **s != output.object.id)
-                .map(|s| lineage_edge(*s, output.object.id, key.clone()))
+                .map(|s| lineage_edge(*s, output.object.id, key.clone(), &key))
                 .collect();
-            self.replace(output.object.id, &key, false, edges).await?;
+            self.replace(&output.object, &output.shown, &key, edges)
+                .await?;
             if let Some(fields) = value
                 .pointer("/facets/columnLineage/fields")
                 .and_then(Value::as_object)
@@ -347,14 +392,21 @@ impl<'c> Mapper<'c> {
                         "type": lineage_of.get("transformationType"),
                         "description": lineage_of.get("transformationDescription"),
                     });
-                    edges.insert(lineage_edge(source.id, target.id, edge_name(key, &legacy)));
+                    edges.insert(lineage_edge(
+                        source.id,
+                        target.id,
+                        edge_name(key, &legacy),
+                        key,
+                    ));
                 } else {
                     for t in transformations {
-                        edges.insert(lineage_edge(source.id, target.id, edge_name(key, t)));
+                        edges.insert(lineage_edge(source.id, target.id, edge_name(key, t), key));
                     }
                 }
+                self.count_edges(edges.len())?;
             }
-            self.replace(target.id, key, true, edges).await?;
+            let shown = format!("column '{field}' of {}", output.shown);
+            self.replace(&target, &shown, key, edges).await?;
         }
         Ok(())
     }
@@ -426,7 +478,7 @@ impl<'c> Mapper<'c> {
             }
             return Ok(());
         }
-        let mut by_target: std::collections::BTreeMap<String, BTreeSet<Edge>> =
+        let mut by_target: std::collections::BTreeMap<ObjectId, (Object, BTreeSet<Edge>)> =
             std::collections::BTreeMap::new();
         for statement in statements {
             for problem in &statement.unresolved {
@@ -445,7 +497,10 @@ impl<'c> Mapper<'c> {
                     ));
                     continue;
                 };
-                let edges = by_target.entry(target.id.to_string()).or_default();
+                let edges = &mut by_target
+                    .entry(target.id)
+                    .or_insert_with(|| (target.clone(), BTreeSet::new()))
+                    .1;
                 for source in column
                     .sources
                     .iter()
@@ -477,14 +532,15 @@ impl<'c> Mapper<'c> {
                             source.transformation.kind(),
                             source.transformation.subtype()
                         );
-                        edges.insert(lineage_edge(from.id, target.id, name));
+                        edges.insert(lineage_edge(from.id, target.id, name, key));
                     }
                 }
             }
         }
-        for (target, edges) in by_target {
-            let target: ObjectId = target.parse()?;
-            self.replace(target, key, true, edges).await?;
+        for (_, (target, edges)) in by_target {
+            self.count_edges(edges.len())?;
+            let shown = format!("column '{}' of {}", target.name, output.shown);
+            self.replace(&target, &shown, key, edges).await?;
         }
         Ok(())
     }
@@ -541,15 +597,19 @@ impl<'c> Mapper<'c> {
         Ok(columns.into_iter().map(|o| o.name.clone()).collect())
     }
 
-    /// Makes the job's lineage edges into `target` exactly `edges`: those it had and
-    /// `edges` lacks go (with `columns`, its column edges too), the new ones are added.
+    /// Makes the job's lineage edges into `target` exactly `edges`: those it had (its
+    /// origin is the job, whatever their names) and `edges` lacks go, the new ones are
+    /// added; one that is there already, whoever made it, is left as it is. Outside the
+    /// models the intake makes, only with Edit Metadata on the target's model.
     async fn replace(
         &mut self,
-        target: ObjectId,
+        target: &Object,
+        shown: &str,
         key: &str,
-        columns: bool,
         edges: BTreeSet<Edge>,
     ) -> Result<()> {
+        self.may_set_lineage_into(target, shown).await?;
+        let target = target.id;
         if !self.incoming.contains_key(&target) {
             let stored: BTreeSet<Edge> = if self.made.contains(&target) {
                 BTreeSet::new()
@@ -565,21 +625,104 @@ impl<'c> Mapper<'c> {
             self.incoming.insert(target, stored);
         }
         let current = self.incoming[&target].clone();
-        let mine = |e: &Edge| e.name == key || (columns && is_column_edge_of(&e.name, key));
+        let mine = |e: &Edge| e.origin.as_deref() == Some(key);
         let mut changed = current.clone();
-        for edge in current.iter().filter(|e| mine(e) && !edges.contains(e)) {
+        for edge in current
+            .iter()
+            .filter(|e| mine(e) && !edges.iter().any(|n| n.same_place(e)))
+        {
             changed.remove(edge);
-            self.push(Op::RemoveEdge(edge.clone()))?;
+            self.push_edge(Op::RemoveEdge(edge.clone()))?;
         }
         for edge in edges {
-            if !current.contains(&edge) {
+            if !current.iter().any(|c| c.same_place(&edge)) {
                 changed.insert(edge.clone());
-                self.push(Op::AddEdge(edge))?;
+                self.push_edge(Op::AddEdge(edge))?;
             }
         }
         let before = self.incoming.insert(target, changed);
         self.undo.push(Undo::Incoming(target, before));
         Ok(())
+    }
+
+    /// Refuses lineage into an object outside the models the intake makes unless the
+    /// poster holds Edit Metadata on its model; an object the poster does not see is
+    /// answered as one that does not exist, in the event's own words.
+    async fn may_set_lineage_into(&mut self, target: &Object, shown: &str) -> Result<()> {
+        let model = target.id.model;
+        if self.own_models.contains(&model) {
+            return Ok(());
+        }
+        let allowed = match self.writable.get(&model) {
+            Some(allowed) => *allowed,
+            None => {
+                let allowed = if self.poster_sees(ObjectId::repository(model)).await? {
+                    Some(
+                        self.caller.has(Capability::EditMetadata)
+                            || self
+                                .catalog
+                                .capabilities_on(self.caller, ObjectId::repository(model))
+                                .await?
+                                .contains(&Capability::EditMetadata),
+                    )
+                } else {
+                    None
+                };
+                self.writable.insert(model, allowed);
+                allowed
+            }
+        };
+        match allowed {
+            Some(true) => Ok(()),
+            Some(false) => Err(Error::forbidden(format!(
+                "user '{}' may not set lineage into {shown}: it is in model {}, which the \
+                 OpenLineage intake did not make, and lineage into it needs Edit Metadata on \
+                 that model",
+                self.caller.name(),
+                ObjectId::repository(model)
+            ))),
+            None => Err(Error::not_found(format!("{shown} does not exist"))),
+        }
+    }
+
+    /// Whether the poster sees the object (sight read once per mapper).
+    async fn poster_sees(&mut self, id: ObjectId) -> Result<bool> {
+        if self.harvest_sight.is_none() {
+            let sight = match self.catalog.sight(self.caller).await {
+                Ok(sight) => Some(sight),
+                Err(e) if e.code == ErrorCode::PermissionDenied => None,
+                Err(e) => return Err(e),
+            };
+            self.harvest_sight = Some(sight);
+        }
+        Ok(self
+            .harvest_sight
+            .as_ref()
+            .and_then(Option::as_ref)
+            .is_some_and(|s| s.sees_id(id)))
+    }
+
+    /// Counts edges the event sets, refusing it past the bound.
+    fn count_edges(&mut self, more: usize) -> Result<()> {
+        self.event_edges = self.event_edges.saturating_add(more);
+        if self.event_edges > self.max_edges {
+            return Err(self.too_many_edges(self.event_edges));
+        }
+        Ok(())
+    }
+
+    fn too_many_edges(&self, count: usize) -> Error {
+        Error::invalid(format!(
+            "the event sets {count} lineage edges or more (an edge from each input to each \
+             output, and its column edges), more than the {} one event may set \
+             (openlineage.max_edges)",
+            self.max_edges
+        ))
+    }
+
+    fn push_edge(&mut self, op: Op) -> Result<()> {
+        self.edge_ops += 1;
+        self.push(op)
     }
 
     /// The job's object, made when absent.
@@ -643,7 +786,9 @@ impl<'c> Mapper<'c> {
         facets: Option<&Value>,
     ) -> Result<Option<Dataset>> {
         let place = naming::place(namespace, name);
-        if let Some(found) = self.harvested_table(&place).await? {
+        let shown = format!("dataset '{name}' of namespace '{namespace}'");
+        if let Some(mut found) = self.harvested_table(&place).await? {
+            found.shown = shown;
             return Ok(Some(found));
         }
         let profile = match place.shape {
@@ -697,6 +842,7 @@ impl<'c> Mapper<'c> {
                     scheme: namespace
                         .split_once("://")
                         .map(|(s, _)| s.to_ascii_lowercase()),
+                    shown,
                 };
                 if let Some(facets) = facets {
                     self.dataset_facets(&mut dataset, facets).await?;
@@ -783,25 +929,21 @@ impl<'c> Mapper<'c> {
         if self.harvested.is_none() {
             self.harvested = Some(self.catalog.harvested().await?);
         }
-        if self.harvest_sight.is_none() {
-            let sight = match self.catalog.sight(self.caller).await {
-                Ok(sight) => Some(sight),
-                Err(e) if e.code == ErrorCode::PermissionDenied => None,
-                Err(e) => return Err(e),
-            };
-            self.harvest_sight = Some(sight);
-        }
-        let sight = self.harvest_sight.as_ref().and_then(Option::as_ref);
         // A harvested table the poster does not see does not exist for it: its dataset
         // lands in the namespace's model, and nothing answered tells of the other.
-        let models: Vec<i64> = self
+        let candidates: Vec<i64> = self
             .harvested
             .iter()
             .flat_map(|h| h.iter())
             .filter(|h| &h.server == server && h.database == place.parts[0])
-            .filter(|h| sight.is_some_and(|s| s.sees_id(ObjectId::new(h.model, 1))))
             .map(|h| h.model)
             .collect();
+        let mut models = Vec::new();
+        for model in candidates {
+            if self.poster_sees(ObjectId::new(model, 1)).await? {
+                models.push(model);
+            }
+        }
         'models: for model in models {
             let mut found: Option<Object> = None;
             for part in &place.parts {
@@ -819,6 +961,7 @@ impl<'c> Mapper<'c> {
                 owned: false,
                 parts: place.parts.clone(),
                 scheme: Some(server.scheme.clone()),
+                shown: String::new(),
             }));
         }
         Ok(None)
@@ -858,9 +1001,11 @@ impl<'c> Mapper<'c> {
                     "'/{FOLDER}/{name}' is not the model of namespace '{namespace}' (another object has that name)"
                 )));
             }
+            self.own_models.insert(model.id.content_model());
             return Ok(model.id.content_model());
         }
         let id = ObjectId::repository(self.new_id(REPOSITORY_MODEL).await?);
+        self.own_models.insert(id.content_model());
         let mut model = Object::new(
             id,
             ObjectKind::Model,
@@ -1027,34 +1172,15 @@ impl<'c> Mapper<'c> {
     }
 }
 
-fn lineage_edge(source: ObjectId, target: ObjectId, name: String) -> Edge {
+/// A lineage edge the job `key` sets.
+fn lineage_edge(source: ObjectId, target: ObjectId, name: String, key: &str) -> Edge {
     Edge {
         kind: EdgeKind::Lineage,
         source,
         target,
         name,
-        origin: None,
+        origin: Some(key.to_owned()),
     }
-}
-
-/// Whether an edge's name is one [`edge_name`] gave for the job `key`: the key, then
-/// ` (TYPE[/SUBTYPE][, masking])` and optionally `: description` — so another job whose
-/// name merely starts with this one's (`ns/job (x)`) is not taken for it.
-fn is_column_edge_of(name: &str, key: &str) -> bool {
-    let Some(rest) = name.strip_prefix(key).and_then(|r| r.strip_prefix(" (")) else {
-        return false;
-    };
-    let Some((kind, after)) = rest.split_once(')') else {
-        return false;
-    };
-    let kind = kind.strip_suffix(", masking").unwrap_or(kind);
-    let word = |w: &str| w.bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
-    let kind_ok = kind.is_empty()
-        || match kind.split_once('/') {
-            Some((k, sub)) => !k.is_empty() && !sub.is_empty() && word(k) && word(sub),
-            None => word(kind),
-        };
-    kind_ok && (after.is_empty() || after.starts_with(": "))
 }
 
 /// A column edge's name: the job's, then the transformation's type, subtype, masking
@@ -1145,39 +1271,4 @@ impl Catalog {
 /// mapping is read again and retried.
 pub(super) fn lost_race(error: &crate::error::Error) -> bool {
     error.code == ErrorCode::Conflict
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_jobs_column_edges_are_told_from_another_jobs() {
-        let key = "ns/job";
-        for name in [
-            "ns/job (DIRECT/IDENTITY)",
-            "ns/job (DIRECT/AGGREGATION): sum of amounts",
-            "ns/job (INDIRECT/FILTER, masking)",
-            "ns/job (DIRECT)",
-            "ns/job (): no type given",
-        ] {
-            assert!(is_column_edge_of(name, key), "{name}");
-        }
-        for name in [
-            "ns/job",
-            "ns/job (x) (DIRECT/IDENTITY)",
-            "ns/job (x)",
-            "ns/jobs (DIRECT/IDENTITY)",
-            "ns/job (DIRECT/IDENTITY) trailing",
-        ] {
-            assert!(!is_column_edge_of(name, key), "{name}");
-        }
-        let json =
-            serde_json::json!({"type": "DIRECT", "subtype": "AGGREGATION", "description": "d"});
-        assert!(is_column_edge_of(&edge_name(key, &json), key));
-        assert!(is_column_edge_of(
-            &edge_name(key, &serde_json::json!({"description": "d"})),
-            key
-        ));
-    }
 }
