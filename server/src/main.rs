@@ -225,8 +225,8 @@ async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
         lore_server::spawn_measured(store, &settings, admin_password.as_deref(), metrics).await?;
     match bootstrap {
         Bootstrap::CreatedWithGeneratedPassword(password) => {
-            use std::io::IsTerminal;
             use lore_server::first_admin::{HandedOver, hand_over, password_file};
+            use std::io::IsTerminal;
             let mut stdout = std::io::stdout();
             let terminal: Option<&mut dyn std::io::Write> =
                 stdout.is_terminal().then_some(&mut stdout);
