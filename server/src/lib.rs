@@ -7,6 +7,7 @@ pub mod cli_import;
 pub mod cli_query;
 pub mod config;
 pub mod delivery;
+pub mod first_admin;
 mod error;
 mod explorer;
 mod extract;
