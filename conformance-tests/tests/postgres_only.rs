@@ -235,7 +235,10 @@ async fn unknown_database_values_are_internal_errors() {
         .execute(&mut conn)
         .await
         .unwrap_or_else(|e| panic!("corrupting a kind: {e}"));
-    match store.object(ObjectId::repository(1)).await {
+    // The store's own read of a row it cannot understand.
+    #[allow(clippy::disallowed_methods)]
+    let read = store.object(ObjectId::repository(1)).await;
+    match read {
         Ok(object) => panic!("an unknown kind was read: {object:?}"),
         Err(err) => {
             assert_eq!(err.code, ErrorCode::ServerError);

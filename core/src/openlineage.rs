@@ -376,9 +376,9 @@ fn zoneless_time(text: &str) -> Option<String> {
 /// A duration as a person writes it: `10m`, `90s`, `2h`.
 fn shown_duration(d: Duration) -> String {
     let s = d.as_secs();
-    if s > 0 && s % 3600 == 0 {
+    if s > 0 && s.is_multiple_of(3600) {
         format!("{}h", s / 3600)
-    } else if s > 0 && s % 60 == 0 {
+    } else if s > 0 && s.is_multiple_of(60) {
         format!("{}m", s / 60)
     } else {
         format!("{s}s")

@@ -132,7 +132,7 @@ impl Catalog {
         let mut terms = if term_ids.is_empty() {
             Vec::new()
         } else {
-            self.store.objects(&term_ids).await?
+            self.stored_objects(&term_ids).await?
         };
         terms.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         terms.dedup_by_key(|t| t.id);
@@ -183,7 +183,10 @@ impl Catalog {
         }
     }
 
-    /// `GET /entities/{objectId}` in the legacy format.
+    /// `GET /entities/{objectId}` in the legacy format. A raw read by id, whose object
+    /// [`Catalog::shown`] answers as missing unless the caller sees it, before anything
+    /// of it is used.
+    #[allow(clippy::disallowed_methods)]
     pub async fn get_entity(&self, caller: &Caller, reference: &ObjectRef) -> Result<Entity> {
         super::visibility::require_view_somewhere(caller)?;
         // By id, the object and what hangs on it come in one read.
@@ -209,7 +212,9 @@ impl Catalog {
     /// and an object by id, in one store read, which carries the key's check
     /// ([`ObjectStore::entity_read`](crate::store::ObjectStore::entity_read)); what it
     /// read is used only once the check says the caller known for the key is still its.
-    /// Answers the caller with the entity, for the call log.
+    /// Answers the caller with the entity, for the call log. The raw read is checked by
+    /// [`Catalog::shown`] as in [`Catalog::get_entity`].
+    #[allow(clippy::disallowed_methods)]
     pub async fn get_entity_by_key(
         &self,
         key: &str,

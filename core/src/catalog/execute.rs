@@ -109,7 +109,7 @@ impl Catalog {
             .await?;
         let ids = self.store.query(&plan, page).await?;
         if legacy {
-            let (mut objects, _) = self.store.objects_with_details(&ids).await?;
+            let (mut objects, _) = self.stored_with_details(&ids).await?;
             order_like(&mut objects, &ids);
             return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
         }
@@ -402,7 +402,7 @@ impl Catalog {
         ids: &[ObjectId],
         select: &[Selected<'_>],
     ) -> Result<PageFacts> {
-        let (objects, details) = self.store.objects_with_details(ids).await?;
+        let (objects, details) = self.stored_with_details(ids).await?;
         let mut facts = PageFacts::default();
         facts.add(objects, details);
         let page: Vec<Object> = ids
@@ -412,7 +412,7 @@ impl Catalog {
         let wants = Wants::of(select);
         if wants.parents {
             let parents: Vec<ObjectId> = page.iter().filter_map(eval::parent_id).collect();
-            let (objects, details) = self.store.objects_with_details(&parents).await?;
+            let (objects, details) = self.stored_with_details(&parents).await?;
             facts.add(objects, details);
         }
         if wants.children {
@@ -430,7 +430,7 @@ impl Catalog {
                 );
                 child_ids.extend(children.iter().map(|c| c.id));
             }
-            let (objects, details) = self.store.objects_with_details(&child_ids).await?;
+            let (objects, details) = self.stored_with_details(&child_ids).await?;
             facts.add(objects, details);
         }
         if wants.context {
@@ -455,7 +455,7 @@ impl Catalog {
                 })
                 .map(|e| e.target)
                 .collect();
-            for object in self.store.objects(&targets).await? {
+            for object in self.stored_objects(&targets).await? {
                 if sight.sees(&object) {
                     facts.targets.insert(object.id, embedded(&object));
                 }
@@ -467,7 +467,7 @@ impl Catalog {
                 .filter(|o| o.kind == ObjectKind::ModelObject)
                 .map(|o| ObjectId::repository(o.id.model))
                 .collect();
-            for model in self.store.objects(&models).await? {
+            for model in self.stored_objects(&models).await? {
                 facts.models.insert(model.id, model);
             }
         }
@@ -1376,7 +1376,7 @@ impl Catalog {
 
     async fn related_objects(&self, object: &Object) -> Result<Vec<Object>> {
         let ids = self.related_ids(object).await?;
-        self.store.objects(&ids).await
+        self.stored_objects(&ids).await
     }
 
     /// The ids of the objects related to the object by an edge, either way, sorted.

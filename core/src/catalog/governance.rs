@@ -428,7 +428,7 @@ impl Catalog {
     }
 
     async fn profiling_record(&self, caller: &Caller, object: &Object) -> Result<ProfilingRecord> {
-        let (objects, details) = self.store.objects_with_details(&[object.id]).await?;
+        let (objects, details) = self.stored_with_details(&[object.id]).await?;
         let object = objects
             .into_iter()
             .next()

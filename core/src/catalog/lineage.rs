@@ -143,8 +143,7 @@ impl Catalog {
         ids.sort();
         ids.dedup();
         let objects: BTreeMap<ObjectId, Object> = self
-            .store
-            .objects(&ids)
+            .stored_objects(&ids)
             .await?
             .into_iter()
             .filter(|o| sight.sees(o))

@@ -432,7 +432,7 @@ impl Catalog {
             .edges(EdgeKind::TermReference, term.id, false)
             .await?;
         let targets: Vec<ObjectId> = edges.iter().map(|e| e.target).collect();
-        let others = self.store.objects(&targets).await?;
+        let others = self.stored_objects(&targets).await?;
         let sight = self.sight(caller).await?;
         let mut references: Vec<GlossaryTermReference> = edges
             .iter()
@@ -536,8 +536,7 @@ impl Catalog {
         sources.dedup();
         let sight = self.sight(caller).await?;
         let mut objects: Vec<Object> = self
-            .store
-            .objects(&sources)
+            .stored_objects(&sources)
             .await?
             .into_iter()
             .filter(|o| sight.sees(o))

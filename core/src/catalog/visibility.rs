@@ -360,6 +360,25 @@ impl Catalog {
     pub(crate) async fn stored_object(&self, id: ObjectId) -> Result<Option<Object>> {
         self.store.object(id).await
     }
+
+    /// The stored objects of ids the server already holds, whoever asks, sorted by id:
+    /// ids a query answered under the caller's sight, the ends of edges and the targets
+    /// of references the caller's visible objects hold (each caller filters them by its
+    /// sight before it shows any), never ids a client wrote.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) async fn stored_objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>> {
+        self.store.objects(ids).await
+    }
+
+    /// [`Catalog::stored_objects`] with what hangs on them, from one snapshot: for ids
+    /// the server already holds, as there.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) async fn stored_with_details(
+        &self,
+        ids: &[ObjectId],
+    ) -> Result<(Vec<Object>, crate::store::Details)> {
+        self.store.objects_with_details(ids).await
+    }
 }
 
 /// An object the caller may see. Only this module makes one, so a method that takes a

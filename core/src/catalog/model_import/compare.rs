@@ -131,7 +131,7 @@ impl Catalog {
                 .collect();
             let mut computed = HashMap::new();
             for ids in unprinted.chunks(PAGE) {
-                let (objects, details) = self.store.objects_with_details(ids).await?;
+                let (objects, details) = self.stored_with_details(ids).await?;
                 // The native ids of their parents and of the targets of their edges.
                 let mut natives: HashMap<ObjectId, String> =
                     objects.iter().map(|o| (o.id, native_key(o))).collect();
@@ -149,7 +149,7 @@ impl Catalog {
                     .collect();
                 if !referred.is_empty() {
                     let referred: Vec<ObjectId> = referred.into_iter().collect();
-                    for o in self.store.objects(&referred).await? {
+                    for o in self.stored_objects(&referred).await? {
                         natives.insert(o.id, native_key(&o));
                     }
                 }

@@ -318,11 +318,11 @@ impl<'c> Mapper<'c> {
             let attributes = if self.made.contains(&job.id) {
                 Vec::new()
             } else {
+                // The job's attributes only: a job this mapper found, not one a poster named.
                 self.catalog
                     .store
-                    .entity_read(job.id, None)
+                    .details(crate::store::Scope::Objects(vec![job.id]))
                     .await?
-                    .details
                     .attributes
             };
             let stored = attributes.into_iter().find_map(|a| {
