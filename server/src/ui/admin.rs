@@ -8,7 +8,9 @@ use axum::Form;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use lore_core::catalog::{GranteeKind, GranteeRef, LogPage, NewGroup, NewUser, UserUpdate};
-use lore_core::model::{OperationFilter, OperationState, SystemLogFilter, format_datetime};
+use lore_core::model::{
+    ExternalLink, OperationFilter, OperationState, SystemLogFilter, format_datetime,
+};
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 
@@ -64,6 +66,8 @@ struct AdminPage {
     tables: Vec<TableView>,
     roles: Vec<String>,
     operation: Option<OperationView>,
+    /// The configured OpenID provider, which a sign-in link defaults to (Users page).
+    issuer: Option<String>,
 }
 
 impl AdminPage {
@@ -77,6 +81,7 @@ impl AdminPage {
             tables: Vec::new(),
             roles: Vec::new(),
             operation: None,
+            issuer: None,
         }
     }
 }
@@ -89,9 +94,17 @@ fn time(t: &lore_core::model::Timestamp) -> String {
 pub async fn users(State(state): State<AppState>, session: Session) -> PageResult {
     let users = state.catalog.list_users(&session.caller).await?;
     let mut page = AdminPage::new(&session, "users", "Users");
+    page.issuer = state.oauth2.as_ref().map(|o| o.issuer().to_owned());
     page.tables.push(TableView {
         id: "users",
-        headers: vec!["Name", "Full name", "E-mail", "Enabled", "Since"],
+        headers: vec![
+            "Name",
+            "Full name",
+            "E-mail",
+            "Enabled",
+            "Since",
+            "Single sign-on",
+        ],
         rows: users
             .iter()
             .map(|u| {
@@ -101,11 +114,65 @@ pub async fn users(State(state): State<AppState>, session: Session) -> PageResul
                     cell(&u.email),
                     cell(if u.enabled { "yes" } else { "no" }),
                     cell(time(&u.created_at)),
+                    cell(match &u.external {
+                        Some(ExternalLink::Subject { issuer, subject }) => {
+                            format!("{subject} at {issuer}")
+                        }
+                        Some(ExternalLink::AtNextSignIn) => "at the next sign-in".to_owned(),
+                        None => String::new(),
+                    }),
                 ]
             })
             .collect(),
     });
     Ok(html(&page))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct IdentityForm {
+    name: String,
+    /// `link` (by `subject` and `issuer`, or `at_next_sign_in`) or `unlink`.
+    op: String,
+    subject: Option<String>,
+    issuer: Option<String>,
+    at_next_sign_in: Option<String>,
+}
+
+/// `POST /ui/admin/users/identity`: links a user to their account at the identity
+/// provider (by subject, the issuer defaulting to the configured one, or at their next
+/// sign-in), or unlinks them, as `PUT` / `DELETE /admin/users/{userId}/identity`.
+pub async fn link_identity(
+    State(state): State<AppState>,
+    session: Session,
+    Form(form): Form<IdentityForm>,
+) -> Response {
+    let blank = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let link = match form.op.as_str() {
+        "unlink" => Ok(None),
+        "link" if form.at_next_sign_in.is_some() => Ok(Some(ExternalLink::AtNextSignIn)),
+        "link" => match blank(form.subject) {
+            None => Err(Error::missing("subject")),
+            Some(subject) => blank(form.issuer)
+                .or_else(|| state.oauth2.as_ref().map(|o| o.issuer().to_owned()))
+                .ok_or_else(|| {
+                    Error::missing("issuer (no auth.oauth2.issuer is configured to default to)")
+                })
+                .map(|issuer| Some(ExternalLink::Subject { issuer, subject })),
+        },
+        _ => Err(Error::invalid("op must be link or unlink")),
+    };
+    let outcome = match link {
+        Ok(link) => state
+            .catalog
+            .link_identity(&session.caller, form.name.trim(), link)
+            .await
+            .map(|u| match u.external {
+                Some(_) => format!("user {} linked to their sign-in", u.name),
+                None => format!("user {} unlinked from their sign-in", u.name),
+            }),
+        Err(e) => Err(e),
+    };
+    returned("/ui/admin/users", outcome)
 }
 
 #[derive(Debug, Deserialize)]

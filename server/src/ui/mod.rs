@@ -129,6 +129,7 @@ pub fn router(state: AppState) -> Router<AppState> {
             get(admin::users).post(admin::create_user),
         )
         .route("/ui/admin/users/enabled", post(admin::enable_user))
+        .route("/ui/admin/users/identity", post(admin::link_identity))
         .route(
             "/ui/admin/groups",
             get(admin::groups).post(admin::create_group),
