@@ -80,11 +80,7 @@ pub fn message(status: StatusCode, title: &str, text: &str) -> Response {
 /// 404, for a path that names no page and for an object that does not exist for the
 /// caller alike.
 pub fn not_found_page() -> Response {
-    message(
-        StatusCode::NOT_FOUND,
-        "Nothing here",
-        "There is no page at this address.",
-    )
+    message(StatusCode::NOT_FOUND, "Nothing here", NOTHING_HERE)
 }
 
 pub fn refused(text: &str) -> Response {
@@ -95,8 +91,10 @@ pub fn refused_with(status: StatusCode, text: &str) -> Response {
     message(status, "Not allowed", text)
 }
 
-/// An error of the catalog as a page: the same message the API gives (an internal
-/// failure only by its reference), under the status the API uses.
+/// An error of the catalog as a page, under the status the API uses. A page shows only
+/// text Lore chose: a name the address carried (an id, a path, a parameter) is never
+/// repeated, so a link cannot put words on a Lore page. Refusals name the caller and the
+/// capability (of an object they see); an internal failure shows its reference.
 #[derive(Debug)]
 pub struct PageError(pub Error);
 
@@ -120,9 +118,25 @@ impl IntoResponse for PageError {
             _ if status.is_client_error() => "That did not work",
             _ => "Something went wrong",
         };
-        message(status, title, &error.message)
+        let text = match error.code {
+            ErrorCode::NotFound | ErrorCode::ObjectNotFound | ErrorCode::InvalidRepositoryPath => {
+                NOTHING_HERE
+            }
+            ErrorCode::PermissionDenied | ErrorCode::AuthenticationError => &error.message,
+            _ if status.is_client_error() => NOT_UNDERSTOOD,
+            _ => &error.message,
+        };
+        message(status, title, text)
     }
 }
+
+/// What a page says of an object or page that does not exist for the caller.
+pub const NOTHING_HERE: &str =
+    "This address names nothing you can see: no page, and no object by that id or path.";
+
+/// What a page says of an address whose parameters it cannot use.
+pub const NOT_UNDERSTOOD: &str = "Lore cannot use this address: a part of it is not what the page \
+                                  expects. Go back and follow Lore's own links.";
 
 pub type PageResult = Result<Response, PageError>;
 
@@ -164,4 +178,52 @@ pub fn returned(to: &str, outcome: Result<String, Error>) -> Response {
         .into_response();
     response.extensions_mut().insert(flash);
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn body_of(response: Response) -> (StatusCode, String) {
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("the page");
+        (status, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[tokio::test]
+    async fn error_pages_never_repeat_what_the_address_carried() {
+        let words = "Your account is locked, call 555-0100";
+        for (error, status) in [
+            (Error::not_found(format!("no object '{words}'")), 404),
+            (
+                Error::new(ErrorCode::InvalidRepositoryPath, format!("'{words}'")),
+                404,
+            ),
+            (
+                Error::invalid(format!("page '{words}' is not a number")),
+                400,
+            ),
+            (Error::missing(words), 400),
+        ] {
+            let (got, page) = body_of(PageError(error).into_response()).await;
+            assert_eq!(got.as_u16(), status);
+            assert!(!page.contains("555-0100"), "{page}");
+        }
+        // A refusal says who lacks what, in Lore's words.
+        let (got, page) = body_of(
+            PageError(Error::forbidden("'ann' lacks the capability Edit Metadata")).into_response(),
+        )
+        .await;
+        assert_eq!(got, StatusCode::FORBIDDEN);
+        assert!(
+            page.contains("lacks the capability Edit Metadata"),
+            "{page}"
+        );
+        // A missing object reads like a path that names no page.
+        let (_, missing) = body_of(PageError(Error::not_found("x")).into_response()).await;
+        let (_, no_page) = body_of(not_found_page()).await;
+        assert_eq!(missing, no_page);
+    }
 }
