@@ -800,3 +800,80 @@ async fn postgres_store_password_reset_and_group() {
     let show = ok(group(&other, &["show", "ops"]).await);
     assert!(show.contains("\nAdministrator "), "{show}");
 }
+
+#[tokio::test]
+async fn users_are_linked_to_and_unlinked_from_their_sign_in() {
+    let f = sqlite().await;
+    let c = &f.catalog;
+    ok(user(c, &["add", "dora", "--no-password"]).await);
+    let linked = ok(user(
+        c,
+        &[
+            "link",
+            "dora",
+            "--issuer",
+            "https://idp.example/",
+            "--subject",
+            "248289761001",
+        ],
+    )
+    .await);
+    assert_eq!(
+        linked,
+        "Linked user dora: subject '248289761001' of https://idp.example/.\n"
+    );
+    let show = ok(user(c, &["show", "dora"]).await);
+    assert!(
+        show.contains("subject '248289761001' of https://idp.example/"),
+        "{show}"
+    );
+    // The same identity for another user is refused, naming who holds it.
+    ok(user(c, &["add", "eli", "--no-password"]).await);
+    let taken = err(user(
+        c,
+        &[
+            "link",
+            "eli",
+            "--issuer",
+            "https://idp.example/",
+            "--subject",
+            "248289761001",
+        ],
+    )
+    .await);
+    assert!(taken.contains("'dora' is already linked"), "{taken}");
+    let marked = ok(user(c, &["link", "eli", "--at-next-sign-in"]).await);
+    assert!(
+        marked.contains("at the next sign-in naming the user"),
+        "{marked}"
+    );
+    // A password account is never linked by a name claim.
+    let refused = err(user(c, &["link", "Administrator", "--at-next-sign-in"]).await);
+    assert!(refused.contains("has a password"), "{refused}");
+    // Either a subject with its issuer, or --at-next-sign-in.
+    let link = |extra: &[&'static str]| {
+        let mut argv = vec!["user", "link", "dora"];
+        argv.extend_from_slice(extra);
+        parse(&argv).is_ok()
+    };
+    assert!(link(&["--issuer", "i", "--subject", "s"]));
+    assert!(link(&["--at-next-sign-in"]));
+    assert!(!link(&["--subject", "s"]));
+    assert!(!link(&["--issuer", "i"]));
+    assert!(!link(&[]));
+    assert!(!link(&[
+        "--issuer",
+        "i",
+        "--subject",
+        "s",
+        "--at-next-sign-in"
+    ]));
+    let unlinked = ok(user(c, &["unlink", "dora"]).await);
+    assert!(unlinked.starts_with("Unlinked user dora"), "{unlinked}");
+    assert!(ok(user(c, &["show", "dora"]).await).contains("Identity:"));
+    assert!(
+        ok(user(c, &["show", "dora"]).await)
+            .lines()
+            .any(|l| l.starts_with("Identity:") && l.trim_end().ends_with("none")),
+    );
+}
