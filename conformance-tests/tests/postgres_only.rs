@@ -267,3 +267,59 @@ where
     }
     outputs
 }
+
+/// Migration 29 on a database written before it: users without a password are to be
+/// linked at their next sign-in, users with one are not linked (as on SQLite, in
+/// `backends/sqlite/tests/store.rs`). The database before it is made by undoing
+/// migrations 29 and 30 on a fresh one.
+#[tokio::test]
+async fn users_without_a_password_before_migration_29_are_linked_at_their_next_sign_in() {
+    let Some((db, store)) = fresh().await else {
+        return;
+    };
+    let user = |object: i64, name: &str, password: Option<&str>| User {
+        id: ObjectId::repository(object),
+        name: name.to_owned(),
+        full_name: String::new(),
+        email: String::new(),
+        description: String::new(),
+        password_hash: password.map(str::to_owned),
+        enabled: true,
+        created_at: now(),
+        external: None,
+    };
+    apply(
+        &store,
+        vec![
+            Op::PutUser(user(1, "oidc-user", None)),
+            Op::PutUser(user(2, "ann", Some("$argon2id$fake"))),
+        ],
+    )
+    .await;
+    drop(store);
+    let mut conn = raw(&db).await;
+    for statement in [
+        "DROP INDEX users_external",
+        "ALTER TABLE users DROP COLUMN external_issuer",
+        "ALTER TABLE users DROP COLUMN external_subject",
+        "ALTER TABLE edges DROP COLUMN origin",
+        "DELETE FROM lore_schema WHERE version >= 29",
+    ] {
+        sqlx::query(statement)
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+    let store = PostgresStore::open(&db.url)
+        .await
+        .unwrap_or_else(|e| panic!("migrating: {e}"));
+    let external = async |object: i64| {
+        store
+            .user(ObjectId::repository(object))
+            .await
+            .unwrap_or_else(|e| panic!("reading user {object}: {e}"))
+            .and_then(|u| u.external)
+    };
+    assert_eq!(external(1).await, Some(ExternalLink::AtNextSignIn));
+    assert_eq!(external(2).await, None);
+}
