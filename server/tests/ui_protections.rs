@@ -1,7 +1,9 @@
 //! The web UI's browser protections, over HTTP against the whole application: the
 //! headers on every kind of UI answer (page, 404 and 405 pages, login, redirect, CSV,
 //! htmx fragment, static file), `__Host-` cookies over HTTPS, no CSRF token from the
-//! address, and messages on a page that only Lore's code chose.
+//! address, messages on a page that only Lore's code chose, and every kind of form the
+//! router takes refusing a post from another site (`Origin` or `Referer`), without its
+//! CSRF token and with a wrong one.
 
 #![allow(clippy::unwrap_used)]
 use std::sync::Arc;
@@ -88,7 +90,21 @@ impl Ui {
     }
 
     async fn call(&mut self, method: Method, path: &str, form: Option<&str>) -> Answer {
+        self.call_with(method, path, form, &[]).await
+    }
+
+    /// A request with more headers (`Host`, `Origin`, `Referer`, `api-key`).
+    async fn call_with(
+        &mut self,
+        method: Method,
+        path: &str,
+        form: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Answer {
         let mut request = Request::builder().method(method).uri(path);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         if !self.cookies.is_empty() {
             let jar: Vec<String> = self
                 .cookies
@@ -99,7 +115,12 @@ impl Ui {
         }
         let body = match form {
             Some(form) => {
-                request = request.header("content-type", "application/x-www-form-urlencoded");
+                if !headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                {
+                    request = request.header("content-type", "application/x-www-form-urlencoded");
+                }
                 Body::from(form.to_owned())
             }
             None => Body::empty(),
@@ -410,4 +431,354 @@ async fn the_providers_error_text_is_not_shown() {
 fn base64_url(text: &str) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+}
+
+/// Every route of the UI that takes a request changing something (a POST, or any other
+/// method but GET), read from the router's source, so that a new form route without a
+/// case below fails [`every_form_refuses_another_site_and_a_missing_or_wrong_token`].
+fn form_routes() -> std::collections::BTreeSet<String> {
+    let source = include_str!("../src/ui/mod.rs");
+    let router = &source[source.find("pub fn router(").unwrap()..];
+    let router = &router[..router.find("\n}\n").unwrap()];
+    let mut routes = std::collections::BTreeSet::new();
+    for call in router.split(".route(").skip(1) {
+        let path = call.trim_start().strip_prefix('"').unwrap();
+        let path = &path[..path.find('"').unwrap()];
+        let handlers = &call[call.find('"').unwrap() + path.len() + 2..];
+        for other in ["put(", "patch(", "delete(", "any(", "on(", "MethodFilter"] {
+            assert!(
+                !handlers.contains(other),
+                "{path}: a routing call this test does not read ({other}); add it here"
+            );
+        }
+        assert!(
+            handlers.contains("get(") || handlers.contains("post("),
+            "{path}: no get( or post( in {handlers:?}"
+        );
+        if handlers.contains("post(") {
+            routes.insert(path.to_owned());
+        }
+    }
+    assert!(routes.len() > 10, "the router was read: {routes:?}");
+    routes
+}
+
+/// The page and the text that show a form's change (the page `""`: the form's answer).
+type Shown = Option<(&'static str, &'static str)>;
+
+/// Each kind of form the UI posts: its route, a form that the handler takes (without
+/// the token) and, when the change shows somewhere, the page and the text that show it.
+/// `{id}` is a folder's id. Logout comes last: it ends the session.
+const FORMS: &[(&str, &str, Shown)] = &[
+    ("/ui/objects/{id}/curation", "op=add&kind=endorsement", None),
+    ("/ui/objects/{id}/workflow", "action=Publish", None),
+    (
+        "/ui/objects/{id}/labels",
+        "label=Confidential&status=PROPOSED",
+        None,
+    ),
+    (
+        "/ui/objects/{id}/classes",
+        "label=Email+Address&status=PROPOSED",
+        None,
+    ),
+    (
+        "/ui/objects/{id}/tags",
+        "op=add&label=csrf-tag",
+        Some(("/ui/objects/{id}", "csrf-tag")),
+    ),
+    ("/ui/objects/{id}/terms", "op=add&term=no-such-term", None),
+    (
+        "/ui/objects/{id}/edit",
+        "description=csrf+description",
+        Some(("/ui/objects/{id}", "csrf description")),
+    ),
+    (
+        "/ui/preview",
+        "description=**csrf+preview**",
+        Some(("", "<strong>csrf preview</strong>")),
+    ),
+    (
+        "/ui/objects/{id}/access",
+        "grantee=csrf-user&kind=USER&role=Viewer",
+        None,
+    ),
+    (
+        "/ui/admin/users",
+        "name=csrf-user&password=A-long-enough-password-1",
+        Some(("/ui/admin/users", "csrf-user")),
+    ),
+    (
+        "/ui/admin/users/enabled",
+        "name=csrf-user&enabled=false",
+        None,
+    ),
+    (
+        "/ui/admin/users/identity",
+        "name=csrf-user&op=link&subject=csrf-subject&issuer=https%3A%2F%2Fidp.example",
+        Some(("/ui/admin/users", "csrf-subject")),
+    ),
+    (
+        "/ui/admin/groups",
+        "name=csrf-group",
+        Some(("/ui/admin/groups", "csrf-group")),
+    ),
+    (
+        "/ui/admin/roles",
+        "grantee=csrf-group&kind=GROUP&role=Metadata+Viewer",
+        None,
+    ),
+    ("/ui/admin/operations", "model=no-such-model", None),
+    (
+        "/ui/worksheets",
+        "name=csrf-sheet&mql=SELECT+Name+WHERE+Name+%3D+%27x%27",
+        Some(("/ui/worksheets", "csrf-sheet")),
+    ),
+    ("/ui/worksheets/delete", "id=1", None),
+    ("/ui/logout", "", Some(("/ui/", "signed-in-user"))),
+];
+
+const HOST: &str = "lore.test";
+const SAME_ORIGIN: &str = "http://lore.test";
+
+/// The token a post carries.
+enum Token {
+    /// The session's (or the login form's) own.
+    Right,
+    Missing,
+    Wrong(String),
+}
+
+/// A post that did not come from a page of this Lore: how, the header that tells
+/// (besides `Host`), and its token.
+struct Refusal {
+    how: &'static str,
+    header: Option<(&'static str, String)>,
+    token: Token,
+}
+
+fn refused_posts(other_session: &str) -> Vec<Refusal> {
+    let refusal = |how, header: Option<(&'static str, &str)>, token| Refusal {
+        how,
+        header: header.map(|(n, v)| (n, v.to_owned())),
+        token,
+    };
+    let same = Some(("origin", SAME_ORIGIN));
+    vec![
+        refusal(
+            "another site's Origin",
+            Some(("origin", "https://evil.example")),
+            Token::Right,
+        ),
+        refusal(
+            "another port's Origin",
+            Some(("origin", "http://lore.test:8080")),
+            Token::Right,
+        ),
+        refusal(
+            "an opaque Origin (a sandboxed frame)",
+            Some(("origin", "null")),
+            Token::Right,
+        ),
+        refusal(
+            "another site's Referer, no Origin",
+            Some(("referer", "https://evil.example/page?x=1")),
+            Token::Right,
+        ),
+        refusal("no token", same, Token::Missing),
+        refusal("no token, no Origin", None, Token::Missing),
+        refusal("a wrong token", same, Token::Wrong("0".repeat(64))),
+        refusal(
+            "another session's token",
+            Some(("referer", "http://lore.test/ui/")),
+            Token::Wrong(other_session.to_owned()),
+        ),
+    ]
+}
+
+impl Refusal {
+    /// The form with the token this post carries (`token`: the right one).
+    fn form(&self, form: &str, token: &str) -> String {
+        let token = match &self.token {
+            Token::Right => Some(token),
+            Token::Missing => None,
+            Token::Wrong(t) => Some(t.as_str()),
+        };
+        match token {
+            Some(token) if form.is_empty() => format!("csrf={token}"),
+            Some(token) => format!("{form}&csrf={token}"),
+            None => form.to_owned(),
+        }
+    }
+
+    /// `Host`, and the header that tells.
+    fn headers(&self) -> Vec<(&str, &str)> {
+        let mut all = vec![("host", HOST)];
+        all.extend(self.header.as_ref().map(|(n, v)| (*n, v.as_str())));
+        all
+    }
+}
+
+/// The form with the right token.
+fn with_token(form: &str, token: &str) -> String {
+    Refusal {
+        how: "",
+        header: None,
+        token: Token::Right,
+    }
+    .form(form, token)
+}
+
+#[tokio::test]
+async fn every_form_refuses_another_site_and_a_missing_or_wrong_token() {
+    let cased: std::collections::BTreeSet<String> = FORMS
+        .iter()
+        .map(|(route, _, _)| (*route).to_owned())
+        .chain(["/ui/login".to_owned()])
+        .collect();
+    assert_eq!(
+        cased,
+        form_routes(),
+        "every form route of the UI's router has a case here (FORMS; /ui/login below)"
+    );
+
+    let mut ui = Ui::start(|_| {}).await;
+    ui.login().await;
+    let token = hidden(&ui.get("/ui/admin/groups").await.body, "csrf");
+    let key = ui.cookie("lore_session").unwrap().to_owned();
+    let folder = ui
+        .call_with(
+            Method::POST,
+            "/MM/rest/v1/repository/createFolder",
+            Some(r#"{"name": "csrf-folder"}"#),
+            &[("content-type", "application/json"), ("api-key", &key)],
+        )
+        .await;
+    assert_eq!(folder.status, StatusCode::OK, "{}", folder.body);
+    let folder: serde_json::Value = serde_json::from_str(&folder.body).unwrap();
+    let id = folder["result"]["id"]
+        .as_str()
+        .or(folder["id"].as_str())
+        .unwrap()
+        .to_owned();
+    let mut other = Ui::start(|_| {}).await;
+    other.login().await;
+    let other_token = hidden(&other.get("/ui/admin/groups").await.body, "csrf");
+    assert_ne!(other_token, token);
+
+    for (route, form, shown) in FORMS {
+        let path = route.replace("{id}", &id);
+        let shown = shown.map(|(page, text)| (page.replace("{id}", &id), text));
+        for refusal in refused_posts(&other_token) {
+            let how = refusal.how;
+            let body = refusal.form(form, &token);
+            let answer = ui
+                .call_with(Method::POST, &path, Some(&body), &refusal.headers())
+                .await;
+            assert_eq!(
+                answer.status,
+                StatusCode::FORBIDDEN,
+                "{route} with {how}: {}",
+                answer.body
+            );
+            assert!(
+                answer.body.contains("Not allowed")
+                    && (answer.body.contains("came from another site")
+                        || answer.body.contains("did not come from Lore")),
+                "{route} with {how}: the refusal says why: {}",
+                answer.body
+            );
+            answer.assert_protected(&format!("{route} refused"), false);
+            assert!(
+                answer.set_cookies().is_empty(),
+                "{route} with {how}: {:?}",
+                answer.set_cookies()
+            );
+            if let Some((page, text)) = &shown {
+                let seen = if page.is_empty() {
+                    answer.body.clone()
+                } else {
+                    ui.get(page).await.body
+                };
+                if *route == "/ui/logout" {
+                    assert!(seen.contains(text), "{route} with {how}: still signed in");
+                } else {
+                    assert!(!seen.contains(text), "{route} with {how} changed {page}");
+                }
+            }
+        }
+        // The same form from a page of this Lore, with the token, reaches its handler.
+        let body = with_token(form, &token);
+        let answer = ui
+            .call_with(
+                Method::POST,
+                &path,
+                Some(&body),
+                &[("host", HOST), ("origin", SAME_ORIGIN)],
+            )
+            .await;
+        assert!(
+            answer.status.is_success() || answer.status.is_redirection(),
+            "{route} from Lore's own page: {} {}",
+            answer.status,
+            answer.body
+        );
+        if let Some((page, text)) = &shown {
+            let seen = if page.is_empty() {
+                answer.body.clone()
+            } else {
+                ui.get(page).await.body
+            };
+            if *route == "/ui/logout" {
+                assert!(!seen.contains(text), "{route}: signed out");
+            } else {
+                assert!(seen.contains(text), "{route} changed {page}: {seen}");
+            }
+        }
+    }
+
+    // The login form: its token is the one of the login cookie.
+    let mut stranger = Ui::start(|_| {}).await;
+    let form = format!("user=Administrator&password={PASSWORD}&next=%2Fui%2F");
+    for refusal in refused_posts(&other_token) {
+        let how = refusal.how;
+        // A refused form gets a new one (a new token): each post has a fresh one.
+        let login_token = hidden(&stranger.get("/ui/login").await.body, "csrf");
+        let body = refusal.form(&form, &login_token);
+        let answer = stranger
+            .call_with(Method::POST, "/ui/login", Some(&body), &refusal.headers())
+            .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::FORBIDDEN,
+            "/ui/login with {how}: {}",
+            answer.body
+        );
+        let why = if matches!(refusal.token, Token::Right) {
+            "came from another site"
+        } else {
+            "The login form expired"
+        };
+        assert!(
+            answer.body.contains(why),
+            "/ui/login with {how}: {}",
+            answer.body
+        );
+        answer.assert_protected("/ui/login refused", false);
+        assert!(
+            stranger.cookie("lore_session").is_none(),
+            "/ui/login with {how} signed in"
+        );
+    }
+    let login_token = hidden(&stranger.get("/ui/login").await.body, "csrf");
+    let answer = stranger
+        .call_with(
+            Method::POST,
+            "/ui/login",
+            Some(&with_token(&form, &login_token)),
+            &[("host", HOST), ("origin", SAME_ORIGIN)],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    assert!(stranger.cookie("lore_session").is_some());
 }

@@ -106,6 +106,8 @@ pub async fn form(
 pub struct LoginForm {
     user: String,
     password: String,
+    /// Missing is refused like wrong (a 403 page, not the form extractor's 422).
+    #[serde(default)]
     csrf: String,
     next: Option<String>,
 }

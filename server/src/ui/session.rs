@@ -13,7 +13,7 @@
 
 use axum::body::Body;
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
-use axum::http::header::{CONTENT_TYPE, COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
+use axum::http::header::{CONTENT_TYPE, COOKIE, HOST, LOCATION, ORIGIN, REFERER, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
@@ -250,10 +250,16 @@ fn is_public(method: &Method, route: &str) -> bool {
 
 /// Whether the request came from a page of this site: an `Origin` header, when the
 /// browser sent one, must name the host the request went to, `server.public_url`, or
-/// (behind a trusted proxy) the host in `X-Forwarded-Host`.
+/// (behind a trusted proxy) the host in `X-Forwarded-Host`. Without `Origin`, the
+/// origin of a `Referer` must (the UI's pages send one to their own site only).
 fn same_origin(config: &UiConfig, headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
+    let origin = match (headers.get(ORIGIN), headers.get(REFERER)) {
+        (Some(origin), _) => origin.to_str().ok().map(str::to_owned),
+        (None, Some(referer)) => referer.to_str().ok().and_then(origin_of),
+        (None, None) => return true,
+    };
+    let Some(origin) = origin else {
+        return false;
     };
     let origin = origin.trim_end_matches('/');
     if config
@@ -276,6 +282,13 @@ fn same_origin(config: &UiConfig, headers: &HeaderMap) -> bool {
 }
 
 const X_FORWARDED_HOST: &str = "x-forwarded-host";
+
+/// `scheme://host[:port]` of an absolute URL (a `Referer`).
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    (!scheme.is_empty() && !authority.is_empty()).then(|| format!("{scheme}://{authority}"))
+}
 
 /// The layer on every UI route: a public route passes; any other needs a valid session
 /// cookie (else the login form, or 401 for htmx and non-GET requests), and a request
@@ -591,5 +604,30 @@ mod tests {
         };
         proxied.remove(X_FORWARDED_HOST);
         assert!(same_origin(&public, &proxied));
+    }
+
+    #[test]
+    fn without_origin_the_referer_must_name_the_host() {
+        let direct = UiConfig::default();
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, "127.0.0.1:11480".parse().unwrap());
+        headers.insert(REFERER, "http://127.0.0.1:11480/ui/admin".parse().unwrap());
+        assert!(same_origin(&direct, &headers));
+        for other in [
+            "https://evil.example/ui/admin",
+            "http://127.0.0.1:11481/ui/",
+            "http://127.0.0.1:11480.evil.example/",
+            "not a url",
+        ] {
+            headers.insert(REFERER, other.parse().unwrap());
+            assert!(!same_origin(&direct, &headers), "{other}");
+        }
+        // An Origin, when there is one, decides.
+        headers.insert(ORIGIN, "http://127.0.0.1:11480".parse().unwrap());
+        assert!(same_origin(&direct, &headers));
+        assert_eq!(
+            origin_of("https://a.example:8443/x?y#z").as_deref(),
+            Some("https://a.example:8443")
+        );
     }
 }
