@@ -22,6 +22,17 @@
 //! It prints events per second, request latency p50, p99 and max, errors, and the
 //! server's resident memory after each phase (flat: nothing is kept in memory per
 //! event). Nothing here asserts a speed.
+//!
+//! With `LORE_BENCH_LARGEST=N` it runs instead, on SQLite only, the largest event the
+//! default bounds allow (`[openlineage]`: 1,000 inputs × 100 outputs, 100,000 edges)
+//! posted `N` times on one connection, each time a new run of the same job whose
+//! inputs alternate between two sets of 1,000 tables: every post replaces all 100,000
+//! of the job's edges (removes them and adds the others). It prints each post's time
+//! and the server's resident memory after it, then its peak (VmHWM):
+//!
+//! ```text
+//! LORE_BENCH_LARGEST=12 cargo bench -p lore-server --bench openlineage
+//! ```
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -47,6 +58,15 @@ use postgres::TestDatabase;
 use server::{BenchResult, LoreServer, Storage, connect, env_list, mb, vm_kib};
 
 fn main() -> BenchResult<()> {
+    if let Some(posts) = std::env::var("LORE_BENCH_LARGEST")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        return runtime.block_on(largest(posts.max(1)));
+    }
     let seconds = env_number("LORE_BENCH_SECONDS", 10)?.max(1);
     let connections = env_number("LORE_BENCH_CONNECTIONS", 4)?.max(1);
     let batch = env_number("LORE_BENCH_BATCH", 100)?.clamp(1, 1_000);
@@ -332,5 +352,76 @@ async fn run(duration: Duration, connections: usize, batch: usize) -> BenchResul
         }
     }
     println!("total time {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The largest event the default bounds allow, post `n`: 1,000 inputs (set `n % 2`) ×
+/// 100 outputs of one job, a new run each time.
+fn largest_event(n: usize) -> String {
+    let set = n % 2;
+    let inputs: Vec<String> = (0..1_000)
+        .map(|i| {
+            format!(r#"{{"namespace":"postgres://bench:5432","name":"shop.public.in_{set}_{i}"}}"#)
+        })
+        .collect();
+    let outputs: Vec<String> = (0..100)
+        .map(|j| format!(r#"{{"namespace":"postgres://bench:5432","name":"shop.mart.out_{j}"}}"#))
+        .collect();
+    format!(
+        r#"{{"eventType":"COMPLETE","eventTime":"2026-11-27T00:{:02}:{:02}Z","producer":"https://example.com/lore-bench","schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent","run":{{"runId":"00000000-0000-4000-8000-{n:012x}"}},"job":{{"namespace":"bench","name":"largest"}},"inputs":[{}],"outputs":[{}]}}"#,
+        (n / 60) % 60,
+        n % 60,
+        inputs.join(","),
+        outputs.join(",")
+    )
+}
+
+/// Posts the largest allowed event `posts` times (SQLite) and prints the server's
+/// memory after each.
+async fn largest(posts: usize) -> BenchResult<()> {
+    let dir = tempfile::tempdir()?;
+    let storage = Storage::Sqlite(dir.path().join("lore.db"));
+    eprintln!("sqlite: starting lore serve ...");
+    let server = LoreServer::start(&storage, dir.path())?;
+    let (addr, pid) = (server.addr, server.pid());
+    let key = server::login(addr).await?;
+    let mut sender = connect::<Full<Bytes>>(addr).await?;
+    println!(
+        "the largest allowed event (1,000 inputs x 100 outputs, 100,000 edges, {} bytes) posted {posts} times, SQLite",
+        largest_event(0).len()
+    );
+    println!("resident memory at start: {}", mb(vm_kib(pid, "VmRSS")));
+    println!();
+    println!("| post | status | seconds | RSS after |");
+    println!("|--:|--:|--:|--:|");
+    for n in 0..posts {
+        let request = Request::post("/api/v1/lineage")
+            .header(HOST, addr.to_string())
+            .header(hyper::header::AUTHORIZATION, format!("Bearer {key}"))
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(largest_event(n))))?;
+        let sent = Instant::now();
+        let response = sender.send_request(request).await?;
+        let status = response.status();
+        let body = response.into_body().collect().await?.to_bytes();
+        if status != StatusCode::CREATED {
+            eprintln!(
+                "post {}: {status} {}",
+                n + 1,
+                String::from_utf8_lossy(&body)
+            );
+        }
+        println!(
+            "| {} | {} | {:.2} | {} |",
+            n + 1,
+            status.as_u16(),
+            sent.elapsed().as_secs_f64(),
+            mb(vm_kib(pid, "VmRSS"))
+        );
+    }
+    println!("peak resident memory (VmHWM): {}", mb(vm_kib(pid, "VmHWM")));
+    if let Some(log) = Some(server.log_tail()).filter(|l| l.contains("ERROR")) {
+        eprintln!("the server logged errors:\n{log}");
+    }
     Ok(())
 }
