@@ -3,19 +3,29 @@
 //!
 //! For every operation and every parameter that names an object (by id, stable id or
 //! repository path: [`OBJECT_PARAMETERS`], in the path, the query or a body field of
-//! [`BODIES`]), two callers — one who sees one model, one with no rights — send the
-//! request twice: naming an object of a model they cannot see, and naming nothing.
-//! The two answers must be byte-equal once the name is swapped, and no answer may carry
-//! a name of the hidden model. `tests/coverage.rs` fails when a route gains a
-//! parameter that looks like an object's name but is in neither [`OBJECT_PARAMETERS`]
-//! nor [`NOT_OBJECTS`], so a new route cannot slip past this case.
+//! [`BODIES`]), three callers — one who sees one model, one who may write in one
+//! (every capability an object role holds, on its folder), one with no rights — send
+//! the request twice: naming an object of a model they cannot see (the model, a column,
+//! its path, its folder; a term where a term is named), and naming nothing. The two
+//! answers must be byte-equal once the name is swapped, and no answer may carry a name
+//! of the hidden model.
+//!
+//! Each probe is shown to reach the object lookup: the writer sends it naming its own
+//! object of the same kind, and that answer must differ from the answer about a missing
+//! one (a probe refused by validation or a capability check before the lookup answers
+//! both alike) and be no 5xx; and on at least one of its own objects the probe must
+//! succeed, unless [`NEVER_DONE`] says why it cannot.
+//!
+//! `tests/coverage.rs` fails when a route gains a parameter or a JSON body field that
+//! looks like an object's name but is in neither [`OBJECT_PARAMETERS`] nor
+//! [`NOT_OBJECTS`], so a new route cannot slip past this case.
 
 use reqwest::Method;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
 
 use super::groups::{key_of, new_user};
-use crate::harness::{Imported, Resp, Target, encode_segment};
+use crate::harness::{Imported, Resp, Target, encode_segment, unique};
 
 /// How a parameter names an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +84,21 @@ pub const NOT_OBJECTS: &[(&str, &str, &str)] = &[
     ("DELETE", "/curation/{objectId}", "id"),
     // Upgrading a query rewrites its text and resolves nothing.
     ("POST", "/entities/upgradeMQLQuery", "context"),
+    ("POST", "/entities/upgradeMQLQuery", "from"),
+    // Unclassifying reads termId only (without it, every term); the glossary and term
+    // path it shares with classify are not read.
+    ("PUT", "/entities/glossary/unclassify", "glossaryId"),
+    (
+        "PUT",
+        "/entities/glossary/unclassify/{objectId}",
+        "glossaryId",
+    ),
     // The worksheet to run; its FROM is tested through countWorksheet's query.
     ("POST", "/entities/executeWorksheet", "worksheetId"),
+    // A data class's id is its name; data classes are the server's, not objects of
+    // the repository, and every user with View Metadata sees them all.
+    ("*", "/repository/dataClasses/{objectId}", "objectId"),
+    ("*", "/repository/semanticTypes/{objectId}", "objectId"),
 ];
 
 /// Whether a parameter's name looks like it names an object: what the coverage test
@@ -131,11 +154,6 @@ pub const BODIES: &[(&str, &str, &str)] = &[
     ),
     (
         "POST",
-        "/entities/upgradeMQLQuery",
-        r#"{"select": "Name", "from": "{ref}"}"#,
-    ),
-    (
-        "POST",
         "/repository/createFolder",
         r#"{"name": "sight", "parentId": "{ref}"}"#,
     ),
@@ -157,7 +175,7 @@ pub const BODIES: &[(&str, &str, &str)] = &[
     (
         "PUT",
         "/repository/importModel",
-        r#"{"format": "lore-csv-zip", "folderId": "{ref}", "modelName": "sight"}"#,
+        r#"{"format": "lore-csv-zip", "folderId": "{ref}", "modelName": "{name}"}"#,
     ),
     (
         "POST",
@@ -231,7 +249,11 @@ fn default_body(method: &str, path: &str, user: &str) -> Value {
     match (method, path) {
         (_, p) if p.starts_with("/admin/grants/") => json!({"grantee": user, "role": "Viewer"}),
         ("POST", "/curation/{objectId}") => json!({"kind": "comment", "text": "seen?"}),
-        ("POST", "/workflow/{objectId}") => json!({"action": "submit"}),
+        ("POST", "/workflow/{objectId}") => json!({"action": "Submit for Approval"}),
+        (_, "/entities/DataProfiling/{objectId}" | "/entities/Dataprofiling/{objectId}") => {
+            // Setting what is already set changes nothing and is refused as empty.
+            json!({"dataSample": null})
+        }
         ("PUT", "/repository/sensitivityLabels/{objectId}") => json!({"label": "Confidential"}),
         ("POST", "/entities/executeMQLQuery" | "/entities/getInferredSemanticObjects") => {
             json!({"select": "Name"})
@@ -242,8 +264,10 @@ fn default_body(method: &str, path: &str, user: &str) -> Value {
 
 /// Query parameters a route needs besides the object, so the call gets as far as
 /// resolving it.
-fn default_query(path: &str) -> Vec<(&'static str, String)> {
+fn default_query(method: &str, path: &str) -> Vec<(&'static str, String)> {
     match path {
+        // Removing the caller's watch, which `prepare` sets.
+        "/curation/{objectId}" if method == "DELETE" => vec![("kind", "watch".to_owned())],
         "/entities/countMQLQuery" | "/entities/validateMQLQuery" => {
             vec![("select", "Name".to_owned())]
         }
@@ -256,11 +280,42 @@ fn default_query(path: &str) -> Vec<(&'static str, String)> {
     }
 }
 
+/// Parameters of a route that are alternatives to `parameter` (left out when it is
+/// tested: the route would read them first), and what the route needs with it.
+fn alternatives(
+    path: &str,
+    parameter: &str,
+) -> (&'static [&'static str], Vec<(&'static str, String)>) {
+    let classify = path.starts_with("/entities/glossary/classify");
+    let import = [
+        "/repository/model/import",
+        "/repository/semanticMapping/importCSV",
+    ];
+    match (path, parameter) {
+        ("/operations/repositoryImport/downloadModelAttachment", _) => {
+            (&["objectId", "modelId"], vec![("name", "a.csv".to_owned())])
+        }
+        // A term by path in a glossary, instead of by id.
+        (_, "glossaryId") if classify => (&["termId"], vec![("termPath", "Sight".to_owned())]),
+        (_, "modelId") if import.contains(&path) => (&["folderId", "configurationId"], Vec::new()),
+        // A new model, under a name no sibling holds (a taken one answers 409 first).
+        (_, "folderId") if import.contains(&path) => (
+            &["modelId", "configurationId"],
+            vec![("modelName", unique("sight"))],
+        ),
+        _ if import.contains(&path) => (&["modelId"], vec![("modelName", unique("sight"))]),
+        _ => (&[], Vec::new()),
+    }
+}
+
 /// The objects one caller sees (`own`) and does not see (`hidden`).
 struct World {
     own: Imported,
     own_column: String,
+    /// A glossary term of the own model (the sample is its own glossary).
+    own_term: String,
     hidden: Imported,
+    hidden_term: String,
     hidden_column: String,
     hidden_folder: String,
     user: String,
@@ -281,10 +336,19 @@ async fn orders_of(t: &Target, model: &Imported) -> String {
         .to_owned()
 }
 
+/// The id of the sample's glossary term `Customer` in a model.
+async fn term_of(t: &Target, model: &Imported) -> String {
+    let resp = t.entity(&format!("{}/Customer", model.path)).await;
+    resp.ok()["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the term Customer: {}", resp.describe()))
+        .to_owned()
+}
+
 /// A value naming nothing, shaped like `hidden`.
 fn missing_like(hidden: &str, world: &World) -> String {
     if hidden.starts_with('/') {
-        return hidden.replace(&world.hidden.model_name, MISSING_NAME);
+        return hidden.replace(name_in(hidden, world), MISSING_NAME);
     }
     match hidden.split_once('_') {
         Some(("-1", _)) => "-1_987654321".to_owned(),
@@ -294,6 +358,15 @@ fn missing_like(hidden: &str, world: &World) -> String {
 }
 
 const MISSING_NAME: &str = "NoSuchModel-5e1f";
+
+/// The hidden name a hidden path ends with: its model's, or its folder's.
+fn name_in<'a>(hidden: &str, world: &'a World) -> &'a str {
+    if hidden.ends_with(&world.hidden.model_name) {
+        &world.hidden.model_name
+    } else {
+        &world.hidden_folder
+    }
+}
 
 /// One request of the case: where the reference goes.
 #[derive(Debug, Clone)]
@@ -307,6 +380,21 @@ struct Probe {
     /// The route's other query parameters that name objects, given the caller's own.
     companions: Vec<String>,
     content_type: String,
+}
+
+impl Probe {
+    /// The probe as the case's messages name it.
+    fn label(&self) -> String {
+        let place = match self.place {
+            Place::Path => "path",
+            Place::Query => "query",
+            Place::Body(_) => "body",
+        };
+        format!(
+            "{} {} {} (in the {place})",
+            self.method, self.path, self.parameter
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -381,7 +469,9 @@ fn probes(doc: &Value) -> Vec<Probe> {
                         parameter: parameter.to_owned(),
                         naming: naming(&method, path, parameter).unwrap_or(Naming::Reference),
                         place: Place::Body(template),
-                        companions: in_query(""),
+                        // The body names what the call needs; a query parameter of
+                        // the same name would win over the body's field.
+                        companions: Vec::new(),
                         content_type: content_type.clone(),
                     });
                 }
@@ -410,13 +500,23 @@ pub fn names_field(template: &str, field: &str) -> bool {
 /// The values a probe tries for the hidden object.
 fn hidden_values(probe: &Probe, world: &World) -> Vec<String> {
     match probe.naming {
-        Naming::Path => vec![world.hidden.path.clone()],
-        Naming::Ids => vec![world.hidden_column.clone()],
-        Naming::Reference => vec![
-            world.hidden.model_id.clone(),
-            world.hidden_column.clone(),
+        Naming::Path => vec![
             world.hidden.path.clone(),
+            format!("/{}", world.hidden_folder),
         ],
+        Naming::Ids => vec![world.hidden_column.clone()],
+        Naming::Reference => {
+            let mut values = vec![
+                world.hidden.model_id.clone(),
+                world.hidden_column.clone(),
+                world.hidden.path.clone(),
+                world.hidden.folder_id.clone(),
+            ];
+            if probe.parameter == "termId" || probe.parameter == "targetObjectId" {
+                values.push(world.hidden_term.clone());
+            }
+            values
+        }
     }
 }
 
@@ -425,7 +525,12 @@ fn hidden_values(probe: &Probe, world: &World) -> Vec<String> {
 fn own_value(parameter: &str, world: &World) -> String {
     match naming("*", "*", parameter) {
         Some(Naming::Path) => world.own.path.clone(),
-        _ if parameter.to_ascii_lowercase().contains("model") || parameter == "contentId" => {
+        _ if parameter == "termId" || parameter == "targetObjectId" => world.own_term.clone(),
+        _ if parameter == "folderId" || parameter == "parentId" => world.own.folder_id.clone(),
+        _ if parameter.to_ascii_lowercase().contains("model")
+            || parameter == "contentId"
+            || parameter == "glossaryId" =>
+        {
             world.own.model_id.clone()
         }
         _ => world.own_column.clone(),
@@ -434,7 +539,7 @@ fn own_value(parameter: &str, world: &World) -> String {
 
 async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &World) -> Resp {
     let mut path = probe.path.clone();
-    let mut query: Vec<(String, String)> = default_query(&probe.path)
+    let mut query: Vec<(String, String)> = default_query(&probe.method, &probe.path)
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
@@ -452,9 +557,14 @@ async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &W
     if matches!(probe.place, Place::Query) {
         query.push((probe.parameter.clone(), value.to_owned()));
     }
+    let (instead, extra) = alternatives(&probe.path, &probe.parameter);
+    query.extend(extra.into_iter().map(|(k, v)| (k.to_owned(), v)));
     for companion in &probe.companions {
-        // The MQL context and alternatives to a term (glossaryId) stay unset.
-        if !["context", "glossaryId", "objectIds"].contains(&companion.as_str()) {
+        // The MQL context, alternatives to a term (glossaryId) and to the tested
+        // parameter stay unset.
+        if !["context", "glossaryId", "objectIds"].contains(&companion.as_str())
+            && !instead.contains(&companion.as_str())
+        {
             query.push((companion.clone(), own_value(companion, world)));
         }
     }
@@ -465,7 +575,8 @@ async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &W
             let text = template
                 .replace("{ref}", value)
                 .replace("{user}", &world.user)
-                .replace("{own_model}", &world.own.model_id);
+                .replace("{own_model}", &world.own.model_id)
+                .replace("{name}", &unique("sight"));
             let content_type = if probe.content_type.is_empty() {
                 "application/json"
             } else {
@@ -477,6 +588,14 @@ async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &W
             request.json(&default_body(&probe.method, &probe.path, &world.user))
         }
         _ if probe.content_type.is_empty() => request,
+        // A model archive, so that the call gets past reading it to the names.
+        _ if ["application/zip", "application/octet-stream"]
+            .contains(&probe.content_type.as_str()) =>
+        {
+            request
+                .header(CONTENT_TYPE, "application/zip")
+                .body(crate::harness::sample_archive())
+        }
         _ => request
             .header(CONTENT_TYPE, probe.content_type.as_str())
             .body("x"),
@@ -484,14 +603,122 @@ async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &W
     t.send(request).await
 }
 
+/// The object the writer may act on that stands for `hidden` in a probe: the same
+/// kind of name (model id, column id or path) of the caller's own model.
+fn visible_like(hidden: &str, world: &World) -> String {
+    if hidden == world.hidden.model_id {
+        world.own.model_id.clone()
+    } else if hidden == world.hidden_column {
+        world.own_column.clone()
+    } else if hidden == world.hidden.path {
+        world.own.path.clone()
+    } else if hidden == world.hidden.folder_id {
+        world.own.folder_id.clone()
+    } else if hidden == world.hidden_term {
+        world.own_term.clone()
+    } else if hidden == format!("/{}", world.hidden_folder) {
+        world
+            .own
+            .path
+            .rsplit_once('/')
+            .map_or_else(String::new, |(f, _)| f.to_owned())
+    } else {
+        panic!("no visible counterpart of {hidden}")
+    }
+}
+
+/// The capabilities of the writer's role, on the folder of its own model: every one
+/// an object role can hold.
+const WRITER_CAPABILITIES: [&str; 7] = [
+    "ViewMetadata",
+    "EditMetadata",
+    "ManageRepository",
+    "Import",
+    "Curate",
+    "ViewData",
+    "ManageRoles",
+];
+
+/// Probes that no object of the writer's can make succeed, and why; each still has to
+/// answer about the writer's object otherwise than about a missing one.
+pub const NEVER_DONE: &[(&str, &str, &str, &str)] = &[
+    (
+        "GET",
+        "/configuration/listModels",
+        "configurationId",
+        "the world has no configuration; a model or folder is refused by its kind",
+    ),
+    (
+        "POST",
+        "/repository/model/import",
+        "configurationId",
+        "the world has no configuration; a model or folder is refused by its kind",
+    ),
+    (
+        "POST",
+        "/repository/semanticMapping/importCSV",
+        "configurationId",
+        "the world has no configuration; a model or folder is refused by its kind",
+    ),
+    (
+        "POST",
+        "/operations/repositoryImport/downloadModelAttachment",
+        "objectId",
+        "the sample's objects have no attachment; the 404 names the object found",
+    ),
+    (
+        "POST",
+        "/operations/repositoryImport/downloadModelAttachment",
+        "modelId",
+        "the sample's objects have no attachment; the 404 names the object found",
+    ),
+    (
+        "POST",
+        "/operations/startImport/{contentId}",
+        "contentId",
+        "the own model's import settings (lore-csv-zip) read a file no call can give \
+         here; the 400 names the model found",
+    ),
+];
+
+/// Makes what a probe on the writer's own object removes, so that it can succeed:
+/// the watch `DELETE /curation` removes, the link or relationship a DELETE removes,
+/// the classification unclassify removes. As the writer, on the same object.
+async fn prepare(t: &Target, key: &str, probe: &Probe, value: &str, world: &World) {
+    if probe.path == "/curation/{objectId}" && probe.method == "DELETE" {
+        let path = format!("/curation/{}", encode_segment(value));
+        let request = t
+            .anon(Method::POST, &path)
+            .header("api-key", key)
+            .json(&json!({"kind": "watch"}));
+        t.send(request).await;
+        return;
+    }
+    let mut making = probe.clone();
+    if probe.method == "DELETE" {
+        making.method = "POST".to_owned();
+    } else if probe.path.starts_with("/entities/glossary/unclassify") {
+        making.path = probe.path.replace("unclassify", "classify");
+    } else {
+        return;
+    }
+    send_probe(t, key, &making, value, world).await;
+}
+
 /// Every route that names an object, on every backend: a hidden object answers exactly
-/// like a missing one, for a caller who sees another model and for one with no rights,
-/// and no answer names the hidden model or its folder.
+/// like a missing one, for a caller who sees another model, one who may write in
+/// another model and one with no rights, and no answer names the hidden model or its
+/// folder. Each probe is shown to reach the object lookup: the writer's same probe on
+/// its own object answers unlike the missing one, and not with a 5xx.
 pub async fn hidden_objects_answer_like_missing_ones(t: &Target) {
     let own = t.import_sample().await;
     let hidden = t.import_sample().await;
     let (viewer, viewer_name) = new_user(t, "sight-viewer").await;
+    let (writer, writer_name) = new_user(t, "sight-writer").await;
     let (_, nobody_name) = new_user(t, "sight-nobody").await;
+    // The grantee of the grant routes' bodies: none of the callers, so granting and
+    // revoking change nobody's sight.
+    let (bystander, _) = new_user(t, "sight-bystander").await;
     t.put(
         &format!("/admin/grants/grantObjectRole/{}", own.model_id),
         &[],
@@ -499,7 +726,24 @@ pub async fn hidden_objects_answer_like_missing_ones(t: &Target) {
     )
     .await
     .ok();
+    let writer_role = unique("Sight Writer");
+    t.put(
+        "/admin/roles",
+        &[],
+        &json!({"name": writer_role, "global": false, "capabilities": WRITER_CAPABILITIES}),
+    )
+    .await
+    .ok();
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{}", own.folder_id),
+        &[],
+        &json!({"grantee": writer, "role": writer_role}),
+    )
+    .await
+    .ok();
     let world = World {
+        own_term: term_of(t, &own).await,
+        hidden_term: term_of(t, &hidden).await,
         own_column: orders_of(t, &own).await,
         hidden_column: orders_of(t, &hidden).await,
         hidden_folder: hidden
@@ -511,22 +755,36 @@ pub async fn hidden_objects_answer_like_missing_ones(t: &Target) {
             .to_owned(),
         own,
         hidden,
-        user: viewer.clone(),
+        user: bystander,
     };
+    // Import settings on the own model, which GET /repository/importModel answers.
+    t.put(
+        "/repository/importModel",
+        &[],
+        &json!({"format": "lore-csv-zip", "modelId": world.own.model_id}),
+    )
+    .await
+    .ok();
     let doc = t.send(t.anon(Method::GET, "/openapi.json")).await.json;
     let probes = probes(&doc);
     assert!(
         probes.len() > 50,
         "the document names objects on many routes"
     );
+    let writer_key = key_of(t, &writer_name).await;
     let callers = [
         ("a viewer of another model", key_of(t, &viewer_name).await),
+        ("a writer in another model", writer_key.clone()),
         ("a user without rights", key_of(t, &nobody_name).await),
     ];
     let secrets = [world.hidden.model_name.clone(), world.hidden_folder.clone()];
     let mut failures = Vec::new();
     // How often each answer came, for the log of the run.
     let mut answers: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut reached: std::collections::BTreeMap<String, usize> = Default::default();
+    // The probes served on an object of the writer's.
+    let mut done: std::collections::BTreeSet<String> = Default::default();
+    let trace = std::env::var_os("LORE_SIGHT_TRACE").is_some();
     for probe in &probes {
         for hidden_value in hidden_values(probe, &world) {
             let missing_value = missing_like(&hidden_value, &world);
@@ -536,7 +794,7 @@ pub async fn hidden_objects_answer_like_missing_ones(t: &Target) {
                 let expected = none
                     .text()
                     .replace(&missing_value, &hidden_value)
-                    .replace(MISSING_NAME, &world.hidden.model_name);
+                    .replace(MISSING_NAME, name_in(&hidden_value, &world));
                 let what = format!(
                     "{} {} with {}={hidden_value} as {who}",
                     probe.method, probe.path, probe.parameter
@@ -545,7 +803,7 @@ pub async fn hidden_objects_answer_like_missing_ones(t: &Target) {
                 *answers
                     .entry(format!("{} {code}", seen.status))
                     .or_default() += 1;
-                if std::env::var_os("LORE_SIGHT_TRACE").is_some() {
+                if trace {
                     eprintln!("{what} -> {}", seen.describe());
                 }
                 if (seen.status, seen.text()) != (none.status, expected.clone()) {
@@ -568,15 +826,71 @@ pub async fn hidden_objects_answer_like_missing_ones(t: &Target) {
                     }
                 }
             }
+            // The probe reaches the lookup: the writer's same probe on its own object
+            // of the same kind answers otherwise than on a missing one. A probe
+            // refused by validation or a capability check before the lookup answers
+            // both alike, and proves nothing about hidden objects.
+            let visible_value = visible_like(&hidden_value, &world);
+            let none = send_probe(t, &writer_key, probe, &missing_value, &world).await;
+            prepare(t, &writer_key, probe, &visible_value, &world).await;
+            let mine = send_probe(t, &writer_key, probe, &visible_value, &world).await;
+            let what = format!(
+                "{} {} with {}={visible_value} as the writer, on its own object",
+                probe.method, probe.path, probe.parameter
+            );
+            if trace {
+                eprintln!("{what} -> {}", mine.describe());
+            }
+            let code = mine.json["error"]["errorCode"].as_str().unwrap_or("-");
+            *reached
+                .entry(format!("{} {code}", mine.status))
+                .or_default() += 1;
+            let like_missing = none.text().replace(&missing_value, &visible_value).replace(
+                MISSING_NAME,
+                visible_value.rsplit('/').next().unwrap_or_default(),
+            );
+            if (200..300).contains(&mine.status) {
+                done.insert(probe.label());
+            }
+            if mine.status >= 500 {
+                failures.push(format!("{what}: {}", mine.describe()));
+            } else if (mine.status, mine.text()) == (none.status, like_missing) {
+                failures.push(format!(
+                    "{what}: answers as for a missing object, so the probe never reached \
+                     the lookup: {}",
+                    mine.describe()
+                ));
+            }
+        }
+    }
+    // Each probe succeeds on some object of the writer's, or is listed with the reason
+    // it cannot (its refusal then names the object found, which the check above holds).
+    for probe in &probes {
+        let label = probe.label();
+        let listed = NEVER_DONE
+            .iter()
+            .any(|(m, p, n, _)| *m == probe.method && *p == probe.path && *n == probe.parameter);
+        match (done.contains(&label), listed) {
+            (false, false) => failures.push(format!(
+                "{label}: no object of the writer's is served; make the probe succeed \
+                 (sight.rs: default_body, default_query, alternatives, prepare) or list it \
+                 in NEVER_DONE with the reason"
+            )),
+            (true, true) => failures.push(format!(
+                "{label}: succeeds on the writer's object; take it out of NEVER_DONE"
+            )),
+            _ => {}
         }
     }
     eprintln!(
-        "{} probes; the hidden objects were answered: {answers:?}",
-        probes.len()
+        "{} probes, {} served on the writer's objects; the hidden objects were answered: \
+         {answers:?}; the writer's own objects: {reached:?}",
+        probes.len(),
+        done.len()
     );
     assert!(
         failures.is_empty(),
-        "{} answers tell a hidden object from a missing one:\n{}",
+        "{} answers tell a hidden object from a missing one, or never reach the lookup:\n{}",
         failures.len(),
         failures.join("\n")
     );
