@@ -323,3 +323,126 @@ async fn users_without_a_password_before_migration_29_are_linked_at_their_next_s
     assert_eq!(external(1).await, Some(ExternalLink::AtNextSignIn));
     assert_eq!(external(2).await, None);
 }
+
+/// Migration 30 on a database written before it: the lineage edges the intake made,
+/// told by their job's name as they were then (`ns/job` for a table edge, `ns/job (`
+/// and more for a column edge), get their job as origin; an edge of another name between
+/// the same objects (a job whose name only starts the same, a data mapping) gets none.
+/// The database before it is made by posting an event and undoing migration 30.
+#[tokio::test]
+async fn intake_edges_written_before_migration_30_get_their_job_as_origin() {
+    use lore_core::catalog::CatalogConfig;
+    use serde_json::json;
+
+    let Some((db, store)) = fresh().await else {
+        return;
+    };
+    let store: Arc<dyn lore_core::Store> = Arc::new(store);
+    let catalog = lore_core::Catalog::new(Arc::clone(&store), CatalogConfig::default());
+    catalog
+        .bootstrap(Some("a-long-enough-password"))
+        .await
+        .expect("bootstrap");
+    let key = catalog
+        .login("Administrator", "a-long-enough-password", false)
+        .await
+        .expect("login");
+    let caller = catalog.authenticate(&key).await.expect("the administrator");
+    let dataset = |name: &str| json!({"namespace": "postgres://db:5432", "name": name});
+    let mut output = dataset("shop.public.daily");
+    output["facets"]["schema"] = json!({
+        "_producer": "https://example.com/producer",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+        "fields": [{"name": "total", "type": "numeric"}]
+    });
+    output["facets"]["columnLineage"] = json!({
+        "_producer": "https://example.com/producer",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+        "fields": {"total": {"inputFields": [{
+            "namespace": "postgres://db:5432", "name": "shop.public.orders", "field": "amount",
+            "transformations": [{"type": "DIRECT", "subtype": "AGGREGATION"}]
+        }]}}
+    });
+    let event = json!({
+        "eventType": "COMPLETE",
+        "eventTime": "2026-11-01T00:00:00Z",
+        "producer": "https://example.com/producer",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": "0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8"},
+        "job": {"namespace": "etl", "name": "daily"},
+        "inputs": [dataset("shop.public.orders")],
+        "outputs": [output]
+    });
+    let answer = catalog
+        .accept_lineage_event(&caller, &event)
+        .await
+        .expect("the event");
+    assert_eq!(answer.status, "accepted", "{answer:?}");
+    let mut conn = raw(&db).await;
+    let edges = async |conn: &mut PgConnection| -> Vec<(String, Option<String>)> {
+        sqlx::query_as::<_, (String, Option<String>)>(
+            "SELECT name, origin FROM edges WHERE kind = 'lineage' ORDER BY name",
+        )
+        .fetch_all(conn)
+        .await
+        .unwrap_or_else(|e| panic!("reading the edges: {e}"))
+    };
+    let made = edges(&mut conn).await;
+    let (name, origin) = made.first().expect("the job's table edge").clone();
+    assert_eq!(
+        (name.as_str(), origin.as_deref()),
+        ("etl/daily", Some("etl/daily"))
+    );
+    // Edges of other names between the same objects, as an older Lore kept them.
+    for other in ["etl/daily2", "mapping: orders to daily"] {
+        sqlx::query(
+            "INSERT INTO edges (kind, source_model, source_object, target_model, target_object, name) \
+             SELECT kind, source_model, source_object, target_model, target_object, $1 \
+             FROM edges WHERE name = 'etl/daily'",
+        )
+        .bind(other)
+        .execute(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("adding '{other}': {e}"));
+    }
+    for statement in [
+        "ALTER TABLE edges DROP COLUMN origin",
+        "DELETE FROM lore_schema WHERE version >= 30",
+    ] {
+        sqlx::query(statement)
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+    drop(store);
+    drop(catalog);
+    drop(
+        PostgresStore::open(&db.url)
+            .await
+            .unwrap_or_else(|e| panic!("migrating: {e}")),
+    );
+    let after = edges(&mut conn).await;
+    let origin_of = |name: &str| {
+        after
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no edge '{name}' in {after:?}"))
+            .1
+            .clone()
+    };
+    assert_eq!(origin_of("etl/daily").as_deref(), Some("etl/daily"));
+    assert_eq!(origin_of("etl/daily2"), None, "another job's name");
+    assert_eq!(
+        origin_of("mapping: orders to daily"),
+        None,
+        "a data mapping"
+    );
+    let columns: Vec<_> = after
+        .iter()
+        .filter(|(name, _)| name.starts_with("etl/daily ("))
+        .collect();
+    assert!(!columns.is_empty(), "the job's column edge: {after:?}");
+    for (name, origin) in columns {
+        assert_eq!(origin.as_deref(), Some("etl/daily"), "{name}");
+    }
+}
