@@ -437,6 +437,37 @@ impl Browser {
         self.client.source().await.expect("the page source")
     }
 
+    /// Fetches a path of the Lore under test from the page (with the browser's
+    /// cookies): the answer as it came, its body byte for byte (as text). Its headers
+    /// reach [`Browser::check_protections`] like a page's.
+    pub async fn fetch(&self, path: &str) -> Fetched {
+        let answer = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 fetch(arguments[0], { credentials: 'same-origin' })
+                   .then(r => r.text().then(body => done({
+                     status: r.status, redirected: r.redirected, url: r.url,
+                     type: r.headers.get('content-type') || '',
+                     disposition: r.headers.get('content-disposition') || '',
+                     body: body })))
+                   .catch(e => done({ status: 0, redirected: false, url: '', type: '',
+                     disposition: '', body: 'fetch failed: ' + e }));",
+                vec![json!(path)],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("fetching {path}: {e}"));
+        let text = |name: &str| answer[name].as_str().unwrap_or_default().to_owned();
+        Fetched {
+            path: path.to_owned(),
+            status: answer["status"].as_u64().unwrap_or_default() as u16,
+            redirected: answer["redirected"].as_bool().unwrap_or(true),
+            content_type: text("type"),
+            disposition: text("disposition"),
+            body: text("body"),
+        }
+    }
+
     /// Runs a script and answers its value.
     pub async fn run(&self, script: &str) -> Value {
         self.client
@@ -527,6 +558,18 @@ impl Browser {
     pub async fn close(self) {
         let _ = self.client.clone().close().await;
     }
+}
+
+/// An answer [`Browser::fetch`] got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    pub path: String,
+    pub status: u16,
+    /// Whether the answer came after a redirect (to the login form, say).
+    pub redirected: bool,
+    pub content_type: String,
+    pub disposition: String,
+    pub body: String,
 }
 
 /// A site of another origin (`http://127.0.0.1:<its own port>`: the same site as the
