@@ -1036,7 +1036,42 @@ pub async fn lineage_into_a_harvest_needs_edit_metadata(t: &Target) {
     assert_eq!(resp.status, 201, "{}", resp.describe());
     assert_eq!(
         flows(upstream_of(t, &summary_id).await.ok()),
-        std::collections::BTreeSet::from([(customers.clone(), summary.clone(), key)])
+        std::collections::BTreeSet::from([(customers.clone(), summary.clone(), key.clone())])
+    );
+
+    // Edit Metadata granted on the harvested model alone (Steward there, no global role
+    // but Lineage Emitter) is enough too.
+    let (_, steward_name) = super::groups::new_user(t, "harvest-steward").await;
+    t.put(
+        "/admin/grants/grantGlobalRoles",
+        &[],
+        &json!({"grantee": steward_name, "granteeType": "USER", "roles": ["Lineage Emitter"]}),
+    )
+    .await
+    .ok();
+    let model = format!(
+        "-1_{}",
+        summary_id.split('_').next().expect("the model number")
+    );
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{model}"),
+        &[],
+        &json!({"grantee": steward_name, "role": "Steward"}),
+    )
+    .await
+    .ok();
+    let steward_key = super::groups::key_of(t, &steward_name).await;
+    let resp = post(
+        t,
+        "/api/v1/lineage",
+        &steward_key,
+        &event("etl", "2026-11-27T12:00:00Z", &orders),
+    )
+    .await;
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    assert_eq!(
+        flows(upstream_of(t, &summary_id).await.ok()),
+        std::collections::BTreeSet::from([(orders.clone(), summary.clone(), key)])
     );
 }
 
