@@ -674,27 +674,33 @@ pub async fn events_become_datasets_jobs_and_lineage(t: &Target) {
     crate::harness::assert_same_as_missing(&hidden, &daily_id, &absent, &missing);
 }
 
-/// A dataset a database harvest made is the harvested table itself: the event's
-/// `postgres://host:port` + `database.schema.table` finds the harvested model of that
-/// server and database; what the harvest does not hold is made in the namespace's model.
-pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
-    let Some(db) = crate::postgres::TestDatabase::create().await else {
-        return;
-    };
+/// A harvest of a fresh PostgreSQL database holding `tables` (each `id integer PRIMARY
+/// KEY, amount numeric`): the database, the harvested model's id (`-1_<n>`) and the
+/// namespace an OpenLineage integration writes for it (`postgres://host:port`); `None`
+/// when PostgreSQL is not reachable.
+async fn harvest_of(
+    t: &Target,
+    tables: &[&str],
+) -> Option<(crate::postgres::TestDatabase, String, String)> {
+    let db = crate::postgres::TestDatabase::create().await?;
     {
         use sqlx::Connection;
         let mut conn = sqlx::PgConnection::connect(&db.url)
             .await
             .expect("the test database");
-        sqlx::raw_sql("CREATE TABLE public.orders (id integer PRIMARY KEY, amount numeric)")
+        for table in tables {
+            // Names of the suite's own making: letters, digits and underscores.
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "CREATE TABLE public.{table} (id integer PRIMARY KEY, amount numeric)"
+            )))
             .execute(&mut conn)
             .await
             .expect("a table");
+        }
         let _ = conn.close().await;
     }
     let (harvested, _) =
         super::imports::import_through(t, "database", json!({"url": db.url}), None).await;
-    let harvested_model = harvested.trim_start_matches("-1_").to_owned();
     // The namespace as an OpenLineage integration writes it: host and port of the URL.
     let authority = db
         .url
@@ -707,7 +713,17 @@ pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
     } else {
         format!("{authority}:5432")
     };
-    let namespace = format!("postgres://{authority}");
+    Some((db, harvested, format!("postgres://{authority}")))
+}
+
+/// A dataset a database harvest made is the harvested table itself: the event's
+/// `postgres://host:port` + `database.schema.table` finds the harvested model of that
+/// server and database; what the harvest does not hold is made in the namespace's model.
+pub async fn datasets_are_matched_to_harvested_tables(t: &Target) {
+    let Some((db, harvested, namespace)) = harvest_of(t, &["orders"]).await else {
+        return;
+    };
+    let harvested_model = harvested.trim_start_matches("-1_").to_owned();
     let summary = unique("summary");
     // The pipeline's user sees the harvested model (a steward grants it that).
     let emitter = t
@@ -890,41 +906,12 @@ async fn id_named(t: &Target, name: &str) -> String {
 /// the harvest's tables: it is refused naming what it would have set, alone in a batch,
 /// and nothing of it is written; with Edit Metadata the same event lands.
 pub async fn lineage_into_a_harvest_needs_edit_metadata(t: &Target) {
-    let Some(db) = crate::postgres::TestDatabase::create().await else {
-        return;
-    };
     let orders = unique("orders").to_lowercase().replace('-', "_");
     let customers = unique("customers").to_lowercase().replace('-', "_");
     let summary = unique("summary").to_lowercase().replace('-', "_");
-    {
-        use sqlx::Connection;
-        let mut conn = sqlx::PgConnection::connect(&db.url)
-            .await
-            .expect("the test database");
-        for table in [&orders, &customers, &summary] {
-            // Names of the suite's own making: letters, digits and underscores.
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                "CREATE TABLE public.{table} (id integer PRIMARY KEY, amount numeric)"
-            )))
-            .execute(&mut conn)
-            .await
-            .expect("a table");
-        }
-        let _ = conn.close().await;
-    }
-    super::imports::import_through(t, "database", json!({"url": db.url}), None).await;
-    let authority = db
-        .url
-        .split_once("://")
-        .and_then(|(_, rest)| rest.split('/').next())
-        .map(|a| a.rsplit('@').next().unwrap_or(a).to_owned())
-        .expect("an authority");
-    let authority = if authority.contains(':') {
-        authority
-    } else {
-        format!("{authority}:5432")
+    let Some((db, _, namespace)) = harvest_of(t, &[&orders, &customers, &summary]).await else {
+        return;
     };
-    let namespace = format!("postgres://{authority}");
     let table =
         |name: &str| json!({"namespace": namespace, "name": format!("{}.public.{name}", db.name)});
     let summary_id = id_named(t, &summary).await;
