@@ -1,6 +1,9 @@
 //! The web UI in Chromium, on SQLite and PostgreSQL: every screen, the sight rule on
-//! every page, axe-core on every screen (`lore_conformance::ui_cases`). Without Chromium
-//! and chromedriver the cases print why and pass, except under `CI=true`.
+//! every screen and download by page source (for a viewer of another model and a user
+//! without rights), axe-core on every screen as the administrator and as a user who is
+//! none (`lore_conformance::ui_cases`). One case on one backend: `-- sqlite::<case>`.
+//! Without Chromium and chromedriver the cases print why and pass, except under
+//! `CI=true`.
 
 use std::sync::Arc;
 
