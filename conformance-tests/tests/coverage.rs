@@ -153,7 +153,11 @@ fn case_names_are_unique() {
 /// routes read them: `in: path` exactly for the names in the path template.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_object_parameter_has_a_sight_probe() {
-    use lore_conformance::cases::sight::{BODIES, looks_like_an_object, names_field, naming};
+    use lore_conformance::cases::sight::{
+        BODIES, NOT_OBJECT_FIELDS, field_looks_like_an_object, looks_like_an_object, names_field,
+        naming,
+    };
+    let mut seen_fields: BTreeSet<(String, String, String)> = BTreeSet::new();
     let target = Target::spawn(Arc::new(MemoryStore::new())).await;
     let doc = target
         .send(target.anon(reqwest::Method::GET, "/openapi.json"))
@@ -192,29 +196,46 @@ async fn every_object_parameter_has_a_sight_probe() {
                     }
                 }
             }
-            // Fields of a JSON body that name an object need a body template.
+            // Fields of a JSON body (nested ones too) that name an object need a body
+            // template; those that look like an object's name and are none are listed.
             let body = &operation["requestBody"]["content"]["application/json"]["schema"];
-            let schema = body["$ref"]
-                .as_str()
-                .and_then(|r| r.rsplit('/').next())
-                .map_or(body, |name| &schemas[name]);
             let templates: Vec<&str> = BODIES
                 .iter()
                 .filter(|(m, p, _)| *m == method && p == path)
                 .map(|(_, _, t)| *t)
                 .collect();
-            for field in schema["properties"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, _)| k)
-            {
-                if naming(&method, path, field).is_some()
-                    && !templates.iter().any(|t| names_field(t, field))
-                {
-                    unprobed.push(format!("{method} {path}: body field '{field}'"));
+            let mut fields = Vec::new();
+            body_fields(schemas, body, "", &mut fields, 0);
+            for (at, field) in fields {
+                seen_fields.insert((method.clone(), path.clone(), at.clone()));
+                let listed = NOT_OBJECT_FIELDS
+                    .iter()
+                    .any(|(m, p, f, _)| *m == method && p == path && *f == at)
+                    || lore_conformance::cases::sight::NOT_OBJECTS
+                        .iter()
+                        .any(|(m, p, n)| {
+                            *n == field && (*m == "*" || *m == method) && (*p == "*" || p == path)
+                        });
+                if listed {
+                    continue;
+                }
+                if naming(&method, path, &field).is_some() {
+                    if !templates.iter().any(|t| names_field(t, &field)) {
+                        unprobed.push(format!("{method} {path}: body field '{at}'"));
+                    }
+                } else if field_looks_like_an_object(&field) {
+                    unprobed.push(format!(
+                        "{method} {path}: body field '{at}' looks like it names an object"
+                    ));
                 }
             }
+        }
+    }
+    for (m, p, f, _) in NOT_OBJECT_FIELDS {
+        if !seen_fields.contains(&((*m).to_owned(), (*p).to_owned(), (*f).to_owned())) {
+            unprobed.push(format!(
+                "NOT_OBJECT_FIELDS lists {m} {p} '{f}', which the document's bodies do not have"
+            ));
         }
     }
     assert!(
@@ -223,4 +244,46 @@ async fn every_object_parameter_has_a_sight_probe() {
          conformance-tests/src/cases/sight.rs, or to NOT_OBJECTS with the reason):\n{}",
         unprobed.join("\n")
     );
+}
+
+/// The fields of a JSON body schema, nested ones named by their place
+/// (`references[].termId`), each with its own name: through `$ref`, `properties`,
+/// `items`, `allOf`, `anyOf` and `oneOf`.
+fn body_fields(
+    schemas: &serde_json::Value,
+    schema: &serde_json::Value,
+    at: &str,
+    out: &mut Vec<(String, String)>,
+    depth: usize,
+) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(name) = schema["$ref"].as_str().and_then(|r| r.rsplit('/').next()) {
+        body_fields(schemas, &schemas[name], at, out, depth + 1);
+        return;
+    }
+    for (field, inner) in schema["properties"].as_object().into_iter().flatten() {
+        let place = if at.is_empty() {
+            field.clone()
+        } else {
+            format!("{at}.{field}")
+        };
+        out.push((place.clone(), field.clone()));
+        body_fields(schemas, inner, &place, out, depth + 1);
+    }
+    if schema.get("items").is_some() {
+        body_fields(
+            schemas,
+            &schema["items"],
+            &format!("{at}[]"),
+            out,
+            depth + 1,
+        );
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        for inner in schema[key].as_array().into_iter().flatten() {
+            body_fields(schemas, inner, at, out, depth + 1);
+        }
+    }
 }

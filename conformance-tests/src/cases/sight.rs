@@ -114,6 +114,68 @@ pub fn looks_like_an_object(name: &str) -> bool {
         || lower.ends_with("path")
 }
 
+/// Words a field's name starts or ends with when it may name an object.
+const OBJECT_WORDS: [&str; 14] = [
+    "object",
+    "model",
+    "target",
+    "source",
+    "parent",
+    "term",
+    "folder",
+    "glossary",
+    "configuration",
+    "context",
+    "entity",
+    "anchor",
+    "table",
+    "column",
+];
+
+/// Whether a JSON body field's name looks like it names an object (an id, a path, a
+/// reference): what the coverage test requires [`OBJECT_PARAMETERS`] (with a body
+/// template in [`BODIES`]), [`NOT_OBJECTS`] or [`NOT_OBJECT_FIELDS`] to classify.
+pub fn field_looks_like_an_object(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    looks_like_an_object(name)
+        || lower.ends_with("ref")
+        || lower.ends_with("refs")
+        || lower.ends_with("paths")
+        || OBJECT_WORDS
+            .iter()
+            .any(|word| lower.starts_with(word) || lower.ends_with(word))
+}
+
+/// JSON body fields (by their place in the body: `a.b`, `list[].c`) that look like an
+/// object's name but are none, with the reason.
+pub const NOT_OBJECT_FIELDS: &[(&str, &str, &str, &str)] = &[
+    (
+        "POST",
+        "/repository/createFolder",
+        "objectType",
+        "the kind of object to create: Folder, Configuration or Configuration Version",
+    ),
+    (
+        "PUT",
+        "/repository/importModel",
+        "modelName",
+        "the name of the model to create",
+    ),
+    (
+        "POST",
+        "/worksheets",
+        "from",
+        "saved as the query's text and checked as MQL only; resolved under the runner's \
+         sight when the worksheet runs (countWorksheet's FROM is probed)",
+    ),
+    (
+        "POST",
+        "/worksheets",
+        "context",
+        "saved as the query's text, as `from`",
+    ),
+];
+
 /// How the case treats a parameter of a route: `Some` naming, or `None` when it names
 /// no object.
 pub fn naming(method: &str, path: &str, parameter: &str) -> Option<Naming> {
@@ -141,6 +203,32 @@ pub const BODIES: &[(&str, &str, &str)] = &[
         "POST",
         "/entities/getInferredSemanticObjects",
         r#"{"select": "Name", "from": "{ref}"}"#,
+    ),
+    (
+        "POST",
+        "/entities/executeMQLQuery",
+        r#"{"select": "Name", "from": "{own_path}", "context": "{ref}"}"#,
+    ),
+    (
+        "POST",
+        "/entities/getInferredSemanticObjects",
+        r#"{"select": "Name", "from": "{own_path}", "context": "{ref}"}"#,
+    ),
+    (
+        "POST",
+        "/entities/getAttributeValueCounts",
+        r#"{"select": "\"Object Type\"", "from": "{own_path}", "context": "{ref}"}"#,
+    ),
+    (
+        "POST",
+        "/entities/getAttributeDistinctValueCounts",
+        r#"{"select": "\"Object Type\"", "from": "{own_path}", "context": "{ref}"}"#,
+    ),
+    // A term's reference to another term (glossaryId and termPath in the query).
+    (
+        "POST",
+        "/entities/glossary",
+        r#"{"references": [{"referenceType": "See Also", "termId": "{ref}"}]}"#,
     ),
     (
         "POST",
@@ -481,8 +569,10 @@ fn probes(doc: &Value) -> Vec<Probe> {
     out
 }
 
-const BODY_PARAMETERS: [&str; 7] = [
+const BODY_PARAMETERS: [&str; 9] = [
     "from",
+    "context",
+    "termId",
     "parentId",
     "id",
     "modelId",
@@ -557,6 +647,10 @@ async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &W
     if matches!(probe.place, Place::Query) {
         query.push((probe.parameter.clone(), value.to_owned()));
     }
+    if probe.path == "/entities/glossary" && matches!(probe.place, Place::Body(_)) {
+        // The term the body's references hang on, in the caller's own glossary.
+        query.push(("glossaryId".to_owned(), world.own.model_id.clone()));
+    }
     let (instead, extra) = alternatives(&probe.path, &probe.parameter);
     query.extend(extra.into_iter().map(|(k, v)| (k.to_owned(), v)));
     for companion in &probe.companions {
@@ -576,6 +670,7 @@ async fn send_probe(t: &Target, key: &str, probe: &Probe, value: &str, world: &W
                 .replace("{ref}", value)
                 .replace("{user}", &world.user)
                 .replace("{own_model}", &world.own.model_id)
+                .replace("{own_path}", &world.own.path)
                 .replace("{name}", &unique("sight"));
             let content_type = if probe.content_type.is_empty() {
                 "application/json"
