@@ -2,7 +2,8 @@
 //! random routes. For every folder of the tree, a route answers the grantee about a
 //! folder they cannot see exactly as about one that does not exist, and serves the
 //! folders they can see (a grant on a folder shows it and everything below it; a path,
-//! when every folder on it is seen).
+//! when every folder on it is seen): 200 on every read, 403 on creating a child, which
+//! a Viewer may not; never a 404 or a 5xx.
 
 use std::sync::Arc;
 
@@ -206,10 +207,16 @@ async fn check(t: &Target, tree: &Tree) {
                 Route::EntityByPath | Route::BrowsePath | Route::CountFrom
             );
             if if by_path { reaches(i) } else { sees(i) } {
-                // Seen: it exists (a capability the Viewer lacks may still be refused).
-                assert!(
-                    seen.status != 404,
-                    "{route:?} on visible folder {} answers {}",
+                // Seen: a Viewer reads it, and is refused only what needs a capability
+                // a Viewer lacks (403 names a visible object); never a 5xx.
+                let expected = match route {
+                    Route::CreateChild => 403,
+                    _ => 200,
+                };
+                assert_eq!(
+                    seen.status,
+                    expected,
+                    "{route:?} on visible folder {} (tree {tree:?}) answers {}",
                     paths[i],
                     seen.describe()
                 );
@@ -254,7 +261,7 @@ where
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(16))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn hidden_folders_answer_like_missing_ones_on_memory(tree in tree()) {
@@ -262,8 +269,11 @@ proptest! {
     }
 }
 
+// The number of cases per backend (6 on SQLite and PostgreSQL before): each costs
+// about 0.3 s on memory and SQLite and 1.1 s on PostgreSQL (a database of its own),
+// measured alone on two busy cores; side by side the three take about 1.5 minutes.
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(6))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn hidden_folders_answer_like_missing_ones_on_sqlite(tree in tree()) {
@@ -275,6 +285,10 @@ proptest! {
             Some(Backend::new(Arc::new(store)).keep(dir))
         });
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
 
     #[test]
     fn hidden_folders_answer_like_missing_ones_on_postgres(tree in tree()) {
