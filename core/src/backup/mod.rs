@@ -137,11 +137,12 @@ pub struct UserRecord {
     pub user: User,
     /// The argon2id PHC string, or none for accounts without a password.
     pub password_hash: Option<String>,
-    /// Written by every Lore that links users by issuer and subject
-    /// ([`User::external`]); absent in older backups, whose users without a password
-    /// are restored to be linked at their next sign-in, as migration 29 does.
-    #[serde(default)]
-    pub links_by_subject: bool,
+    /// Written (`true`) for each user without a password by every Lore that links users
+    /// by issuer and subject ([`User::external`]); absent in older backups, whose users
+    /// without a password are restored to be linked at their next sign-in, as migration
+    /// 29 does. A user with a password is never linked by name, so theirs is left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links_by_subject: Option<bool>,
 }
 
 impl From<User> for UserRecord {
@@ -149,8 +150,8 @@ impl From<User> for UserRecord {
         let password_hash = user.password_hash.take();
         Self {
             user,
+            links_by_subject: password_hash.is_none().then_some(true),
             password_hash,
-            links_by_subject: true,
         }
     }
 }
@@ -158,7 +159,7 @@ impl From<User> for UserRecord {
 impl From<UserRecord> for User {
     fn from(record: UserRecord) -> Self {
         let external = match record.user.external {
-            None if !record.links_by_subject && record.password_hash.is_none() => {
+            None if record.links_by_subject != Some(true) && record.password_hash.is_none() => {
                 Some(crate::model::ExternalLink::AtNextSignIn)
             }
             external => external,
