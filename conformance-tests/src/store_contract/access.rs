@@ -241,10 +241,14 @@ pub(super) async fn users_are_found_by_their_external_identity_exactly(store: Ar
     }
     let mut thief = bob.clone();
     thief.external = subject("https://idp.example/", "248289761001");
-    fails(
-        store.apply(vec![Op::PutUser(thief)].into()).await,
-        ErrorCode::Conflict,
-        "PutUser linking a second user to the same identity",
+    let clash = store.apply(vec![Op::PutUser(thief)].into()).await;
+    assert_eq!(
+        clash.as_ref().err().map(|e| (e.code, e.message.as_str())),
+        Some((
+            ErrorCode::Conflict,
+            "another user is already linked to that identity"
+        )),
+        "PutUser linking a second user to the same identity: {clash:?}"
     );
     assert_eq!(
         ok(store.user(bob.id).await, "user"),

@@ -12,10 +12,7 @@ impl Writer {
     pub(super) fn put_user(&mut self, u: User) {
         let context = Context {
             what: format!("writing user {}", u.id).into(),
-            on_unique: Some(format!(
-                "a user named '{}', or linked to the same identity, already exists",
-                u.name
-            )),
+            on_unique: Some(format!("a user named '{}' already exists", u.name)),
         };
         let name_key = user_name_key(&u.name);
         // Stored as migration 29 says: no link NULL, a link at the next sign-in ''.

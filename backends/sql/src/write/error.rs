@@ -14,6 +14,14 @@ pub fn write_error(err: DbError, contexts: &[Context]) -> Error {
     let context = contexts.get(err.statement);
     let what = context.map_or("writing", |c| c.what.as_ref());
     let error = match &err.kind {
+        // Users clash on their name or on their identity at a provider (migration 29's
+        // index: PostgreSQL names it, SQLite its columns); the statement's message is
+        // the name's.
+        DbErrorKind::Unique { constraint, .. }
+            if constraint == "users_external" || constraint.contains("users.external_") =>
+        {
+            Error::conflict("another user is already linked to that identity")
+        }
         DbErrorKind::Unique { constraint, detail } => {
             let message = context
                 .and_then(|c| c.on_unique.clone())
