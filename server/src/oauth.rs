@@ -685,24 +685,28 @@ mod tests {
         let identity = login
             .identity_from_claims(&claims(json!({
                 "preferred_username": "ada",
+                "sub": "248289761001",
                 "name": "Ada Lovelace",
                 "email": "ada@example.org",
                 "groups": ["stewards", "unmapped", "lore-admins", "stewards"],
             })))
             .unwrap();
         assert_eq!(identity.user_name, "ada");
+        assert_eq!(identity.subject, "248289761001");
+        assert_eq!(identity.issuer, login.issuer());
+        assert!(!identity.email_verified);
         assert_eq!(identity.full_name.as_deref(), Some("Ada Lovelace"));
         assert_eq!(identity.email.as_deref(), Some("ada@example.org"));
         assert_eq!(identity.groups, ["Administrators", "Stewards"]);
         // A single value is read too; no claim maps to no group.
         let one = login
             .identity_from_claims(&claims(
-                json!({"preferred_username": "ada", "groups": "stewards"}),
+                json!({"preferred_username": "ada", "sub": "s", "groups": "stewards"}),
             ))
             .unwrap();
         assert_eq!(one.groups, ["Stewards"]);
         let none = login
-            .identity_from_claims(&claims(json!({"preferred_username": "ada"})))
+            .identity_from_claims(&claims(json!({"preferred_username": "ada", "sub": "s"})))
             .unwrap();
         assert!(none.groups.is_empty());
     }
@@ -715,11 +719,35 @@ mod tests {
         });
         let identity = login
             .identity_from_claims(&claims(json!({
-                "upn": "grace", "preferred_username": "other", "roles": ["lore-admins"], "groups": ["stewards"],
+                "upn": "grace", "sub": "s", "preferred_username": "other", "roles": ["lore-admins"], "groups": ["stewards"],
             })))
             .unwrap();
         assert_eq!(identity.user_name, "grace");
         assert_eq!(identity.groups, ["Administrators"]);
+    }
+
+    #[test]
+    fn the_subject_is_required_and_a_verified_email_is_read_as_the_provider_writes_it() {
+        let login = login(|_| {});
+        let error = login
+            .identity_from_claims(&claims(json!({"preferred_username": "ada"})))
+            .unwrap_err();
+        assert!(error.message.contains("'sub'"), "{error}");
+        for (verified, expected) in [
+            (json!(true), true),
+            (json!("true"), true),
+            (json!(false), false),
+            (json!("yes"), false),
+            (json!(1), false),
+        ] {
+            let identity = login
+                .identity_from_claims(&claims(json!({
+                    "preferred_username": "ada", "sub": "s", "email": "ada@example.org",
+                    "email_verified": verified,
+                })))
+                .unwrap();
+            assert_eq!(identity.email_verified, expected, "{verified}");
+        }
     }
 
     #[test]

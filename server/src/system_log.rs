@@ -345,13 +345,15 @@ mod tests {
             .unwrap();
         // Raw OpenLineage events, one received 100 days ago.
         let event = |run: &str, days_ago: i64| {
+            let received = lore_core::model::now() - chrono::Duration::days(days_ago);
+            // Sent a minute before it was received: not ahead of the clock of then.
+            let sent = (received - chrono::Duration::minutes(1)).to_rfc3339();
             let json = serde_json::json!({
-                "eventType": "START", "eventTime": "2026-11-27T10:00:00Z",
+                "eventType": "START", "eventTime": sent,
                 "producer": "https://example.com/p",
                 "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
                 "run": {"runId": run}, "job": {"namespace": "ns", "name": "job"}
             });
-            let received = lore_core::model::now() - chrono::Duration::days(days_ago);
             lore_core::openlineage::read_event(&json, "pipeline", received).unwrap()
         };
         let (stale, fresh) = (
