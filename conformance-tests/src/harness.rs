@@ -458,13 +458,17 @@ impl Target {
     /// Imports the sample model under a unique name into a new unique folder; returns
     /// the summary and the folder's name.
     pub async fn import_sample(&self) -> Imported {
-        let (folder_id, folder) = self.unique_folder("sample-folder").await;
-        let name = unique("Sample");
+        self.import_archive(sample_archive(), "sample-folder", "Sample")
+            .await
+    }
+
+    /// Imports a model archive into a new unique folder (named after `folder`) as a
+    /// model with a unique name (after `model`).
+    pub async fn import_archive(&self, archive: Vec<u8>, folder: &str, model: &str) -> Imported {
+        let (folder_id, folder) = self.unique_folder(folder).await;
+        let name = unique(model);
         let resp = self
-            .import(
-                sample_archive(),
-                &[("folderId", &folder_id), ("modelName", &name)],
-            )
+            .import(archive, &[("folderId", &folder_id), ("modelName", &name)])
             .await;
         let summary = resp.ok().clone();
         Imported {

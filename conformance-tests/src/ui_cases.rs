@@ -643,19 +643,7 @@ async fn import_sample_with_term(t: &Target, term: &str) -> crate::harness::Impo
     assert_ne!(renamed, text, "the term Client is in the sample");
     *objects = renamed.into_bytes();
     let archive = crate::harness::zip_files(files.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
-    let (folder_id, folder) = t.unique_folder("hidden-folder").await;
-    let name = unique("Hidden");
-    let resp = t
-        .import(archive, &[("folderId", &folder_id), ("modelName", &name)])
-        .await;
-    let summary = resp.ok().clone();
-    crate::harness::Imported {
-        model_id: summary["modelId"].as_str().expect("modelId").to_owned(),
-        model_name: name.clone(),
-        folder_id,
-        path: format!("/{folder}/{name}"),
-        summary,
-    }
+    t.import_archive(archive, "hidden-folder", "Hidden").await
 }
 
 /// The id of the object MQL finds by `filter` (as the administrator).
@@ -1253,19 +1241,7 @@ lineage,copy,salesdb.sales.customer.customer_id,salesdb.sales.v_customer_orders.
 lineage,sum(total_amount),salesdb.sales.orders.total_amount,salesdb.sales.v_customer_orders.total_spent\n",
     );
     let archive = crate::harness::zip_files(files.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
-    let (folder_id, folder) = t.unique_folder("lineage-folder").await;
-    let name = unique("Lineage");
-    let resp = t
-        .import(archive, &[("folderId", &folder_id), ("modelName", &name)])
-        .await;
-    let summary = resp.ok().clone();
-    crate::harness::Imported {
-        model_id: summary["modelId"].as_str().expect("modelId").to_owned(),
-        model_name: name.clone(),
-        folder_id,
-        path: format!("/{folder}/{name}"),
-        summary,
-    }
+    t.import_archive(archive, "lineage-folder", "Lineage").await
 }
 
 /// The names of the lineage graph's nodes, as drawn.

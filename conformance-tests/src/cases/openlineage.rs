@@ -63,6 +63,16 @@ async fn post(t: &Target, path: &str, key: &str, body: &Value) -> Resp {
     .await
 }
 
+/// `GET /api/v1/jobs/runs/{runId}` with the key.
+async fn run_record(t: &Target, key: &str, run: &str) -> Resp {
+    t.send(
+        t.client
+            .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
+            .header("api-key", key),
+    )
+    .await
+}
+
 async fn runs(t: &Target, key: &str, job: &str) -> Resp {
     t.send(
         t.client
@@ -254,13 +264,7 @@ pub async fn malformed_events_are_refused_and_leave_nothing(t: &Target) {
     // Nothing of it was written.
     let resp = runs(t, &key, &job).await;
     assert_eq!(resp.ok()["runs"], json!([]), "{}", resp.describe());
-    let resp = t
-        .send(
-            t.client
-                .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
-                .header("api-key", &key),
-        )
-        .await;
+    let resp = run_record(t, &key, &run).await;
     assert_error(&resp, 404, "OBJECT_NOT_FOUND");
     let resp = t
         .send(
@@ -1318,18 +1322,12 @@ pub async fn events_of_real_producers_land(t: &Target) {
     let notes = resp.json["result"]["notes"].to_string();
     assert!(notes.contains("no schemaURL"), "{}", resp.describe());
     assert!(notes.contains("read as UTC"), "{}", resp.describe());
-    let run_record = t
-        .send(
-            t.client
-                .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
-                .header("api-key", &key),
-        )
-        .await;
+    let record = run_record(t, &key, &run).await;
     assert_eq!(
-        run_record.ok()["stateAt"],
+        record.ok()["stateAt"],
         json!("2026-11-27T10:00:00.123Z"),
         "{}",
-        run_record.describe()
+        record.describe()
     );
     // Nanoseconds with a zone.
     let event = run_event(
@@ -1347,23 +1345,14 @@ pub async fn events_of_real_producers_land(t: &Target) {
         "{}",
         resp.describe()
     );
-    let run_record = t
-        .send(
-            t.client
-                .get(format!("{}/api/v1/jobs/runs/{run}", t.origin()))
-                .header("api-key", &key),
-        )
-        .await;
+    let record = run_record(t, &key, &run).await;
     assert_eq!(
-        run_record.ok()["state"],
+        record.ok()["state"],
         json!("COMPLETE"),
         "{}",
-        run_record.describe()
+        record.describe()
     );
-    assert_eq!(
-        run_record.ok()["endedAt"],
-        json!("2026-11-27T10:00:00.987Z")
-    );
+    assert_eq!(record.ok()["endedAt"], json!("2026-11-27T10:00:00.987Z"));
 
     // The static JobEvent: its facets describe the job, its inputs and outputs are the
     // job's lineage.
