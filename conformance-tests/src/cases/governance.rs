@@ -386,6 +386,15 @@ pub async fn data_profiling_read_and_write(t: &Target) {
         json!(true),
         "the deprecated hideData"
     );
+    // Set again to what it is: nothing to change, the record as it is.
+    let again = t
+        .post(
+            &format!("/entities/DataProfiling/{b}"),
+            &[],
+            &json!({"hideData": true}),
+        )
+        .await;
+    assert_eq!(again.ok()["hideData"], json!(true), "{}", again.describe());
 }
 
 pub async fn data_profiling_bad_input(t: &Target) {

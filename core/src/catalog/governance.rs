@@ -419,9 +419,13 @@ impl Catalog {
             ops.push(Op::PutObject(object.clone()));
         }
         if ops.is_empty() {
-            return Err(Error::missing(
-                "dataProfile, dataSample, sensitivityLabel or hideData",
-            ));
+            if update.hide_data.is_none() {
+                return Err(Error::missing(
+                    "dataProfile, dataSample, sensitivityLabel or hideData",
+                ));
+            }
+            // hideData as it already is: nothing to write.
+            return self.profiling_record(caller, &object).await;
         }
         self.store.apply(ops.into()).await?;
         self.profiling_record(caller, &object).await
