@@ -385,6 +385,11 @@ impl Target {
     /// and granted its roles through the API (`POST /admin/users`,
     /// `PUT /admin/grants/grantGlobalRoles`), so this works on a remote target too.
     pub async fn key_with_roles(&self, roles: &[&str]) -> String {
+        self.user_with_roles(roles).await.1
+    }
+
+    /// [`Target::key_with_roles`], answering the new user's name with the key.
+    pub async fn user_with_roles(&self, roles: &[&str]) -> (String, String) {
         use lore_core::model::Role;
 
         for role in roles {
@@ -422,7 +427,9 @@ impl Target {
             )
             .await;
         let key = resp.ok()["token"].as_str().map(str::to_owned);
-        key.unwrap_or_else(|| panic!("login answered no result.token: {}", resp.describe()))
+        let key =
+            key.unwrap_or_else(|| panic!("login answered no result.token: {}", resp.describe()));
+        (name, key)
     }
 
     // ---- repository helpers

@@ -1032,14 +1032,7 @@ pub async fn lineage_into_a_harvest_needs_edit_metadata(t: &Target) {
 
     // Edit Metadata granted on the harvested model alone (Steward there, no global role
     // but Lineage Emitter) is enough too.
-    let (_, steward_name) = super::groups::new_user(t, "harvest-steward").await;
-    t.put(
-        "/admin/grants/grantGlobalRoles",
-        &[],
-        &json!({"grantee": steward_name, "granteeType": "USER", "roles": ["Lineage Emitter"]}),
-    )
-    .await
-    .ok();
+    let (steward_name, steward_key) = t.user_with_roles(&["Lineage Emitter"]).await;
     let model = format!(
         "-1_{}",
         summary_id.split('_').next().expect("the model number")
@@ -1051,7 +1044,6 @@ pub async fn lineage_into_a_harvest_needs_edit_metadata(t: &Target) {
     )
     .await
     .ok();
-    let steward_key = super::groups::key_of(t, &steward_name).await;
     let resp = post(
         t,
         "/api/v1/lineage",

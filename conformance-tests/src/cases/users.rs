@@ -425,18 +425,7 @@ pub async fn users_identity_bad_input(t: &Target) {
 
 /// Only an administrator links or unlinks, themselves included.
 pub async fn users_identity_without_administer_is_denied(t: &Target) {
-    let name = unique("self-linker");
-    create(t, json!({"name": name, "password": "long-enough"}))
-        .await
-        .ok();
-    t.put(
-        "/admin/grants/grantGlobalRoles",
-        &[],
-        &json!({"grantee": name, "granteeType": "USER", "roles": ["Metadata Viewer"]}),
-    )
-    .await
-    .ok();
-    let key = key_of(t, &name, "long-enough").await;
+    let (name, key) = t.user_with_roles(&["Metadata Viewer"]).await;
     let path = format!("{USERS}/{name}/identity");
     for (method, body) in [
         (

@@ -165,6 +165,16 @@ pub(super) async fn definitions_round_trip_and_replace_by_name(store: Arc<dyn St
     );
 }
 
+/// The user linked to the identity the external-identity case gives ann.
+async fn linked_to_ann(store: &dyn Store) -> Option<User> {
+    ok(
+        store
+            .user_by_external("https://idp.example/", "248289761001")
+            .await,
+        "user_by_external",
+    )
+}
+
 pub(super) async fn users_are_found_by_their_external_identity_exactly(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let first = ok(store.reserve_ids(REPOSITORY_MODEL, 4).await, "reserve_ids");
@@ -202,12 +212,7 @@ pub(super) async fn users_are_found_by_their_external_identity_exactly(store: Ar
         "no link round-trips"
     );
     assert_eq!(
-        ok(
-            store
-                .user_by_external("https://idp.example/", "248289761001")
-                .await,
-            "user_by_external"
-        ),
+        linked_to_ann(store).await,
         Some(ann.clone()),
         "user_by_external finds the linked user"
     );
@@ -267,23 +272,13 @@ pub(super) async fn users_are_found_by_their_external_identity_exactly(store: Ar
     )
     .await;
     assert_eq!(
-        ok(
-            store
-                .user_by_external("https://idp.example/", "248289761001")
-                .await,
-            "user_by_external"
-        ),
+        linked_to_ann(store).await,
         Some(relinked),
         "the identity finds its new user"
     );
     apply(store, vec![Op::DeleteUser(bob.id)], "DeleteUser").await;
     assert_eq!(
-        ok(
-            store
-                .user_by_external("https://idp.example/", "248289761001")
-                .await,
-            "user_by_external"
-        ),
+        linked_to_ann(store).await,
         None,
         "a deleted user's identity finds no one"
     );
