@@ -65,6 +65,10 @@ const FACETS: [(&str, Place, &str); 4] = [
 /// The most events one batch may hold.
 pub const MAX_BATCH: usize = 1_000;
 
+/// The longest name an event may give a namespace, job, dataset or field: names become
+/// the names of objects and edges (a job's key is in each of its edges).
+pub const MAX_NAME_CHARS: usize = 1_024;
+
 /// The spec version an event is read as (the vendored schema's).
 pub const SPEC_VERSION: &str = "2-0-2";
 
@@ -323,39 +327,112 @@ fn check_bounds(value: &Value, limits: &EventLimits) -> Result<()> {
             )));
         }
     }
+    let mut names = vec![
+        "/job/namespace".to_owned(),
+        "/job/name".to_owned(),
+        "/dataset/namespace".to_owned(),
+        "/dataset/name".to_owned(),
+    ];
+    for side in ["inputs", "outputs"] {
+        let count = value
+            .get(side)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        for i in 0..count {
+            names.push(format!("/{side}/{i}/namespace"));
+            names.push(format!("/{side}/{i}/name"));
+        }
+    }
+    for at in &names {
+        name_within(at, value.pointer(at))?;
+    }
+    // Every input field of every column lineage facet may make a column and an edge:
+    // together no more than the edges an event may set.
+    let mut input_fields = 0usize;
     for (_, at, facets) in facet_sets(value) {
-        let Some(fields) = facets.pointer("/schema/fields") else {
+        if let Some(fields) = facets.pointer("/schema/fields") {
+            let count = count_fields(fields, limits.max_schema_fields, &at)?;
+            if count > limits.max_schema_fields {
+                return Err(Error::invalid(format!(
+                    "{at}/schema/fields: more than the {} fields a schema facet may hold, \
+                     nested fields counted (openlineage.max_schema_fields)",
+                    limits.max_schema_fields
+                )));
+            }
+        }
+        let Some(fields) = facets
+            .pointer("/columnLineage/fields")
+            .and_then(Value::as_object)
+        else {
             continue;
         };
-        let count = count_fields(fields, limits.max_schema_fields);
-        if count > limits.max_schema_fields {
+        if fields.len() > limits.max_schema_fields {
             return Err(Error::invalid(format!(
-                "{at}/schema/fields: more than the {} fields a schema facet may hold, nested \
-                 fields counted (openlineage.max_schema_fields)",
+                "{at}/columnLineage/fields: {} fields, more than the {} a facet may hold \
+                 (openlineage.max_schema_fields)",
+                fields.len(),
                 limits.max_schema_fields
             )));
+        }
+        for (field, lineage) in fields {
+            name_within(
+                &format!("{at}/columnLineage/fields"),
+                Some(&Value::from(field.as_str())),
+            )?;
+            let inputs = lineage
+                .get("inputFields")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            input_fields = input_fields.saturating_add(inputs.len());
+            if input_fields > limits.max_edges {
+                return Err(Error::invalid(format!(
+                    "{at}/columnLineage: more than the {} input fields an event may name, its \
+                     facets together (openlineage.max_edges)",
+                    limits.max_edges
+                )));
+            }
+            for input in inputs {
+                for part in ["namespace", "name", "field"] {
+                    name_within(
+                        &format!("{at}/columnLineage/fields/…/inputFields"),
+                        input.get(part),
+                    )?;
+                }
+            }
         }
     }
     Ok(())
 }
 
+/// Refuses a name longer than [`MAX_NAME_CHARS`].
+fn name_within(at: &str, name: Option<&Value>) -> Result<()> {
+    match name.and_then(Value::as_str) {
+        Some(text) if text.chars().count() > MAX_NAME_CHARS => Err(Error::invalid(format!(
+            "{at}: a name of {} characters, more than the {MAX_NAME_CHARS} Lore keeps",
+            text.chars().count()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The fields of a schema facet's `fields`, nested ones (`fields` of a field) counted,
-/// counting stopped past `stop`.
-fn count_fields(fields: &Value, stop: usize) -> usize {
+/// counting stopped past `stop`; a field's name longer than [`MAX_NAME_CHARS`] is refused.
+fn count_fields(fields: &Value, stop: usize, at: &str) -> Result<usize> {
     let mut count = 0;
     let mut pending = vec![fields];
     while let Some(Value::Array(items)) = pending.pop() {
         for item in items {
             count += 1;
             if count > stop {
-                return count;
+                return Ok(count);
             }
+            name_within(&format!("{at}/schema/fields"), item.get("name"))?;
             if let Some(nested) = item.get("fields") {
                 pending.push(nested);
             }
         }
     }
-    count
+    Ok(count)
 }
 
 /// The RFC 3339 form, in UTC, of a date-time written without a zone
@@ -681,6 +758,73 @@ mod tests {
         assert!(e.message.contains("openlineage.max_schema_fields"), "{e}");
         event["outputs"] = json!([dataset(json!([field("a"), field("b"), field("c")]))]);
         assert!(read_event_within(&event, "p", now(), &limits).is_ok());
+    }
+
+    #[test]
+    fn names_and_column_lineage_inputs_are_bounded() {
+        let long = "n".repeat(MAX_NAME_CHARS + 1);
+        let fit = "n".repeat(MAX_NAME_CHARS);
+        let limits = EventLimits {
+            max_edges: 3,
+            ..EventLimits::default()
+        };
+        for (at, set) in [
+            (
+                "/job/name",
+                &(|e: &mut Value, n: &str| e["job"]["name"] = json!(n))
+                    as &dyn Fn(&mut Value, &str),
+            ),
+            ("/job/namespace", &|e: &mut Value, n: &str| {
+                e["job"]["namespace"] = json!(n)
+            }),
+            ("/inputs/0/name", &|e: &mut Value, n: &str| {
+                e["inputs"] = json!([{"namespace": "s3://b", "name": n}])
+            }),
+            (
+                "/outputs/0/facets/schema/fields",
+                &|e: &mut Value, n: &str| {
+                    e["outputs"] = json!([{"namespace": "s3://b", "name": "x", "facets": {"schema": {
+                        "_producer": "https://example.com/x",
+                        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+                        "fields": [{"name": "a", "fields": [{"name": n}]}]
+                    }}}])
+                },
+            ),
+        ] {
+            let mut event = start();
+            set(&mut event, &long);
+            let e = read_event_within(&event, "p", now(), &limits).unwrap_err();
+            assert!(
+                e.message.starts_with(at) && e.message.contains("1025 characters"),
+                "{e}"
+            );
+            set(&mut event, &fit);
+            assert!(
+                read_event_within(&event, "p", now(), &limits).is_ok(),
+                "{at}"
+            );
+        }
+        // Column lineage: input fields of every field count toward max_edges.
+        let lineage = |inputs: usize, field: &str| {
+            let input = json!({"namespace": "s3://b", "name": "in", "field": field});
+            json!([{"namespace": "s3://b", "name": "x", "facets": {"columnLineage": {
+                "_producer": "https://example.com/x",
+                "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+                "fields": {"a": {"inputFields": vec![input.clone(); inputs - 1]}, "b": {"inputFields": [input]}}
+            }}}])
+        };
+        let mut event = start();
+        event["outputs"] = lineage(3, "f");
+        assert!(read_event_within(&event, "p", now(), &limits).is_ok());
+        event["outputs"] = lineage(4, "f");
+        let e = read_event_within(&event, "p", now(), &limits).unwrap_err();
+        assert!(e.message.contains("openlineage.max_edges"), "{e}");
+        event["outputs"] = lineage(2, &long);
+        let e = read_event_within(&event, "p", now(), &limits).unwrap_err();
+        assert!(
+            e.message.contains("inputFields") && e.message.contains("characters"),
+            "{e}"
+        );
     }
 
     #[test]
