@@ -402,6 +402,38 @@ async fn a_verified_email_links_only_when_the_setting_asks_and_only_one_account_
         login(&catalog, &by_email, "s-d/x/dan@example.org/verified").await,
         "no Lore user is linked",
     );
+    // Never an account with a password (the administrator's), nor a disabled one.
+    let admin = administrator(&catalog).await;
+    catalog
+        .update_user(
+            &admin,
+            lore_core::catalog::UserUpdate {
+                name: Some("Administrator".to_owned()),
+                email: Some("root@example.org".to_owned()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_refused(
+        login(&catalog, &by_email, "s-r/x/root@example.org/verified").await,
+        "no Lore user is linked",
+    );
+    add_user(&store, "erin", false, None).await;
+    assert_refused(
+        login(&catalog, &by_email, "s-e/x/erin@example.org/verified").await,
+        "no Lore user is linked",
+    );
+}
+
+#[tokio::test]
+async fn an_overlong_subject_is_refused() {
+    let (catalog, store) = catalog().await;
+    let token = format!("{}/ada", "s".repeat(1025));
+    assert_refused(login(&catalog, &CREATES, &token).await, "'sub' is longer");
+    let token = format!("{}/ada", "s".repeat(1024));
+    assert!(login(&catalog, &CREATES, &token).await.is_ok());
+    assert_eq!(store.user_count().await.unwrap(), 2);
 }
 
 #[tokio::test]

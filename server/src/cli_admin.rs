@@ -669,13 +669,7 @@ async fn user_command(
 
 /// How a user is linked to an identity provider's account, in words.
 fn identity_text(link: Option<&ExternalLink>) -> String {
-    match link {
-        Some(ExternalLink::Subject { issuer, subject }) => {
-            format!("subject '{subject}' of {issuer}")
-        }
-        Some(ExternalLink::AtNextSignIn) => "at the next sign-in naming the user".to_owned(),
-        None => "none".to_owned(),
-    }
+    link.map_or_else(|| "none".to_owned(), ToString::to_string)
 }
 
 /// Runs a `lore group` command; answers the text to print, or what went wrong.

@@ -162,7 +162,7 @@ impl Catalog {
         attempt: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
         let now = crate::model::now();
-        let subjects = vec![format!("addr:{}", address.unwrap_or("unknown"))];
+        let subjects = vec![address_subject(address)];
         self.unless_locked(&subjects, now).await?;
         let outcome = attempt.await;
         if let Err(e) = &outcome
@@ -439,11 +439,19 @@ pub const THROTTLES: [(&str, u32, i64); 2] = [
 const FAILURE_MEMORY: chrono::Duration = chrono::Duration::hours(1);
 
 fn throttle_subjects(user_name: &str, address: Option<&str>) -> Vec<String> {
-    let address = address.unwrap_or("unknown");
     vec![
-        format!("pair:{}|{address}", user_name.to_lowercase()),
-        format!("addr:{address}"),
+        format!(
+            "pair:{}|{}",
+            user_name.to_lowercase(),
+            address.unwrap_or("unknown")
+        ),
+        address_subject(address),
     ]
+}
+
+/// The subject of one address, whatever the user names.
+fn address_subject(address: Option<&str>) -> String {
+    format!("addr:{}", address.unwrap_or("unknown"))
 }
 
 /// How much longer the subject is locked out at `now`, if it is.

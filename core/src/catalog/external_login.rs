@@ -77,6 +77,32 @@ pub fn map_groups<'a>(
     groups
 }
 
+/// The link an administrator asks for (API, UI): by `subject` at `issuer` (the
+/// configured provider when absent), or at the next sign-in; neither or both is refused.
+pub fn requested_link(
+    subject: Option<String>,
+    issuer: Option<String>,
+    at_next_sign_in: bool,
+    configured_issuer: Option<&str>,
+) -> Result<ExternalLink> {
+    let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+    match (blank(subject), at_next_sign_in) {
+        (Some(_), true) => Err(Error::invalid(
+            "give either subject or atNextSignIn, not both",
+        )),
+        (None, true) => Ok(ExternalLink::AtNextSignIn),
+        (None, false) => Err(Error::missing("subject")),
+        (Some(subject), false) => {
+            let issuer = blank(issuer)
+                .or_else(|| configured_issuer.map(str::to_owned))
+                .ok_or_else(|| {
+                    Error::missing("issuer (no auth.oauth2.issuer is configured to default to)")
+                })?;
+            Ok(ExternalLink::Subject { issuer, subject })
+        }
+    }
+}
+
 /// The issuer or subject of a link an administrator gives, checked.
 fn identity_part<'a>(value: &'a str, name: &str) -> Result<&'a str> {
     let value = value.trim();
@@ -116,6 +142,12 @@ impl Catalog {
                 "the token names no issuer and subject ('iss', 'sub')",
             ));
         }
+        if identity_part(subject, "sub").is_err() {
+            return Err(Error::authentication(format!(
+                "the token's 'sub' is longer than {MAX_IDENTITY_CHARS} characters or holds \
+                 control characters"
+            )));
+        }
         let user = match self.store.user_by_external(issuer, subject).await? {
             Some(user) => user,
             None => self.first_sign_in(identity, verifier).await?,
@@ -153,6 +185,7 @@ impl Catalog {
         if let Some(user) = named.as_ref().filter(|u| {
             u.external == Some(ExternalLink::AtNextSignIn)
                 && u.password_hash.is_none()
+                && u.enabled
                 && u.name == name
         }) {
             return self.linked(user.clone(), link, "its name").await;
@@ -164,8 +197,12 @@ impl Catalog {
         {
             let email = email.to_lowercase();
             let users = self.store.users().await?;
+            // Enabled accounts without a password only, as by name: a password account
+            // (the administrator's) is never taken over by an address.
             let mut matching = users.iter().filter(|u| {
                 !matches!(u.external, Some(ExternalLink::Subject { .. }))
+                    && u.password_hash.is_none()
+                    && u.enabled
                     && u.email.trim().to_lowercase() == email
             });
             if let (Some(user), None) = (matching.next(), matching.next()) {

@@ -53,7 +53,7 @@ pub use documents::{
     MAX_DASHBOARD_WIDGETS,
 };
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
-pub use external_login::{ExternalIdentity, TokenVerifier, map_groups};
+pub use external_login::{ExternalIdentity, TokenVerifier, map_groups, requested_link};
 pub use governance::{
     DataClassUpdate, LabelDefinition, ObjectLabels, ProfilingRecord, ProfilingUpdate,
 };

@@ -36,6 +36,16 @@ pub enum ExternalLink {
     AtNextSignIn,
 }
 
+impl std::fmt::Display for ExternalLink {
+    /// In words, for people: `subject 's' of https://idp/`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Subject { issuer, subject } => write!(f, "subject '{subject}' of {issuer}"),
+            Self::AtNextSignIn => f.write_str("at the next sign-in naming the user"),
+        }
+    }
+}
+
 impl ExternalLink {
     /// The issuer and subject of a made link.
     pub fn subject(&self) -> Option<(&str, &str)> {

@@ -4,7 +4,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use lore_core::catalog::{NewUser, UserUpdate};
+use lore_core::catalog::{NewUser, UserUpdate, requested_link};
 use lore_core::model::{ExternalLink, User};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
@@ -12,7 +12,6 @@ use utoipa::{IntoParams, ToSchema};
 use crate::AppState;
 use crate::error::{ApiResult, ok};
 use crate::extract::{Authenticated, JsonBody, Params, flag};
-use lore_core::Error;
 
 /// A user as the API shows it: never the password hash.
 pub(crate) fn user_json(user: &User) -> Value {
@@ -71,22 +70,12 @@ pub async fn link_identity(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<LinkIdentityBody>,
 ) -> ApiResult<Response> {
-    let link = match (body.subject, body.at_next_sign_in) {
-        (Some(_), Some(true)) => {
-            return Err(Error::invalid("give either subject or atNextSignIn, not both").into());
-        }
-        (None, Some(true)) => ExternalLink::AtNextSignIn,
-        (Some(subject), _) => {
-            let issuer = body
-                .issuer
-                .or_else(|| state.oauth2.as_ref().map(|o| o.issuer().to_owned()))
-                .ok_or_else(|| {
-                    Error::missing("issuer (no auth.oauth2.issuer is configured to default to)")
-                })?;
-            ExternalLink::Subject { issuer, subject }
-        }
-        (None, _) => return Err(Error::missing("subject").into()),
-    };
+    let link = requested_link(
+        body.subject,
+        body.issuer,
+        body.at_next_sign_in == Some(true),
+        state.oauth2.as_ref().map(|o| o.issuer()),
+    )?;
     let user = state
         .catalog
         .link_identity(&caller, &id, Some(link))

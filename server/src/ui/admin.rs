@@ -7,10 +7,10 @@ use askama::Template;
 use axum::Form;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
-use lore_core::catalog::{GranteeKind, GranteeRef, LogPage, NewGroup, NewUser, UserUpdate};
-use lore_core::model::{
-    ExternalLink, OperationFilter, OperationState, SystemLogFilter, format_datetime,
+use lore_core::catalog::{
+    GranteeKind, GranteeRef, LogPage, NewGroup, NewUser, UserUpdate, requested_link,
 };
+use lore_core::model::{OperationFilter, OperationState, SystemLogFilter, format_datetime};
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 
@@ -114,13 +114,12 @@ pub async fn users(State(state): State<AppState>, session: Session) -> PageResul
                     cell(&u.email),
                     cell(if u.enabled { "yes" } else { "no" }),
                     cell(time(&u.created_at)),
-                    cell(match &u.external {
-                        Some(ExternalLink::Subject { issuer, subject }) => {
-                            format!("{subject} at {issuer}")
-                        }
-                        Some(ExternalLink::AtNextSignIn) => "at the next sign-in".to_owned(),
-                        None => String::new(),
-                    }),
+                    cell(
+                        u.external
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
+                    ),
                 ]
             })
             .collect(),
@@ -146,19 +145,15 @@ pub async fn link_identity(
     session: Session,
     Form(form): Form<IdentityForm>,
 ) -> Response {
-    let blank = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let link = match form.op.as_str() {
         "unlink" => Ok(None),
-        "link" if form.at_next_sign_in.is_some() => Ok(Some(ExternalLink::AtNextSignIn)),
-        "link" => match blank(form.subject) {
-            None => Err(Error::missing("subject")),
-            Some(subject) => blank(form.issuer)
-                .or_else(|| state.oauth2.as_ref().map(|o| o.issuer().to_owned()))
-                .ok_or_else(|| {
-                    Error::missing("issuer (no auth.oauth2.issuer is configured to default to)")
-                })
-                .map(|issuer| Some(ExternalLink::Subject { issuer, subject })),
-        },
+        "link" => requested_link(
+            form.subject,
+            form.issuer,
+            form.at_next_sign_in.is_some(),
+            state.oauth2.as_ref().map(|o| o.issuer()),
+        )
+        .map(Some),
         _ => Err(Error::invalid("op must be link or unlink")),
     };
     let outcome = match link {
