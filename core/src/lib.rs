@@ -8,15 +8,19 @@ pub mod archive;
 pub mod auth;
 pub mod backup;
 pub mod catalog;
-pub mod error;
-pub mod id;
 pub mod import;
-pub mod model;
-pub mod mql;
 pub mod openlineage;
 pub mod pace;
 pub mod store;
 pub mod wire;
+
+/// The domain model ([`lore_model`]), with its ids and errors at the paths core has always
+/// had them.
+pub use lore_model as model;
+pub use lore_model::{error, id};
+/// MQL ([`lore_mql`]): parsed, validated and planned outside core, run by the catalog and
+/// the store.
+pub use lore_mql as mql;
 
 pub use catalog::{Catalog, ServerCatalog};
 pub use error::{Error, ErrorCode, Result};

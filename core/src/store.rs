@@ -506,11 +506,7 @@ pub fn prepare_log_entry(entry: &mut SystemLogEntry) {
 /// The longest text of a system log entry that is kept.
 pub const MAX_LOGGED_CHARS: usize = 2048;
 
-/// The timestamp cut to whole microseconds, the precision every backend keeps.
-pub fn micros(t: Timestamp) -> Timestamp {
-    use chrono::SubsecRound;
-    t.trunc_subsecs(6)
-}
+pub use crate::model::micros;
 
 /// Replaces the NUL character, which no backend stores, in text Lore keeps whatever it
 /// holds (a plugin's words).

@@ -4,7 +4,7 @@ use super::Timestamp;
 use crate::id::ObjectId;
 
 /// The id space of notifications
-/// ([`StoreBase::reserve_ids`](crate::store::StoreBase::reserve_ids)).
+/// (`StoreBase::reserve_ids`).
 pub const NOTIFICATION_IDS: i64 = -3;
 
 /// The id space of deliveries ([`Delivery`]).

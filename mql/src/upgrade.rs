@@ -6,7 +6,7 @@
 use super::ast::{Expr, Filter, Name, Op, OrderKey, Path, Query, SelectItem, Subject};
 use super::catalog::{self, Replacement};
 use super::resolve::resolve;
-use crate::model::MetaModel;
+use lore_model::MetaModel;
 
 /// The role the earlier `Stewards` attribute stood for.
 const STEWARD: &str = "Steward";
@@ -131,7 +131,7 @@ impl Upgrade<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mql::parse::{QueryFields, parse_fields};
+    use crate::parse::{QueryFields, parse_fields};
 
     fn upgraded(select: &str, filter: &str) -> (String, Vec<String>) {
         let query = parse_fields(&QueryFields {

@@ -33,7 +33,7 @@ use super::ast::{
     Direction, Expr, Filter, FromClause, Name, Notation, Op, OrderKey, Path, Query, SelectItem,
     SourceId, Subject, TimeUnit, Value, is_reserved, is_word_char,
 };
-use crate::error::Error;
+use lore_model::error::Error;
 
 /// The longest input accepted, in characters.
 pub const MAX_INPUT_CHARS: usize = 100_000;

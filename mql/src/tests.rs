@@ -1,7 +1,7 @@
 use chrono::NaiveDate;
 
 use super::*;
-use crate::error::{Error, ErrorCode};
+use lore_model::error::{Error, ErrorCode};
 
 /// Display and round trips, search text.
 mod text;

@@ -4,7 +4,7 @@ use super::Timestamp;
 use crate::id::ObjectId;
 
 /// The id space of curation entries
-/// ([`StoreBase::reserve_ids`](crate::store::StoreBase::reserve_ids)).
+/// (`StoreBase::reserve_ids`).
 pub const CURATION_IDS: i64 = -2;
 
 /// What a user says of an object: the social curation MQL filters on (Endorsed By,

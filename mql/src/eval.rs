@@ -9,8 +9,8 @@ use super::plan::{
     Cond, Facet, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Relation, SortKey, Statistic,
     Test, ValueCount, Within, fold, search_form,
 };
-use crate::id::ObjectId;
-use crate::model::{
+use lore_model::id::ObjectId;
+use lore_model::{
     ClassificationStatus, CurationKind, DataClass, EdgeKind, Object, ObjectKind, Profiling,
     SensitivityLabel, TagKind, Value,
 };
@@ -550,7 +550,7 @@ pub fn raw_values<'f>(field: &Field, facts: &'f dyn Facts, row: Row<'f>) -> Vec<
 }
 
 fn statistic_value(
-    s: &crate::model::ProfileStatistics,
+    s: &lore_model::ProfileStatistics,
     statistic: Statistic,
 ) -> Option<Val<'static>> {
     let int = |v: Option<i64>| v.map(Val::Integer);

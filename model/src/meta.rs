@@ -2,7 +2,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ObjectKind, SystemType, Timestamp, TypeName};
 use crate::id::ObjectId;
-use crate::mql::catalog;
+use crate::attributes as catalog;
 
 /// A profile groups object types of one kind of source (a database, a file system, a glossary).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,8 +17,8 @@
 //! every backend: [`Lit::Text`] holds folded text ([`fold`]) and the field's text is
 //! folded before it is compared (except [`Column::StableId`], which is exact).
 
-use crate::id::ObjectId;
-use crate::model::{ClassificationStatus, CurationKind, EdgeKind, ObjectKind, TagKind};
+use lore_model::id::ObjectId;
+use lore_model::{ClassificationStatus, CurationKind, EdgeKind, ObjectKind, TagKind};
 
 /// Folds text the way every MQL text comparison does: ASCII letters to lower case, every
 /// other character as it is. SQLite's `lower()` does the same, and PostgreSQL's `lower()`

@@ -62,7 +62,7 @@ pub struct OperationDetail {
 }
 
 /// The id space of operations
-/// ([`StoreBase::reserve_ids`](crate::store::StoreBase::reserve_ids)).
+/// (`StoreBase::reserve_ids`).
 pub const OPERATION_IDS: i64 = -4;
 
 /// One operation: an import started through `startImport`.

@@ -2,7 +2,7 @@
 //! `+required` and `-excluded` terms, trailing `*` wildcards, `parent.child` names and
 //! `=exact` names (`="sales_order"`, or `.“sales_order”` as the vendor's pages write it).
 //!
-//! Words and phrases match across word breakers ([`crate::mql::plan::WORD_BREAKERS`]:
+//! Words and phrases match across word breakers ([`crate::plan::WORD_BREAKERS`]:
 //! the space and `_ : . [ ] ( )`): `customer id` finds `2023_CUSTOMER_ID`. An exact name
 //! is the whole name, breakers and all.
 //!

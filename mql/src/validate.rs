@@ -13,8 +13,8 @@ use super::ast::{Expr, Filter, Name, Op, OrderKey, Path, Query, SelectItem, Subj
 use super::catalog::{self, OpKind, OpSet, Replacement, Shape};
 use super::resolve::{Property, Resolved, resolve};
 use super::upgrade::upgrade;
-use crate::error::{Error, Result};
-use crate::model::{AttributeKind, MetaModel, ValueType};
+use lore_model::error::{Error, Result};
+use lore_model::{AttributeKind, MetaModel, ValueType};
 
 /// The current MQL version.
 pub const CURRENT_VERSION: u32 = 3;
@@ -657,7 +657,7 @@ fn op_text(kind: OpKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mql::parse::{QueryFields, parse_fields};
+    use crate::parse::{QueryFields, parse_fields};
 
     fn check(
         select: &str,

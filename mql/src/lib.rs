@@ -1,13 +1,18 @@
 //! MQL, the query language of the query endpoints: its syntax tree and parser, the search
 //! text of `text` filters, what it knows about attributes ([`catalog`]), how a name of a
-//! query finds its attribute ([`resolve`]) and the checks of a parsed query against the
-//! spec's rules and the meta model ([`validate`]).
+//! query finds its attribute ([`resolve`]), the checks of a parsed query against the
+//! spec's rules and the meta model ([`validate`]), the upgrade of earlier versions'
+//! queries ([`upgrade`]), the lowering to a store-neutral [`plan`] and its evaluation
+//! over objects in memory ([`eval`]).
 //!
 //! Parsing only reads the syntax; resolving attribute names and checking operators
-//! against them is the validator's job.
+//! against them is the validator's job. The crate knows the model ([`lore_model`]) and
+//! nothing else: the catalog in `lore-core` runs queries, the stores run plans.
 
 pub mod ast;
-pub mod catalog;
+/// The spec's tables of system and data profiling attributes; they live with the model,
+/// whose built-in meta model lists them.
+pub use lore_model::attributes as catalog;
 pub mod eval;
 pub mod lower;
 pub mod parse;

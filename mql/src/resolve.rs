@@ -12,7 +12,7 @@ use super::catalog::{
     self, DATA_CLASS_PROPERTIES, DATA_PROFILING, ProfilingAttribute, Properties, RelatedType,
     SystemAttribute,
 };
-use crate::model::{AttributeKind, AttributeType, MetaModel};
+use lore_model::{AttributeKind, AttributeType, MetaModel};
 
 /// What a name refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +227,7 @@ fn related_property<'m>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DATABASE_PROFILE, ValueType};
+    use lore_model::{DATABASE_PROFILE, ValueType};
 
     fn meta() -> MetaModel {
         let mut meta = MetaModel::builtin();

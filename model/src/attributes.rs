@@ -32,7 +32,7 @@ pub enum OpKind {
 
 use OpKind::*;
 
-use crate::model::ValueType;
+use crate::ValueType;
 
 /// A set of operators, a bit each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -76,7 +76,7 @@ impl Edge {
     }
 }
 
-/// How far a lineage walk goes ([`ObjectStore::lineage`](crate::store::ObjectStore::lineage)).
+/// How far a lineage walk goes (`ObjectStore::lineage`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineageBounds {
     /// The most edges between the starting object and an edge's far end.

@@ -30,8 +30,8 @@ use super::plan::{
 };
 use super::resolve::{Property, Resolved, resolve};
 use super::search::{Presence, SearchKind, parse_search_text, parse_semantic_text};
-use crate::id::ObjectId;
-use crate::model::{
+use lore_model::id::ObjectId;
+use lore_model::{
     AttributeKind, ClassificationStatus, CurationKind, EdgeKind, MetaModel, TagKind, ValueType,
 };
 

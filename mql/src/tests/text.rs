@@ -363,8 +363,8 @@ fn double_quoted_values_where_a_value_is_expected() {
 
 #[test]
 fn double_quoted_values_validate_as_text_with_a_warning() {
-    use crate::mql::validate::validate;
-    let meta = crate::model::MetaModel::builtin();
+    use crate::validate::validate;
+    let meta = lore_model::MetaModel::builtin();
     let query = parse_fields(&QueryFields {
         select: "Name",
         filter: Some(
@@ -455,8 +455,8 @@ fn not_between() {
 
 #[test]
 fn not_between_validates_where_between_does() {
-    use crate::mql::validate::validate;
-    let meta = crate::model::MetaModel::builtin();
+    use crate::validate::validate;
+    let meta = lore_model::MetaModel::builtin();
     let check = |filter: &str| {
         let query = parse_fields(&QueryFields {
             select: "Name",
@@ -522,7 +522,7 @@ fn search_exact_names() {
 
 #[test]
 fn search_form_breaks_words_alike_everywhere() {
-    use crate::mql::plan::{indexed_words, search_form, search_term};
+    use crate::plan::{indexed_words, search_form, search_term};
     assert_eq!(search_form("2023_CUSTOMER_ID"), "2023 customer id");
     assert_eq!(search_form("Customer:ID"), "customer id");
     assert_eq!(search_form("Customer[id]"), "customer id ");
@@ -547,7 +547,7 @@ fn search_form_breaks_words_alike_everywhere() {
 
 #[test]
 fn semantic_search_words_select_object_types() {
-    use crate::mql::search::{parse_semantic_text, semantic_word};
+    use crate::search::{parse_semantic_text, semantic_word};
     let (types, rest) = parse_semantic_text("customer TABLES");
     assert_eq!(types, ["Table"]);
     assert_eq!(rest, parse_search_text("customer"));

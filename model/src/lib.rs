@@ -4,7 +4,14 @@
 //! operations, dashboards, the license).
 //!
 //! These are plain data types. The `Store` persists them; the `Catalog` gives them
-//! meaning; the wire module maps them to the formats clients read.
+//! meaning; the wire module maps them to the formats clients read. Beside them: the ids
+//! ([`id`]), the error every layer answers with ([`error`]) and the spec's tables of
+//! system and data profiling attributes ([`attributes`]), which the meta model lists and
+//! MQL resolves names against. `lore-core` re-exports this crate as `lore_core::model`.
+
+pub mod attributes;
+pub mod error;
+pub mod id;
 
 mod curation;
 mod document;
@@ -36,5 +43,11 @@ pub type Timestamp = chrono::DateTime<chrono::Utc>;
 /// The current time at microsecond precision, the precision every backend keeps, so
 /// what is written reads back equal.
 pub fn now() -> Timestamp {
-    crate::store::micros(chrono::Utc::now())
+    micros(chrono::Utc::now())
+}
+
+/// The timestamp cut to whole microseconds, the precision every backend keeps.
+pub fn micros(t: Timestamp) -> Timestamp {
+    use chrono::SubsecRound;
+    t.trunc_subsecs(6)
 }
