@@ -1,13 +1,13 @@
 //! Lore importer plugin for delimited files (format `csv-file`): one `File System (File)`
 //! model with the file, a field per column, and (unless `profile` is false) the data
-//! profile and sample of every field. The profiler is [`profile`]: the
-//! `lore-data-profiler` crate, re-exported; other importers depend on that crate (a
-//! plugin cannot link another plugin: both export `lore_plugin_descriptor`).
+//! profile and sample of every field. The profiler is [`profile`]: the `profile` module
+//! of the `lore-importer-kit` crate, re-exported; other importers depend on that crate
+//! (a plugin cannot link another plugin: both export `lore_plugin_descriptor`).
 //!
 //! The file is read once, as a stream: memory stays bounded however long it is (see
 //! [`profile`] for the bounds).
 
-pub use lore_data_profiler as profile;
+pub use lore_importer_kit::profile;
 
 use std::fs::File;
 use std::io::BufReader;

@@ -141,7 +141,7 @@ impl Cell {
                 .map(Number::from)
                 .or_else(|| text.parse::<f64>().ok().and_then(Number::from_f64))
                 .map_or_else(|| Value::String(text.clone()), Value::Number),
-            Self::Text(text) => lore_data_profiler::sample_value(Some(text)),
+            Self::Text(text) => lore_importer_kit::profile::sample_value(Some(text)),
         }
     }
 }

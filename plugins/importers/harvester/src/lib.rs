@@ -3,7 +3,7 @@
 //! database, its schemas, tables and views, their columns, primary keys, foreign keys
 //! (and the entity relationships they make) and indexes, with comments as descriptions —
 //! and, with `profile`, the data profile and sample of every table column, made by
-//! [`lore_data_profiler`].
+//! [`lore_importer_kit::profile`].
 //!
 //! Each view and materialized view also gets `lineage` relationships, derived from its
 //! definition (PostgreSQL's `pg_get_viewdef`, SQLite's `CREATE VIEW` statement) by
@@ -19,7 +19,7 @@ mod postgres;
 mod sqlite;
 pub mod url;
 
-use lore_data_profiler::{ColumnProfiler, data_sample, profiling_date};
+use lore_importer_kit::profile::{ColumnProfiler, data_sample, profiling_date};
 use lore_plugin_sdk::{
     About, Attribute, Error, Format, Importer, Level, Model, Object, Output, Profiling,
     Relationship, Request,

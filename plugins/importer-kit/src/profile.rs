@@ -4,7 +4,7 @@
 //! DataSamples.
 //!
 //! ```
-//! use lore_data_profiler::ColumnProfiler;
+//! use lore_importer_kit::profile::ColumnProfiler;
 //!
 //! let mut amount = ColumnProfiler::new();
 //! for value in ["12.50", "7.25", "", "12.50"] {

@@ -1,0 +1,8 @@
+//! What Lore's importer plugins share, in a plain library: a plugin library exports the
+//! `lore_plugin_descriptor` symbol, so one plugin cannot link another (the symbols
+//! clash), and each importer depends on this crate instead.
+//!
+//! - [`profile`]: the DataProfile and DataSample of a column, in one pass with bounded
+//!   memory (the flatfile importer and the database harvester).
+
+pub mod profile;
