@@ -10,6 +10,7 @@
 //! nothing else: the catalog in `lore-core` runs queries, the stores run plans.
 
 pub mod ast;
+pub mod build;
 /// The spec's tables of system and data profiling attributes; they live with the model,
 /// whose built-in meta model lists them.
 pub use lore_model::attributes as catalog;
@@ -31,6 +32,6 @@ pub use ast::{
 };
 pub use parse::{
     MAX_DEPTH, MAX_INPUT_CHARS, QueryFields, SyntaxError, parse_context, parse_fields, parse_from,
-    parse_order_by, parse_query, parse_select, parse_where,
+    parse_order_by, parse_query, parse_select, parse_text, parse_where,
 };
-pub use search::{Presence, SearchKind, SearchTerm, parse_search_text};
+pub use search::{Presence, SearchKind, SearchTerm, mentions, parse_search_text};

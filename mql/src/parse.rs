@@ -202,23 +202,35 @@ pub fn parse_context(text: &str) -> Result<SourceId, SyntaxError> {
 /// Parses a whole query written as text:
 /// `SELECT ... FROM ... [CONTEXT ...] [WHERE ...] [ORDER BY ...]`.
 pub fn parse_query(text: &str) -> Result<Query, SyntaxError> {
-    run(text, query)
+    run(text, || query(true))
 }
 
-/// A whole query.
-fn query<'a>() -> impl Parser<Input<'a>, Output = Query> {
+/// Parses a whole query written as text whose FROM clause may be absent, as the query
+/// endpoints take it: `SELECT ... [FROM ...] [CONTEXT ...] [WHERE ...] [ORDER BY ...]`
+/// (the web UI's MQL box, saved worksheets written as one text).
+pub fn parse_text(text: &str) -> Result<Query, SyntaxError> {
+    run(text, || query(false))
+}
+
+/// A whole query; FROM required or not.
+fn query<'a>(from_required: bool) -> impl Parser<Input<'a>, Output = Query> {
+    let from = keyword("FROM").with(from_clause());
+    let from = if from_required {
+        from.map(Some).left()
+    } else {
+        optional(from).right()
+    };
     (
         keyword("SELECT"),
         select_list(),
-        keyword("FROM"),
-        from_clause(),
+        from,
         optional(keyword("CONTEXT").with(source_id())),
         optional(keyword("WHERE").with(expr())),
         optional((keyword("ORDER"), keyword("BY")).with(order_keys())),
     )
-        .map(|(_, select, _, from, context, filter, order_by)| Query {
+        .map(|(_, select, from, context, filter, order_by)| Query {
             select,
-            from: Some(from),
+            from,
             context,
             filter,
             order_by: order_by.unwrap_or_default(),

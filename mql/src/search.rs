@@ -65,6 +65,26 @@ pub fn parse_search_text(text: &str) -> Vec<SearchTerm> {
     terms
 }
 
+/// Whether `text` (a name, physical name or description) holds a term the search may
+/// match (not an excluded one), compared as every store compares a search
+/// ([`crate::plan::search_form`], ASCII folding): what a result says it matched on.
+pub fn mentions(terms: &[SearchTerm], text: &str) -> bool {
+    use crate::plan::{fold, search_form, search_term};
+    let form = search_form(text);
+    let holds = |term: &str| {
+        let term = search_term(term);
+        !term.is_empty() && form.contains(&term)
+    };
+    terms
+        .iter()
+        .filter(|t| t.presence != Presence::Excluded)
+        .any(|t| match &t.kind {
+            SearchKind::Word(w) | SearchKind::Phrase(w) | SearchKind::Prefix(w) => holds(w),
+            SearchKind::ParentChild { child, .. } => holds(child),
+            SearchKind::ExactName(name) => fold(text) == fold(name),
+        })
+}
+
 /// The plain character for a typographic quote or dash.
 fn plain_form(c: char) -> char {
     match c {

@@ -567,3 +567,21 @@ fn semantic_search_words_select_object_types() {
     );
     assert_eq!(semantic_word("customer"), None);
 }
+
+#[test]
+fn a_text_mentions_the_terms_a_search_matches_in_it() {
+    let terms = parse_search_text("cust* +order_id \"Sales Order\" -x a.b =exact");
+    assert!(mentions(&terms, "2023_CUSTOMER_ID"), "a prefix, folded");
+    assert!(mentions(&terms, "ORDER:ID"), "word breakers");
+    assert!(mentions(&terms, "sales_order_lines"), "a phrase");
+    assert!(mentions(&terms, "parent b"), "the child of parent.child");
+    assert!(mentions(&terms, "EXACT"), "an exact name");
+    assert!(
+        !mentions(&terms, "exactly"),
+        "an exact name is the whole name"
+    );
+    assert!(!mentions(&terms, "x"), "an excluded term is no match");
+    // ASCII folding, as the stores compare: an `É` is not an `é`.
+    assert!(!mentions(&parse_search_text("é"), "CAFÉ"));
+    assert!(mentions(&parse_search_text("É"), "CAFÉ"));
+}
