@@ -3,6 +3,10 @@
 //! clash), and each importer depends on this crate instead.
 //!
 //! - [`profile`]: the DataProfile and DataSample of a column, in one pass with bounded
-//!   memory (the flatfile importer and the database harvester).
+//!   memory (the flatfile importer and the database harvester);
+//! - [`lineage`]: the `lineage` relationships made of what `lore-sql-lineage` finds in
+//!   SQL, their names and the rule that each is made once (the DDL importer, the
+//!   harvester and the dbt importer).
 
+pub mod lineage;
 pub mod profile;

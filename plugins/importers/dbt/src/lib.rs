@@ -25,9 +25,9 @@ mod sql;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use lore_importer_kit::lineage::{column_edge_name, direct_columns, lineage_relationship};
 use lore_plugin_sdk::{
-    About, Attribute, Error, Format, Importer, Label, Level, Model, Object, Output, Relationship,
-    Request,
+    About, Attribute, Error, Format, Importer, Label, Level, Model, Object, Output, Request,
 };
 use lore_sql_lineage::{Dialect, StatementKind, TableName};
 use serde_json::json;
@@ -53,10 +53,13 @@ pub const LINEAGE_FROM_SOURCE: &str = "dbt source";
 pub const LINEAGE_FROM_REF: &str = "dbt ref";
 
 /// Column lineage names, from a column of an upstream node to a column of the node whose
-/// compiled SQL computes it, by how (OpenLineage's DIRECT transformation subtypes).
+/// compiled SQL computes it, by how (OpenLineage's DIRECT transformation subtypes): the
+/// names [`lore_importer_kit::lineage::column_edge_name`] gives after [`COLUMN_LINEAGE`].
 pub const COLUMN_LINEAGE_IDENTITY: &str = "dbt sql (DIRECT/IDENTITY)";
 pub const COLUMN_LINEAGE_TRANSFORMATION: &str = "dbt sql (DIRECT/TRANSFORMATION)";
 pub const COLUMN_LINEAGE_AGGREGATION: &str = "dbt sql (DIRECT/AGGREGATION)";
+/// What the column lineage names start with.
+pub const COLUMN_LINEAGE: &str = "dbt sql";
 
 /// Progress is reported every this many nodes.
 const PROGRESS_EVERY: u64 = 500;
@@ -581,8 +584,7 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
                 } else {
                     LINEAGE_FROM_REF
                 };
-                self.out
-                    .relationship(Relationship::new("lineage", name, up, id))?;
+                self.out.relationship(lineage_relationship(name, up, id))?;
                 self.counts.lineage += 1;
             }
             if *kind != Kind::Seed {
@@ -633,21 +635,13 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
         let mut foreign: BTreeSet<&TableName> = BTreeSet::new();
         let mut not_documented: BTreeSet<String> = BTreeSet::new();
         let mut edges = HashSet::new();
-        for output in &statement.columns {
-            let mut direct = output
-                .sources
-                .iter()
-                .filter(|s| !s.transformation.is_indirect())
-                .peekable();
-            if direct.peek().is_none() {
-                continue;
-            }
-            let Some(target) = sql::documented(node, &output.column) else {
-                undocumented.push(output.column.as_str());
+        for output in direct_columns(&statement) {
+            let Some(target) = sql::documented(node, &output.column.column) else {
+                undocumented.push(output.column.column.as_str());
                 continue;
             };
             let target = format!("{id}.{target}");
-            for source in direct {
+            for source in output.sources {
                 let Some(relation) = relations.find(&source.table) else {
                     foreign.insert(&source.table);
                     continue;
@@ -661,7 +655,7 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
                     continue;
                 };
                 let from = format!("{}.{column}", relation.id);
-                let Some(name) = sql::edge_name(source.transformation) else {
+                let Some(name) = column_edge_name(COLUMN_LINEAGE, source.transformation) else {
                     continue;
                 };
                 if !self.sent.contains(&from)
@@ -671,7 +665,7 @@ impl<'m, 'o, 'a> Run<'m, 'o, 'a> {
                     continue;
                 }
                 self.out
-                    .relationship(Relationship::new("lineage", name, from, target.as_str()))?;
+                    .relationship(lineage_relationship(name, from, target.as_str()))?;
                 self.counts.column_lineage += 1;
             }
         }

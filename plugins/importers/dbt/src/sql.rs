@@ -2,20 +2,9 @@
 //! name each upstream node goes by in the SQL, its documented columns, and the way back
 //! from a table name of the SQL to the node.
 
-use lore_sql_lineage::{Dialect, KnownColumns, TableName, Transformation};
+use lore_sql_lineage::{Dialect, KnownColumns, TableName};
 
 use crate::manifest::Node;
-
-/// The relationship name of a DIRECT column lineage edge; `None` for an INDIRECT one
-/// (the model-level edge stands for those).
-pub fn edge_name(transformation: Transformation) -> Option<&'static str> {
-    match transformation {
-        Transformation::Identity => Some(crate::COLUMN_LINEAGE_IDENTITY),
-        Transformation::Transformation => Some(crate::COLUMN_LINEAGE_TRANSFORMATION),
-        Transformation::Aggregation => Some(crate::COLUMN_LINEAGE_AGGREGATION),
-        _ => None,
-    }
-}
 
 /// A relation the compiled SQL of a node may read: one of its upstream nodes, or the
 /// node itself (an incremental model reads `{{ this }}`).

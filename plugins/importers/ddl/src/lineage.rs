@@ -15,17 +15,14 @@
 
 use std::collections::HashSet;
 
-use lore_plugin_sdk::Relationship;
-use lore_sql_lineage::{
-    self as sql, ColumnLineage, KnownColumns, StatementKind, StatementLineage, TableName,
+use lore_importer_kit::lineage::{
+    Derived, DirectColumn, Found, defines_target, direct_columns, statement_edge_name,
 };
+use lore_sql_lineage::{self as sql, KnownColumns, StatementKind, StatementLineage, TableName};
 use sqlparser::ast::{SetExpr, Statement};
 
 use crate::catalog::{Catalog, Column, Relation};
 use crate::names::{Dialect, Name, QualifiedName, member_id, relation_id};
-
-/// The relationship kind lineage is sent as.
-const LINEAGE: &str = "lineage";
 
 /// A statement of the script that moves data, kept to derive its lineage once the whole
 /// script is read.
@@ -57,32 +54,8 @@ impl DataStatement {
     }
 }
 
-/// The lineage of a script's statements.
-#[derive(Debug, Default)]
-pub struct Derived {
-    /// Table-level relationships first for each statement, then column-level ones; no
-    /// relationship twice.
-    pub relationships: Vec<Relationship>,
-    /// How many of them are between tables (the rest are between columns).
-    pub between_tables: usize,
-    /// What could not be resolved or linked, each naming the statement's line.
-    pub warnings: Vec<String>,
-}
-
-/// The name of a statement's table-level relationships.
-pub fn relationship_name(kind: StatementKind) -> &'static str {
-    match kind {
-        StatementKind::CreateView => "sql view",
-        StatementKind::CreateMaterializedView => "sql materialized view",
-        StatementKind::CreateTableAs => "sql create table as",
-        StatementKind::Insert => "sql insert",
-        StatementKind::Merge => "sql merge",
-        StatementKind::Update => "sql update",
-        StatementKind::Select => "sql select",
-    }
-}
-
-/// The lineage of the statements, between the tables and views of the catalog.
+/// The lineage of the statements, between the tables and views of the catalog: the
+/// relationships of each statement, its warnings naming its line.
 pub fn derive(catalog: &Catalog, statements: &[DataStatement]) -> Derived {
     let tables = Tables { catalog };
     let dialect = match catalog.naming.dialect {
@@ -93,7 +66,6 @@ pub fn derive(catalog: &Catalog, statements: &[DataStatement]) -> Derived {
     let mut derive = Derivation {
         tables,
         derived: Derived::default(),
-        sent: HashSet::new(),
         warned: HashSet::new(),
     };
     for statement in statements {
@@ -110,13 +82,6 @@ pub fn derive(catalog: &Catalog, statements: &[DataStatement]) -> Derived {
         }
     }
     derive.derived
-}
-
-/// What a table name of a statement stands for among the tables and views of the script.
-enum Found<'a> {
-    One(&'a Relation),
-    None,
-    Several(Vec<&'a Relation>),
 }
 
 /// The tables and views of the script, found by the names statements give them.
@@ -144,7 +109,7 @@ impl<'a> Tables<'a> {
     /// The table or view a name stands for: `schema.table` (a database qualifier is
     /// ignored, as the importer ignores it), or a bare name in the default schema, else in
     /// the one schema that has it.
-    fn find(&self, table: &TableName) -> Found<'a> {
+    fn find(&self, table: &TableName) -> Found<&'a Relation> {
         let keys: Vec<String> = table.0.iter().map(|part| self.key(part)).collect();
         match keys.as_slice() {
             [] => Found::None,
@@ -152,17 +117,13 @@ impl<'a> Tables<'a> {
                 if let Some(relation) = self.exact(&self.catalog.naming.default_schema.key, name) {
                     return Found::One(relation);
                 }
-                let mut matching: Vec<&Relation> = self
-                    .catalog
-                    .relations
-                    .iter()
-                    .filter(|r| r.name.name.key == *name)
-                    .collect();
-                match matching.len() {
-                    0 => Found::None,
-                    1 => Found::One(matching.remove(0)),
-                    _ => Found::Several(matching),
-                }
+                Found::of(
+                    self.catalog
+                        .relations
+                        .iter()
+                        .filter(|r| r.name.name.key == *name)
+                        .collect(),
+                )
             }
             [.., schema, name] => self.exact(schema, name).map_or(Found::None, Found::One),
         }
@@ -191,11 +152,10 @@ impl KnownColumns for Tables<'_> {
 struct Derivation<'a> {
     tables: Tables<'a>,
     derived: Derived,
-    sent: HashSet<(String, String, String)>,
     warned: HashSet<String>,
 }
 
-impl Derivation<'_> {
+impl<'a> Derivation<'a> {
     fn warn(&mut self, line: usize, label: &str, what: impl std::fmt::Display) {
         let warning = format!("line {line} ({label}): {what}");
         if self.warned.insert(warning.clone()) {
@@ -203,137 +163,38 @@ impl Derivation<'_> {
         }
     }
 
-    fn relate(&mut self, name: String, source: String, target: String) -> bool {
-        // A statement that reads what it writes (UPDATE t SET a = a + 1) is no lineage.
-        if source == target
-            || !self
-                .sent
-                .insert((name.clone(), source.clone(), target.clone()))
-        {
-            return false;
-        }
-        self.derived
-            .relationships
-            .push(Relationship::new(LINEAGE, name, source, target));
-        true
-    }
-
     /// The relationships of one statement, and warnings for what is left unlinked.
     fn statement(&mut self, line: usize, lineage: &StatementLineage) {
-        let written = lineage
-            .target
-            .as_ref()
-            .map_or_else(String::new, ToString::to_string);
-        let label = match lineage.kind {
-            StatementKind::CreateView => format!("CREATE VIEW {written}"),
-            StatementKind::CreateMaterializedView => {
-                format!("CREATE MATERIALIZED VIEW {written}")
-            }
-            StatementKind::CreateTableAs => format!("CREATE TABLE {written} AS"),
-            StatementKind::Insert => format!("INSERT INTO {written}"),
-            StatementKind::Merge => format!("MERGE INTO {written}"),
-            StatementKind::Update => format!("UPDATE {written}"),
-            StatementKind::Select => "SELECT".to_owned(),
-        };
-        let Some(target_name) = &lineage.target else {
-            self.warn(line, &label, "it writes no table; no lineage is made");
+        let label = label(lineage);
+        let Some(target) = self.target(line, &label, lineage) else {
             return;
-        };
-        let target = match self.tables.find(target_name) {
-            Found::One(target) => target,
-            Found::None => {
-                self.warn(
-                    line,
-                    &label,
-                    format_args!(
-                        "table '{target_name}' it writes is not in the script; no lineage is made"
-                    ),
-                );
-                return;
-            }
-            Found::Several(found) => {
-                self.warn(
-                    line,
-                    &label,
-                    format_args!(
-                        "table '{target_name}' it writes could be any of {}; no lineage is made",
-                        names(&found)
-                    ),
-                );
-                return;
-            }
         };
         // A view or table defined again: only the definition the importer kept counts
         // (the last `CREATE OR REPLACE VIEW`; a second `CREATE` is left out with a warning).
-        if matches!(
-            lineage.kind,
-            StatementKind::CreateView
-                | StatementKind::CreateMaterializedView
-                | StatementKind::CreateTableAs
-        ) && target.line != line
-        {
+        if defines_target(lineage.kind) && target.line != line {
             return;
         }
         for unresolved in &lineage.unresolved {
             self.warn(line, &label, unresolved);
         }
 
-        let base = relationship_name(lineage.kind);
+        let base = statement_edge_name(lineage.kind);
         let target_id = relation_id(&target.name);
-        let mut sources: Vec<(&TableName, &Relation)> = Vec::new();
-        for table in &lineage.sources {
-            match self.tables.find(table) {
-                Found::One(source) => {
-                    sources.push((table, source));
-                    if self.relate(
-                        base.to_owned(),
-                        relation_id(&source.name),
-                        target_id.clone(),
-                    ) {
-                        self.derived.between_tables += 1;
-                    }
-                }
-                Found::None => self.warn(
-                    line,
-                    &label,
-                    format_args!("table '{table}' is not in the script"),
-                ),
-                Found::Several(found) => self.warn(
-                    line,
-                    &label,
-                    format_args!(
-                        "table '{table}' could be any of {}; it is not linked",
-                        names(&found)
-                    ),
-                ),
-            }
-        }
+        let sources = self.source_tables(line, &label, base, lineage, &target_id);
 
         // The columns of a view or table made by the statement are its output, in order;
         // when their numbers differ (a `*` the importer could not expand), names decide.
-        let by_position = matches!(
-            lineage.kind,
-            StatementKind::CreateView
-                | StatementKind::CreateMaterializedView
-                | StatementKind::CreateTableAs
-        ) && lineage.columns.len() == target.columns.len();
-        for (i, column) in lineage.columns.iter().enumerate() {
-            let direct: Vec<_> = column
-                .sources
-                .iter()
-                .filter(|s| !s.transformation.is_indirect())
-                .collect();
-            if direct.is_empty() {
-                continue;
-            }
+        let by_position =
+            defines_target(lineage.kind) && lineage.columns.len() == target.columns.len();
+        for direct in direct_columns(lineage) {
             let found = if by_position {
                 target
                     .columns
                     .iter()
-                    .find(|c| usize::try_from(c.position) == Ok(i + 1))
-                    .or_else(|| target.columns.get(i))
+                    .find(|c| usize::try_from(c.position) == Ok(direct.index + 1))
+                    .or_else(|| target.columns.get(direct.index))
             } else {
-                self.tables.column(target, &column.column)
+                self.tables.column(target, &direct.column.column)
             };
             let Some(target_column) = found else {
                 self.warn(
@@ -341,14 +202,88 @@ impl Derivation<'_> {
                     &label,
                     format_args!(
                         "column '{}' is not a column of {} in the script; its lineage is not linked",
-                        column.column, target.name
+                        direct.column.column, target.name
                     ),
                 );
                 continue;
             };
             let target_column_id = member_id(&target_id, "", &target_column.name);
-            self.columns(line, &label, base, column, &sources, &target_column_id);
+            self.columns(line, &label, base, &direct, &sources, &target_column_id);
         }
+    }
+
+    /// The table or view the statement writes, if the script has it; else a warning.
+    fn target(
+        &mut self,
+        line: usize,
+        label: &str,
+        lineage: &StatementLineage,
+    ) -> Option<&'a Relation> {
+        let Some(target_name) = &lineage.target else {
+            self.warn(line, label, "it writes no table; no lineage is made");
+            return None;
+        };
+        match self.tables.find(target_name) {
+            Found::One(target) => Some(target),
+            Found::None => {
+                self.warn(
+                    line,
+                    label,
+                    format_args!(
+                        "table '{target_name}' it writes is not in the script; no lineage is made"
+                    ),
+                );
+                None
+            }
+            Found::Several(found) => {
+                self.warn(
+                    line,
+                    label,
+                    format_args!(
+                        "table '{target_name}' it writes could be any of {}; no lineage is made",
+                        names(&found)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// The table-level relationships of a statement, from each table or view it reads
+    /// that the script has (warnings for the others); those tables, by the statement's
+    /// names for them.
+    fn source_tables<'l>(
+        &mut self,
+        line: usize,
+        label: &str,
+        base: &str,
+        lineage: &'l StatementLineage,
+        target_id: &str,
+    ) -> Vec<(&'l TableName, &'a Relation)> {
+        let mut sources = Vec::new();
+        for table in &lineage.sources {
+            match self.tables.find(table) {
+                Found::One(source) => {
+                    sources.push((table, source));
+                    self.derived
+                        .table_edge(base, &relation_id(&source.name), target_id);
+                }
+                Found::None => self.warn(
+                    line,
+                    label,
+                    format_args!("table '{table}' is not in the script"),
+                ),
+                Found::Several(found) => self.warn(
+                    line,
+                    label,
+                    format_args!(
+                        "table '{table}' could be any of {}; it is not linked",
+                        names(&found)
+                    ),
+                ),
+            }
+        }
+        sources
     }
 
     /// The column-level relationships of one target column.
@@ -357,15 +292,11 @@ impl Derivation<'_> {
         line: usize,
         label: &str,
         base: &str,
-        column: &ColumnLineage,
+        column: &DirectColumn<'_>,
         sources: &[(&TableName, &Relation)],
         target_id: &str,
     ) {
-        for source in column
-            .sources
-            .iter()
-            .filter(|s| !s.transformation.is_indirect())
-        {
+        for source in &column.sources {
             // A source table that is not linked is warned about once, above.
             let Some((_, relation)) = sources.iter().find(|(t, _)| **t == source.table) else {
                 continue;
@@ -381,14 +312,27 @@ impl Derivation<'_> {
                 );
                 continue;
             };
-            let name = format!(
-                "{base} ({}/{})",
-                source.transformation.kind(),
-                source.transformation.subtype()
-            );
             let source_id = member_id(&relation_id(&relation.name), "", &source_column.name);
-            self.relate(name, source_id, target_id.to_owned());
+            self.derived
+                .column_edge(base, source.transformation, &source_id, target_id);
         }
+    }
+}
+
+/// How warnings name a statement: `CREATE VIEW sales_v`, `INSERT INTO audit`.
+fn label(lineage: &StatementLineage) -> String {
+    let written = lineage
+        .target
+        .as_ref()
+        .map_or_else(String::new, ToString::to_string);
+    match lineage.kind {
+        StatementKind::CreateView => format!("CREATE VIEW {written}"),
+        StatementKind::CreateMaterializedView => format!("CREATE MATERIALIZED VIEW {written}"),
+        StatementKind::CreateTableAs => format!("CREATE TABLE {written} AS"),
+        StatementKind::Insert => format!("INSERT INTO {written}"),
+        StatementKind::Merge => format!("MERGE INTO {written}"),
+        StatementKind::Update => format!("UPDATE {written}"),
+        StatementKind::Select => "SELECT".to_owned(),
     }
 }
 

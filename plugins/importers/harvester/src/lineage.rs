@@ -13,26 +13,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lore_plugin_sdk::Relationship;
+use lore_importer_kit::lineage::{Derived, Found, direct_columns, statement_edge_name};
 use lore_sql_lineage::{
     self as sql, Dialect, KnownColumns, StatementKind, StatementLineage, TableName,
 };
 
 use crate::catalog::{Catalog, Layout, Table, TableIds, TableKind};
-
-/// The relationship kind lineage is sent as.
-const LINEAGE: &str = "lineage";
-
-/// The lineage of a catalog's views.
-#[derive(Debug, Default)]
-pub struct Derived {
-    /// For each view, its table-level relationships, then its column-level ones.
-    pub relationships: Vec<Relationship>,
-    /// How many of them are between tables and views (the rest are between columns).
-    pub between_tables: usize,
-    /// What could not be resolved or linked, each naming its view.
-    pub warnings: Vec<String>,
-}
 
 /// A harvested table or view, with its schema and ids.
 #[derive(Clone, Copy)]
@@ -46,12 +32,6 @@ impl Harvested<'_> {
     fn label(&self) -> String {
         format!("{}.{}", self.schema, self.table.name)
     }
-}
-
-enum Found<'a> {
-    One(Harvested<'a>),
-    None,
-    Several(Vec<Harvested<'a>>),
 }
 
 /// The harvested tables and views, found by the names a definition gives them.
@@ -109,12 +89,7 @@ impl<'a> Tables<'a> {
     /// What a name in the definition of a view of `schema` stands for: `schema.table` (a
     /// database qualifier is ignored), or a bare name in the first schema of the search
     /// path, then the view's schema, that has it.
-    fn find(&self, table: &TableName, schema: &str) -> Found<'a> {
-        let one = |mut found: Vec<Harvested<'a>>| match found.len() {
-            0 => Found::None,
-            1 => Found::One(found.remove(0)),
-            _ => Found::Several(found),
-        };
+    fn find(&self, table: &TableName, schema: &str) -> Found<Harvested<'a>> {
         match table.0.as_slice() {
             [] => Found::None,
             [name] => {
@@ -122,12 +97,12 @@ impl<'a> Tables<'a> {
                 for candidate in schemas {
                     let found = self.in_schema(candidate, name);
                     if !found.is_empty() {
-                        return one(found);
+                        return Found::of(found);
                     }
                 }
                 Found::None
             }
-            [.., schema, name] => one(self.in_schema(schema, name)),
+            [.., schema, name] => Found::of(self.in_schema(schema, name)),
         }
     }
 
@@ -158,14 +133,14 @@ impl KnownColumns for Known<'_, '_> {
     }
 }
 
-/// The lineage of every view of the catalog. `dialect` is the database's: PostgreSQL's
-/// definitions are queries, SQLite's whole `CREATE VIEW` statements.
+/// The lineage of every view of the catalog, its warnings naming their view. `dialect` is
+/// the database's: PostgreSQL's definitions are queries, SQLite's whole `CREATE VIEW`
+/// statements.
 pub fn derive(catalog: &Catalog, layout: &Layout, dialect: Dialect) -> Derived {
     let tables = Tables::new(catalog, layout, dialect != Dialect::Sqlite);
     let mut derivation = Derivation {
         tables: &tables,
         derived: Derived::default(),
-        sent: HashSet::new(),
     };
     for (schema, schema_ids) in catalog.schemas.iter().zip(&layout.schemas) {
         for (table, ids) in schema.tables.iter().zip(&schema_ids.tables) {
@@ -186,28 +161,13 @@ pub fn derive(catalog: &Catalog, layout: &Layout, dialect: Dialect) -> Derived {
 struct Derivation<'t, 'a> {
     tables: &'t Tables<'a>,
     derived: Derived,
-    sent: HashSet<(String, String, String)>,
 }
 
-impl Derivation<'_, '_> {
+impl<'a> Derivation<'_, 'a> {
     fn warn(&mut self, view: &Harvested<'_>, what: impl std::fmt::Display) {
         self.derived
             .warnings
             .push(format!("view {}: {what}", view.label()));
-    }
-
-    fn relate(&mut self, name: String, source: &str, target: &str) -> bool {
-        if source == target
-            || !self
-                .sent
-                .insert((name.clone(), source.to_owned(), target.to_owned()))
-        {
-            return false;
-        }
-        self.derived
-            .relationships
-            .push(Relationship::new(LINEAGE, name, source, target));
-        true
     }
 
     fn view(&mut self, view: Harvested<'_>, dialect: Dialect) {
@@ -250,21 +210,80 @@ impl Derivation<'_, '_> {
     }
 
     fn link(&mut self, view: Harvested<'_>, kind: StatementKind, lineage: &StatementLineage) {
-        let base = match kind {
-            StatementKind::CreateMaterializedView => "sql materialized view",
-            _ => "sql view",
-        };
+        let base = statement_edge_name(kind);
         for unresolved in &lineage.unresolved {
             self.warn(&view, unresolved);
         }
+        let sources = self.source_tables(view, base, lineage);
+
+        if view.table.columns.is_empty() {
+            if lineage.columns.iter().any(|c| !c.sources.is_empty()) {
+                self.warn(
+                    &view,
+                    "its columns are not known; the lineage of its columns is not linked",
+                );
+            }
+            return;
+        }
+        // The view's columns are its query's output, in order; should their numbers
+        // differ, names decide.
+        let by_position = lineage.columns.len() == view.table.columns.len();
+        let mut warned = HashSet::new();
+        for direct in direct_columns(lineage) {
+            let target = if by_position {
+                view.ids.columns.get(direct.index).map(String::as_str)
+            } else {
+                self.tables.column(&view, &direct.column.column)
+            };
+            let Some(target) = target else {
+                self.warn(
+                    &view,
+                    format_args!(
+                        "column '{}' of its query is not a column of the view; \
+                         its lineage is not linked",
+                        direct.column.column
+                    ),
+                );
+                continue;
+            };
+            for source in direct.sources {
+                // A table that is not linked is warned about once, above.
+                let Some((_, harvested)) = sources.iter().find(|(t, _)| **t == source.table) else {
+                    continue;
+                };
+                let Some(source_id) = self.tables.column(harvested, &source.column) else {
+                    if warned.insert((harvested.label(), source.column.clone())) {
+                        self.warn(
+                            &view,
+                            format_args!(
+                                "column '{}' is not a column of {}; it is not linked",
+                                source.column,
+                                harvested.label()
+                            ),
+                        );
+                    }
+                    continue;
+                };
+                self.derived
+                    .column_edge(base, source.transformation, source_id, target);
+            }
+        }
+    }
+
+    /// The table-level relationships of a view, from each harvested table or view it
+    /// reads (warnings for the others); those tables, by the definition's names for them.
+    fn source_tables<'l>(
+        &mut self,
+        view: Harvested<'_>,
+        base: &str,
+        lineage: &'l StatementLineage,
+    ) -> Vec<(&'l TableName, Harvested<'a>)> {
         let mut sources = Vec::new();
         for table in &lineage.sources {
             match self.tables.find(table, view.schema) {
                 Found::One(source) => {
                     sources.push((table, source));
-                    if self.relate(base.to_owned(), &source.ids.id, &view.ids.id) {
-                        self.derived.between_tables += 1;
-                    }
+                    self.derived.table_edge(base, &source.ids.id, &view.ids.id);
                 }
                 Found::None => self.warn(
                     &view,
@@ -283,70 +302,6 @@ impl Derivation<'_, '_> {
                 ),
             }
         }
-
-        if view.table.columns.is_empty() {
-            if lineage.columns.iter().any(|c| !c.sources.is_empty()) {
-                self.warn(
-                    &view,
-                    "its columns are not known; the lineage of its columns is not linked",
-                );
-            }
-            return;
-        }
-        // The view's columns are its query's output, in order; should their numbers
-        // differ, names decide.
-        let by_position = lineage.columns.len() == view.table.columns.len();
-        let mut warned = HashSet::new();
-        for (i, column) in lineage.columns.iter().enumerate() {
-            let direct: Vec<_> = column
-                .sources
-                .iter()
-                .filter(|s| !s.transformation.is_indirect())
-                .collect();
-            if direct.is_empty() {
-                continue;
-            }
-            let target = if by_position {
-                view.ids.columns.get(i).map(String::as_str)
-            } else {
-                self.tables.column(&view, &column.column)
-            };
-            let Some(target) = target else {
-                self.warn(
-                    &view,
-                    format_args!(
-                        "column '{}' of its query is not a column of the view; \
-                         its lineage is not linked",
-                        column.column
-                    ),
-                );
-                continue;
-            };
-            for source in direct {
-                // A table that is not linked is warned about once, above.
-                let Some((_, harvested)) = sources.iter().find(|(t, _)| **t == source.table) else {
-                    continue;
-                };
-                let Some(source_id) = self.tables.column(harvested, &source.column) else {
-                    if warned.insert((harvested.label(), source.column.clone())) {
-                        self.warn(
-                            &view,
-                            format_args!(
-                                "column '{}' is not a column of {}; it is not linked",
-                                source.column,
-                                harvested.label()
-                            ),
-                        );
-                    }
-                    continue;
-                };
-                let name = format!(
-                    "{base} ({}/{})",
-                    source.transformation.kind(),
-                    source.transformation.subtype()
-                );
-                self.relate(name, source_id, target);
-            }
-        }
+        sources
     }
 }
