@@ -31,6 +31,13 @@ impl Analyzer<'_> {
                 let parts: Vec<String> = ids.iter().map(|i| self.ident(i)).collect();
                 self.column(&parts, ctx, scope, mode, acc);
             }
+            Expr::MatchAgainst { columns, .. } => {
+                for c in columns {
+                    let parts: Vec<String> =
+                        c.0.iter().map(|p| self.ident(part_ident(p))).collect();
+                    self.column(&parts, tr, scope, mode, acc);
+                }
+            }
             Expr::CompoundFieldAccess { root, access_chain } => {
                 self.expr(root, tr, scope, mode, acc);
                 for a in access_chain {
@@ -40,6 +47,84 @@ impl Analyzer<'_> {
                 }
             }
             Expr::JsonAccess { value, .. } => self.expr(value, tr, scope, mode, acc),
+            Expr::IsFalse(_)
+            | Expr::IsNotFalse(_)
+            | Expr::IsTrue(_)
+            | Expr::IsNotTrue(_)
+            | Expr::IsNull(_)
+            | Expr::IsNotNull(_)
+            | Expr::IsUnknown(_)
+            | Expr::IsNotUnknown(_)
+            | Expr::UnaryOp { .. }
+            | Expr::Cast { .. }
+            | Expr::Convert { .. }
+            | Expr::Extract { .. }
+            | Expr::Ceil { .. }
+            | Expr::Floor { .. }
+            | Expr::Collate { .. }
+            | Expr::IsJson { .. }
+            | Expr::IsNormalized { .. }
+            | Expr::Named { .. }
+            | Expr::IsDistinctFrom(..)
+            | Expr::IsNotDistinctFrom(..)
+            | Expr::AtTimeZone { .. }
+            | Expr::Like { .. }
+            | Expr::ILike { .. }
+            | Expr::SimilarTo { .. }
+            | Expr::RLike { .. }
+            | Expr::AnyOp { .. }
+            | Expr::AllOp { .. }
+            | Expr::MemberOf(_)
+            | Expr::In { .. }
+            | Expr::Between { .. }
+            | Expr::BinaryOp { .. } => self.operator(e, tr, scope, mode, acc),
+            Expr::Substring { .. }
+            | Expr::Trim { .. }
+            | Expr::Overlay { .. }
+            | Expr::Position { .. } => self.keyword_function(e, tr, scope, mode, acc),
+            Expr::Tuple(_)
+            | Expr::Struct { .. }
+            | Expr::Array(_)
+            | Expr::Dictionary(_)
+            | Expr::Map(_)
+            | Expr::Interval(_) => self.constructed(e, tr, scope, mode, acc),
+            Expr::Nested(x) | Expr::OuterJoin(x) | Expr::Prior(x) => {
+                self.expr(x, ctx, scope, mode, acc)
+            }
+            Expr::Prefixed { value, .. } => self.expr(value, ctx, scope, mode, acc),
+            Expr::Value(_)
+            | Expr::TypedString(_)
+            | Expr::Wildcard(_)
+            | Expr::QualifiedWildcard(..) => {}
+            Expr::Function(f) => self.function(f, ctx, scope, mode, acc),
+            Expr::Case { .. } => self.case(e, ctx, scope, mode, acc),
+            Expr::Exists { subquery, .. } => {
+                // The rows it finds decide the value; its own filters are indirect sources.
+                let _ = self.query(subquery, scope);
+            }
+            Expr::Subquery(q) => self.subquery_value(q, ctx, scope, acc),
+            Expr::GroupingSets(sets) | Expr::Cube(sets) | Expr::Rollup(sets) => {
+                for x in sets.iter().flatten() {
+                    self.expr(x, ctx, scope, mode, acc);
+                }
+            }
+            Expr::Lambda(l) => {
+                let before = self.lambda.len();
+                for p in l.params.iter() {
+                    let name = self.ident(&p.name);
+                    self.lambda.push(name);
+                }
+                self.expr(&l.body, tr, scope, mode, acc);
+                self.lambda.truncate(before);
+            }
+        }
+    }
+
+    /// An operator or a predicate (`-x`, `x IS NULL`, `CAST(x AS t)`, `a LIKE b`,
+    /// `a + b`, `x IN (...)`, `x BETWEEN a AND b`...): its operands, each as used in `tr`
+    /// (`expr_inner` sends only these forms here).
+    fn operator(&mut self, e: &Expr, tr: T, scope: &Scope, mode: Mode, acc: &mut Acc) {
+        match e {
             Expr::IsFalse(x)
             | Expr::IsNotFalse(x)
             | Expr::IsTrue(x)
@@ -64,7 +149,6 @@ impl Analyzer<'_> {
                 timestamp: a,
                 time_zone: b,
             }
-            | Expr::Position { expr: a, r#in: b }
             | Expr::Like {
                 expr: a,
                 pattern: b,
@@ -133,6 +217,15 @@ impl Analyzer<'_> {
                     }
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// A string function SQL writes with keywords (`SUBSTRING(x FROM a FOR b)`,
+    /// `TRIM(BOTH c FROM x)`, `OVERLAY(x PLACING y FROM a FOR b)`, `POSITION(a IN b)`):
+    /// its arguments, each as used in `tr` (`expr_inner` sends only these forms here).
+    fn keyword_function(&mut self, e: &Expr, tr: T, scope: &Scope, mode: Mode, acc: &mut Acc) {
+        match e {
             Expr::Substring {
                 expr,
                 substring_from,
@@ -171,40 +264,19 @@ impl Analyzer<'_> {
                     self.expr(x, tr, scope, mode, acc);
                 }
             }
-            Expr::Nested(x) | Expr::OuterJoin(x) | Expr::Prior(x) => {
-                self.expr(x, ctx, scope, mode, acc)
+            Expr::Position { expr, r#in } => {
+                self.expr(expr, tr, scope, mode, acc);
+                self.expr(r#in, tr, scope, mode, acc);
             }
-            Expr::Prefixed { value, .. } => self.expr(value, ctx, scope, mode, acc),
-            Expr::Value(_) | Expr::TypedString(_) => {}
-            Expr::Function(f) => self.function(f, ctx, scope, mode, acc),
-            Expr::Case {
-                operand,
-                conditions,
-                else_result,
-                ..
-            } => {
-                let cond = T::compose(ctx, T::Conditional);
-                if let Some(o) = operand {
-                    self.expr(o, cond, scope, mode, acc);
-                }
-                for w in conditions {
-                    self.expr(&w.condition, cond, scope, mode, acc);
-                    self.expr(&w.result, tr, scope, mode, acc);
-                }
-                if let Some(x) = else_result {
-                    self.expr(x, tr, scope, mode, acc);
-                }
-            }
-            Expr::Exists { subquery, .. } => {
-                // The rows it finds decide the value; its own filters are indirect sources.
-                let _ = self.query(subquery, scope);
-            }
-            Expr::Subquery(q) => self.subquery_value(q, ctx, scope, acc),
-            Expr::GroupingSets(sets) | Expr::Cube(sets) | Expr::Rollup(sets) => {
-                for x in sets.iter().flatten() {
-                    self.expr(x, ctx, scope, mode, acc);
-                }
-            }
+            _ => {}
+        }
+    }
+
+    /// A value built from parts (a row, `STRUCT`, `ARRAY`, a dictionary, `MAP`,
+    /// `INTERVAL`): its parts, each as used in `tr` (`expr_inner` sends only these forms
+    /// here).
+    fn constructed(&mut self, e: &Expr, tr: T, scope: &Scope, mode: Mode, acc: &mut Acc) {
+        match e {
             Expr::Tuple(v) | Expr::Struct { values: v, .. } => {
                 for x in v {
                     self.expr(x, tr, scope, mode, acc);
@@ -227,23 +299,34 @@ impl Analyzer<'_> {
                 }
             }
             Expr::Interval(iv) => self.expr(&iv.value, tr, scope, mode, acc),
-            Expr::MatchAgainst { columns, .. } => {
-                for c in columns {
-                    let parts: Vec<String> =
-                        c.0.iter().map(|p| self.ident(part_ident(p))).collect();
-                    self.column(&parts, tr, scope, mode, acc);
-                }
-            }
-            Expr::Wildcard(_) | Expr::QualifiedWildcard(..) => {}
-            Expr::Lambda(l) => {
-                let before = self.lambda.len();
-                for p in l.params.iter() {
-                    let name = self.ident(&p.name);
-                    self.lambda.push(name);
-                }
-                self.expr(&l.body, tr, scope, mode, acc);
-                self.lambda.truncate(before);
-            }
+            _ => {}
+        }
+    }
+
+    /// `CASE [operand] WHEN condition THEN result ... ELSE result END`: the operand and
+    /// the conditions decide which branch gives the value (Conditional), the results are
+    /// what it is computed from.
+    fn case(&mut self, e: &Expr, ctx: T, scope: &Scope, mode: Mode, acc: &mut Acc) {
+        let Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } = e
+        else {
+            return;
+        };
+        let tr = T::compose(ctx, T::Transformation);
+        let cond = T::compose(ctx, T::Conditional);
+        if let Some(o) = operand {
+            self.expr(o, cond, scope, mode, acc);
+        }
+        for w in conditions {
+            self.expr(&w.condition, cond, scope, mode, acc);
+            self.expr(&w.result, tr, scope, mode, acc);
+        }
+        if let Some(x) = else_result {
+            self.expr(x, tr, scope, mode, acc);
         }
     }
 
