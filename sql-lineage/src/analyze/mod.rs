@@ -9,9 +9,9 @@ use sqlparser::ast::{
     Ident, InTarget, Join, JoinConstraint, JoinOperator, MergeAction, MergeInsertKind,
     MergeUpdateKind, NamedWindowDefinition, NamedWindowExpr, ObjectName, ObjectNamePart, OrderBy,
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr,
-    SetQuantifier, Statement, Subscript, TableAliasColumnDef, TableFactor, TableObject,
-    TableWithJoins, UpdateTableFromKind, Value, Values, WildcardAdditionalOptions, WindowSpec,
-    WindowType,
+    SetQuantifier, Statement, Subscript, TableAlias, TableAliasColumnDef, TableFactor,
+    TableFunctionArgs, TableObject, TableWithJoins, UpdateTableFromKind, Value, Values,
+    WildcardAdditionalOptions, WindowSpec, WindowType,
 };
 
 mod exprs;

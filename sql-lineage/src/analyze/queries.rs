@@ -518,83 +518,10 @@ impl Analyzer<'_> {
         match tf {
             TableFactor::Table {
                 name, alias, args, ..
-            } => {
-                let table = table_name(name, self.dialect);
-                let alias_name = alias.as_ref().map(|a| self.ident(&a.name));
-                let alias_cols: &[TableAliasColumnDef] =
-                    alias.as_ref().map_or(&[], |a| a.columns.as_slice());
-                if let Some(args) = args {
-                    // A table-valued function.
-                    let mut acc = Acc::default();
-                    for a in &args.args {
-                        self.function_arg(a, T::Transformation, scope, Mode::Plain, &mut acc);
-                    }
-                    let label = alias_name
-                        .clone()
-                        .unwrap_or_else(|| table.0.last().cloned().unwrap_or_default());
-                    self.push_opaque(scope, Some(label), acc.deps, alias_cols);
-                    return;
-                }
-                if let [only] = table.0.as_slice()
-                    && let Some(cols) = find_cte(scope, only)
-                {
-                    let cols = if alias_cols.is_empty() {
-                        cols
-                    } else {
-                        let mut c = cols.as_ref().clone();
-                        rename(self.dialect, &mut c, alias_cols);
-                        Rc::new(c)
-                    };
-                    let alias = alias_name.unwrap_or_else(|| only.clone());
-                    scope.rels.push(Rel {
-                        label: alias.clone(),
-                        alias: Some(alias),
-                        kind: RelKind::Derived(cols),
-                    });
-                    return;
-                }
-                self.tables.insert(table.clone());
-                let known = self.known.columns(&table);
-                let label = alias_name.clone().unwrap_or_else(|| table.to_string());
-                if !alias_cols.is_empty() {
-                    // `FROM t AS x (a, b)` renames t's columns.
-                    let mut cols: Vec<Col> = match &known {
-                        Some(k) => k
-                            .iter()
-                            .map(|n| Col {
-                                name: n.clone(),
-                                deps: single(&table, n),
-                                complete: true,
-                            })
-                            .collect(),
-                        None => {
-                            self.unresolved(format!(
-                                "the columns of table '{table}', renamed by its alias, are not known"
-                            ));
-                            alias_cols
-                                .iter()
-                                .map(|_| Col {
-                                    name: String::new(),
-                                    deps: Deps::new(),
-                                    complete: false,
-                                })
-                                .collect()
-                        }
-                    };
-                    rename(self.dialect, &mut cols, alias_cols);
-                    scope.rels.push(Rel {
-                        alias: Some(label.clone()),
-                        label,
-                        kind: RelKind::Derived(Rc::new(cols)),
-                    });
-                    return;
-                }
-                scope.rels.push(Rel {
-                    alias: alias_name,
-                    label,
-                    kind: RelKind::Base { table, known },
-                });
-            }
+            } => match args {
+                Some(args) => self.table_valued_function(name, alias.as_ref(), args, scope),
+                None => self.named_table(name, alias.as_ref(), scope),
+            },
             TableFactor::Derived {
                 subquery, alias, ..
             } => {
@@ -691,14 +618,7 @@ impl Analyzer<'_> {
                     .as_ref()
                     .map(|a| self.ident(&a.name))
                     .unwrap_or_else(|| what.to_lowercase());
-                scope.rels.push(Rel {
-                    alias: Some(label.clone()),
-                    label: label.clone(),
-                    kind: RelKind::Opaque {
-                        deps: Deps::new(),
-                        note: Some(format!("the columns of {what} '{label}' are not traced")),
-                    },
-                });
+                push_untraced(scope, label, what);
             }
             TableFactor::SemanticView { name, alias, .. } => {
                 let table = table_name(name, self.dialect);
@@ -707,19 +627,107 @@ impl Analyzer<'_> {
                     .as_ref()
                     .map(|a| self.ident(&a.name))
                     .unwrap_or_else(|| table.to_string());
-                scope.rels.push(Rel {
-                    alias: Some(label.clone()),
-                    label: label.clone(),
-                    kind: RelKind::Opaque {
-                        deps: Deps::new(),
-                        note: Some(format!(
-                            "the columns of semantic view '{label}' are not traced"
-                        )),
-                    },
-                });
+                push_untraced(scope, label, "semantic view");
             }
             TableFactor::UnpivotExpr { .. } => {
                 self.unresolved("an UNPIVOT expression is not traced".to_string());
+            }
+        }
+    }
+
+    /// `FROM f(args) [AS x (a, b)]`: a relation computed from the arguments.
+    fn table_valued_function(
+        &mut self,
+        name: &ObjectName,
+        alias: Option<&TableAlias>,
+        args: &TableFunctionArgs,
+        scope: &mut Scope,
+    ) {
+        let table = table_name(name, self.dialect);
+        let alias_name = alias.map(|a| self.ident(&a.name));
+        let alias_cols = alias.map_or(&[][..], |a| a.columns.as_slice());
+        let mut acc = Acc::default();
+        for a in &args.args {
+            self.function_arg(a, T::Transformation, scope, Mode::Plain, &mut acc);
+        }
+        let label = alias_name.unwrap_or_else(|| table.0.last().cloned().unwrap_or_default());
+        self.push_opaque(scope, Some(label), acc.deps, alias_cols);
+    }
+
+    /// `FROM name [AS x (a, b)]`: a CTE of the query or of an enclosing one, else a table
+    /// or view of the database.
+    fn named_table(&mut self, name: &ObjectName, alias: Option<&TableAlias>, scope: &mut Scope) {
+        let table = table_name(name, self.dialect);
+        let alias_name = alias.map(|a| self.ident(&a.name));
+        let alias_cols = alias.map_or(&[][..], |a| a.columns.as_slice());
+        if let [only] = table.0.as_slice()
+            && let Some(cols) = find_cte(scope, only)
+        {
+            let cols = if alias_cols.is_empty() {
+                cols
+            } else {
+                let mut c = cols.as_ref().clone();
+                rename(self.dialect, &mut c, alias_cols);
+                Rc::new(c)
+            };
+            let alias = alias_name.unwrap_or_else(|| only.clone());
+            scope.rels.push(Rel {
+                label: alias.clone(),
+                alias: Some(alias),
+                kind: RelKind::Derived(cols),
+            });
+            return;
+        }
+        self.tables.insert(table.clone());
+        let known = self.known.columns(&table);
+        let label = alias_name.clone().unwrap_or_else(|| table.to_string());
+        if !alias_cols.is_empty() {
+            // `FROM t AS x (a, b)` renames t's columns.
+            let mut cols = self.base_columns(&table, known.as_deref(), alias_cols);
+            rename(self.dialect, &mut cols, alias_cols);
+            scope.rels.push(Rel {
+                alias: Some(label.clone()),
+                label,
+                kind: RelKind::Derived(Rc::new(cols)),
+            });
+            return;
+        }
+        scope.rels.push(Rel {
+            alias: alias_name,
+            label,
+            kind: RelKind::Base { table, known },
+        });
+    }
+
+    /// The columns of a table of the database, for its alias to rename: the known ones,
+    /// else as many unknown ones as the alias names (an unresolved reference).
+    fn base_columns(
+        &mut self,
+        table: &TableName,
+        known: Option<&[String]>,
+        alias_cols: &[TableAliasColumnDef],
+    ) -> Vec<Col> {
+        match known {
+            Some(k) => k
+                .iter()
+                .map(|n| Col {
+                    name: n.clone(),
+                    deps: single(table, n),
+                    complete: true,
+                })
+                .collect(),
+            None => {
+                self.unresolved(format!(
+                    "the columns of table '{table}', renamed by its alias, are not known"
+                ));
+                alias_cols
+                    .iter()
+                    .map(|_| Col {
+                        name: String::new(),
+                        deps: Deps::new(),
+                        complete: false,
+                    })
+                    .collect()
             }
         }
     }
@@ -758,4 +766,17 @@ impl Analyzer<'_> {
             kind,
         });
     }
+}
+
+/// A relation whose columns are not traced (`what` it is: `PIVOT`, `semantic view`...):
+/// a reference through it is unresolved, and says why.
+fn push_untraced(scope: &mut Scope, label: String, what: &str) {
+    scope.rels.push(Rel {
+        alias: Some(label.clone()),
+        label: label.clone(),
+        kind: RelKind::Opaque {
+            deps: Deps::new(),
+            note: Some(format!("the columns of {what} '{label}' are not traced")),
+        },
+    });
 }
