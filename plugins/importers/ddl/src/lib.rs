@@ -36,7 +36,7 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
-use catalog::{Catalog, Naming, Relation, RelationKind};
+use catalog::{Catalog, Column, ForeignKey, Index, Naming, PrimaryKey, Relation, RelationKind};
 use lineage::DataStatement;
 use names::{Dialect, member_id, relation_id, schema_id};
 
@@ -522,122 +522,154 @@ fn send_relation(
     }
 
     for column in &relation.columns {
-        let column_id = member_id(&id, "", &column.name);
-        let mut object = Object::new(&column_id, "Column", &column.name.display)
-            .parent(&id)
-            .physical_name(&column.name.display);
-        if let Some(data_type) = &column.data_type {
-            object = object.data_type(data_type);
-        }
-        if let Some(description) = &column.description {
-            object = object.description(description);
-        }
-        out.object(object)?;
-        out.attribute(Attribute::integer(&column_id, "Position", column.position))?;
-        if relation.kind == RelationKind::Table {
-            let nullable = !(column.not_null || relation.is_primary_key_column(&column.name.key));
-            out.attribute(Attribute::boolean(&column_id, "Nullable", nullable))?;
-        }
-        if let Some(length) = column.length.and_then(|l| i64::try_from(l).ok()) {
-            out.attribute(Attribute::integer(&column_id, "Length", length))?;
-        }
-        if let Some(default) = &column.default {
-            out.attribute(Attribute::text(&column_id, "Default Value", default))?;
-        }
+        send_column(relation, &id, column, out)?;
         counts.columns += 1;
     }
-
     if let Some(pk) = &relation.primary_key {
-        let pk_id = member_id(&id, "pk:", &pk.name);
-        out.object(
-            Object::new(&pk_id, "Primary Key", &pk.name.display)
-                .parent(&id)
-                .physical_name(&pk.name.display),
-        )?;
-        out.attribute(Attribute::text(
-            &pk_id,
-            "Key Columns",
-            join_names(&pk.columns),
-        ))?;
+        send_primary_key(&id, pk, out)?;
         counts.primary_keys += 1;
     }
-
     for fk in &relation.foreign_keys {
-        let fk_id = member_id(&id, "fk:", &fk.name);
-        out.object(
-            Object::new(&fk_id, "Foreign Key", &fk.name.display)
-                .parent(&id)
-                .physical_name(&fk.name.display),
-        )?;
-        out.attribute(Attribute::text(
-            &fk_id,
-            "Key Columns",
-            join_names(&fk.columns),
-        ))?;
-        let target = catalog.relation(&fk.target);
-        let referenced_table = target.map_or_else(|| fk.target.to_string(), |t| t.name.to_string());
-        out.attribute(Attribute::text(
-            &fk_id,
-            "Referenced Table",
-            referenced_table,
-        ))?;
-        // Without a column list the key refers to the target's primary key.
-        let referred: Vec<names::Name> = match (fk.referred_columns.is_empty(), target) {
-            (false, Some(target)) => fk
-                .referred_columns
-                .iter()
-                .map(|c| target.column_name(c))
-                .collect(),
-            (false, None) => fk.referred_columns.clone(),
-            (true, Some(target)) => target
-                .primary_key
-                .as_ref()
-                .map(|pk| pk.columns.clone())
-                .unwrap_or_default(),
-            (true, None) => Vec::new(),
-        };
-        if !referred.is_empty() {
-            out.attribute(Attribute::text(
-                &fk_id,
-                "Referenced Columns",
-                join_names(&referred),
-            ))?;
-        }
-        counts.foreign_keys += 1;
-        match target {
-            Some(target) => {
-                out.relationship(Relationship::new(
-                    "entity_relationship",
-                    &fk.name.display,
-                    &id,
-                    relation_id(&target.name),
-                ))?;
-                counts.relationships += 1;
-            }
-            None => counts.warnings.push(format!(
-                "{}: foreign key {} refers to {}, which is not created in the script; \
-                 it has no relationship",
-                relation.name, fk.name.display, fk.target
-            )),
-        }
+        send_foreign_key(catalog, relation, &id, fk, out, counts)?;
     }
-
     for index in &relation.indexes {
-        let index_id = member_id(&id, "ix:", &index.name);
-        let mut object = Object::new(&index_id, "Index", &index.name.display)
-            .parent(&id)
-            .physical_name(&index.name.display);
-        if let Some(description) = &index.description {
-            object = object.description(description);
-        }
-        out.object(object)?;
-        out.attribute(Attribute::text(
-            &index_id,
-            "Key Columns",
-            join_names(&index.columns),
-        ))?;
-        out.attribute(Attribute::boolean(&index_id, "Unique", index.unique))?;
+        send_index(&id, index, out)?;
         counts.indexes += 1;
     }
     Ok(())
+}
+
+/// A column of the relation `id`, with its position, nullability, length and default.
+fn send_column(
+    relation: &Relation,
+    id: &str,
+    column: &Column,
+    out: &mut Output<'_>,
+) -> Result<(), Error> {
+    let column_id = member_id(id, "", &column.name);
+    let mut object = Object::new(&column_id, "Column", &column.name.display)
+        .parent(id)
+        .physical_name(&column.name.display);
+    if let Some(data_type) = &column.data_type {
+        object = object.data_type(data_type);
+    }
+    if let Some(description) = &column.description {
+        object = object.description(description);
+    }
+    out.object(object)?;
+    out.attribute(Attribute::integer(&column_id, "Position", column.position))?;
+    if relation.kind == RelationKind::Table {
+        let nullable = !(column.not_null || relation.is_primary_key_column(&column.name.key));
+        out.attribute(Attribute::boolean(&column_id, "Nullable", nullable))?;
+    }
+    if let Some(length) = column.length.and_then(|l| i64::try_from(l).ok()) {
+        out.attribute(Attribute::integer(&column_id, "Length", length))?;
+    }
+    if let Some(default) = &column.default {
+        out.attribute(Attribute::text(&column_id, "Default Value", default))?;
+    }
+    Ok(())
+}
+
+/// The primary key of the relation `id`, with its columns.
+fn send_primary_key(id: &str, pk: &PrimaryKey, out: &mut Output<'_>) -> Result<(), Error> {
+    let pk_id = member_id(id, "pk:", &pk.name);
+    out.object(
+        Object::new(&pk_id, "Primary Key", &pk.name.display)
+            .parent(id)
+            .physical_name(&pk.name.display),
+    )?;
+    out.attribute(Attribute::text(
+        &pk_id,
+        "Key Columns",
+        join_names(&pk.columns),
+    ))
+}
+
+/// A foreign key of the relation `id`, with its columns and what it refers to, and the
+/// entity relationship it makes when the script creates its target (else a warning).
+fn send_foreign_key(
+    catalog: &Catalog,
+    relation: &Relation,
+    id: &str,
+    fk: &ForeignKey,
+    out: &mut Output<'_>,
+    counts: &mut Counts,
+) -> Result<(), Error> {
+    let fk_id = member_id(id, "fk:", &fk.name);
+    out.object(
+        Object::new(&fk_id, "Foreign Key", &fk.name.display)
+            .parent(id)
+            .physical_name(&fk.name.display),
+    )?;
+    out.attribute(Attribute::text(
+        &fk_id,
+        "Key Columns",
+        join_names(&fk.columns),
+    ))?;
+    let target = catalog.relation(&fk.target);
+    let referenced_table = target.map_or_else(|| fk.target.to_string(), |t| t.name.to_string());
+    out.attribute(Attribute::text(
+        &fk_id,
+        "Referenced Table",
+        referenced_table,
+    ))?;
+    // Without a column list the key refers to the target's primary key.
+    let referred: Vec<names::Name> = match (fk.referred_columns.is_empty(), target) {
+        (false, Some(target)) => fk
+            .referred_columns
+            .iter()
+            .map(|c| target.column_name(c))
+            .collect(),
+        (false, None) => fk.referred_columns.clone(),
+        (true, Some(target)) => target
+            .primary_key
+            .as_ref()
+            .map(|pk| pk.columns.clone())
+            .unwrap_or_default(),
+        (true, None) => Vec::new(),
+    };
+    if !referred.is_empty() {
+        out.attribute(Attribute::text(
+            &fk_id,
+            "Referenced Columns",
+            join_names(&referred),
+        ))?;
+    }
+    counts.foreign_keys += 1;
+    match target {
+        Some(target) => {
+            out.relationship(Relationship::new(
+                "entity_relationship",
+                &fk.name.display,
+                id,
+                relation_id(&target.name),
+            ))?;
+            counts.relationships += 1;
+        }
+        None => counts.warnings.push(format!(
+            "{}: foreign key {} refers to {}, which is not created in the script; \
+             it has no relationship",
+            relation.name, fk.name.display, fk.target
+        )),
+    }
+    Ok(())
+}
+
+/// An index of the relation `id`, with its columns and whether it is unique.
+fn send_index(id: &str, index: &Index, out: &mut Output<'_>) -> Result<(), Error> {
+    let index_id = member_id(id, "ix:", &index.name);
+    let mut object = Object::new(&index_id, "Index", &index.name.display)
+        .parent(id)
+        .physical_name(&index.name.display);
+    if let Some(description) = &index.description {
+        object = object.description(description);
+    }
+    out.object(object)?;
+    out.attribute(Attribute::text(
+        &index_id,
+        "Key Columns",
+        join_names(&index.columns),
+    ))?;
+    out.attribute(Attribute::boolean(&index_id, "Unique", index.unique))
 }
