@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Timestamp;
 
-/// The three kinds of event of OpenLineage 2-0-2.
+/// The three kinds of event of OpenLineage 2-0-2, written as [`LineageEventKind::as_str`]
+/// spells them (`run`, `dataset`, `job`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
 pub enum LineageEventKind {
     Run,
     Dataset,
@@ -32,6 +34,19 @@ impl LineageEventKind {
         [Self::Run, Self::Dataset, Self::Job]
             .into_iter()
             .find(|k| k.as_str() == text)
+    }
+}
+
+impl From<LineageEventKind> for &'static str {
+    fn from(kind: LineageEventKind) -> Self {
+        kind.as_str()
+    }
+}
+
+impl TryFrom<String> for LineageEventKind {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        Self::parse(&text).ok_or_else(|| format!("no event kind '{text}'"))
     }
 }
 
@@ -94,8 +109,10 @@ impl RunState {
     }
 }
 
-/// One accepted OpenLineage event.
-#[derive(Debug, Clone, PartialEq)]
+/// One accepted OpenLineage event. A backup writes it as it is (`lineage_events.jsonl`,
+/// `docs/backup.md`): camelCase fields, `kind` as `run`, `dataset` or `job`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LineageEvent {
     /// The SHA-256 of the event's canonical JSON (keys sorted), in hex: the same event
     /// sent twice has the same digest, and is kept once.

@@ -22,8 +22,8 @@ pub use write::{BackupOptions, BackupSummary, write_backup};
 
 use crate::id::ObjectId;
 use crate::model::{
-    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, LineageEvent,
-    LineageRun, Object, Operation, OperationLogLine, RunState, TagKind, Timestamp, User, Value,
+    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, LineageRun, Object,
+    Operation, OperationLogLine, RunState, TagKind, Timestamp, User, Value,
 };
 
 /// What `backup.json` says the file is.
@@ -330,44 +330,6 @@ impl From<LineageRunRecord> for LineageRun {
     }
 }
 
-/// An accepted OpenLineage event: what Lore read of it, and its `body`, the canonical
-/// JSON text it was posted as (a string, byte for byte, whose SHA-256 is its `digest`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LineageEventRecord {
-    pub digest: String,
-    /// `run`, `dataset` or `job`.
-    pub kind: String,
-    pub event_time: Timestamp,
-    pub received_at: Timestamp,
-    pub received_from: String,
-    pub run_id: Option<String>,
-    /// A run event's `eventType`.
-    pub event_type: Option<RunState>,
-    pub job_namespace: Option<String>,
-    pub job_name: Option<String>,
-    pub error_message: Option<String>,
-    pub body: String,
-}
-
-impl From<LineageEvent> for LineageEventRecord {
-    fn from(event: LineageEvent) -> Self {
-        Self {
-            digest: event.digest,
-            kind: event.kind.as_str().to_owned(),
-            event_time: event.event_time,
-            received_at: event.received_at,
-            received_from: event.received_from,
-            run_id: event.run_id,
-            event_type: event.event_type,
-            job_namespace: event.job_namespace,
-            job_name: event.job_name,
-            error_message: event.error_message,
-            body: event.body,
-        }
-    }
-}
-
 /// The next id of an id space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdSequenceRecord {
@@ -411,5 +373,38 @@ mod user_record_tests {
             let line = serde_json::to_string(&UserRecord::from(user.clone())).expect("JSON");
             assert_eq!(read(&line), user, "{line}");
         }
+    }
+}
+
+#[cfg(test)]
+mod lineage_event_tests {
+    use super::*;
+    use crate::model::{LineageEvent, LineageEventKind};
+
+    /// A line of `lineage_events.jsonl` as backups have been written since the file was
+    /// added.
+    const LINE: &str = r#"{"digest":"d1","kind":"run","eventTime":"2026-01-01T00:00:00.000001Z","receivedAt":"2026-01-01T00:00:01Z","receivedFrom":"pipeline","runId":"r","eventType":"COMPLETE","jobNamespace":"ns","jobName":"job","errorMessage":null,"body":"{\"eventType\":\"COMPLETE\"}"}"#;
+
+    fn event() -> LineageEvent {
+        LineageEvent {
+            digest: "d1".to_owned(),
+            kind: LineageEventKind::Run,
+            event_time: chrono::DateTime::from_timestamp(1_767_225_600, 1_000).expect("a time"),
+            received_at: chrono::DateTime::from_timestamp(1_767_225_601, 0).expect("a time"),
+            received_from: "pipeline".to_owned(),
+            run_id: Some("r".to_owned()),
+            event_type: Some(RunState::Complete),
+            job_namespace: Some("ns".to_owned()),
+            job_name: Some("job".to_owned()),
+            error_message: None,
+            body: r#"{"eventType":"COMPLETE"}"#.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_lineage_event_is_written_as_backups_always_wrote_it() {
+        assert_eq!(serde_json::to_string(&event()).expect("JSON"), LINE);
+        let read: LineageEvent = serde_json::from_str(LINE).expect("an event");
+        assert_eq!(read, event());
     }
 }

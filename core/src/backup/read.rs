@@ -13,16 +13,15 @@ use zip::ZipArchive;
 
 use super::{
     AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    LineageEventRecord, LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord,
-    UserRecord, files,
+    LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{
     Attachment, AttributeType, AttributeValue, CURATION_IDS, Classification, Curation, DataClass,
-    Document, Edge, Grant, Group, ImportSettings, LabelAssignment, LineageEvent, LineageEventKind,
-    LineageRun, Membership, NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectType, Profiling,
-    Role, SensitivityLabel, Tag, Worksheet,
+    Document, Edge, Grant, Group, ImportSettings, LabelAssignment, LineageEvent, LineageRun,
+    Membership, NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectType, Profiling, Role,
+    SensitivityLabel, Tag, Worksheet,
 };
 use crate::store::{Op, prepare_lineage_event, prepare_lineage_run};
 
@@ -555,31 +554,16 @@ pub fn plan_restore<R: Read + Seek>(
         })?;
         ops.push(Op::PutLineageRun(run))
     })?;
-    reader.each(files::LINEAGE_EVENTS, |r: LineageEventRecord, line| {
+    reader.each(files::LINEAGE_EVENTS, |mut event: LineageEvent, line| {
         count(files::LINEAGE_EVENTS);
         let at = || format!("{} line {line}", files::LINEAGE_EVENTS);
-        let kind = LineageEventKind::parse(&r.kind)
-            .ok_or_else(|| bad(format!("{}: no event kind '{}'", at(), r.kind)))?;
-        if crate::openlineage::digest(&r.body) != r.digest {
+        if crate::openlineage::digest(&event.body) != event.digest {
             return Err(bad(format!(
                 "{}: the digest '{}' is not the SHA-256 of the event's body",
                 at(),
-                r.digest
+                event.digest
             )));
         }
-        let mut event = LineageEvent {
-            digest: r.digest,
-            kind,
-            event_time: r.event_time,
-            received_at: r.received_at,
-            received_from: r.received_from,
-            run_id: r.run_id,
-            event_type: r.event_type,
-            job_namespace: r.job_namespace,
-            job_name: r.job_name,
-            error_message: r.error_message,
-            body: r.body,
-        };
         prepare_lineage_event(&mut event).map_err(|e| bad(format!("{}: {}", at(), e.message)))?;
         ops.push(Op::PutLineageEvent(event))
     })?;

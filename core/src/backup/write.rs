@@ -10,8 +10,8 @@ use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use super::{
     AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    LineageEventRecord, LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord,
-    StatusRecord, TagRecord, UserRecord, files,
+    LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord, StatusRecord, TagRecord,
+    UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
@@ -217,7 +217,7 @@ pub async fn write_backup<W: Write + Seek + Send>(
         after = last.digest.clone();
         let full = page.len() == PAGE;
         for event in page {
-            zip.line(&LineageEventRecord::from(event))?;
+            zip.line(&event)?;
         }
         if !full {
             break;
