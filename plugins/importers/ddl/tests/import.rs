@@ -333,6 +333,14 @@ fn postgres_sample_gives_the_object_tree() {
 #[test]
 fn postgres_sample_gives_keys_and_relationships() {
     let outcome = import(&sample("postgres.sql"), json!({}));
+    postgres_primary_keys(&outcome);
+    postgres_foreign_keys(&outcome);
+    postgres_entity_relationships(&outcome);
+    postgres_view_lineage(&outcome);
+}
+
+/// The primary keys of the PostgreSQL sample, with their columns.
+fn postgres_primary_keys(outcome: &Outcome) {
     let key_columns = |id: &str| outcome.value(id, "Key Columns");
 
     let primary_keys = outcome.native_ids_of_type("Primary Key");
@@ -364,6 +372,11 @@ fn postgres_sample_gives_keys_and_relationships() {
             .as_deref(),
         Some("public.addresses")
     );
+}
+
+/// The foreign keys of the PostgreSQL sample, with their columns and what they refer to.
+fn postgres_foreign_keys(outcome: &Outcome) {
+    let key_columns = |id: &str| outcome.value(id, "Key Columns");
 
     let foreign_key = |id: &str| {
         let object = outcome.object(id);
@@ -458,7 +471,10 @@ fn postgres_sample_gives_keys_and_relationships() {
           which is not created in the script; it has no relationship"
         ]
     );
+}
 
+/// The entity relationships the foreign keys make.
+fn postgres_entity_relationships(outcome: &Outcome) {
     let relationship = |name: &str, source: &str, target: &str| {
         (
             "entity_relationship".to_owned(),
@@ -489,10 +505,12 @@ fn postgres_sample_gives_keys_and_relationships() {
             relationship("shipments_order_fk", "sales.shipments", "sales.orders"),
         ])
     );
+}
 
-    // The view, a join of three tables with an aggregate, has lineage from each table and
-    // from the columns its columns are computed of; the join and grouping columns only
-    // count through the tables.
+/// The view, a join of three tables with an aggregate, has lineage from each table and
+/// from the columns its columns are computed of; the join and grouping columns only
+/// count through the tables.
+fn postgres_view_lineage(outcome: &Outcome) {
     let edge = |name: &str, source: &str, target: &str| {
         (name.to_owned(), source.to_owned(), target.to_owned())
     };
@@ -658,6 +676,26 @@ fn postgres_sample_logs_skipped_statements_and_a_summary() {
 fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
     let outcome = import(&sample("sqlite.sql"), json!({"dialect": "sqlite"}));
 
+    sqlite_tables_and_columns(&outcome);
+    sqlite_keys_indexes_and_relationships(&outcome);
+    sqlite_view_and_lineage(&outcome);
+
+    // `PRAGMA foreign_keys = ON` is more than sqlparser reads; it is skipped all the same.
+    assert_eq!(
+        outcome.log_lines(Level::Info),
+        [
+            "skipped 2 statements the importer does not model: INSERT (1), PRAGMA (1)",
+            "sqlite.sql (SQLite): 9 statements; 1 schema, 5 tables, 1 view, 22 columns, \
+             5 primary keys, 4 foreign keys, 4 relationships, 1 index, \
+             9 lineage relationships",
+        ]
+    );
+    assert!(outcome.log_lines(Level::Warn).is_empty());
+}
+
+/// The SQLite sample's schema, tables and view, their names as written, and the columns
+/// of a table.
+fn sqlite_tables_and_columns(outcome: &Outcome) {
     assert_eq!(outcome.native_ids_of_type("Schema"), ["main"]);
     assert_eq!(
         outcome.child_types("main"),
@@ -697,7 +735,11 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
         outcome.value("main.artists.name", "Length").as_deref(),
         Some("120")
     );
+}
 
+/// Keys and indexes keep their names as written; foreign keys find their targets
+/// whatever the case, and make entity relationships.
+fn sqlite_keys_indexes_and_relationships(outcome: &Outcome) {
     let pk = outcome.object("main.artists.pk:artists_pkey");
     assert_eq!(pk.name, "Artists_pkey");
     assert_eq!(
@@ -762,7 +804,10 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
             .as_deref(),
         Some("AlbumId")
     );
+}
 
+/// The view, whose `t.*` is expanded, and its lineage.
+fn sqlite_view_and_lineage(outcome: &Outcome) {
     // `t.*` is expanded over the columns of Tracks.
     assert_eq!(
         outcome.columns("main.albumtracks"),
@@ -813,18 +858,6 @@ fn sqlite_sample_keeps_names_and_compares_them_case_insensitively() {
             "SELECT al.Title AS Album, t.* FROM Albums al JOIN Tracks t ON t.AlbumId = al.AlbumId"
         )
     );
-
-    // `PRAGMA foreign_keys = ON` is more than sqlparser reads; it is skipped all the same.
-    assert_eq!(
-        outcome.log_lines(Level::Info),
-        [
-            "skipped 2 statements the importer does not model: INSERT (1), PRAGMA (1)",
-            "sqlite.sql (SQLite): 9 statements; 1 schema, 5 tables, 1 view, 22 columns, \
-             5 primary keys, 4 foreign keys, 4 relationships, 1 index, \
-             9 lineage relationships",
-        ]
-    );
-    assert!(outcome.log_lines(Level::Warn).is_empty());
 }
 
 #[test]

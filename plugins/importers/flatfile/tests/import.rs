@@ -194,6 +194,14 @@ fn the_profile_has_the_json_types_lore_reads() {
 #[test]
 fn the_orders_sample_becomes_a_file_with_fields() {
     let sent = import(Some(&orders()), json!({}));
+    orders_file_and_fields(&sent);
+    orders_profiles(&sent);
+    orders_samples(&sent);
+    orders_progress_and_summary(&sent);
+}
+
+/// The orders sample's file (row count, format) and its fields, typed and in order.
+fn orders_file_and_fields(sent: &Outcome) {
     assert_eq!(sent.model(), Some(&Model::new("orders", MODEL_PROFILE)));
 
     let file = sent.object("orders.csv");
@@ -260,7 +268,10 @@ fn the_orders_sample_becomes_a_file_with_fields() {
             Some(("Integer", position.as_str()))
         );
     }
+}
 
+/// The data profiles of the orders sample's fields.
+fn orders_profiles(sent: &Outcome) {
     let id = &sent.data_profile("orders.csv.id")["statistics"];
     assert_eq!(id["DistinctRows"], 50);
     assert_eq!(id["DuplicateRows"], 0);
@@ -299,8 +310,10 @@ fn the_orders_sample_becomes_a_file_with_fields() {
     let date = sent.data_profile("orders.csv.order_date");
     assert_eq!(date["inferredDataTypes"], json!({"DATE": 50}));
     assert_eq!(date["patterns"], json!({"9999-99-99": 50}));
+}
 
-    // Samples: the first 20 rows, empty cells as null.
+/// Samples: the first 20 rows, empty cells as null.
+fn orders_samples(sent: &Outcome) {
     let status_sample = sent.data_sample("orders.csv.status");
     assert_eq!(status_sample["header"], json!(["status"]));
     let samples = status_sample["samples"].as_array().expect("samples");
@@ -324,8 +337,10 @@ fn the_orders_sample_becomes_a_file_with_fields() {
         ])
     );
     assert!(sent.profiling("orders.csv").data_profile.is_none());
+}
 
-    // Progress ends with every field; the log sums up.
+/// Progress ends with every field; the log sums up.
+fn orders_progress_and_summary(sent: &Outcome) {
     assert_eq!(
         sent.progress.last(),
         Some(&Progress {

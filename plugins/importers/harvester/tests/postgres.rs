@@ -152,6 +152,31 @@ fn the_catalog_becomes_a_database_model() {
     let sent = db.harvest(json!({}));
     let name = db.name.as_str();
 
+    shop_objects(&sent, name);
+    shop_columns(&sent);
+    shop_keys_relationships_and_indexes(&sent);
+    shop_row_estimates_and_view(&sent);
+    shop_view_lineage(&sent);
+
+    assert_eq!(sent.profilings().count(), 0);
+    assert_eq!(
+        sent.logs.last().map(|l| (l.level, l.message.clone())),
+        Some((
+            Level::Info,
+            format!(
+                "harvested {}: 3 schemas, 6 tables, 1 views, 16 columns, 3 primary keys, \
+                 2 foreign keys, 2 indexes, 3 lineage relationships",
+                db.url()
+            )
+        ))
+    );
+
+    // The same database, the same ids.
+    assert_eq!(db.harvest(json!({})).ids(), sent.ids());
+}
+
+/// The model, the database, its schemas, tables and views, with their comments.
+fn shop_objects(sent: &Outcome, name: &str) {
     let model = sent.model().expect("a model");
     assert_eq!(model.name, name);
     assert_eq!(model.profile, "RDBMS Relational Database (Database)");
@@ -192,8 +217,10 @@ fn the_catalog_becomes_a_database_model() {
         sent.object("sales.customer").description.as_deref(),
         Some("One row per customer")
     );
+}
 
-    // Columns.
+/// Columns: types, positions, nullability, defaults, lengths, comments.
+fn shop_columns(sent: &Outcome) {
     let types: Vec<(String, Option<String>)> =
         ["order_id", "customer_id", "amount", "paid", "placed"]
             .iter()
@@ -253,8 +280,10 @@ fn the_catalog_becomes_a_database_model() {
         sent.object("sales.customer.email").description.as_deref(),
         Some("Contact address")
     );
+}
 
-    // Keys, relationships, indexes.
+/// Keys, relationships, indexes.
+fn shop_keys_relationships_and_indexes(sent: &Outcome) {
     assert_eq!(
         sent.tree("Primary Key"),
         vec![
@@ -326,8 +355,10 @@ fn the_catalog_becomes_a_database_model() {
             .as_deref(),
         Some("Unique index on email")
     );
+}
 
-    // Row estimates of analyzed tables; a view's query.
+/// Row estimates of analyzed tables; a view's query.
+fn shop_row_estimates_and_view(sent: &Outcome) {
     assert_eq!(
         sent.attribute("sales.customer", "Row Count"),
         Some(("Integer", "3"))
@@ -344,8 +375,10 @@ fn the_catalog_becomes_a_database_model() {
     assert!(statement.contains("order_id,"), "{statement}");
     assert!(statement.contains("FROM sales.orders"), "{statement}");
     assert!(statement.contains("amount > 100::numeric"), "{statement}");
+}
 
-    // The view's lineage, from its definition.
+/// The view's lineage, from its definition; nothing is left unlinked.
+fn shop_view_lineage(sent: &Outcome) {
     assert_eq!(
         sent.lineage(),
         vec![
@@ -363,22 +396,6 @@ fn the_catalog_becomes_a_database_model() {
         ]
     );
     assert_eq!(sent.lines(Level::Warn), Vec::<String>::new());
-
-    assert_eq!(sent.profilings().count(), 0);
-    assert_eq!(
-        sent.logs.last().map(|l| (l.level, l.message.clone())),
-        Some((
-            Level::Info,
-            format!(
-                "harvested {}: 3 schemas, 6 tables, 1 views, 16 columns, 3 primary keys, \
-                 2 foreign keys, 2 indexes, 3 lineage relationships",
-                db.url()
-            )
-        ))
-    );
-
-    // The same database, the same ids.
-    assert_eq!(db.harvest(json!({})).ids(), sent.ids());
 }
 
 #[test]

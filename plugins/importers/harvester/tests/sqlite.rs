@@ -73,6 +73,35 @@ fn the_catalog_becomes_a_database_model() {
     let path = shop(&dir);
     let sent = harvest(&path, json!({}));
 
+    shop_objects(&sent);
+    shop_columns(&sent);
+    shop_keys_and_indexes(&sent);
+    shop_row_counts_and_view(&sent);
+
+    // Nothing is profiled unless asked.
+    assert_eq!(sent.profilings().count(), 0);
+    assert_eq!(
+        sent.progress.last(),
+        Some(&Progress {
+            done: 4,
+            total: Some(4),
+            unit: "tables".into()
+        })
+    );
+    let summary = sent.logs.last().expect("a summary");
+    assert_eq!(summary.level, Level::Info);
+    assert_eq!(
+        summary.message,
+        format!(
+            "harvested {}: 1 schemas, 3 tables, 1 views, 14 columns, 3 primary keys, \
+             2 foreign keys, 2 indexes, 3 lineage relationships",
+            url(&path)
+        )
+    );
+}
+
+/// The database, its schema, tables and views, and how many objects there are.
+fn shop_objects(sent: &Outcome) {
     assert_eq!(sent.model(), Some(&Model::new("shop", MODEL_PROFILE)));
 
     assert_eq!(sent.tree("Database"), vec![("shop".to_owned(), None)]);
@@ -109,8 +138,10 @@ fn the_catalog_becomes_a_database_model() {
         sent.objects().count(),
         1 + 1 + 4 + 4 + 4 + 4 + 2 + 3 + 2 + 2
     );
+}
 
-    // Columns: declared type, position, nullability, default, length.
+/// Columns: declared type, position, nullability, default, length.
+fn shop_columns(sent: &Outcome) {
     let name = sent.object("main.customer.name");
     assert_eq!(name.data_type.as_deref(), Some("VARCHAR(100)"));
     assert_eq!(name.physical_name.as_deref(), Some("name"));
@@ -144,8 +175,10 @@ fn the_catalog_becomes_a_database_model() {
         sent.attribute("main.order_item.qty", "Position"),
         Some(("Integer", "4"))
     );
+}
 
-    // Keys and indexes.
+/// Keys and indexes, and the entity relationships of the foreign keys.
+fn shop_keys_and_indexes(sent: &Outcome) {
     assert_eq!(
         sent.tree("Primary Key"),
         vec![
@@ -224,8 +257,10 @@ fn the_catalog_becomes_a_database_model() {
             .as_deref(),
         Some("Index on status")
     );
+}
 
-    // Row counts of tables; a view's query.
+/// Row counts of tables; a view's query.
+fn shop_row_counts_and_view(sent: &Outcome) {
     assert_eq!(
         sent.attribute("main.customer", "Row Count"),
         Some(("Integer", "3"))
@@ -242,27 +277,6 @@ fn the_catalog_becomes_a_database_model() {
     assert_eq!(
         sent.attribute("main.big_orders", "View Statement"),
         Some(("String", "SELECT id, amount FROM Orders WHERE amount > 100"))
-    );
-
-    // Nothing is profiled unless asked.
-    assert_eq!(sent.profilings().count(), 0);
-    assert_eq!(
-        sent.progress.last(),
-        Some(&Progress {
-            done: 4,
-            total: Some(4),
-            unit: "tables".into()
-        })
-    );
-    let summary = sent.logs.last().expect("a summary");
-    assert_eq!(summary.level, Level::Info);
-    assert_eq!(
-        summary.message,
-        format!(
-            "harvested {}: 1 schemas, 3 tables, 1 views, 14 columns, 3 primary keys, \
-             2 foreign keys, 2 indexes, 3 lineage relationships",
-            url(&path)
-        )
     );
 }
 
