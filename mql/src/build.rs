@@ -46,6 +46,8 @@ impl Attr {
     pub const WARNING_COUNT: Attr = Attr("Warning Count");
     pub const HAS_DATA_LINEAGE: Attr = Attr("Has Data Lineage");
     pub const HAS_DATA_IMPACT: Attr = Attr("Has Data Impact");
+    pub const UPDATED_DATE: Attr = Attr("Updated Date");
+    pub const UPDATED_BY: Attr = Attr("Updated By");
 
     /// The attribute's name, as the spec writes it and answers carry it.
     pub const fn name(self) -> &'static str {
@@ -130,6 +132,16 @@ pub fn all(conditions: impl IntoIterator<Item = Expr>) -> Option<Expr> {
     }
 }
 
+/// A query's clauses as text ([`Query::clause_texts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClauseTexts {
+    pub select: String,
+    pub from: Option<String>,
+    pub context: Option<String>,
+    pub filter: Option<String>,
+    pub order_by: Option<String>,
+}
+
 impl From<&str> for Value {
     fn from(text: &str) -> Self {
         Value::Text(text.to_owned())
@@ -166,6 +178,12 @@ impl From<bool> for Value {
 impl From<Attr> for SelectItem {
     fn from(attr: Attr) -> Self {
         SelectItem::Attribute(attr.field().0)
+    }
+}
+
+impl From<Field> for SelectItem {
+    fn from(field: Field) -> Self {
+        SelectItem::Attribute(field.0)
     }
 }
 
@@ -211,6 +229,20 @@ impl Query {
         self
     }
 
+    /// The clauses as the query endpoints' fields carry them (a saved worksheet), in
+    /// current syntax.
+    pub fn clause_texts(&self) -> ClauseTexts {
+        let listed = |items: Vec<String>| items.join(", ");
+        ClauseTexts {
+            select: listed(self.select.iter().map(ToString::to_string).collect()),
+            from: self.from.as_ref().map(ToString::to_string),
+            context: self.context.as_ref().map(ToString::to_string),
+            filter: self.filter.as_ref().map(ToString::to_string),
+            order_by: (!self.order_by.is_empty())
+                .then(|| listed(self.order_by.iter().map(ToString::to_string).collect())),
+        }
+    }
+
     /// Whether the SELECT list names the attribute (as written, case aside).
     pub fn selects(&self, attr: Attr) -> bool {
         self.select.iter().any(|item| match item {
@@ -249,6 +281,8 @@ mod tests {
             Attr::WARNING_COUNT,
             Attr::HAS_DATA_LINEAGE,
             Attr::HAS_DATA_IMPACT,
+            Attr::UPDATED_DATE,
+            Attr::UPDATED_BY,
         ] {
             let found = system_attribute(attr.name());
             assert!(found.is_some_and(|a| !a.deprecated), "{}", attr.name());
@@ -274,6 +308,15 @@ mod tests {
              ORDER BY Name"
         );
         assert_eq!(parse_text(&text).unwrap().to_string(), text);
+        let clauses =
+            parse_text("select Name, \"Object Id\" from /Folder where x = 1 order by Name desc")
+                .unwrap()
+                .clause_texts();
+        assert_eq!(clauses.select, "Name, \"Object Id\"");
+        assert_eq!(clauses.from.as_deref(), Some("/Folder"));
+        assert_eq!(clauses.filter.as_deref(), Some("x = 1"));
+        assert_eq!(clauses.order_by.as_deref(), Some("Name DESC"));
+        assert_eq!(clauses.context, None);
         assert!(query.selects(Attr::OBJECT_ID) && !query.selects(Attr::CONTEXT));
         assert_eq!(all([]), None);
     }

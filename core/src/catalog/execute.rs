@@ -12,6 +12,7 @@ use serde_json::{Value as Json, json};
 
 use super::Catalog;
 use super::browse::embedded;
+use super::query::MqlQuery;
 use super::visibility::Sight;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
@@ -94,8 +95,7 @@ impl Catalog {
     pub async fn execute_query(
         &self,
         caller: &Caller,
-        fields: &QueryFields<'_>,
-        version: u32,
+        query: MqlQuery<'_>,
         page: PageRequest,
         legacy: bool,
     ) -> Result<QueryResult> {
@@ -103,7 +103,7 @@ impl Catalog {
         let hidden = self.hidden_data(caller).await?;
         let page = page.page()?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(fields, version, &meta)?;
+        let validated = Self::checked_query(query, &meta)?;
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
@@ -120,16 +120,11 @@ impl Catalog {
     }
 
     /// `GET /entities/countMQLQuery`: how many objects the query finds.
-    pub async fn count_query(
-        &self,
-        caller: &Caller,
-        fields: &QueryFields<'_>,
-        version: u32,
-    ) -> Result<u64> {
+    pub async fn count_query(&self, caller: &Caller, query: MqlQuery<'_>) -> Result<u64> {
         let sight = self.sight(caller).await?;
         let hidden = self.hidden_data(caller).await?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(fields, version, &meta)?;
+        let validated = Self::checked_query(query, &meta)?;
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
@@ -1192,8 +1187,7 @@ impl Catalog {
     pub async fn attribute_value_counts(
         &self,
         caller: &Caller,
-        fields: &QueryFields<'_>,
-        version: u32,
+        query: MqlQuery<'_>,
         gap: Option<&str>,
         limit: Option<i64>,
     ) -> Result<Vec<AttributeValueCounts>> {
@@ -1217,7 +1211,7 @@ impl Catalog {
             }
         };
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(fields, version, &meta)?;
+        let validated = Self::checked_query(query, &meta)?;
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
@@ -1307,7 +1301,7 @@ impl Catalog {
     ) -> Result<MqlEntity> {
         super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(&select_only(select), version, &meta)?;
+        let validated = Self::checked_query(MqlQuery::text(&select_only(select), version), &meta)?;
         let object = self.find(caller, reference).await?;
         let sight = self.sight(caller).await?;
         let hidden = self.hidden_data(caller).await?;
@@ -1333,7 +1327,10 @@ impl Catalog {
         super::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         let validated = match select {
-            Some(select) => Some(Self::checked_query(&select_only(select), version, &meta)?),
+            Some(select) => Some(Self::checked_query(
+                MqlQuery::text(&select_only(select), version),
+                &meta,
+            )?),
             None => None,
         };
         let object = self.find(caller, reference).await?;

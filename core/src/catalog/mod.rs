@@ -72,7 +72,7 @@ pub use model_io::ExportOptions;
 pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
 pub use openlineage::{EventAnswer, MAX_RUNS, RunRecord};
 pub use operations::{ImportModelRequest, MAX_LISTED};
-pub use query::{Explain, QueryValidation, UpgradedQuery, mql_version};
+pub use query::{Explain, MqlQuery, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
 pub use server_side::{Backlog, ServerCatalog};
 pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};

@@ -8,6 +8,7 @@ use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectRef;
 use crate::model::MetaModel;
+use crate::mql::Query;
 use crate::mql::parse::{QueryFields, parse_fields};
 use crate::mql::upgrade::upgrade;
 use crate::mql::validate::{CURRENT_VERSION, Validated, validate};
@@ -41,6 +42,31 @@ pub struct Explain {
     pub database_plan: Option<Vec<String>>,
 }
 
+/// A query as a call brings it to the catalog.
+#[derive(Debug, Clone, Copy)]
+pub enum MqlQuery<'a> {
+    /// The clauses of a request as text, in an MQL version (the query endpoints).
+    Text {
+        fields: &'a QueryFields<'a>,
+        version: u32,
+    },
+    /// A query built in code ([`crate::mql::build`]) or parsed already, in current MQL.
+    Built(&'a Query),
+}
+
+impl<'a> From<&'a Query> for MqlQuery<'a> {
+    fn from(query: &'a Query) -> Self {
+        MqlQuery::Built(query)
+    }
+}
+
+impl<'a> MqlQuery<'a> {
+    /// The clauses of a request in an MQL version.
+    pub fn text(fields: &'a QueryFields<'a>, version: u32) -> Self {
+        MqlQuery::Text { fields, version }
+    }
+}
+
 /// The MQL version of an `mqlVersion` parameter: 1 to 3, 3 when absent.
 pub fn mql_version(text: Option<&str>) -> Result<u32> {
     let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
@@ -60,13 +86,12 @@ impl Catalog {
     pub async fn validate_query(
         &self,
         caller: &Caller,
-        fields: &QueryFields<'_>,
-        version: u32,
+        query: MqlQuery<'_>,
         explain: bool,
     ) -> Result<QueryValidation> {
         let sight = self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(fields, version, &meta)?;
+        let validated = Self::checked_query(query, &meta)?;
         let (query, mut warnings) = (validated.query, validated.warnings);
         let sources = [
             ("FROM", query.from.as_ref().map(|f| &f.id)),
@@ -127,13 +152,16 @@ impl Catalog {
 
 impl Catalog {
     /// Parses the fields of a query and validates it for its version (after the caller's
-    /// capability is checked): what every query endpoint starts with.
+    /// capability is checked): what every query endpoint starts with. A built query is
+    /// validated as current MQL.
     pub(crate) fn checked_query<'m>(
-        fields: &QueryFields<'_>,
-        version: u32,
+        query: MqlQuery<'_>,
         meta: &'m MetaModel,
     ) -> Result<Validated<'m>> {
-        validate(&parse_fields(fields)?, meta, version)
+        match query {
+            MqlQuery::Text { fields, version } => validate(&parse_fields(fields)?, meta, version),
+            MqlQuery::Built(query) => validate(query, meta, CURRENT_VERSION),
+        }
     }
 }
 
@@ -181,7 +209,7 @@ impl Catalog {
         let meta = self.meta_model_for(caller).await?;
         // An earlier version's query comes back upgraded; a current one may still use
         // earlier names (with warnings), which the upgrade replaces.
-        let validated = Self::checked_query(fields, version, &meta)?;
+        let validated = Self::checked_query(MqlQuery::text(fields, version), &meta)?;
         let warnings = validated.warnings;
         let (mut upgraded, _) = upgrade(&validated.query, &meta);
         let scope = upgraded.from.as_mut().and_then(|f| f.scope.take());

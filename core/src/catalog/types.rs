@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Catalog;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
-use crate::model::{AttributeType, MetaModel, ObjectType};
+use crate::model::{AttributeType, MetaModel, ObjectType, SystemType, TypeName};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -88,6 +88,25 @@ impl Catalog {
             .iter()
             .filter(|t| profile.is_none_or(|p| t.name.profile == p))
             .map(|t| object_type_info(&meta, t, include_attributes))
+            .collect())
+    }
+
+    /// The names of the object types of one system type: how a front end tells a column
+    /// or a file's field (`Feature`) from a table by its type rather than by its display
+    /// name (an entity's [`crate::wire::TypeRef::name`] is the type's qualified name, an
+    /// MQL answer's `Object Type` its name).
+    pub async fn types_of_system_type(
+        &self,
+        caller: &Caller,
+        system_type: SystemType,
+    ) -> Result<Vec<TypeName>> {
+        super::visibility::require_view_somewhere(caller)?;
+        let meta = self.meta_model_for(caller).await?;
+        Ok(meta
+            .object_types
+            .iter()
+            .filter(|t| t.system_type == system_type)
+            .map(|t| t.name.clone())
             .collect())
     }
 

@@ -6,6 +6,7 @@
 //! user's. Running one is running its clauses as `executeMQLQuery` would, for the caller.
 
 use super::Catalog;
+use super::MqlQuery;
 use super::execute::{PageRequest, QueryResult};
 use crate::auth::Caller;
 use crate::error::{Error, Result};
@@ -75,7 +76,7 @@ impl Catalog {
             mql_version: new.query.mql_version,
         };
         let meta = self.meta_model_for(caller).await?;
-        Self::checked_query(&fields(&query), query.mql_version, &meta)?;
+        Self::checked_query(MqlQuery::text(&fields(&query), query.mql_version), &meta)?;
         if self
             .store
             .worksheet_by_name(caller.user(), name)
@@ -147,8 +148,13 @@ impl Catalog {
         super::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         let query = &worksheet.query;
-        self.execute_query(caller, &fields(query), query.mql_version, page, legacy)
-            .await
+        self.execute_query(
+            caller,
+            MqlQuery::text(&fields(query), query.mql_version),
+            page,
+            legacy,
+        )
+        .await
     }
 
     /// `GET /entities/countWorksheet`: how many objects the worksheet's query finds.
@@ -156,7 +162,7 @@ impl Catalog {
         super::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         let query = &worksheet.query;
-        self.count_query(caller, &fields(query), query.mql_version)
+        self.count_query(caller, MqlQuery::text(&fields(query), query.mql_version))
             .await
     }
 

@@ -4,6 +4,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use axum::response::Response;
+use lore_core::catalog::MqlQuery;
 use lore_core::catalog::{PageRequest, mql_version};
 use lore_core::mql::QueryFields;
 use lore_core::{Error, ObjectRef};
@@ -163,7 +164,7 @@ pub async fn validate_mql_query(
     let explain = params.explain()?;
     Ok(ok(state
         .catalog
-        .validate_query(&caller, &params.fields(), version, explain)
+        .validate_query(&caller, MqlQuery::text(&params.fields(), version), explain)
         .await?))
 }
 
@@ -199,7 +200,7 @@ pub async fn count_mql_query(
     params.explain()?;
     Ok(ok(state
         .catalog
-        .count_query(&caller, &params.fields(), version)
+        .count_query(&caller, MqlQuery::text(&params.fields(), version))
         .await?))
 }
 
@@ -284,8 +285,7 @@ pub async fn execute_mql_query(
         .catalog
         .execute_query(
             &caller,
-            &body.query.fields(),
-            version,
+            MqlQuery::text(&body.query.fields(), version),
             page,
             body.legacy_entity_format.unwrap_or(false),
         )
@@ -324,8 +324,7 @@ pub async fn get_attribute_value_counts(
         .catalog
         .attribute_value_counts(
             &caller,
-            &body.query.fields(),
-            version,
+            MqlQuery::text(&body.query.fields(), version),
             body.date_range_gap.as_deref(),
             limit,
         )

@@ -5,14 +5,15 @@
 use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
-use lore_core::catalog::mql_version;
+use lore_core::catalog::MqlQuery;
 use lore_core::model::ObjectKind;
+use lore_core::mql::build::Attr;
+use lore_core::mql::{Query, SelectItem};
 use lore_core::wire::EmbeddedEntity;
 use lore_core::{Error, ObjectId, ObjectRef};
 
-use super::mql_text::mql_literal;
 use super::page::{Chrome, PageResult, html, url_encode};
-use super::query::{self, Mql};
+use super::query;
 use super::search::display;
 use super::session::Session;
 use crate::AppState;
@@ -178,7 +179,7 @@ async fn repository_level(
         })
         .collect();
     let models: Vec<&mut Node> = nodes.iter_mut().filter(|n| n.kind == "Model").collect();
-    count_children(state, session, models, "\"Model Id\"").await?;
+    count_children(state, session, models, Attr::MODEL_ID.into()).await?;
     Ok(nodes)
 }
 
@@ -189,22 +190,24 @@ pub(super) async fn object_level(
     id: &str,
     page: i64,
 ) -> Result<(Vec<Node>, bool), Error> {
-    let filter = format!("Parent.\"Object Id\" = {}", mql_literal(id));
-    let query = Mql::new(
-        "Name, \"Object Type\", \"Object Id\", \"Object Stable Id\"",
-        &filter,
-    )
-    .ordered("Name");
-    let rows = query::execute(state, session, &query.fields(), LEVEL_SIZE, page).await?;
+    let level = Query::select([
+        Attr::NAME,
+        Attr::OBJECT_TYPE,
+        Attr::OBJECT_ID,
+        Attr::OBJECT_STABLE_ID,
+    ])
+    .filter(Attr::OBJECT_ID.of_parent().eq(id))
+    .order_by(Attr::NAME);
+    let rows = query::execute(state, session, &level, LEVEL_SIZE, page).await?;
     let mut nodes: Vec<Node> = rows
         .iter()
         .map(|row| Node {
-            id: row.text("Object Id"),
-            name: row.text("Name"),
-            kind: row.text("Object Type"),
+            id: row.text(Attr::OBJECT_ID),
+            name: row.text(Attr::NAME),
+            kind: row.text(Attr::OBJECT_TYPE),
             children: None,
             opens: false,
-            count_key: row.text("Object Stable Id"),
+            count_key: row.text(Attr::OBJECT_STABLE_ID),
         })
         .collect();
     // A full page may have more after it (at worst the next page is empty).
@@ -213,7 +216,7 @@ pub(super) async fn object_level(
         state,
         session,
         nodes.iter_mut().collect(),
-        "Parent.\"Object Stable Id\"",
+        Attr::OBJECT_STABLE_ID.of_parent().into(),
     )
     .await?;
     Ok((nodes, has_more))
@@ -226,23 +229,21 @@ async fn count_children(
     state: &AppState,
     session: &Session,
     mut nodes: Vec<&mut Node>,
-    key: &str,
+    key: SelectItem,
 ) -> Result<(), Error> {
     if nodes.is_empty() {
         return Ok(());
     }
-    let list = nodes
-        .iter()
-        .map(|n| mql_literal(&n.id))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let filter = format!("Parent.\"Object Id\" = ANY ({list})");
+    let children = Query::select([key]).filter(
+        Attr::OBJECT_ID
+            .of_parent()
+            .any(nodes.iter().map(|n| n.id.as_str())),
+    );
     let counts = state
         .catalog
         .attribute_value_counts(
             &session.caller,
-            &Mql::new(key, &filter).fields(),
-            mql_version(None)?,
+            MqlQuery::Built(&children),
             None,
             Some(nodes.len() as i64),
         )

@@ -10,14 +10,15 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use lore_core::catalog::AttributeSetting;
 use lore_core::model::ClassificationStatus;
+use lore_core::mql::Query;
+use lore_core::mql::build::{Attr, all, search_text};
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-use super::mql_text::mql_literal;
 use super::object::markdown;
 use super::page::{Chrome, PageResult, html, returned, url_encode};
-use super::query::{self, Mql};
+use super::query;
 use super::search::display;
 use super::session::Session;
 use crate::AppState;
@@ -268,7 +269,7 @@ pub async fn edit_form(
         .catalog
         .get_entity(&session.caller, &ObjectRef::parse(&id)?)
         .await?;
-    let description = query::text(&entity.attributes, "Description");
+    let description = query::text(&entity.attributes, Attr::DESCRIPTION);
     Ok(html(&EditDescription {
         chrome: Chrome::new(&session, "browse"),
         preview: markdown(&description),
@@ -354,16 +355,14 @@ pub async fn suggest_terms(
         .map(|w| format!("+{}*", w.replace(['"', '*', '+', '-', '='], "")))
         .collect::<Vec<_>>()
         .join(" ");
-    let filter = format!(
-        "\"Object Type\" = 'Term' AND text = {}",
-        mql_literal(&words)
-    );
-    let query = Mql::new("Name, \"Object Id\", Context", &filter).ordered("Name");
+    let terms = Query::select([Attr::NAME, Attr::OBJECT_ID, Attr::CONTEXT])
+        .filter(all([Attr::OBJECT_TYPE.eq("Term"), search_text(&words)]))
+        .order_by(Attr::NAME);
     let mut out = String::new();
-    if let Ok(terms) = query::execute(&state, &session, &query.fields(), 12, 1).await {
+    if let Ok(terms) = query::execute(&state, &session, &terms, 12, 1).await {
         for term in terms {
-            let name = term.text("Name");
-            let id = term.text("Object Id");
+            let name = term.text(Attr::NAME);
+            let id = term.text(Attr::OBJECT_ID);
             let glossary = term
                 .context_last()
                 .and_then(|i| i.get("name"))

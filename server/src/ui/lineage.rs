@@ -7,14 +7,16 @@ use std::collections::HashMap;
 
 use axum::extract::{Path, RawQuery, State};
 use lore_core::catalog::{LineageOperations, LineageRequest};
+use lore_core::model::{SystemType, TypeName};
+use lore_core::mql::Query;
+use lore_core::mql::build::Attr;
 use lore_core::wire::EmbeddedEntity;
 use lore_core::{Error, ObjectRef};
 
 use super::download::Csv;
 use super::lineage_graph::{Graph, Shape, Walk, assemble};
-use super::mql_text::mql_literal;
 use super::page::{PageResult, query_string};
-use super::query::{self, Mql};
+use super::query;
 use super::session::Session;
 use crate::AppState;
 
@@ -254,24 +256,36 @@ async fn columns_of(
     id: &str,
     direction: &str,
 ) -> Result<Vec<String>, Error> {
-    let filter = format!("Parent.\"Object Id\" = {}", mql_literal(id));
-    let query = Mql::new(
-        "\"Object Id\", \"Object Type\", \"Has Data Lineage\", \"Has Data Impact\"",
-        &filter,
-    );
-    let rows = query::execute(state, session, &query.fields(), MAX_COLUMNS, 1).await?;
-    let flag = |row: &query::Row, name: &str| {
-        row.get(name).and_then(serde_json::Value::as_bool) == Some(true)
-    };
+    let children = Query::select([
+        Attr::OBJECT_ID,
+        Attr::OBJECT_TYPE,
+        Attr::HAS_DATA_LINEAGE,
+        Attr::HAS_DATA_IMPACT,
+    ])
+    .filter(Attr::OBJECT_ID.of_parent().eq(id));
+    let features = features(state, session).await?;
+    let rows = query::execute(state, session, &children, MAX_COLUMNS, 1).await?;
     Ok(rows
         .iter()
-        .filter(|row| matches!(row.text("Object Type").as_str(), "Column" | "Field"))
         .filter(|row| {
-            (direction != "downstream" && flag(row, "Has Data Lineage"))
-                || (direction != "upstream" && flag(row, "Has Data Impact"))
+            let name = row.text(Attr::OBJECT_TYPE);
+            features.iter().any(|t| t.name == name)
         })
-        .map(|row| row.text("Object Id"))
+        .filter(|row| {
+            (direction != "downstream" && row.flag(Attr::HAS_DATA_LINEAGE))
+                || (direction != "upstream" && row.flag(Attr::HAS_DATA_IMPACT))
+        })
+        .map(|row| row.text(Attr::OBJECT_ID))
         .collect())
+}
+
+/// The types of columns and fields (system type `Feature`), which lineage draws inside
+/// their tables.
+async fn features(state: &AppState, session: &Session) -> Result<Vec<TypeName>, Error> {
+    state
+        .catalog
+        .types_of_system_type(&session.caller, SystemType::Feature)
+        .await
 }
 
 /// The parents of the columns in the walks, by MQL (`Context`), 500 at a time.
@@ -280,31 +294,31 @@ async fn parents(
     session: &Session,
     walks: &[Walk],
 ) -> Result<HashMap<String, EmbeddedEntity>, Error> {
+    let features: Vec<String> = features(state, session)
+        .await?
+        .iter()
+        .map(TypeName::qualified)
+        .collect();
     let mut columns: Vec<&str> = walks
         .iter()
         .flat_map(|w| w.operations.iter())
         .flat_map(|op| [&op.source, &op.target])
-        .filter(|e| e.object_type.display_name == "Column" || e.object_type.display_name == "Field")
+        .filter(|e| features.contains(&e.object_type.name))
         .map(|e| e.id.as_str())
         .collect();
     columns.sort_unstable();
     columns.dedup();
     let mut parents = HashMap::new();
     for chunk in columns.chunks(500) {
-        let list = chunk
-            .iter()
-            .map(|id| mql_literal(id))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let filter = format!("\"Object Id\" = ANY ({list})");
-        let query = Mql::new("\"Object Id\", Context", &filter);
-        let rows = query::execute(state, session, &query.fields(), chunk.len() as i64, 1).await?;
+        let these = Query::select([Attr::OBJECT_ID, Attr::CONTEXT])
+            .filter(Attr::OBJECT_ID.any(chunk.iter().copied()));
+        let rows = query::execute(state, session, &these, chunk.len() as i64, 1).await?;
         for row in rows {
             if let Some(parent) = row
                 .context_last()
                 .and_then(|p| serde_json::from_value::<EmbeddedEntity>(p.clone()).ok())
             {
-                parents.insert(row.text("Object Id"), parent);
+                parents.insert(row.text(Attr::OBJECT_ID), parent);
             }
         }
     }

@@ -96,7 +96,9 @@ struct Member {
 }
 
 /// Assembles the graph. `parents` names the parent (table, view, file, ...) of each
-/// column the answers hold, for drawing columns as their parents' lineage.
+/// column or field (an object of a `Feature` type) the answers hold, and only of them:
+/// an object with a parent there is drawn as its parent's lineage, or, with columns
+/// shown, named after it.
 pub fn assemble(
     start: &EmbeddedEntity,
     walks: &[Walk],
@@ -106,15 +108,12 @@ pub fn assemble(
     // What each object is drawn as: itself, or its parent when columns are grouped.
     let drawn_as = |e: &EmbeddedEntity| -> EmbeddedEntity {
         if !shape.columns
-            && is_column(e)
             && let Some(parent) = parents.get(&e.id)
         {
             return parent.clone();
         }
         let mut e = e.clone();
-        if is_column(&e)
-            && let Some(parent) = parents.get(&e.id)
-        {
+        if let Some(parent) = parents.get(&e.id) {
             e.name = format!("{}.{}", parent.name, e.name);
         }
         e
@@ -333,10 +332,6 @@ pub fn assemble(
     };
     lay_out(&mut graph);
     graph
-}
-
-fn is_column(e: &EmbeddedEntity) -> bool {
-    e.object_type.display_name == "Column" || e.object_type.display_name == "Field"
 }
 
 /// Marks the nodes and edges on the paths between the start and the focus, either way.

@@ -14,7 +14,6 @@ mod download;
 mod lineage;
 pub mod lineage_graph;
 mod login;
-mod mql_text;
 mod object;
 mod page;
 mod protect;

@@ -7,12 +7,14 @@ use axum::extract::{Path, RawQuery, State};
 use lore_core::ObjectRef;
 use lore_core::catalog::ObjectCuration;
 use lore_core::model::ClassificationStatus;
+use lore_core::mql::Query;
+use lore_core::mql::build::{Attr, all, search_text};
 use lore_core::wire::{EmbeddedEntity, Entity};
 use serde_json::Value as Json;
 
 use super::browse::Node;
 use super::page::{Chrome, PageError, PageResult, html, not_found_page, url_encode};
-use super::query::{self, Mql};
+use super::query;
 use super::search::display;
 use super::session::Session;
 use crate::AppState;
@@ -312,8 +314,8 @@ async fn show(
         access_error: None,
         import: None,
         updated: {
-            let get = |name: &str| query::text(&entity.attributes, name);
-            match (get("Updated Date"), get("Updated By")) {
+            let get = |attr: Attr| query::text(&entity.attributes, attr);
+            match (get(Attr::UPDATED_DATE), get(Attr::UPDATED_BY)) {
                 (date, by) if by.is_empty() => date,
                 (date, by) => format!("{date} by {by}"),
             }
@@ -495,11 +497,11 @@ async fn import_of(
 
 /// An object of an MQL answer selecting Name, Object Type and Object Id.
 fn linked(attributes: &[lore_core::wire::Attribute]) -> Linked {
-    let get = |name: &str| query::text(attributes, name);
+    let get = |attr: Attr| query::text(attributes, attr);
     Linked {
-        id: get("Object Id"),
-        name: get("Name"),
-        kind: get("Object Type"),
+        id: get(Attr::OBJECT_ID),
+        name: get(Attr::NAME),
+        kind: get(Attr::OBJECT_TYPE),
     }
 }
 
@@ -528,27 +530,27 @@ pub async fn glossary_index(
     };
     let text = param("q");
     let page_number = param("page").parse::<i64>().unwrap_or(1).max(1);
-    let mut filter = "\"Object Type\" = 'Term'".to_owned();
-    if !text.trim().is_empty() {
-        filter.push_str(&format!(
-            " AND text = {}",
-            super::mql_text::mql_literal(text.trim())
-        ));
-    }
-    let query = Mql::new(
-        "Name, \"Object Type\", \"Object Id\", Context, Description",
-        &filter,
-    )
-    .ordered("Name");
-    let total = query::count(&state, &session, &query.fields()).await?;
+    let searched = (!text.trim().is_empty()).then(|| search_text(text.trim()));
+    let glossary = Query::select([
+        Attr::NAME,
+        Attr::OBJECT_TYPE,
+        Attr::OBJECT_ID,
+        Attr::CONTEXT,
+        Attr::DESCRIPTION,
+    ])
+    .filter(all([Some(Attr::OBJECT_TYPE.eq("Term")), searched]
+        .into_iter()
+        .flatten()))
+    .order_by(Attr::NAME);
+    let total = query::count(&state, &session, &glossary).await?;
     let mut terms = Vec::new();
-    for e in query::execute(&state, &session, &query.fields(), 50, page_number).await? {
+    for e in query::execute(&state, &session, &glossary, 50, page_number).await? {
         let glossary = e
             .context_last()
             .and_then(|i| i.get("name"))
             .map(display)
             .unwrap_or_default();
-        let description = e.text("Description");
+        let description = e.text(Attr::DESCRIPTION);
         terms.push((linked(&e.0.attributes), glossary, description));
     }
     let url = |p: i64| {

@@ -1,8 +1,10 @@
-//! The UI's MQL reads: the catalog's executeMQLQuery and countMQLQuery calls (the same
-//! sight as the API's), with the answers read by attribute name.
+//! The UI's MQL reads: queries built with [`lore_core::mql::build`] (or parsed from the
+//! MQL box) and run through the catalog's executeMQLQuery and countMQLQuery calls, with
+//! the same sight as the API's; answers read by typed system attribute.
 
-use lore_core::catalog::{MqlEntity, PageRequest, QueryResult, mql_version};
-use lore_core::mql::parse::QueryFields;
+use lore_core::catalog::{MqlEntity, MqlQuery, PageRequest, QueryResult};
+use lore_core::mql::Query;
+use lore_core::mql::build::Attr;
 use lore_core::wire::Attribute;
 use lore_core::{Error, Result};
 use serde_json::Value as Json;
@@ -11,82 +13,53 @@ use super::search::display;
 use super::session::Session;
 use crate::AppState;
 
-/// A query without FROM or CONTEXT.
-#[derive(Debug, Clone, Copy)]
-pub struct Mql<'a> {
-    pub select: &'a str,
-    pub filter: Option<&'a str>,
-    pub order_by: Option<&'a str>,
-}
-
-impl<'a> Mql<'a> {
-    pub fn new(select: &'a str, filter: &'a str) -> Self {
-        Self {
-            select,
-            filter: Some(filter),
-            order_by: None,
-        }
-    }
-
-    pub fn ordered(mut self, order_by: &'a str) -> Self {
-        self.order_by = Some(order_by);
-        self
-    }
-
-    pub fn fields(&self) -> QueryFields<'a> {
-        QueryFields {
-            select: self.select,
-            from: None,
-            scope: None,
-            context: None,
-            filter: self.filter,
-            order_by: self.order_by,
-        }
-    }
-}
-
 /// One object of an answer.
 #[derive(Debug)]
 pub struct Row(pub MqlEntity);
 
-/// The value of an attribute of an entity, by its display name (`Object Id`, not
-/// `"Object Id"` as a SELECT may have written it).
-pub fn value<'a>(attributes: &'a [Attribute], name: &str) -> Option<&'a Json> {
+/// The value of a system attribute of an entity (each answer attribute carries the
+/// attribute's name as its display name).
+pub fn value(attributes: &[Attribute], attr: Attr) -> Option<&Json> {
     attributes
         .iter()
-        .find(|a| a.attribute_type.display_name == name)
+        .find(|a| a.attribute_type.display_name == attr.name())
         .map(|a| &a.value)
 }
 
 /// The value as text (empty when absent).
-pub fn text(attributes: &[Attribute], name: &str) -> String {
-    value(attributes, name).map(display).unwrap_or_default()
+pub fn text(attributes: &[Attribute], attr: Attr) -> String {
+    value(attributes, attr).map(display).unwrap_or_default()
 }
 
 impl Row {
-    /// The value of a SELECT item, by its display name.
-    pub fn get(&self, name: &str) -> Option<&Json> {
-        value(&self.0.attributes, name)
+    /// The value of a SELECT item.
+    pub fn get(&self, attr: Attr) -> Option<&Json> {
+        value(&self.0.attributes, attr)
     }
 
     /// The value as text (empty when absent).
-    pub fn text(&self, name: &str) -> String {
-        text(&self.0.attributes, name)
+    pub fn text(&self, attr: Attr) -> String {
+        text(&self.0.attributes, attr)
     }
 
-    /// The name of the last object of `Context` (the parent, or the glossary of a term).
+    /// Whether a boolean attribute is true.
+    pub fn flag(&self, attr: Attr) -> bool {
+        self.get(attr).and_then(Json::as_bool) == Some(true)
+    }
+
+    /// The last object of `Context` (the parent, or the glossary of a term).
     pub fn context_last(&self) -> Option<&Json> {
-        self.get("Context")
+        self.get(Attr::CONTEXT)
             .and_then(Json::as_array)
             .and_then(|items| items.last())
     }
 }
 
-/// A page of the objects `fields` finds, in the MQL entity format.
+/// A page of the objects the query finds, in the MQL entity format.
 pub async fn execute(
     state: &AppState,
     session: &Session,
-    fields: &QueryFields<'_>,
+    query: &Query,
     size: i64,
     page: i64,
 ) -> Result<Vec<Row>> {
@@ -94,8 +67,7 @@ pub async fn execute(
         .catalog
         .execute_query(
             &session.caller,
-            fields,
-            mql_version(None)?,
+            MqlQuery::Built(query),
             PageRequest {
                 size: Some(size),
                 number: Some(page),
@@ -109,10 +81,16 @@ pub async fn execute(
     }
 }
 
-/// How many objects `fields` finds.
-pub async fn count(state: &AppState, session: &Session, fields: &QueryFields<'_>) -> Result<u64> {
+/// How many objects the query finds.
+pub async fn count(state: &AppState, session: &Session, query: &Query) -> Result<u64> {
     state
         .catalog
-        .count_query(&session.caller, fields, mql_version(None)?)
+        .count_query(&session.caller, MqlQuery::Built(query))
         .await
+}
+
+/// The query a user wrote in the MQL box (`SELECT ... [FROM ...] [WHERE ...]
+/// [ORDER BY ...]`), parsed by MQL's own parser.
+pub fn parse_user_query(text: &str) -> Result<Query> {
+    lore_core::mql::parse_text(text).map_err(|e| Error::invalid(format!("invalid MQL: {e}")))
 }

@@ -7,15 +7,18 @@ use std::fmt::Write as _;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
-use lore_core::catalog::mql_version;
-use lore_core::mql::parse::QueryFields;
+use lore_core::catalog::MqlQuery;
+use lore_core::mql::build::{Attr, all, search_text};
+use lore_core::mql::{
+    Expr, OrderKey, Path, Presence, Query, SearchKind, SearchTerm, SelectItem, mentions,
+    parse_search_text,
+};
 use lore_core::{Error, ErrorCode};
 use serde_json::Value as Json;
 
 use super::download::Csv;
-use super::mql_text::{OwnedFields, mql_literal, split_query};
 use super::page::{Chrome, PageResult, html, query_string};
-use super::query;
+use super::query::{self, parse_user_query};
 use super::session::Session;
 use crate::AppState;
 
@@ -27,14 +30,26 @@ const FACET_VALUES: i64 = 12;
 const CSV_ROWS: i64 = 10_000;
 
 /// What the results table selects.
-const SELECT: &str = "Name, \"Object Type\", \"Object Id\", Context, Description, \"Physical Name\", Labels, \"Sensitivity Label\", Certified, \"Endorsement Count\", \"Warning Count\"";
+const SELECT: [Attr; 11] = [
+    Attr::NAME,
+    Attr::OBJECT_TYPE,
+    Attr::OBJECT_ID,
+    Attr::CONTEXT,
+    Attr::DESCRIPTION,
+    Attr::PHYSICAL_NAME,
+    Attr::LABELS,
+    Attr::SENSITIVITY_LABEL,
+    Attr::CERTIFIED,
+    Attr::ENDORSEMENT_COUNT,
+    Attr::WARNING_COUNT,
+];
 
 /// A facet: its query parameter, heading and MQL attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Facet {
     param: &'static str,
     title: &'static str,
-    attribute: &'static str,
+    attribute: Attr,
     numeric: bool,
 }
 
@@ -42,41 +57,46 @@ const FACETS: &[Facet] = &[
     Facet {
         param: "type",
         title: "Object type",
-        attribute: "\"Object Type\"",
+        attribute: Attr::OBJECT_TYPE,
         numeric: false,
     },
     Facet {
         param: "model",
         title: "Model",
-        attribute: "\"Model Id\"",
+        attribute: Attr::MODEL_ID,
         numeric: true,
     },
     Facet {
         param: "label",
         title: "Labels",
-        attribute: "Labels",
+        attribute: Attr::LABELS,
         numeric: false,
     },
     Facet {
         param: "class",
         title: "Data classes",
-        attribute: "\"Data Classifications\"",
+        attribute: Attr::DATA_CLASSIFICATIONS,
         numeric: false,
     },
     Facet {
         param: "sensitivity",
         title: "Sensitivity label",
-        attribute: "\"Sensitivity Label\"",
+        attribute: Attr::SENSITIVITY_LABEL,
         numeric: false,
     },
 ];
 
+/// A value of the status facet: its query parameter value, its label and its condition.
+type Status = (&'static str, &'static str, fn() -> Expr);
+
 /// The status facet: each value is a condition of its own.
-const STATUS: &[(&str, &str, &str)] = &[
-    ("certified", "Certified", "Certified = true"),
-    ("endorsed", "Endorsed", "\"Endorsed By\" EXISTS"),
-    ("warned", "Has warnings", "\"Warned By\" EXISTS"),
-    ("described", "Has description", "Description EXISTS"),
+const STATUS: &[Status] = &[
+    ("certified", "Certified", || Attr::CERTIFIED.eq(true)),
+    ("endorsed", "Endorsed", || Attr::ENDORSED_BY.exists()),
+    ("warned", "Has warnings", || Attr::WARNED_BY.exists()),
+    ("described", "Has description", || {
+        Attr::DESCRIPTION.exists()
+    }),
 ];
 
 /// The search the URL asks for.
@@ -135,11 +155,11 @@ impl SearchRequest {
 
     /// The WHERE of the search text and the selected facets, leaving out one facet's
     /// own values (its counts show what selecting more of them would add).
-    fn filter(&self, except: Option<&str>) -> Result<Option<String>, Error> {
+    fn filter(&self, except: Option<&str>) -> Result<Option<Expr>, Error> {
         let mut parts = Vec::new();
         let text = self.text.trim();
         if !text.is_empty() {
-            parts.push(format!("text = {}", mql_literal(text)));
+            parts.push(search_text(text));
         }
         for facet in FACETS {
             if except == Some(facet.param) {
@@ -153,58 +173,56 @@ impl SearchRequest {
                 .iter()
                 .map(|v| {
                     if facet.numeric {
-                        v.parse::<i64>().map(|n| n.to_string()).map_err(|_| {
+                        v.parse::<i64>().map(Into::into).map_err(|_| {
                             Error::invalid(format!("{} '{v}' is not a number", facet.title))
                         })
                     } else {
-                        Ok(mql_literal(v))
+                        Ok((*v).into())
                     }
                 })
-                .collect::<Result<Vec<_>, _>>()?;
-            parts.push(if literals.len() == 1 {
-                format!("{} = {}", facet.attribute, literals[0])
-            } else {
-                format!("{} = ANY ({})", facet.attribute, literals.join(", "))
-            });
+                .collect::<Result<Vec<lore_core::mql::Value>, _>>()?;
+            parts.push(facet.attribute.any(literals));
         }
         if except != Some("status") {
             for (param, _, condition) in STATUS {
                 if self.is_selected("status", param) {
-                    parts.push((*condition).to_owned());
+                    parts.push(condition());
                 }
             }
         }
-        Ok((!parts.is_empty()).then(|| parts.join(" AND ")))
+        Ok(all(parts))
     }
 
-    fn order(&self) -> &'static str {
-        if self.text.trim().is_empty() {
-            "Name"
+    /// The search's own query.
+    fn search_query(&self) -> Result<Query, Error> {
+        let order = if self.text.trim().is_empty() {
+            OrderKey::from(Attr::NAME)
         } else {
-            "Relevance"
-        }
+            OrderKey::Relevance
+        };
+        Ok(Query::select(SELECT)
+            .filter(self.filter(None)?)
+            .order_by(order))
     }
 
-    /// The whole query of the search, as the MQL box shows it.
+    /// The whole query of the search, as the MQL box shows it: a clause a line.
     pub fn query_text(&self) -> Result<String, Error> {
-        let mut text = format!("SELECT {SELECT}");
-        if let Some(filter) = self.filter(None)? {
+        let clauses = self.search_query()?.clause_texts();
+        let mut text = format!("SELECT {}", clauses.select);
+        if let Some(filter) = clauses.filter {
             write!(text, "\nWHERE {filter}").ok();
         }
-        write!(text, "\nORDER BY {}", self.order()).ok();
+        if let Some(order) = clauses.order_by {
+            write!(text, "\nORDER BY {order}").ok();
+        }
         Ok(text)
     }
 
-    /// The fields the catalog runs: the user's MQL, or the search's own.
-    fn fields(&self) -> Result<OwnedFields, Error> {
+    /// The query the catalog runs: the user's MQL, or the search's own.
+    fn query(&self) -> Result<Query, Error> {
         match &self.mql {
-            Some(mql) => split_query(mql),
-            None => Ok(OwnedFields {
-                select: SELECT.to_owned(),
-                filter: self.filter(None)?,
-                order_by: Some(self.order().to_owned()),
-                ..OwnedFields::default()
-            }),
+            Some(mql) => parse_user_query(mql),
+            None => self.search_query(),
         }
     }
 
@@ -312,17 +330,6 @@ struct SearchPage {
     selected: Vec<(String, String)>,
 }
 
-fn fields_of(owned: &OwnedFields) -> QueryFields<'_> {
-    QueryFields {
-        select: &owned.select,
-        from: owned.from.as_deref(),
-        scope: None,
-        context: owned.context.as_deref(),
-        filter: owned.filter.as_deref(),
-        order_by: owned.order_by.as_deref(),
-    }
-}
-
 /// `GET /ui/`: the search page.
 pub async fn page(
     State(state): State<AppState>,
@@ -376,17 +383,16 @@ async fn run(
     request: &SearchRequest,
     view: &mut SearchPage,
 ) -> Result<(), Error> {
-    let mut owned = request.fields()?;
-    let user_select = owned.select.clone();
-    let adds_id = request.mql.is_some() && !mentions_object_id(&owned.select);
+    let mut asked = request.query()?;
+    let user_select = asked.select.clone();
+    let adds_id = request.mql.is_some() && !asked.selects(Attr::OBJECT_ID);
     if adds_id {
-        owned.select = format!("{}, \"Object Id\"", owned.select);
+        asked.select.push(Attr::OBJECT_ID.into());
     }
-    let fields = fields_of(&owned);
-    let total = query::count(state, session, &fields).await?;
+    let total = query::count(state, session, &asked).await?;
     view.total = total;
     view.pages = (total as i64 + PAGE_SIZE - 1) / PAGE_SIZE;
-    let rows = query::execute(state, session, &fields, PAGE_SIZE, request.page).await?;
+    let rows = query::execute(state, session, &asked, PAGE_SIZE, request.page).await?;
     let entities: Vec<_> = rows.into_iter().map(|row| row.0).collect();
     if request.page > 1 {
         view.prev = Some(request.url("/ui/", Some(request.page - 1)));
@@ -401,7 +407,7 @@ async fn run(
             let mut id = None;
             for (i, attribute) in entity.attributes.iter().enumerate() {
                 let name = &attribute.attribute_type.display_name;
-                if name == "Object Id" {
+                if name == Attr::OBJECT_ID.name() {
                     id = attribute.value.as_str().map(str::to_owned);
                 }
                 if adds_id && i + 1 == entity.attributes.len() {
@@ -415,15 +421,12 @@ async fn run(
             view.mql_rows.push(MqlRow { id, cells });
         }
         if columns.is_empty() {
-            columns = user_select
-                .split(',')
-                .map(|c| c.trim().trim_matches('"').to_owned())
-                .collect();
+            columns = user_select.iter().map(column_heading).collect();
         }
         view.mql_columns = columns;
         view.back_to_search = "/ui/".into();
     } else {
-        let terms = plain_terms(&request.text);
+        let terms = parse_search_text(&request.text);
         view.rows = entities
             .iter()
             .map(|e| result_row(&e.attributes, &terms))
@@ -432,16 +435,20 @@ async fn run(
             view.exact = exact_matches(state, session, request).await?;
         }
     }
-    view.facets = facets(state, session, request, &owned).await?;
+    view.facets = facets(state, session, request, &asked).await?;
     Ok(())
 }
 
-fn mentions_object_id(select: &str) -> bool {
-    select.split(',').any(|item| {
-        item.trim()
-            .trim_matches('"')
-            .eq_ignore_ascii_case("Object Id")
-    })
+/// The heading of a SELECT item's column: its names without quotes.
+fn column_heading(item: &SelectItem) -> String {
+    match item {
+        SelectItem::Attribute(Path(names)) => names
+            .iter()
+            .map(|n| n.text.as_str())
+            .collect::<Vec<_>>()
+            .join("."),
+        other => other.to_string(),
+    }
 }
 
 /// Objects whose whole name is the search text (and the object a path names), shown
@@ -455,29 +462,26 @@ async fn exact_matches(
     if text.is_empty() {
         return Ok(Vec::new());
     }
-    let mut filter = format!("Name = {}", mql_literal(text));
     let mut without_text = request.clone();
     without_text.text.clear();
-    if let Some(rest) = without_text.filter(None)? {
-        write!(filter, " AND {rest}").ok();
-    }
-    let fields = QueryFields {
-        select: SELECT,
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: Some("Name"),
-    };
+    let exact = Query::select(SELECT)
+        .filter(all([
+            Some(Attr::NAME.eq(text.as_str())),
+            without_text.filter(None)?,
+        ]
+        .into_iter()
+        .flatten()))
+        .order_by(Attr::NAME);
     let mut rows = Vec::new();
-    for e in query::execute(state, session, &fields, 10, 1).await? {
+    for e in query::execute(state, session, &exact, 10, 1).await? {
         let mut row = result_row(&e.0.attributes, &[]);
         row.matched = "exact name".into();
         rows.push(row);
     }
     // A repository path names one object.
-    if text.starts_with('/')
-        && let Ok(reference) = lore_core::id::ObjectRef::parse(text)
+    let whole = request.text.trim();
+    if whole.starts_with('/')
+        && let Ok(reference) = lore_core::id::ObjectRef::parse(whole)
         && let Ok(entity) = state.catalog.get_entity(&session.caller, &reference).await
         && !rows.iter().any(|r| r.id == entity.id)
     {
@@ -487,7 +491,7 @@ async fn exact_matches(
                 id: entity.id,
                 name: entity.name,
                 object_type: entity.object_type.display_name,
-                context: text.to_owned(),
+                context: whole.to_owned(),
                 description: String::new(),
                 labels: entity.labels,
                 sensitivity: String::new(),
@@ -501,16 +505,20 @@ async fn exact_matches(
     Ok(rows)
 }
 
-/// The name search text means when taken whole: without the marks of an exact name
-/// (`=orders`, `="sales order"`, `."sales_order"`, typographic quotes) or a phrase.
-fn exact_name(text: &str) -> &str {
-    let text = text.trim();
-    let text = text
-        .strip_prefix('.')
-        .filter(|t| t.starts_with(['"', '“']))
-        .unwrap_or(text);
-    let text = text.strip_prefix('=').unwrap_or(text);
-    text.trim_matches(['"', '“', '”']).trim()
+/// The name search text means when taken whole: the name of a lone exact name, phrase or
+/// word (`=orders`, `="sales order"`, `."sales_order"`, `"customer"`), read as search
+/// reads it; else the text as typed.
+fn exact_name(text: &str) -> String {
+    match parse_search_text(text).as_slice() {
+        [
+            SearchTerm {
+                kind:
+                    SearchKind::ExactName(name) | SearchKind::Phrase(name) | SearchKind::Word(name),
+                presence: Presence::Optional | Presence::Required,
+            },
+        ] => name.trim().to_owned(),
+        _ => text.trim().to_owned(),
+    }
 }
 
 /// Facet counts: for each facet, the counts under every other selection (so more
@@ -519,17 +527,24 @@ async fn facets(
     state: &AppState,
     session: &Session,
     request: &SearchRequest,
-    owned: &OwnedFields,
+    asked: &Query,
 ) -> Result<Vec<FacetView>, Error> {
     let catalog = &state.catalog;
     let caller = &session.caller;
-    let version = mql_version(None)?;
     let mut views = Vec::new();
+    // The asked query's FROM and CONTEXT with another SELECT list and condition.
+    let over = |select: Vec<SelectItem>, filter: Option<Expr>| Query {
+        select,
+        from: asked.from.clone(),
+        context: asked.context.clone(),
+        filter,
+        order_by: Vec::new(),
+    };
     let user_mode = request.mql.is_some();
     let mut filters = Vec::with_capacity(FACETS.len());
     for facet in FACETS {
         filters.push(if user_mode {
-            owned.filter.clone()
+            asked.filter.clone()
         } else {
             request.filter(Some(facet.param))?
         });
@@ -544,18 +559,15 @@ async fn facets(
         let group: Vec<usize> = (first..FACETS.len())
             .filter(|&i| counted[i].is_none() && filters[i] == filters[first])
             .collect();
-        let select: Vec<&str> = group.iter().map(|&i| FACETS[i].attribute).collect();
-        let select = select.join(", ");
-        let fields = QueryFields {
-            select: &select,
-            from: owned.from.as_deref(),
-            scope: None,
-            context: owned.context.as_deref(),
-            filter: filters[first].as_deref(),
-            order_by: None,
-        };
+        let select = group.iter().map(|&i| FACETS[i].attribute.into()).collect();
+        let counted_query = over(select, filters[first].clone());
         let counts = catalog
-            .attribute_value_counts(caller, &fields, version, None, Some(FACET_VALUES))
+            .attribute_value_counts(
+                caller,
+                MqlQuery::Built(&counted_query),
+                None,
+                Some(FACET_VALUES),
+            )
             .await?;
         if counts.len() != group.len() {
             return Err(Error::internal(format!(
@@ -607,25 +619,17 @@ async fn facets(
         }
     }
     let status_filter = if user_mode {
-        owned.filter.clone()
+        asked.filter.clone()
     } else {
         request.filter(Some("status"))?
     };
     let mut values = Vec::new();
     for (param, label, condition) in STATUS {
-        let filter = match &status_filter {
-            Some(f) => format!("({f}) AND {condition}"),
-            None => (*condition).to_owned(),
-        };
-        let fields = QueryFields {
-            select: "Name",
-            from: owned.from.as_deref(),
-            scope: None,
-            context: owned.context.as_deref(),
-            filter: Some(&filter),
-            order_by: None,
-        };
-        let count = catalog.count_query(caller, &fields, version).await?;
+        let filter = all(status_filter.clone().into_iter().chain([condition()]));
+        let counted_query = over(vec![Attr::NAME.into()], filter);
+        let count = catalog
+            .count_query(caller, MqlQuery::Built(&counted_query))
+            .await?;
         let selected = request.is_selected("status", param);
         if count > 0 || selected {
             values.push(FacetValue {
@@ -653,28 +657,19 @@ async fn name_models(
     session: &Session,
     values: &mut [FacetValue],
 ) -> Result<(), Error> {
-    let numbers: Vec<&str> = values
+    let numbers: Vec<i64> = values
         .iter()
-        .map(|v| v.value.as_str())
-        .filter(|v| v.parse::<i64>().is_ok())
+        .filter_map(|v| v.value.parse::<i64>().ok())
         .collect();
     if numbers.is_empty() {
         return Ok(());
     }
-    let filter = format!(
-        "\"Object Type\" = 'Model' AND \"Model Id\" = ANY ({})",
-        numbers.join(", ")
-    );
-    let fields = QueryFields {
-        select: "Name, \"Model Id\"",
-        from: None,
-        scope: None,
-        context: None,
-        filter: Some(&filter),
-        order_by: None,
-    };
-    for model in query::execute(state, session, &fields, numbers.len() as i64, 1).await? {
-        let (name, number) = (model.text("Name"), model.text("Model Id"));
+    let models = Query::select([Attr::NAME, Attr::MODEL_ID]).filter(all([
+        Attr::OBJECT_TYPE.eq("Model"),
+        Attr::MODEL_ID.any(numbers.iter().copied()),
+    ]));
+    for model in query::execute(state, session, &models, numbers.len() as i64, 1).await? {
+        let (name, number) = (model.text(Attr::NAME), model.text(Attr::MODEL_ID));
         for value in values.iter_mut().filter(|v| v.value == number) {
             value.label.clone_from(&name);
         }
@@ -714,10 +709,10 @@ pub fn display(value: &Json) -> String {
     }
 }
 
-fn result_row(attributes: &[lore_core::wire::Attribute], terms: &[String]) -> ResultRow {
-    let get = |name: &str| query::value(attributes, name);
-    let text = |name: &str| query::text(attributes, name);
-    let context = match get("Context") {
+fn result_row(attributes: &[lore_core::wire::Attribute], terms: &[SearchTerm]) -> ResultRow {
+    let get = |attr: Attr| query::value(attributes, attr);
+    let text = |attr: Attr| query::text(attributes, attr);
+    let context = match get(Attr::CONTEXT) {
         Some(Json::Array(items)) => items
             .iter()
             .filter_map(|i| i.get("name").and_then(Json::as_str))
@@ -726,37 +721,36 @@ fn result_row(attributes: &[lore_core::wire::Attribute], terms: &[String]) -> Re
         Some(other) => display(other),
         None => String::new(),
     };
-    let name = text("Name");
-    let physical = text("Physical Name");
-    let description = text("Description");
-    let matched = if terms.is_empty() {
-        String::new()
-    } else if terms.iter().any(|t| folded(&name).contains(t.as_str())) {
-        "name".into()
-    } else if terms.iter().any(|t| folded(&physical).contains(t.as_str())) {
-        "physical name".into()
-    } else if terms
-        .iter()
-        .any(|t| folded(&description).contains(t.as_str()))
-    {
-        "description".into()
+    let name = text(Attr::NAME);
+    let physical = text(Attr::PHYSICAL_NAME);
+    let description = text(Attr::DESCRIPTION);
+    let matched = if mentions(terms, &name) {
+        "name"
+    } else if mentions(terms, &physical) {
+        "physical name"
+    } else if mentions(terms, &description) {
+        "description"
     } else {
-        String::new()
+        ""
     };
     ResultRow {
-        id: text("Object Id"),
-        object_type: text("Object Type"),
+        id: text(Attr::OBJECT_ID),
+        object_type: text(Attr::OBJECT_TYPE),
         context,
         description: first_line(&description),
-        labels: match get("Labels") {
+        labels: match get(Attr::LABELS) {
             Some(Json::Array(items)) => items.iter().map(display).collect(),
             _ => Vec::new(),
         },
-        sensitivity: text("Sensitivity Label"),
-        certified: get("Certified").and_then(Json::as_bool).unwrap_or(false),
-        endorsements: get("Endorsement Count").and_then(Json::as_u64).unwrap_or(0),
-        warnings: get("Warning Count").and_then(Json::as_u64).unwrap_or(0),
-        matched,
+        sensitivity: text(Attr::SENSITIVITY_LABEL),
+        certified: get(Attr::CERTIFIED)
+            .and_then(Json::as_bool)
+            .unwrap_or(false),
+        endorsements: get(Attr::ENDORSEMENT_COUNT)
+            .and_then(Json::as_u64)
+            .unwrap_or(0),
+        warnings: get(Attr::WARNING_COUNT).and_then(Json::as_u64).unwrap_or(0),
+        matched: matched.into(),
         name,
     }
 }
@@ -771,53 +765,6 @@ fn first_line(text: &str) -> String {
     }
 }
 
-/// Text as search compares it: lower case, every run of word breakers one space.
-fn folded(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut gap = false;
-    for c in text.chars() {
-        if c.is_whitespace() || "_:.[]()".contains(c) {
-            gap = true;
-        } else {
-            if gap && !out.is_empty() {
-                out.push(' ');
-            }
-            gap = false;
-            out.extend(c.to_lowercase());
-        }
-    }
-    out
-}
-
-/// The plain words and phrases of search text (no excluded terms), folded.
-fn plain_terms(text: &str) -> Vec<String> {
-    let mut terms = Vec::new();
-    let mut rest = text.trim();
-    while !rest.is_empty() {
-        if let Some(inner) = rest.strip_prefix('"') {
-            let end = inner.find('"').unwrap_or(inner.len());
-            terms.push(folded(&inner[..end]));
-            rest = inner.get(end + 1..).unwrap_or_default().trim_start();
-            continue;
-        }
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let word = &rest[..end];
-        rest = rest[end..].trim_start();
-        if word.starts_with('-') {
-            continue;
-        }
-        let word = word.trim_start_matches(['+', '=']).trim_end_matches('*');
-        for part in word.split('.') {
-            let part = folded(part.trim_matches('"'));
-            if !part.is_empty() {
-                terms.push(part);
-            }
-        }
-    }
-    terms.retain(|t| !t.is_empty());
-    terms
-}
-
 /// `GET /ui/search.csv`: the results of the same search, up to 10,000 rows.
 pub async fn csv(
     State(state): State<AppState>,
@@ -825,8 +772,8 @@ pub async fn csv(
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let request = SearchRequest::from_query(raw.as_deref());
-    let owned = request.fields()?;
-    let rows = query::execute(&state, &session, &fields_of(&owned), CSV_ROWS, 1).await?;
+    let asked = request.query()?;
+    let rows = query::execute(&state, &session, &asked, CSV_ROWS, 1).await?;
     let entities: Vec<_> = rows.into_iter().map(|row| row.0).collect();
     let mut out = Csv::new("lore-search.csv");
     if let Some(first) = entities.first() {
@@ -870,16 +817,11 @@ pub async fn validate(
         .as_deref()
         .and_then(|q| super::session::url_form_value(q.as_bytes(), "mql"))
         .unwrap_or_default();
-    let checked = match split_query(&text) {
-        Ok(owned) => {
+    let checked = match parse_user_query(&text) {
+        Ok(asked) => {
             state
                 .catalog
-                .validate_query(
-                    &session.caller,
-                    &fields_of(&owned),
-                    mql_version(None).unwrap_or(3),
-                    false,
-                )
+                .validate_query(&session.caller, MqlQuery::Built(&asked), false)
                 .await
         }
         Err(e) => Err(e),
@@ -912,12 +854,19 @@ mod tests {
             "q=cust%27s&type=Table&type=View&status=certified&model=3",
         ));
         assert_eq!(
-            request.filter(None).unwrap().unwrap(),
+            request.filter(None).unwrap().unwrap().to_string(),
             "text = 'cust''s' AND \"Object Type\" = ANY ('Table', 'View') AND \"Model Id\" = 3 AND Certified = true"
         );
         assert_eq!(
-            request.filter(Some("type")).unwrap().unwrap(),
+            request.filter(Some("type")).unwrap().unwrap().to_string(),
             "text = 'cust''s' AND \"Model Id\" = 3 AND Certified = true"
+        );
+        assert_eq!(
+            request.query_text().unwrap(),
+            "SELECT Name, \"Object Type\", \"Object Id\", Context, Description, \"Physical Name\", \
+             Labels, \"Sensitivity Label\", Certified, \"Endorsement Count\", \"Warning Count\"\n\
+             WHERE text = 'cust''s' AND \"Object Type\" = ANY ('Table', 'View') AND \"Model Id\" = 3 \
+             AND Certified = true\nORDER BY Relevance"
         );
         let bad = SearchRequest::from_query(Some("model=x"));
         assert!(bad.filter(None).is_err());
@@ -934,21 +883,14 @@ mod tests {
     }
 
     #[test]
-    fn terms_fold_like_search() {
-        assert_eq!(
-            plain_terms("cust* +order_id \"Sales Order\" -x a.b"),
-            ["cust", "order id", "sales order", "a", "b"]
-        );
-        assert_eq!(folded("2023_CUSTOMER_ID"), "2023 customer id");
-    }
-
-    #[test]
     fn exact_names_lose_their_marks() {
         assert_eq!(exact_name(" =orders "), "orders");
         assert_eq!(exact_name("=\"sales order\""), "sales order");
         assert_eq!(exact_name(".“sales_order”"), "sales_order");
         assert_eq!(exact_name("\"customer\""), "customer");
         assert_eq!(exact_name(".x"), ".x");
+        assert_eq!(exact_name("sales order"), "sales order");
+        assert_eq!(exact_name("cust*"), "cust*");
     }
 
     #[test]

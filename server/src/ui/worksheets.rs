@@ -10,7 +10,6 @@ use lore_core::model::SavedQuery;
 use lore_core::{Error, ObjectId};
 use serde::Deserialize;
 
-use super::mql_text::split_query;
 use super::page::{Chrome, PageResult, html, query_string, returned};
 use super::session::Session;
 use crate::AppState;
@@ -90,27 +89,30 @@ pub async fn save(
     session: Session,
     Form(form): Form<SaveForm>,
 ) -> Response {
-    let outcome = match split_query(&form.mql) {
-        Ok(fields) => state
-            .catalog
-            .create_worksheet(
-                &session.caller,
-                NewWorksheet {
-                    name: form.name.clone(),
-                    description: String::new(),
-                    query: SavedQuery {
-                        select: fields.select,
-                        from: fields.from,
-                        scope: None,
-                        filter: fields.filter,
-                        order_by: fields.order_by,
-                        context: fields.context,
-                        mql_version: 3,
+    let outcome = match super::query::parse_user_query(&form.mql) {
+        Ok(query) => {
+            let fields = query.clause_texts();
+            state
+                .catalog
+                .create_worksheet(
+                    &session.caller,
+                    NewWorksheet {
+                        name: form.name.clone(),
+                        description: String::new(),
+                        query: SavedQuery {
+                            select: fields.select,
+                            from: fields.from,
+                            scope: None,
+                            filter: fields.filter,
+                            order_by: fields.order_by,
+                            context: fields.context,
+                            mql_version: 3,
+                        },
                     },
-                },
-            )
-            .await
-            .map(|w| format!("saved the search '{}'", w.name)),
+                )
+                .await
+                .map(|w| format!("saved the search '{}'", w.name))
+        }
         Err(e) => Err(e),
     };
     returned("/ui/worksheets", outcome)
