@@ -903,6 +903,14 @@ pub trait ObjectStore: Send + Sync {
     ) -> Result<Vec<PrintedObject>>;
     /// Every repository object of the kind, sorted by name then id.
     async fn objects_of_kind(&self, kind: ObjectKind) -> Result<Vec<Object>>;
+    /// The version of the repository's objects (folders, configurations, their versions
+    /// and models) where the store keeps one: two reads answer the same only if no
+    /// repository object changed between them, in this process or another, so what was
+    /// read of the repository's tree at the first still holds at the second. `None`: no
+    /// version is kept, read the tree again (the default).
+    async fn repository_version(&self) -> Result<Option<i64>> {
+        Ok(None)
+    }
     /// The objects of these ids that exist, sorted by id.
     async fn objects(&self, ids: &[ObjectId]) -> Result<Vec<Object>>;
     /// What hangs on the objects in scope.

@@ -372,6 +372,12 @@ pub async fn repository_version_follows_writes(reader: &dyn Store, writer: &dyn 
     let version = async |after: &str| {
         let read = ok(reader.entity_read(x, None).await, "entity_read");
         assert!(read.object.is_some(), "{backend}: the object after {after}");
+        // The version alone (what sight keeps the repository's tree by) is the same.
+        let alone = ok(reader.repository_version().await, "repository_version");
+        assert_eq!(
+            alone, read.repository_version,
+            "{backend}: repository_version answers as entity_read after {after}"
+        );
         read.repository_version
     };
     let add_folder = async |name: &str| {

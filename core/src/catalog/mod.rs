@@ -216,6 +216,8 @@ pub struct Shared {
     harvests: openlineage::HarvestCache,
     /// The grant chains of object-role callers' entity reads, by repository version.
     chains: grants::KeptChains,
+    /// The repository's tree sight follows, kept by repository version.
+    tree: visibility::KeptTree,
 }
 
 impl std::ops::Deref for Catalog {
@@ -236,6 +238,7 @@ impl Catalog {
             callers: auth::KnownCallers::default(),
             harvests: openlineage::HarvestCache::default(),
             chains: grants::KeptChains::default(),
+            tree: visibility::KeptTree::default(),
         }))
     }
 

@@ -16,6 +16,7 @@
 //! may see; browsing and entity reads test each object against it.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::Catalog;
 use crate::auth::Caller;
@@ -23,6 +24,31 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
 use crate::model::{Capability, Object, ObjectKind};
 use crate::mql::plan::{Cond, Within};
+
+/// The repository objects sight follows: each one's parent, and the models among them.
+#[derive(Debug, Default)]
+pub(crate) struct Tree {
+    parents: HashMap<ObjectId, Option<ObjectId>>,
+    models: Vec<ObjectId>,
+}
+
+/// The repository's [`Tree`] read last, with the repository version it was read at
+/// ([`ObjectStore::repository_version`](crate::store::ObjectStore::repository_version)).
+#[derive(Debug, Default)]
+pub(crate) struct KeptTree(Mutex<Option<(i64, Arc<Tree>)>>);
+
+impl KeptTree {
+    fn get(&self, version: i64) -> Option<Arc<Tree>> {
+        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some((kept, tree)) if *kept == version => Some(Arc::clone(tree)),
+            _ => None,
+        }
+    }
+
+    fn keep(&self, version: i64, tree: Arc<Tree>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((version, tree));
+    }
+}
 
 /// The objects a caller may see.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,14 +197,19 @@ impl Catalog {
         })
     }
 
-    /// The repository objects at or below the roots, and the model numbers of the
-    /// models among them.
-    async fn granted_subtrees(
-        &self,
-        roots: &BTreeSet<ObjectId>,
-    ) -> Result<(BTreeSet<ObjectId>, BTreeSet<i64>)> {
-        let mut parents: HashMap<ObjectId, Option<ObjectId>> = HashMap::new();
-        let mut models: Vec<ObjectId> = Vec::new();
+    /// The repository's tree: read once per repository version and kept for every
+    /// caller and request while no repository object changes (in this process or any
+    /// other over the same database); read each time from a store that keeps no version.
+    async fn repository_tree(&self) -> Result<Arc<Tree>> {
+        // The version is read before the tree: a write between the two leaves a tree
+        // newer than its version, which the next call reads again.
+        let version = self.store.repository_version().await?;
+        if let Some(version) = version
+            && let Some(tree) = self.tree.get(version)
+        {
+            return Ok(tree);
+        }
+        let mut tree = Tree::default();
         for kind in [
             ObjectKind::Folder,
             ObjectKind::Configuration,
@@ -187,11 +218,26 @@ impl Catalog {
         ] {
             for object in self.store.objects_of_kind(kind).await? {
                 if kind == ObjectKind::Model {
-                    models.push(object.id);
+                    tree.models.push(object.id);
                 }
-                parents.insert(object.id, object.parent);
+                tree.parents.insert(object.id, object.parent);
             }
         }
+        let tree = Arc::new(tree);
+        if let Some(version) = version {
+            self.tree.keep(version, Arc::clone(&tree));
+        }
+        Ok(tree)
+    }
+
+    /// The repository objects at or below the roots, and the model numbers of the
+    /// models among them.
+    async fn granted_subtrees(
+        &self,
+        roots: &BTreeSet<ObjectId>,
+    ) -> Result<(BTreeSet<ObjectId>, BTreeSet<i64>)> {
+        let tree = self.repository_tree().await?;
+        let (parents, models) = (&tree.parents, tree.models.iter().copied());
         let mut repository = BTreeSet::new();
         for &id in parents.keys() {
             let mut next = Some(id);
@@ -209,7 +255,6 @@ impl Catalog {
             }
         }
         let models = models
-            .into_iter()
             .filter(|m| repository.contains(m))
             .map(ObjectId::content_model)
             .collect();
@@ -416,5 +461,28 @@ pub(crate) fn not_found(reference: &ObjectRef) -> Error {
             ErrorCode::InvalidRepositoryPath,
             format!("repository path '/{}' does not exist", names.join("/")),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_tree_answers_only_at_its_version() {
+        let kept = KeptTree::default();
+        assert!(kept.get(1).is_none());
+        let tree = Arc::new(Tree {
+            parents: HashMap::from([(ObjectId::repository(2), None)]),
+            models: vec![ObjectId::repository(2)],
+        });
+        kept.keep(1, Arc::clone(&tree));
+        assert!(kept.get(1).is_some_and(|t| Arc::ptr_eq(&t, &tree)));
+        assert!(
+            kept.get(2).is_none(),
+            "another version reads the tree again"
+        );
+        kept.keep(2, Arc::new(Tree::default()));
+        assert!(kept.get(1).is_none(), "one tree is kept, the last read");
     }
 }

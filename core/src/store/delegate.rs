@@ -162,6 +162,12 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).objects_of_kind(kind).await
                 }
+                async fn repository_version(
+                    &self,
+                ) -> $crate::Result<::std::option::Option<i64>> {
+                    let $this = self;
+                    ($target).repository_version().await
+                }
                 async fn objects(
                     &self,
                     ids: &[$crate::ObjectId],

@@ -449,6 +449,23 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         self.objects(sql, params).await
     }
 
+    async fn repository_version(&self) -> Result<Option<i64>> {
+        // Model -1's row (where models hang) and ALL_MODELS's, as `model_version_part`.
+        let sql = format!(
+            "SELECT MAX(version) FROM model_versions WHERE model_id IN ({}, {})",
+            lore_core::id::REPOSITORY_MODEL,
+            crate::ALL_MODELS
+        );
+        let rows = self
+            .short_rows(Stmt::query(sql, Vec::new()), "the repository's version")
+            .await?;
+        let version = match rows.first() {
+            Some(row) => row.opt_int(0, "model_versions")?,
+            None => None,
+        };
+        Ok(Some(version.unwrap_or(0)))
+    }
+
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
         // A search's objects kept in name order answer a page in that order.
         let name_order = match &plan.order[..] {
