@@ -108,6 +108,23 @@ const SEARCH_PAGE: &[Call] = search_page!("table_15");
 /// The same with a term that a twenty-fourth of the objects contain.
 const SEARCH_PAGE_BROAD: &[Call] = search_page!("column_7");
 
+/// The same with a term that 44% of the objects contain (column_1, column_10 to 19).
+const SEARCH_PAGE_HALF: &[Call] = search_page!("column_1");
+
+/// What the search page asks before any text is typed: the first page by name, the
+/// five facets in one call, the total and the four status counts.
+const SEARCH_PAGE_NO_TEXT: &[Call] = &[
+    Call::Execute(r#"{"select": "Name, \"Object Type\"", "from": "{from}", "orderby": "Name"}"#),
+    Call::Facets(
+        r#"{"select": "\"Object Type\", \"Model Id\", Labels, \"Data Classifications\", \"Sensitivity Label\"", "from": "{from}"}"#,
+    ),
+    Call::Count(""),
+    Call::Count("Certified = true"),
+    Call::Count("\"Endorsed By\" EXISTS"),
+    Call::Count("\"Warned By\" EXISTS"),
+    Call::Count("Description EXISTS"),
+];
+
 /// The search page's mix by hand: the page, the three facets and the count, each a
 /// statement testing the term on the folded Name and Physical Name.
 macro_rules! search_page_sql {
@@ -342,6 +359,36 @@ const CASES: &[Case] = &[
         postgres: None,
         call: Call::Mix(SEARCH_PAGE_BROAD),
         sql: search_page_sql!("column_7"),
+    },
+    Case {
+        restricted: false,
+        name: "search page, broad term (1 in 2)",
+        selective: false,
+        postgres: None,
+        call: Call::Mix(SEARCH_PAGE_HALF),
+        sql: search_page_sql!("column_1"),
+    },
+    Case {
+        restricted: false,
+        name: "search page, no text (page + 5 facets + 5 counts)",
+        selective: false,
+        postgres: None,
+        call: Call::Mix(SEARCH_PAGE_NO_TEXT),
+        sql: "SELECT model_id, object_id, name FROM objects WHERE model_id = {m} \
+              ORDER BY name, model_id, object_id LIMIT 20; \
+              SELECT type_name, COUNT(*) AS n FROM objects WHERE model_id = {m} \
+              GROUP BY type_name ORDER BY n DESC LIMIT 100; \
+              SELECT value, COUNT(*) AS n FROM tags WHERE model_id = {m} AND kind = 'label' \
+              GROUP BY value ORDER BY n DESC LIMIT 100; \
+              SELECT data_class, COUNT(*) AS n FROM classifications WHERE model_id = {m} \
+              AND status IN ('MATCHED', 'APPROVED') GROUP BY data_class ORDER BY n DESC LIMIT 100; \
+              SELECT label, COUNT(*) AS n FROM label_assignments WHERE model_id = {m} \
+              AND status IN ('MATCHED', 'APPROVED') GROUP BY label ORDER BY n DESC LIMIT 100; \
+              SELECT COUNT(*) FROM objects WHERE model_id = {m}; \
+              SELECT COUNT(DISTINCT object_id) FROM curation WHERE model_id = {m} AND kind = 'certification'; \
+              SELECT COUNT(DISTINCT object_id) FROM curation WHERE model_id = {m} AND kind = 'endorsement'; \
+              SELECT COUNT(DISTINCT object_id) FROM curation WHERE model_id = {m} AND kind = 'warning'; \
+              SELECT COUNT(*) FROM objects WHERE model_id = {m} AND description IS NOT NULL",
     },
     Case {
         restricted: true,

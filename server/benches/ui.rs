@@ -16,7 +16,9 @@
 //! `LORE_BENCH_LINEAGE` tables (default 2,000) within five edges downstream of one table
 //! and requests that table's lineage page with every object drawn (`depth=5`, `all=1`:
 //! read from the store, laid out, written as SVG), next to the getOperations call it
-//! reads. It prints p50 and p95 of each. Nothing here asserts a speed. Before each
+//! reads. It prints p50 and p95 of each. Screens marked `restricted` are asked by a user
+//! who holds only the object role Viewer (View Metadata) on the imported model, not
+//! globally: a caller whose sight is that model. Nothing here asserts a speed. Before each
 //! request a folder is created (not measured), so no request is answered from what the
 //! server kept of an earlier one (the search hit cache).
 
@@ -66,6 +68,9 @@ struct Screen {
     page: Call,
     api: Call,
     api_name: &'static str,
+    /// Asked by a user who holds only the object role Viewer (View Metadata) on the
+    /// model, not the administrator: a caller whose sight is the model.
+    restricted: bool,
 }
 
 /// The screens at one model: `model` is the model's id, `table` a table in its middle.
@@ -83,6 +88,16 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
             "orderby": "Relevance", "pageSize": 25,
         })),
         api_name: "executeMQLQuery (its first page)",
+        restricted: false,
+    };
+    let everything = |name, restricted| Screen {
+        name,
+        page: Call::Page("/ui/".into()),
+        api: execute(serde_json::json!({
+            "select": search_select, "orderby": "Name", "pageSize": 25,
+        })),
+        api_name: "executeMQLQuery (its first page)",
+        restricted,
     };
     vec![
         search("search: text", "/ui/?q=table_150", "text = 'table_150'"),
@@ -96,14 +111,16 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
             "/ui/?q=column_7",
             "text = 'column_7'",
         ),
-        Screen {
-            name: "search: everything (no text)",
-            page: Call::Page("/ui/".into()),
-            api: execute(serde_json::json!({
-                "select": search_select, "orderby": "Name", "pageSize": 25,
-            })),
-            api_name: "executeMQLQuery (its first page)",
-        },
+        // Broad terms: `column_1` is in 44% of the objects (column_1 and column_10 to
+        // column_19 of every table), `7` in 9% (one character: no text index serves it).
+        search(
+            "search: broad term (1 in 2)",
+            "/ui/?q=column_1",
+            "text = 'column_1'",
+        ),
+        search("search: broad term (1 in 11)", "/ui/?q=7", "text = '7'"),
+        everything("search: everything (no text)", false),
+        everything("search: everything (no text), object role", true),
         Screen {
             name: "browse: repository",
             page: Call::Page("/ui/browse".into()),
@@ -111,6 +128,7 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
                 "{BASE}/operations/repositoryBrowse?repositoryPath=%2F"
             )),
             api_name: "repositoryBrowse",
+            restricted: false,
         },
         Screen {
             name: "browse: a model's top level",
@@ -121,12 +139,14 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
                 "orderby": "Name", "pageSize": 200,
             })),
             api_name: "executeMQLQuery (the level)",
+            restricted: false,
         },
         Screen {
             name: "object: overview",
             page: Call::Page(format!("/ui/objects/{table}")),
             api: Call::Get(format!("{BASE}/entities/{table}")),
             api_name: "GET /entities/{id}",
+            restricted: false,
         },
         Screen {
             name: "object: children",
@@ -137,6 +157,7 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
                 "orderby": "Name", "pageSize": 200,
             })),
             api_name: "executeMQLQuery (the children)",
+            restricted: false,
         },
         Screen {
             name: "object: lineage (one hop)",
@@ -145,6 +166,7 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
                 "{BASE}/lineage/getOperations/{table}?depth=2&fanOut=1000&limit=10000"
             )),
             api_name: "getOperations depth 2",
+            restricted: false,
         },
         Screen {
             name: "glossary",
@@ -154,12 +176,14 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
                 "where": "\"Object Type\" = 'Term'", "orderby": "Name", "pageSize": 50,
             })),
             api_name: "executeMQLQuery (terms)",
+            restricted: false,
         },
         Screen {
             name: "administration: operations",
             page: Call::Page("/ui/admin/operations".into()),
             api: Call::Get(format!("{BASE}/operations/listOperations")),
             api_name: "listOperations",
+            restricted: false,
         },
     ]
 }
@@ -194,8 +218,10 @@ async fn send(addr: std::net::SocketAddr, key: &str, call: &Call) -> BenchResult
 }
 
 /// Times `runs` requests after the warm-up; answers the times and the last body.
+/// `admin` commits between the runs; `key` asks.
 async fn timed(
     addr: std::net::SocketAddr,
+    admin: &str,
     key: &str,
     call: &Call,
     runs: usize,
@@ -205,7 +231,7 @@ async fn timed(
     for i in 0..WARM_UP + runs {
         static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let run = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        server::commit_between_runs(addr, key, &format!("bench run {run}")).await?;
+        server::commit_between_runs(addr, admin, &format!("bench run {run}")).await?;
         let clock = Instant::now();
         last = send(addr, key, call).await?;
         if i >= WARM_UP {
@@ -265,9 +291,12 @@ async fn main() -> BenchResult<()> {
                 clock.elapsed().as_secs_f64()
             );
             let table = ObjectId::new(model.content_model(), table_number);
+            let restricted =
+                server::key_with_object_role(addr, &key, &model.to_string(), "Viewer").await?;
             for screen in screens(model, table) {
-                let (page, body) = timed(addr, &key, &screen.page, runs).await?;
-                let (api, _) = timed(addr, &key, &screen.api, runs).await?;
+                let who = if screen.restricted { &restricted } else { &key };
+                let (page, body) = timed(addr, &key, who, &screen.page, runs).await?;
+                let (api, _) = timed(addr, &key, who, &screen.api, runs).await?;
                 eprintln!(
                     "{backend} {n} {}: page p50 {:.1} ms ({} bytes), API p50 {:.1} ms",
                     screen.name,
@@ -312,8 +341,8 @@ async fn main() -> BenchResult<()> {
         let api = Call::Get(format!(
             "{BASE}/lineage/getOperations/{start}?direction=downstream&depth=6&fanOut=1000&limit=10000"
         ));
-        let (page_times, body) = timed(addr, &key, &page, runs).await?;
-        let (api_times, _) = timed(addr, &key, &api, runs).await?;
+        let (page_times, body) = timed(addr, &key, &key, &page, runs).await?;
+        let (api_times, _) = timed(addr, &key, &key, &api, runs).await?;
         let text = String::from_utf8_lossy(&body);
         let shown = text
             .find("id=\"lineage-summary\">")
