@@ -268,6 +268,72 @@ where
     outputs
 }
 
+/// Takes the database back to before migration 31 (the value tallies, placed rows and
+/// described objects): its triggers, functions, table, indexes and columns go, and
+/// `object_tallies` is made again as migration 16 made it. Tests that undo an earlier
+/// migration run this first: 31 is applied again with it.
+async fn undo_migration_31(conn: &mut PgConnection) {
+    let mut statements = Vec::new();
+    for (trigger, table) in [
+        ("tags", "tags"),
+        ("classifications", "classifications"),
+        ("labels", "label_assignments"),
+        ("sensitivity", "sensitivity_labels"),
+        ("curation", "curation"),
+    ] {
+        for event in ["insert", "delete", "update"] {
+            statements.push(format!(
+                "DROP TRIGGER value_tallies_{trigger}_{event} ON {table}"
+            ));
+        }
+    }
+    for function in ["tags", "classes", "labels", "definitions", "curation"] {
+        for event in ["inserted", "deleted", "updated"] {
+            statements.push(format!(
+                "DROP FUNCTION lore_value_tally_{function}_{event}()"
+            ));
+        }
+    }
+    for statement in [
+        "DROP FUNCTION lore_value_tally_labels(label_assignments[], label_assignments[])",
+        "DROP FUNCTION lore_value_tally_definitions(sensitivity_labels[], sensitivity_labels[])",
+        "DROP FUNCTION lore_value_tally_curation(curation[], curation[])",
+        "DROP TABLE value_tallies",
+        "DROP INDEX classifications_unplaced",
+        "DROP INDEX label_assignments_unplaced",
+        "DROP INDEX curation_unplaced",
+        "DROP INDEX curation_unplaced_user",
+        "ALTER TABLE classifications DROP COLUMN placed",
+        "ALTER TABLE label_assignments DROP COLUMN placed",
+        "ALTER TABLE curation DROP COLUMN placed",
+        "DROP TRIGGER object_tallies_insert ON objects",
+        "DROP TRIGGER object_tallies_delete ON objects",
+        "DROP TRIGGER object_tallies_update ON objects",
+        "DROP FUNCTION lore_tally_inserted()",
+        "DROP FUNCTION lore_tally_deleted()",
+        "DROP FUNCTION lore_tally_updated()",
+        "DROP TABLE object_tallies",
+        "DELETE FROM lore_schema WHERE version >= 31",
+    ] {
+        statements.push(statement.to_owned());
+    }
+    for statement in statements {
+        sqlx::query(sqlx::AssertSqlSafe(statement.as_str()))
+            .execute(&mut *conn)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+    let tallies = lore_backend_sql::MIGRATIONS
+        .iter()
+        .find(|m| m.version == 16)
+        .map(|m| lore_backend_sql::Dialect::Postgres.schema(m.sql))
+        .unwrap_or_default();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(tallies))
+        .execute(&mut *conn)
+        .await
+        .unwrap_or_else(|e| panic!("migration 16 again: {e}"));
+}
+
 /// Migration 29 on a database written before it: users without a password are to be
 /// linked at their next sign-in, users with one are not linked (as on SQLite, in
 /// `backends/sqlite/tests/store.rs`). The database before it is made by undoing
@@ -298,6 +364,7 @@ async fn users_without_a_password_before_migration_29_are_linked_at_their_next_s
     .await;
     drop(store);
     let mut conn = raw(&db).await;
+    undo_migration_31(&mut conn).await;
     for statement in [
         "DROP INDEX users_external",
         "ALTER TABLE users DROP COLUMN external_issuer",
@@ -405,6 +472,7 @@ async fn intake_edges_written_before_migration_30_get_their_job_as_origin() {
         .await
         .unwrap_or_else(|e| panic!("adding '{other}': {e}"));
     }
+    undo_migration_31(&mut conn).await;
     for statement in [
         "ALTER TABLE edges DROP COLUMN origin",
         "DELETE FROM lore_schema WHERE version >= 30",

@@ -447,24 +447,38 @@ impl Dialect {
         }
     }
 
-    /// The statement that folds the rows of differences PostgreSQL's tally triggers
-    /// append (migration 16) into one row per key, dropping keys that count nothing; run
-    /// after large writes and now and then after small ones. SQLite's triggers keep one
-    /// row per key already. Concurrent compactions are safe: each re-adds only the rows
-    /// its own DELETE removed.
-    pub fn compact_tallies(self) -> Option<&'static str> {
+    /// The statements that fold the rows of differences PostgreSQL's tally triggers
+    /// append (migrations 16 and 31) into one row per key, dropping keys that count
+    /// nothing; run after large writes and now and then after small ones. SQLite's
+    /// triggers keep one row per key already, and only the value tallies' keys that
+    /// count nothing any more are dropped. Concurrent compactions are safe: each re-adds
+    /// only the rows its own DELETE removed.
+    pub fn compact_tallies(self) -> &'static [&'static str] {
         match self {
-            Self::Sqlite => None,
-            Self::Postgres => Some(concat!(
-                "WITH spread AS (SELECT model_id, type_name, typed, data_type FROM object_tallies ",
-                "GROUP BY model_id, type_name, typed, data_type HAVING COUNT(*) > 1 OR SUM(n) = 0), ",
-                "gone AS (DELETE FROM object_tallies t USING spread s WHERE t.model_id = s.model_id ",
-                "AND t.type_name = s.type_name AND t.typed = s.typed AND t.data_type = s.data_type ",
-                "RETURNING t.model_id, t.type_name, t.typed, t.data_type, t.n) ",
-                "INSERT INTO object_tallies (model_id, type_name, typed, data_type, n) ",
-                "SELECT model_id, type_name, typed, data_type, SUM(n) FROM gone ",
-                "GROUP BY model_id, type_name, typed, data_type HAVING SUM(n) <> 0"
-            )),
+            Self::Sqlite => &["DELETE FROM value_tallies WHERE n = 0"],
+            Self::Postgres => &[
+                concat!(
+                    "WITH spread AS (SELECT model_id, type_name, typed, data_type, described FROM object_tallies ",
+                    "GROUP BY model_id, type_name, typed, data_type, described HAVING COUNT(*) > 1 OR SUM(n) = 0), ",
+                    "gone AS (DELETE FROM object_tallies t USING spread s WHERE t.model_id = s.model_id ",
+                    "AND t.type_name = s.type_name AND t.typed = s.typed AND t.data_type = s.data_type ",
+                    "AND t.described = s.described ",
+                    "RETURNING t.model_id, t.type_name, t.typed, t.data_type, t.described, t.n) ",
+                    "INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n) ",
+                    "SELECT model_id, type_name, typed, data_type, described, SUM(n) FROM gone ",
+                    "GROUP BY model_id, type_name, typed, data_type, described HAVING SUM(n) <> 0"
+                ),
+                concat!(
+                    "WITH spread AS (SELECT kind, model_id, value FROM value_tallies ",
+                    "GROUP BY kind, model_id, value HAVING COUNT(*) > 1 OR SUM(n) = 0), ",
+                    "gone AS (DELETE FROM value_tallies t USING spread s WHERE t.kind = s.kind ",
+                    "AND t.model_id = s.model_id AND t.value = s.value ",
+                    "RETURNING t.kind, t.model_id, t.value, t.n) ",
+                    "INSERT INTO value_tallies (kind, model_id, value, n) ",
+                    "SELECT kind, model_id, value, SUM(n) FROM gone ",
+                    "GROUP BY kind, model_id, value HAVING SUM(n) <> 0"
+                ),
+            ],
         }
     }
 }

@@ -198,6 +198,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "edges carry the OpenLineage job that made them",
         sql: include_str!("../migrations/0030_edge_origins.sql"),
     },
+    Migration {
+        version: 31,
+        name: "tallies of labels, data classes, sensitivity labels, curation and descriptions",
+        sql: include_str!("../migrations/0031_value_tallies.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -107,6 +107,10 @@ pub struct Writer {
     /// The models of the new objects whose narrow rows wait for the end of the
     /// transaction ([`Dialect::narrow_rows_at_end`]).
     narrow_later: std::collections::BTreeSet<i64>,
+    /// The models model objects were written to: what hangs on their objects, written
+    /// before them, is placed at the end of the transaction (migration 31); `None` for
+    /// every model.
+    placing: Option<std::collections::BTreeSet<i64>>,
 }
 
 impl Writer {
@@ -128,6 +132,7 @@ impl Writer {
             bulk_rows: 0,
             new_rows: false,
             narrow_later: std::collections::BTreeSet::new(),
+            placing: Some(std::collections::BTreeSet::new()),
         }
     }
 
@@ -150,7 +155,10 @@ impl Writer {
         }
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
-            Op::PutObject(object) => self.put_object(object),
+            Op::PutObject(object) => {
+                self.placing_in(object.id.model);
+                self.put_object(object)
+            }
             Op::DeleteObject(id) => self.delete_object(id),
             Op::ClearModel(model) => self.clear_model(model),
             Op::SetAttribute(value) => self.set_attribute(value),
@@ -238,6 +246,7 @@ impl Writer {
     pub fn finish(&mut self) -> Pending {
         self.flush();
         self.write_narrow_rows();
+        self.place_rows();
         if std::mem::take(&mut self.meta_changed) {
             self.exec(
                 "UPDATE versions SET version = version + 1 WHERE name = 'meta'",

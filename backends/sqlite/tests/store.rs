@@ -40,6 +40,41 @@ fn user(object: i64, name: &str) -> User {
     }
 }
 
+/// Takes the database at `path` back to before migration 31 (the value tallies, placed
+/// rows and described objects): its triggers, table, indexes and columns go, and
+/// `object_tallies` is made again as migration 16 made it. Tests that undo an earlier
+/// migration run this first: 31 is applied again with it.
+fn undo_migration_31(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    for table in [
+        "tags",
+        "classifications",
+        "labels",
+        "sensitivity",
+        "curation",
+    ] {
+        for event in ["insert", "delete", "update"] {
+            conn.execute_batch(&format!("DROP TRIGGER value_tallies_{table}_{event};"))?;
+        }
+    }
+    conn.execute_batch(
+        "DROP TABLE value_tallies;
+         DROP INDEX classifications_unplaced; DROP INDEX label_assignments_unplaced;
+         DROP INDEX curation_unplaced; DROP INDEX curation_unplaced_user;
+         ALTER TABLE classifications DROP COLUMN placed;
+         ALTER TABLE label_assignments DROP COLUMN placed;
+         ALTER TABLE curation DROP COLUMN placed;
+         DROP TRIGGER object_tallies_insert; DROP TRIGGER object_tallies_delete;
+         DROP TRIGGER object_tallies_update; DROP TABLE object_tallies;",
+    )?;
+    let tallies = lore_backend_sql::MIGRATIONS
+        .iter()
+        .find(|m| m.version == 16)
+        .map(|m| lore_backend_sql::Dialect::Sqlite.schema(m.sql))
+        .unwrap_or_default();
+    conn.execute_batch(&tallies)?;
+    conn.execute_batch("DELETE FROM lore_schema WHERE version >= 31;")
+}
+
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_timestamp_millis(ms).unwrap_or_default()
 }
@@ -135,6 +170,7 @@ async fn tags_written_before_migration_21_are_ordered_after_it() -> Result<()> {
         .await?;
     drop(store);
     let conn = rusqlite::Connection::open(&path).map_err(internal)?;
+    undo_migration_31(&conn).map_err(internal)?;
     conn.execute_batch(
         "DROP INDEX tags_order; DROP TRIGGER tags_follow_object; DROP TRIGGER tags_fold_first;
          ALTER TABLE tags DROP COLUMN value_fold; ALTER TABLE tags DROP COLUMN type_fold;
@@ -224,6 +260,7 @@ async fn users_without_a_password_before_migration_29_are_linked_at_their_next_s
         .await?;
     drop(store);
     let conn = rusqlite::Connection::open(&path).map_err(internal)?;
+    undo_migration_31(&conn).map_err(internal)?;
     conn.execute_batch(
         "DROP INDEX users_external; ALTER TABLE users DROP COLUMN external_issuer;
          ALTER TABLE users DROP COLUMN external_subject; ALTER TABLE edges DROP COLUMN origin;

@@ -49,12 +49,14 @@ const YIELD_EVERY: u32 = 1_000;
 /// ([`Dialect::compact_tallies`](crate::Dialect::compact_tallies)) in a transaction of its
 /// own. A failure is only logged: the tallies stay right, only longer to sum.
 async fn compact_tallies<D: Driver>(driver: &D) {
-    let Some(sql) = D::DIALECT.compact_tallies() else {
-        return;
-    };
+    let statements = D::DIALECT
+        .compact_tallies()
+        .iter()
+        .map(|sql| Stmt::exec(*sql, Vec::new()))
+        .collect();
     let compacted = async {
         let mut tx = driver.begin().await?;
-        tx.run(vec![Stmt::exec(sql, Vec::new())]).await?;
+        tx.run(statements).await?;
         tx.commit().await
     };
     if let Err(e) = compacted.await {

@@ -48,6 +48,14 @@ impl Writer {
             ),
             context,
         );
+        // Curation entries written before their user count from now on (migration 31).
+        self.exec(
+            "UPDATE curation SET placed = TRUE WHERE NOT placed AND user_model = $1 AND user_object = $2 \
+             AND EXISTS (SELECT 1 FROM objects o WHERE o.model_id = curation.model_id \
+             AND o.object_id = curation.object_id)",
+            vec![u.id.model.into(), u.id.object.into()],
+            format!("placing the curation of user {}", u.id),
+        );
     }
 
     pub(super) fn delete_user(&mut self, id: ObjectId) {

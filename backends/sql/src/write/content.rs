@@ -88,11 +88,13 @@ impl Writer {
     pub(super) fn put_curation(&mut self, c: Curation) {
         let what = format!("writing {} {}", c.kind.as_str(), c.id);
         self.exec(
-            "INSERT INTO curation (id, model_id, object_id, kind, user_model, user_object, body, at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+            "INSERT INTO curation (id, model_id, object_id, kind, user_model, user_object, body, at, placed) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+             EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $2 AND o.object_id = $3) \
+             AND EXISTS (SELECT 1 FROM users u WHERE u.model_id = $5 AND u.object_id = $6)) \
              ON CONFLICT (id) DO UPDATE SET model_id = excluded.model_id, object_id = excluded.object_id, \
              kind = excluded.kind, user_model = excluded.user_model, user_object = excluded.user_object, \
-             body = excluded.body, at = excluded.at",
+             body = excluded.body, at = excluded.at, placed = excluded.placed",
             vec![
                 c.id.into(),
                 c.object.model.into(),

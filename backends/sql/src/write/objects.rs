@@ -84,6 +84,68 @@ impl Writer {
         }
     }
 
+    /// Notes that a model object of the model is written: see [`Writer::place_rows`].
+    pub(super) fn placing_in(&mut self, model: i64) {
+        /// More models than this are placed as every model.
+        const MOST_MODELS: usize = 100;
+        if model == lore_core::id::REPOSITORY_MODEL {
+            return;
+        }
+        if let Some(models) = &mut self.placing {
+            models.insert(model);
+            if models.len() > MOST_MODELS {
+                self.placing = None;
+            }
+        }
+    }
+
+    /// Places what hangs on the objects written in this transaction and was written
+    /// before them (in it or earlier): their classifications, label assignments and
+    /// curation entries (whose user exists) count from now on (migration 31). Rows
+    /// written after their object are placed as they are written; the unplaced rows are
+    /// few (none, nearly always) and have an index of their own, so this reads next to
+    /// nothing.
+    pub(super) fn place_rows(&mut self) {
+        let models = match self.placing.replace(Default::default()) {
+            Some(models) if models.is_empty() => return,
+            Some(models) => {
+                let list: Vec<String> = models.iter().map(i64::to_string).collect();
+                format!(" AND model_id IN ({})", list.join(", "))
+            }
+            None => String::new(),
+        };
+        let object = |table: &str| {
+            format!(
+                "EXISTS (SELECT 1 FROM objects o WHERE o.model_id = {table}.model_id \
+                 AND o.object_id = {table}.object_id)"
+            )
+        };
+        for table in ["classifications", "label_assignments"] {
+            self.pending.push(
+                Stmt::exec(
+                    format!(
+                        "UPDATE {table} SET placed = TRUE WHERE NOT placed{models} AND {}",
+                        object(table)
+                    ),
+                    Vec::new(),
+                ),
+                Context::of(format!("placing the {table} of new objects")),
+            );
+        }
+        self.pending.push(
+            Stmt::exec(
+                format!(
+                    "UPDATE curation SET placed = TRUE WHERE NOT placed{models} AND {} \
+                     AND EXISTS (SELECT 1 FROM users u WHERE u.model_id = curation.user_model \
+                     AND u.object_id = curation.user_object)",
+                    object("curation")
+                ),
+                Vec::new(),
+            ),
+            Context::of("placing the curation of new objects"),
+        );
+    }
+
     /// Buffers an import print, after every row buffered before it (whose triggers
     /// would forget it).
     pub(super) fn set_import_print(&mut self, p: ImportPrint) {
@@ -170,8 +232,10 @@ impl Writer {
     pub(super) fn set_classification(&mut self, c: Classification) {
         let what = format!("classifying {} as '{}'", c.object, c.data_class);
         self.exec(
-            "INSERT INTO classifications (model_id, object_id, data_class, status) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (model_id, object_id, data_class) DO UPDATE SET status = excluded.status",
+            "INSERT INTO classifications (model_id, object_id, data_class, status, placed) \
+             VALUES ($1, $2, $3, $4, EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $1 AND o.object_id = $2)) \
+             ON CONFLICT (model_id, object_id, data_class) DO UPDATE SET status = excluded.status, \
+             placed = excluded.placed",
             vec![
                 c.object.model.into(),
                 c.object.object.into(),
@@ -194,8 +258,10 @@ impl Writer {
     pub(super) fn set_label_assignment(&mut self, l: LabelAssignment) {
         let what = format!("labelling {} as '{}'", l.object, l.label);
         self.exec(
-            "INSERT INTO label_assignments (model_id, object_id, label, status) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (model_id, object_id, label) DO UPDATE SET status = excluded.status",
+            "INSERT INTO label_assignments (model_id, object_id, label, status, placed) \
+             VALUES ($1, $2, $3, $4, EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $1 AND o.object_id = $2)) \
+             ON CONFLICT (model_id, object_id, label) DO UPDATE SET status = excluded.status, \
+             placed = excluded.placed",
             vec![
                 l.object.model.into(),
                 l.object.object.into(),

@@ -1,0 +1,655 @@
+-- What the search page counts among every object a caller may see, kept as tallies:
+-- the values of its facets Labels, "Data Classifications" and "Sensitivity Label" per
+-- model, how many objects of each model have curation of each kind (`Certified = true`,
+-- `"Endorsed By" EXISTS`, `"Warned By" EXISTS`, ...), and, in `object_tallies`
+-- (migration 16), how many have a description. Counted otherwise, each of them reads
+-- every object (0.8 s on SQLite, 1.9 s on PostgreSQL, for the page at 1,000,000
+-- objects). A count or facet whose condition has the tallies' shape (whole models,
+-- object types: `compile/tally.rs`) reads these few rows instead; the answers are the
+-- general statement's (the cross-backend test).
+--
+-- Only what hangs on an object that exists counts, as the general statement reads it:
+-- tags whose `type_fold` is set (migration 21), and classifications, label
+-- assignments and curation entries whose `placed` is true. `placed` says that the row's
+-- object (and for curation its user) exists. The writer sets it when it writes the row,
+-- and places the rows written before their object (or user) when that is written
+-- (`Writer::place_rows`, at the end of the transaction); a deleted object or user takes
+-- its rows with it.
+--
+-- `value_tallies` rows: `kind` says what is counted, `value` which value, `n` how many
+-- model objects of the model have it (repository objects, model_id -1, are not
+-- tallied: they are few, and tested as any query tests them).
+--   'tag:<tag kind>'        value a tag's value: its tags (one per object and value)
+--   'class:<status>'        value a data class: its classifications of that status
+--   'sensitivity'           value a sensitivity label: the objects whose "Sensitivity
+--                           Label" it is (the highest position among their defined
+--                           labels matched or approved, then the first name)
+--   'curation:<kind>'       value '': the objects with curation entries of the kind
+--
+-- Kept as migration 16 keeps `object_tallies`: on SQLite one row per key, changed in
+-- place by row triggers (a key whose count falls to 0 keeps a row of 0 until the next
+-- compaction); on PostgreSQL statement triggers append a row of differences per key
+-- and statement, reads sum them, and `compact_tallies` folds them. Tags and
+-- classifications count row by row. The sensitivity label and curation of an object
+-- depend on all its rows, so on PostgreSQL their triggers take a transaction lock of
+-- their own (one for sensitivity labels, one for curation) before they compare the
+-- object's rows before and after a statement: two transactions changing them at once
+-- (different objects too) wait for each other, and each sees what the other wrote.
+--
+-- Should a tally ever disagree, deleting every row of `value_tallies` and running the
+-- INSERTs below rebuilds it.
+
+ALTER TABLE classifications ADD COLUMN placed BOOLEAN NOT NULL DEFAULT TRUE;
+ALTER TABLE label_assignments ADD COLUMN placed BOOLEAN NOT NULL DEFAULT TRUE;
+ALTER TABLE curation ADD COLUMN placed BOOLEAN NOT NULL DEFAULT TRUE;
+-- (The default only serves the rows already stored; the writer always says.)
+UPDATE classifications SET placed = FALSE WHERE NOT EXISTS (SELECT 1 FROM objects o
+    WHERE o.model_id = classifications.model_id AND o.object_id = classifications.object_id);
+UPDATE label_assignments SET placed = FALSE WHERE NOT EXISTS (SELECT 1 FROM objects o
+    WHERE o.model_id = label_assignments.model_id AND o.object_id = label_assignments.object_id);
+UPDATE curation SET placed = FALSE
+    WHERE NOT EXISTS (SELECT 1 FROM objects o
+        WHERE o.model_id = curation.model_id AND o.object_id = curation.object_id)
+    OR NOT EXISTS (SELECT 1 FROM users u
+        WHERE u.model_id = curation.user_model AND u.object_id = curation.user_object);
+-- The rows the writer may have to place: none, nearly always.
+CREATE INDEX classifications_unplaced ON classifications (model_id, object_id) WHERE NOT placed;
+CREATE INDEX label_assignments_unplaced ON label_assignments (model_id, object_id) WHERE NOT placed;
+CREATE INDEX curation_unplaced ON curation (model_id, object_id) WHERE NOT placed;
+CREATE INDEX curation_unplaced_user ON curation (user_model, user_object) WHERE NOT placed;
+
+CREATE TABLE value_tallies (
+    kind     {text} NOT NULL,
+    model_id BIGINT NOT NULL,
+    value    {text} NOT NULL,
+    n        BIGINT NOT NULL
+);
+--sqlite: CREATE UNIQUE INDEX value_tallies_key ON value_tallies (kind, model_id, value);
+--postgres: CREATE INDEX value_tallies_key ON value_tallies (kind, model_id, value);
+INSERT INTO value_tallies (kind, model_id, value, n)
+    SELECT 'tag:' || kind, model_id, value, COUNT(*) FROM tags
+    WHERE model_id <> -1 AND type_fold IS NOT NULL
+    GROUP BY kind, model_id, value;
+INSERT INTO value_tallies (kind, model_id, value, n)
+    SELECT 'class:' || status, model_id, data_class, COUNT(*) FROM classifications
+    WHERE model_id <> -1 AND placed
+    GROUP BY status, model_id, data_class;
+INSERT INTO value_tallies (kind, model_id, value, n)
+    SELECT 'sensitivity', t.model_id, t.label, COUNT(*) FROM (
+        SELECT a.model_id, (SELECT l.label FROM label_assignments l
+            JOIN sensitivity_labels s ON s.name = l.label
+            WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+            AND l.status IN ('MATCHED', 'APPROVED')
+            ORDER BY s.position DESC, l.label LIMIT 1) AS label
+        FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+              WHERE model_id <> -1 AND placed) a) t
+    WHERE t.label IS NOT NULL
+    GROUP BY t.model_id, t.label;
+INSERT INTO value_tallies (kind, model_id, value, n)
+    SELECT 'curation:' || kind, model_id, '', COUNT(DISTINCT object_id) FROM curation
+    WHERE model_id <> -1 AND placed
+    GROUP BY kind, model_id;
+
+-- Descriptions: `object_tallies` gains whether its objects have one.
+ALTER TABLE object_tallies ADD COLUMN described BOOLEAN NOT NULL DEFAULT FALSE;
+DROP INDEX object_tallies_key;
+DELETE FROM object_tallies;
+INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+    SELECT model_id, type_name, data_type IS NOT NULL, COALESCE(data_type, ''),
+        description IS NOT NULL, COUNT(*)
+    FROM objects WHERE model_id <> -1
+    GROUP BY model_id, type_name, data_type IS NOT NULL, COALESCE(data_type, ''),
+        description IS NOT NULL;
+--sqlite: CREATE UNIQUE INDEX object_tallies_key ON object_tallies (model_id, type_name, typed, data_type, described);
+--postgres: CREATE INDEX object_tallies_key ON object_tallies (model_id, type_name, typed, data_type, described);
+
+--sqlite: DROP TRIGGER object_tallies_insert;
+--sqlite: DROP TRIGGER object_tallies_delete;
+--sqlite: DROP TRIGGER object_tallies_update;
+--sqlite: CREATE TRIGGER object_tallies_insert AFTER INSERT ON objects WHEN new.model_id <> -1 BEGIN
+--sqlite:     INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+--sqlite:         VALUES (new.model_id, new.type_name, new.data_type IS NOT NULL, COALESCE(new.data_type, ''),
+--sqlite:             new.description IS NOT NULL, 1)
+--sqlite:         ON CONFLICT (model_id, type_name, typed, data_type, described) DO UPDATE SET n = n + 1;
+--sqlite: END;
+--sqlite: CREATE TRIGGER object_tallies_delete AFTER DELETE ON objects WHEN old.model_id <> -1 BEGIN
+--sqlite:     UPDATE object_tallies SET n = n - 1
+--sqlite:         WHERE model_id = old.model_id AND type_name = old.type_name
+--sqlite:         AND typed = (old.data_type IS NOT NULL) AND data_type = COALESCE(old.data_type, '')
+--sqlite:         AND described = (old.description IS NOT NULL);
+--sqlite:     DELETE FROM object_tallies
+--sqlite:         WHERE model_id = old.model_id AND type_name = old.type_name
+--sqlite:         AND typed = (old.data_type IS NOT NULL) AND data_type = COALESCE(old.data_type, '')
+--sqlite:         AND described = (old.description IS NOT NULL) AND n = 0;
+--sqlite: END;
+--sqlite: CREATE TRIGGER object_tallies_update AFTER UPDATE OF model_id, type_name, data_type, description ON objects
+--sqlite:     WHEN old.model_id IS NOT new.model_id OR old.type_name IS NOT new.type_name
+--sqlite:         OR old.data_type IS NOT new.data_type
+--sqlite:         OR (old.description IS NULL) IS NOT (new.description IS NULL) BEGIN
+--sqlite:     UPDATE object_tallies SET n = n - 1
+--sqlite:         WHERE old.model_id <> -1 AND model_id = old.model_id AND type_name = old.type_name
+--sqlite:         AND typed = (old.data_type IS NOT NULL) AND data_type = COALESCE(old.data_type, '')
+--sqlite:         AND described = (old.description IS NOT NULL);
+--sqlite:     DELETE FROM object_tallies
+--sqlite:         WHERE model_id = old.model_id AND type_name = old.type_name
+--sqlite:         AND typed = (old.data_type IS NOT NULL) AND data_type = COALESCE(old.data_type, '')
+--sqlite:         AND described = (old.description IS NOT NULL) AND n = 0;
+--sqlite:     INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+--sqlite:         SELECT new.model_id, new.type_name, new.data_type IS NOT NULL, COALESCE(new.data_type, ''),
+--sqlite:             new.description IS NOT NULL, 1
+--sqlite:         WHERE new.model_id <> -1
+--sqlite:         ON CONFLICT (model_id, type_name, typed, data_type, described) DO UPDATE SET n = n + 1;
+--sqlite: END;
+
+--postgres: CREATE OR REPLACE FUNCTION lore_tally_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+--postgres:         SELECT model_id, type_name, data_type IS NOT NULL, COALESCE(data_type, ''),
+--postgres:             description IS NOT NULL, COUNT(*)
+--postgres:         FROM tally_new WHERE model_id <> -1 GROUP BY 1, 2, 3, 4, 5;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE OR REPLACE FUNCTION lore_tally_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+--postgres:         SELECT model_id, type_name, data_type IS NOT NULL, COALESCE(data_type, ''),
+--postgres:             description IS NOT NULL, -COUNT(*)
+--postgres:         FROM tally_old WHERE model_id <> -1 GROUP BY 1, 2, 3, 4, 5;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE OR REPLACE FUNCTION lore_tally_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+--postgres:         SELECT model_id, type_name, typed, data_type, described, SUM(n) FROM (
+--postgres:             SELECT o.model_id, o.type_name, o.data_type IS NOT NULL AS typed,
+--postgres:                 COALESCE(o.data_type, '') AS data_type, o.description IS NOT NULL AS described, -1 AS n
+--postgres:             FROM tally_old o JOIN tally_new c ON c.model_id = o.model_id AND c.object_id = o.object_id
+--postgres:             WHERE o.type_name IS DISTINCT FROM c.type_name OR o.data_type IS DISTINCT FROM c.data_type
+--postgres:                 OR (o.description IS NULL) <> (c.description IS NULL)
+--postgres:             UNION ALL
+--postgres:             SELECT c.model_id, c.type_name, c.data_type IS NOT NULL, COALESCE(c.data_type, ''),
+--postgres:                 c.description IS NOT NULL, 1
+--postgres:             FROM tally_old o JOIN tally_new c ON c.model_id = o.model_id AND c.object_id = o.object_id
+--postgres:             WHERE o.type_name IS DISTINCT FROM c.type_name OR o.data_type IS DISTINCT FROM c.data_type
+--postgres:                 OR (o.description IS NULL) <> (c.description IS NULL)
+--postgres:         ) d WHERE model_id <> -1 GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+
+-- Tags: a tag counts once its object is written (`type_fold` set).
+--sqlite: CREATE TRIGGER value_tallies_tags_insert AFTER INSERT ON tags
+--sqlite:     WHEN new.model_id <> -1 AND new.type_fold IS NOT NULL BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n) VALUES ('tag:' || new.kind, new.model_id, new.value, 1)
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + 1;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_tags_delete AFTER DELETE ON tags
+--sqlite:     WHEN old.model_id <> -1 AND old.type_fold IS NOT NULL BEGIN
+--sqlite:     UPDATE value_tallies SET n = n - 1
+--sqlite:         WHERE kind = 'tag:' || old.kind AND model_id = old.model_id AND value = old.value;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_tags_update AFTER UPDATE OF model_id, kind, value, type_fold ON tags
+--sqlite:     WHEN old.model_id IS NOT new.model_id OR old.kind IS NOT new.kind OR old.value IS NOT new.value
+--sqlite:         OR (old.type_fold IS NULL) IS NOT (new.type_fold IS NULL) BEGIN
+--sqlite:     UPDATE value_tallies SET n = n - 1
+--sqlite:         WHERE old.model_id <> -1 AND old.type_fold IS NOT NULL
+--sqlite:         AND kind = 'tag:' || old.kind AND model_id = old.model_id AND value = old.value;
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'tag:' || new.kind, new.model_id, new.value, 1
+--sqlite:         WHERE new.model_id <> -1 AND new.type_fold IS NOT NULL
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + 1;
+--sqlite: END;
+--postgres: CREATE FUNCTION lore_value_tally_tags_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:         SELECT 'tag:' || kind, model_id, value, COUNT(*) FROM tags_added
+--postgres:         WHERE model_id <> -1 AND type_fold IS NOT NULL GROUP BY 1, 2, 3;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_tags_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:         SELECT 'tag:' || kind, model_id, value, -COUNT(*) FROM tags_removed
+--postgres:         WHERE model_id <> -1 AND type_fold IS NOT NULL GROUP BY 1, 2, 3;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_tags_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:         SELECT kind, model_id, value, SUM(n) FROM (
+--postgres:             SELECT 'tag:' || kind AS kind, model_id, value, -1 AS n FROM tags_before
+--postgres:             WHERE model_id <> -1 AND type_fold IS NOT NULL
+--postgres:             UNION ALL
+--postgres:             SELECT 'tag:' || kind, model_id, value, 1 FROM tags_after
+--postgres:             WHERE model_id <> -1 AND type_fold IS NOT NULL
+--postgres:         ) d GROUP BY 1, 2, 3 HAVING SUM(n) <> 0;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE TRIGGER value_tallies_tags_insert AFTER INSERT ON tags
+--postgres:     REFERENCING NEW TABLE AS tags_added FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_tags_inserted();
+--postgres: CREATE TRIGGER value_tallies_tags_delete AFTER DELETE ON tags
+--postgres:     REFERENCING OLD TABLE AS tags_removed FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_tags_deleted();
+--postgres: CREATE TRIGGER value_tallies_tags_update AFTER UPDATE ON tags
+--postgres:     REFERENCING OLD TABLE AS tags_before NEW TABLE AS tags_after
+--postgres:     FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_tags_updated();
+
+-- Classifications: a placed one counts for its data class and status.
+--sqlite: CREATE TRIGGER value_tallies_classifications_insert AFTER INSERT ON classifications
+--sqlite:     WHEN new.model_id <> -1 AND new.placed BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         VALUES ('class:' || new.status, new.model_id, new.data_class, 1)
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + 1;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_classifications_delete AFTER DELETE ON classifications
+--sqlite:     WHEN old.model_id <> -1 AND old.placed BEGIN
+--sqlite:     UPDATE value_tallies SET n = n - 1
+--sqlite:         WHERE kind = 'class:' || old.status AND model_id = old.model_id AND value = old.data_class;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_classifications_update AFTER UPDATE ON classifications
+--sqlite:     WHEN old.model_id IS NOT new.model_id OR old.data_class IS NOT new.data_class
+--sqlite:         OR old.status IS NOT new.status OR old.placed IS NOT new.placed BEGIN
+--sqlite:     UPDATE value_tallies SET n = n - 1
+--sqlite:         WHERE old.model_id <> -1 AND old.placed
+--sqlite:         AND kind = 'class:' || old.status AND model_id = old.model_id AND value = old.data_class;
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'class:' || new.status, new.model_id, new.data_class, 1
+--sqlite:         WHERE new.model_id <> -1 AND new.placed
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + 1;
+--sqlite: END;
+--postgres: CREATE FUNCTION lore_value_tally_classes_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:         SELECT 'class:' || status, model_id, data_class, COUNT(*) FROM classes_added
+--postgres:         WHERE model_id <> -1 AND placed GROUP BY 1, 2, 3;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_classes_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:         SELECT 'class:' || status, model_id, data_class, -COUNT(*) FROM classes_removed
+--postgres:         WHERE model_id <> -1 AND placed GROUP BY 1, 2, 3;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_classes_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:         SELECT kind, model_id, value, SUM(n) FROM (
+--postgres:             SELECT 'class:' || status AS kind, model_id, data_class AS value, -1 AS n
+--postgres:             FROM classes_before WHERE model_id <> -1 AND placed
+--postgres:             UNION ALL
+--postgres:             SELECT 'class:' || status, model_id, data_class, 1
+--postgres:             FROM classes_after WHERE model_id <> -1 AND placed
+--postgres:         ) d GROUP BY 1, 2, 3 HAVING SUM(n) <> 0;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE TRIGGER value_tallies_classifications_insert AFTER INSERT ON classifications
+--postgres:     REFERENCING NEW TABLE AS classes_added FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_classes_inserted();
+--postgres: CREATE TRIGGER value_tallies_classifications_delete AFTER DELETE ON classifications
+--postgres:     REFERENCING OLD TABLE AS classes_removed FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_classes_deleted();
+--postgres: CREATE TRIGGER value_tallies_classifications_update AFTER UPDATE ON classifications
+--postgres:     REFERENCING OLD TABLE AS classes_before NEW TABLE AS classes_after
+--postgres:     FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_classes_updated();
+
+-- Sensitivity labels: a change of an object's placed label assignments moves it from
+-- its top label before (all its rows as they were) to its top label after.
+--sqlite: CREATE TRIGGER value_tallies_labels_insert AFTER INSERT ON label_assignments
+--sqlite:     WHEN new.model_id <> -1 AND new.placed AND new.status IN ('MATCHED', 'APPROVED') BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', new.model_id, x.v, x.d FROM (
+--sqlite:             SELECT (SELECT l.label FROM label_assignments l JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = new.model_id AND l.object_id = new.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED') AND l.label <> new.label
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1) AS v, -1 AS d
+--sqlite:             UNION ALL
+--sqlite:             SELECT (SELECT l.label FROM label_assignments l JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = new.model_id AND l.object_id = new.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1) x
+--sqlite:         WHERE x.v IS NOT NULL
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_labels_delete AFTER DELETE ON label_assignments
+--sqlite:     WHEN old.model_id <> -1 AND old.placed AND old.status IN ('MATCHED', 'APPROVED') BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', old.model_id, x.v, x.d FROM (
+--sqlite:             SELECT (SELECT b.label FROM (
+--sqlite:                     SELECT l.label AS label, l.status AS status FROM label_assignments l
+--sqlite:                     WHERE l.model_id = old.model_id AND l.object_id = old.object_id AND l.placed
+--sqlite:                     UNION ALL SELECT old.label, old.status) b
+--sqlite:                 JOIN sensitivity_labels s ON s.name = b.label
+--sqlite:                 WHERE b.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, b.label LIMIT 1) AS v, -1 AS d
+--sqlite:             UNION ALL
+--sqlite:             SELECT (SELECT l.label FROM label_assignments l JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = old.model_id AND l.object_id = old.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1) x
+--sqlite:         WHERE x.v IS NOT NULL
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite: END;
+-- An update changes the old row's object (its rows but the updated one as it is now,
+-- and the old row) and, when it moved the row, the new row's object (its rows but the
+-- new one, and its rows).
+--sqlite: CREATE TRIGGER value_tallies_labels_update AFTER UPDATE ON label_assignments
+--sqlite:     WHEN old.model_id IS NOT new.model_id OR old.object_id IS NOT new.object_id
+--sqlite:         OR old.label IS NOT new.label OR old.status IS NOT new.status
+--sqlite:         OR old.placed IS NOT new.placed BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', old.model_id, x.v, x.d FROM (
+--sqlite:             SELECT (SELECT b.label FROM (
+--sqlite:                     SELECT l.label AS label, l.status AS status FROM label_assignments l
+--sqlite:                     WHERE l.model_id = old.model_id AND l.object_id = old.object_id AND l.placed
+--sqlite:                     AND NOT (l.model_id = new.model_id AND l.object_id = new.object_id
+--sqlite:                         AND l.label = new.label)
+--sqlite:                     UNION ALL SELECT old.label, old.status WHERE old.placed) b
+--sqlite:                 JOIN sensitivity_labels s ON s.name = b.label
+--sqlite:                 WHERE b.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, b.label LIMIT 1) AS v, -1 AS d
+--sqlite:             UNION ALL
+--sqlite:             SELECT (SELECT l.label FROM label_assignments l JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = old.model_id AND l.object_id = old.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1) x
+--sqlite:         WHERE x.v IS NOT NULL AND old.model_id <> -1
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', new.model_id, x.v, x.d FROM (
+--sqlite:             SELECT (SELECT l.label FROM label_assignments l JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = new.model_id AND l.object_id = new.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED') AND l.label <> new.label
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1) AS v, -1 AS d
+--sqlite:             UNION ALL
+--sqlite:             SELECT (SELECT l.label FROM label_assignments l JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = new.model_id AND l.object_id = new.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1) x
+--sqlite:         WHERE x.v IS NOT NULL AND new.model_id <> -1
+--sqlite:         AND (old.model_id IS NOT new.model_id OR old.object_id IS NOT new.object_id)
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite: END;
+-- A definition added, changed or removed moves the objects with a label of its name
+-- from their top label with the definitions before to the one with those after.
+--sqlite: CREATE TRIGGER value_tallies_sensitivity_insert AFTER INSERT ON sensitivity_labels BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', x.model_id, x.v, SUM(x.d) FROM (
+--sqlite:             SELECT a.model_id, (SELECT l.label FROM label_assignments l
+--sqlite:                 JOIN (SELECT name, position FROM sensitivity_labels WHERE name <> new.name) s
+--sqlite:                     ON s.name = l.label
+--sqlite:                 WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1) AS v, -1 AS d
+--sqlite:             FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+--sqlite:                 WHERE label = new.name AND model_id <> -1 AND placed
+--sqlite:                 AND status IN ('MATCHED', 'APPROVED')) a
+--sqlite:             UNION ALL
+--sqlite:             SELECT a.model_id, (SELECT l.label FROM label_assignments l
+--sqlite:                 JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1
+--sqlite:             FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+--sqlite:                 WHERE label = new.name AND model_id <> -1 AND placed
+--sqlite:                 AND status IN ('MATCHED', 'APPROVED')) a) x
+--sqlite:         WHERE x.v IS NOT NULL GROUP BY x.model_id, x.v HAVING SUM(x.d) <> 0
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_sensitivity_delete AFTER DELETE ON sensitivity_labels BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', x.model_id, x.v, SUM(x.d) FROM (
+--sqlite:             SELECT a.model_id, (SELECT l.label FROM label_assignments l
+--sqlite:                 JOIN (SELECT name, position FROM sensitivity_labels
+--sqlite:                       UNION ALL SELECT old.name, old.position) s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1) AS v, -1 AS d
+--sqlite:             FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+--sqlite:                 WHERE label = old.name AND model_id <> -1 AND placed
+--sqlite:                 AND status IN ('MATCHED', 'APPROVED')) a
+--sqlite:             UNION ALL
+--sqlite:             SELECT a.model_id, (SELECT l.label FROM label_assignments l
+--sqlite:                 JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1
+--sqlite:             FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+--sqlite:                 WHERE label = old.name AND model_id <> -1 AND placed
+--sqlite:                 AND status IN ('MATCHED', 'APPROVED')) a) x
+--sqlite:         WHERE x.v IS NOT NULL GROUP BY x.model_id, x.v HAVING SUM(x.d) <> 0
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_sensitivity_update AFTER UPDATE OF name, position ON sensitivity_labels
+--sqlite:     WHEN old.name IS NOT new.name OR old.position IS NOT new.position BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'sensitivity', x.model_id, x.v, SUM(x.d) FROM (
+--sqlite:             SELECT a.model_id, (SELECT l.label FROM label_assignments l
+--sqlite:                 JOIN (SELECT name, position FROM sensitivity_labels WHERE name <> new.name
+--sqlite:                       UNION ALL SELECT old.name, old.position) s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1) AS v, -1 AS d
+--sqlite:             FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+--sqlite:                 WHERE label IN (old.name, new.name) AND model_id <> -1 AND placed
+--sqlite:                 AND status IN ('MATCHED', 'APPROVED')) a
+--sqlite:             UNION ALL
+--sqlite:             SELECT a.model_id, (SELECT l.label FROM label_assignments l
+--sqlite:                 JOIN sensitivity_labels s ON s.name = l.label
+--sqlite:                 WHERE l.model_id = a.model_id AND l.object_id = a.object_id AND l.placed
+--sqlite:                 AND l.status IN ('MATCHED', 'APPROVED')
+--sqlite:                 ORDER BY s.position DESC, l.label LIMIT 1), 1
+--sqlite:             FROM (SELECT DISTINCT model_id, object_id FROM label_assignments
+--sqlite:                 WHERE label IN (old.name, new.name) AND model_id <> -1 AND placed
+--sqlite:                 AND status IN ('MATCHED', 'APPROVED')) a) x
+--sqlite:         WHERE x.v IS NOT NULL GROUP BY x.model_id, x.v HAVING SUM(x.d) <> 0
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + excluded.n;
+--sqlite: END;
+-- PostgreSQL: the rows a statement removed (`gone`) and wrote (`came`), as arrays; the
+-- objects' rows before it are their rows now but those it wrote, and those it removed.
+-- "LoreSens" in ASCII: one writer of these tallies at a time (see the top).
+--postgres: CREATE FUNCTION lore_value_tally_labels(gone label_assignments[], came label_assignments[])
+--postgres: RETURNS void LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     IF NOT EXISTS (SELECT 1 FROM unnest(gone) WHERE model_id <> -1 AND placed)
+--postgres:         AND NOT EXISTS (SELECT 1 FROM unnest(came) WHERE model_id <> -1 AND placed) THEN
+--postgres:         RETURN;
+--postgres:     END IF;
+--postgres:     PERFORM pg_advisory_xact_lock(5507746648813825651);
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:     WITH gone_rows AS MATERIALIZED (
+--postgres:             SELECT model_id, object_id, label, status FROM unnest(gone)
+--postgres:             WHERE model_id <> -1 AND placed),
+--postgres:         came_rows AS MATERIALIZED (
+--postgres:             SELECT model_id, object_id, label, placed FROM unnest(came) WHERE model_id <> -1),
+--postgres:         objects_of AS (
+--postgres:             SELECT model_id, object_id FROM gone_rows
+--postgres:             UNION SELECT model_id, object_id FROM came_rows WHERE placed),
+--postgres:         rows_after AS (
+--postgres:             SELECT l.model_id, l.object_id, l.label, l.status FROM objects_of a
+--postgres:             JOIN label_assignments l ON l.model_id = a.model_id AND l.object_id = a.object_id
+--postgres:             WHERE l.placed AND l.status IN ('MATCHED', 'APPROVED')),
+--postgres:         rows_before AS (
+--postgres:             SELECT r.model_id, r.object_id, r.label, r.status FROM rows_after r
+--postgres:             WHERE NOT EXISTS (SELECT 1 FROM came_rows c WHERE c.model_id = r.model_id
+--postgres:                 AND c.object_id = r.object_id AND c.label = r.label)
+--postgres:             UNION ALL
+--postgres:             SELECT model_id, object_id, label, status FROM gone_rows
+--postgres:             WHERE status IN ('MATCHED', 'APPROVED')),
+--postgres:         tops AS (
+--postgres:             (SELECT DISTINCT ON (r.model_id, r.object_id) r.model_id, r.label, 1 AS d
+--postgres:              FROM rows_after r JOIN sensitivity_labels s ON s.name = r.label
+--postgres:              ORDER BY r.model_id, r.object_id, s.position DESC, r.label)
+--postgres:             UNION ALL
+--postgres:             (SELECT DISTINCT ON (r.model_id, r.object_id) r.model_id, r.label, -1 AS d
+--postgres:              FROM rows_before r JOIN sensitivity_labels s ON s.name = r.label
+--postgres:              ORDER BY r.model_id, r.object_id, s.position DESC, r.label))
+--postgres:     SELECT 'sensitivity', model_id, label, SUM(d) FROM tops
+--postgres:     GROUP BY model_id, label HAVING SUM(d) <> 0;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_labels_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_labels(ARRAY[]::label_assignments[], ARRAY(SELECT r::label_assignments FROM labels_added r));
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_labels_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_labels(ARRAY(SELECT r::label_assignments FROM labels_removed r),
+--postgres:         ARRAY[]::label_assignments[]);
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_labels_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_labels(ARRAY(SELECT r::label_assignments FROM labels_before r),
+--postgres:         ARRAY(SELECT r::label_assignments FROM labels_after r));
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE TRIGGER value_tallies_labels_insert AFTER INSERT ON label_assignments
+--postgres:     REFERENCING NEW TABLE AS labels_added FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_labels_inserted();
+--postgres: CREATE TRIGGER value_tallies_labels_delete AFTER DELETE ON label_assignments
+--postgres:     REFERENCING OLD TABLE AS labels_removed FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_labels_deleted();
+--postgres: CREATE TRIGGER value_tallies_labels_update AFTER UPDATE ON label_assignments
+--postgres:     REFERENCING OLD TABLE AS labels_before NEW TABLE AS labels_after
+--postgres:     FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_labels_updated();
+--postgres: CREATE FUNCTION lore_value_tally_definitions(gone sensitivity_labels[], came sensitivity_labels[])
+--postgres: RETURNS void LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     IF cardinality(gone) = 0 AND cardinality(came) = 0 THEN
+--postgres:         RETURN;
+--postgres:     END IF;
+--postgres:     PERFORM pg_advisory_xact_lock(5507746648813825651);
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:     WITH names AS (SELECT name FROM unnest(gone) UNION SELECT name FROM unnest(came)),
+--postgres:         objects_of AS (
+--postgres:             SELECT DISTINCT l.model_id, l.object_id FROM label_assignments l
+--postgres:             WHERE l.label IN (SELECT name FROM names) AND l.model_id <> -1 AND l.placed
+--postgres:             AND l.status IN ('MATCHED', 'APPROVED')),
+--postgres:         rows_of AS (
+--postgres:             SELECT l.model_id, l.object_id, l.label FROM objects_of a
+--postgres:             JOIN label_assignments l ON l.model_id = a.model_id AND l.object_id = a.object_id
+--postgres:             WHERE l.placed AND l.status IN ('MATCHED', 'APPROVED')),
+--postgres:         before AS (
+--postgres:             SELECT name, position FROM sensitivity_labels
+--postgres:             WHERE name NOT IN (SELECT name FROM unnest(came))
+--postgres:             UNION ALL SELECT name, position FROM unnest(gone)),
+--postgres:         tops AS (
+--postgres:             (SELECT DISTINCT ON (r.model_id, r.object_id) r.model_id, r.label, 1 AS d
+--postgres:              FROM rows_of r JOIN sensitivity_labels s ON s.name = r.label
+--postgres:              ORDER BY r.model_id, r.object_id, s.position DESC, r.label)
+--postgres:             UNION ALL
+--postgres:             (SELECT DISTINCT ON (r.model_id, r.object_id) r.model_id, r.label, -1 AS d
+--postgres:              FROM rows_of r JOIN before s ON s.name = r.label
+--postgres:              ORDER BY r.model_id, r.object_id, s.position DESC, r.label))
+--postgres:     SELECT 'sensitivity', model_id, label, SUM(d) FROM tops
+--postgres:     GROUP BY model_id, label HAVING SUM(d) <> 0;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_definitions_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_definitions(ARRAY[]::sensitivity_labels[], ARRAY(SELECT r::sensitivity_labels FROM definitions_added r));
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_definitions_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_definitions(ARRAY(SELECT r::sensitivity_labels FROM definitions_removed r),
+--postgres:         ARRAY[]::sensitivity_labels[]);
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_definitions_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_definitions(ARRAY(SELECT r::sensitivity_labels FROM definitions_before r),
+--postgres:         ARRAY(SELECT r::sensitivity_labels FROM definitions_after r));
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE TRIGGER value_tallies_sensitivity_insert AFTER INSERT ON sensitivity_labels
+--postgres:     REFERENCING NEW TABLE AS definitions_added FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_definitions_inserted();
+--postgres: CREATE TRIGGER value_tallies_sensitivity_delete AFTER DELETE ON sensitivity_labels
+--postgres:     REFERENCING OLD TABLE AS definitions_removed FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_definitions_deleted();
+--postgres: CREATE TRIGGER value_tallies_sensitivity_update AFTER UPDATE ON sensitivity_labels
+--postgres:     REFERENCING OLD TABLE AS definitions_before NEW TABLE AS definitions_after
+--postgres:     FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_definitions_updated();
+
+-- Curation: an object counts for a kind while it has a placed entry of it.
+--sqlite: CREATE TRIGGER value_tallies_curation_insert AFTER INSERT ON curation
+--sqlite:     WHEN new.model_id <> -1 AND new.placed BEGIN
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'curation:' || new.kind, new.model_id, '', 1
+--sqlite:         WHERE NOT EXISTS (SELECT 1 FROM curation c WHERE c.model_id = new.model_id
+--sqlite:             AND c.object_id = new.object_id AND c.kind = new.kind AND c.placed AND c.id <> new.id)
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + 1;
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_curation_delete AFTER DELETE ON curation
+--sqlite:     WHEN old.model_id <> -1 AND old.placed BEGIN
+--sqlite:     UPDATE value_tallies SET n = n - 1
+--sqlite:         WHERE kind = 'curation:' || old.kind AND model_id = old.model_id AND value = ''
+--sqlite:         AND NOT EXISTS (SELECT 1 FROM curation c WHERE c.model_id = old.model_id
+--sqlite:             AND c.object_id = old.object_id AND c.kind = old.kind AND c.placed);
+--sqlite: END;
+--sqlite: CREATE TRIGGER value_tallies_curation_update AFTER UPDATE ON curation
+--sqlite:     WHEN old.model_id IS NOT new.model_id OR old.object_id IS NOT new.object_id
+--sqlite:         OR old.kind IS NOT new.kind OR old.placed IS NOT new.placed BEGIN
+--sqlite:     UPDATE value_tallies SET n = n - 1
+--sqlite:         WHERE old.model_id <> -1 AND old.placed
+--sqlite:         AND kind = 'curation:' || old.kind AND model_id = old.model_id AND value = ''
+--sqlite:         AND NOT EXISTS (SELECT 1 FROM curation c WHERE c.model_id = old.model_id
+--sqlite:             AND c.object_id = old.object_id AND c.kind = old.kind AND c.placed);
+--sqlite:     INSERT INTO value_tallies (kind, model_id, value, n)
+--sqlite:         SELECT 'curation:' || new.kind, new.model_id, '', 1
+--sqlite:         WHERE new.model_id <> -1 AND new.placed
+--sqlite:         AND NOT EXISTS (SELECT 1 FROM curation c WHERE c.model_id = new.model_id
+--sqlite:             AND c.object_id = new.object_id AND c.kind = new.kind AND c.placed AND c.id <> new.id)
+--sqlite:         AND NOT (old.placed AND old.model_id = new.model_id AND old.object_id = new.object_id
+--sqlite:             AND old.kind = new.kind)
+--sqlite:         ON CONFLICT (kind, model_id, value) DO UPDATE SET n = n + 1;
+--sqlite: END;
+-- "LoreCura" in ASCII.
+--postgres: CREATE FUNCTION lore_value_tally_curation(gone curation[], came curation[])
+--postgres: RETURNS void LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     IF NOT EXISTS (SELECT 1 FROM unnest(gone) WHERE model_id <> -1 AND placed)
+--postgres:         AND NOT EXISTS (SELECT 1 FROM unnest(came) WHERE model_id <> -1 AND placed) THEN
+--postgres:         RETURN;
+--postgres:     END IF;
+--postgres:     PERFORM pg_advisory_xact_lock(5507746648546439777);
+--postgres:     INSERT INTO value_tallies (kind, model_id, value, n)
+--postgres:     WITH gone_groups AS MATERIALIZED (
+--postgres:             SELECT DISTINCT model_id, object_id, kind FROM unnest(gone)
+--postgres:             WHERE model_id <> -1 AND placed),
+--postgres:         came_ids AS MATERIALIZED (SELECT id FROM unnest(came)),
+--postgres:         groups AS (
+--postgres:             SELECT model_id, object_id, kind FROM gone_groups
+--postgres:             UNION SELECT model_id, object_id, kind FROM unnest(came) WHERE model_id <> -1 AND placed),
+--postgres:         flags AS (
+--postgres:             SELECT g.model_id, g.kind,
+--postgres:                 CASE WHEN EXISTS (SELECT 1 FROM curation c WHERE c.model_id = g.model_id
+--postgres:                     AND c.object_id = g.object_id AND c.kind = g.kind AND c.placed)
+--postgres:                 THEN 1 ELSE 0 END AS after,
+--postgres:                 CASE WHEN EXISTS (SELECT 1 FROM gone_groups d WHERE d.model_id = g.model_id
+--postgres:                         AND d.object_id = g.object_id AND d.kind = g.kind)
+--postgres:                     OR EXISTS (SELECT 1 FROM curation c WHERE c.model_id = g.model_id
+--postgres:                         AND c.object_id = g.object_id AND c.kind = g.kind AND c.placed
+--postgres:                         AND c.id NOT IN (SELECT id FROM came_ids))
+--postgres:                 THEN 1 ELSE 0 END AS before
+--postgres:             FROM groups g)
+--postgres:     SELECT 'curation:' || kind, model_id, '', SUM(after - before) FROM flags
+--postgres:     GROUP BY kind, model_id HAVING SUM(after - before) <> 0;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_curation_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_curation(ARRAY[]::curation[], ARRAY(SELECT r::curation FROM curation_added r));
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_curation_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_curation(ARRAY(SELECT r::curation FROM curation_removed r),
+--postgres:         ARRAY[]::curation[]);
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE FUNCTION lore_value_tally_curation_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     PERFORM lore_value_tally_curation(ARRAY(SELECT r::curation FROM curation_before r),
+--postgres:         ARRAY(SELECT r::curation FROM curation_after r));
+--postgres:     RETURN NULL;
+--postgres: END $$;
+--postgres: CREATE TRIGGER value_tallies_curation_insert AFTER INSERT ON curation
+--postgres:     REFERENCING NEW TABLE AS curation_added FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_curation_inserted();
+--postgres: CREATE TRIGGER value_tallies_curation_delete AFTER DELETE ON curation
+--postgres:     REFERENCING OLD TABLE AS curation_removed FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_curation_deleted();
+--postgres: CREATE TRIGGER value_tallies_curation_update AFTER UPDATE ON curation
+--postgres:     REFERENCING OLD TABLE AS curation_before NEW TABLE AS curation_after
+--postgres:     FOR EACH STATEMENT EXECUTE FUNCTION lore_value_tally_curation_updated();
