@@ -584,6 +584,19 @@ impl Compiler<'_> {
         facet: &Facet,
         limit: u64,
     ) -> String {
+        let rows = self.facet_rows(from, condition, per_object, facet);
+        let limit = self.param(SqlValue::Int(Some(clamp(limit))));
+        format!("{rows} ORDER BY n DESC, v LIMIT {limit}")
+    }
+
+    /// [`Self::facet_counts`] unordered and whole: rows of (value `v`, count `n`).
+    fn facet_rows(
+        &mut self,
+        from: &str,
+        condition: &str,
+        per_object: bool,
+        facet: &Facet,
+    ) -> String {
         let c = self;
         let dialect = c.dialect;
         let (join, row) = match facet.relation {
@@ -650,7 +663,6 @@ impl Compiler<'_> {
             (Cond::False, _) | (_, Row::DataClass(_)) => String::new(),
             (hidden, Row::Object(_)) => format!(" AND ({}) IS NOT TRUE", c.cond(hidden, row)),
         };
-        let limit = c.param(SqlValue::Int(Some(clamp(limit))));
         let rows = if one_per_object {
             format!("{value} AS v")
         } else {
@@ -659,7 +671,7 @@ impl Compiler<'_> {
         format!(
             "SELECT v, COUNT(*) AS n FROM (SELECT {rows} \
          FROM {from} {join} WHERE ({condition}) AND {value} IS NOT NULL{hidden}) x \
-         GROUP BY v ORDER BY n DESC, v LIMIT {limit}"
+         GROUP BY v"
         )
     }
 }
