@@ -18,6 +18,7 @@ use std::io::{BufRead, IsTerminal as _};
 use std::path::{Path, PathBuf};
 
 use lore_core::ServerCatalog;
+use lore_core::auth::Caller;
 use lore_core::catalog::{
     Bootstrap, GranteeKind, GranteeRef, GroupUpdate, NewGroup, NewUser, RoleGrant, UserUpdate,
 };
@@ -438,48 +439,8 @@ async fn user_command(
 ) -> Result<String, String> {
     let operator = catalog.command_line_operator();
     match command {
-        UserCommand::List { enabled } => {
-            let users: Vec<User> = catalog
-                .list_users(&operator)
-                .await
-                .map_err(message)?
-                .into_iter()
-                .filter(|u| enabled.is_none_or(|e| u.enabled == e))
-                .collect();
-            Ok(user_table(&users))
-        }
-        UserCommand::Show { name } => {
-            let user = catalog.get_user(&operator, &name).await.map_err(message)?;
-            let reference = user.id.to_string();
-            let groups = catalog
-                .list_groups(&operator, Some(&reference))
-                .await
-                .map_err(message)?;
-            let roles = catalog
-                .global_roles(&operator, Some(&user_ref(&reference)))
-                .await
-                .map_err(message)?;
-            Ok(fields(&[
-                ("Name", user.name.clone()),
-                ("Id", user.id.to_string()),
-                ("Full name", user.full_name.clone()),
-                ("E-mail", user.email.clone()),
-                ("Description", user.description.clone()),
-                ("Enabled", yes_no(user.enabled)),
-                (
-                    "Password",
-                    if user.password_hash.is_some() {
-                        "set".to_owned()
-                    } else {
-                        "none (logs in only through OAuth 2.0)".to_owned()
-                    },
-                ),
-                ("Created", user.created_at.to_rfc3339()),
-                ("Identity", identity_text(user.external.as_ref())),
-                ("Groups", group_names(&groups)),
-                ("Global roles", role_names(&roles)),
-            ]))
-        }
+        UserCommand::List { enabled } => list_users(catalog, &operator, enabled).await,
+        UserCommand::Show { name } => show_user(catalog, &operator, &name).await,
         UserCommand::Add {
             name,
             full_name,
@@ -489,37 +450,15 @@ async fn user_command(
             password: _,
             no_password,
         } => {
-            if password.is_none() && !no_password {
-                return Err(format!(
-                    "give the password with --password-stdin, --password-file PATH or \
-                     {NEW_PASSWORD_ENV}, or create a user who logs in only through OAuth 2.0 \
-                     with --no-password"
-                ));
-            }
-            let has_password = password.is_some();
-            let user = catalog
-                .create_user(
-                    &operator,
-                    NewUser {
-                        name: Some(name),
-                        full_name,
-                        email,
-                        description,
-                        password,
-                        enabled: Some(!disabled),
-                    },
-                )
-                .await
-                .map_err(message)?;
-            let mut out = format!("Created user {} ({})", user.name, user.id);
-            if !user.enabled {
-                out.push_str(", disabled");
-            }
-            if !has_password {
-                out.push_str(", without a password (logs in only through OAuth 2.0)");
-            }
-            out.push_str(".\n");
-            Ok(out)
+            let new = NewUser {
+                name: Some(name),
+                full_name,
+                email,
+                description,
+                password,
+                enabled: Some(!disabled),
+            };
+            add_user(catalog, &operator, new, no_password).await
         }
         UserCommand::Set {
             name,
@@ -530,99 +469,23 @@ async fn user_command(
             enable,
             disable,
         } => {
-            let enabled = enabled_change(enable, disable);
-            if full_name.is_none()
-                && email.is_none()
-                && description.is_none()
-                && rename.is_none()
-                && enabled.is_none()
-            {
-                return Err(
-                    "nothing to change; give --full-name, --email, --description, --rename, \
-                     --enable or --disable"
-                        .into(),
-                );
-            }
-            let before = catalog.get_user(&operator, &name).await.map_err(message)?;
-            let user = catalog
-                .update_user(
-                    &operator,
-                    UserUpdate {
-                        id: Some(before.id.to_string()),
-                        new_name: rename,
-                        full_name,
-                        email,
-                        description,
-                        enabled,
-                        ..UserUpdate::default()
-                    },
-                )
-                .await
-                .map_err(message)?;
-            let mut out = format!("Changed user {}", before.name);
-            if user.name != before.name {
-                let _ = write!(out, ", now named {}", user.name);
-            }
-            if enabled == Some(false) && before.enabled {
-                out.push_str(": disabled, their sessions ended");
-            } else if enabled == Some(true) && !before.enabled {
-                out.push_str(": enabled");
-            }
-            out.push_str(".\n");
-            Ok(out)
+            let change = UserUpdate {
+                new_name: rename,
+                full_name,
+                email,
+                description,
+                enabled: enabled_change(enable, disable),
+                ..UserUpdate::default()
+            };
+            set_user(catalog, &operator, &name, change).await
         }
         UserCommand::Password { name, password: _ } => {
-            let password = password.ok_or_else(|| {
-                format!(
-                    "give the new password with --password-stdin, --password-file PATH or \
-                     {NEW_PASSWORD_ENV}"
-                )
-            })?;
-            let user = catalog.get_user(&operator, &name).await.map_err(message)?;
-            let user = catalog
-                .update_user(
-                    &operator,
-                    UserUpdate {
-                        id: Some(user.id.to_string()),
-                        password: Some(password),
-                        ..UserUpdate::default()
-                    },
-                )
-                .await
-                .map_err(message)?;
-            Ok(format!(
-                "Set the password of user {}; their sessions ended.\n",
-                user.name
-            ))
+            set_password(catalog, &operator, &name, password).await
         }
-        UserCommand::Delete { name } => {
-            let user = catalog.get_user(&operator, &name).await.map_err(message)?;
-            catalog
-                .delete_user(&operator, &user.id.to_string())
-                .await
-                .map_err(message)?;
-            Ok(format!("Deleted user {}.\n", user.name))
-        }
-        UserCommand::Roles { name } => {
-            let roles = catalog
-                .global_roles(&operator, Some(&user_ref(&name)))
-                .await
-                .map_err(message)?;
-            Ok(role_table(&roles))
-        }
+        UserCommand::Delete { name } => delete_user(catalog, &operator, &name).await,
+        UserCommand::Roles { name } => user_roles(catalog, &operator, &name).await,
         UserCommand::Grant { name, roles } => {
-            let held = catalog
-                .grant_global_roles(&operator, &user_ref(&name), &roles)
-                .await
-                .map_err(message)?;
-            let user = held
-                .first()
-                .map_or(name.as_str(), |g| g.grantee.name.as_str());
-            Ok(format!(
-                "Granted {} to user {user}; global roles now: {}.\n",
-                roles.join(", "),
-                role_names(&held)
-            ))
+            grant_user_roles(catalog, &operator, &name, &roles).await
         }
         UserCommand::Link {
             name,
@@ -636,35 +499,265 @@ async fn user_command(
                 }
                 _ => ExternalLink::AtNextSignIn,
             };
-            let user = catalog
-                .link_identity(&operator, &name, Some(link))
-                .await
-                .map_err(message)?;
-            Ok(format!(
-                "Linked user {}: {}.\n",
-                user.name,
-                identity_text(user.external.as_ref())
-            ))
+            link_user(catalog, &operator, &name, link).await
         }
-        UserCommand::Unlink { name } => {
-            let user = catalog
-                .link_identity(&operator, &name, None)
-                .await
-                .map_err(message)?;
-            Ok(format!(
-                "Unlinked user {} from their identity provider's account.\n",
-                user.name
-            ))
-        }
+        UserCommand::Unlink { name } => unlink_user(catalog, &operator, &name).await,
         UserCommand::Revoke { name, role } => {
-            let user = catalog.get_user(&operator, &name).await.map_err(message)?;
-            catalog
-                .revoke_global_role(&operator, &user_ref(&user.id.to_string()), &role)
-                .await
-                .map_err(message)?;
-            Ok(format!("Revoked {role} from user {}.\n", user.name))
+            revoke_user_role(catalog, &operator, &name, &role).await
         }
     }
+}
+
+/// `lore user list`: the users, all or only the enabled or disabled ones, as a table.
+async fn list_users(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    enabled: Option<bool>,
+) -> Result<String, String> {
+    let users: Vec<User> = catalog
+        .list_users(operator)
+        .await
+        .map_err(message)?
+        .into_iter()
+        .filter(|u| enabled.is_none_or(|e| u.enabled == e))
+        .collect();
+    Ok(user_table(&users))
+}
+
+/// `lore user show`: a user's details, groups and global roles, one per line.
+async fn show_user(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+) -> Result<String, String> {
+    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    let reference = user.id.to_string();
+    let groups = catalog
+        .list_groups(operator, Some(&reference))
+        .await
+        .map_err(message)?;
+    let roles = catalog
+        .global_roles(operator, Some(&user_ref(&reference)))
+        .await
+        .map_err(message)?;
+    Ok(fields(&[
+        ("Name", user.name.clone()),
+        ("Id", user.id.to_string()),
+        ("Full name", user.full_name.clone()),
+        ("E-mail", user.email.clone()),
+        ("Description", user.description.clone()),
+        ("Enabled", yes_no(user.enabled)),
+        (
+            "Password",
+            if user.password_hash.is_some() {
+                "set".to_owned()
+            } else {
+                "none (logs in only through OAuth 2.0)".to_owned()
+            },
+        ),
+        ("Created", user.created_at.to_rfc3339()),
+        ("Identity", identity_text(user.external.as_ref())),
+        ("Groups", group_names(&groups)),
+        ("Global roles", role_names(&roles)),
+    ]))
+}
+
+/// `lore user add`: creates the user, refusing one without a password unless
+/// `--no-password` asks for that.
+async fn add_user(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    new: NewUser,
+    no_password: bool,
+) -> Result<String, String> {
+    if new.password.is_none() && !no_password {
+        return Err(format!(
+            "give the password with --password-stdin, --password-file PATH or \
+             {NEW_PASSWORD_ENV}, or create a user who logs in only through OAuth 2.0 \
+             with --no-password"
+        ));
+    }
+    let has_password = new.password.is_some();
+    let user = catalog.create_user(operator, new).await.map_err(message)?;
+    let mut out = format!("Created user {} ({})", user.name, user.id);
+    if !user.enabled {
+        out.push_str(", disabled");
+    }
+    if !has_password {
+        out.push_str(", without a password (logs in only through OAuth 2.0)");
+    }
+    out.push_str(".\n");
+    Ok(out)
+}
+
+/// `lore user set`: applies the change (refusing an empty one) and says what changed.
+async fn set_user(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    change: UserUpdate,
+) -> Result<String, String> {
+    let enabled = change.enabled;
+    if change.full_name.is_none()
+        && change.email.is_none()
+        && change.description.is_none()
+        && change.new_name.is_none()
+        && enabled.is_none()
+    {
+        return Err(
+            "nothing to change; give --full-name, --email, --description, --rename, \
+             --enable or --disable"
+                .into(),
+        );
+    }
+    let before = catalog.get_user(operator, name).await.map_err(message)?;
+    let user = catalog
+        .update_user(
+            operator,
+            UserUpdate {
+                id: Some(before.id.to_string()),
+                ..change
+            },
+        )
+        .await
+        .map_err(message)?;
+    let mut out = format!("Changed user {}", before.name);
+    if user.name != before.name {
+        let _ = write!(out, ", now named {}", user.name);
+    }
+    if enabled == Some(false) && before.enabled {
+        out.push_str(": disabled, their sessions ended");
+    } else if enabled == Some(true) && !before.enabled {
+        out.push_str(": enabled");
+    }
+    out.push_str(".\n");
+    Ok(out)
+}
+
+/// `lore user password`: resets a user's password, which ends their sessions.
+async fn set_password(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    password: Option<String>,
+) -> Result<String, String> {
+    let password = password.ok_or_else(|| {
+        format!(
+            "give the new password with --password-stdin, --password-file PATH or \
+             {NEW_PASSWORD_ENV}"
+        )
+    })?;
+    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    let user = catalog
+        .update_user(
+            operator,
+            UserUpdate {
+                id: Some(user.id.to_string()),
+                password: Some(password),
+                ..UserUpdate::default()
+            },
+        )
+        .await
+        .map_err(message)?;
+    Ok(format!(
+        "Set the password of user {}; their sessions ended.\n",
+        user.name
+    ))
+}
+
+/// `lore user delete`: deletes a user.
+async fn delete_user(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+) -> Result<String, String> {
+    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    catalog
+        .delete_user(operator, &user.id.to_string())
+        .await
+        .map_err(message)?;
+    Ok(format!("Deleted user {}.\n", user.name))
+}
+
+/// `lore user roles`: a user's global roles and how each is held, as a table.
+async fn user_roles(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+) -> Result<String, String> {
+    let roles = catalog
+        .global_roles(operator, Some(&user_ref(name)))
+        .await
+        .map_err(message)?;
+    Ok(role_table(&roles))
+}
+
+/// `lore user grant`: grants global roles to a user and names the roles they now hold.
+async fn grant_user_roles(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    roles: &[String],
+) -> Result<String, String> {
+    let held = catalog
+        .grant_global_roles(operator, &user_ref(name), roles)
+        .await
+        .map_err(message)?;
+    let user = held.first().map_or(name, |g| g.grantee.name.as_str());
+    Ok(format!(
+        "Granted {} to user {user}; global roles now: {}.\n",
+        roles.join(", "),
+        role_names(&held)
+    ))
+}
+
+/// `lore user link`: links a user to their account at the identity provider.
+async fn link_user(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    link: ExternalLink,
+) -> Result<String, String> {
+    let user = catalog
+        .link_identity(operator, name, Some(link))
+        .await
+        .map_err(message)?;
+    Ok(format!(
+        "Linked user {}: {}.\n",
+        user.name,
+        identity_text(user.external.as_ref())
+    ))
+}
+
+/// `lore user unlink`: unlinks a user from their account at the identity provider.
+async fn unlink_user(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+) -> Result<String, String> {
+    let user = catalog
+        .link_identity(operator, name, None)
+        .await
+        .map_err(message)?;
+    Ok(format!(
+        "Unlinked user {} from their identity provider's account.\n",
+        user.name
+    ))
+}
+
+/// `lore user revoke`: revokes a global role granted to a user.
+async fn revoke_user_role(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    role: &str,
+) -> Result<String, String> {
+    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    catalog
+        .revoke_global_role(operator, &user_ref(&user.id.to_string()), role)
+        .await
+        .map_err(message)?;
+    Ok(format!("Revoked {role} from user {}.\n", user.name))
 }
 
 /// How a user is linked to an identity provider's account, in words.
@@ -676,67 +769,21 @@ fn identity_text(link: Option<&ExternalLink>) -> String {
 pub async fn run_group(catalog: &ServerCatalog, command: GroupCommand) -> Result<String, String> {
     let operator = catalog.command_line_operator();
     match command {
-        GroupCommand::List { member } => {
-            let groups = catalog
-                .list_groups(&operator, member.as_deref())
-                .await
-                .map_err(message)?;
-            Ok(group_table(&groups))
-        }
-        GroupCommand::Show { name } => {
-            let details = catalog.get_group(&operator, &name).await.map_err(message)?;
-            let group = &details.group;
-            let roles = catalog
-                .global_roles(
-                    &operator,
-                    Some(&GranteeRef {
-                        reference: group.id.to_string(),
-                        kind: Some(GranteeKind::Group),
-                    }),
-                )
-                .await
-                .map_err(message)?;
-            let mut out = fields(&[
-                ("Name", group.name.clone()),
-                ("Id", group.id.to_string()),
-                ("Description", group.description.clone()),
-                ("Enabled", yes_no(group.enabled)),
-                ("Created", group.created_at.to_rfc3339()),
-                ("Global roles", role_names(&roles)),
-            ]);
-            out.push('\n');
-            out.push_str(&member_table(&details.members));
-            Ok(out)
-        }
+        GroupCommand::List { member } => list_groups(catalog, &operator, member.as_deref()).await,
+        GroupCommand::Show { name } => show_group(catalog, &operator, &name).await,
         GroupCommand::Add {
             name,
             description,
             members,
             disabled,
         } => {
-            let details = catalog
-                .create_group(
-                    &operator,
-                    NewGroup {
-                        name: Some(name),
-                        description,
-                        enabled: Some(!disabled),
-                        members,
-                    },
-                )
-                .await
-                .map_err(message)?;
-            Ok(format!(
-                "Created group {} ({}){} with {}.\n",
-                details.group.name,
-                details.group.id,
-                if details.group.enabled {
-                    ""
-                } else {
-                    ", disabled,"
-                },
-                count(details.members.len(), "member", "members")
-            ))
+            let new = NewGroup {
+                name: Some(name),
+                description,
+                enabled: Some(!disabled),
+                members,
+            };
+            add_group(catalog, &operator, new).await
         }
         GroupCommand::Set {
             name,
@@ -745,109 +792,234 @@ pub async fn run_group(catalog: &ServerCatalog, command: GroupCommand) -> Result
             enable,
             disable,
         } => {
-            let enabled = enabled_change(enable, disable);
-            if description.is_none() && rename.is_none() && enabled.is_none() {
-                return Err(
-                    "nothing to change; give --description, --rename, --enable or --disable".into(),
-                );
-            }
-            let before = catalog.get_group(&operator, &name).await.map_err(message)?;
-            let details = catalog
-                .update_group(
-                    &operator,
-                    GroupUpdate {
-                        id: Some(before.group.id.to_string()),
-                        new_name: rename,
-                        description,
-                        enabled,
-                        ..GroupUpdate::default()
-                    },
-                )
-                .await
-                .map_err(message)?;
-            let mut out = format!("Changed group {}", before.group.name);
-            if details.group.name != before.group.name {
-                let _ = write!(out, ", now named {}", details.group.name);
-            }
-            if enabled == Some(false) && before.group.enabled {
-                out.push_str(": disabled, its roles hold for nobody");
-            } else if enabled == Some(true) && !before.group.enabled {
-                out.push_str(": enabled");
-            }
-            out.push_str(".\n");
-            Ok(out)
+            let change = GroupUpdate {
+                new_name: rename,
+                description,
+                enabled: enabled_change(enable, disable),
+                ..GroupUpdate::default()
+            };
+            set_group(catalog, &operator, &name, change).await
         }
         GroupCommand::AddMember { name, users } => {
-            let before = catalog.get_group(&operator, &name).await.map_err(message)?;
-            let details = catalog
-                .add_members(&operator, &before.group.id.to_string(), &users)
-                .await
-                .map_err(message)?;
-            let added: Vec<&str> = details
-                .members
-                .iter()
-                .filter(|u| !before.members.iter().any(|b| b.id == u.id))
-                .map(|u| u.name.as_str())
-                .collect();
-            Ok(format!(
-                "Added {} to group {}; it has {}.\n",
-                if added.is_empty() {
-                    "nobody new".to_owned()
-                } else {
-                    added.join(", ")
-                },
-                details.group.name,
-                count(details.members.len(), "member", "members")
-            ))
+            add_members(catalog, &operator, &name, &users).await
         }
         GroupCommand::RemoveMember { name, user } => {
-            let user = catalog.get_user(&operator, &user).await.map_err(message)?;
-            let details = catalog
-                .remove_member(&operator, &name, &user.id.to_string())
-                .await
-                .map_err(message)?;
-            Ok(format!(
-                "Removed {} from group {}; it has {}.\n",
-                user.name,
-                details.group.name,
-                count(details.members.len(), "member", "members")
-            ))
+            remove_member(catalog, &operator, &name, &user).await
         }
-        GroupCommand::Delete { name } => {
-            let details = catalog.get_group(&operator, &name).await.map_err(message)?;
-            catalog
-                .delete_group(&operator, &details.group.id.to_string())
-                .await
-                .map_err(message)?;
-            Ok(format!("Deleted group {}.\n", details.group.name))
-        }
+        GroupCommand::Delete { name } => delete_group(catalog, &operator, &name).await,
         GroupCommand::Grant { name, roles } => {
-            let details = catalog.get_group(&operator, &name).await.map_err(message)?;
-            let group = &details.group;
-            let held = catalog
-                .grant_global_roles(&operator, &group_ref(&group.id.to_string()), &roles)
-                .await
-                .map_err(message)?;
-            Ok(format!(
-                "Granted {} to group {}; global roles now: {}.\n",
-                roles.join(", "),
-                group.name,
-                role_names(&held)
-            ))
+            grant_group_roles(catalog, &operator, &name, &roles).await
         }
         GroupCommand::Revoke { name, role } => {
-            let details = catalog.get_group(&operator, &name).await.map_err(message)?;
-            let group = &details.group;
-            catalog
-                .revoke_global_role(&operator, &group_ref(&group.id.to_string()), &role)
-                .await
-                .map_err(message)?;
-            Ok(format!("Revoked {role} from group {}.\n", group.name))
+            revoke_group_role(catalog, &operator, &name, &role).await
         }
     }
 }
 
-/// A user as a grantee (not a group of the same name).
+/// `lore group list`: the groups, all or only one user's, as a table.
+async fn list_groups(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    member: Option<&str>,
+) -> Result<String, String> {
+    let groups = catalog
+        .list_groups(operator, member)
+        .await
+        .map_err(message)?;
+    Ok(group_table(&groups))
+}
+
+/// `lore group show`: a group's details and global roles, one per line, then its members
+/// as a table.
+async fn show_group(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+) -> Result<String, String> {
+    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let group = &details.group;
+    let roles = catalog
+        .global_roles(
+            operator,
+            Some(&GranteeRef {
+                reference: group.id.to_string(),
+                kind: Some(GranteeKind::Group),
+            }),
+        )
+        .await
+        .map_err(message)?;
+    let mut out = fields(&[
+        ("Name", group.name.clone()),
+        ("Id", group.id.to_string()),
+        ("Description", group.description.clone()),
+        ("Enabled", yes_no(group.enabled)),
+        ("Created", group.created_at.to_rfc3339()),
+        ("Global roles", role_names(&roles)),
+    ]);
+    out.push('\n');
+    out.push_str(&member_table(&details.members));
+    Ok(out)
+}
+
+/// `lore group add`: creates the group with its first members.
+async fn add_group(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    new: NewGroup,
+) -> Result<String, String> {
+    let details = catalog.create_group(operator, new).await.map_err(message)?;
+    Ok(format!(
+        "Created group {} ({}){} with {}.\n",
+        details.group.name,
+        details.group.id,
+        if details.group.enabled {
+            ""
+        } else {
+            ", disabled,"
+        },
+        count(details.members.len(), "member", "members")
+    ))
+}
+
+/// `lore group set`: applies the change (refusing an empty one) and says what changed.
+async fn set_group(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    change: GroupUpdate,
+) -> Result<String, String> {
+    let enabled = change.enabled;
+    if change.description.is_none() && change.new_name.is_none() && enabled.is_none() {
+        return Err(
+            "nothing to change; give --description, --rename, --enable or --disable".into(),
+        );
+    }
+    let before = catalog.get_group(operator, name).await.map_err(message)?;
+    let details = catalog
+        .update_group(
+            operator,
+            GroupUpdate {
+                id: Some(before.group.id.to_string()),
+                ..change
+            },
+        )
+        .await
+        .map_err(message)?;
+    let mut out = format!("Changed group {}", before.group.name);
+    if details.group.name != before.group.name {
+        let _ = write!(out, ", now named {}", details.group.name);
+    }
+    if enabled == Some(false) && before.group.enabled {
+        out.push_str(": disabled, its roles hold for nobody");
+    } else if enabled == Some(true) && !before.group.enabled {
+        out.push_str(": enabled");
+    }
+    out.push_str(".\n");
+    Ok(out)
+}
+
+/// `lore group add-member`: adds users to a group and names those who were not in it.
+async fn add_members(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    users: &[String],
+) -> Result<String, String> {
+    let before = catalog.get_group(operator, name).await.map_err(message)?;
+    let details = catalog
+        .add_members(operator, &before.group.id.to_string(), users)
+        .await
+        .map_err(message)?;
+    let added: Vec<&str> = details
+        .members
+        .iter()
+        .filter(|u| !before.members.iter().any(|b| b.id == u.id))
+        .map(|u| u.name.as_str())
+        .collect();
+    Ok(format!(
+        "Added {} to group {}; it has {}.\n",
+        if added.is_empty() {
+            "nobody new".to_owned()
+        } else {
+            added.join(", ")
+        },
+        details.group.name,
+        count(details.members.len(), "member", "members")
+    ))
+}
+
+/// `lore group remove-member`: removes a user from a group.
+async fn remove_member(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    user: &str,
+) -> Result<String, String> {
+    let user = catalog.get_user(operator, user).await.map_err(message)?;
+    let details = catalog
+        .remove_member(operator, name, &user.id.to_string())
+        .await
+        .map_err(message)?;
+    Ok(format!(
+        "Removed {} from group {}; it has {}.\n",
+        user.name,
+        details.group.name,
+        count(details.members.len(), "member", "members")
+    ))
+}
+
+/// `lore group delete`: deletes a group.
+async fn delete_group(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+) -> Result<String, String> {
+    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    catalog
+        .delete_group(operator, &details.group.id.to_string())
+        .await
+        .map_err(message)?;
+    Ok(format!("Deleted group {}.\n", details.group.name))
+}
+
+/// `lore group grant`: grants global roles to a group and names the roles it now holds.
+async fn grant_group_roles(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    roles: &[String],
+) -> Result<String, String> {
+    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let group = &details.group;
+    let held = catalog
+        .grant_global_roles(operator, &group_ref(&group.id.to_string()), roles)
+        .await
+        .map_err(message)?;
+    Ok(format!(
+        "Granted {} to group {}; global roles now: {}.\n",
+        roles.join(", "),
+        group.name,
+        role_names(&held)
+    ))
+}
+
+/// `lore group revoke`: revokes a global role granted to a group.
+async fn revoke_group_role(
+    catalog: &ServerCatalog,
+    operator: &Caller,
+    name: &str,
+    role: &str,
+) -> Result<String, String> {
+    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let group = &details.group;
+    catalog
+        .revoke_global_role(operator, &group_ref(&group.id.to_string()), role)
+        .await
+        .map_err(message)?;
+    Ok(format!("Revoked {role} from group {}.\n", group.name))
+}
+
+/// A group as a grantee (not a user of the same name).
 fn group_ref(reference: &str) -> GranteeRef {
     GranteeRef {
         reference: reference.to_owned(),
@@ -855,6 +1027,7 @@ fn group_ref(reference: &str) -> GranteeRef {
     }
 }
 
+/// A user as a grantee (not a group of the same name).
 fn user_ref(reference: &str) -> GranteeRef {
     GranteeRef {
         reference: reference.to_owned(),
