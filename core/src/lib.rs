@@ -13,6 +13,7 @@ pub mod openlineage;
 pub mod pace;
 pub mod store;
 pub mod wire;
+mod writer;
 
 /// The domain model ([`lore_model`]), with its ids and errors at the paths core has always
 /// had them.

@@ -15,7 +15,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::{Cursor, Read, Seek};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
 
 use super::Catalog;
 use crate::archive::read::{
@@ -28,17 +27,14 @@ use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, stable_id};
 use crate::import::Produced;
 use crate::model::*;
-use crate::pace::{YieldEvery, cpu_bound};
-use crate::store::{Details, Op, Scope, WriteTx};
+use crate::pace::cpu_bound;
+use crate::store::{Details, Op, Scope};
+use crate::writer::{Made, ModelWriter, Stream};
 use compare::{
     Carried, attribute_print, classification_print, edge_print, label_print, object_print,
     profiling_print, tag_print,
 };
 
-/// Ops sent to the store in one `write`.
-const CHUNK: usize = 5_000;
-/// Ops read from the archive between two yields to the runtime's other tasks.
-const YIELD_EVERY: u32 = 500;
 /// Objects whose details are read at once.
 const PAGE: usize = 1_000;
 /// Objects whose prints are read at once.
@@ -180,53 +176,6 @@ impl Node {
     fn writes(&self) -> bool {
         self.fate() != Fate::Unchanged
     }
-}
-
-/// Ops on their way to a write transaction, sent in chunks to [`write_chunks`].
-struct Sink {
-    chunks: mpsc::Sender<Vec<Op>>,
-    ops: Vec<Op>,
-    pace: YieldEvery,
-}
-
-impl Sink {
-    async fn push(&mut self, op: Op) -> Result<()> {
-        self.ops.push(op);
-        if self.ops.len() >= CHUNK {
-            self.flush().await?;
-        }
-        // Reading a chunk's rows takes 10-50 ms: the reads queued on this worker run in
-        // between, rather than wait for the whole chunk.
-        self.pace.tick().await;
-        Ok(())
-    }
-
-    /// Sends the ops so far; fails when the writing has stopped on an error.
-    async fn flush(&mut self) -> Result<()> {
-        if self.ops.is_empty() {
-            return Ok(());
-        }
-        let chunk = std::mem::replace(&mut self.ops, Vec::with_capacity(CHUNK));
-        self.chunks
-            .send(chunk)
-            .await
-            .map_err(|_| Error::internal("the import's write transaction stopped"))
-    }
-}
-
-/// Writes the chunks a [`Sink`] sends, in order, until it is dropped; answers the
-/// transaction, still open, for the caller to commit, and the time spent writing.
-async fn write_chunks<'a>(
-    mut tx: Box<dyn WriteTx + 'a>,
-    mut queue: mpsc::Receiver<Vec<Op>>,
-) -> Result<(Box<dyn WriteTx + 'a>, std::time::Duration)> {
-    let mut busy = std::time::Duration::ZERO;
-    while let Some(chunk) = queue.recv().await {
-        let started = std::time::Instant::now();
-        tx.write(chunk).await?;
-        busy += started.elapsed();
-    }
-    Ok((tx, busy))
 }
 
 /// Limits for archives the server wrote itself from an importer's [`ModelArchive`].
@@ -429,11 +378,10 @@ impl Catalog {
             }
         };
         let compared_at = started.elapsed();
-        let new_count = nodes.count(Fate::Added);
-        let first = match new_count {
-            0 => 0,
-            n => self.store.reserve_ids(number, n as u64).await?,
-        };
+        let mut writer = ModelWriter::new(&*self.store, caller.user());
+        let first = writer
+            .reserve(number, nodes.count(Fate::Added) as u64)
+            .await?;
         nodes.number_new(first);
         // What changes.
         let [added, updated, unchanged] =
@@ -553,11 +501,11 @@ impl Catalog {
             }
             let reprinted = prints.len();
             if !prints.is_empty() {
-                let mut tx = self.store.begin().await?;
-                while !prints.is_empty() {
-                    let rest = prints.split_off(prints.len().min(CHUNK));
-                    tx.write(std::mem::replace(&mut prints, rest)).await?;
+                for print in prints {
+                    writer.push(print)?;
                 }
+                let mut tx = self.store.begin().await?;
+                writer.write_held(&mut *tx).await?;
                 tx.commit().await?;
             }
             tracing::info!(
@@ -574,40 +522,32 @@ impl Catalog {
         // the store writes the chunk before (on another thread or in the database).
         let compared = started.elapsed();
         model.description = description;
-        model.updated_at = now();
-        model.updated_by = Some(caller.user());
-        let mut model_ops = vec![
-            Op::PutObject(model.clone()),
-            Op::SetAttribute(AttributeValue {
-                object: model.id,
-                attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
-                value: profile_value,
-            }),
-        ];
+        model.updated_at = writer.now();
+        model.updated_by = Some(writer.user());
+        writer.push(Op::PutObject(model.clone()))?;
+        writer.push(Op::SetAttribute(AttributeValue {
+            object: model.id,
+            attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
+            value: profile_value,
+        }))?;
         let mut tx = self.store.begin().await?;
         if empty {
             // The checks (unique native ids and attributes) prove a new model's rows new;
             // an existing model's own row and attribute are updated first.
             if !created {
-                tx.write(std::mem::take(&mut model_ops)).await?;
+                writer.write_held(&mut *tx).await?;
             }
             tx.expect_new_rows();
         }
-        let (chunks, queue) = mpsc::channel(1);
+        // The model's own ops, when still held, go first.
+        let (stream, writing) = writer.stream(tx);
         let produce = async {
-            let mut sink = Sink {
-                chunks,
-                ops: Vec::with_capacity(CHUNK),
-                pace: YieldEvery::new(YIELD_EVERY),
-            };
-            for op in model_ops {
-                sink.push(op).await?;
-            }
+            let mut stream = stream;
             // A re-import's definitions are known from pass 3; a new model's come after
             // its rows (nothing refers to them by key inside the transaction).
             if !empty {
                 for op in checks.plan.definitions() {
-                    sink.push(op).await?;
+                    stream.push(op).await?;
                 }
             }
 
@@ -624,7 +564,7 @@ impl Catalog {
                 let details = self.store.details(Scope::Objects(page.to_vec())).await?;
                 let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
                 for op in carried_removals(details, &in_page, number, carried) {
-                    sink.push(op).await?;
+                    stream.push(op).await?;
                 }
             }
             drop(changed);
@@ -637,7 +577,7 @@ impl Catalog {
             };
             self.write_rows(
                 &mut reader,
-                &mut sink,
+                &mut stream,
                 &meta,
                 &archive_model.profile,
                 &index,
@@ -650,22 +590,22 @@ impl Catalog {
             .await?;
             if empty {
                 for op in checks.plan.definitions() {
-                    sink.push(op).await?;
+                    stream.push(op).await?;
                 }
             }
 
             // Vanished objects, children before parents.
             for id in deletion_order(vanished) {
-                sink.push(Op::DeleteObject(id)).await?;
+                stream.push(Op::DeleteObject(id)).await?;
             }
             for edge in stored_connections.difference(&wanted_connections) {
-                sink.push(Op::RemoveEdge(edge.clone())).await?;
+                stream.push(Op::RemoveEdge(edge.clone())).await?;
             }
             for edge in wanted_connections.difference(&stored_connections) {
-                sink.push(Op::AddEdge(edge.clone())).await?;
+                stream.push(Op::AddEdge(edge.clone())).await?;
             }
             if let Some(edge) = configuration_edge {
-                sink.push(Op::AddEdge(edge)).await?;
+                stream.push(Op::AddEdge(edge)).await?;
             }
             // The prints of what was written, and of unchanged objects whose print was
             // computed, last: after every write that would forget them.
@@ -674,24 +614,24 @@ impl Catalog {
                     for (at, fingerprint) in new_prints.into_iter().enumerate() {
                         let mut node = nodes.get(at as u32);
                         node.fingerprint = fingerprint;
-                        sink.push(print(&node)).await?;
+                        stream.push(print(&node)).await?;
                     }
                 }
                 Nodes::Matched(nodes) => {
                     for node in nodes.iter().filter(|n| n.writes()) {
-                        sink.push(print(node)).await?;
+                        stream.push(print(node)).await?;
                     }
                     for &at in &reprint {
                         let node = &nodes[at as usize];
                         if !node.writes() {
-                            sink.push(print(node)).await?;
+                            stream.push(print(node)).await?;
                         }
                     }
                 }
             }
-            sink.flush().await
+            stream.finish().await
         };
-        let (produced, written) = tokio::join!(produce, write_chunks(tx, queue));
+        let (produced, written) = tokio::join!(produce, writing.run());
         // A failed write stops the reading; its error is the one to tell.
         let (tx, writing) = written?;
         produced?;
@@ -788,16 +728,7 @@ impl Catalog {
             .new_repository_id(caller, folder.as_ref(), name, hint)
             .await?;
         let folder = folder.map(|f| f.id);
-        let mut model = Object::new(
-            id,
-            ObjectKind::Model,
-            TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
-            SystemType::Model,
-            name,
-        );
-        model.parent = folder;
-        model.updated_by = Some(caller.user());
-        Ok(model)
+        Ok(Made::model().object(id, folder, name, caller.user(), now()))
     }
 
     /// Pass 4 over the archive: the rows of added and changed objects, as ops.
@@ -805,7 +736,7 @@ impl Catalog {
     async fn write_rows<R: Read + Seek + Send>(
         &self,
         reader: &mut ArchiveReader<R>,
-        sink: &mut Sink,
+        stream: &mut Stream<'_>,
         meta: &MetaModel,
         profile: &str,
         index: &ObjectIndex,
@@ -864,7 +795,7 @@ impl Catalog {
                 };
                 object.updated_at = now;
                 object.updated_by = Some(caller.user());
-                sink.push(Op::PutObject(object)).await?;
+                stream.push(Op::PutObject(object)).await?;
             }
         }
         let known = |native: &str| index.find(native).is_some();
@@ -887,12 +818,13 @@ impl Catalog {
                         index.find(&attribute.native_id),
                         attribute_print(&attribute.attribute, &value),
                     );
-                    sink.push(Op::SetAttribute(AttributeValue {
-                        object: owner.id(number),
-                        attribute: attribute.attribute,
-                        value,
-                    }))
-                    .await?;
+                    stream
+                        .push(Op::SetAttribute(AttributeValue {
+                            object: owner.id(number),
+                            attribute: attribute.attribute,
+                            value,
+                        }))
+                        .await?;
                 }
             }
         }
@@ -912,7 +844,7 @@ impl Catalog {
                         index.find(&relationship.source_native_id),
                         edge_print(edge.kind, &edge.name, &relationship.target_native_id),
                     );
-                    sink.push(Op::AddEdge(edge)).await?;
+                    stream.push(Op::AddEdge(edge)).await?;
                 }
             }
         }
@@ -922,12 +854,13 @@ impl Catalog {
                 let owner = node(&tag.native_id)?;
                 if owner.writes() {
                     add(index.find(&tag.native_id), tag_print(tag.kind, &tag.value));
-                    sink.push(Op::AddTag(Tag {
-                        object: owner.id(number),
-                        kind: tag.kind,
-                        value: tag.value,
-                    }))
-                    .await?;
+                    stream
+                        .push(Op::AddTag(Tag {
+                            object: owner.id(number),
+                            kind: tag.kind,
+                            value: tag.value,
+                        }))
+                        .await?;
                 }
             }
         }
@@ -943,12 +876,13 @@ impl Catalog {
                         index.find(&c.native_id),
                         classification_print(&c.data_class, c.status),
                     );
-                    sink.push(Op::SetClassification(Classification {
-                        object: owner.id(number),
-                        data_class: c.data_class,
-                        status: c.status,
-                    }))
-                    .await?;
+                    stream
+                        .push(Op::SetClassification(Classification {
+                            object: owner.id(number),
+                            data_class: c.data_class,
+                            status: c.status,
+                        }))
+                        .await?;
                 }
             }
         }
@@ -961,12 +895,13 @@ impl Catalog {
                 let owner = node(&l.native_id)?;
                 if owner.writes() {
                     add(index.find(&l.native_id), label_print(&l.label, l.status));
-                    sink.push(Op::SetLabelAssignment(LabelAssignment {
-                        object: owner.id(number),
-                        label: l.label,
-                        status: l.status,
-                    }))
-                    .await?;
+                    stream
+                        .push(Op::SetLabelAssignment(LabelAssignment {
+                            object: owner.id(number),
+                            label: l.label,
+                            status: l.status,
+                        }))
+                        .await?;
                 }
             }
         }
@@ -982,12 +917,13 @@ impl Catalog {
                         index.find(&p.native_id),
                         profiling_print(&p.data_profile, &p.data_sample),
                     );
-                    sink.push(Op::SetProfiling(Profiling {
-                        object: owner.id(number),
-                        profile: p.data_profile,
-                        sample: p.data_sample,
-                    }))
-                    .await?;
+                    stream
+                        .push(Op::SetProfiling(Profiling {
+                            object: owner.id(number),
+                            profile: p.data_profile,
+                            sample: p.data_sample,
+                        }))
+                        .await?;
                 }
             }
         }

@@ -293,7 +293,7 @@ impl Catalog {
         if caller.has(Capability::EmitLineage) || caller.has(Capability::ViewMetadata) {
             return Ok(true);
         }
-        match self.job_object(namespace, job).await? {
+        match self.job_object(caller, namespace, job).await? {
             Some(job) => Ok(self.sight(caller).await?.sees(&job)),
             None => Ok(false),
         }

@@ -35,24 +35,23 @@ use super::super::Catalog;
 use super::super::visibility::Sight;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
-use crate::id::{ObjectId, REPOSITORY_MODEL, stable_id};
+use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::Capability;
 use crate::model::{
     AttributeValue, DATABASE_PROFILE, Edge, EdgeKind, FILE_PROFILE, MODEL_PROFILE_ATTRIBUTE,
-    Object, ObjectKind, PIPELINE_PROFILE, REPOSITORY_PROFILE, SystemType, Timestamp, TypeName,
-    Value as AttrValue,
+    Object, ObjectKind, PIPELINE_PROFILE, SystemType, Timestamp, TypeName, Value as AttrValue,
 };
 use crate::openlineage::EventLimits;
 use crate::openlineage::naming::{self, Place, Server, Shape};
-use crate::store::{Op, prepare};
+use crate::store::Op;
+use crate::writer::{Made, ModelWriter, ObjectKey};
 
 /// The repository folder of the models OpenLineage events make.
 pub const FOLDER: &str = "OpenLineage";
 /// How long the list of harvested databases is trusted.
 const HARVESTS_FRESH: Duration = Duration::from_secs(60);
-/// Ids reserved at once per id space: a batch making many objects reserves seldom (the
-/// unused ones of a write are left as gaps).
-const ID_BLOCK: u64 = 64;
+/// The job attribute that holds the event time its lineage was last set from.
+const LINEAGE_UPDATED: &str = "Lineage Updated";
 /// The longest transformation description kept in an edge's name.
 const MAX_DESCRIPTION: usize = 200;
 
@@ -76,16 +75,6 @@ impl HarvestCache {
     }
 }
 
-type Key = (i64, Option<ObjectId>, String);
-
-/// What an event's mapping changed in the mapper's view, undone when it fails.
-enum Undo {
-    Known(Key, Option<Box<Object>>),
-    Listed(ObjectId),
-    Incoming(ObjectId, Option<BTreeSet<Edge>>),
-    JobTime(ObjectId, Option<Option<Timestamp>>),
-}
-
 /// A dataset's object and whether Lore may add to it (not a harvested one).
 #[derive(Debug, Clone)]
 struct Dataset {
@@ -100,27 +89,16 @@ struct Dataset {
     shown: String,
 }
 
-/// Maps the events of one write into ops, reading the store for what exists and
-/// remembering what earlier events of the same write made.
+/// Maps the events of one write into a [`ModelWriter`] (each event a part of it),
+/// reading the store for what exists and remembering what earlier events of the same
+/// write made.
 pub(super) struct Mapper<'c> {
     catalog: &'c Catalog,
     caller: &'c Caller,
-    user: ObjectId,
+    writer: ModelWriter<'c>,
     /// The harvested models the poster sees (read once): only those are matched.
     harvest_sight: Option<Option<Sight>>,
-    now: Timestamp,
-    known: HashMap<Key, Object>,
-    listed: HashSet<ObjectId>,
-    incoming: HashMap<ObjectId, BTreeSet<Edge>>,
-    job_times: HashMap<ObjectId, Option<Timestamp>>,
     harvested: Option<Arc<Vec<Harvested>>>,
-    /// The objects this mapper made: nothing hangs on them in the store yet, so their
-    /// attributes, edges and children are not read.
-    made: HashSet<ObjectId>,
-    /// Reserved ids not yet used, per id space: the next and the end.
-    spare_ids: HashMap<i64, (i64, i64)>,
-    undo: Vec<Undo>,
-    ops: Vec<Op>,
     /// What the event's mapping could not do (SQL it could not resolve), for its answer.
     notes: Vec<String>,
     /// The models the intake makes (a namespace's) met so far: lineage into their
@@ -154,18 +132,9 @@ impl<'c> Mapper<'c> {
         Self {
             catalog,
             caller,
-            user: caller.user(),
+            writer: ModelWriter::new(&*catalog.store, caller.user()),
             harvest_sight: None,
-            now: crate::model::now(),
-            known: HashMap::new(),
-            listed: HashSet::new(),
-            incoming: HashMap::new(),
-            job_times: HashMap::new(),
             harvested: None,
-            spare_ids: HashMap::new(),
-            made: HashSet::new(),
-            undo: Vec::new(),
-            ops: Vec::new(),
             notes: Vec::new(),
             own_models: HashSet::new(),
             writable: HashMap::new(),
@@ -177,7 +146,7 @@ impl<'c> Mapper<'c> {
 
     /// The ops of every event mapped so far.
     pub(super) fn into_ops(self) -> Vec<Op> {
-        self.ops
+        self.writer.into_ops()
     }
 
     /// How many edges the events mapped so far add or remove.
@@ -192,40 +161,14 @@ impl<'c> Mapper<'c> {
         event: &Value,
         event_time: Timestamp,
     ) -> Result<Vec<String>> {
-        self.undo.clear();
+        self.writer.begin_part();
         self.notes.clear();
         self.event_edges = 0;
-        let ops_before = self.ops.len();
         let edge_ops_before = self.edge_ops;
         let mapped = self.map(event, event_time).await;
         if mapped.is_err() {
-            self.ops.truncate(ops_before);
+            self.writer.undo_part();
             self.edge_ops = edge_ops_before;
-            while let Some(undo) = self.undo.pop() {
-                match undo {
-                    Undo::Known(key, Some(object)) => {
-                        self.known.insert(key, *object);
-                    }
-                    Undo::Known(key, None) => {
-                        self.known.remove(&key);
-                    }
-                    Undo::Listed(id) => {
-                        self.listed.remove(&id);
-                    }
-                    Undo::Incoming(id, Some(edges)) => {
-                        self.incoming.insert(id, edges);
-                    }
-                    Undo::Incoming(id, None) => {
-                        self.incoming.remove(&id);
-                    }
-                    Undo::JobTime(id, Some(time)) => {
-                        self.job_times.insert(id, time);
-                    }
-                    Undo::JobTime(id, None) => {
-                        self.job_times.remove(&id);
-                    }
-                }
-            }
         }
         mapped.map(|()| std::mem::take(&mut self.notes))
     }
@@ -312,37 +255,21 @@ impl<'c> Mapper<'c> {
     /// Whether an event at `time` is not older than the one the job's lineage was last
     /// set from.
     async fn newer(&mut self, job: &Object, time: Timestamp) -> Result<bool> {
-        if !self.job_times.contains_key(&job.id) {
-            let attributes = if self.made.contains(&job.id) {
-                Vec::new()
-            } else {
-                // The job's attributes only: a job this mapper found, not one a poster named.
-                self.catalog
-                    .store
-                    .details(crate::store::Scope::Objects(vec![job.id]))
-                    .await?
-                    .attributes
-            };
-            let stored = attributes.into_iter().find_map(|a| {
-                match (a.attribute == "Lineage Updated", a.value) {
-                    (true, AttrValue::DateTime(t)) => Some(t),
-                    _ => None,
-                }
-            });
-            self.undo.push(Undo::JobTime(job.id, None));
-            self.job_times.insert(job.id, stored);
-        }
-        Ok(self.job_times[&job.id].is_none_or(|last| time >= last))
+        // The job's attributes only: a job this mapper found, not one a poster named.
+        Ok(
+            match self.writer.attribute(job.id, LINEAGE_UPDATED).await? {
+                Some(AttrValue::DateTime(last)) => time >= *last,
+                _ => true,
+            },
+        )
     }
 
     fn set_job_time(&mut self, job: &Object, time: Timestamp) -> Result<()> {
-        let before = self.job_times.insert(job.id, Some(time));
-        self.undo.push(Undo::JobTime(job.id, before));
-        self.push(Op::SetAttribute(AttributeValue {
+        self.writer.set_attribute(AttributeValue {
             object: job.id,
-            attribute: "Lineage Updated".to_owned(),
+            attribute: LINEAGE_UPDATED.to_owned(),
             value: AttrValue::DateTime(time),
-        }))
+        })
     }
 
     /// The edges of the column lineage facet into the output's columns.
@@ -550,48 +477,31 @@ impl<'c> Mapper<'c> {
     /// whose name differs only in case (SQL folds unquoted names); never made.
     async fn existing_column(&mut self, dataset: &Dataset, name: &str) -> Result<Option<Object>> {
         let table = dataset.object.id;
-        self.list(table.model, table).await?;
-        if let Some(found) = self.known.get(&(table.model, Some(table), name.to_owned())) {
+        self.writer.list(table).await?;
+        if let Some(found) = self
+            .writer
+            .known(&ObjectKey::new(table.model, Some(table), name))
+        {
             return Ok(Some(found.clone()));
         }
-        let mut alike = self.known.iter().filter(|((_, parent, other), _)| {
-            *parent == Some(table) && other.eq_ignore_ascii_case(name)
-        });
+        let mut alike = self
+            .writer
+            .known_children(table)
+            .filter(|(other, _)| other.eq_ignore_ascii_case(name));
         Ok(match (alike.next(), alike.next()) {
             (Some((_, column)), None) => Some(column.clone()),
             _ => None,
         })
     }
 
-    /// Reads the children of `table` into what the mapper knows, once.
-    async fn list(&mut self, model: i64, table: ObjectId) -> Result<()> {
-        if !self.listed.contains(&table) {
-            let children = if self.made.contains(&table) {
-                Vec::new()
-            } else {
-                self.catalog.store.children(model, Some(table)).await?
-            };
-            for child in children {
-                let key = (model, Some(table), child.name.clone());
-                if !self.known.contains_key(&key) {
-                    self.undo.push(Undo::Known(key.clone(), None));
-                    self.known.insert(key, child);
-                }
-            }
-            self.listed.insert(table);
-            self.undo.push(Undo::Listed(table));
-        }
-        Ok(())
-    }
-
     /// The names of a dataset's columns, in the order they were made.
     async fn columns_of(&mut self, dataset: &Dataset) -> Result<Vec<String>> {
         let table = dataset.object.id;
-        self.list(table.model, table).await?;
+        self.writer.list(table).await?;
         let mut columns: Vec<&Object> = self
-            .known
-            .iter()
-            .filter(|((_, parent, name), _)| *parent == Some(table) && !name.is_empty())
+            .writer
+            .known_children(table)
+            .filter(|(name, _)| !name.is_empty())
             .map(|(_, object)| object)
             .collect();
         columns.sort_by_key(|o| o.id);
@@ -610,39 +520,24 @@ impl<'c> Mapper<'c> {
         edges: BTreeSet<Edge>,
     ) -> Result<()> {
         self.may_set_lineage_into(target, shown).await?;
-        let target = target.id;
-        if !self.incoming.contains_key(&target) {
-            let stored: BTreeSet<Edge> = if self.made.contains(&target) {
-                BTreeSet::new()
-            } else {
-                self.catalog
-                    .store
-                    .edges(EdgeKind::Lineage, target, true)
-                    .await?
-                    .into_iter()
-                    .collect()
-            };
-            self.undo.push(Undo::Incoming(target, None));
-            self.incoming.insert(target, stored);
-        }
-        let current = self.incoming[&target].clone();
+        let current = self.writer.edges_into(EdgeKind::Lineage, target.id).await?;
         let mine = |e: &Edge| e.origin.as_deref() == Some(key);
-        let mut changed = current.clone();
-        for edge in current
+        let gone: Vec<Edge> = current
             .iter()
             .filter(|e| mine(e) && !edges.iter().any(|n| n.same_place(e)))
-        {
-            changed.remove(edge);
-            self.push_edge(Op::RemoveEdge(edge.clone()))?;
+            .cloned()
+            .collect();
+        let new: Vec<Edge> = edges
+            .into_iter()
+            .filter(|e| !current.iter().any(|c| c.same_place(e)))
+            .collect();
+        self.edge_ops += gone.len() + new.len();
+        for edge in gone {
+            self.writer.remove_edge(edge).await?;
         }
-        for edge in edges {
-            if !current.iter().any(|c| c.same_place(&edge)) {
-                changed.insert(edge.clone());
-                self.push_edge(Op::AddEdge(edge))?;
-            }
+        for edge in new {
+            self.writer.add_edge(edge).await?;
         }
-        let before = self.incoming.insert(target, changed);
-        self.undo.push(Undo::Incoming(target, before));
         Ok(())
     }
 
@@ -721,21 +616,13 @@ impl<'c> Mapper<'c> {
         ))
     }
 
-    fn push_edge(&mut self, op: Op) -> Result<()> {
-        self.edge_ops += 1;
-        self.push(op)
-    }
-
     /// The job's object, made when absent.
     async fn job(&mut self, namespace: &str, name: &str) -> Result<Object> {
         let model = self.namespace_model(namespace, PIPELINE_PROFILE).await?;
+        let made = model_object("Job", SystemType::Classifier, name.to_owned());
         Ok(self
-            .child(
-                model,
-                None,
-                name,
-                Some(("Job", SystemType::Classifier, name.to_owned())),
-            )
+            .writer
+            .child(ObjectKey::new(model, None, name), Some(made))
             .await?
             .expect("made when absent"))
     }
@@ -747,25 +634,25 @@ impl<'c> Mapper<'c> {
         {
             let mut changed = job.clone();
             changed.description = Some(description.to_owned());
-            self.update(job.id.model, changed)?;
+            self.writer.update(changed)?;
         }
         if let Some(sql) = text(facets, "/sql/query") {
-            self.push(Op::SetAttribute(AttributeValue {
+            self.writer.set_attribute(AttributeValue {
                 object: job.id,
                 attribute: "Transformation Logic".to_owned(),
                 value: AttrValue::Text(sql.to_owned()),
-            }))?;
+            })?;
         }
         let job_type: Vec<&str> = ["processingType", "integration", "jobType"]
             .iter()
             .filter_map(|k| text(facets, &format!("/jobType/{k}")))
             .collect();
         if !job_type.is_empty() {
-            self.push(Op::SetAttribute(AttributeValue {
+            self.writer.set_attribute(AttributeValue {
                 object: job.id,
                 attribute: "Job Type".to_owned(),
                 value: AttrValue::Text(job_type.join(" ")),
-            }))?;
+            })?;
         }
         Ok(())
     }
@@ -824,13 +711,10 @@ impl<'c> Mapper<'c> {
             } else {
                 format!("{path}{separator}")
             };
+            let made = model_object(object_type, system_type, native);
             let object = self
-                .child(
-                    model,
-                    parent,
-                    part,
-                    Some((object_type, system_type, native)),
-                )
+                .writer
+                .child(ObjectKey::new(model, parent, part.as_str()), Some(made))
                 .await?
                 .expect("made when absent");
             parent = Some(object.id);
@@ -863,7 +747,7 @@ impl<'c> Mapper<'c> {
             && dataset.object.description.as_deref() != Some(description)
         {
             dataset.object.description = Some(description.to_owned());
-            dataset.object = self.update(dataset.object.id.model, dataset.object.clone())?;
+            dataset.object = self.writer.update(dataset.object.clone())?;
         }
         for field in facets
             .pointer("/schema/fields")
@@ -886,19 +770,21 @@ impl<'c> Mapper<'c> {
         name: &str,
         field: Option<&Value>,
     ) -> Result<Option<Object>> {
-        let model = dataset.object.id.model;
         let table = dataset.object.id;
-        self.list(model, table).await?;
-        let made = match dataset.shape {
-            Shape::Relational => ("Column", SystemType::Feature),
-            Shape::Files => ("Field", SystemType::Feature),
+        self.writer.list(table).await?;
+        let object_type = match dataset.shape {
+            Shape::Relational => "Column",
+            Shape::Files => "Field",
         };
         let native = format!(
             "{}#{name}",
             dataset.object.native_id.as_deref().unwrap_or_default()
         );
-        let create = dataset.owned.then_some((made.0, made.1, native));
-        let Some(mut column) = self.child(model, Some(table), name, create).await? else {
+        let made = dataset
+            .owned
+            .then(|| model_object(object_type, SystemType::Feature, native));
+        let key = ObjectKey::new(table.model, Some(table), name);
+        let Some(mut column) = self.writer.child(key, made).await? else {
             return Ok(None);
         };
         if dataset.owned
@@ -916,7 +802,7 @@ impl<'c> Mapper<'c> {
                 changed = true;
             }
             if changed {
-                column = self.update(model, column)?;
+                column = self.writer.update(column)?;
             }
         }
         Ok(Some(column))
@@ -948,10 +834,8 @@ impl<'c> Mapper<'c> {
         'models: for model in models {
             let mut found: Option<Object> = None;
             for part in &place.parts {
-                match self
-                    .child(model, found.as_ref().map(|o| o.id), part, None)
-                    .await?
-                {
+                let key = ObjectKey::new(model, found.as_ref().map(|o| o.id), part.as_str());
+                match self.writer.find(&key).await? {
                     Some(object) => found = Some(object),
                     None => continue 'models,
                 }
@@ -970,207 +854,76 @@ impl<'c> Mapper<'c> {
 
     /// The model of a namespace in the OpenLineage folder, made when absent.
     async fn namespace_model(&mut self, namespace: &str, profile: &str) -> Result<i64> {
+        let made = Made::folder(SystemType::Namespace);
         let folder = self
-            .child(
-                REPOSITORY_MODEL,
-                None,
-                FOLDER,
-                Some((
-                    ObjectKind::Folder.as_str(),
-                    SystemType::Namespace,
-                    String::new(),
-                )),
-            )
+            .writer
+            .child(folder_key(), Some(made))
             .await?
             .expect("made when absent");
-        let name = naming::model_name(namespace);
-        // Jobs and datasets of one namespace would share a name: the jobs' model says so.
-        let name = if profile == PIPELINE_PROFILE {
-            format!("{name} (jobs)")
-        } else {
-            name
-        };
         if folder.kind != ObjectKind::Folder {
             return Err(Error::conflict(format!(
                 "the repository object '/{FOLDER}' is not a folder, so OpenLineage events have nowhere to land"
             )));
         }
-        let key = (REPOSITORY_MODEL, Some(folder.id), name.clone());
-        if let Some(model) = self.find(&key).await? {
-            if model.kind != ObjectKind::Model || model.native_id.as_deref() != Some(namespace) {
-                return Err(Error::conflict(format!(
-                    "'/{FOLDER}/{name}' is not the model of namespace '{namespace}' (another object has that name)"
-                )));
+        let key = namespace_model_key(folder.id, namespace, profile);
+        let model = match self.writer.find(&key).await? {
+            Some(model) => {
+                if model.kind != ObjectKind::Model || model.native_id.as_deref() != Some(namespace)
+                {
+                    return Err(Error::conflict(format!(
+                        "'/{FOLDER}/{}' is not the model of namespace '{namespace}' (another object has that name)",
+                        key.name
+                    )));
+                }
+                model
             }
-            self.own_models.insert(model.id.content_model());
-            return Ok(model.id.content_model());
-        }
-        let id = ObjectId::repository(self.new_id(REPOSITORY_MODEL).await?);
-        self.own_models.insert(id.content_model());
-        let mut model = Object::new(
-            id,
-            ObjectKind::Model,
-            TypeName::new(REPOSITORY_PROFILE, ObjectKind::Model.as_str()),
-            SystemType::Model,
-            name,
-        );
-        model.parent = Some(folder.id);
-        model.native_id = Some(namespace.to_owned());
-        model.description = Some(format!("OpenLineage namespace {namespace}"));
-        model.updated_by = Some(self.user);
-        self.push(Op::PutObject(model.clone()))?;
-        self.made.insert(id);
-        self.push(Op::SetAttribute(AttributeValue {
-            object: id,
-            attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
-            value: AttrValue::Text(profile.to_owned()),
-        }))?;
-        self.remember(key, model);
-        Ok(id.content_model())
-    }
-
-    /// An object known to this mapper or the store, by id space, parent and name. The
-    /// events' names are looked up for the OpenLineage folder's models (which posting
-    /// lineage writes) and harvested databases; the poster is told only whether each
-    /// event was kept, never what was found.
-    #[allow(clippy::disallowed_methods)]
-    async fn find(&mut self, key: &Key) -> Result<Option<Object>> {
-        if let Some(object) = self.known.get(key) {
-            return Ok(Some(object.clone()));
-        }
-        // Under a parent listed whole or made now (or at the top of a model made now),
-        // what is not known does not exist.
-        let under_new = match key.1 {
-            Some(parent) => self.listed.contains(&parent) || self.made.contains(&parent),
-            None => key.0 != REPOSITORY_MODEL && self.made.contains(&ObjectId::repository(key.0)),
-        };
-        if under_new {
-            return Ok(None);
-        }
-        let found = self
-            .catalog
-            .store
-            .child_by_name(key.0, key.1, &key.2)
-            .await?;
-        if let Some(object) = &found {
-            self.remember(key.clone(), object.clone());
-        }
-        Ok(found)
-    }
-
-    /// The child named `name`; when absent and `create` says its type and native id,
-    /// made (in the repository, a folder; in a model, a model object).
-    async fn child(
-        &mut self,
-        model: i64,
-        parent: Option<ObjectId>,
-        name: &str,
-        create: Option<(&str, SystemType, String)>,
-    ) -> Result<Option<Object>> {
-        let key = (model, parent, name.to_owned());
-        if let Some(found) = self.find(&key).await? {
-            return Ok(Some(found));
-        }
-        let Some((object_type, system_type, native)) = create else {
-            return Ok(None);
-        };
-        if model != REPOSITORY_MODEL
-            && let Some(moved) = self.moved(model, &native).await?
-        {
-            return Ok(Some(moved));
-        }
-        let id = ObjectId::new(model, self.new_id(model).await?);
-        let mut object = if model == REPOSITORY_MODEL {
-            Object::new(
-                id,
-                ObjectKind::Folder,
-                TypeName::new(REPOSITORY_PROFILE, object_type),
-                system_type,
-                name,
-            )
-        } else {
-            let profile = match object_type {
-                "Job" => PIPELINE_PROFILE,
-                "Directory" | "File" | "Field" => FILE_PROFILE,
-                _ => DATABASE_PROFILE,
-            };
-            let mut object = Object::new(
-                id,
-                ObjectKind::ModelObject,
-                TypeName::new(profile, object_type),
-                system_type,
-                name,
-            );
-            object.physical_name = Some(name.to_owned());
-            object.stable_id = Some(stable_id(model, &native));
-            object.native_id = Some(native);
-            object
-        };
-        object.parent = parent;
-        object.created_at = self.now;
-        object.updated_at = self.now;
-        object.updated_by = Some(self.user);
-        self.push(Op::PutObject(object.clone()))?;
-        self.made.insert(object.id);
-        self.remember(key, object.clone());
-        Ok(Some(object))
-    }
-
-    /// An unused object number of the id space.
-    async fn new_id(&mut self, model: i64) -> Result<i64> {
-        let (next, end) = match self.spare_ids.get(&model) {
-            Some(&(next, end)) if next < end => (next, end),
-            _ => {
-                // Repository objects (folders, models) are made one at a time.
-                let count = if model == REPOSITORY_MODEL {
-                    1
-                } else {
-                    ID_BLOCK
+            None => {
+                let made = Made {
+                    native_id: Some(namespace.to_owned()),
+                    description: Some(format!("OpenLineage namespace {namespace}")),
+                    ..Made::model()
                 };
-                let first = self.catalog.store.reserve_ids(model, count).await?;
-                (first, first + count as i64)
+                let model = self.writer.create(key, made).await?;
+                self.writer.set_attribute(AttributeValue {
+                    object: model.id,
+                    attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
+                    value: AttrValue::Text(profile.to_owned()),
+                })?;
+                model
             }
         };
-        self.spare_ids.insert(model, (next + 1, end));
-        Ok(next)
+        self.own_models.insert(model.id.content_model());
+        Ok(model.id.content_model())
     }
+}
 
-    /// The object an event made under this native id, since moved or renamed (its
-    /// stable id stays): used where it is, not made again.
-    #[allow(clippy::disallowed_methods)]
-    async fn moved(&mut self, model: i64, native: &str) -> Result<Option<Object>> {
-        if self.made.contains(&ObjectId::repository(model)) {
-            return Ok(None);
-        }
-        let found = self
-            .catalog
-            .store
-            .object_by_stable_id(&stable_id(model, native))
-            .await?;
-        Ok(found.filter(|o| o.id.model == model))
-    }
+/// The key of the repository folder the intake's models are in.
+fn folder_key() -> ObjectKey {
+    ObjectKey::new(REPOSITORY_MODEL, None, FOLDER)
+}
 
-    /// Writes a changed object again.
-    fn update(&mut self, model: i64, mut object: Object) -> Result<Object> {
-        object.updated_at = self.now;
-        object.updated_by = Some(self.user);
-        self.push(Op::PutObject(object.clone()))?;
-        self.remember((model, object.parent, object.name.clone()), object.clone());
-        Ok(object)
-    }
+/// The key of the model the intake keeps a namespace's objects of `profile` in, in the
+/// OpenLineage folder: named after the namespace, its jobs' apart (a job and a dataset
+/// of one namespace may share a name).
+fn namespace_model_key(folder: ObjectId, namespace: &str, profile: &str) -> ObjectKey {
+    let name = naming::model_name(namespace);
+    let name = if profile == PIPELINE_PROFILE {
+        format!("{name} (jobs)")
+    } else {
+        name
+    };
+    ObjectKey::new(REPOSITORY_MODEL, Some(folder), name)
+}
 
-    fn remember(&mut self, key: Key, object: Object) {
-        let before = self.known.insert(key.clone(), object);
-        self.undo.push(Undo::Known(key, before.map(Box::new)));
-    }
-
-    /// Adds an op after the checks the store makes, so an event the store would refuse
-    /// is refused alone.
-    fn push(&mut self, mut op: Op) -> Result<()> {
-        prepare(&mut op)?;
-        self.ops.push(op);
-        Ok(())
-    }
+/// What the intake makes a job's, dataset's or column's object as: a model object of
+/// the profile its type belongs to.
+fn model_object(object_type: &str, system_type: SystemType, native: String) -> Made {
+    let profile = match object_type {
+        "Job" => PIPELINE_PROFILE,
+        "Directory" | "File" | "Field" => FILE_PROFILE,
+        _ => DATABASE_PROFILE,
+    };
+    Made::model_object(TypeName::new(profile, object_type), system_type, native)
 }
 
 /// A lineage edge the job `key` sets.
@@ -1212,28 +965,24 @@ fn edge_name(key: &str, transformation: &Value) -> String {
 }
 
 impl Catalog {
-    /// The object of an OpenLineage job, when an event made one: for a sight check, so
-    /// looked up directly.
-    #[allow(clippy::disallowed_methods)]
-    pub(crate) async fn job_object(&self, namespace: &str, name: &str) -> Result<Option<Object>> {
-        let Some(folder) = self
-            .store
-            .child_by_name(REPOSITORY_MODEL, None, FOLDER)
-            .await?
-        else {
+    /// The object of an OpenLineage job, when an event made one (for a sight check),
+    /// found where the intake makes it.
+    pub(crate) async fn job_object(
+        &self,
+        caller: &Caller,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Object>> {
+        let mut writer = ModelWriter::new(&*self.store, caller.user());
+        let Some(folder) = writer.find(&folder_key()).await? else {
             return Ok(None);
         };
-        let model_name = format!("{} (jobs)", naming::model_name(namespace));
-        let Some(model) = self
-            .store
-            .child_by_name(REPOSITORY_MODEL, Some(folder.id), &model_name)
-            .await?
-        else {
+        let key = namespace_model_key(folder.id, namespace, PIPELINE_PROFILE);
+        let Some(model) = writer.find(&key).await? else {
             return Ok(None);
         };
-        self.store
-            .child_by_name(model.id.content_model(), None, name)
-            .await
+        let job = ObjectKey::new(model.id.content_model(), None, name);
+        writer.find(&job).await
     }
 
     /// The databases harvested into models (format `database`), at most a minute old.
