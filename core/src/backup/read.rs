@@ -43,6 +43,8 @@ pub struct BackupReader<R: Read + Seek> {
     /// The most bytes all files may inflate to, from the limits and the backup's size.
     budget: u64,
     inflated: u64,
+    /// The records read from each file so far.
+    records: BTreeMap<String, u64>,
 }
 
 impl<R: Read + Seek> BackupReader<R> {
@@ -88,6 +90,7 @@ impl<R: Read + Seek> BackupReader<R> {
             limits,
             budget,
             inflated: 0,
+            records: BTreeMap::new(),
         };
         let mut text = Vec::new();
         match reader.entry(MANIFEST)? {
@@ -141,7 +144,7 @@ impl<R: Read + Seek> BackupReader<R> {
     }
 
     /// Reads each record of a data file (none when the file is absent), with its line
-    /// number, as it is inflated.
+    /// number, as it is inflated, and counts it.
     pub fn each<T: DeserializeOwned>(
         &mut self,
         file: &'static str,
@@ -154,6 +157,7 @@ impl<R: Read + Seek> BackupReader<R> {
         let mut lines = BufReader::with_capacity(1 << 16, entry);
         let mut line = Vec::new();
         let mut number = 0;
+        let mut records = 0;
         loop {
             line.clear();
             number += 1;
@@ -162,7 +166,7 @@ impl<R: Read + Seek> BackupReader<R> {
                 .read_until(b'\n', &mut line)
                 .map_err(|e| read_error(file, e))?;
             if read == 0 {
-                return Ok(());
+                break;
             }
             if line.len() as u64 > max_line {
                 return Err(bad(format!(
@@ -174,8 +178,14 @@ impl<R: Read + Seek> BackupReader<R> {
             }
             let record = serde_json::from_slice(&line)
                 .map_err(|e| bad(format!("{file} line {number}: {e}")))?;
+            records += 1;
             f(record, number)?;
         }
+        drop(lines);
+        if records > 0 {
+            *self.records.entry(file.to_owned()).or_default() += records;
+        }
+        Ok(())
     }
 }
 
@@ -270,326 +280,363 @@ pub fn plan_restore<R: Read + Seek>(
     reader: &mut BackupReader<R>,
     emit: &mut dyn FnMut(Vec<Op>) -> Result<()>,
 ) -> Result<RestorePlan> {
-    let mut ops = Ops {
-        pending: Vec::new(),
-        emit,
+    let mut restore = Restore {
+        ops: Ops {
+            pending: Vec::new(),
+            emit,
+        },
+        known: Known::default(),
     };
-    let mut known = Known::default();
-    let mut records: BTreeMap<String, u64> = BTreeMap::new();
-    let mut count = |file: &str| *records.entry(file.to_owned()).or_default() += 1;
+    restore.definitions(reader)?;
+    restore.people(reader)?;
+    restore.objects(reader)?;
+    restore.records(reader)?;
+    restore.lineage(reader)?;
+    restore.id_sequences(reader)?;
+    restore.ops.flush()?;
+    Ok(RestorePlan {
+        manifest: reader.manifest.clone(),
+        records: reader.records.clone(),
+    })
+}
 
-    reader.each(files::ATTRIBUTE_TYPES, |t: AttributeType, _| {
-        count(files::ATTRIBUTE_TYPES);
-        ops.push(Op::PutAttributeType(t))
-    })?;
-    reader.each(files::OBJECT_TYPES, |t: ObjectType, _| {
-        count(files::OBJECT_TYPES);
-        ops.push(Op::PutObjectType(t))
-    })?;
-    reader.each(files::DATA_CLASSES, |c: DataClass, _| {
-        count(files::DATA_CLASSES);
-        ops.push(Op::PutDataClass(c))
-    })?;
-    reader.each(files::SENSITIVITY_LABELS, |l: SensitivityLabel, _| {
-        count(files::SENSITIVITY_LABELS);
-        ops.push(Op::PutSensitivityLabel(l))
-    })?;
-    reader.each(files::ROLES, |r: Role, _| {
-        count(files::ROLES);
-        known.roles.insert(r.name.clone());
-        ops.push(Op::PutRole(r))
-    })?;
-    // The built-in roles as this release defines them, whatever the backup's release had.
-    for role in Role::builtin() {
-        known.roles.insert(role.name.clone());
-        ops.push(Op::PutRole(role))?;
+/// A restore under way: the ops so far, and what the records read so far hold.
+struct Restore<'a> {
+    ops: Ops<'a>,
+    known: Known,
+}
+
+impl Restore<'_> {
+    /// The meta model's additions, governance definitions and roles.
+    fn definitions<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let ops = &mut self.ops;
+        reader.each(files::ATTRIBUTE_TYPES, |t: AttributeType, _| {
+            ops.push(Op::PutAttributeType(t))
+        })?;
+        reader.each(files::OBJECT_TYPES, |t: ObjectType, _| {
+            ops.push(Op::PutObjectType(t))
+        })?;
+        reader.each(files::DATA_CLASSES, |c: DataClass, _| {
+            ops.push(Op::PutDataClass(c))
+        })?;
+        reader.each(files::SENSITIVITY_LABELS, |l: SensitivityLabel, _| {
+            ops.push(Op::PutSensitivityLabel(l))
+        })?;
+        let known = &mut self.known;
+        reader.each(files::ROLES, |r: Role, _| {
+            known.roles.insert(r.name.clone());
+            ops.push(Op::PutRole(r))
+        })?;
+        // The built-in roles as this release defines them, whatever the backup's release had.
+        for role in Role::builtin() {
+            known.roles.insert(role.name.clone());
+            ops.push(Op::PutRole(role))?;
+        }
+        Ok(())
     }
 
-    reader.each(files::USERS, |u: UserRecord, line| {
-        count(files::USERS);
-        let id = u.user.id;
-        if !known.users.insert(id) {
+    /// Users, groups and memberships.
+    fn people<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let (ops, known) = (&mut self.ops, &mut self.known);
+        reader.each(files::USERS, |u: UserRecord, line| {
+            let id = u.user.id;
+            if !known.users.insert(id) {
+                return Err(bad(format!(
+                    "{} line {line}: user {id} twice",
+                    files::USERS
+                )));
+            }
+            known.saw_id(id);
+            ops.push(Op::PutUser(u.into()))
+        })?;
+        if known.users.is_empty() {
             return Err(bad(format!(
-                "{} line {line}: user {id} twice",
+                "{} holds no users: nobody could log in to the restored repository",
                 files::USERS
             )));
         }
-        known.saw_id(id);
-        ops.push(Op::PutUser(u.into()))
-    })?;
-    if known.users.is_empty() {
-        return Err(bad(format!(
-            "{} holds no users: nobody could log in to the restored repository",
-            files::USERS
-        )));
+        reader.each(files::GROUPS, |g: Group, line| {
+            if !known.groups.insert(g.id) {
+                return Err(bad(format!(
+                    "{} line {line}: group {} twice",
+                    files::GROUPS,
+                    g.id
+                )));
+            }
+            known.saw_id(g.id);
+            ops.push(Op::PutGroup(g))
+        })?;
+        reader.each(files::MEMBERSHIPS, |m: Membership, line| {
+            let at = || format!("{} line {line}", files::MEMBERSHIPS);
+            if !known.groups.contains(&m.group) {
+                return Err(bad(format!("{}: no group {}", at(), m.group)));
+            }
+            if !known.users.contains(&m.user) {
+                return Err(bad(format!("{}: no user {}", at(), m.user)));
+            }
+            ops.push(Op::AddMember(m))
+        })
     }
-    reader.each(files::GROUPS, |g: Group, line| {
-        count(files::GROUPS);
-        if !known.groups.insert(g.id) {
-            return Err(bad(format!(
-                "{} line {line}: group {} twice",
-                files::GROUPS,
-                g.id
-            )));
-        }
-        known.saw_id(g.id);
-        ops.push(Op::PutGroup(g))
-    })?;
-    reader.each(files::MEMBERSHIPS, |m: Membership, line| {
-        count(files::MEMBERSHIPS);
-        let at = || format!("{} line {line}", files::MEMBERSHIPS);
-        if !known.groups.contains(&m.group) {
-            return Err(bad(format!("{}: no group {}", at(), m.group)));
-        }
-        if !known.users.contains(&m.user) {
-            return Err(bad(format!("{}: no user {}", at(), m.user)));
-        }
-        ops.push(Op::AddMember(m))
-    })?;
 
-    // Objects may refer to objects further on (a parent, an edge's target): those are
-    // checked once every object is read.
-    let mut forward: Vec<(ObjectId, u64)> = Vec::new();
-    reader.each(files::OBJECTS, |r: ObjectRecord, line| {
-        count(files::OBJECTS);
-        let id = r.object.id;
-        if !known.objects.insert(id) {
+    /// The objects with what hangs on them.
+    fn objects<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let (ops, known) = (&mut self.ops, &mut self.known);
+        // Objects may refer to objects further on (a parent, an edge's target): those are
+        // checked once every object is read.
+        let mut forward: Vec<(ObjectId, u64)> = Vec::new();
+        reader.each(files::OBJECTS, |r: ObjectRecord, line| {
+            let id = r.object.id;
+            if !known.objects.insert(id) {
+                return Err(bad(format!(
+                    "{} line {line}: object {id} twice",
+                    files::OBJECTS
+                )));
+            }
+            known.saw_id(id);
+            if let Some(parent) = r.object.parent
+                && !known.objects.contains(&parent)
+            {
+                forward.push((parent, line));
+            }
+            for e in &r.edges {
+                if !known.objects.contains(&e.target) {
+                    forward.push((e.target, line));
+                }
+            }
+            object_ops(r, ops)
+        })?;
+        if let Some((missing, line)) = forward
+            .into_iter()
+            .find(|(id, _)| !known.objects.contains(id))
+        {
             return Err(bad(format!(
-                "{} line {line}: object {id} twice",
+                "{} line {line} refers to object {missing}, which the backup does not hold",
                 files::OBJECTS
             )));
         }
-        known.saw_id(id);
-        if let Some(parent) = r.object.parent
-            && !known.objects.contains(&parent)
-        {
-            forward.push((parent, line));
-        }
-        ops.push(Op::PutObject(r.object))?;
-        for a in r.attributes {
-            ops.push(Op::SetAttribute(AttributeValue {
-                object: id,
-                attribute: a.name,
-                value: a.value.into(),
-            }))?;
-        }
-        for e in r.edges {
-            if !known.objects.contains(&e.target) {
-                forward.push((e.target, line));
-            }
-            ops.push(Op::AddEdge(Edge {
-                kind: e.kind,
-                source: id,
-                target: e.target,
-                name: e.name,
-                origin: e.origin,
-            }))?;
-        }
-        for t in r.tags {
-            ops.push(Op::AddTag(Tag {
-                object: id,
-                kind: t.kind,
-                value: t.value,
-            }))?;
-        }
-        for c in r.classifications {
-            ops.push(Op::SetClassification(Classification {
-                object: id,
-                data_class: c.name,
-                status: c.status,
-            }))?;
-        }
-        for l in r.labels {
-            ops.push(Op::SetLabelAssignment(LabelAssignment {
-                object: id,
-                label: l.name,
-                status: l.status,
-            }))?;
-        }
-        if r.profile.is_some() || r.sample.is_some() {
-            ops.push(Op::SetProfiling(Profiling {
-                object: id,
-                profile: r.profile,
-                sample: r.sample,
-            }))?;
-        }
         Ok(())
-    })?;
-    if let Some((missing, line)) = forward
-        .into_iter()
-        .find(|(id, _)| !known.objects.contains(id))
-    {
-        return Err(bad(format!(
-            "{} line {line} refers to object {missing}, which the backup does not hold",
-            files::OBJECTS
-        )));
     }
 
-    reader.each(files::GRANTS, |g: Grant, line| {
-        count(files::GRANTS);
-        let at = || format!("{} line {line}", files::GRANTS);
-        if !known.users.contains(&g.grantee) && !known.groups.contains(&g.grantee) {
-            return Err(bad(format!("{}: no user or group {}", at(), g.grantee)));
-        }
-        if !known.roles.contains(&g.role) {
-            return Err(bad(format!("{}: no role '{}'", at(), g.role)));
-        }
-        if let Some(object) = g.object
-            && !known.objects.contains(&object)
-        {
-            return Err(bad(format!("{}: no object {object}", at())));
-        }
-        ops.push(Op::AddGrant(g))
-    })?;
-    reader.each(files::WORKSHEETS, |w: Worksheet, line| {
-        count(files::WORKSHEETS);
-        if !known.users.contains(&w.owner) {
-            return Err(bad(format!(
-                "{} line {line}: no user {} owns worksheet {}",
-                files::WORKSHEETS,
-                w.owner,
-                w.id
-            )));
-        }
-        known.saw_id(w.id);
-        ops.push(Op::PutWorksheet(w))
-    })?;
-    reader.each(files::DOCUMENTS, |d: Document, line| {
-        count(files::DOCUMENTS);
-        if let Some(owner) = d.owner
-            && !known.users.contains(&owner)
-        {
-            return Err(bad(format!(
-                "{} line {line}: no user {owner} owns '{}'",
-                files::DOCUMENTS,
-                d.name
-            )));
-        }
-        ops.push(Op::PutDocument(d))
-    })?;
-    reader.each(files::CURATION, |c: Curation, line| {
-        count(files::CURATION);
-        let at = || format!("{} line {line}", files::CURATION);
-        if !known.objects.contains(&c.object) {
-            return Err(bad(format!("{}: no object {}", at(), c.object)));
-        }
-        if !known.users.contains(&c.user) {
-            return Err(bad(format!("{}: no user {}", at(), c.user)));
-        }
-        known.saw(CURATION_IDS, c.id);
-        ops.push(Op::PutCuration(c))
-    })?;
-    reader.each(files::NOTIFICATIONS, |n: Notification, line| {
-        count(files::NOTIFICATIONS);
-        if !known.users.contains(&n.user) {
-            return Err(bad(format!(
-                "{} line {line}: no user {}",
-                files::NOTIFICATIONS,
-                n.user
-            )));
-        }
-        known.saw(NOTIFICATION_IDS, n.id);
-        ops.push(Op::PutNotification(n))
-    })?;
-    reader.each(files::OPERATIONS, |o: OperationRecord, _| {
-        count(files::OPERATIONS);
-        let id = o.operation.id;
-        known.saw(OPERATION_IDS, id);
-        ops.push(Op::PutOperation(o.operation))?;
-        for line in o.log {
-            ops.push(Op::PutOperationLogLine {
-                operation: id,
-                line,
+    /// Grants, worksheets, documents, curation, notifications, operations, import
+    /// settings and attachments: records that refer to the users and objects before them.
+    fn records<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let (ops, known) = (&mut self.ops, &mut self.known);
+        reader.each(files::GRANTS, |g: Grant, line| {
+            let at = || format!("{} line {line}", files::GRANTS);
+            if !known.users.contains(&g.grantee) && !known.groups.contains(&g.grantee) {
+                return Err(bad(format!("{}: no user or group {}", at(), g.grantee)));
+            }
+            if !known.roles.contains(&g.role) {
+                return Err(bad(format!("{}: no role '{}'", at(), g.role)));
+            }
+            if let Some(object) = g.object
+                && !known.objects.contains(&object)
+            {
+                return Err(bad(format!("{}: no object {object}", at())));
+            }
+            ops.push(Op::AddGrant(g))
+        })?;
+        reader.each(files::WORKSHEETS, |w: Worksheet, line| {
+            if !known.users.contains(&w.owner) {
+                return Err(bad(format!(
+                    "{} line {line}: no user {} owns worksheet {}",
+                    files::WORKSHEETS,
+                    w.owner,
+                    w.id
+                )));
+            }
+            known.saw_id(w.id);
+            ops.push(Op::PutWorksheet(w))
+        })?;
+        reader.each(files::DOCUMENTS, |d: Document, line| {
+            if let Some(owner) = d.owner
+                && !known.users.contains(&owner)
+            {
+                return Err(bad(format!(
+                    "{} line {line}: no user {owner} owns '{}'",
+                    files::DOCUMENTS,
+                    d.name
+                )));
+            }
+            ops.push(Op::PutDocument(d))
+        })?;
+        reader.each(files::CURATION, |c: Curation, line| {
+            let at = || format!("{} line {line}", files::CURATION);
+            if !known.objects.contains(&c.object) {
+                return Err(bad(format!("{}: no object {}", at(), c.object)));
+            }
+            if !known.users.contains(&c.user) {
+                return Err(bad(format!("{}: no user {}", at(), c.user)));
+            }
+            known.saw(CURATION_IDS, c.id);
+            ops.push(Op::PutCuration(c))
+        })?;
+        reader.each(files::NOTIFICATIONS, |n: Notification, line| {
+            if !known.users.contains(&n.user) {
+                return Err(bad(format!(
+                    "{} line {line}: no user {}",
+                    files::NOTIFICATIONS,
+                    n.user
+                )));
+            }
+            known.saw(NOTIFICATION_IDS, n.id);
+            ops.push(Op::PutNotification(n))
+        })?;
+        reader.each(files::OPERATIONS, |o: OperationRecord, _| {
+            let id = o.operation.id;
+            known.saw(OPERATION_IDS, id);
+            ops.push(Op::PutOperation(o.operation))?;
+            for line in o.log {
+                ops.push(Op::PutOperationLogLine {
+                    operation: id,
+                    line,
+                })?;
+            }
+            Ok(())
+        })?;
+        reader.each(files::IMPORT_SETTINGS, |s: ImportSettings, line| {
+            if !known.objects.contains(&s.model) {
+                return Err(bad(format!(
+                    "{} line {line}: no model {}",
+                    files::IMPORT_SETTINGS,
+                    s.model
+                )));
+            }
+            ops.push(Op::PutImportSettings(s))
+        })?;
+        reader.each(files::ATTACHMENTS, |a: AttachmentRecord, line| {
+            let at = || format!("{} line {line}", files::ATTACHMENTS);
+            if !known.objects.contains(&a.info.object) {
+                return Err(bad(format!("{}: no object {}", at(), a.info.object)));
+            }
+            ops.push(Op::PutAttachment(attachment(a, at)?))
+        })
+    }
+
+    /// OpenLineage runs as they were (their purged events could not rebuild them), then
+    /// the events kept: an event merges into its run without changing it, the run
+    /// already holding it ([`LineageRun::merge`] is a join of its events). Files a
+    /// backup lacks (one taken before they were added) restore as none.
+    fn lineage<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let ops = &mut self.ops;
+        reader.each(files::LINEAGE_RUNS, |r: LineageRunRecord, line| {
+            let mut run = LineageRun::from(r);
+            prepare_lineage_run(&mut run).map_err(|e| {
+                bad(format!(
+                    "{} line {line}: {}",
+                    files::LINEAGE_RUNS,
+                    e.message
+                ))
+            })?;
+            ops.push(Op::PutLineageRun(run))
+        })?;
+        reader.each(files::LINEAGE_EVENTS, |mut event: LineageEvent, line| {
+            let at = || format!("{} line {line}", files::LINEAGE_EVENTS);
+            if crate::openlineage::digest(&event.body) != event.digest {
+                return Err(bad(format!(
+                    "{}: the digest '{}' is not the SHA-256 of the event's body",
+                    at(),
+                    event.digest
+                )));
+            }
+            prepare_lineage_event(&mut event)
+                .map_err(|e| bad(format!("{}: {}", at(), e.message)))?;
+            ops.push(Op::PutLineageEvent(event))
+        })
+    }
+
+    /// The next id of each id space: what the backup says, and never an id a record holds.
+    fn id_sequences<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let mut sequences: BTreeMap<i64, i64> = self
+            .known
+            .highest
+            .iter()
+            .map(|(space, id)| (*space, id.saturating_add(1)))
+            .collect();
+        reader.each(files::ID_SEQUENCES, |s: IdSequenceRecord, _| {
+            let next = sequences.entry(s.space).or_insert(s.next);
+            *next = (*next).max(s.next);
+            Ok(())
+        })?;
+        for (space, next) in sequences {
+            self.ops.push(Op::SetIdSequence {
+                space,
+                next: next.max(1),
             })?;
         }
         Ok(())
-    })?;
-    reader.each(files::IMPORT_SETTINGS, |s: ImportSettings, line| {
-        count(files::IMPORT_SETTINGS);
-        if !known.objects.contains(&s.model) {
-            return Err(bad(format!(
-                "{} line {line}: no model {}",
-                files::IMPORT_SETTINGS,
-                s.model
-            )));
-        }
-        ops.push(Op::PutImportSettings(s))
-    })?;
-    reader.each(files::ATTACHMENTS, |a: AttachmentRecord, line| {
-        count(files::ATTACHMENTS);
-        let at = || format!("{} line {line}", files::ATTACHMENTS);
-        let info = a.info;
-        if !known.objects.contains(&info.object) {
-            return Err(bad(format!("{}: no object {}", at(), info.object)));
-        }
-        let content = base64::engine::general_purpose::STANDARD
-            .decode(a.content.as_bytes())
-            .map_err(|e| bad(format!("{}: the content is not Base64: {e}", at())))?;
-        let sha256: String = Sha256::digest(&content)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        if content.len() as u64 != info.size || sha256 != info.sha256 {
-            return Err(bad(format!(
-                "{}: the content of '{}' does not match its size and SHA-256",
-                at(),
-                info.name
-            )));
-        }
-        ops.push(Op::PutAttachment(Attachment { info, content }))
-    })?;
-    // Runs as they were (their purged events could not rebuild them), then the events
-    // kept: an event merges into its run without changing it, the run already holding
-    // it ([`LineageRun::merge`] is a join of its events). Files a backup lacks (one
-    // taken before they were added) restore as none.
-    reader.each(files::LINEAGE_RUNS, |r: LineageRunRecord, line| {
-        count(files::LINEAGE_RUNS);
-        let mut run = LineageRun::from(r);
-        prepare_lineage_run(&mut run).map_err(|e| {
-            bad(format!(
-                "{} line {line}: {}",
-                files::LINEAGE_RUNS,
-                e.message
-            ))
-        })?;
-        ops.push(Op::PutLineageRun(run))
-    })?;
-    reader.each(files::LINEAGE_EVENTS, |mut event: LineageEvent, line| {
-        count(files::LINEAGE_EVENTS);
-        let at = || format!("{} line {line}", files::LINEAGE_EVENTS);
-        if crate::openlineage::digest(&event.body) != event.digest {
-            return Err(bad(format!(
-                "{}: the digest '{}' is not the SHA-256 of the event's body",
-                at(),
-                event.digest
-            )));
-        }
-        prepare_lineage_event(&mut event).map_err(|e| bad(format!("{}: {}", at(), e.message)))?;
-        ops.push(Op::PutLineageEvent(event))
-    })?;
-    // A sequence never falls to an id a record holds.
-    let mut sequences: BTreeMap<i64, i64> = known
-        .highest
-        .iter()
-        .map(|(space, id)| (*space, id.saturating_add(1)))
-        .collect();
-    reader.each(files::ID_SEQUENCES, |s: IdSequenceRecord, _| {
-        count(files::ID_SEQUENCES);
-        let next = sequences.entry(s.space).or_insert(s.next);
-        *next = (*next).max(s.next);
-        Ok(())
-    })?;
-    for (space, next) in sequences {
-        ops.push(Op::SetIdSequence {
-            space,
-            next: next.max(1),
-        })?;
     }
-    ops.flush()?;
-    Ok(RestorePlan {
-        manifest: reader.manifest.clone(),
-        records,
-    })
+}
+
+/// The ops that put back an object with what hangs on it.
+fn object_ops(r: ObjectRecord, ops: &mut Ops<'_>) -> Result<()> {
+    let id = r.object.id;
+    ops.push(Op::PutObject(r.object))?;
+    for a in r.attributes {
+        ops.push(Op::SetAttribute(AttributeValue {
+            object: id,
+            attribute: a.name,
+            value: a.value.into(),
+        }))?;
+    }
+    for e in r.edges {
+        ops.push(Op::AddEdge(Edge {
+            kind: e.kind,
+            source: id,
+            target: e.target,
+            name: e.name,
+            origin: e.origin,
+        }))?;
+    }
+    for t in r.tags {
+        ops.push(Op::AddTag(Tag {
+            object: id,
+            kind: t.kind,
+            value: t.value,
+        }))?;
+    }
+    for c in r.classifications {
+        ops.push(Op::SetClassification(Classification {
+            object: id,
+            data_class: c.name,
+            status: c.status,
+        }))?;
+    }
+    for l in r.labels {
+        ops.push(Op::SetLabelAssignment(LabelAssignment {
+            object: id,
+            label: l.name,
+            status: l.status,
+        }))?;
+    }
+    if r.profile.is_some() || r.sample.is_some() {
+        ops.push(Op::SetProfiling(Profiling {
+            object: id,
+            profile: r.profile,
+            sample: r.sample,
+        }))?;
+    }
+    Ok(())
+}
+
+/// An attached file, its content decoded and checked against its size and SHA-256.
+fn attachment(a: AttachmentRecord, at: impl Fn() -> String) -> Result<Attachment> {
+    let info = a.info;
+    let content = base64::engine::general_purpose::STANDARD
+        .decode(a.content.as_bytes())
+        .map_err(|e| bad(format!("{}: the content is not Base64: {e}", at())))?;
+    let sha256: String = Sha256::digest(&content)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if content.len() as u64 != info.size || sha256 != info.sha256 {
+        return Err(bad(format!(
+            "{}: the content of '{}' does not match its size and SHA-256",
+            at(),
+            info.name
+        )));
+    }
+    Ok(Attachment { info, content })
 }
 
 #[cfg(test)]

@@ -58,6 +58,39 @@ pub async fn write_backup<W: Write + Seek + Send>(
     let mut zip = Entries::new(out);
     let kept = |id: ObjectId| options.model_contents || id.is_repository();
 
+    write_definitions(store, &mut zip).await?;
+    write_people(store, &mut zip).await?;
+    let models: Vec<Object> = store.objects_of_kind(ObjectKind::Model).await?;
+    write_objects(store, &mut zip, &models, options, &kept).await?;
+    write_records(store, &mut zip, &models, &kept).await?;
+    write_lineage(store, &mut zip).await?;
+    zip.start(files::ID_SEQUENCES)?;
+    for (space, next) in store.id_sequences().await? {
+        zip.line(&IdSequenceRecord { space, next })?;
+    }
+
+    let manifest = Manifest {
+        format: FORMAT_NAME.to_owned(),
+        version: FORMAT_VERSION,
+        created_at,
+        lore_version: env!("CARGO_PKG_VERSION").to_owned(),
+        backend: store.backend().to_owned(),
+        model_contents: options.model_contents,
+        records: zip
+            .records
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
+    };
+    let out = zip.finish(&manifest)?;
+    Ok((out, manifest))
+}
+
+/// Whether an object's records go in (see [`BackupOptions::model_contents`]).
+type Kept<'a> = &'a (dyn Fn(ObjectId) -> bool + Sync);
+
+/// The meta model's additions, governance definitions and roles.
+async fn write_definitions<W: Write + Seek>(store: &dyn Store, zip: &mut Entries<W>) -> Result<()> {
     zip.start(files::ATTRIBUTE_TYPES)?;
     for t in store.attribute_types().await? {
         zip.line(&t)?;
@@ -78,7 +111,11 @@ pub async fn write_backup<W: Write + Seek + Send>(
     for r in store.roles().await? {
         zip.line(&r)?;
     }
+    Ok(())
+}
 
+/// Users with their password hashes, groups and memberships.
+async fn write_people<W: Write + Seek>(store: &dyn Store, zip: &mut Entries<W>) -> Result<()> {
     zip.start(files::USERS)?;
     for u in store.users().await? {
         zip.line(&UserRecord::from(u))?;
@@ -97,9 +134,18 @@ pub async fn write_backup<W: Write + Seek + Send>(
             })?;
         }
     }
+    Ok(())
+}
 
-    // Objects: the repository's first, then each model's, by id.
-    let models: Vec<Object> = store.objects_of_kind(ObjectKind::Model).await?;
+/// The objects with what hangs on them: the repository's first, then each model's
+/// (when model contents go in), by id, a page at a time.
+async fn write_objects<W: Write + Seek>(
+    store: &dyn Store,
+    zip: &mut Entries<W>,
+    models: &[Object],
+    options: BackupOptions,
+    kept: Kept<'_>,
+) -> Result<()> {
     let mut spaces: Vec<i64> = vec![REPOSITORY_MODEL];
     if options.model_contents {
         let numbers: BTreeSet<i64> = models.iter().map(|m| m.id.content_model()).collect();
@@ -113,7 +159,7 @@ pub async fn write_backup<W: Write + Seek + Send>(
             let Some(last) = page.last() else { break };
             after = Some(last.id.object);
             let full = page.len() == PAGE;
-            for record in object_records(store, page, &kept).await? {
+            for record in object_records(store, page, kept).await? {
                 zip.line(&record)?;
             }
             if !full {
@@ -121,7 +167,17 @@ pub async fn write_backup<W: Write + Seek + Send>(
             }
         }
     }
+    Ok(())
+}
 
+/// Grants, worksheets, documents, curation, notifications, operations with their logs,
+/// import settings and attachments.
+async fn write_records<W: Write + Seek>(
+    store: &dyn Store,
+    zip: &mut Entries<W>,
+    models: &[Object],
+    kept: Kept<'_>,
+) -> Result<()> {
     zip.start(files::GRANTS)?;
     let mut grants: Vec<Grant> = store.grants_on(GrantsOn::Server).await?;
     grants.extend(store.grants_on(GrantsOn::AnyObject).await?);
@@ -194,7 +250,11 @@ pub async fn write_backup<W: Write + Seek + Send>(
             info: a.info,
         })?;
     }
-    // Runs by id, then events by digest.
+    Ok(())
+}
+
+/// OpenLineage runs by id, then events by digest, a page at a time.
+async fn write_lineage<W: Write + Seek>(store: &dyn Store, zip: &mut Entries<W>) -> Result<()> {
     zip.start(files::LINEAGE_RUNS)?;
     let mut after = String::new();
     loop {
@@ -223,33 +283,14 @@ pub async fn write_backup<W: Write + Seek + Send>(
             break;
         }
     }
-    zip.start(files::ID_SEQUENCES)?;
-    for (space, next) in store.id_sequences().await? {
-        zip.line(&IdSequenceRecord { space, next })?;
-    }
-
-    let manifest = Manifest {
-        format: FORMAT_NAME.to_owned(),
-        version: FORMAT_VERSION,
-        created_at,
-        lore_version: env!("CARGO_PKG_VERSION").to_owned(),
-        backend: store.backend().to_owned(),
-        model_contents: options.model_contents,
-        records: zip
-            .records
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), *v))
-            .collect(),
-    };
-    let out = zip.finish(&manifest)?;
-    Ok((out, manifest))
+    Ok(())
 }
 
 /// The records of a page of objects: each object with what hangs on it.
 async fn object_records(
     store: &dyn Store,
     page: Vec<Object>,
-    kept: &(dyn Fn(ObjectId) -> bool + Sync),
+    kept: Kept<'_>,
 ) -> Result<Vec<ObjectRecord>> {
     let ids: Vec<ObjectId> = page.iter().map(|o| o.id).collect();
     let details = store.details(Scope::Objects(ids)).await?;
