@@ -550,6 +550,16 @@ pub(crate) struct Stream<'s> {
 }
 
 impl Stream<'_> {
+    /// When the write happens ([`ModelWriter::now`]).
+    pub(crate) fn now(&self) -> Timestamp {
+        self.writer.now
+    }
+
+    /// Who writes.
+    pub(crate) fn user(&self) -> ObjectId {
+        self.writer.user
+    }
+
     /// Adds an op to the write, sending a full chunk on to the transaction.
     pub(crate) async fn push(&mut self, op: Op) -> Result<()> {
         self.writer.push(op)?;

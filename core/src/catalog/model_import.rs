@@ -28,7 +28,7 @@ use crate::id::{ObjectId, ObjectRef, stable_id};
 use crate::import::Produced;
 use crate::model::*;
 use crate::pace::cpu_bound;
-use crate::store::{Details, Op, Scope};
+use crate::store::{Details, Op, Scope, WriteTx};
 use crate::writer::{Made, ModelWriter, Stream};
 use compare::{
     Carried, attribute_print, classification_print, edge_print, label_print, object_print,
@@ -295,41 +295,10 @@ impl Catalog {
 
         // Pass 1: the objects by native id, and each object's own fingerprint.
         let started = std::time::Instant::now();
-        let objects = reader.rows_hint(&spec::OBJECTS);
-        let mut index = ObjectIndex::with_capacity(objects);
-        let mut prints = Vec::with_capacity(objects);
-        let mut types = TypeCache::default();
-        // A second or more of inflating and parsing at 500,000 objects: off the runtime's
-        // worker, so the reads it was to run next do not wait behind it.
-        cpu_bound(|| {
-            reader.each(&spec::OBJECTS, |row| {
-                let object = object_row(&row)?;
-                let object_type =
-                    types.resolve(&meta, &archive_model.profile, &object.object_type, &row)?;
-                index.add(&row, &object.native_id, object.parent_native_id.as_deref())?;
-                let texts = [
-                    &object.physical_name,
-                    &object.description,
-                    &object.business_name,
-                    &object.business_description,
-                    &object.data_type,
-                    &object.external_url,
-                    &object.workflow_state,
-                ];
-                prints.push(object_print(
-                    &object_type.name,
-                    object.parent_native_id.as_deref(),
-                    &object.name,
-                    texts,
-                    object.hide_data,
-                ));
-                Ok(())
-            })?;
-            index.finish()
-        })?;
+        let (index, mut prints) = index_objects(&mut reader, &meta, &archive_model.profile)?;
         let indexed = started.elapsed();
 
-        let (mut model, created) = self
+        let (model, created) = self
             .import_target(caller, options, &archive_model.name)
             .await?;
         let number = model.id.content_model();
@@ -342,53 +311,152 @@ impl Catalog {
                 .await?
                 .is_empty();
 
-        // Passes 2 and 3, for a re-import, at the same time: the stored objects, matched
-        // by native id, with their fingerprints; and the rest of the archive's
-        // fingerprints, with the checks that need the meta model and the store. Objects
-        // the model does not have yet get new ids. Every object of a new model is added
-        // whatever its fingerprint, so a new model has its rows checked as they are
-        // written.
+        // Passes 2 and 3, for a re-import. Objects the model does not have yet get new
+        // ids. Every object of a new model is added whatever its fingerprint, so a new
+        // model has its rows checked as they are written.
         let carried = Carried::of(&reader);
         let connections = read_connections(&mut reader)?;
         let mut checks = self.checks(&meta).await?;
-        let (mut nodes, vanished, reprint) = match empty {
-            true => (
-                Nodes::New {
-                    first: 0,
-                    len: index.len(),
-                },
-                Vec::new(),
-                Vec::new(),
-            ),
+        let mut compared = match empty {
+            true => Compared::all_new(index.len()),
             false => {
-                let (matched, printed) = tokio::join!(
-                    self.match_stored(number, &index, carried),
-                    compare::fingerprint_details(&mut reader, &index, &mut prints, &mut checks),
-                );
-                printed?;
-                let mut matched = matched?;
-                for (node, print) in matched.nodes.iter_mut().zip(&prints) {
-                    node.fingerprint = *print;
-                }
-                (
-                    Nodes::Matched(matched.nodes),
-                    matched.vanished,
-                    matched.reprint,
+                self.compare_stored(
+                    &mut reader,
+                    number,
+                    &index,
+                    carried,
+                    &mut prints,
+                    &mut checks,
                 )
+                .await?
             }
         };
         let compared_at = started.elapsed();
         let mut writer = ModelWriter::new(&*self.store, caller.user());
         let first = writer
-            .reserve(number, nodes.count(Fate::Added) as u64)
+            .reserve(number, compared.nodes.count(Fate::Added) as u64)
             .await?;
-        nodes.number_new(first);
-        // What changes.
-        let [added, updated, unchanged] =
-            [Fate::Added, Fate::Updated, Fate::Unchanged].map(|fate| nodes.count(fate));
-        let removed = vanished.len();
-        let description = Some(archive_model.description.clone()).filter(|d| !d.is_empty());
-        let profile_value = Value::Text(archive_model.profile.clone());
+        compared.nodes.number_new(first);
+        let changes = self
+            .model_changes(
+                caller,
+                options,
+                &model,
+                created,
+                &archive_model,
+                &connections,
+            )
+            .await?;
+        let summary = compared.summary(&model, created);
+        let anything = changes.any(&model, created)
+            || summary.added + summary.updated + summary.removed > 0
+            || !checks.plan.is_empty();
+        let landing = Landing {
+            meta: &meta,
+            profile: &archive_model.profile,
+            index,
+            number,
+            created,
+            empty,
+            carried,
+            compared,
+            checks,
+            prints,
+            changes,
+        };
+        if !anything {
+            let reprinted = self.store_reprints(writer, &landing).await?;
+            tracing::info!(
+                model = %model.id, objects = summary.object_count, reprinted,
+                index_ms = indexed.as_millis(),
+                compare_ms = (compared_at - indexed).as_millis(),
+                read_ms = started.elapsed().as_millis(),
+                "model re-imported unchanged"
+            );
+            return Ok(summary);
+        }
+
+        let compared = started.elapsed();
+        let model_id = model.id;
+        let (tx, writing) = self
+            .write_landing(&mut reader, writer, model, landing)
+            .await?;
+        let written = started.elapsed();
+        tx.commit().await?;
+        tracing::info!(
+            model = %model_id, objects = summary.object_count, created,
+            added = summary.added, updated = summary.updated, removed = summary.removed,
+            unchanged = summary.unchanged,
+            index_ms = indexed.as_millis(),
+            compare_ms = (compared_at - indexed).as_millis(),
+            read_ms = compared.as_millis(),
+            write_ms = (written - compared).as_millis(),
+            store_busy_ms = writing.as_millis(),
+            commit_ms = (started.elapsed() - written).as_millis(),
+            "model imported"
+        );
+        Ok(summary)
+    }
+
+    /// Stores the prints computed from the details of unchanged objects, so the next
+    /// comparison reads them; answers how many.
+    async fn store_reprints(
+        &self,
+        mut writer: ModelWriter<'_>,
+        landing: &Landing<'_>,
+    ) -> Result<usize> {
+        let reprints = landing.reprints();
+        let count = reprints.len();
+        if count > 0 {
+            for print in reprints {
+                writer.push(print)?;
+            }
+            let mut tx = self.store.begin().await?;
+            writer.write_held(&mut *tx).await?;
+            tx.commit().await?;
+        }
+        Ok(count)
+    }
+
+    /// Passes 2 and 3 of a re-import, at the same time: the stored objects, matched by
+    /// native id, with their fingerprints; and the rest of the archive's fingerprints,
+    /// with the checks that need the meta model and the store.
+    async fn compare_stored<R: Read + Seek + Send>(
+        &self,
+        reader: &mut ArchiveReader<R>,
+        number: i64,
+        index: &ObjectIndex,
+        carried: Carried,
+        prints: &mut [u64],
+        checks: &mut Checks<'_>,
+    ) -> Result<Compared> {
+        let (matched, printed) = tokio::join!(
+            self.match_stored(number, index, carried),
+            compare::fingerprint_details(reader, index, prints, checks),
+        );
+        printed?;
+        let mut matched = matched?;
+        for (node, print) in matched.nodes.iter_mut().zip(prints.iter()) {
+            node.fingerprint = *print;
+        }
+        Ok(Compared {
+            nodes: Nodes::Matched(matched.nodes),
+            vanished: matched.vanished,
+            reprint: matched.reprint,
+        })
+    }
+
+    /// What the import changes on the model itself: its description and profile, its
+    /// connections to other models (connections.csv), and the configuration it joins.
+    async fn model_changes(
+        &self,
+        caller: &Caller,
+        options: &ImportOptions,
+        model: &Object,
+        created: bool,
+        archive_model: &archive::ArchiveModel,
+        connections: &[archive::ArchiveConnection],
+    ) -> Result<ModelChanges> {
         let stored_profile = if created {
             None
         } else {
@@ -400,8 +468,39 @@ impl Catalog {
                 .find(|a| a.attribute == MODEL_PROFILE_ATTRIBUTE)
                 .map(|a| a.value)
         };
-        let mut wanted_connections = BTreeSet::new();
-        for connection in &connections {
+        let wanted_connections = self.connected_models(caller, model, connections).await?;
+        let stored_connections: BTreeSet<Edge> = if created {
+            BTreeSet::new()
+        } else {
+            self.store
+                .edges(EdgeKind::ModelConnection, model.id, false)
+                .await?
+                .into_iter()
+                .collect()
+        };
+        let configuration_edge = self
+            .configuration_edge(caller, options, model, created)
+            .await?;
+        Ok(ModelChanges {
+            description: Some(archive_model.description.clone()).filter(|d| !d.is_empty()),
+            profile: Value::Text(archive_model.profile.clone()),
+            stored_profile,
+            wanted_connections,
+            stored_connections,
+            configuration_edge,
+        })
+    }
+
+    /// The model's connections the archive names (connections.csv), each to another
+    /// model the caller finds.
+    async fn connected_models(
+        &self,
+        caller: &Caller,
+        model: &Object,
+        connections: &[archive::ArchiveConnection],
+    ) -> Result<BTreeSet<Edge>> {
+        let mut wanted = BTreeSet::new();
+        for connection in connections {
             let target = self
                 .find(caller, &ObjectRef::parse(&connection.target_model)?)
                 .await
@@ -420,7 +519,7 @@ impl Catalog {
                     connection.target_model
                 )));
             }
-            wanted_connections.insert(Edge {
+            wanted.insert(Edge {
                 kind: EdgeKind::ModelConnection,
                 source: model.id,
                 target: target.id,
@@ -428,226 +527,181 @@ impl Catalog {
                 origin: None,
             });
         }
-        let stored_connections: BTreeSet<Edge> = if created {
-            BTreeSet::new()
-        } else {
-            self.store
-                .edges(EdgeKind::ModelConnection, model.id, false)
-                .await?
-                .into_iter()
-                .collect()
-        };
-        let configuration_edge = match &options.configuration {
-            None => None,
-            Some(reference) => {
-                let configuration = self.find(caller, reference).await?;
-                if !matches!(
-                    configuration.kind,
-                    ObjectKind::Configuration | ObjectKind::ConfigurationVersion
-                ) {
-                    return Err(Error::invalid(format!(
-                        "{} ('{}') is not a configuration",
-                        configuration.id, configuration.name
-                    )));
-                }
-                let edge = Edge {
-                    kind: EdgeKind::ConfigurationContent,
-                    source: configuration.id,
-                    target: model.id,
-                    name: String::new(),
-                    origin: None,
-                };
-                let present = !created
-                    && self
-                        .store
-                        .edges(EdgeKind::ConfigurationContent, configuration.id, false)
-                        .await?
-                        .contains(&edge);
-                (!present).then_some(edge)
-            }
-        };
+        Ok(wanted)
+    }
 
-        let model_changed = created
-            || model.description != description
-            || stored_profile.as_ref() != Some(&profile_value);
-        let anything = model_changed
-            || added + updated + removed > 0
-            || wanted_connections != stored_connections
-            || configuration_edge.is_some()
-            || !checks.plan.is_empty();
-        let summary = |model: &Object| ImportSummary {
-            model_id: model.id.to_string(),
-            model_name: model.name.clone(),
-            created,
-            object_count: nodes.len(),
-            added,
-            updated,
-            removed,
-            unchanged,
+    /// The edge that adds the model to the configuration the options name, unless it
+    /// is there already.
+    async fn configuration_edge(
+        &self,
+        caller: &Caller,
+        options: &ImportOptions,
+        model: &Object,
+        created: bool,
+    ) -> Result<Option<Edge>> {
+        let Some(reference) = &options.configuration else {
+            return Ok(None);
         };
-        let mask = carried.mask();
-        let print = |node: &Node| {
-            Op::SetImportPrint(ImportPrint {
-                object: node.id(number),
-                mask,
-                print: node.fingerprint,
-            })
-        };
-        if !anything {
-            // The prints computed from details are stored, so the next comparison reads them.
-            let mut prints = Vec::new();
-            if let Nodes::Matched(nodes) = &nodes {
-                prints.extend(reprint.iter().map(|&at| print(&nodes[at as usize])));
-            }
-            let reprinted = prints.len();
-            if !prints.is_empty() {
-                for print in prints {
-                    writer.push(print)?;
-                }
-                let mut tx = self.store.begin().await?;
-                writer.write_held(&mut *tx).await?;
-                tx.commit().await?;
-            }
-            tracing::info!(
-                model = %model.id, objects = nodes.len(), reprinted,
-                index_ms = indexed.as_millis(),
-                compare_ms = (compared_at - indexed).as_millis(),
-                read_ms = started.elapsed().as_millis(),
-                "model re-imported unchanged"
-            );
-            return Ok(summary(&model));
+        let configuration = self.find(caller, reference).await?;
+        if !matches!(
+            configuration.kind,
+            ObjectKind::Configuration | ObjectKind::ConfigurationVersion
+        ) {
+            return Err(Error::invalid(format!(
+                "{} ('{}') is not a configuration",
+                configuration.id, configuration.name
+            )));
         }
+        let edge = Edge {
+            kind: EdgeKind::ConfigurationContent,
+            source: configuration.id,
+            target: model.id,
+            name: String::new(),
+            origin: None,
+        };
+        let present = !created
+            && self
+                .store
+                .edges(EdgeKind::ConfigurationContent, configuration.id, false)
+                .await?
+                .contains(&edge);
+        Ok((!present).then_some(edge))
+    }
 
-        // Pass 4: the writes, in one transaction. The archive is read into chunks while
-        // the store writes the chunk before (on another thread or in the database).
-        let compared = started.elapsed();
-        model.description = description;
+    /// Pass 4: the writes, in one transaction: the model's own row and profile, then the
+    /// archive read into chunks while the store writes the chunk before (on another
+    /// thread or in the database). Answers the transaction, not yet committed, and the
+    /// time the store spent writing.
+    async fn write_landing<'s, R: Read + Seek + Send>(
+        &'s self,
+        reader: &mut ArchiveReader<R>,
+        mut writer: ModelWriter<'s>,
+        mut model: Object,
+        landing: Landing<'_>,
+    ) -> Result<(Box<dyn WriteTx + 's>, std::time::Duration)> {
+        model.description = landing.changes.description.clone();
         model.updated_at = writer.now();
         model.updated_by = Some(writer.user());
-        writer.push(Op::PutObject(model.clone()))?;
+        let model_id = model.id;
+        writer.push(Op::PutObject(model))?;
         writer.push(Op::SetAttribute(AttributeValue {
-            object: model.id,
+            object: model_id,
             attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
-            value: profile_value,
+            value: landing.changes.profile.clone(),
         }))?;
         let mut tx = self.store.begin().await?;
-        if empty {
+        if landing.empty {
             // The checks (unique native ids and attributes) prove a new model's rows new;
             // an existing model's own row and attribute are updated first.
-            if !created {
+            if !landing.created {
                 writer.write_held(&mut *tx).await?;
             }
             tx.expect_new_rows();
         }
         // The model's own ops, when still held, go first.
         let (stream, writing) = writer.stream(tx);
-        let produce = async {
-            let mut stream = stream;
-            // A re-import's definitions are known from pass 3; a new model's come after
-            // its rows (nothing refers to them by key inside the transaction).
-            if !empty {
-                for op in checks.plan.definitions() {
-                    stream.push(op).await?;
-                }
-            }
-
-            // What the archive carries on changed objects goes, to be written anew.
-            let changed: Vec<ObjectId> = match &nodes {
-                Nodes::New { .. } => Vec::new(),
-                Nodes::Matched(nodes) => nodes
-                    .iter()
-                    .filter(|n| n.fate() == Fate::Updated)
-                    .map(|n| n.id(number))
-                    .collect(),
-            };
-            for page in changed.chunks(PAGE) {
-                let details = self.store.details(Scope::Objects(page.to_vec())).await?;
-                let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
-                for op in carried_removals(details, &in_page, number, carried) {
-                    stream.push(op).await?;
-                }
-            }
-            drop(changed);
-
-            // A new model's prints are completed as its rows are written; a re-import's
-            // are in its nodes.
-            let mut new_prints = match &nodes {
-                Nodes::New { .. } => std::mem::take(&mut prints),
-                Nodes::Matched(_) => Vec::new(),
-            };
-            self.write_rows(
-                &mut reader,
-                &mut stream,
-                &meta,
-                &archive_model.profile,
-                &index,
-                &nodes,
-                number,
-                caller,
-                empty.then_some(&mut checks),
-                empty.then_some(new_prints.as_mut_slice()),
-            )
-            .await?;
-            if empty {
-                for op in checks.plan.definitions() {
-                    stream.push(op).await?;
-                }
-            }
-
-            // Vanished objects, children before parents.
-            for id in deletion_order(vanished) {
-                stream.push(Op::DeleteObject(id)).await?;
-            }
-            for edge in stored_connections.difference(&wanted_connections) {
-                stream.push(Op::RemoveEdge(edge.clone())).await?;
-            }
-            for edge in wanted_connections.difference(&stored_connections) {
-                stream.push(Op::AddEdge(edge.clone())).await?;
-            }
-            if let Some(edge) = configuration_edge {
-                stream.push(Op::AddEdge(edge)).await?;
-            }
-            // The prints of what was written, and of unchanged objects whose print was
-            // computed, last: after every write that would forget them.
-            match &nodes {
-                Nodes::New { .. } => {
-                    for (at, fingerprint) in new_prints.into_iter().enumerate() {
-                        let mut node = nodes.get(at as u32);
-                        node.fingerprint = fingerprint;
-                        stream.push(print(&node)).await?;
-                    }
-                }
-                Nodes::Matched(nodes) => {
-                    for node in nodes.iter().filter(|n| n.writes()) {
-                        stream.push(print(node)).await?;
-                    }
-                    for &at in &reprint {
-                        let node = &nodes[at as usize];
-                        if !node.writes() {
-                            stream.push(print(node)).await?;
-                        }
-                    }
-                }
-            }
-            stream.finish().await
-        };
-        let (produced, written) = tokio::join!(produce, writing.run());
+        let (produced, written) =
+            tokio::join!(self.stream_landing(reader, stream, landing), writing.run());
         // A failed write stops the reading; its error is the one to tell.
-        let (tx, writing) = written?;
+        let written = written?;
         produced?;
-        let written = started.elapsed();
-        tx.commit().await?;
-        tracing::info!(
-            model = %model.id, objects = nodes.len(), created, added, updated, removed, unchanged,
-            index_ms = indexed.as_millis(),
-            compare_ms = (compared_at - indexed).as_millis(),
-            read_ms = compared.as_millis(),
-            write_ms = (written - compared).as_millis(),
-            store_busy_ms = writing.as_millis(),
-            commit_ms = (started.elapsed() - written).as_millis(),
-            "model imported"
-        );
-        Ok(summary(&model))
+        Ok(written)
+    }
+
+    /// Pass 4's ops, in the order the store takes them: the definitions the archive
+    /// needs (a re-import's first), what the archive carries on changed objects (to be
+    /// written anew), the rows of added and changed objects, vanished objects, the
+    /// model's edges, and the prints last (after every write that would forget them).
+    async fn stream_landing<R: Read + Seek + Send>(
+        &self,
+        reader: &mut ArchiveReader<R>,
+        mut stream: Stream<'_>,
+        mut landing: Landing<'_>,
+    ) -> Result<()> {
+        // A re-import's definitions are known from pass 3; a new model's come after
+        // its rows (nothing refers to them by key inside the transaction).
+        if !landing.empty {
+            for op in landing.checks.plan.definitions() {
+                stream.push(op).await?;
+            }
+        }
+        self.remove_carried(&mut stream, &landing).await?;
+        // A new model's prints are completed as its rows are written; a re-import's
+        // are in its nodes.
+        let mut new_prints = match &landing.compared.nodes {
+            Nodes::New { .. } => std::mem::take(&mut landing.prints),
+            Nodes::Matched(_) => Vec::new(),
+        };
+        let empty = landing.empty;
+        let mut rows = Rows {
+            index: &landing.index,
+            nodes: &landing.compared.nodes,
+            number: landing.number,
+            now: stream.now(),
+            user: stream.user(),
+            checks: empty.then_some(&mut landing.checks),
+            prints: empty.then_some(new_prints.as_mut_slice()),
+        };
+        rows.write(reader, &mut stream, landing.meta, landing.profile)
+            .await?;
+        if empty {
+            for op in landing.checks.plan.definitions() {
+                stream.push(op).await?;
+            }
+        }
+
+        // Vanished objects, children before parents.
+        for id in deletion_order(std::mem::take(&mut landing.compared.vanished)) {
+            stream.push(Op::DeleteObject(id)).await?;
+        }
+        for op in landing.changes.edge_ops() {
+            stream.push(op).await?;
+        }
+        // The prints of what was written, and of unchanged objects whose print was
+        // computed.
+        match &landing.compared.nodes {
+            Nodes::New { .. } => {
+                for (at, fingerprint) in new_prints.into_iter().enumerate() {
+                    let mut node = landing.compared.nodes.get(at as u32);
+                    node.fingerprint = fingerprint;
+                    stream.push(landing.print(&node)).await?;
+                }
+            }
+            Nodes::Matched(nodes) => {
+                for node in nodes.iter().filter(|n| n.writes()) {
+                    stream.push(landing.print(node)).await?;
+                }
+                for &at in &landing.compared.reprint {
+                    let node = &nodes[at as usize];
+                    if !node.writes() {
+                        stream.push(landing.print(node)).await?;
+                    }
+                }
+            }
+        }
+        stream.finish().await
+    }
+
+    /// What the archive carries on changed objects goes, a page of objects at a time,
+    /// so it can be written anew; edges to other models and grants stay.
+    async fn remove_carried(&self, stream: &mut Stream<'_>, landing: &Landing<'_>) -> Result<()> {
+        let number = landing.number;
+        let changed: Vec<ObjectId> = match &landing.compared.nodes {
+            Nodes::New { .. } => Vec::new(),
+            Nodes::Matched(nodes) => nodes
+                .iter()
+                .filter(|n| n.fate() == Fate::Updated)
+                .map(|n| n.id(number))
+                .collect(),
+        };
+        for page in changed.chunks(PAGE) {
+            let details = self.store.details(Scope::Objects(page.to_vec())).await?;
+            let in_page: BTreeSet<ObjectId> = page.iter().copied().collect();
+            for op in carried_removals(details, &in_page, number, landing.carried) {
+                stream.push(op).await?;
+            }
+        }
+        Ok(())
     }
 
     /// The model to import into: an existing one (`modelId`), or a new one, not yet
@@ -730,201 +784,445 @@ impl Catalog {
         let folder = folder.map(|f| f.id);
         Ok(Made::model().object(id, folder, name, caller.user(), now()))
     }
+}
 
-    /// Pass 4 over the archive: the rows of added and changed objects, as ops.
-    #[allow(clippy::too_many_arguments)]
-    async fn write_rows<R: Read + Seek + Send>(
-        &self,
+/// Pass 1: the archive's objects by native id ([`ObjectIndex`]: duplicate native ids,
+/// dangling parents, cycles) and each object's own print.
+fn index_objects<R: Read + Seek>(
+    reader: &mut ArchiveReader<R>,
+    meta: &MetaModel,
+    profile: &str,
+) -> Result<(ObjectIndex, Vec<u64>)> {
+    let objects = reader.rows_hint(&spec::OBJECTS);
+    let mut index = ObjectIndex::with_capacity(objects);
+    let mut prints = Vec::with_capacity(objects);
+    let mut types = TypeCache::default();
+    // A second or more of inflating and parsing at 500,000 objects: off the runtime's
+    // worker, so the reads it was to run next do not wait behind it.
+    cpu_bound(|| {
+        reader.each(&spec::OBJECTS, |row| {
+            let object = object_row(&row)?;
+            let object_type = types.resolve(meta, profile, &object.object_type, &row)?;
+            index.add(&row, &object.native_id, object.parent_native_id.as_deref())?;
+            let texts = [
+                &object.physical_name,
+                &object.description,
+                &object.business_name,
+                &object.business_description,
+                &object.data_type,
+                &object.external_url,
+                &object.workflow_state,
+            ];
+            prints.push(object_print(
+                &object_type.name,
+                object.parent_native_id.as_deref(),
+                &object.name,
+                texts,
+                object.hide_data,
+            ));
+            Ok(())
+        })?;
+        index.finish()
+    })?;
+    Ok((index, prints))
+}
+
+/// What comparing the archive with the stored model found.
+struct Compared {
+    nodes: Nodes,
+    /// The stored objects the archive no longer has, with their parents.
+    vanished: Vec<(ObjectId, Option<ObjectId>)>,
+    /// The unchanged objects whose print was computed from their details, to be stored.
+    reprint: Vec<u32>,
+}
+
+impl Compared {
+    /// Into a model without objects: every object is added.
+    fn all_new(len: usize) -> Self {
+        Self {
+            nodes: Nodes::New { first: 0, len },
+            vanished: Vec::new(),
+            reprint: Vec::new(),
+        }
+    }
+
+    fn summary(&self, model: &Object, created: bool) -> ImportSummary {
+        let [added, updated, unchanged] =
+            [Fate::Added, Fate::Updated, Fate::Unchanged].map(|fate| self.nodes.count(fate));
+        ImportSummary {
+            model_id: model.id.to_string(),
+            model_name: model.name.clone(),
+            created,
+            object_count: self.nodes.len(),
+            added,
+            updated,
+            removed: self.vanished.len(),
+            unchanged,
+        }
+    }
+}
+
+/// What an import changes on the model itself, besides its objects.
+struct ModelChanges {
+    description: Option<String>,
+    profile: Value,
+    stored_profile: Option<Value>,
+    wanted_connections: BTreeSet<Edge>,
+    stored_connections: BTreeSet<Edge>,
+    configuration_edge: Option<Edge>,
+}
+
+impl ModelChanges {
+    /// Whether the model changes (a new model does).
+    fn any(&self, model: &Object, created: bool) -> bool {
+        created
+            || model.description != self.description
+            || self.stored_profile.as_ref() != Some(&self.profile)
+            || self.wanted_connections != self.stored_connections
+            || self.configuration_edge.is_some()
+    }
+
+    /// The model's edges that go and come: its connections, and the configuration's.
+    fn edge_ops(&self) -> impl Iterator<Item = Op> + '_ {
+        let gone = self
+            .stored_connections
+            .difference(&self.wanted_connections)
+            .map(|e| Op::RemoveEdge(e.clone()));
+        let new = self
+            .wanted_connections
+            .difference(&self.stored_connections)
+            .chain(&self.configuration_edge)
+            .map(|e| Op::AddEdge(e.clone()));
+        gone.chain(new)
+    }
+}
+
+/// What the passes before pass 4 found, for it to write.
+struct Landing<'a> {
+    meta: &'a MetaModel,
+    profile: &'a str,
+    index: ObjectIndex,
+    number: i64,
+    created: bool,
+    /// Whether the model had no objects: every row is new, checked as it is written.
+    empty: bool,
+    carried: Carried,
+    compared: Compared,
+    checks: Checks<'a>,
+    /// Each object's print from pass 1 (a new model's rows add theirs as they are
+    /// written; a re-import's prints are in its nodes).
+    prints: Vec<u64>,
+    changes: ModelChanges,
+}
+
+impl Landing<'_> {
+    /// The op that stores a node's print.
+    fn print(&self, node: &Node) -> Op {
+        Op::SetImportPrint(ImportPrint {
+            object: node.id(self.number),
+            mask: self.carried.mask(),
+            print: node.fingerprint,
+        })
+    }
+
+    /// The ops that store the prints computed from details of unchanged objects.
+    fn reprints(&self) -> Vec<Op> {
+        match &self.compared.nodes {
+            Nodes::New { .. } => Vec::new(),
+            Nodes::Matched(nodes) => self
+                .compared
+                .reprint
+                .iter()
+                .map(|&at| self.print(&nodes[at as usize]))
+                .collect(),
+        }
+    }
+}
+
+/// Pass 4 over the archive's tables: the rows of added and changed objects, as ops;
+/// for a new model, each row checked and added to its object's print as it goes.
+struct Rows<'a, 'c> {
+    index: &'a ObjectIndex,
+    nodes: &'a Nodes,
+    number: i64,
+    now: Timestamp,
+    user: ObjectId,
+    checks: Option<&'a mut Checks<'c>>,
+    prints: Option<&'a mut [u64]>,
+}
+
+impl Rows<'_, '_> {
+    async fn write<R: Read + Seek + Send>(
+        &mut self,
         reader: &mut ArchiveReader<R>,
         stream: &mut Stream<'_>,
         meta: &MetaModel,
         profile: &str,
-        index: &ObjectIndex,
-        nodes: &Nodes,
-        number: i64,
-        caller: &Caller,
-        mut checks: Option<&mut Checks<'_>>,
-        mut prints: Option<&mut [u64]>,
     ) -> Result<()> {
-        // Adds a row's print to its object's, for a new model.
-        let mut add = |at: Option<u32>, print: u64| {
-            if let (Some(prints), Some(at)) = (prints.as_deref_mut(), at) {
-                prints[at as usize] = prints[at as usize].wrapping_add(print);
-            }
-        };
-        let node = |native: &str| -> Result<Node> {
-            index
-                .find(native)
-                .map(|at| nodes.get(at))
-                .ok_or_else(|| bad(format!("unknown object '{native}'")))
-        };
-        let now = now();
-        let mut types = TypeCache::default();
-        if let Some(mut table) = reader.table(&spec::OBJECTS)? {
-            let mut at = 0usize;
-            while let Some(row) = table.next_row()? {
-                let node = nodes.get(at as u32);
-                let parent = index.parent(at as u32);
-                at += 1;
-                if !node.writes() {
-                    continue;
-                }
-                let row_object = object_row(&row)?;
-                let object_type = types.resolve(meta, profile, &row_object.object_type, &row)?;
-                let mut object = Object::new(
-                    node.id(number),
-                    ObjectKind::ModelObject,
-                    object_type.name.clone(),
-                    object_type.system_type,
-                    row_object.name,
-                );
-                object.parent = (parent != NO_PARENT).then(|| nodes.get(parent).id(number));
-                object.stable_id = Some(stable_id(number, &row_object.native_id));
-                object.native_id = Some(row_object.native_id);
-                object.physical_name = row_object.physical_name;
-                object.description = row_object.description;
-                object.business_name = row_object.business_name;
-                object.business_description = row_object.business_description;
-                object.data_type = row_object.data_type;
-                object.external_url = row_object.external_url;
-                object.hide_data = row_object.hide_data;
-                object.workflow_state = row_object.workflow_state;
-                object.created_at = match node.stored() {
-                    true => Timestamp::from_timestamp_micros(node.stored_created).unwrap_or(now),
-                    false => now,
-                };
-                object.updated_at = now;
-                object.updated_by = Some(caller.user());
-                stream.push(Op::PutObject(object)).await?;
-            }
+        self.objects(reader, stream, meta, profile).await?;
+        self.attributes(reader, stream, meta).await?;
+        self.relationships(reader, stream).await?;
+        self.tags(reader, stream).await?;
+        self.classifications(reader, stream).await?;
+        self.sensitivity_labels(reader, stream).await?;
+        self.profiling(reader, stream).await
+    }
+
+    /// Adds a row's print to its object's, for a new model.
+    fn add(&mut self, at: Option<u32>, print: u64) {
+        if let (Some(prints), Some(at)) = (self.prints.as_deref_mut(), at) {
+            prints[at as usize] = prints[at as usize].wrapping_add(print);
         }
+    }
+
+    fn node(&self, native: &str) -> Result<Node> {
+        self.index
+            .find(native)
+            .map(|at| self.nodes.get(at))
+            .ok_or_else(|| bad(format!("unknown object '{native}'")))
+    }
+
+    async fn objects<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+        meta: &MetaModel,
+        profile: &str,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::OBJECTS)? else {
+            return Ok(());
+        };
+        let (number, now) = (self.number, self.now);
+        let mut types = TypeCache::default();
+        let mut at = 0usize;
+        while let Some(row) = table.next_row()? {
+            let node = self.nodes.get(at as u32);
+            let parent = self.index.parent(at as u32);
+            at += 1;
+            if !node.writes() {
+                continue;
+            }
+            let row_object = object_row(&row)?;
+            let object_type = types.resolve(meta, profile, &row_object.object_type, &row)?;
+            let mut object = Object::new(
+                node.id(number),
+                ObjectKind::ModelObject,
+                object_type.name.clone(),
+                object_type.system_type,
+                row_object.name,
+            );
+            object.parent = (parent != NO_PARENT).then(|| self.nodes.get(parent).id(number));
+            object.stable_id = Some(stable_id(number, &row_object.native_id));
+            object.native_id = Some(row_object.native_id);
+            object.physical_name = row_object.physical_name;
+            object.description = row_object.description;
+            object.business_name = row_object.business_name;
+            object.business_description = row_object.business_description;
+            object.data_type = row_object.data_type;
+            object.external_url = row_object.external_url;
+            object.hide_data = row_object.hide_data;
+            object.workflow_state = row_object.workflow_state;
+            object.created_at = match node.stored() {
+                true => Timestamp::from_timestamp_micros(node.stored_created).unwrap_or(now),
+                false => now,
+            };
+            object.updated_at = now;
+            object.updated_by = Some(self.user);
+            stream.push(Op::PutObject(object)).await?;
+        }
+        Ok(())
+    }
+
+    async fn attributes<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+        meta: &MetaModel,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::ATTRIBUTES)? else {
+            return Ok(());
+        };
+        let index = self.index;
         let known = |native: &str| index.find(native).is_some();
         let attribute_types = meta.attribute_index();
-        if let Some(mut table) = reader.table(&spec::ATTRIBUTES)? {
-            let mut ignored = Plan::default();
-            while let Some(row) = table.next_row()? {
-                let attribute = attribute_row(&row, &known)?;
-                let owner = node(&attribute.native_id)?;
-                let value = match checks.as_mut() {
-                    Some(checks) => Some(checks.attribute(&row, index, &attribute)?),
-                    None => None,
+        let mut ignored = Plan::default();
+        while let Some(row) = table.next_row()? {
+            let attribute = attribute_row(&row, &known)?;
+            let owner = self.node(&attribute.native_id)?;
+            let value = match self.checks.as_deref_mut() {
+                Some(checks) => Some(checks.attribute(&row, index, &attribute)?),
+                None => None,
+            };
+            if owner.writes() {
+                let value = match value {
+                    Some(value) => value,
+                    None => checked_value(&row, &attribute, &attribute_types, &mut ignored)?,
                 };
-                if owner.writes() {
-                    let value = match value {
-                        Some(value) => value,
-                        None => checked_value(&row, &attribute, &attribute_types, &mut ignored)?,
-                    };
-                    add(
-                        index.find(&attribute.native_id),
-                        attribute_print(&attribute.attribute, &value),
-                    );
-                    stream
-                        .push(Op::SetAttribute(AttributeValue {
-                            object: owner.id(number),
-                            attribute: attribute.attribute,
-                            value,
-                        }))
-                        .await?;
-                }
+                self.add(
+                    index.find(&attribute.native_id),
+                    attribute_print(&attribute.attribute, &value),
+                );
+                stream
+                    .push(Op::SetAttribute(AttributeValue {
+                        object: owner.id(self.number),
+                        attribute: attribute.attribute,
+                        value,
+                    }))
+                    .await?;
             }
         }
-        if let Some(mut table) = reader.table(&spec::RELATIONSHIPS)? {
-            while let Some(row) = table.next_row()? {
-                let relationship = relationship_row(&row, &known)?;
-                let source = node(&relationship.source_native_id)?;
-                if source.writes() {
-                    let edge = Edge {
-                        kind: relationship.kind,
-                        source: source.id(number),
-                        target: node(&relationship.target_native_id)?.id(number),
-                        name: edge_name(relationship.kind, &relationship.name),
-                        origin: None,
-                    };
-                    add(
-                        index.find(&relationship.source_native_id),
-                        edge_print(edge.kind, &edge.name, &relationship.target_native_id),
-                    );
-                    stream.push(Op::AddEdge(edge)).await?;
-                }
+        Ok(())
+    }
+
+    async fn relationships<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::RELATIONSHIPS)? else {
+            return Ok(());
+        };
+        let index = self.index;
+        let known = |native: &str| index.find(native).is_some();
+        while let Some(row) = table.next_row()? {
+            let relationship = relationship_row(&row, &known)?;
+            let source = self.node(&relationship.source_native_id)?;
+            if source.writes() {
+                let edge = Edge {
+                    kind: relationship.kind,
+                    source: source.id(self.number),
+                    target: self.node(&relationship.target_native_id)?.id(self.number),
+                    name: edge_name(relationship.kind, &relationship.name),
+                    origin: None,
+                };
+                self.add(
+                    index.find(&relationship.source_native_id),
+                    edge_print(edge.kind, &edge.name, &relationship.target_native_id),
+                );
+                stream.push(Op::AddEdge(edge)).await?;
             }
         }
-        if let Some(mut table) = reader.table(&spec::LABELS)? {
-            while let Some(row) = table.next_row()? {
-                let tag = tag_row(&row, &known)?;
-                let owner = node(&tag.native_id)?;
-                if owner.writes() {
-                    add(index.find(&tag.native_id), tag_print(tag.kind, &tag.value));
-                    stream
-                        .push(Op::AddTag(Tag {
-                            object: owner.id(number),
-                            kind: tag.kind,
-                            value: tag.value,
-                        }))
-                        .await?;
-                }
+        Ok(())
+    }
+
+    async fn tags<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::LABELS)? else {
+            return Ok(());
+        };
+        let index = self.index;
+        let known = |native: &str| index.find(native).is_some();
+        while let Some(row) = table.next_row()? {
+            let tag = tag_row(&row, &known)?;
+            let owner = self.node(&tag.native_id)?;
+            if owner.writes() {
+                self.add(index.find(&tag.native_id), tag_print(tag.kind, &tag.value));
+                stream
+                    .push(Op::AddTag(Tag {
+                        object: owner.id(self.number),
+                        kind: tag.kind,
+                        value: tag.value,
+                    }))
+                    .await?;
             }
         }
-        if let Some(mut table) = reader.table(&spec::CLASSIFICATIONS)? {
-            while let Some(row) = table.next_row()? {
-                let c = classification_row(&row, &known)?;
-                if let Some(checks) = checks.as_mut() {
-                    checks.classification(&c);
-                }
-                let owner = node(&c.native_id)?;
-                if owner.writes() {
-                    add(
-                        index.find(&c.native_id),
-                        classification_print(&c.data_class, c.status),
-                    );
-                    stream
-                        .push(Op::SetClassification(Classification {
-                            object: owner.id(number),
-                            data_class: c.data_class,
-                            status: c.status,
-                        }))
-                        .await?;
-                }
+        Ok(())
+    }
+
+    async fn classifications<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::CLASSIFICATIONS)? else {
+            return Ok(());
+        };
+        let index = self.index;
+        let known = |native: &str| index.find(native).is_some();
+        while let Some(row) = table.next_row()? {
+            let c = classification_row(&row, &known)?;
+            if let Some(checks) = self.checks.as_deref_mut() {
+                checks.classification(&c);
+            }
+            let owner = self.node(&c.native_id)?;
+            if owner.writes() {
+                self.add(
+                    index.find(&c.native_id),
+                    classification_print(&c.data_class, c.status),
+                );
+                stream
+                    .push(Op::SetClassification(Classification {
+                        object: owner.id(self.number),
+                        data_class: c.data_class,
+                        status: c.status,
+                    }))
+                    .await?;
             }
         }
-        if let Some(mut table) = reader.table(&spec::SENSITIVITY_LABELS)? {
-            while let Some(row) = table.next_row()? {
-                let l = label_row(&row, &known)?;
-                if let Some(checks) = checks.as_mut() {
-                    checks.label(&l);
-                }
-                let owner = node(&l.native_id)?;
-                if owner.writes() {
-                    add(index.find(&l.native_id), label_print(&l.label, l.status));
-                    stream
-                        .push(Op::SetLabelAssignment(LabelAssignment {
-                            object: owner.id(number),
-                            label: l.label,
-                            status: l.status,
-                        }))
-                        .await?;
-                }
+        Ok(())
+    }
+
+    async fn sensitivity_labels<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::SENSITIVITY_LABELS)? else {
+            return Ok(());
+        };
+        let index = self.index;
+        let known = |native: &str| index.find(native).is_some();
+        while let Some(row) = table.next_row()? {
+            let l = label_row(&row, &known)?;
+            if let Some(checks) = self.checks.as_deref_mut() {
+                checks.label(&l);
+            }
+            let owner = self.node(&l.native_id)?;
+            if owner.writes() {
+                self.add(index.find(&l.native_id), label_print(&l.label, l.status));
+                stream
+                    .push(Op::SetLabelAssignment(LabelAssignment {
+                        object: owner.id(self.number),
+                        label: l.label,
+                        status: l.status,
+                    }))
+                    .await?;
             }
         }
-        if let Some(mut table) = reader.table(&spec::PROFILING)? {
-            while let Some(row) = table.next_row()? {
-                let p = profiling_row(&row, &known)?;
-                if let Some(checks) = checks.as_mut() {
-                    checks.profiling(&row, index, &p.native_id)?;
-                }
-                let owner = node(&p.native_id)?;
-                if owner.writes() {
-                    add(
-                        index.find(&p.native_id),
-                        profiling_print(&p.data_profile, &p.data_sample),
-                    );
-                    stream
-                        .push(Op::SetProfiling(Profiling {
-                            object: owner.id(number),
-                            profile: p.data_profile,
-                            sample: p.data_sample,
-                        }))
-                        .await?;
-                }
+        Ok(())
+    }
+
+    async fn profiling<R: Read + Seek + Send>(
+        &mut self,
+        reader: &mut ArchiveReader<R>,
+        stream: &mut Stream<'_>,
+    ) -> Result<()> {
+        let Some(mut table) = reader.table(&spec::PROFILING)? else {
+            return Ok(());
+        };
+        let index = self.index;
+        let known = |native: &str| index.find(native).is_some();
+        while let Some(row) = table.next_row()? {
+            let p = profiling_row(&row, &known)?;
+            if let Some(checks) = self.checks.as_deref_mut() {
+                checks.profiling(&row, index, &p.native_id)?;
+            }
+            let owner = self.node(&p.native_id)?;
+            if owner.writes() {
+                self.add(
+                    index.find(&p.native_id),
+                    profiling_print(&p.data_profile, &p.data_sample),
+                );
+                stream
+                    .push(Op::SetProfiling(Profiling {
+                        object: owner.id(self.number),
+                        profile: p.data_profile,
+                        sample: p.data_sample,
+                    }))
+                    .await?;
             }
         }
         Ok(())
