@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ObjectKind, SystemType, Timestamp, TypeName};
-use crate::id::ObjectId;
 use crate::attributes as catalog;
+use crate::id::ObjectId;
 
 /// A profile groups object types of one kind of source (a database, a file system, a glossary).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
