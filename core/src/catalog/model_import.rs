@@ -951,7 +951,40 @@ struct Rows<'a, 'c> {
     prints: Option<&'a mut [u64]>,
 }
 
-impl Rows<'_, '_> {
+/// The archive's tables after objects.csv: a row of an object that is written is one op.
+#[derive(Debug, Clone, Copy)]
+enum Detail {
+    Attributes,
+    Relationships,
+    Tags,
+    Classifications,
+    SensitivityLabels,
+    Profiling,
+}
+
+impl Detail {
+    const ALL: [Detail; 6] = [
+        Self::Attributes,
+        Self::Relationships,
+        Self::Tags,
+        Self::Classifications,
+        Self::SensitivityLabels,
+        Self::Profiling,
+    ];
+
+    fn file(self) -> &'static spec::FileSpec {
+        match self {
+            Self::Attributes => &spec::ATTRIBUTES,
+            Self::Relationships => &spec::RELATIONSHIPS,
+            Self::Tags => &spec::LABELS,
+            Self::Classifications => &spec::CLASSIFICATIONS,
+            Self::SensitivityLabels => &spec::SENSITIVITY_LABELS,
+            Self::Profiling => &spec::PROFILING,
+        }
+    }
+}
+
+impl<'a> Rows<'a, '_> {
     async fn write<R: Read + Seek + Send>(
         &mut self,
         reader: &mut ArchiveReader<R>,
@@ -960,17 +993,32 @@ impl Rows<'_, '_> {
         profile: &str,
     ) -> Result<()> {
         self.objects(reader, stream, meta, profile).await?;
-        self.attributes(reader, stream, meta).await?;
-        self.relationships(reader, stream).await?;
-        self.tags(reader, stream).await?;
-        self.classifications(reader, stream).await?;
-        self.sensitivity_labels(reader, stream).await?;
-        self.profiling(reader, stream).await
+        let attribute_types = meta.attribute_index();
+        let mut ignored = Plan::default();
+        for detail in Detail::ALL {
+            let Some(mut table) = reader.table(detail.file())? else {
+                continue;
+            };
+            while let Some(row) = table.next_row()? {
+                let op = match detail {
+                    Detail::Attributes => self.attribute(&row, &attribute_types, &mut ignored)?,
+                    Detail::Relationships => self.relationship(&row)?,
+                    Detail::Tags => self.tag(&row)?,
+                    Detail::Classifications => self.classification(&row)?,
+                    Detail::SensitivityLabels => self.sensitivity_label(&row)?,
+                    Detail::Profiling => self.profiling(&row)?,
+                };
+                if let Some(op) = op {
+                    stream.push(op).await?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Adds a row's print to its object's, for a new model.
-    fn add(&mut self, at: Option<u32>, print: u64) {
-        if let (Some(prints), Some(at)) = (self.prints.as_deref_mut(), at) {
+    fn add(&mut self, native: &str, print: u64) {
+        if let (Some(prints), Some(at)) = (self.prints.as_deref_mut(), self.index.find(native)) {
             prints[at as usize] = prints[at as usize].wrapping_add(print);
         }
     }
@@ -980,6 +1028,18 @@ impl Rows<'_, '_> {
             .find(native)
             .map(|at| self.nodes.get(at))
             .ok_or_else(|| bad(format!("unknown object '{native}'")))
+    }
+
+    /// The id of the object a row belongs to, when that object is written.
+    fn written(&self, native: &str) -> Result<Option<ObjectId>> {
+        let owner = self.node(native)?;
+        Ok(owner.writes().then(|| owner.id(self.number)))
+    }
+
+    /// Whether the archive has an object of that native id.
+    fn known(&self) -> impl Fn(&str) -> bool + 'a {
+        let index = self.index;
+        move |native| index.find(native).is_some()
     }
 
     async fn objects<R: Read + Seek + Send>(
@@ -1033,199 +1093,117 @@ impl Rows<'_, '_> {
         Ok(())
     }
 
-    async fn attributes<R: Read + Seek + Send>(
+    fn attribute(
         &mut self,
-        reader: &mut ArchiveReader<R>,
-        stream: &mut Stream<'_>,
-        meta: &MetaModel,
-    ) -> Result<()> {
-        let Some(mut table) = reader.table(&spec::ATTRIBUTES)? else {
-            return Ok(());
+        row: &archive::read::Row,
+        attribute_types: &HashMap<&str, &AttributeType>,
+        ignored: &mut Plan,
+    ) -> Result<Option<Op>> {
+        let attribute = attribute_row(row, &self.known())?;
+        let owner = self.written(&attribute.native_id)?;
+        let value = match self.checks.as_deref_mut() {
+            Some(checks) => Some(checks.attribute(row, self.index, &attribute)?),
+            None => None,
         };
-        let index = self.index;
-        let known = |native: &str| index.find(native).is_some();
-        let attribute_types = meta.attribute_index();
-        let mut ignored = Plan::default();
-        while let Some(row) = table.next_row()? {
-            let attribute = attribute_row(&row, &known)?;
-            let owner = self.node(&attribute.native_id)?;
-            let value = match self.checks.as_deref_mut() {
-                Some(checks) => Some(checks.attribute(&row, index, &attribute)?),
-                None => None,
-            };
-            if owner.writes() {
-                let value = match value {
-                    Some(value) => value,
-                    None => checked_value(&row, &attribute, &attribute_types, &mut ignored)?,
-                };
-                self.add(
-                    index.find(&attribute.native_id),
-                    attribute_print(&attribute.attribute, &value),
-                );
-                stream
-                    .push(Op::SetAttribute(AttributeValue {
-                        object: owner.id(self.number),
-                        attribute: attribute.attribute,
-                        value,
-                    }))
-                    .await?;
-            }
-        }
-        Ok(())
+        let Some(object) = owner else {
+            return Ok(None);
+        };
+        let value = match value {
+            Some(value) => value,
+            None => checked_value(row, &attribute, attribute_types, ignored)?,
+        };
+        self.add(
+            &attribute.native_id,
+            attribute_print(&attribute.attribute, &value),
+        );
+        Ok(Some(Op::SetAttribute(AttributeValue {
+            object,
+            attribute: attribute.attribute,
+            value,
+        })))
     }
 
-    async fn relationships<R: Read + Seek + Send>(
-        &mut self,
-        reader: &mut ArchiveReader<R>,
-        stream: &mut Stream<'_>,
-    ) -> Result<()> {
-        let Some(mut table) = reader.table(&spec::RELATIONSHIPS)? else {
-            return Ok(());
+    fn relationship(&mut self, row: &archive::read::Row) -> Result<Option<Op>> {
+        let relationship = relationship_row(row, &self.known())?;
+        let Some(source) = self.written(&relationship.source_native_id)? else {
+            return Ok(None);
         };
-        let index = self.index;
-        let known = |native: &str| index.find(native).is_some();
-        while let Some(row) = table.next_row()? {
-            let relationship = relationship_row(&row, &known)?;
-            let source = self.node(&relationship.source_native_id)?;
-            if source.writes() {
-                let edge = Edge {
-                    kind: relationship.kind,
-                    source: source.id(self.number),
-                    target: self.node(&relationship.target_native_id)?.id(self.number),
-                    name: edge_name(relationship.kind, &relationship.name),
-                    origin: None,
-                };
-                self.add(
-                    index.find(&relationship.source_native_id),
-                    edge_print(edge.kind, &edge.name, &relationship.target_native_id),
-                );
-                stream.push(Op::AddEdge(edge)).await?;
-            }
-        }
-        Ok(())
+        let edge = Edge {
+            kind: relationship.kind,
+            source,
+            target: self.node(&relationship.target_native_id)?.id(self.number),
+            name: edge_name(relationship.kind, &relationship.name),
+            origin: None,
+        };
+        self.add(
+            &relationship.source_native_id,
+            edge_print(edge.kind, &edge.name, &relationship.target_native_id),
+        );
+        Ok(Some(Op::AddEdge(edge)))
     }
 
-    async fn tags<R: Read + Seek + Send>(
-        &mut self,
-        reader: &mut ArchiveReader<R>,
-        stream: &mut Stream<'_>,
-    ) -> Result<()> {
-        let Some(mut table) = reader.table(&spec::LABELS)? else {
-            return Ok(());
+    fn tag(&mut self, row: &archive::read::Row) -> Result<Option<Op>> {
+        let tag = tag_row(row, &self.known())?;
+        let Some(object) = self.written(&tag.native_id)? else {
+            return Ok(None);
         };
-        let index = self.index;
-        let known = |native: &str| index.find(native).is_some();
-        while let Some(row) = table.next_row()? {
-            let tag = tag_row(&row, &known)?;
-            let owner = self.node(&tag.native_id)?;
-            if owner.writes() {
-                self.add(index.find(&tag.native_id), tag_print(tag.kind, &tag.value));
-                stream
-                    .push(Op::AddTag(Tag {
-                        object: owner.id(self.number),
-                        kind: tag.kind,
-                        value: tag.value,
-                    }))
-                    .await?;
-            }
-        }
-        Ok(())
+        self.add(&tag.native_id, tag_print(tag.kind, &tag.value));
+        Ok(Some(Op::AddTag(Tag {
+            object,
+            kind: tag.kind,
+            value: tag.value,
+        })))
     }
 
-    async fn classifications<R: Read + Seek + Send>(
-        &mut self,
-        reader: &mut ArchiveReader<R>,
-        stream: &mut Stream<'_>,
-    ) -> Result<()> {
-        let Some(mut table) = reader.table(&spec::CLASSIFICATIONS)? else {
-            return Ok(());
-        };
-        let index = self.index;
-        let known = |native: &str| index.find(native).is_some();
-        while let Some(row) = table.next_row()? {
-            let c = classification_row(&row, &known)?;
-            if let Some(checks) = self.checks.as_deref_mut() {
-                checks.classification(&c);
-            }
-            let owner = self.node(&c.native_id)?;
-            if owner.writes() {
-                self.add(
-                    index.find(&c.native_id),
-                    classification_print(&c.data_class, c.status),
-                );
-                stream
-                    .push(Op::SetClassification(Classification {
-                        object: owner.id(self.number),
-                        data_class: c.data_class,
-                        status: c.status,
-                    }))
-                    .await?;
-            }
+    fn classification(&mut self, row: &archive::read::Row) -> Result<Option<Op>> {
+        let c = classification_row(row, &self.known())?;
+        if let Some(checks) = self.checks.as_deref_mut() {
+            checks.classification(&c);
         }
-        Ok(())
+        let Some(object) = self.written(&c.native_id)? else {
+            return Ok(None);
+        };
+        self.add(&c.native_id, classification_print(&c.data_class, c.status));
+        Ok(Some(Op::SetClassification(Classification {
+            object,
+            data_class: c.data_class,
+            status: c.status,
+        })))
     }
 
-    async fn sensitivity_labels<R: Read + Seek + Send>(
-        &mut self,
-        reader: &mut ArchiveReader<R>,
-        stream: &mut Stream<'_>,
-    ) -> Result<()> {
-        let Some(mut table) = reader.table(&spec::SENSITIVITY_LABELS)? else {
-            return Ok(());
-        };
-        let index = self.index;
-        let known = |native: &str| index.find(native).is_some();
-        while let Some(row) = table.next_row()? {
-            let l = label_row(&row, &known)?;
-            if let Some(checks) = self.checks.as_deref_mut() {
-                checks.label(&l);
-            }
-            let owner = self.node(&l.native_id)?;
-            if owner.writes() {
-                self.add(index.find(&l.native_id), label_print(&l.label, l.status));
-                stream
-                    .push(Op::SetLabelAssignment(LabelAssignment {
-                        object: owner.id(self.number),
-                        label: l.label,
-                        status: l.status,
-                    }))
-                    .await?;
-            }
+    fn sensitivity_label(&mut self, row: &archive::read::Row) -> Result<Option<Op>> {
+        let l = label_row(row, &self.known())?;
+        if let Some(checks) = self.checks.as_deref_mut() {
+            checks.label(&l);
         }
-        Ok(())
+        let Some(object) = self.written(&l.native_id)? else {
+            return Ok(None);
+        };
+        self.add(&l.native_id, label_print(&l.label, l.status));
+        Ok(Some(Op::SetLabelAssignment(LabelAssignment {
+            object,
+            label: l.label,
+            status: l.status,
+        })))
     }
 
-    async fn profiling<R: Read + Seek + Send>(
-        &mut self,
-        reader: &mut ArchiveReader<R>,
-        stream: &mut Stream<'_>,
-    ) -> Result<()> {
-        let Some(mut table) = reader.table(&spec::PROFILING)? else {
-            return Ok(());
-        };
-        let index = self.index;
-        let known = |native: &str| index.find(native).is_some();
-        while let Some(row) = table.next_row()? {
-            let p = profiling_row(&row, &known)?;
-            if let Some(checks) = self.checks.as_deref_mut() {
-                checks.profiling(&row, index, &p.native_id)?;
-            }
-            let owner = self.node(&p.native_id)?;
-            if owner.writes() {
-                self.add(
-                    index.find(&p.native_id),
-                    profiling_print(&p.data_profile, &p.data_sample),
-                );
-                stream
-                    .push(Op::SetProfiling(Profiling {
-                        object: owner.id(self.number),
-                        profile: p.data_profile,
-                        sample: p.data_sample,
-                    }))
-                    .await?;
-            }
+    fn profiling(&mut self, row: &archive::read::Row) -> Result<Option<Op>> {
+        let p = profiling_row(row, &self.known())?;
+        if let Some(checks) = self.checks.as_deref_mut() {
+            checks.profiling(row, self.index, &p.native_id)?;
         }
-        Ok(())
+        let Some(object) = self.written(&p.native_id)? else {
+            return Ok(None);
+        };
+        self.add(
+            &p.native_id,
+            profiling_print(&p.data_profile, &p.data_sample),
+        );
+        Ok(Some(Op::SetProfiling(Profiling {
+            object,
+            profile: p.data_profile,
+            sample: p.data_sample,
+        })))
     }
 }
 
