@@ -137,8 +137,10 @@ pub struct LineageEvent {
     pub body: String,
 }
 
-/// A run as its events describe it.
-#[derive(Debug, Clone, PartialEq)]
+/// A run as its events describe it. A backup writes it as it is (`lineage_runs.jsonl`,
+/// `docs/backup.md`): camelCase fields, kept after its raw events are purged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LineageRun {
     pub run_id: String,
     /// The job of its events (the greatest `(namespace, name)` should they differ; empty

@@ -22,8 +22,8 @@ pub use write::{BackupOptions, BackupSummary, write_backup};
 
 use crate::id::ObjectId;
 use crate::model::{
-    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, LineageRun, Object,
-    Operation, OperationLogLine, RunState, TagKind, Timestamp, User, Value,
+    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, Object, Operation,
+    OperationLogLine, TagKind, Timestamp, User, Value,
 };
 
 /// What `backup.json` says the file is.
@@ -282,54 +282,6 @@ pub struct AttachmentRecord {
     pub content: String,
 }
 
-/// An OpenLineage run as its events made it (kept after its raw events are purged).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LineageRunRecord {
-    pub run_id: String,
-    pub job_namespace: String,
-    pub job_name: String,
-    /// `START`, `RUNNING`, `COMPLETE`, `ABORT`, `FAIL` or `OTHER`.
-    pub state: RunState,
-    pub state_at: Timestamp,
-    pub started_at: Option<Timestamp>,
-    pub ended_at: Option<Timestamp>,
-    pub error_message: Option<String>,
-    pub error_at: Option<Timestamp>,
-}
-
-impl From<LineageRun> for LineageRunRecord {
-    fn from(run: LineageRun) -> Self {
-        Self {
-            run_id: run.run_id,
-            job_namespace: run.job_namespace,
-            job_name: run.job_name,
-            state: run.state,
-            state_at: run.state_at,
-            started_at: run.started_at,
-            ended_at: run.ended_at,
-            error_message: run.error_message,
-            error_at: run.error_at,
-        }
-    }
-}
-
-impl From<LineageRunRecord> for LineageRun {
-    fn from(record: LineageRunRecord) -> Self {
-        Self {
-            run_id: record.run_id,
-            job_namespace: record.job_namespace,
-            job_name: record.job_name,
-            state: record.state,
-            state_at: record.state_at,
-            started_at: record.started_at,
-            ended_at: record.ended_at,
-            error_message: record.error_message,
-            error_at: record.error_at,
-        }
-    }
-}
-
 /// The next id of an id space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdSequenceRecord {
@@ -377,9 +329,31 @@ mod user_record_tests {
 }
 
 #[cfg(test)]
-mod lineage_event_tests {
-    use super::*;
-    use crate::model::{LineageEvent, LineageEventKind};
+mod lineage_record_tests {
+    use crate::model::{LineageEvent, LineageEventKind, LineageRun, RunState};
+
+    /// A line of `lineage_runs.jsonl` as backups have been written since the file was
+    /// added.
+    const RUN_LINE: &str = r#"{"runId":"r","jobNamespace":"ns","jobName":"j","state":"FAIL","stateAt":"1970-01-01T00:00:05.000005Z","startedAt":"1970-01-01T00:00:01.000005Z","endedAt":"1970-01-01T00:00:05.000005Z","errorMessage":"boom","errorAt":null}"#;
+
+    #[test]
+    fn a_lineage_run_is_written_as_backups_always_wrote_it() {
+        let t = |s: i64| chrono::DateTime::from_timestamp(s, 5_000).expect("a time");
+        let run = LineageRun {
+            run_id: "r".to_owned(),
+            job_namespace: "ns".to_owned(),
+            job_name: "j".to_owned(),
+            state: RunState::Fail,
+            state_at: t(5),
+            started_at: Some(t(1)),
+            ended_at: Some(t(5)),
+            error_message: Some("boom".to_owned()),
+            error_at: None,
+        };
+        assert_eq!(serde_json::to_string(&run).expect("JSON"), RUN_LINE);
+        let read: LineageRun = serde_json::from_str(RUN_LINE).expect("a run");
+        assert_eq!(read, run);
+    }
 
     /// A line of `lineage_events.jsonl` as backups have been written since the file was
     /// added.

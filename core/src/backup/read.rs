@@ -12,8 +12,8 @@ use sha2::{Digest, Sha256};
 use zip::ZipArchive;
 
 use super::{
-    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord, UserRecord, files,
+    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord, MANIFEST,
+    Manifest, ObjectRecord, OperationRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
@@ -519,8 +519,7 @@ impl Restore<'_> {
     /// backup lacks (one taken before they were added) restore as none.
     fn lineage<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
         let ops = &mut self.ops;
-        reader.each(files::LINEAGE_RUNS, |r: LineageRunRecord, line| {
-            let mut run = LineageRun::from(r);
+        reader.each(files::LINEAGE_RUNS, |mut run: LineageRun, line| {
             prepare_lineage_run(&mut run).map_err(|e| {
                 bad(format!(
                     "{} line {line}: {}",

@@ -10,8 +10,7 @@ use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use super::{
     AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    LineageRunRecord, MANIFEST, Manifest, ObjectRecord, OperationRecord, StatusRecord, TagRecord,
-    UserRecord, files,
+    MANIFEST, Manifest, ObjectRecord, OperationRecord, StatusRecord, TagRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
@@ -263,7 +262,7 @@ async fn write_lineage<W: Write + Seek>(store: &dyn Store, zip: &mut Entries<W>)
         after = last.run_id.clone();
         let full = page.len() == PAGE;
         for run in page {
-            zip.line(&LineageRunRecord::from(run))?;
+            zip.line(&run)?;
         }
         if !full {
             break;
