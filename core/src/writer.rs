@@ -32,15 +32,16 @@ use crate::pace::YieldEvery;
 use crate::store::{Op, Scope, Store, WriteTx, prepare};
 
 /// Ops written to a transaction at once.
-pub(crate) const CHUNK: usize = 5_000;
+const CHUNK: usize = 5_000;
 /// Ops streamed between two yields to the runtime's other tasks.
 const YIELD_EVERY: u32 = 500;
 /// Ids reserved at once per model id space: a write making many objects reserves seldom
 /// (the ids a write does not use are left as gaps).
 const ID_BLOCK: u64 = 64;
 
-/// Where an object is within its id space: no two objects share one (the store refuses a
-/// second repository object of the same parent and name; a writer finds the first).
+/// Where an object is within its id space, by name under its parent. Repository objects
+/// never share one (the store refuses the second); of model objects that do, a writer
+/// finds the one the store answers first.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct ObjectKey {
     /// [`REPOSITORY_MODEL`] for repository objects, else the model number.
