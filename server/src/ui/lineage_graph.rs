@@ -105,72 +105,141 @@ pub fn assemble(
     shape: &Shape,
     parents: &HashMap<String, EmbeddedEntity>,
 ) -> Graph {
-    // What each object is drawn as: itself, or its parent when columns are grouped.
-    let drawn_as = |e: &EmbeddedEntity| -> EmbeddedEntity {
-        if !shape.columns
-            && let Some(parent) = parents.get(&e.id)
-        {
-            return parent.clone();
-        }
-        let mut e = e.clone();
-        if let Some(parent) = parents.get(&e.id) {
-            e.name = format!("{}.{}", parent.name, e.name);
-        }
-        e
-    };
-    let start_drawn = drawn_as(start);
-    let mut members: HashMap<String, Member> = HashMap::new();
-    members.insert(
-        start_drawn.id.clone(),
-        Member {
-            entity: start_drawn.clone(),
-        },
-    );
-    // (source, target) -> operations, for drawn and for frontier edges.
-    let mut drawn: Vec<(String, String, String)> = Vec::new();
-    let mut frontier: Vec<(String, String)> = Vec::new();
-    let mut truncated = false;
-    for walk in walks {
-        truncated |= walk.truncated;
-        let reach = if walk.center.is_some() {
-            1
-        } else {
-            shape.depth
-        };
-        for op in &walk.operations {
-            let (source, target) = (drawn_as(&op.source), drawn_as(&op.target));
-            if source.id == target.id {
-                continue;
-            }
-            if op.depth <= reach {
-                for e in [&source, &target] {
-                    members
-                        .entry(e.id.clone())
-                        .or_insert_with(|| Member { entity: e.clone() });
-                }
-                drawn.push((source.id, target.id, op.operation.clone()));
-            } else {
-                frontier.push((source.id, target.id));
-            }
-        }
-    }
-    // An edge of the frontier between two drawn objects is drawn too.
-    for (s, t) in &frontier {
-        if members.contains_key(s) && members.contains_key(t) {
-            drawn.push((s.clone(), t.clone(), String::new()));
-        }
-    }
+    let start_drawn = drawn_as(start, shape, parents);
+    let walked = Walked::gather(&start_drawn, walks, shape, parents);
+    let layer = layers(&start_drawn.id, &walked.drawn);
+    let total = walked.members.len();
+    let ids = capped(&walked.members, &layer);
+    let mut placement =
+        Placement::by_layer(ids, &layer, &walked.members, &start_drawn, walks, shape);
+    let shown = placement.nodes.iter().filter(|n| n.collapsed == 0).count();
+    let mut edges = merged_edges(&walked.drawn, &placement);
+    placement.count_hidden_neighbours(&walked);
+    let Placement {
+        mut nodes, index, ..
+    } = placement;
 
-    // Layers: breadth first from the start, +1 along the flow, -1 against it.
+    if let Some(focus) = shape.focus.as_deref().and_then(|f| index.get(f).copied())
+        && let Some(&start) = index.get(&start_drawn.id)
+    {
+        highlight(&mut nodes, &mut edges, start, focus);
+    }
+    let mut graph = Graph {
+        nodes,
+        edges,
+        total,
+        shown,
+        truncated: walked.truncated,
+        width: 0.0,
+        height: 0.0,
+    };
+    lay_out(&mut graph);
+    graph
+}
+
+/// What an object is drawn as: itself, or its parent when columns are grouped.
+fn drawn_as(
+    e: &EmbeddedEntity,
+    shape: &Shape,
+    parents: &HashMap<String, EmbeddedEntity>,
+) -> EmbeddedEntity {
+    if !shape.columns
+        && let Some(parent) = parents.get(&e.id)
+    {
+        return parent.clone();
+    }
+    let mut e = e.clone();
+    if let Some(parent) = parents.get(&e.id) {
+        e.name = format!("{}.{}", parent.name, e.name);
+    }
+    e
+}
+
+/// What the walks found, each object as it is drawn.
+struct Walked {
+    /// The objects within reach, the start among them, by id.
+    members: HashMap<String, Member>,
+    /// (source, target, operation) of the edges drawn.
+    drawn: Vec<(String, String, String)>,
+    /// (source, target) of the edges beyond reach.
+    frontier: Vec<(String, String)>,
+    /// Whether the store's bounds cut a walk.
+    truncated: bool,
+}
+
+impl Walked {
+    /// Gathers the objects and edges within reach of each walk (the depth around the
+    /// start, one edge around an expanded object) and the frontier beyond.
+    fn gather(
+        start_drawn: &EmbeddedEntity,
+        walks: &[Walk],
+        shape: &Shape,
+        parents: &HashMap<String, EmbeddedEntity>,
+    ) -> Self {
+        let mut members: HashMap<String, Member> = HashMap::new();
+        members.insert(
+            start_drawn.id.clone(),
+            Member {
+                entity: start_drawn.clone(),
+            },
+        );
+        // (source, target) -> operations, for drawn and for frontier edges.
+        let mut drawn: Vec<(String, String, String)> = Vec::new();
+        let mut frontier: Vec<(String, String)> = Vec::new();
+        let mut truncated = false;
+        for walk in walks {
+            truncated |= walk.truncated;
+            let reach = if walk.center.is_some() {
+                1
+            } else {
+                shape.depth
+            };
+            for op in &walk.operations {
+                let (source, target) = (
+                    drawn_as(&op.source, shape, parents),
+                    drawn_as(&op.target, shape, parents),
+                );
+                if source.id == target.id {
+                    continue;
+                }
+                if op.depth <= reach {
+                    for e in [&source, &target] {
+                        members
+                            .entry(e.id.clone())
+                            .or_insert_with(|| Member { entity: e.clone() });
+                    }
+                    drawn.push((source.id, target.id, op.operation.clone()));
+                } else {
+                    frontier.push((source.id, target.id));
+                }
+            }
+        }
+        // An edge of the frontier between two drawn objects is drawn too.
+        for (s, t) in &frontier {
+            if members.contains_key(s) && members.contains_key(t) {
+                drawn.push((s.clone(), t.clone(), String::new()));
+            }
+        }
+        Self {
+            members,
+            drawn,
+            frontier,
+            truncated,
+        }
+    }
+}
+
+/// Layers: breadth first from the start, +1 along the flow, -1 against it.
+fn layers(start: &str, drawn: &[(String, String, String)]) -> HashMap<String, i32> {
     let mut out: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut into: HashMap<&str, Vec<&str>> = HashMap::new();
-    for (s, t, _) in &drawn {
+    for (s, t, _) in drawn {
         out.entry(s.as_str()).or_default().push(t.as_str());
         into.entry(t.as_str()).or_default().push(s.as_str());
     }
     let mut layer: HashMap<String, i32> = HashMap::new();
-    let mut queue = VecDeque::from([(start_drawn.id.clone(), 0i32)]);
-    layer.insert(start_drawn.id.clone(), 0);
+    let mut queue = VecDeque::from([(start.to_owned(), 0i32)]);
+    layer.insert(start.to_owned(), 0);
     while let Some((id, l)) = queue.pop_front() {
         let steps = out
             .get(id.as_str())
@@ -190,9 +259,11 @@ pub fn assemble(
             }
         }
     }
-    let total = members.len();
+    layer
+}
 
-    // The cap: nearest first, then by name.
+/// The cap: the [`MAX_NODES`] objects nearest the start, nearest first, then by name.
+fn capped(members: &HashMap<String, Member>, layer: &HashMap<String, i32>) -> Vec<String> {
     let mut ids: Vec<String> = members.keys().cloned().collect();
     ids.sort_by(|a, b| {
         let (la, lb) = (
@@ -205,76 +276,140 @@ pub fn assemble(
             .then_with(|| a.cmp(b))
     });
     ids.truncate(MAX_NODES);
+    ids
+}
 
-    // Layers over MAX_LAYER keep the start, the focus and the expanded objects first.
-    let keep_first: HashSet<&str> = walks
-        .iter()
-        .filter_map(|w| w.center.as_deref())
-        .chain(shape.focus.as_deref())
-        .chain([start_drawn.id.as_str()])
-        .collect();
-    let mut by_layer: std::collections::BTreeMap<i32, Vec<String>> = Default::default();
-    for id in ids {
-        by_layer
-            .entry(layer.get(&id).copied().unwrap_or(0))
-            .or_default()
-            .push(id);
-    }
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut collapsed_into: HashMap<String, usize> = HashMap::new();
-    for (l, mut in_layer) in by_layer {
-        in_layer.sort_by_key(|id| !keep_first.contains(id.as_str()));
-        let hidden = if !shape.all && in_layer.len() > MAX_LAYER {
-            in_layer.split_off(MAX_LAYER)
-        } else {
-            Vec::new()
-        };
-        for id in in_layer {
-            let e = &members[&id].entity;
-            index.insert(id.clone(), nodes.len());
-            nodes.push(Node {
-                start: id == start_drawn.id,
-                id,
-                name: e.name.clone(),
-                kind: e.object_type.display_name.clone(),
-                layer: l,
-                more_up: 0,
-                more_down: 0,
-                on_path: false,
-                collapsed: 0,
-                x: 0.0,
-                y: 0.0,
-            });
+/// The nodes and where each object is drawn: in a node of its own, or in its layer's
+/// "+N more".
+struct Placement {
+    nodes: Vec<Node>,
+    /// The node of each object drawn on its own.
+    index: HashMap<String, usize>,
+    /// The "+N more" node of each object a layer collapsed.
+    collapsed_into: HashMap<String, usize>,
+}
+
+impl Placement {
+    /// The nodes, layer by layer; layers over [`MAX_LAYER`] keep the start, the focus and
+    /// the expanded objects first and collapse the rest into one "+N more" node.
+    fn by_layer(
+        ids: Vec<String>,
+        layer: &HashMap<String, i32>,
+        members: &HashMap<String, Member>,
+        start_drawn: &EmbeddedEntity,
+        walks: &[Walk],
+        shape: &Shape,
+    ) -> Self {
+        let keep_first: HashSet<&str> = walks
+            .iter()
+            .filter_map(|w| w.center.as_deref())
+            .chain(shape.focus.as_deref())
+            .chain([start_drawn.id.as_str()])
+            .collect();
+        let mut by_layer: std::collections::BTreeMap<i32, Vec<String>> = Default::default();
+        for id in ids {
+            by_layer
+                .entry(layer.get(&id).copied().unwrap_or(0))
+                .or_default()
+                .push(id);
         }
-        if !hidden.is_empty() {
-            let at = nodes.len();
-            nodes.push(Node {
-                id: format!("more:{l}"),
-                name: format!("+{} more", hidden.len()),
-                kind: String::new(),
-                layer: l,
-                more_up: 0,
-                more_down: 0,
-                start: false,
-                on_path: false,
-                collapsed: hidden.len(),
-                x: 0.0,
-                y: 0.0,
-            });
-            for id in hidden {
-                collapsed_into.insert(id, at);
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut collapsed_into: HashMap<String, usize> = HashMap::new();
+        for (l, mut in_layer) in by_layer {
+            in_layer.sort_by_key(|id| !keep_first.contains(id.as_str()));
+            let hidden = if !shape.all && in_layer.len() > MAX_LAYER {
+                in_layer.split_off(MAX_LAYER)
+            } else {
+                Vec::new()
+            };
+            for id in in_layer {
+                let e = &members[&id].entity;
+                index.insert(id.clone(), nodes.len());
+                nodes.push(Node {
+                    start: id == start_drawn.id,
+                    id,
+                    name: e.name.clone(),
+                    kind: e.object_type.display_name.clone(),
+                    layer: l,
+                    more_up: 0,
+                    more_down: 0,
+                    on_path: false,
+                    collapsed: 0,
+                    x: 0.0,
+                    y: 0.0,
+                });
+            }
+            if !hidden.is_empty() {
+                let at = nodes.len();
+                nodes.push(Node {
+                    id: format!("more:{l}"),
+                    name: format!("+{} more", hidden.len()),
+                    kind: String::new(),
+                    layer: l,
+                    more_up: 0,
+                    more_down: 0,
+                    start: false,
+                    on_path: false,
+                    collapsed: hidden.len(),
+                    x: 0.0,
+                    y: 0.0,
+                });
+                for id in hidden {
+                    collapsed_into.insert(id, at);
+                }
             }
         }
+        Self {
+            nodes,
+            index,
+            collapsed_into,
+        }
     }
-    let shown = nodes.iter().filter(|n| n.collapsed == 0).count();
 
-    // Edges between drawn nodes (a collapsed object's edges go to its "+N more").
-    let place = |id: &str| index.get(id).or_else(|| collapsed_into.get(id)).copied();
+    /// The node an object is drawn in, if any: its own or its layer's "+N more".
+    fn place(&self, id: &str) -> Option<usize> {
+        self.index
+            .get(id)
+            .or_else(|| self.collapsed_into.get(id))
+            .copied()
+    }
+
+    /// Neighbours not drawn: the frontier, and objects the caps left out, counted
+    /// upstream and downstream of each node.
+    fn count_hidden_neighbours(&mut self, walked: &Walked) {
+        let mut more_up: HashMap<usize, HashSet<&str>> = HashMap::new();
+        let mut more_down: HashMap<usize, HashSet<&str>> = HashMap::new();
+        for (s, t) in walked
+            .frontier
+            .iter()
+            .map(|(s, t)| (s, t))
+            .chain(walked.drawn.iter().map(|(s, t, _)| (s, t)))
+        {
+            match (self.index.get(s.as_str()), self.index.get(t.as_str())) {
+                (Some(&a), None) if self.place(t).is_none() => {
+                    more_down.entry(a).or_default().insert(t.as_str());
+                }
+                (None, Some(&b)) if self.place(s).is_none() => {
+                    more_up.entry(b).or_default().insert(s.as_str());
+                }
+                _ => {}
+            }
+        }
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            node.more_up = more_up.get(&i).map_or(0, HashSet::len);
+            node.more_down = more_down.get(&i).map_or(0, HashSet::len);
+        }
+    }
+}
+
+/// Edges between drawn nodes (a collapsed object's edges go to its "+N more"): one per
+/// pair of nodes, with the operations of the lineage edges it stands for.
+fn merged_edges(drawn: &[(String, String, String)], placement: &Placement) -> Vec<Edge> {
     let mut merged: std::collections::BTreeMap<(usize, usize), BTreeSet<String>> =
         Default::default();
-    for (s, t, op) in &drawn {
-        if let (Some(a), Some(b)) = (place(s), place(t))
+    for (s, t, op) in drawn {
+        if let (Some(a), Some(b)) = (placement.place(s), placement.place(t))
             && a != b
         {
             let ops = merged.entry((a, b)).or_default();
@@ -283,29 +418,7 @@ pub fn assemble(
             }
         }
     }
-    // Neighbours not drawn: the frontier, and objects the caps left out.
-    let mut more_up: HashMap<usize, HashSet<&str>> = HashMap::new();
-    let mut more_down: HashMap<usize, HashSet<&str>> = HashMap::new();
-    for (s, t) in frontier
-        .iter()
-        .map(|(s, t)| (s, t))
-        .chain(drawn.iter().map(|(s, t, _)| (s, t)))
-    {
-        match (index.get(s.as_str()), index.get(t.as_str())) {
-            (Some(&a), None) if place(t).is_none() => {
-                more_down.entry(a).or_default().insert(t.as_str());
-            }
-            (None, Some(&b)) if place(s).is_none() => {
-                more_up.entry(b).or_default().insert(s.as_str());
-            }
-            _ => {}
-        }
-    }
-    for (i, node) in nodes.iter_mut().enumerate() {
-        node.more_up = more_up.get(&i).map_or(0, HashSet::len);
-        node.more_down = more_down.get(&i).map_or(0, HashSet::len);
-    }
-    let mut edges: Vec<Edge> = merged
+    merged
         .into_iter()
         .map(|((from, to), ops)| Edge {
             from,
@@ -314,24 +427,7 @@ pub fn assemble(
             on_path: false,
             d: String::new(),
         })
-        .collect();
-
-    if let Some(focus) = shape.focus.as_deref().and_then(|f| index.get(f).copied())
-        && let Some(&start) = index.get(&start_drawn.id)
-    {
-        highlight(&mut nodes, &mut edges, start, focus);
-    }
-    let mut graph = Graph {
-        nodes,
-        edges,
-        total,
-        shown,
-        truncated,
-        width: 0.0,
-        height: 0.0,
-    };
-    lay_out(&mut graph);
-    graph
+        .collect()
 }
 
 /// Marks the nodes and edges on the paths between the start and the focus, either way.
