@@ -5,7 +5,7 @@
 use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use lore_core::ObjectRef;
-use lore_core::catalog::ObjectCuration;
+use lore_core::catalog::{ObjectCuration, ObjectLabels};
 use lore_core::model::ClassificationStatus;
 use lore_core::mql::Query;
 use lore_core::mql::build::{Attr, all, search_text};
@@ -233,6 +233,7 @@ pub async fn tab(
     show(state, session, id, tab, raw).await
 }
 
+/// An object's page at one of its tabs.
 async fn show(
     State(state): State<AppState>,
     session: Session,
@@ -249,83 +250,7 @@ async fn show(
     let crumbs = catalog.get_context(caller, &reference).await?;
     let labels = catalog.object_labels(caller, &reference).await?;
     let curation = catalog.object_curation(caller, &entity.id).await.ok();
-    let mut path = String::new();
-    for crumb in &crumbs {
-        path.push('/');
-        path.push_str(&crumb.name);
-    }
-    path.push('/');
-    path.push_str(&entity.name);
-
-    let mut page = ObjectPage {
-        chrome: Chrome::new(&session, "browse"),
-        id: entity.id.clone(),
-        name: entity.name.clone(),
-        kind: entity.object_type.display_name.clone(),
-        path,
-        crumbs,
-        tabs: Vec::new(),
-        tab,
-        sensitivity: labels.current.as_ref().map(|current| LabelView {
-            status: labels
-                .assignments
-                .iter()
-                .find(|a| a.label == current.name)
-                .map_or("", |a| status_name(a.status)),
-            name: current.name.clone(),
-        }),
-        certified_by: Vec::new(),
-        endorsed_by: Vec::new(),
-        warnings: 0,
-        watchers: Vec::new(),
-        workflow_state: String::new(),
-        description_html: String::new(),
-        properties: Vec::new(),
-        labels: entity.labels.clone(),
-        terms: entity.terms.clone(),
-        classes: entity.data_classifications.clone(),
-        children: Vec::new(),
-        children_more: false,
-        label_assignments: labels
-            .assignments
-            .iter()
-            .map(|a| LabelView {
-                name: a.label.clone(),
-                status: status_name(a.status),
-            })
-            .collect(),
-        profiling: None,
-        entries: Vec::new(),
-        lineage: None,
-        endorsed: false,
-        certified: false,
-        watching: false,
-        workflow_tasks: Vec::new(),
-        defined_labels: Vec::new(),
-        class_assignments: Vec::new(),
-        defined_classes: Vec::new(),
-        done: session.done(),
-        failed: session.failed(),
-        here: String::new(),
-        related: Vec::new(),
-        represented_by: Vec::new(),
-        is_term: entity.object_type.display_name == "Term",
-        access: None,
-        access_error: None,
-        import: None,
-        updated: {
-            let get = |attr: Attr| query::text(&entity.attributes, attr);
-            match (get(Attr::UPDATED_DATE), get(Attr::UPDATED_BY)) {
-                (date, by) if by.is_empty() => date,
-                (date, by) => format!("{date} by {by}"),
-            }
-        },
-    };
-    page.here = if tab == "overview" {
-        format!("/ui/objects/{}", url_encode(&page.id))
-    } else {
-        format!("/ui/objects/{}/{tab}", url_encode(&page.id))
-    };
+    let mut page = ObjectPage::new(&session, &entity, crumbs, &labels, tab);
     if let Some(curation) = &curation {
         fill_curation(&mut page, curation, caller.name());
     }
@@ -333,15 +258,7 @@ async fn show(
     if tab == "import" && !is_model {
         return Ok(not_found_page());
     }
-    page.tabs = TABS
-        .iter()
-        .filter(|(t, _)| *t != "import" || is_model)
-        .map(|&(t, title)| Tab {
-            href: page.tab_href(t),
-            title,
-            selected: t == tab,
-        })
-        .collect();
+    page.tabs = page.tab_links(is_model);
     match tab {
         "overview" => overview_of(&mut page, &entity),
         "children" => {
@@ -350,29 +267,7 @@ async fn show(
             page.children = children;
             page.children_more = more;
         }
-        "classification" => {
-            page.defined_labels = catalog
-                .sensitivity_labels(caller)
-                .await?
-                .into_iter()
-                .map(|l| l.name)
-                .collect();
-            page.class_assignments = catalog
-                .object_data_classes(caller, &reference)
-                .await?
-                .into_iter()
-                .map(|c| LabelView {
-                    name: c.data_class,
-                    status: status_name(c.status),
-                })
-                .collect();
-            page.defined_classes = catalog
-                .data_classes(caller)
-                .await?
-                .into_iter()
-                .map(|c| c.name)
-                .collect();
-        }
+        "classification" => classification_of(&mut page, &state, &session, &reference).await?,
         "profiling" => {
             let record = catalog
                 .data_profiling(caller, &reference)
@@ -380,31 +275,7 @@ async fn show(
                 .map_err(PageError)?;
             page.profiling = Some(profiling_view(&record));
         }
-        "glossary" => {
-            let found = catalog
-                .relationships(
-                    caller,
-                    &reference,
-                    Some("Name, \"Object Type\", \"Object Id\""),
-                    lore_core::catalog::mql_version(None)?,
-                )
-                .await?;
-            if let lore_core::catalog::QueryResult::Mql(entities) = found {
-                page.related = entities.iter().map(|e| linked(&e.attributes)).collect();
-            }
-            if page.is_term {
-                page.represented_by = catalog
-                    .term_reports(caller, &entity.id)
-                    .await?
-                    .into_iter()
-                    .map(|e| Linked {
-                        id: e.id,
-                        name: e.name,
-                        kind: e.object_type.display_name,
-                    })
-                    .collect();
-            }
-        }
+        "glossary" => glossary_of(&mut page, &state, &session, &reference).await?,
         "import" => page.import = Some(import_of(&state, &session, &reference).await?),
         "access" => match super::admin::access_of(&state, &session, &entity.id).await {
             Ok(access) => page.access = Some(access),
@@ -420,6 +291,187 @@ async fn show(
         _ => {}
     }
     Ok(html(&page))
+}
+
+impl ObjectPage {
+    /// The page of an object at a tab with what every tab shows (the header, the
+    /// badges of its labels, its labels, terms and classes); curation, the tab links
+    /// and the tab's own content come after.
+    fn new(
+        session: &Session,
+        entity: &Entity,
+        crumbs: Vec<EmbeddedEntity>,
+        labels: &ObjectLabels,
+        tab: &'static str,
+    ) -> Self {
+        let mut page = ObjectPage {
+            chrome: Chrome::new(session, "browse"),
+            id: entity.id.clone(),
+            name: entity.name.clone(),
+            kind: entity.object_type.display_name.clone(),
+            path: path_of(&crumbs, entity),
+            crumbs,
+            tabs: Vec::new(),
+            tab,
+            sensitivity: labels.current.as_ref().map(|current| LabelView {
+                status: labels
+                    .assignments
+                    .iter()
+                    .find(|a| a.label == current.name)
+                    .map_or("", |a| status_name(a.status)),
+                name: current.name.clone(),
+            }),
+            certified_by: Vec::new(),
+            endorsed_by: Vec::new(),
+            warnings: 0,
+            watchers: Vec::new(),
+            workflow_state: String::new(),
+            description_html: String::new(),
+            properties: Vec::new(),
+            labels: entity.labels.clone(),
+            terms: entity.terms.clone(),
+            classes: entity.data_classifications.clone(),
+            children: Vec::new(),
+            children_more: false,
+            label_assignments: labels
+                .assignments
+                .iter()
+                .map(|a| LabelView {
+                    name: a.label.clone(),
+                    status: status_name(a.status),
+                })
+                .collect(),
+            profiling: None,
+            entries: Vec::new(),
+            lineage: None,
+            endorsed: false,
+            certified: false,
+            watching: false,
+            workflow_tasks: Vec::new(),
+            defined_labels: Vec::new(),
+            class_assignments: Vec::new(),
+            defined_classes: Vec::new(),
+            done: session.done(),
+            failed: session.failed(),
+            here: String::new(),
+            related: Vec::new(),
+            represented_by: Vec::new(),
+            is_term: entity.object_type.display_name == "Term",
+            access: None,
+            access_error: None,
+            import: None,
+            updated: updated_of(entity),
+        };
+        page.here = if tab == "overview" {
+            format!("/ui/objects/{}", url_encode(&page.id))
+        } else {
+            format!("/ui/objects/{}/{tab}", url_encode(&page.id))
+        };
+        page
+    }
+
+    /// The links to the tabs, the shown one selected; Import only on a model.
+    fn tab_links(&self, is_model: bool) -> Vec<Tab> {
+        TABS.iter()
+            .filter(|(t, _)| *t != "import" || is_model)
+            .map(|&(t, title)| Tab {
+                href: self.tab_href(t),
+                title,
+                selected: t == self.tab,
+            })
+            .collect()
+    }
+}
+
+/// The object's path: the names of its ancestors and its own, each after a `/`.
+fn path_of(crumbs: &[EmbeddedEntity], entity: &Entity) -> String {
+    let mut path = String::new();
+    for crumb in crumbs {
+        path.push('/');
+        path.push_str(&crumb.name);
+    }
+    path.push('/');
+    path.push_str(&entity.name);
+    path
+}
+
+/// When and by whom the object last changed: `<date> by <user>`, or the date alone.
+fn updated_of(entity: &Entity) -> String {
+    let get = |attr: Attr| query::text(&entity.attributes, attr);
+    match (get(Attr::UPDATED_DATE), get(Attr::UPDATED_BY)) {
+        (date, by) if by.is_empty() => date,
+        (date, by) => format!("{date} by {by}"),
+    }
+}
+
+/// The classification tab: the sensitivity labels and data classes defined, and the
+/// object's data classes.
+async fn classification_of(
+    page: &mut ObjectPage,
+    state: &AppState,
+    session: &Session,
+    reference: &ObjectRef,
+) -> Result<(), PageError> {
+    let catalog = &state.catalog;
+    let caller = &session.caller;
+    page.defined_labels = catalog
+        .sensitivity_labels(caller)
+        .await?
+        .into_iter()
+        .map(|l| l.name)
+        .collect();
+    page.class_assignments = catalog
+        .object_data_classes(caller, reference)
+        .await?
+        .into_iter()
+        .map(|c| LabelView {
+            name: c.data_class,
+            status: status_name(c.status),
+        })
+        .collect();
+    page.defined_classes = catalog
+        .data_classes(caller)
+        .await?
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    Ok(())
+}
+
+/// The glossary and links tab: the objects related to this one and, on a term, the
+/// objects that represent it.
+async fn glossary_of(
+    page: &mut ObjectPage,
+    state: &AppState,
+    session: &Session,
+    reference: &ObjectRef,
+) -> Result<(), PageError> {
+    let catalog = &state.catalog;
+    let caller = &session.caller;
+    let found = catalog
+        .relationships(
+            caller,
+            reference,
+            Some("Name, \"Object Type\", \"Object Id\""),
+            lore_core::catalog::mql_version(None)?,
+        )
+        .await?;
+    if let lore_core::catalog::QueryResult::Mql(entities) = found {
+        page.related = entities.iter().map(|e| linked(&e.attributes)).collect();
+    }
+    if page.is_term {
+        page.represented_by = catalog
+            .term_reports(caller, &page.id)
+            .await?
+            .into_iter()
+            .map(|e| Linked {
+                id: e.id,
+                name: e.name,
+                kind: e.object_type.display_name,
+            })
+            .collect();
+    }
+    Ok(())
 }
 
 /// A model's import settings (Import on it) and its recent operations.
