@@ -1039,27 +1039,10 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
         "Labels" => json!(facts.tags(object.id, TagKind::Label)),
         "Collections" => json!(facts.tags(object.id, TagKind::Collection)),
         name if name.starts_with("Data Classifications") => {
-            let statuses = class_statuses(name);
-            json!(
-                facts
-                    .classifications(object.id)
-                    .into_iter()
-                    .filter(|(_, s)| statuses.contains(s))
-                    .map(|(n, _)| n)
-                    .collect::<Vec<_>>()
-            )
+            classification_names(name, object, facts)
         }
-        "Sensitivity Label" | "Sensitivity Label Approved" => {
-            let set = if a.name == "Sensitivity Label" {
-                LabelSet::Top
-            } else {
-                LabelSet::TopApproved
-            };
-            label_objects(eval::labels(facts, object.id, set), object, facts)
-                .into_iter()
-                .next()
-                .unwrap_or(Json::Null)
-        }
+        "Sensitivity Label" => top_label(LabelSet::Top, object, facts),
+        "Sensitivity Label Approved" => top_label(LabelSet::TopApproved, object, facts),
         "Sensitivity Labels Matched" => Json::Array(label_objects(
             eval::labels(facts, object.id, LabelSet::Matched),
             object,
@@ -1079,18 +1062,7 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
         "Column Histogram" => profile
             .filter(|p| !p.histogram.is_empty())
             .map_or(Json::Null, |p| json!(p.histogram)),
-        "Column Statistics" => {
-            let present = !eval::raw_values(
-                &Field::Profiling(ProfilingPart::Statistics),
-                facts,
-                Row::Object(object),
-            )
-            .is_empty();
-            match profile {
-                Some(p) if present => json!(p.statistics),
-                _ => Json::Null,
-            }
-        }
+        "Column Statistics" => column_statistics(object, facts),
         "Has Data Lineage" => json!(has_edge(EdgeKind::Lineage, None, false)),
         "Has Data Impact" => json!(has_edge(EdgeKind::Lineage, None, true)),
         "Has Semantic Definition" => json!(
@@ -1102,53 +1074,22 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
                 || has_edge(EdgeKind::CustomRelationship, Some("Is Defined By"), false)
         ),
         "Term Documentation" => relationship_targets(object, facts, None),
-        "Content Name" | "Content Description" => {
-            let model = match object.kind {
-                ObjectKind::Model => Some(object),
-                ObjectKind::ModelObject => facts.models.get(&ObjectId::repository(object.id.model)),
-                _ => None,
-            };
-            match (model, a.name) {
-                (Some(m), "Content Name") => json!(m.name),
-                (Some(m), _) => json!(m.description),
-                (None, _) => Json::Null,
-            }
+        "Content Name" => content_model(object, facts).map_or(Json::Null, |m| json!(m.name)),
+        "Content Description" => {
+            content_model(object, facts).map_or(Json::Null, |m| json!(m.description))
         }
         "Updated By" => object
             .updated_by
             .and_then(|id| facts.users.get(&id))
             .map_or(Json::Null, grantee),
-        "Endorsed By" | "Certified By" | "Commented By" | "Warned By" | "Watchers" => {
-            let kind = match a.name {
-                "Endorsed By" => CurationKind::Endorsement,
-                "Certified By" => CurationKind::Certification,
-                "Commented By" => CurationKind::Comment,
-                "Warned By" => CurationKind::Warning,
-                _ => CurationKind::Watch,
-            };
-            let mut seen = BTreeSet::new();
-            let users: Vec<Json> = facts
-                .curation
-                .get(&object.id)
-                .into_iter()
-                .flatten()
-                .filter(|c| c.kind == kind && seen.insert(c.user))
-                .filter_map(|c| facts.users.get(&c.user))
-                .map(grantee)
-                .collect();
-            json!(users)
-        }
-        "Comment Count" | "Endorsement Count" | "Warning Count" => {
-            let kind = match a.name {
-                "Comment Count" => CurationKind::Comment,
-                "Endorsement Count" => CurationKind::Endorsement,
-                _ => CurationKind::Warning,
-            };
-            let count = facts.curation.get(&object.id).map_or(0, |entries| {
-                entries.iter().filter(|c| c.kind == kind).count()
-            });
-            json!(count)
-        }
+        "Endorsed By" => curated_by(CurationKind::Endorsement, object, facts),
+        "Certified By" => curated_by(CurationKind::Certification, object, facts),
+        "Commented By" => curated_by(CurationKind::Comment, object, facts),
+        "Warned By" => curated_by(CurationKind::Warning, object, facts),
+        "Watchers" => curated_by(CurationKind::Watch, object, facts),
+        "Comment Count" => curation_count(CurationKind::Comment, object, facts),
+        "Endorsement Count" => curation_count(CurationKind::Endorsement, object, facts),
+        "Warning Count" => curation_count(CurationKind::Warning, object, facts),
         "My Workflow Tasks" => json!(facts.tasks.get(&object.id).cloned().unwrap_or_default()),
         "Certified" => json!(facts.curation.get(&object.id).is_some_and(|entries| {
             entries
@@ -1158,6 +1099,76 @@ fn system_value(a: &SystemAttribute, object: &Object, facts: &PageFacts) -> Json
         _ if a.shape.is_multi_valued() => json!([]),
         _ => Json::Null,
     }
+}
+
+/// The names of an object's data classes whose status a `Data Classifications ...`
+/// attribute names.
+fn classification_names(name: &str, object: &Object, facts: &PageFacts) -> Json {
+    let statuses = class_statuses(name);
+    json!(
+        facts
+            .classifications(object.id)
+            .into_iter()
+            .filter(|(_, s)| statuses.contains(s))
+            .map(|(n, _)| n)
+            .collect::<Vec<_>>()
+    )
+}
+
+/// The object's top sensitivity label of a set (all, or approved only), or null.
+fn top_label(set: LabelSet, object: &Object, facts: &PageFacts) -> Json {
+    label_objects(eval::labels(facts, object.id, set), object, facts)
+        .into_iter()
+        .next()
+        .unwrap_or(Json::Null)
+}
+
+/// The statistics of an object's profile, or null when there are none.
+fn column_statistics(object: &Object, facts: &PageFacts) -> Json {
+    let profile = facts.profiling(object.id).and_then(|p| p.profile.as_ref());
+    let present = !eval::raw_values(
+        &Field::Profiling(ProfilingPart::Statistics),
+        facts,
+        Row::Object(object),
+    )
+    .is_empty();
+    match profile {
+        Some(p) if present => json!(p.statistics),
+        _ => Json::Null,
+    }
+}
+
+/// The model whose content an object is: the object itself for a model, its model for
+/// a model object.
+fn content_model<'a>(object: &'a Object, facts: &'a PageFacts) -> Option<&'a Object> {
+    match object.kind {
+        ObjectKind::Model => Some(object),
+        ObjectKind::ModelObject => facts.models.get(&ObjectId::repository(object.id.model)),
+        _ => None,
+    }
+}
+
+/// The users who curated an object in one way (endorsed, certified, ...), each once.
+fn curated_by(kind: CurationKind, object: &Object, facts: &PageFacts) -> Json {
+    let mut seen = BTreeSet::new();
+    let users: Vec<Json> = facts
+        .curation
+        .get(&object.id)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.kind == kind && seen.insert(c.user))
+        .filter_map(|c| facts.users.get(&c.user))
+        .map(grantee)
+        .collect();
+    json!(users)
+}
+
+/// How many curation entries of one kind (comments, endorsements, warnings) an object has.
+fn curation_count(kind: CurationKind, object: &Object, facts: &PageFacts) -> Json {
+    let count = facts.curation.get(&object.id).map_or(0, |entries| {
+        entries.iter().filter(|c| c.kind == kind).count()
+    });
+    json!(count)
 }
 
 /// The values counted for one SELECT item (`POST /entities/getAttributeValueCounts`).
