@@ -135,6 +135,23 @@ fn checked_name(text: &str, what: &dyn Fn() -> String) -> Result<String> {
 
 /// The definitions of a file, checked against themselves and the built-in meta model.
 fn parse(bytes: &[u8], builtin: &MetaModel) -> Result<(Vec<AttributeType>, Vec<ObjectType>)> {
+    let file = read_file(bytes)?;
+    let mut attributes: Vec<AttributeType> = Vec::new();
+    for (n, a) in file.attribute_types.iter().enumerate() {
+        let attribute = a.definition(n, builtin, &attributes)?;
+        attributes.push(attribute);
+    }
+    let mut object_types: Vec<ObjectType> = Vec::new();
+    for (n, t) in file.object_types.iter().enumerate() {
+        let object_type = t.definition(n, builtin, &object_types)?;
+        object_types.push(object_type);
+    }
+    Ok((attributes, object_types))
+}
+
+/// Reads a file's XML: UTF-8 without a DOCTYPE or entities, of the format version this
+/// binary reads and with at most [`MAX_DEFINITIONS`] definitions.
+fn read_file(bytes: &[u8]) -> Result<MetaModelXml> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| Error::invalid(format!("the meta model XML is not UTF-8: {e}")))?;
     if text.contains("<!DOCTYPE") || text.contains("<!ENTITY") {
@@ -155,25 +172,35 @@ fn parse(bytes: &[u8], builtin: &MetaModel) -> Result<(Vec<AttributeType>, Vec<O
             "the file holds more than {MAX_DEFINITIONS} definitions"
         )));
     }
-    let mut attributes: Vec<AttributeType> = Vec::new();
-    for (n, a) in file.attribute_types.iter().enumerate() {
-        let what = || format!("attributeType {} ('{}')", n + 1, a.name);
-        let name = checked_name(&a.name, &what)?;
-        let kind = AttributeKind::parse(a.kind.trim())
+    Ok(file)
+}
+
+impl AttributeTypeXml {
+    /// The `n`th (from 0) attributeType of a file as a definition, checked against the
+    /// built-in attribute types and those `defined` before it.
+    fn definition(
+        &self,
+        n: usize,
+        builtin: &MetaModel,
+        defined: &[AttributeType],
+    ) -> Result<AttributeType> {
+        let what = || format!("attributeType {} ('{}')", n + 1, self.name);
+        let name = checked_name(&self.name, &what)?;
+        let kind = AttributeKind::parse(self.kind.trim())
             .filter(|k| DEFINABLE_KINDS.contains(k))
             .ok_or_else(|| {
                 Error::invalid(format!(
                     "{}: kind '{}' is none of {}",
                     what(),
-                    a.kind,
+                    self.kind,
                     DEFINABLE_KINDS.map(AttributeKind::as_str).join(", ")
                 ))
             })?;
-        let value_type = ValueType::parse(a.value_type.trim()).ok_or_else(|| {
+        let value_type = ValueType::parse(self.value_type.trim()).ok_or_else(|| {
             Error::invalid(format!(
                 "{}: valueType '{}' is none of String, Integer, Double, Boolean, Date, DateTime, Object",
                 what(),
-                a.value_type
+                self.value_type
             ))
         })?;
         if (kind == AttributeKind::CustomRelationship) != (value_type == ValueType::Object) {
@@ -182,65 +209,85 @@ fn parse(bytes: &[u8], builtin: &MetaModel) -> Result<(Vec<AttributeType>, Vec<O
                 what()
             )));
         }
-        let profile = a
-            .profile
-            .as_deref()
-            .map(str::trim)
-            .filter(|p| !p.is_empty());
-        let profile = match (kind, profile) {
-            (AttributeKind::Profile, None) => {
-                return Err(Error::invalid(format!(
-                    "{}: an ATTRIBUTE belongs to a profile; name it with profile=\"...\"",
-                    what()
-                )));
-            }
-            (AttributeKind::Profile, Some(p)) => Some(checked_name(p, &what)?),
-            (_, Some(_)) => {
-                return Err(Error::invalid(format!(
-                    "{}: only an ATTRIBUTE has a profile",
-                    what()
-                )));
-            }
-            (_, None) => None,
-        };
+        let profile = self.checked_profile(kind, &what)?;
         if builtin.attribute_types.iter().any(|b| b.name == name) {
             return Err(Error::invalid(format!(
                 "{}: '{name}' is a built-in attribute type and cannot be redefined",
                 what()
             )));
         }
-        if attributes.iter().any(|b| b.name == name) {
+        if defined.iter().any(|b| b.name == name) {
             return Err(Error::invalid(format!(
                 "{}: '{name}' is defined twice",
                 what()
             )));
         }
-        let display_name = match a.display_name.as_deref().map(str::trim) {
+        let display_name = match self.display_name.as_deref().map(str::trim) {
             Some(d) if !d.is_empty() => checked_name(d, &what)?,
             _ => name.clone(),
         };
-        let group = a
+        let group = self
             .group
             .as_deref()
             .map(str::trim)
             .filter(|g| !g.is_empty())
             .map_or_else(|| default_group(kind).to_owned(), str::to_owned);
-        attributes.push(AttributeType {
+        Ok(AttributeType {
             name,
             display_name,
             kind,
             value_type,
             profile,
             group,
-            description: a.description.clone().unwrap_or_default().trim().to_owned(),
-        });
+            description: self
+                .description
+                .clone()
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
+        })
     }
-    let mut object_types: Vec<ObjectType> = Vec::new();
-    for (n, t) in file.object_types.iter().enumerate() {
-        let what = || format!("objectType {} ('{}.{}')", n + 1, t.profile, t.name);
+
+    /// The profile of an attribute type of `kind`: named by an ATTRIBUTE (a profile
+    /// attribute), and by no other kind.
+    fn checked_profile(
+        &self,
+        kind: AttributeKind,
+        what: &dyn Fn() -> String,
+    ) -> Result<Option<String>> {
+        let profile = self
+            .profile
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty());
+        match (kind, profile) {
+            (AttributeKind::Profile, None) => Err(Error::invalid(format!(
+                "{}: an ATTRIBUTE belongs to a profile; name it with profile=\"...\"",
+                what()
+            ))),
+            (AttributeKind::Profile, Some(p)) => Ok(Some(checked_name(p, what)?)),
+            (_, Some(_)) => Err(Error::invalid(format!(
+                "{}: only an ATTRIBUTE has a profile",
+                what()
+            ))),
+            (_, None) => Ok(None),
+        }
+    }
+}
+
+impl ObjectTypeXml {
+    /// The `n`th (from 0) objectType of a file as a definition, checked against the
+    /// built-in object types and those `defined` before it.
+    fn definition(
+        &self,
+        n: usize,
+        builtin: &MetaModel,
+        defined: &[ObjectType],
+    ) -> Result<ObjectType> {
+        let what = || format!("objectType {} ('{}.{}')", n + 1, self.profile, self.name);
         let name = TypeName::new(
-            checked_name(&t.profile, &what)?,
-            checked_name(&t.name, &what)?,
+            checked_name(&self.profile, &what)?,
+            checked_name(&self.name, &what)?,
         );
         if builtin.object_type(&name).is_some() {
             return Err(Error::invalid(format!(
@@ -249,31 +296,31 @@ fn parse(bytes: &[u8], builtin: &MetaModel) -> Result<(Vec<AttributeType>, Vec<O
                 name.qualified()
             )));
         }
-        if object_types.iter().any(|o| o.name == name) {
+        if defined.iter().any(|o| o.name == name) {
             return Err(Error::invalid(format!(
                 "{}: '{}' is defined twice",
                 what(),
                 name.qualified()
             )));
         }
-        let system_type = SystemType::parse(t.system_type.trim()).ok_or_else(|| {
+        let system_type = SystemType::parse(self.system_type.trim()).ok_or_else(|| {
             Error::invalid(format!(
                 "{}: systemType '{}' is none of {}",
                 what(),
-                t.system_type,
+                self.system_type,
                 SystemType::ALL.map(SystemType::as_str).join(", ")
             ))
         })?;
-        let display_name = match t.display_name.as_deref().map(str::trim) {
+        let display_name = match self.display_name.as_deref().map(str::trim) {
             Some(d) if !d.is_empty() => checked_name(d, &what)?,
             _ => name.name.clone(),
         };
-        let category = match t.category.as_deref().map(str::trim) {
+        let category = match self.category.as_deref().map(str::trim) {
             Some(c) if !c.is_empty() => checked_name(c, &what)?,
             _ => name.profile.clone(),
         };
         let mut carried = Vec::new();
-        for attribute in &t.attributes {
+        for attribute in &self.attributes {
             let attribute = checked_name(&attribute.name, &what)?;
             if carried.contains(&attribute) {
                 return Err(Error::invalid(format!(
@@ -283,15 +330,14 @@ fn parse(bytes: &[u8], builtin: &MetaModel) -> Result<(Vec<AttributeType>, Vec<O
             }
             carried.push(attribute);
         }
-        object_types.push(ObjectType {
+        Ok(ObjectType {
             name,
             display_name,
             system_type,
             category,
             attributes: carried,
-        });
+        })
     }
-    Ok((attributes, object_types))
 }
 
 fn default_group(kind: AttributeKind) -> &'static str {
