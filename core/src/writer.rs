@@ -144,7 +144,8 @@ enum Undo {
     Listed(ObjectId),
     Attribute((ObjectId, String), Option<Option<Value>>),
     EdgesRead(EdgeKind, ObjectId),
-    EdgeAdded(Edge),
+    /// The edge of the op at that index was added (its op holds it: no copy kept).
+    EdgeAdded(usize),
     EdgeRemoved(Edge),
 }
 
@@ -429,13 +430,14 @@ impl<'s> ModelWriter<'s> {
     /// Adds an edge.
     pub(crate) async fn add_edge(&mut self, edge: Edge) -> Result<()> {
         self.edges_into(edge.kind, edge.target).await?;
+        let at = self.ops.len();
         self.push(Op::AddEdge(edge.clone()))?;
         let into = self
             .edges_into
             .get_mut(&(edge.kind, edge.target))
             .expect("read above");
-        if into.insert(edge.clone()) {
-            self.undo.push(Undo::EdgeAdded(edge));
+        if into.insert(edge) {
+            self.undo.push(Undo::EdgeAdded(at));
         }
         Ok(())
     }
@@ -476,7 +478,6 @@ impl<'s> ModelWriter<'s> {
     /// Takes back what the current part did: its ops, and what the writer learnt and
     /// made in it (the ids it took stay reserved, as gaps).
     pub(crate) fn undo_part(&mut self) {
-        self.ops.truncate(self.part_start);
         while let Some(undo) = self.undo.pop() {
             match undo {
                 Undo::Known(key, Some(object)) => {
@@ -497,9 +498,11 @@ impl<'s> ModelWriter<'s> {
                 Undo::EdgesRead(kind, target) => {
                     self.edges_into.remove(&(kind, target));
                 }
-                Undo::EdgeAdded(edge) => {
-                    if let Some(into) = self.edges_into.get_mut(&(edge.kind, edge.target)) {
-                        into.remove(&edge);
+                Undo::EdgeAdded(at) => {
+                    if let Some(Op::AddEdge(edge)) = self.ops.get(at)
+                        && let Some(into) = self.edges_into.get_mut(&(edge.kind, edge.target))
+                    {
+                        into.remove(edge);
                     }
                 }
                 Undo::EdgeRemoved(edge) => {
@@ -509,6 +512,7 @@ impl<'s> ModelWriter<'s> {
                 }
             }
         }
+        self.ops.truncate(self.part_start);
     }
 
     /// The ops held, for one batch.
@@ -516,10 +520,12 @@ impl<'s> ModelWriter<'s> {
         self.ops
     }
 
-    /// Writes the ops held so far into `tx`, in chunks of [`CHUNK`].
+    /// Writes the ops held so far into `tx`, in chunks of [`CHUNK`]: from then on only
+    /// the transaction can take them back.
     pub(crate) async fn write_held(&mut self, tx: &mut (dyn WriteTx + '_)) -> Result<()> {
         let mut ops = std::mem::take(&mut self.ops);
         self.part_start = 0;
+        self.undo.clear();
         while !ops.is_empty() {
             let rest = ops.split_off(ops.len().min(CHUNK));
             tx.write(std::mem::replace(&mut ops, rest)).await?;

@@ -886,6 +886,100 @@ pub async fn job_sql_becomes_column_lineage(t: &Target) {
     }
 }
 
+/// A refused event of a batch takes back what its mapping made before it failed (the
+/// job, the namespaces' models, its datasets): the next event of the batch makes them
+/// again, once, and nothing of the refused event is written.
+pub async fn a_refused_event_of_a_batch_takes_back_what_it_made(t: &Target) {
+    let emitter = t.key_with_roles(&["Lineage Emitter"]).await;
+    let bucket = unique("bucket").to_lowercase().replace(['_', ' '], "-");
+    let good = format!("s3://{bucket}-good");
+    let taken = format!("s3://{bucket}-taken");
+    let jobs = unique("batch-jobs");
+    let (input, output) = (format!("{bucket}-in.csv"), format!("{bucket}-out.csv"));
+    // The model the taken namespace's datasets would land in is another object.
+    let _ = t
+        .post(
+            "/repository/createFolder",
+            &[],
+            &json!({"name": "OpenLineage"}),
+        )
+        .await;
+    let blocker = t
+        .post(
+            "/repository/createFolder",
+            &[],
+            &json!({"name": format!("{bucket}-taken (s3)"), "parentId": "/OpenLineage"}),
+        )
+        .await;
+    blocker.ok();
+    let event = |job: &str, outputs: Value| {
+        let mut e = run_event("COMPLETE", "2026-11-27T10:00:00Z", &run_id(), job, None);
+        e["job"]["namespace"] = json!(jobs);
+        e["inputs"] = json!([{"namespace": good, "name": format!("/{input}")}]);
+        e["outputs"] = outputs;
+        e
+    };
+    let (first, second) = (format!("{bucket}_first"), format!("{bucket}_second"));
+    let refused = event(
+        &first,
+        json!([{"namespace": taken, "name": format!("/{output}")}]),
+    );
+    let kept = event(
+        &second,
+        json!([{"namespace": good, "name": format!("/{output}")}]),
+    );
+    let resp = post(
+        t,
+        "/api/v1/lineage/batch",
+        &emitter,
+        &json!([refused, kept]),
+    )
+    .await;
+    let answers = resp.ok().as_array().expect("answers").clone();
+    let statuses: Vec<&str> = answers
+        .iter()
+        .map(|a| a["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(statuses, ["refused", "accepted"], "{}", resp.describe());
+    assert_eq!(
+        answers[0]["errorCode"],
+        json!("CONFLICT"),
+        "{}",
+        resp.describe()
+    );
+    assert!(
+        answers[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("is not the model of namespace"),
+        "{}",
+        resp.describe()
+    );
+
+    // What the refused event made is made once more by the kept one, and only once.
+    let output_id = id_named(t, &output).await;
+    id_named(t, &input).await;
+    id_named(t, &format!("{bucket}-good (s3)")).await;
+    id_named(t, &format!("{jobs} (jobs)")).await;
+    id_named(t, &second).await;
+    let none = t
+        .post(
+            "/entities/executeMQLQuery",
+            &[],
+            &json!({"select": "Name", "where": format!("Name = '{first}'"), "legacyEntityFormat": true}),
+        )
+        .await;
+    assert_eq!(none.ok_array().len(), 0, "{}", none.describe());
+    assert_eq!(
+        flows(upstream_of(t, &output_id).await.ok()),
+        std::collections::BTreeSet::from([(
+            input.clone(),
+            output.clone(),
+            format!("{jobs}/{second}")
+        )])
+    );
+}
+
 /// The id of the one object named `name` (the administrator's MQL).
 async fn id_named(t: &Target, name: &str) -> String {
     let found = t

@@ -97,6 +97,11 @@ pub(super) fn cases() -> Vec<Case> {
             AnyServer,
             []
         ),
+        case!(
+            openlineage::a_refused_event_of_a_batch_takes_back_what_it_made,
+            AnyServer,
+            []
+        ),
         case!(openlineage::events_of_real_producers_land, AnyServer, []),
         case!(
             openlineage_dbt::dbt_ol_run_lands_runs_datasets_and_lineage,
