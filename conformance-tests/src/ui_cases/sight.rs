@@ -210,93 +210,169 @@ async fn lineage_across_models(t: &Target) -> (String, String, String, String) {
 /// comparison is also made as the administrator (who sees the object, so each address
 /// reaches the object's lookup) and, for the viewer, on an object of their model.
 pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
-    let own = t.import_sample().await;
-    let secret_term = unique("Clientele");
-    let hidden = import_sample_with_term(t, &secret_term).await;
-    let own_objects = sample_objects(t, &own, "Client").await;
-    let hidden_objects = sample_objects(t, &hidden, &secret_term).await;
-    let (lineage_model, output, input, hidden_host) = lineage_across_models(t).await;
-    let (viewer, name, password) = new_user(t, "ui-viewer").await;
-    for model in [&own.model_id, &lineage_model] {
-        t.put(
-            &format!("/admin/grants/grantObjectRole/{model}"),
+    let s = Scene::set_up(t).await;
+    let (tabs, reached) = administrator_sees_it_all(t, b, &s).await;
+    let mut compared = viewer_of_another_model(b, &s, &tabs).await;
+    hidden_data_stays_hidden(b, &s.email).await;
+    mql_by_the_hidden_model_finds_nothing(b, &s).await;
+    compared += user_without_rights(t, b, &s, &tabs).await;
+    assert!(
+        reached >= 4 * 12 && compared >= reached,
+        "{reached} addresses reached as the administrator, {compared} compared"
+    );
+    b.goto("/ui/logout").await;
+    b.find("#confirm-logout")
+        .await
+        .click()
+        .await
+        .expect("Log out");
+    b.find("#login-button").await;
+}
+
+/// The tabs the object page offers for each object the sight case reads, by id.
+type Tabs = std::collections::BTreeMap<String, Vec<String>>;
+
+/// What the sight case reads: a model granted to the viewer and one hidden from them,
+/// lineage across models, the viewer, and what no page may show them.
+struct Scene {
+    own: crate::harness::Imported,
+    hidden: crate::harness::Imported,
+    own_objects: Vec<String>,
+    hidden_objects: Vec<String>,
+    lineage_model: String,
+    output: String,
+    input: String,
+    hidden_host: String,
+    viewer_name: String,
+    viewer_password: String,
+    secret_term: String,
+    secret_sheet: String,
+    /// A column of the granted model whose data is hidden.
+    email: String,
+    secrets: Vec<String>,
+    routes: Vec<&'static str>,
+    /// Every screen that is no one object's.
+    screens: Vec<String>,
+}
+
+impl Scene {
+    /// Imports the models, grants the viewer one of them, saves a worksheet about the
+    /// hidden one and hides the data of a column of the granted one.
+    async fn set_up(t: &Target) -> Self {
+        let own = t.import_sample().await;
+        let secret_term = unique("Clientele");
+        let hidden = import_sample_with_term(t, &secret_term).await;
+        let own_objects = sample_objects(t, &own, "Client").await;
+        let hidden_objects = sample_objects(t, &hidden, &secret_term).await;
+        let (lineage_model, output, input, hidden_host) = lineage_across_models(t).await;
+        let (viewer, name, password) = new_user(t, "ui-viewer").await;
+        for model in [&own.model_id, &lineage_model] {
+            t.put(
+                &format!("/admin/grants/grantObjectRole/{model}"),
+                &[],
+                &json!({"grantee": viewer, "role": "Viewer"}),
+            )
+            .await
+            .ok();
+        }
+        let secret_sheet = unique("secret-worksheet");
+        t.post(
+            "/worksheets",
             &[],
-            &json!({"grantee": viewer, "role": "Viewer"}),
+            &json!({"name": secret_sheet, "select": "Name", "where": format!("text = '{secret_term}'")}),
         )
         .await
         .ok();
+        let hidden_folder = hidden
+            .path
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        // A column of the granted model whose data is hidden (Hide Data), with statistics
+        // and a sample no page may show to a user without View Data.
+        let email = own_objects[2].clone();
+        t.put(
+            &format!("/entities/DataProfiling/{email}"),
+            &[],
+            &json!({
+                "dataProfile": {"totalProfiledRows": 10, "statistics": {"DistinctRows": 987654, "maxLength": 424242}},
+                "dataSample": {"header": ["email"], "samples": [["secret.sample@example.com"]]},
+                "hideData": true,
+            }),
+        )
+        .await
+        .ok();
+        let mut secrets = vec![
+            hidden.model_name.clone(),
+            hidden_folder,
+            secret_term.clone(),
+            secret_sheet.clone(),
+            hidden_host.clone(),
+            input.clone(),
+        ];
+        secrets.extend(hidden_objects.iter().cloned());
+        let routes = object_routes();
+        // Every screen that is no one object's.
+        let screens = vec![
+            "/ui/".to_owned(),
+            "/ui/?q=customer".to_owned(),
+            "/ui/?q=Clie".to_owned(),
+            "/ui/?q=Clie&type=Term".to_owned(),
+            "/ui/search.csv?q=Clie".to_owned(),
+            "/ui/search.csv?q=customer".to_owned(),
+            "/ui/browse".to_owned(),
+            "/ui/glossary".to_owned(),
+            "/ui/glossary?q=Clie".to_owned(),
+            "/ui/terms/suggest?term=Clie".to_owned(),
+            "/ui/worksheets".to_owned(),
+            format!("/ui/objects/{output}/lineage?depth=3&direction=both"),
+            format!("/ui/objects/{output}/lineage?view=table&depth=3&direction=both"),
+            format!("/ui/objects/{output}/lineage.csv?depth=3&direction=both"),
+            format!("/ui/objects/{output}/children"),
+            format!("/ui/objects/{output}/summary"),
+            format!("/ui/objects/{output}"),
+        ];
+        Self {
+            own,
+            hidden,
+            own_objects,
+            hidden_objects,
+            lineage_model,
+            output,
+            input,
+            hidden_host,
+            viewer_name: name,
+            viewer_password: password,
+            secret_term,
+            secret_sheet,
+            email,
+            secrets,
+            routes,
+            screens,
+        }
     }
-    let secret_sheet = unique("secret-worksheet");
-    t.post(
-        "/worksheets",
-        &[],
-        &json!({"name": secret_sheet, "select": "Name", "where": format!("text = '{secret_term}'")}),
-    )
-    .await
-    .ok();
-    let hidden_folder = hidden
-        .path
-        .trim_start_matches('/')
-        .split('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    // A column of the granted model whose data is hidden (Hide Data), with statistics and
-    // a sample no page may show to a user without View Data.
-    let email = own_objects[2].clone();
-    t.put(
-        &format!("/entities/DataProfiling/{email}"),
-        &[],
-        &json!({
-            "dataProfile": {"totalProfiledRows": 10, "statistics": {"DistinctRows": 987654, "maxLength": 424242}},
-            "dataSample": {"header": ["email"], "samples": [["secret.sample@example.com"]]},
-            "hideData": true,
-        }),
-    )
-    .await
-    .ok();
-    let mut secrets = vec![
-        hidden.model_name.clone(),
-        hidden_folder,
-        secret_term.clone(),
-        secret_sheet.clone(),
-        hidden_host.clone(),
-        input.clone(),
-    ];
-    secrets.extend(hidden_objects.iter().cloned());
-    let routes = object_routes();
-    // Every screen that is no one object's.
-    let screens = [
-        "/ui/".to_owned(),
-        "/ui/?q=customer".to_owned(),
-        "/ui/?q=Clie".to_owned(),
-        "/ui/?q=Clie&type=Term".to_owned(),
-        "/ui/search.csv?q=Clie".to_owned(),
-        "/ui/search.csv?q=customer".to_owned(),
-        "/ui/browse".to_owned(),
-        "/ui/glossary".to_owned(),
-        "/ui/glossary?q=Clie".to_owned(),
-        "/ui/terms/suggest?term=Clie".to_owned(),
-        "/ui/worksheets".to_owned(),
-        format!("/ui/objects/{output}/lineage?depth=3&direction=both"),
-        format!("/ui/objects/{output}/lineage?view=table&depth=3&direction=both"),
-        format!("/ui/objects/{output}/lineage.csv?depth=3&direction=both"),
-        format!("/ui/objects/{output}/children"),
-        format!("/ui/objects/{output}/summary"),
-        format!("/ui/objects/{output}"),
-    ];
+}
 
-    // The administrator sees it all: each hidden object's every address is served, and
-    // the other screens show what the others must not.
+/// The administrator sees it all: each hidden object's every address is served, and
+/// the other screens show what the others must not. Answers the tabs of each object
+/// and how many addresses were reached.
+async fn administrator_sees_it_all(t: &Target, b: &mut Browser, s: &Scene) -> (Tabs, usize) {
     b.login(&t.user, &t.password).await;
     b.find("#signed-in-user").await;
     let mut tabs = std::collections::BTreeMap::new();
-    for id in own_objects.iter().chain(&hidden_objects).chain([&output]) {
+    for id in s
+        .own_objects
+        .iter()
+        .chain(&s.hidden_objects)
+        .chain([&s.output])
+    {
         tabs.insert(id.clone(), offered_tabs(b, id).await);
     }
     let mut reached = 0;
-    for id in &hidden_objects {
-        for url in object_urls(&routes, id, &tabs[id]) {
+    for id in &s.hidden_objects {
+        for url in object_urls(&s.routes, id, &tabs[id]) {
             let seen = b.fetch(&url).await;
             assert_eq!(seen.status, 200, "the administrator's {url}: {}", seen.body);
             let none = b.fetch(&url.replace(id.as_str(), &missing_id(id))).await;
@@ -310,7 +386,7 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
     }
     let shown: String = {
         let mut all = String::new();
-        for screen in &screens {
+        for screen in &s.screens {
             let seen = b.fetch(screen).await;
             assert_eq!(
                 seen.status, 200,
@@ -321,7 +397,7 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
         }
         all
     };
-    for secret in [&secret_term, &secret_sheet, &hidden_host, &input] {
+    for secret in [&s.secret_term, &s.secret_sheet, &s.hidden_host, &s.input] {
         assert!(
             find_word(&shown, secret).is_some(),
             "the administrator's screens show {secret}"
@@ -329,19 +405,24 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
     }
     b.find("#logout").await.click().await.expect("Log out");
     b.find("#login-button").await;
+    (tabs, reached)
+}
 
-    // A viewer of another model.
-    b.login(&name, &password).await;
+/// A viewer of another model: the hidden model's objects answer as missing, their own
+/// model's do not, and no screen shows a secret. Answers how many addresses were
+/// compared.
+async fn viewer_of_another_model(b: &mut Browser, s: &Scene, tabs: &Tabs) -> usize {
+    b.login(&s.viewer_name, &s.viewer_password).await;
     b.find("#signed-in-user").await;
     let mut compared = 0;
-    for id in &hidden_objects {
-        let urls = object_urls(&routes, id, &tabs[id]);
+    for id in &s.hidden_objects {
+        let urls = object_urls(&s.routes, id, &tabs[id]);
         compared +=
-            hidden_answers_as_missing(b, "a viewer of another model", id, &urls, &secrets).await;
+            hidden_answers_as_missing(b, "a viewer of another model", id, &urls, &s.secrets).await;
     }
     // ... who sees their own model at the same addresses.
-    for id in &own_objects {
-        for url in object_urls(&routes, id, &tabs[id]) {
+    for id in &s.own_objects {
+        for url in object_urls(&s.routes, id, &tabs[id]) {
             let seen = b.fetch(&url).await;
             let none = b.fetch(&url.replace(id.as_str(), &missing_id(id))).await;
             assert!(!seen.redirected, "{url}");
@@ -350,19 +431,20 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
                 none.body.replace(&missing_id(id), id),
                 "the viewer's own {url} is not answered as missing"
             );
-            assert_no_secret(&seen.body, &format!("the viewer's own {url}"), &secrets);
+            assert_no_secret(&seen.body, &format!("the viewer's own {url}"), &s.secrets);
         }
     }
-    for screen in &screens {
+    for screen in &s.screens {
         let seen = b.fetch(screen).await;
         assert_eq!(seen.status, 200, "the viewer's {screen}: {}", seen.body);
-        assert_no_secret(&seen.body, &format!("the viewer's {screen}"), &secrets);
+        assert_no_secret(&seen.body, &format!("the viewer's {screen}"), &s.secrets);
     }
     let search = b.fetch("/ui/?q=customer").await.body;
     assert!(
-        search.contains(&own.model_name),
+        search.contains(&s.own.model_name),
         "the granted model is found"
     );
+    let output = &s.output;
     let lineage = b
         .fetch(&format!(
             "/ui/objects/{output}/lineage.csv?depth=3&direction=both"
@@ -380,10 +462,13 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
     ] {
         b.goto(screen).await;
         b.find("main").await;
-        assert_no_secret(&b.source().await, screen, &secrets);
+        assert_no_secret(&b.source().await, screen, &s.secrets);
     }
+    compared
+}
 
-    // Hidden data never reaches the page, statistics included; the page says why.
+/// Hidden data never reaches the page, statistics included; the page says why.
+async fn hidden_data_stays_hidden(b: &mut Browser, email: &str) {
     b.goto(&format!("/ui/objects/{email}/profiling")).await;
     let notice = b.text("#hidden-data").await;
     assert!(notice.contains("hidden from you"), "{notice}");
@@ -397,9 +482,11 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
             assert!(!page.contains(secret), "{url} shows {secret}");
         }
     }
+}
 
-    // MQL naming the hidden model finds nothing, as for a name that does not exist.
-    let number = hidden.model_id.rsplit('_').next().unwrap_or("0");
+/// MQL naming the hidden model finds nothing, as for a name that does not exist.
+async fn mql_by_the_hidden_model_finds_nothing(b: &mut Browser, s: &Scene) {
+    let number = s.hidden.model_id.rsplit('_').next().unwrap_or("0");
     let by_model =
         |n: &str| crate::harness::encode_segment(&format!("SELECT Name WHERE \"Model Id\" = {n}"));
     for page in ["/ui/", "/ui/search.csv"] {
@@ -415,31 +502,40 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
             none.body.replace(&format!("{number}99999"), number),
             "{page} by the hidden model's number"
         );
-        assert_no_secret(&seen.body, page, &secrets);
+        assert_no_secret(&seen.body, page, &s.secrets);
     }
     b.shot("viewer-search").await;
+}
 
-    // A user without any right: every object answers as one that does not exist.
+/// A user without any right: every object answers as one that does not exist. Answers
+/// how many addresses were compared.
+async fn user_without_rights(t: &Target, b: &mut Browser, s: &Scene, tabs: &Tabs) -> usize {
     let (_, nobody, nobody_password) = new_user(t, "ui-nobody").await;
     b.find("#logout").await.click().await.expect("Log out");
     b.login(&nobody, &nobody_password).await;
     b.find("#signed-in-user").await;
-    let mut everything = secrets.clone();
+    let mut everything = s.secrets.clone();
     everything.extend([
-        own.model_name.clone(),
-        lineage_model.clone(),
-        output.clone(),
+        s.own.model_name.clone(),
+        s.lineage_model.clone(),
+        s.output.clone(),
     ]);
-    everything.extend(own_objects.iter().cloned());
-    for id in own_objects.iter().chain(&hidden_objects).chain([&output]) {
-        let urls = object_urls(&routes, id, &tabs[id]);
+    everything.extend(s.own_objects.iter().cloned());
+    let mut compared = 0;
+    for id in s
+        .own_objects
+        .iter()
+        .chain(&s.hidden_objects)
+        .chain([&s.output])
+    {
+        let urls = object_urls(&s.routes, id, &tabs[id]);
         compared +=
             hidden_answers_as_missing(b, "a user without rights", id, &urls, &everything).await;
     }
-    for screen in &screens {
+    for screen in &s.screens {
         let seen = b.fetch(screen).await;
         assert!(!seen.redirected, "{screen}");
-        let without_output = seen.body.replace(&output, "");
+        let without_output = seen.body.replace(&s.output, "");
         assert_no_secret(
             &without_output,
             &format!("{screen} as a user without rights"),
@@ -449,15 +545,5 @@ pub(super) async fn sight_on_every_screen(t: &Target, b: &mut Browser) {
     b.goto("/ui/browse").await;
     b.find("main").await;
     assert_no_secret(&b.source().await, "browse as nobody", &everything);
-    assert!(
-        reached >= 4 * 12 && compared >= reached,
-        "{reached} addresses reached as the administrator, {compared} compared"
-    );
-    b.goto("/ui/logout").await;
-    b.find("#confirm-logout")
-        .await
-        .click()
-        .await
-        .expect("Log out");
-    b.find("#login-button").await;
+    compared
 }
