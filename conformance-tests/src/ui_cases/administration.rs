@@ -5,8 +5,10 @@ use serde_json::json;
 
 use super::{new_user, press};
 use crate::browser::Browser;
-use crate::harness::{Target, unique};
+use crate::harness::{Imported, Target, unique};
 
+/// The administration pages, step by step as an administrator, then refused to a user
+/// without the capability.
 pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Browser) {
     let sample = t.import_sample().await;
     b.login(&t.user, &t.password).await;
@@ -16,8 +18,17 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
         .await
         .expect("Administration");
     b.find("#new-user").await;
+    let name = user_created_disabled_and_enabled(t, b).await;
+    group_with_a_global_role(b, &name).await;
+    object_role_granted_and_revoked(t, b, &sample, &name).await;
+    import_run_from_the_page(t, b, &sample).await;
+    import_from_the_models_page(b, &sample).await;
+    system_log_and_deliveries(t, b).await;
+    refused_without_the_capability(t, b).await;
+}
 
-    // A user, created, disabled and enabled again.
+/// A user, created, disabled and enabled again. Answers their name.
+async fn user_created_disabled_and_enabled(t: &Target, b: &mut Browser) -> String {
     let name = unique("ui-admin-user");
     b.find("#new-user-name")
         .await
@@ -36,8 +47,11 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
     let user = t.get(&format!("/admin/users/{name}")).await;
     assert_eq!(user.ok()["enabled"], json!(false), "{}", user.describe());
     press(b, &format!("#users button[aria-label='Enable {name}']")).await;
+    name
+}
 
-    // A group with the user, and a global role for the group.
+/// A group with the user, and a global role for the group.
+async fn group_with_a_global_role(b: &mut Browser, name: &str) {
     b.goto("/ui/admin/groups").await;
     let group = unique("ui-group");
     b.find("#new-group-name")
@@ -47,7 +61,7 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
         .expect("typing");
     b.find("#new-group-members")
         .await
-        .send_keys(&name)
+        .send_keys(name)
         .await
         .expect("typing");
     press(b, "#create-group").await;
@@ -77,13 +91,20 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
         "{grants}"
     );
     b.shot("roles").await;
+}
 
-    // An object role granted from the model's page, and revoked.
+/// An object role granted from the model's page, and revoked.
+async fn object_role_granted_and_revoked(
+    t: &Target,
+    b: &mut Browser,
+    sample: &Imported,
+    name: &str,
+) {
     b.goto(&format!("/ui/objects/{}/access", sample.model_id))
         .await;
     b.find("#object-grantee")
         .await
-        .send_keys(&name)
+        .send_keys(name)
         .await
         .expect("typing");
     let object_role = b
@@ -94,22 +115,24 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
         .expect("a role")
         .unwrap_or_default();
     press(b, "#grant-object-button").await;
-    assert!(b.text("#object-grants").await.contains(&name));
+    assert!(b.text("#object-grants").await.contains(name));
     let held = t
         .get(&format!(
             "/admin/grants/getObjectGrantees/{}",
             sample.model_id
         ))
         .await;
-    assert!(held.text().contains(&name), "{}", held.describe());
+    assert!(held.text().contains(name), "{}", held.describe());
     press(
         b,
         &format!("#object-grants button[aria-label='Revoke {object_role} from {name}']"),
     )
     .await;
-    assert!(!b.text("#object-grants").await.contains(&name));
+    assert!(!b.text("#object-grants").await.contains(name));
+}
 
-    // An import run from the page, followed until it ends, with its log.
+/// An import run from the page, followed until it ends, with its log.
+async fn import_run_from_the_page(t: &Target, b: &mut Browser, sample: &Imported) {
     let upload = t
         .anon(
             reqwest::Method::POST,
@@ -149,7 +172,10 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
     b.shot("operation").await;
     b.goto("/ui/admin/operations").await;
     assert!(b.text("#operations").await.contains("SUCCEEDED"));
-    // The model's own page: its import settings, run again from there, and its runs.
+}
+
+/// The model's own page: its import settings, run again from there, and its runs.
+async fn import_from_the_models_page(b: &mut Browser, sample: &Imported) {
     b.goto(&format!("/ui/objects/{}/import", sample.model_id))
         .await;
     assert!(b.text("#import-settings").await.contains("lore-csv-zip"));
@@ -162,15 +188,19 @@ pub(super) async fn administration_grants_and_an_import(t: &Target, b: &mut Brow
     b.goto(&format!("/ui/objects/{}/import", sample.model_id))
         .await;
     assert_eq!(b.all("#model-operations tbody tr").await.len(), 2);
+}
 
-    // The system log and the notification deliveries.
+/// The system log and the notification deliveries.
+async fn system_log_and_deliveries(t: &Target, b: &mut Browser) {
     t.flush_system_log().await;
     b.goto("/ui/admin/log").await;
     assert!(!b.all("#system-log tbody tr").await.is_empty());
     b.goto("/ui/admin/deliveries").await;
     b.find("#deliveries").await;
+}
 
-    // A user without the capability gets the API's refusal, and no menu item.
+/// A user without the capability gets the API's refusal, and no menu item.
+async fn refused_without_the_capability(t: &Target, b: &mut Browser) {
     let (viewer, viewer_name, password) = new_user(t, "ui-plain").await;
     let _ = viewer;
     b.find("#logout").await.click().await.expect("Log out");
