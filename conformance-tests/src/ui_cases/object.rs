@@ -62,6 +62,8 @@ async fn open_customer_table(b: &mut Browser) {
     .await;
 }
 
+/// Curation of a table from its object page, each step checked in the page and through
+/// the API.
 pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
     t.import_sample().await;
     b.login(&t.user, &t.password).await;
@@ -69,8 +71,18 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
     open_customer_table(b).await;
     let object = b.at().await;
     let id = object.trim_start_matches("/ui/objects/").to_owned();
+    endorse_certify_watch(t, b, &id).await;
+    description_in_markdown(t, b, &object, &id).await;
+    label_added_and_removed(t, b, &id).await;
+    term_linked_and_unlinked(b).await;
+    comments_and_warnings(b, &object).await;
+    sensitivity_label_proposed_and_approved(b, &object).await;
+    data_class_proposed_and_approved(t, b, &id).await;
+    workflow_step(b).await;
+}
 
-    // Endorse, certify, watch: each recorded as the API records it.
+/// Endorse, certify, watch: each recorded as the API records it.
+async fn endorse_certify_watch(t: &Target, b: &mut Browser, id: &str) {
     for (button, done) in [
         ("#endorse", "Endorsed"),
         ("#certify", "Certified"),
@@ -87,8 +99,10 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
     assert_eq!(curation["watchers"][0]["name"], json!(t.user));
     press(b, "#endorse").await;
     assert_eq!(b.text("#endorse").await, "Endorse");
+}
 
-    // The description, in Markdown, previewed as it is typed.
+/// The description, in Markdown, previewed as it is typed.
+async fn description_in_markdown(t: &Target, b: &mut Browser, object: &str, id: &str) {
     b.goto(&format!("{object}/edit")).await;
     let area = b.find("#description").await;
     area.clear().await.expect("clearing the description");
@@ -109,14 +123,16 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
             .await,
         json!(0)
     );
-    let entity = t.entity(&id).await;
+    let entity = t.entity(id).await;
     assert!(
         entity.text().contains("Customers who **ordered**"),
         "{}",
         entity.describe()
     );
+}
 
-    // A label added (MQL finds the object by it) and removed.
+/// A label added (MQL finds the object by it) and removed.
+async fn label_added_and_removed(t: &Target, b: &mut Browser, id: &str) {
     b.find("#label-input")
         .await
         .send_keys("reviewed-2026")
@@ -131,13 +147,15 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
             &json!({"select": "\"Object Id\"", "where": "Labels = 'reviewed-2026'"}),
         )
         .await;
-    assert!(labelled.text().contains(&id), "{}", labelled.describe());
+    assert!(labelled.text().contains(id), "{}", labelled.describe());
     press(b, "#labels button[aria-label='Remove label reviewed-2026']").await;
     assert!(
         b.all("#labels").await.is_empty() || !b.text("#labels").await.contains("reviewed-2026")
     );
+}
 
-    // A glossary term, found as it is typed, linked and unlinked.
+/// A glossary term, found as it is typed, linked and unlinked.
+async fn term_linked_and_unlinked(b: &mut Browser) {
     let field = b.find("#term-input").await;
     field.send_keys("Clie").await.expect("typing a term");
     b.wait_until(
@@ -158,8 +176,10 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
     assert!(terms.contains("Client"), "{terms}");
     press(b, "#terms button").await;
     assert!(b.all("#terms").await.is_empty() || !b.text("#terms").await.contains("Client"));
+}
 
-    // Comments and warnings.
+/// Comments and warnings.
+async fn comments_and_warnings(b: &mut Browser, object: &str) {
     b.goto(&format!("{object}/comments")).await;
     let last = b.text("#last-change").await;
     assert!(last.starts_with("Last changed 20"), "{last}");
@@ -185,8 +205,10 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
     b.shot("comments").await;
     press(b, "#comments form button").await;
     assert_eq!(b.all("#comments li").await.len(), 1);
+}
 
-    // A sensitivity label proposed, then approved.
+/// A sensitivity label proposed, then approved.
+async fn sensitivity_label_proposed_and_approved(b: &mut Browser, object: &str) {
     b.goto(&format!("{object}/classification")).await;
     let label = b
         .run("return document.querySelector('#label-choice option').textContent")
@@ -202,8 +224,10 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
     .await;
     let row = review_status_of(b, "label", &label).await;
     assert_eq!(row, json!("approved"));
+}
 
-    // A data class proposed, then approved; MQL reads the review.
+/// A data class proposed, then approved; MQL reads the review.
+async fn data_class_proposed_and_approved(t: &Target, b: &mut Browser, id: &str) {
     let class = b
         .run("return document.querySelector('#class-choice option').value")
         .await;
@@ -227,8 +251,10 @@ pub(super) async fn curation_from_the_object_page(t: &Target, b: &mut Browser) {
         )
         .await;
     assert!(approved.text().contains(&class), "{}", approved.describe());
+}
 
-    // A workflow step.
+/// A workflow step.
+async fn workflow_step(b: &mut Browser) {
     let step = b.text(".workflow-step").await;
     press(b, ".workflow-step").await;
     assert!(b.text("#flash-done").await.starts_with(&step));
