@@ -6,17 +6,35 @@ use super::press;
 use crate::browser::Browser;
 use crate::harness::Target;
 
+/// A search from the box, narrowed by a facet, as MQL, as CSV and as a worksheet.
 pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     t.import_sample().await;
     b.login(&t.user, &t.password).await;
     b.find("#search-text").await;
+    slash_focuses_the_box(b).await;
+    search_for_customer(b).await;
+    facets_count_as_the_api_does(t, b).await;
+    a_facet_narrows_the_results(b).await;
+    mql_shown_validated_and_run(b).await;
+    csv_of_the_results(b).await;
+    saved_as_a_worksheet(t, b).await;
 
-    // `/` focuses the box from anywhere on the page.
+    // And back to the search.
+    b.find("#back-to-search").await.click().await.expect("back");
+    b.find("#search-text").await;
+    assert_eq!(b.at().await, "/ui/");
+}
+
+/// `/` focuses the box from anywhere on the page.
+async fn slash_focuses_the_box(b: &mut Browser) {
     b.run("document.activeElement.blur(); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '/', bubbles: true}));")
         .await;
     let focused = b.run("return document.activeElement.id").await;
     assert_eq!(focused, json!("search-text"));
+}
 
+/// A search for `customer`: its results, the table of that name first.
+async fn search_for_customer(b: &mut Browser) {
     let box_ = b.find("#search-text").await;
     box_.send_keys("customer\n").await.expect("typing a search");
     b.wait_until("the results", "location.search.includes('q=customer')")
@@ -28,9 +46,11 @@ pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     assert!(exact.contains("customer"), "{exact}");
     assert!(exact.contains("exact name"), "{exact}");
     b.shot("search").await;
+}
 
-    // Each facet shows what getAttributeValueCounts answers for it alone (the page
-    // counts the facets that share a filter in one call).
+/// Each facet shows what getAttributeValueCounts answers for it alone (the page
+/// counts the facets that share a filter in one call).
+async fn facets_count_as_the_api_does(t: &Target, b: &mut Browser) {
     let shown = b
         .run(
             "return [...document.querySelectorAll('#facets a[data-facet]')].map(a => \
@@ -62,8 +82,10 @@ pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
         assert!(param != "type" || expected.len() > 1, "{expected:?}");
         assert_eq!(on_page, expected, "the {param} facet");
     }
+}
 
-    // A facet narrows the results; its URL says so.
+/// A facet narrows the results; its URL says so.
+async fn a_facet_narrows_the_results(b: &mut Browser) {
     b.find("#facet-type a[data-value='Column']")
         .await
         .click()
@@ -78,8 +100,10 @@ pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     assert!(!types.is_empty());
     assert!(types.iter().all(|t| t == "Column"), "{types:?}");
     b.shot("facet").await;
+}
 
-    // The MQL of the search, shown, validated as typed, and run.
+/// The MQL of the search, shown, validated as typed, and run.
+async fn mql_shown_validated_and_run(b: &mut Browser) {
     b.find("#mql-switch")
         .await
         .click()
@@ -122,8 +146,10 @@ pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     let rows = b.all("#results tbody tr").await;
     assert_eq!(rows.len(), 2, "two columns named email in the sample");
     b.shot("mql-results").await;
+}
 
-    // CSV of the same results.
+/// CSV of the same results.
+async fn csv_of_the_results(b: &mut Browser) {
     let csv = b
         .client
         .execute_async(
@@ -136,8 +162,10 @@ pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
     let csv = csv.as_str().unwrap_or_default();
     assert!(csv.starts_with("Name,Data Type"), "{csv}");
     assert_eq!(csv.lines().count(), 3, "{csv}");
+}
 
-    // Saved as a worksheet, and run again from the list.
+/// Saved as a worksheet, and run again from the list.
+async fn saved_as_a_worksheet(t: &Target, b: &mut Browser) {
     b.find("#save-name")
         .await
         .send_keys("email columns")
@@ -161,9 +189,4 @@ pub(super) async fn search_facets_and_mql(t: &Target, b: &mut Browser) {
         "document.querySelectorAll('#results tbody tr').length === 2",
     )
     .await;
-
-    // And back to the search.
-    b.find("#back-to-search").await.click().await.expect("back");
-    b.find("#search-text").await;
-    assert_eq!(b.at().await, "/ui/");
 }
