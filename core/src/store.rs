@@ -9,9 +9,13 @@
 //! - [`DefinitionStore`]: the meta model and governance definitions added at run time.
 //! - [`AccessStore`]: users, groups and grants.
 //! - [`SessionStore`]: the caller of an API key, sessions and failed logins.
-//! - [`RecordStore`]: worksheets, the system log, operations, import settings and
-//!   attachments, notifications, curation, documents, and OpenLineage events with their
-//!   runs.
+//! - [`RecordStore`]: what users and processes keep beside the catalog's objects, one
+//!   role per concern of the [`Catalog`](crate::Catalog) (`records.rs`):
+//!   [`ObjectRecords`] (documents), [`SearchRecords`] (worksheets), [`LineageRecords`]
+//!   (OpenLineage events and runs), [`GovernanceRecords`] (curation),
+//!   [`OperationRecords`] (operations, import settings and attachments, the system log)
+//!   and [`NotificationRecords`] (notifications and their deliveries). Identity keeps
+//!   its records in [`AccessStore`] and [`SessionStore`].
 //!
 //! A backend implements every role; the blanket implementation makes it a `Store`, so
 //! `Arc<dyn Store>` carries them all, and a call on a `dyn Store` needs no import. A call
@@ -30,6 +34,12 @@
 //! - Only hashes of API keys are stored ([`Session::key_hash`]).
 
 mod delegate;
+mod records;
+
+pub use records::{
+    GovernanceRecords, LineageRecords, NotificationRecords, ObjectRecords, OperationRecords,
+    RecordStore, SearchRecords,
+};
 
 use async_trait::async_trait;
 
@@ -822,7 +832,9 @@ impl<T> Store for T where
 /// caller call every store method on a concrete store (a `dyn Store` needs no import).
 pub mod prelude {
     pub use super::{
-        AccessStore, DefinitionStore, ObjectStore, RecordStore, SessionStore, Store, StoreBase,
+        AccessStore, DefinitionStore, GovernanceRecords, LineageRecords, NotificationRecords,
+        ObjectRecords, ObjectStore, OperationRecords, RecordStore, SearchRecords, SessionStore,
+        Store, StoreBase,
     };
 }
 
@@ -1060,159 +1072,6 @@ pub trait SessionStore: Send + Sync {
     ) -> Result<()>;
     /// Forgets the subjects' failed logins.
     async fn clear_login_failures(&self, subjects: &[String]) -> Result<()>;
-}
-
-/// What users and processes keep beside the catalog's objects: worksheets, the system
-/// log, operations with their logs, import settings and attachments, notifications
-/// with their deliveries, curation, documents, and OpenLineage events with their runs.
-#[async_trait]
-pub trait RecordStore: Send + Sync {
-    // ---- worksheets
-
-    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>>;
-    /// The worksheet of `owner` named `name`, compared case-insensitively
-    /// ([`Worksheet::name_key`]).
-    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>>;
-    /// The worksheets of `owner`, or of every user with `None`, sorted by name then id.
-    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>>;
-
-    // ---- system log
-    //
-    // One entry per API call. Entries are appended in batches by a background task of
-    // each server process (several processes over one database append to the same log)
-    // and are never changed, only purged by age.
-
-    /// Appends the entries (each run through [`prepare_log_entry`]) in one transaction.
-    async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()>;
-    /// The entries that pass the filter, newest first (by time, then the latest
-    /// appended first among equal times), the page cut out.
-    async fn system_log(&self, filter: &SystemLogFilter, page: Page)
-    -> Result<Vec<SystemLogEntry>>;
-    /// How many entries pass the filter.
-    async fn count_system_log(&self, filter: &SystemLogFilter) -> Result<u64>;
-    /// Removes the entries older than `before` (`time < before`); returns how many.
-    async fn purge_system_log(&self, before: Timestamp) -> Result<u64>;
-
-    // ---- operations
-    //
-    // Written outside the batches of `write`: a running operation's record changes while
-    // it runs, from the process that runs it.
-
-    /// Inserts an operation (its `id` is ignored) and answers the id the store gave it
-    /// from the id space [`OPERATION_IDS`], higher than every id given before.
-    async fn insert_operation(&self, operation: Operation) -> Result<i64>;
-    /// Replaces the operation of `operation.id`; NOT_FOUND when there is none.
-    async fn update_operation(&self, operation: &Operation) -> Result<()>;
-    async fn operation(&self, id: i64) -> Result<Option<Operation>>;
-    /// The operations that pass the filter, newest (highest id) first, at most
-    /// `filter.limit`.
-    async fn operations(&self, filter: &OperationFilter) -> Result<Vec<Operation>>;
-    /// Appends lines to an operation's log; their `seq` must continue it.
-    async fn append_operation_log(
-        &self,
-        operation: i64,
-        lines: Vec<OperationLogLine>,
-    ) -> Result<()>;
-    /// The whole log of an operation, by `seq`.
-    async fn operation_log(&self, operation: i64) -> Result<Vec<OperationLogLine>>;
-
-    // ---- import settings and attachments (deleted with their object)
-
-    /// Sets a model's import settings, replacing those it had.
-    async fn put_import_settings(&self, settings: ImportSettings) -> Result<()>;
-    async fn import_settings(&self, model: ObjectId) -> Result<Option<ImportSettings>>;
-    /// Attaches a file to an object, replacing the object's attachment of the same name.
-    async fn put_attachment(&self, attachment: Attachment) -> Result<()>;
-    /// The attachment of that name, or the newest of the object with `None`.
-    async fn attachment(&self, object: ObjectId, name: Option<&str>) -> Result<Option<Attachment>>;
-    /// The object's attachments, newest first, without content.
-    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>>;
-    /// Every attachment of the store without content, by object then name (a backup).
-    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>>;
-
-    // ---- notifications
-
-    /// A user's notifications, newest first (by time, then id), only the unread ones when
-    /// asked, at most `limit`.
-    async fn notifications(
-        &self,
-        user: ObjectId,
-        unread_only: bool,
-        limit: u32,
-    ) -> Result<Vec<Notification>>;
-    /// One notification by id.
-    async fn notification(&self, id: i64) -> Result<Option<Notification>>;
-    /// Claims at most `limit` pending deliveries due at `now` (by due time, then id) for
-    /// one sender: their `next_attempt_at` moves to `lease_until`, so no other sender
-    /// (in this process or another over the same database) claims them before the lease
-    /// runs out. Answers them as claimed, by id.
-    async fn claim_deliveries(
-        &self,
-        now: Timestamp,
-        lease_until: Timestamp,
-        limit: usize,
-    ) -> Result<Vec<Delivery>>;
-    /// The deliveries in a state (any with `None`), newest (highest id) first, at most
-    /// `limit`.
-    async fn deliveries(&self, state: Option<DeliveryState>, limit: usize)
-    -> Result<Vec<Delivery>>;
-    /// At most `limit` notifications of every user with an id above `after`, by id (a
-    /// backup).
-    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>>;
-
-    // ---- curation
-
-    /// The curation of an object, by kind, then time, then id.
-    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>>;
-    /// The curation of several objects at once (a page of query results), by object,
-    /// then as [`RecordStore::curation`] orders each object's.
-    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>>;
-    /// One curation entry by id.
-    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>>;
-    /// At most `limit` curation entries of every object with an id above `after`, by id
-    /// (a backup).
-    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>>;
-
-    // ---- documents
-
-    /// The document of that kind, owner and name.
-    async fn document(
-        &self,
-        kind: DocumentKind,
-        owner: Option<ObjectId>,
-        name: &str,
-    ) -> Result<Option<Document>>;
-    /// The documents of a kind, by owner (none first) then name.
-    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>>;
-
-    // ---- OpenLineage events and their runs
-    //
-    // Written by [`Op::PutLineageEvent`] (a restore: [`Op::PutLineageRun`]); raw events
-    // are purged by age, runs stay.
-
-    /// The run of that id, as its events describe it.
-    async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>>;
-    /// The runs that pass the filter, newest first (by `state_at`, then `run_id`
-    /// descending), at most `filter.limit` (every one with 0).
-    async fn lineage_runs(&self, filter: &RunFilter) -> Result<Vec<LineageRun>>;
-    /// The stored events of a run, by event time, then digest.
-    async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>>;
-    /// The event of that digest.
-    async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>>;
-    /// Every stored run in pages, by id: those whose `run_id` is greater than
-    /// `after_run_id` (`""` for the first page), at most `limit` (what a backup reads:
-    /// runs are never purged, so there may be more than memory holds).
-    async fn lineage_runs_page(&self, after_run_id: &str, limit: usize) -> Result<Vec<LineageRun>>;
-    /// Every stored event in pages, by digest: those whose digest is greater than
-    /// `after_digest` (`""` for the first page), at most `limit` (what a backup reads).
-    async fn lineage_events_page(
-        &self,
-        after_digest: &str,
-        limit: usize,
-    ) -> Result<Vec<LineageEvent>>;
-    /// Removes the events received before `received_before` (`received_at <
-    /// received_before`), keeping their runs; returns how many.
-    async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64>;
 }
 
 #[cfg(test)]

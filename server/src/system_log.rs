@@ -278,7 +278,7 @@ mod tests {
     }
 
     async fn count(store: &lore_backend_memory::MemoryStore) -> u64 {
-        use lore_core::store::RecordStore;
+        use lore_core::store::OperationRecords;
         store
             .count_system_log(&SystemLogFilter::default())
             .await
@@ -335,7 +335,7 @@ mod tests {
 
     #[tokio::test]
     async fn retention_purges_older_entries() {
-        use lore_core::store::{Batch, Op, RecordStore, StoreBase};
+        use lore_core::store::{Batch, LineageRecords, Op, OperationRecords, StoreBase};
         let (store, catalog) = store_and_catalog();
         let mut old = entry("/old");
         old.time -= chrono::Duration::days(40);

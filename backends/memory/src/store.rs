@@ -18,9 +18,10 @@ use lore_core::model::{
 use lore_core::mql::eval;
 use lore_core::mql::plan::{Facet, Page, Plan, ValueCount};
 use lore_core::store::{
-    AccessStore, Batch, DefinitionStore, Details, EntityRead, GrantsOn, ObjectStore, Op, Principal,
-    RecordStore, Scope, SessionCheck, SessionStore, Store, StoreBase, micros, prepare_log_entry,
-    prepare_log_line, prepare_operation, prepare_session,
+    AccessStore, Batch, DefinitionStore, Details, EntityRead, GovernanceRecords, GrantsOn,
+    LineageRecords, NotificationRecords, ObjectRecords, ObjectStore, Op, OperationRecords,
+    Principal, Scope, SearchRecords, SessionCheck, SessionStore, Store, StoreBase, micros,
+    prepare_log_entry, prepare_log_line, prepare_operation, prepare_session,
 };
 
 use crate::MemoryStore;
@@ -491,7 +492,33 @@ impl SessionStore for MemoryStore {
 }
 
 #[async_trait]
-impl RecordStore for MemoryStore {
+impl ObjectRecords for MemoryStore {
+    async fn document(
+        &self,
+        kind: DocumentKind,
+        owner: Option<ObjectId>,
+        name: &str,
+    ) -> Result<Option<Document>> {
+        Ok(self
+            .read()?
+            .documents
+            .get(&(kind, owner, name.to_owned()))
+            .cloned())
+    }
+
+    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
+        Ok(self
+            .read()?
+            .documents
+            .values()
+            .filter(|d| d.kind == kind)
+            .cloned()
+            .collect())
+    }
+}
+
+#[async_trait]
+impl SearchRecords for MemoryStore {
     async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
         Ok(self.read()?.worksheets.get(&id).cloned())
     }
@@ -520,7 +547,127 @@ impl RecordStore for MemoryStore {
             .cloned()
             .collect())
     }
+}
 
+#[async_trait]
+impl LineageRecords for MemoryStore {
+    async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>> {
+        Ok(self.read()?.lineage_runs.get(run_id).cloned())
+    }
+
+    async fn lineage_runs(&self, filter: &RunFilter) -> Result<Vec<LineageRun>> {
+        let state = self.read()?;
+        let mut runs: Vec<&LineageRun> = state
+            .lineage_runs
+            .values()
+            .filter(|run| filter.matches(run))
+            .collect();
+        runs.sort_by(|a, b| (b.state_at, &b.run_id).cmp(&(a.state_at, &a.run_id)));
+        let limit = if filter.limit == 0 {
+            usize::MAX
+        } else {
+            filter.limit
+        };
+        Ok(runs.into_iter().take(limit).cloned().collect())
+    }
+
+    async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>> {
+        let state = self.read()?;
+        Ok(state
+            .lineage_events_by_run
+            .range((run_id.to_owned(), Timestamp::MIN_UTC, String::new())..)
+            .take_while(|(run, _, _)| run == run_id)
+            .filter_map(|(_, _, digest)| state.lineage_events.get(digest))
+            .cloned()
+            .collect())
+    }
+
+    async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>> {
+        Ok(self.read()?.lineage_events.get(digest).cloned())
+    }
+
+    async fn lineage_runs_page(&self, after_run_id: &str, limit: usize) -> Result<Vec<LineageRun>> {
+        use std::ops::Bound;
+        let state = self.read()?;
+        Ok(state
+            .lineage_runs
+            .range::<str, _>((Bound::Excluded(after_run_id), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, run)| run.clone())
+            .collect())
+    }
+
+    async fn lineage_events_page(
+        &self,
+        after_digest: &str,
+        limit: usize,
+    ) -> Result<Vec<LineageEvent>> {
+        use std::ops::Bound;
+        let state = self.read()?;
+        Ok(state
+            .lineage_events
+            .range::<str, _>((Bound::Excluded(after_digest), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, event)| event.clone())
+            .collect())
+    }
+
+    async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64> {
+        let mut state = self.write()?;
+        let old: Vec<String> = state
+            .lineage_events
+            .values()
+            .filter(|e| e.received_at < received_before)
+            .map(|e| e.digest.clone())
+            .collect();
+        for digest in &old {
+            state.set_lineage_event(digest.clone(), None);
+        }
+        Ok(old.len() as u64)
+    }
+}
+
+#[async_trait]
+impl GovernanceRecords for MemoryStore {
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
+        let state = self.read()?;
+        let mut entries: Vec<Curation> = state
+            .curation_by_object
+            .range((object, i64::MIN)..=(object, i64::MAX))
+            .filter_map(|(_, id)| state.curation.get(id).cloned())
+            .collect();
+        entries.sort_by_key(|c| (c.kind, c.at, c.id));
+        Ok(entries)
+    }
+
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        Ok(self.read()?.curation.get(&id).cloned())
+    }
+
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        let mut ids = objects.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut all = Vec::new();
+        for id in ids {
+            all.extend(self.curation(id).await?);
+        }
+        Ok(all)
+    }
+
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
+        Ok(self
+            .read()?
+            .curation
+            .range((Bound::Excluded(after), Bound::Unbounded))
+            .take(limit)
+            .map(|(_, c)| c.clone())
+            .collect())
+    }
+}
+
+#[async_trait]
+impl OperationRecords for MemoryStore {
     async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
         let mut log = self.log_mut()?;
         for mut entry in entries {
@@ -673,6 +820,36 @@ impl RecordStore for MemoryStore {
         })
     }
 
+    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
+        if !self.exists(object)? {
+            return Ok(Vec::new());
+        }
+        let mut infos: Vec<AttachmentInfo> = self
+            .ops()?
+            .attachments
+            .get(&object)
+            .map(|files| files.values().map(|a| a.info.clone()).collect())
+            .unwrap_or_default();
+        infos.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        Ok(infos)
+    }
+
+    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>> {
+        let state = self.read()?;
+        let ops = self.ops()?;
+        let mut infos: Vec<AttachmentInfo> = ops
+            .attachments
+            .iter()
+            .filter(|(object, _)| state.objects.contains_key(object))
+            .flat_map(|(_, files)| files.values().map(|a| a.info.clone()))
+            .collect();
+        infos.sort_by(|a, b| (a.object, &a.name).cmp(&(b.object, &b.name)));
+        Ok(infos)
+    }
+}
+
+#[async_trait]
+impl NotificationRecords for MemoryStore {
     async fn notifications(
         &self,
         user: ObjectId,
@@ -745,166 +922,5 @@ impl RecordStore for MemoryStore {
             .take(limit)
             .map(|(_, n)| n.clone())
             .collect())
-    }
-
-    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
-        let state = self.read()?;
-        let mut entries: Vec<Curation> = state
-            .curation_by_object
-            .range((object, i64::MIN)..=(object, i64::MAX))
-            .filter_map(|(_, id)| state.curation.get(id).cloned())
-            .collect();
-        entries.sort_by_key(|c| (c.kind, c.at, c.id));
-        Ok(entries)
-    }
-
-    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
-        Ok(self.read()?.curation.get(&id).cloned())
-    }
-
-    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
-        let mut ids = objects.to_vec();
-        ids.sort_unstable();
-        ids.dedup();
-        let mut all = Vec::new();
-        for id in ids {
-            all.extend(self.curation(id).await?);
-        }
-        Ok(all)
-    }
-
-    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
-        Ok(self
-            .read()?
-            .curation
-            .range((Bound::Excluded(after), Bound::Unbounded))
-            .take(limit)
-            .map(|(_, c)| c.clone())
-            .collect())
-    }
-
-    async fn document(
-        &self,
-        kind: DocumentKind,
-        owner: Option<ObjectId>,
-        name: &str,
-    ) -> Result<Option<Document>> {
-        Ok(self
-            .read()?
-            .documents
-            .get(&(kind, owner, name.to_owned()))
-            .cloned())
-    }
-
-    async fn documents(&self, kind: DocumentKind) -> Result<Vec<Document>> {
-        Ok(self
-            .read()?
-            .documents
-            .values()
-            .filter(|d| d.kind == kind)
-            .cloned()
-            .collect())
-    }
-
-    async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>> {
-        Ok(self.read()?.lineage_runs.get(run_id).cloned())
-    }
-
-    async fn lineage_runs(&self, filter: &RunFilter) -> Result<Vec<LineageRun>> {
-        let state = self.read()?;
-        let mut runs: Vec<&LineageRun> = state
-            .lineage_runs
-            .values()
-            .filter(|run| filter.matches(run))
-            .collect();
-        runs.sort_by(|a, b| (b.state_at, &b.run_id).cmp(&(a.state_at, &a.run_id)));
-        let limit = if filter.limit == 0 {
-            usize::MAX
-        } else {
-            filter.limit
-        };
-        Ok(runs.into_iter().take(limit).cloned().collect())
-    }
-
-    async fn lineage_events(&self, run_id: &str) -> Result<Vec<LineageEvent>> {
-        let state = self.read()?;
-        Ok(state
-            .lineage_events_by_run
-            .range((run_id.to_owned(), Timestamp::MIN_UTC, String::new())..)
-            .take_while(|(run, _, _)| run == run_id)
-            .filter_map(|(_, _, digest)| state.lineage_events.get(digest))
-            .cloned()
-            .collect())
-    }
-
-    async fn lineage_event(&self, digest: &str) -> Result<Option<LineageEvent>> {
-        Ok(self.read()?.lineage_events.get(digest).cloned())
-    }
-
-    async fn lineage_runs_page(&self, after_run_id: &str, limit: usize) -> Result<Vec<LineageRun>> {
-        use std::ops::Bound;
-        let state = self.read()?;
-        Ok(state
-            .lineage_runs
-            .range::<str, _>((Bound::Excluded(after_run_id), Bound::Unbounded))
-            .take(limit)
-            .map(|(_, run)| run.clone())
-            .collect())
-    }
-
-    async fn lineage_events_page(
-        &self,
-        after_digest: &str,
-        limit: usize,
-    ) -> Result<Vec<LineageEvent>> {
-        use std::ops::Bound;
-        let state = self.read()?;
-        Ok(state
-            .lineage_events
-            .range::<str, _>((Bound::Excluded(after_digest), Bound::Unbounded))
-            .take(limit)
-            .map(|(_, event)| event.clone())
-            .collect())
-    }
-
-    async fn purge_lineage_events(&self, received_before: Timestamp) -> Result<u64> {
-        let mut state = self.write()?;
-        let old: Vec<String> = state
-            .lineage_events
-            .values()
-            .filter(|e| e.received_at < received_before)
-            .map(|e| e.digest.clone())
-            .collect();
-        for digest in &old {
-            state.set_lineage_event(digest.clone(), None);
-        }
-        Ok(old.len() as u64)
-    }
-
-    async fn attachments(&self, object: ObjectId) -> Result<Vec<AttachmentInfo>> {
-        if !self.exists(object)? {
-            return Ok(Vec::new());
-        }
-        let mut infos: Vec<AttachmentInfo> = self
-            .ops()?
-            .attachments
-            .get(&object)
-            .map(|files| files.values().map(|a| a.info.clone()).collect())
-            .unwrap_or_default();
-        infos.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
-        Ok(infos)
-    }
-
-    async fn all_attachments(&self) -> Result<Vec<AttachmentInfo>> {
-        let state = self.read()?;
-        let ops = self.ops()?;
-        let mut infos: Vec<AttachmentInfo> = ops
-            .attachments
-            .iter()
-            .filter(|(object, _)| state.objects.contains_key(object))
-            .flat_map(|(_, files)| files.values().map(|a| a.info.clone()))
-            .collect();
-        infos.sort_by(|a, b| (a.object, &a.name).cmp(&(b.object, &b.name)));
-        Ok(infos)
     }
 }

@@ -8,10 +8,16 @@
 /// ([`StoreBase`](crate::store::StoreBase), [`ObjectStore`](crate::store::ObjectStore),
 /// [`DefinitionStore`](crate::store::DefinitionStore),
 /// [`AccessStore`](crate::store::AccessStore), [`SessionStore`](crate::store::SessionStore),
-/// [`RecordStore`](crate::store::RecordStore)) for `Type`; each method binds `this` to
-/// `&self`, evaluates `target` (anything whose methods are the role's: a store, a
-/// reference to one, an `Arc<dyn Store>`) and calls the same method on it with the same
-/// arguments. `target` may do more first, for every method of the listed roles:
+/// [`RecordStore`](crate::store::RecordStore) (all its parts), or one of its parts:
+/// [`ObjectRecords`](crate::store::ObjectRecords),
+/// [`SearchRecords`](crate::store::SearchRecords),
+/// [`LineageRecords`](crate::store::LineageRecords),
+/// [`GovernanceRecords`](crate::store::GovernanceRecords),
+/// [`OperationRecords`](crate::store::OperationRecords),
+/// [`NotificationRecords`](crate::store::NotificationRecords)) for `Type`; each method
+/// binds `this` to `&self`, evaluates `target` (anything whose methods are the role's: a
+/// store, a reference to one, an `Arc<dyn Store>`) and calls the same method on it with
+/// the same arguments. `target` may do more first, for every method of the listed roles:
 ///
 /// ```
 /// use std::sync::Arc;
@@ -463,10 +469,42 @@ macro_rules! delegate_store {
         };
     };
     (@RecordStore $ty:ty, $this:ident, $target:expr) => {
+        $crate::delegate_store!(@ObjectRecords $ty, $this, $target);
+        $crate::delegate_store!(@SearchRecords $ty, $this, $target);
+        $crate::delegate_store!(@LineageRecords $ty, $this, $target);
+        $crate::delegate_store!(@GovernanceRecords $ty, $this, $target);
+        $crate::delegate_store!(@OperationRecords $ty, $this, $target);
+        $crate::delegate_store!(@NotificationRecords $ty, $this, $target);
+    };
+    (@ObjectRecords $ty:ty, $this:ident, $target:expr) => {
         const _: () = {
-            use $crate::store::RecordStore as _;
+            use $crate::store::ObjectRecords as _;
             #[$crate::async_trait::async_trait]
-            impl $crate::store::RecordStore for $ty {
+            impl $crate::store::ObjectRecords for $ty {
+                async fn document(
+                    &self,
+                    kind: $crate::model::DocumentKind,
+                    owner: ::std::option::Option<$crate::ObjectId>,
+                    name: &str,
+                ) -> $crate::Result<::std::option::Option<$crate::model::Document>> {
+                    let $this = self;
+                    ($target).document(kind, owner, name).await
+                }
+                async fn documents(
+                    &self,
+                    kind: $crate::model::DocumentKind,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Document>> {
+                    let $this = self;
+                    ($target).documents(kind).await
+                }
+            }
+        };
+    };
+    (@SearchRecords $ty:ty, $this:ident, $target:expr) => {
+        const _: () = {
+            use $crate::store::SearchRecords as _;
+            #[$crate::async_trait::async_trait]
+            impl $crate::store::SearchRecords for $ty {
                 async fn worksheet(
                     &self,
                     id: $crate::ObjectId,
@@ -489,6 +527,110 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).worksheets(owner).await
                 }
+            }
+        };
+    };
+    (@LineageRecords $ty:ty, $this:ident, $target:expr) => {
+        const _: () = {
+            use $crate::store::LineageRecords as _;
+            #[$crate::async_trait::async_trait]
+            impl $crate::store::LineageRecords for $ty {
+                async fn lineage_run(
+                    &self,
+                    run_id: &str,
+                ) -> $crate::Result<::std::option::Option<$crate::model::LineageRun>> {
+                    let $this = self;
+                    ($target).lineage_run(run_id).await
+                }
+                async fn lineage_runs(
+                    &self,
+                    filter: &$crate::model::RunFilter,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageRun>> {
+                    let $this = self;
+                    ($target).lineage_runs(filter).await
+                }
+                async fn lineage_events(
+                    &self,
+                    run_id: &str,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageEvent>> {
+                    let $this = self;
+                    ($target).lineage_events(run_id).await
+                }
+                async fn lineage_event(
+                    &self,
+                    digest: &str,
+                ) -> $crate::Result<::std::option::Option<$crate::model::LineageEvent>> {
+                    let $this = self;
+                    ($target).lineage_event(digest).await
+                }
+                async fn lineage_runs_page(
+                    &self,
+                    after_run_id: &str,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageRun>> {
+                    let $this = self;
+                    ($target).lineage_runs_page(after_run_id, limit).await
+                }
+                async fn lineage_events_page(
+                    &self,
+                    after_digest: &str,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageEvent>> {
+                    let $this = self;
+                    ($target).lineage_events_page(after_digest, limit).await
+                }
+                async fn purge_lineage_events(
+                    &self,
+                    received_before: $crate::model::Timestamp,
+                ) -> $crate::Result<u64> {
+                    let $this = self;
+                    ($target).purge_lineage_events(received_before).await
+                }
+            }
+        };
+    };
+    (@GovernanceRecords $ty:ty, $this:ident, $target:expr) => {
+        const _: () = {
+            use $crate::store::GovernanceRecords as _;
+            #[$crate::async_trait::async_trait]
+            impl $crate::store::GovernanceRecords for $ty {
+                async fn curation(
+                    &self,
+                    object: $crate::ObjectId,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Curation>> {
+                    let $this = self;
+                    ($target).curation(object).await
+                }
+                async fn curation_of(
+                    &self,
+                    objects: &[$crate::ObjectId],
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Curation>> {
+                    let $this = self;
+                    ($target).curation_of(objects).await
+                }
+                async fn curation_entry(
+                    &self,
+                    id: i64,
+                ) -> $crate::Result<::std::option::Option<$crate::model::Curation>> {
+                    let $this = self;
+                    ($target).curation_entry(id).await
+                }
+                async fn curation_page(
+                    &self,
+                    after: i64,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Curation>> {
+                    let $this = self;
+                    ($target).curation_page(after, limit).await
+                }
+            }
+        };
+    };
+    (@OperationRecords $ty:ty, $this:ident, $target:expr) => {
+        const _: () = {
+            use $crate::store::OperationRecords as _;
+            #[$crate::async_trait::async_trait]
+            impl $crate::store::OperationRecords for $ty {
                 async fn append_system_log(
                     &self,
                     entries: ::std::vec::Vec<$crate::model::SystemLogEntry>,
@@ -603,6 +745,14 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).all_attachments().await
                 }
+            }
+        };
+    };
+    (@NotificationRecords $ty:ty, $this:ident, $target:expr) => {
+        const _: () = {
+            use $crate::store::NotificationRecords as _;
+            #[$crate::async_trait::async_trait]
+            impl $crate::store::NotificationRecords for $ty {
                 async fn notifications(
                     &self,
                     user: $crate::ObjectId,
@@ -643,102 +793,6 @@ macro_rules! delegate_store {
                 ) -> $crate::Result<::std::vec::Vec<$crate::model::Notification>> {
                     let $this = self;
                     ($target).notifications_page(after, limit).await
-                }
-                async fn curation(
-                    &self,
-                    object: $crate::ObjectId,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::Curation>> {
-                    let $this = self;
-                    ($target).curation(object).await
-                }
-                async fn curation_of(
-                    &self,
-                    objects: &[$crate::ObjectId],
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::Curation>> {
-                    let $this = self;
-                    ($target).curation_of(objects).await
-                }
-                async fn curation_entry(
-                    &self,
-                    id: i64,
-                ) -> $crate::Result<::std::option::Option<$crate::model::Curation>> {
-                    let $this = self;
-                    ($target).curation_entry(id).await
-                }
-                async fn curation_page(
-                    &self,
-                    after: i64,
-                    limit: usize,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::Curation>> {
-                    let $this = self;
-                    ($target).curation_page(after, limit).await
-                }
-                async fn document(
-                    &self,
-                    kind: $crate::model::DocumentKind,
-                    owner: ::std::option::Option<$crate::ObjectId>,
-                    name: &str,
-                ) -> $crate::Result<::std::option::Option<$crate::model::Document>> {
-                    let $this = self;
-                    ($target).document(kind, owner, name).await
-                }
-                async fn documents(
-                    &self,
-                    kind: $crate::model::DocumentKind,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::Document>> {
-                    let $this = self;
-                    ($target).documents(kind).await
-                }
-                async fn lineage_run(
-                    &self,
-                    run_id: &str,
-                ) -> $crate::Result<::std::option::Option<$crate::model::LineageRun>> {
-                    let $this = self;
-                    ($target).lineage_run(run_id).await
-                }
-                async fn lineage_runs(
-                    &self,
-                    filter: &$crate::model::RunFilter,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageRun>> {
-                    let $this = self;
-                    ($target).lineage_runs(filter).await
-                }
-                async fn lineage_events(
-                    &self,
-                    run_id: &str,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageEvent>> {
-                    let $this = self;
-                    ($target).lineage_events(run_id).await
-                }
-                async fn lineage_event(
-                    &self,
-                    digest: &str,
-                ) -> $crate::Result<::std::option::Option<$crate::model::LineageEvent>> {
-                    let $this = self;
-                    ($target).lineage_event(digest).await
-                }
-                async fn lineage_runs_page(
-                    &self,
-                    after_run_id: &str,
-                    limit: usize,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageRun>> {
-                    let $this = self;
-                    ($target).lineage_runs_page(after_run_id, limit).await
-                }
-                async fn lineage_events_page(
-                    &self,
-                    after_digest: &str,
-                    limit: usize,
-                ) -> $crate::Result<::std::vec::Vec<$crate::model::LineageEvent>> {
-                    let $this = self;
-                    ($target).lineage_events_page(after_digest, limit).await
-                }
-                async fn purge_lineage_events(
-                    &self,
-                    received_before: $crate::model::Timestamp,
-                ) -> $crate::Result<u64> {
-                    let $this = self;
-                    ($target).purge_lineage_events(received_before).await
                 }
             }
         };

@@ -1,12 +1,14 @@
-//! [`SqlStore`]'s [`RecordStore`]: worksheets, the system log, operations, import
-//! settings and attachments, notifications with their deliveries, curation,
-//! documents, and OpenLineage events with their runs.
+//! [`SqlStore`]'s record roles ([`RecordStore`](lore_core::store::RecordStore)), one
+//! block per concern: documents, worksheets, OpenLineage events with their runs,
+//! curation, operations with import settings, attachments and the system log, and
+//! notifications with their deliveries.
 
 use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::mql::plan::Page;
 use lore_core::store::{
-    Batch, Op, RecordStore, StoreBase, micros, prepare_log_entry, prepare_log_line,
+    Batch, GovernanceRecords, LineageRecords, NotificationRecords, ObjectRecords, Op,
+    OperationRecords, SearchRecords, StoreBase, micros, prepare_log_entry, prepare_log_line,
     prepare_operation,
 };
 use lore_core::{Error, ObjectId, Result};
@@ -147,184 +149,7 @@ fn log_entry(mut row: Row) -> Result<SystemLogEntry> {
 }
 
 #[async_trait]
-impl<D: Driver> RecordStore for SqlStore<D> {
-    async fn notifications(
-        &self,
-        user: ObjectId,
-        unread_only: bool,
-        limit: u32,
-    ) -> Result<Vec<Notification>> {
-        // Unread only: `is_read` must be false; otherwise false or true.
-        let sql = "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
-             FROM notifications WHERE user_model = $1 AND user_object = $2 AND is_read IN ($3, $4) \
-             ORDER BY at DESC, id DESC LIMIT $5";
-        let rows = self
-            .rows(
-                sql,
-                vec![
-                    user.model.into(),
-                    user.object.into(),
-                    false.into(),
-                    (!unread_only).into(),
-                    i64::from(limit).into(),
-                ],
-                "notifications",
-            )
-            .await?;
-        read::all(rows, read::notification)
-    }
-
-    async fn claim_deliveries(
-        &self,
-        now: Timestamp,
-        lease_until: Timestamp,
-        limit: usize,
-    ) -> Result<Vec<Delivery>> {
-        // A claim that lost a race re-reads the row, which is no longer due, and skips it.
-        let mut pending = Pending::default();
-        pending.push(
-            Stmt::query(
-                format!(
-                    "UPDATE deliveries SET next_attempt_at = $2 WHERE id IN \
-                     (SELECT id FROM deliveries WHERE state = 'PENDING' AND next_attempt_at <= $1 \
-                     ORDER BY next_attempt_at, id LIMIT $3) \
-                     AND state = 'PENDING' AND next_attempt_at <= $1 RETURNING {}",
-                    read::DELIVERY_COLUMNS
-                ),
-                vec![
-                    micros(now).into(),
-                    micros(lease_until).into(),
-                    i64::try_from(limit).unwrap_or(i64::MAX).into(),
-                ],
-            ),
-            Context::of("claiming due deliveries"),
-        );
-        let rows = self
-            .write_now(pending)
-            .await?
-            .into_iter()
-            .next()
-            .map(|o| o.rows)
-            .unwrap_or_default();
-        let mut claimed = read::all(rows, read::delivery)?;
-        // Their due times are all `lease_until` now: the order is the ids'.
-        claimed.sort_by_key(|d| d.id);
-        Ok(claimed)
-    }
-
-    async fn deliveries(
-        &self,
-        state: Option<DeliveryState>,
-        limit: usize,
-    ) -> Result<Vec<Delivery>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = match state {
-            Some(state) => {
-                self.rows_of(
-                    Stmt::query(
-                        format!(
-                            "SELECT {} FROM deliveries WHERE state = $1 ORDER BY id DESC LIMIT $2",
-                            read::DELIVERY_COLUMNS
-                        ),
-                        vec![state.as_str().into(), limit.into()],
-                    ),
-                    "deliveries",
-                )
-                .await?
-            }
-            None => {
-                self.rows_of(
-                    Stmt::query(
-                        format!(
-                            "SELECT {} FROM deliveries ORDER BY id DESC LIMIT $1",
-                            read::DELIVERY_COLUMNS
-                        ),
-                        vec![limit.into()],
-                    ),
-                    "deliveries",
-                )
-                .await?
-            }
-        };
-        read::all(rows, read::delivery)
-    }
-
-    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
-        let rows = self
-            .rows(
-                "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
-                 FROM notifications WHERE id > $1 ORDER BY id LIMIT $2",
-                vec![after.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()],
-                "notifications",
-            )
-            .await?;
-        read::all(rows, read::notification)
-    }
-
-    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
-        let rows = self
-            .rows(
-                "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
-                 FROM notifications WHERE id = $1",
-                vec![id.into()],
-                "notifications",
-            )
-            .await?;
-        read::first(rows, read::notification)
-    }
-
-    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
-        let rows = self
-            .rows(
-                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
-                 WHERE model_id = $1 AND object_id = $2 ORDER BY kind, at, id",
-                vec![object.model.into(), object.object.into()],
-                "curation",
-            )
-            .await?;
-        read::all(rows, read::curation)
-    }
-
-    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
-        if objects.is_empty() {
-            return Ok(Vec::new());
-        }
-        let sql = format!(
-            "SELECT c.id, c.model_id, c.object_id, c.kind, c.user_model, c.user_object, c.body, c.at \
-             FROM curation c JOIN ({}) s ON s.model_id = c.model_id AND s.object_id = c.object_id \
-             ORDER BY c.model_id, c.object_id, c.kind, c.at, c.id",
-            D::DIALECT.id_pairs(1)
-        );
-        let rows = self
-            .rows_of(Stmt::query(sql, vec![id_pairs(objects)]), "curation")
-            .await?;
-        read::all(rows, read::curation)
-    }
-
-    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
-        let rows = self
-            .rows(
-                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
-                 WHERE id > $1 ORDER BY id LIMIT $2",
-                vec![after.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()],
-                "curation",
-            )
-            .await?;
-        read::all(rows, read::curation)
-    }
-
-    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
-        let rows = self
-            .rows(
-                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
-                 WHERE id = $1",
-                vec![id.into()],
-                "curation",
-            )
-            .await?;
-        read::first(rows, read::curation)
-    }
-
+impl<D: Driver> ObjectRecords for SqlStore<D> {
     async fn document(
         &self,
         kind: DocumentKind,
@@ -361,7 +186,78 @@ impl<D: Driver> RecordStore for SqlStore<D> {
             .await?;
         read::all(rows, read::document)
     }
+}
 
+#[async_trait]
+impl<D: Driver> SearchRecords for SqlStore<D> {
+    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    worksheet_columns!(),
+                    " FROM worksheets WHERE model_id = $1 AND object_id = $2"
+                ),
+                vec![id.model.into(), id.object.into()],
+                "worksheets",
+            )
+            .await?;
+        read::first(rows, read::worksheet)
+    }
+
+    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+        let rows = self
+            .rows(
+                concat!(
+                    "SELECT ",
+                    worksheet_columns!(),
+                    " FROM worksheets WHERE owner_model = $1 AND owner_object = $2 AND name_key = $3"
+                ),
+                vec![
+                    owner.model.into(),
+                    owner.object.into(),
+                    Worksheet::name_key(name).into(),
+                ],
+                "worksheets",
+            )
+            .await?;
+        read::first(rows, read::worksheet)
+    }
+
+    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
+        let rows = match owner {
+            Some(owner) => {
+                self.rows(
+                    concat!(
+                        "SELECT ",
+                        worksheet_columns!(),
+                        " FROM worksheets WHERE owner_model = $1 AND owner_object = $2 \
+                         ORDER BY name, model_id, object_id"
+                    ),
+                    vec![owner.model.into(), owner.object.into()],
+                    "worksheets",
+                )
+                .await?
+            }
+            None => {
+                self.rows(
+                    concat!(
+                        "SELECT ",
+                        worksheet_columns!(),
+                        " FROM worksheets ORDER BY name, model_id, object_id"
+                    ),
+                    Vec::new(),
+                    "worksheets",
+                )
+                .await?
+            }
+        };
+        read::all(rows, read::worksheet)
+    }
+}
+
+#[async_trait]
+impl<D: Driver> LineageRecords for SqlStore<D> {
     async fn lineage_run(&self, run_id: &str) -> Result<Option<LineageRun>> {
         let sql = format!(
             "SELECT {} FROM lineage_runs WHERE run_id = $1",
@@ -469,72 +365,65 @@ impl<D: Driver> RecordStore for SqlStore<D> {
         )
         .await
     }
+}
 
-    async fn worksheet(&self, id: ObjectId) -> Result<Option<Worksheet>> {
+#[async_trait]
+impl<D: Driver> GovernanceRecords for SqlStore<D> {
+    async fn curation(&self, object: ObjectId) -> Result<Vec<Curation>> {
         let rows = self
             .rows(
-                concat!(
-                    "SELECT ",
-                    worksheet_columns!(),
-                    " FROM worksheets WHERE model_id = $1 AND object_id = $2"
-                ),
-                vec![id.model.into(), id.object.into()],
-                "worksheets",
+                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
+                 WHERE model_id = $1 AND object_id = $2 ORDER BY kind, at, id",
+                vec![object.model.into(), object.object.into()],
+                "curation",
             )
             .await?;
-        read::first(rows, read::worksheet)
+        read::all(rows, read::curation)
     }
 
-    async fn worksheet_by_name(&self, owner: ObjectId, name: &str) -> Result<Option<Worksheet>> {
+    async fn curation_of(&self, objects: &[ObjectId]) -> Result<Vec<Curation>> {
+        if objects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT c.id, c.model_id, c.object_id, c.kind, c.user_model, c.user_object, c.body, c.at \
+             FROM curation c JOIN ({}) s ON s.model_id = c.model_id AND s.object_id = c.object_id \
+             ORDER BY c.model_id, c.object_id, c.kind, c.at, c.id",
+            D::DIALECT.id_pairs(1)
+        );
+        let rows = self
+            .rows_of(Stmt::query(sql, vec![id_pairs(objects)]), "curation")
+            .await?;
+        read::all(rows, read::curation)
+    }
+
+    async fn curation_page(&self, after: i64, limit: usize) -> Result<Vec<Curation>> {
         let rows = self
             .rows(
-                concat!(
-                    "SELECT ",
-                    worksheet_columns!(),
-                    " FROM worksheets WHERE owner_model = $1 AND owner_object = $2 AND name_key = $3"
-                ),
-                vec![
-                    owner.model.into(),
-                    owner.object.into(),
-                    Worksheet::name_key(name).into(),
-                ],
-                "worksheets",
+                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
+                 WHERE id > $1 ORDER BY id LIMIT $2",
+                vec![after.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()],
+                "curation",
             )
             .await?;
-        read::first(rows, read::worksheet)
+        read::all(rows, read::curation)
     }
 
-    async fn worksheets(&self, owner: Option<ObjectId>) -> Result<Vec<Worksheet>> {
-        let rows = match owner {
-            Some(owner) => {
-                self.rows(
-                    concat!(
-                        "SELECT ",
-                        worksheet_columns!(),
-                        " FROM worksheets WHERE owner_model = $1 AND owner_object = $2 \
-                         ORDER BY name, model_id, object_id"
-                    ),
-                    vec![owner.model.into(), owner.object.into()],
-                    "worksheets",
-                )
-                .await?
-            }
-            None => {
-                self.rows(
-                    concat!(
-                        "SELECT ",
-                        worksheet_columns!(),
-                        " FROM worksheets ORDER BY name, model_id, object_id"
-                    ),
-                    Vec::new(),
-                    "worksheets",
-                )
-                .await?
-            }
-        };
-        read::all(rows, read::worksheet)
+    async fn curation_entry(&self, id: i64) -> Result<Option<Curation>> {
+        let rows = self
+            .rows(
+                "SELECT id, model_id, object_id, kind, user_model, user_object, body, at FROM curation \
+                 WHERE id = $1",
+                vec![id.into()],
+                "curation",
+            )
+            .await?;
+        read::first(rows, read::curation)
     }
+}
 
+#[async_trait]
+impl<D: Driver> OperationRecords for SqlStore<D> {
     async fn append_system_log(&self, entries: Vec<SystemLogEntry>) -> Result<()> {
         if entries.is_empty() {
             return Ok(());
@@ -863,5 +752,133 @@ impl<D: Driver> RecordStore for SqlStore<D> {
             )
             .await?;
         read::all(rows, attachment_info)
+    }
+}
+
+#[async_trait]
+impl<D: Driver> NotificationRecords for SqlStore<D> {
+    async fn notifications(
+        &self,
+        user: ObjectId,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<Vec<Notification>> {
+        // Unread only: `is_read` must be false; otherwise false or true.
+        let sql = "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
+             FROM notifications WHERE user_model = $1 AND user_object = $2 AND is_read IN ($3, $4) \
+             ORDER BY at DESC, id DESC LIMIT $5";
+        let rows = self
+            .rows(
+                sql,
+                vec![
+                    user.model.into(),
+                    user.object.into(),
+                    false.into(),
+                    (!unread_only).into(),
+                    i64::from(limit).into(),
+                ],
+                "notifications",
+            )
+            .await?;
+        read::all(rows, read::notification)
+    }
+
+    async fn claim_deliveries(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        // A claim that lost a race re-reads the row, which is no longer due, and skips it.
+        let mut pending = Pending::default();
+        pending.push(
+            Stmt::query(
+                format!(
+                    "UPDATE deliveries SET next_attempt_at = $2 WHERE id IN \
+                     (SELECT id FROM deliveries WHERE state = 'PENDING' AND next_attempt_at <= $1 \
+                     ORDER BY next_attempt_at, id LIMIT $3) \
+                     AND state = 'PENDING' AND next_attempt_at <= $1 RETURNING {}",
+                    read::DELIVERY_COLUMNS
+                ),
+                vec![
+                    micros(now).into(),
+                    micros(lease_until).into(),
+                    i64::try_from(limit).unwrap_or(i64::MAX).into(),
+                ],
+            ),
+            Context::of("claiming due deliveries"),
+        );
+        let rows = self
+            .write_now(pending)
+            .await?
+            .into_iter()
+            .next()
+            .map(|o| o.rows)
+            .unwrap_or_default();
+        let mut claimed = read::all(rows, read::delivery)?;
+        // Their due times are all `lease_until` now: the order is the ids'.
+        claimed.sort_by_key(|d| d.id);
+        Ok(claimed)
+    }
+
+    async fn deliveries(
+        &self,
+        state: Option<DeliveryState>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = match state {
+            Some(state) => {
+                self.rows_of(
+                    Stmt::query(
+                        format!(
+                            "SELECT {} FROM deliveries WHERE state = $1 ORDER BY id DESC LIMIT $2",
+                            read::DELIVERY_COLUMNS
+                        ),
+                        vec![state.as_str().into(), limit.into()],
+                    ),
+                    "deliveries",
+                )
+                .await?
+            }
+            None => {
+                self.rows_of(
+                    Stmt::query(
+                        format!(
+                            "SELECT {} FROM deliveries ORDER BY id DESC LIMIT $1",
+                            read::DELIVERY_COLUMNS
+                        ),
+                        vec![limit.into()],
+                    ),
+                    "deliveries",
+                )
+                .await?
+            }
+        };
+        read::all(rows, read::delivery)
+    }
+
+    async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>> {
+        let rows = self
+            .rows(
+                "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
+                 FROM notifications WHERE id > $1 ORDER BY id LIMIT $2",
+                vec![after.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()],
+                "notifications",
+            )
+            .await?;
+        read::all(rows, read::notification)
+    }
+
+    async fn notification(&self, id: i64) -> Result<Option<Notification>> {
+        let rows = self
+            .rows(
+                "SELECT id, user_model, user_object, kind, model_id, object_id, message, at, is_read \
+                 FROM notifications WHERE id = $1",
+                vec![id.into()],
+                "notifications",
+            )
+            .await?;
+        read::first(rows, read::notification)
     }
 }
