@@ -69,6 +69,7 @@ pub use lineage::{
 pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
+pub use notifications::Notifications;
 pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
 pub use openlineage::{EventAnswer, MAX_RUNS, RunRecord};
 pub use operations::{ImportModelRequest, MAX_LISTED};

@@ -39,6 +39,7 @@ pub async fn list_notifications(
     let limit = limit_of(params.limit.as_deref())?;
     Ok(ok(state
         .catalog
+        .notifications()
         .my_notifications(&caller, unread, limit)
         .await?))
 }
@@ -96,6 +97,7 @@ pub async fn list_deliveries(
     let limit = limit_of(params.limit.as_deref())?;
     let deliveries = state
         .catalog
+        .notifications()
         .list_deliveries(&caller, wanted, limit)
         .await?;
     let listed: Vec<Value> = deliveries
@@ -146,6 +148,7 @@ pub async fn mark_notification(
     let read = body.read.ok_or_else(|| Error::missing("read"))?;
     Ok(ok(state
         .catalog
+        .notifications()
         .mark_notification(&caller, id, read)
         .await?))
 }

@@ -588,6 +588,7 @@ pub async fn system_log(
 pub async fn deliveries(State(state): State<AppState>, session: Session) -> PageResult {
     let deliveries = state
         .catalog
+        .notifications()
         .list_deliveries(&session.caller, None, Some(200))
         .await?;
     let mut page = AdminPage::new(&session, "deliveries", "Notification deliveries");

@@ -1,17 +1,24 @@
-//! Notifications (spec 6): the watchers of a model are notified of its changes (imports,
-//! re-imports, edits), the metadata managers of failed imports. Each user reads their own
-//! (`GET /notifications`) and marks them read.
+//! The notifications concern ([`Notifications`]): what the watchers of a model and its
+//! metadata managers are told (spec 6), and how it reaches them. The watchers of a model
+//! are notified of its changes (imports, re-imports, edits), the metadata managers of
+//! failed imports; each user reads their own (`GET /notifications`) and marks them read;
+//! every notification becomes deliveries to the configured webhooks and e-mail, tried
+//! again with a growing wait.
 //!
 //! Notifying is best effort: a notification that cannot be written is logged and the
 //! change it reports stands.
+//!
+//! Not here: who watches what (curation, in governance), sending the deliveries (the
+//! server's outbox task, through [`ServerCatalog`](crate::catalog::ServerCatalog)), and
+//! where they go ([`DeliveryConfig`](crate::catalog::DeliveryConfig)).
 
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::Catalog;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{
@@ -19,6 +26,29 @@ use crate::model::{
     NOTIFICATION_IDS, Notification, NotificationKind, format_datetime, now,
 };
 use crate::store::{Batch, Op};
+
+/// The notifications concern of a [`Catalog`]: a user's notifications and the
+/// deliveries administrators read. Made by [`Catalog::notifications`].
+#[derive(Debug, Clone, Copy)]
+pub struct Notifications<'c> {
+    catalog: &'c Catalog,
+}
+
+impl Catalog {
+    /// Notifications and their deliveries: see [`Notifications`].
+    pub fn notifications(&self) -> Notifications<'_> {
+        Notifications { catalog: self }
+    }
+}
+
+/// The shared helpers of the [`Catalog`] (sight, the meta model, the store) are the
+/// handle's too.
+impl std::ops::Deref for Notifications<'_> {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        self.catalog
+    }
+}
 
 /// The most notifications one read answers.
 pub const MAX_NOTIFICATIONS: u32 = 1_000;
@@ -59,7 +89,7 @@ pub(crate) fn model_of(object: ObjectId) -> ObjectId {
 
 /// The wait before the attempt after `attempts` failed ones: the initial wait doubled
 /// for each further failure, at most the longest wait.
-pub fn retry_wait(config: &super::DeliveryConfig, attempts: u32) -> Duration {
+pub fn retry_wait(config: &crate::catalog::DeliveryConfig, attempts: u32) -> Duration {
     let doublings = attempts.saturating_sub(1).min(31);
     config
         .retry_initial
@@ -292,7 +322,9 @@ impl Catalog {
             .await?;
         Ok(delivery)
     }
+}
 
+impl Notifications<'_> {
     /// `GET /admin/notificationDeliveries`: the outbox, newest first, for administrators.
     pub async fn list_deliveries(
         &self,
