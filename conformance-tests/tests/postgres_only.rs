@@ -270,10 +270,14 @@ where
 
 /// Takes the database back to before migration 31 (the value tallies, placed rows and
 /// described objects): its triggers, functions, table, indexes and columns go, and
-/// `object_tallies` is made again as migration 16 made it. Tests that undo an earlier
-/// migration run this first: 31 is applied again with it.
+/// `object_tallies` is made again as migration 16 made it; migration 32 (the journal of
+/// changes) goes first. Tests that undo an earlier migration run this first: 31 and 32
+/// are applied again with it.
 async fn undo_migration_31(conn: &mut PgConnection) {
-    let mut statements = Vec::new();
+    let mut statements = vec![
+        "DROP TABLE catalog_changes".to_owned(),
+        "DELETE FROM versions WHERE name = 'catalog_changes'".to_owned(),
+    ];
     for (trigger, table) in [
         ("tags", "tags"),
         ("classifications", "classifications"),
@@ -441,7 +445,7 @@ async fn intake_edges_written_before_migration_30_get_their_job_as_origin() {
         "outputs": [output]
     });
     let answer = catalog
-        .accept_lineage_event(&caller, &event)
+        .lineage().accept_lineage_event(&caller, &event)
         .await
         .expect("the event");
     assert_eq!(answer.status, "accepted", "{answer:?}");

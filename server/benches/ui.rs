@@ -80,7 +80,7 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
     };
     let search_select = "Name, \"Object Type\", \"Object Id\", Context, Description, \"Physical Name\", Labels, \"Sensitivity Label\", Certified, \"Endorsement Count\", \"Warning Count\"";
     // A search screen and the first page of its query, in relevance order.
-    let search = |name, page: &str, filter: &str| Screen {
+    let search_as = |name, page: &str, filter: &str, restricted| Screen {
         name,
         page: Call::Page(page.into()),
         api: execute(serde_json::json!({
@@ -88,8 +88,9 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
             "orderby": "Relevance", "pageSize": 25,
         })),
         api_name: "executeMQLQuery (its first page)",
-        restricted: false,
+        restricted,
     };
+    let search = |name, page: &str, filter: &str| search_as(name, page, filter, false);
     let everything = |name, restricted| Screen {
         name,
         page: Call::Page("/ui/".into()),
@@ -119,6 +120,18 @@ fn screens(model: ObjectId, table: ObjectId) -> Vec<Screen> {
             "text = 'column_1'",
         ),
         search("search: broad term (1 in 11)", "/ui/?q=7", "text = '7'"),
+        search_as(
+            "search: broad term (1 in 2), object role",
+            "/ui/?q=column_1",
+            "text = 'column_1'",
+            true,
+        ),
+        search_as(
+            "search: broad term (1 in 11), object role",
+            "/ui/?q=7",
+            "text = '7'",
+            true,
+        ),
         everything("search: everything (no text)", false),
         everything("search: everything (no text), object role", true),
         Screen {

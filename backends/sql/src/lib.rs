@@ -22,6 +22,7 @@ mod dialect;
 mod driver;
 mod entities;
 mod hits;
+mod mirror;
 mod planning;
 mod read;
 mod store;
@@ -202,6 +203,11 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 31,
         name: "tallies of labels, data classes, sensitivity labels, curation and descriptions",
         sql: include_str!("../migrations/0031_value_tallies.sql"),
+    },
+    Migration {
+        version: 32,
+        name: "the objects each write of the catalog changed",
+        sql: include_str!("../migrations/0032_catalog_changes.sql"),
     },
 ];
 

@@ -39,6 +39,8 @@ pub struct SqlStore<D: Driver> {
     pub(crate) key_memo: Arc<crate::planning::KeyMemo>,
     /// The objects of recent text searches, shared by the clones (see [`crate::hits`]).
     pub(crate) hit_cache: Arc<crate::hits::HitCache>,
+    /// The search index, shared by the clones (see [`crate::mirror`]).
+    pub(crate) mirror: Arc<crate::mirror::Mirror>,
     /// The entity reads kept, shared by the clones (see [`crate::entities`]).
     pub(crate) entities: Arc<crate::entities::KeptEntities>,
 }
@@ -51,6 +53,7 @@ impl<D: Driver> Clone for SqlStore<D> {
             writes: Arc::clone(&self.writes),
             key_memo: Arc::clone(&self.key_memo),
             hit_cache: Arc::clone(&self.hit_cache),
+            mirror: Arc::clone(&self.mirror),
             entities: Arc::clone(&self.entities),
         }
     }
@@ -72,6 +75,7 @@ impl<D: Driver> SqlStore<D> {
             writes: Arc::default(),
             key_memo: Arc::default(),
             hit_cache: Arc::default(),
+            mirror: Arc::default(),
             entities: Arc::default(),
         };
         store.migrate(MIGRATIONS).await?;
@@ -264,7 +268,7 @@ fn id_pairs(ids: &[ObjectId]) -> SqlValue {
 }
 
 /// The error of a failed read of `context`.
-fn read_error(e: DbError, context: &str) -> Error {
+pub(crate) fn read_error(e: DbError, context: &str) -> Error {
     write_error(
         e,
         &[Context {

@@ -45,6 +45,16 @@ pub const BULK_ROWS: usize = 10_000;
 /// of all models (migration 28) instead of one statement per model.
 const MOST_MODEL_VERSIONS: usize = 16;
 
+/// A transaction that changed more objects than this records "everything" in the
+/// journal of changes (migration 32) instead of a row per object.
+pub(crate) const MOST_CHANGES: usize = 1_000;
+
+/// Versions whose changes the journal keeps (migration 32).
+pub(crate) const KEPT_CHANGES: i64 = 1_000;
+
+/// Journal rows per statement.
+const CHANGES_PER_STATEMENT: usize = 200;
+
 /// What a statement was doing, for its error.
 #[derive(Debug)]
 pub struct Context {
@@ -99,6 +109,12 @@ pub struct Writer {
     /// The models whose objects ops changed ([`Op::objects_changed`]): their versions
     /// move (migration 28); `None` for all of them.
     models_changed: Option<std::collections::BTreeSet<i64>>,
+    /// The objects whose search row ops changed ([`search_row_changes`]), for the
+    /// journal (migration 32); `None` for everything.
+    objects_changed: Option<std::collections::BTreeSet<ObjectId>>,
+    /// Journal rows written as the transaction went, under version -1, wait for the
+    /// version the transaction moves the catalog to.
+    changes_waiting: bool,
     pending: Pending,
     /// Rows sent through the bulk path so far.
     bulk_rows: usize,
@@ -128,6 +144,8 @@ impl Writer {
             access_changed: false,
             catalog_changed: false,
             models_changed: Some(std::collections::BTreeSet::new()),
+            objects_changed: Some(std::collections::BTreeSet::new()),
+            changes_waiting: false,
             pending: Pending::default(),
             bulk_rows: 0,
             new_rows: false,
@@ -153,6 +171,7 @@ impl Writer {
             }
             (ObjectsChanged::All, Some(_)) => self.models_changed = None,
         }
+        self.note_changes(&op);
         match op {
             // Objects, what hangs on them and the definitions they use: write/objects.rs.
             Op::PutObject(object) => {
@@ -267,6 +286,7 @@ impl Writer {
                 Vec::new(),
                 "moving the catalog version",
             );
+            self.journal_changes();
         }
         // After the catalog version moved: the models take its new value.
         let changed = self.models_changed.replace(Default::default());
@@ -284,6 +304,110 @@ impl Writer {
             );
         }
         self.take()
+    }
+
+    /// Notes the objects whose search row the op changes, for the journal.
+    fn note_changes(&mut self, op: &Op) {
+        let Some(changed) = &mut self.objects_changed else {
+            return;
+        };
+        match search_row_changes(op) {
+            SearchRowChanges::None => {}
+            SearchRowChanges::Object(id) => {
+                changed.insert(id);
+                if changed.len() > MOST_CHANGES {
+                    self.objects_changed = None;
+                }
+            }
+            SearchRowChanges::Curation(id, object) => {
+                if let Some(object) = object {
+                    changed.insert(object);
+                }
+                // The object the entry is on now (it may move to another).
+                self.exec(
+                    "INSERT INTO catalog_changes (version, model_id, object_id) \
+                     SELECT -1, model_id, object_id FROM curation WHERE id = $1",
+                    vec![id.into()],
+                    format!("noting the object of curation entry {id}"),
+                );
+                self.changes_waiting = true;
+            }
+            SearchRowChanges::User(user) => {
+                // A user made now makes the entries written before them count.
+                self.exec(
+                    "INSERT INTO catalog_changes (version, model_id, object_id) \
+                     SELECT -1, c.model_id, c.object_id FROM curation c \
+                     WHERE c.user_model = $1 AND c.user_object = $2 AND NOT EXISTS \
+                     (SELECT 1 FROM users u WHERE u.model_id = $1 AND u.object_id = $2)",
+                    vec![user.model.into(), user.object.into()],
+                    format!("noting the objects user {user} curated"),
+                );
+                self.changes_waiting = true;
+            }
+            SearchRowChanges::All => self.objects_changed = None,
+        }
+    }
+
+    /// The journal's rows for this transaction, after the catalog's version moved
+    /// (migration 32), and the journal cut to [`KEPT_CHANGES`] versions.
+    fn journal_changes(&mut self) {
+        match self.objects_changed.replace(Default::default()) {
+            None => self.exec(
+                "INSERT INTO catalog_changes (version, model_id, object_id) \
+                 SELECT version, NULL, NULL FROM versions WHERE name = 'catalog'",
+                Vec::new(),
+                "noting a change of everything",
+            ),
+            Some(objects) => {
+                let objects: Vec<ObjectId> = objects.into_iter().collect();
+                for chunk in objects.chunks(CHANGES_PER_STATEMENT) {
+                    let mut params = Vec::with_capacity(chunk.len() * 2);
+                    let mut rows = Vec::with_capacity(chunk.len());
+                    for id in chunk {
+                        rows.push(format!("(${}, ${})", params.len() + 1, params.len() + 2));
+                        params.push(id.model.into());
+                        params.push(id.object.into());
+                    }
+                    let sql = format!(
+                        "INSERT INTO catalog_changes (version, model_id, object_id) \
+                         SELECT v.version, c.column1, c.column2 FROM versions v, (VALUES {}) AS c \
+                         WHERE v.name = 'catalog'",
+                        rows.join(", ")
+                    );
+                    self.pending.push(
+                        Stmt::exec(sql, params),
+                        Context::of("noting the changed objects"),
+                    );
+                }
+            }
+        }
+        if std::mem::take(&mut self.changes_waiting) {
+            self.exec(
+                "UPDATE catalog_changes SET version = \
+                 (SELECT version FROM versions WHERE name = 'catalog') WHERE version = -1",
+                Vec::new(),
+                "numbering the noted changes",
+            );
+        }
+        let oldest =
+            format!("(SELECT v.version FROM versions v WHERE v.name = 'catalog') - {KEPT_CHANGES}");
+        self.pending.push(
+            Stmt::exec(
+                format!("DELETE FROM catalog_changes WHERE version <= {oldest}"),
+                Vec::new(),
+            ),
+            Context::of("forgetting old changes"),
+        );
+        self.pending.push(
+            Stmt::exec(
+                format!(
+                    "UPDATE versions SET version = {oldest} \
+                     WHERE name = 'catalog_changes' AND version < {oldest}"
+                ),
+                Vec::new(),
+            ),
+            Context::of("moving the oldest change kept"),
+        );
     }
 
     fn exec(
@@ -536,6 +660,46 @@ impl<'a> KeyPart<'a> {
             SqlValue::Text(v) => Self::Text(v.as_deref()),
             _ => Self::Other,
         }
+    }
+}
+
+/// Which objects' search rows (what [`crate::mirror`] keeps of them) an op changes.
+enum SearchRowChanges {
+    None,
+    Object(ObjectId),
+    /// The object a curation entry is on, read in the transaction (the op holds the
+    /// entry's id, or may move it to another object), and the one it is put on.
+    Curation(i64, Option<ObjectId>),
+    /// The objects a user curated, when the user is new (curation written before its
+    /// user counts from then on).
+    User(ObjectId),
+    All,
+}
+
+/// What the op changes of the objects' search rows: their columns, labels, data classes,
+/// sensitivity labels and curation; edges, attribute values and profiling are not kept.
+fn search_row_changes(op: &Op) -> SearchRowChanges {
+    use lore_core::model::{Classification, LabelAssignment, Tag};
+    match op {
+        Op::PutObject(object) => SearchRowChanges::Object(object.id),
+        Op::DeleteObject(id) => SearchRowChanges::Object(*id),
+        Op::AddTag(Tag { object, .. })
+        | Op::RemoveTag(Tag { object, .. })
+        | Op::SetClassification(Classification { object, .. })
+        | Op::RemoveClassification { object, .. }
+        | Op::SetLabelAssignment(LabelAssignment { object, .. })
+        | Op::RemoveLabelAssignment { object, .. } => SearchRowChanges::Object(*object),
+        Op::PutCuration(c) => SearchRowChanges::Curation(c.id, Some(c.object)),
+        Op::DeleteCuration(id) => SearchRowChanges::Curation(*id, None),
+        Op::PutUser(user) => SearchRowChanges::User(user.id),
+        // A model's objects, a label's rank, the classes classifications name, a user's
+        // curation, everything.
+        Op::ClearModel(_)
+        | Op::PutSensitivityLabel(_)
+        | Op::PutDataClass(_)
+        | Op::DeleteUser(_)
+        | Op::ClearAll => SearchRowChanges::All,
+        _ => SearchRowChanges::None,
     }
 }
 

@@ -42,9 +42,13 @@ fn user(object: i64, name: &str) -> User {
 
 /// Takes the database at `path` back to before migration 31 (the value tallies, placed
 /// rows and described objects): its triggers, table, indexes and columns go, and
-/// `object_tallies` is made again as migration 16 made it. Tests that undo an earlier
-/// migration run this first: 31 is applied again with it.
+/// `object_tallies` is made again as migration 16 made it; migration 32 (the journal of
+/// changes) goes first. Tests that undo an earlier migration run this first: 31 and 32
+/// are applied again with it.
 fn undo_migration_31(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "DROP TABLE catalog_changes; DELETE FROM versions WHERE name = 'catalog_changes';",
+    )?;
     for table in [
         "tags",
         "classifications",

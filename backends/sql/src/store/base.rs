@@ -184,6 +184,7 @@ impl<D: Driver> StoreBase for SqlStore<D> {
             writes: Arc::clone(&self.writes),
             key_memo: Arc::clone(&self.key_memo),
             hit_cache: Arc::clone(&self.hit_cache),
+            mirror: Arc::clone(&self.mirror),
             entities: Arc::clone(&self.entities),
         }))
     }

@@ -472,6 +472,11 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
             [key] if key.field == Field::Column(Column::Name) => Some(key.descending),
             _ => None,
         };
+        if let Some(descending) = name_order
+            && let Some(found) = self.mirrored(plan).await?
+        {
+            return Ok(found.page(page, descending));
+        }
         let mut missing = false;
         if let Some(descending) = name_order {
             match self.kept_hits(plan).await? {
@@ -505,6 +510,9 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
+        if let Some(found) = self.mirrored(plan).await? {
+            return Ok(found.count());
+        }
         if let Some(hits) = self.hits(plan).await? {
             return Ok(hits.count());
         }
@@ -526,6 +534,28 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         facets: &[Facet],
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
+        // Facets the search index counts, when it serves the plan: counted there, the
+        // others by statements.
+        if facets.iter().any(crate::mirror::counts)
+            && let Some(found) = self.mirrored(plan).await?
+        {
+            let others: Vec<Facet> = facets
+                .iter()
+                .filter(|f| !crate::mirror::counts(f))
+                .cloned()
+                .collect();
+            let mut others = self
+                .counted_by_statements(plan, &others, limit)
+                .await?
+                .into_iter();
+            return Ok(facets
+                .iter()
+                .map(|facet| match found.value_counts(facet, limit) {
+                    Some(counts) => counts,
+                    None => others.next().unwrap_or_default(),
+                })
+                .collect());
+        }
         // The facets a search's kept objects hold are counted from them: read now when
         // they are all such facets, else only when kept already (the others' statement
         // finds the objects anyway).

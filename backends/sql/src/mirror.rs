@@ -1,0 +1,792 @@
+//! The search index: what a text search and the search page's facets read of every
+//! object, kept in memory by each process and answered from there.
+//!
+//! A broad term (`column_1`, one object in two of a 1,000,000-object catalog) or a short
+//! one (`7`, which no word index serves) finds hundreds of thousands of objects, and the
+//! search page asks ten things of them: their count, a page, the exact names, five facets
+//! and four status counts. The database finds them again for each, in seconds. Here they
+//! are found by one scan of the objects' search forms laid end to end in one buffer
+//! ([`memchr::memmem`]), a few milliseconds for 1,000,000 objects, and counted in memory.
+//!
+//! **What is kept** of each object ([`Entry`]): its id, kind, name, search form (Name's
+//! and Physical Name's, [`search_form`]), type and data type, labels, data classes with
+//! their statuses, top sensitivity label, and whether it is certified, endorsed, warned
+//! and described: about 130 bytes an object. Conditions on anything else, and facets of
+//! anything else, are answered by the database as before ([`supports`]).
+//!
+//! **Kept in step by the journal of changes** (migration 32): every write transaction
+//! of the catalog moves its version and lists the objects it changed under it. Before
+//! each use the catalog's version is read; when it moved, the objects changed since the
+//! index's version are read again (one snapshot) and merged in. A change the journal
+//! lists as "everything" (a big import, a model cleared, a restore), or more changes
+//! than [`MOST_MERGED`], or an index older than the journal's memory, has the index read
+//! whole again in the background while the database answers. A write by another process
+//! over the same database is seen by the next call exactly as one by this process.
+//!
+//! The index is only used for plans whose every condition it can test
+//! ([`eval::supports`]), so an answer is the database's answer: the differential tests
+//! (`tests/mirror.rs` of the SQLite and PostgreSQL stores) hold it to that.
+
+mod eval;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use lore_core::model::{ClassificationStatus, CurationKind, ObjectKind, TagKind};
+use lore_core::mql::plan::{Cond, Facet, Page, Plan, ValueCount, search_form};
+use lore_core::{ObjectId, Result};
+
+use crate::driver::{Driver, DriverSnapshot, Stmt};
+use crate::store::SqlStore;
+use crate::value::Row;
+
+pub(crate) use eval::counts;
+
+/// Objects read per statement while the index is read whole.
+const CHUNK: i64 = 50_000;
+/// At most this many objects are kept; a larger catalog is searched by the database.
+const MOST_OBJECTS: usize = 5_000_000;
+/// At most this many changed objects are merged in by the call that finds them; more
+/// have the index read whole again (in the background).
+const MOST_MERGED: usize = 20_000;
+/// Answers kept for the calls of one page (count, page, facets of one search).
+const ANSWERS: usize = 16;
+/// At most this many objects changed since the index was read whole; more have it read
+/// whole again (in the background).
+const MOST_FRESH: usize = 50_000;
+
+/// A kept object.
+#[derive(Debug, Clone)]
+struct Entry {
+    id: ObjectId,
+    kind: ObjectKind,
+    name: Box<str>,
+    /// Its type's name in the index's texts.
+    type_name: u32,
+    /// Its data type in the texts ([`NONE`]: none).
+    data_type: u32,
+    /// Its labels in the texts, distinct, sorted.
+    labels: Box<[u32]>,
+    /// Its classifications whose data class exists: (the class's name in the texts,
+    /// status).
+    classes: Box<[(u32, ClassificationStatus)]>,
+    /// Its most restrictive approved or matched sensitivity label ([`NONE`]: none).
+    top_label: u32,
+    /// [`CERTIFIED`], [`ENDORSED`], [`WARNED`], [`DESCRIBED`].
+    flags: u8,
+}
+
+const NONE: u32 = u32::MAX;
+const CERTIFIED: u8 = 1;
+const ENDORSED: u8 = 2;
+const WARNED: u8 = 4;
+const DESCRIBED: u8 = 8;
+
+impl Entry {
+    /// The model number (`"Model Id"`), as [`lore_core::model::Object::model_number`].
+    fn model_number(&self) -> Option<i64> {
+        match self.kind {
+            ObjectKind::Model => Some(self.id.content_model()),
+            ObjectKind::ModelObject => Some(self.id.model),
+            _ => None,
+        }
+    }
+
+    /// The order of the index and of a page in name order: Name, then ids.
+    fn key(&self) -> (&str, ObjectId) {
+        (&self.name, self.id)
+    }
+}
+
+/// The texts entries share (types, labels, data classes): each once, with its folded
+/// form for tests.
+#[derive(Debug, Default, Clone)]
+struct Texts {
+    texts: Vec<Arc<str>>,
+    folded: Vec<Arc<str>>,
+    numbers: HashMap<Arc<str>, u32>,
+}
+
+impl Texts {
+    fn number(&mut self, text: &str) -> u32 {
+        if let Some(&n) = self.numbers.get(text) {
+            return n;
+        }
+        let n = u32::try_from(self.texts.len()).unwrap_or(NONE - 1);
+        let text: Arc<str> = Arc::from(text);
+        self.folded
+            .push(Arc::from(lore_core::mql::plan::fold(&text).as_str()));
+        self.texts.push(Arc::clone(&text));
+        self.numbers.insert(text, n);
+        n
+    }
+
+    fn text(&self, n: u32) -> &str {
+        self.texts.get(n as usize).map_or("", |t| t)
+    }
+}
+
+/// Kept objects, immutable once made: the index's base (every object when it was read
+/// whole) or its fresh part (the objects changed since).
+#[derive(Debug)]
+pub(crate) struct Segment {
+    /// In name order ([`Entry::key`]).
+    entries: Vec<Entry>,
+    texts: Texts,
+    /// Each entry's search form of Name, `\u{1}`, that of Physical Name, then `\0`.
+    forms: Vec<u8>,
+    /// Where each entry's forms start in `forms`; one more at the end.
+    starts: Vec<u32>,
+    /// The entries' positions by id.
+    by_id: Vec<(ObjectId, u32)>,
+    /// The objects of the text searches run on this segment: (columns, term) → entries.
+    /// A segment never changes, so they stay true for as long as it is kept.
+    terms: Mutex<Vec<(eval::TermKey, Arc<Vec<u32>>)>>,
+}
+
+impl Segment {
+    /// The segment of the entries (in any order) with their forms; `None` when their
+    /// forms do not fit in 4 GiB.
+    fn new(mut entries: Vec<(Entry, Vec<u8>)>, texts: Texts) -> Option<Self> {
+        entries.sort_unstable_by(|a, b| a.0.key().cmp(&b.0.key()));
+        let mut forms = Forms::default();
+        let mut kept = Vec::with_capacity(entries.len());
+        for (entry, form) in entries {
+            if !forms.push(&form) {
+                return None;
+            }
+            kept.push(entry);
+        }
+        let mut by_id: Vec<(ObjectId, u32)> = kept
+            .iter()
+            .enumerate()
+            .map(|(at, e)| (e.id, at as u32))
+            .collect();
+        by_id.sort_unstable();
+        Some(Self {
+            entries: kept,
+            texts,
+            forms: forms.bytes,
+            starts: forms.starts,
+            by_id,
+            terms: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn empty() -> Self {
+        Self::new(Vec::new(), Texts::default()).unwrap_or_else(|| unreachable!())
+    }
+
+    fn form(&self, at: usize) -> &[u8] {
+        let (start, end) = (self.starts[at] as usize, self.starts[at + 1] as usize);
+        &self.forms[start..end.saturating_sub(1)]
+    }
+
+    fn position(&self, id: ObjectId) -> Option<u32> {
+        self.by_id
+            .binary_search_by_key(&id, |&(i, _)| i)
+            .ok()
+            .map(|at| self.by_id[at].1)
+    }
+}
+
+/// The index at one version of the catalog: the base, less its entries changed since,
+/// and the fresh entries of the objects changed since.
+#[derive(Debug)]
+pub(crate) struct Index {
+    version: i64,
+    base: Arc<Segment>,
+    /// The base's entries that changed (replaced in `fresh`, or gone): a bit per
+    /// position.
+    stale: Arc<Vec<u64>>,
+    fresh: Arc<Segment>,
+}
+
+impl Index {
+    fn is_stale(&self, at: u32) -> bool {
+        self.stale
+            .get(at as usize / 64)
+            .is_some_and(|bits| bits & (1 << (at % 64)) != 0)
+    }
+}
+
+/// Search forms laid end to end.
+#[derive(Debug, Default)]
+struct Forms {
+    bytes: Vec<u8>,
+    starts: Vec<u32>,
+}
+
+impl Forms {
+    fn push(&mut self, form: &[u8]) -> bool {
+        let Ok(start) = u32::try_from(self.bytes.len()) else {
+            return false;
+        };
+        if self.starts.is_empty() {
+            self.starts.push(start);
+        }
+        self.bytes.extend_from_slice(form);
+        self.bytes.push(0);
+        match u32::try_from(self.bytes.len()) {
+            Ok(end) => {
+                self.starts.push(end);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// The forms of an object: Name's search form, `\u{1}`, Physical Name's.
+fn forms_of(name: &str, physical: Option<&str>) -> Vec<u8> {
+    let mut form = search_form(name).into_bytes();
+    form.push(1);
+    if let Some(physical) = physical {
+        form.extend_from_slice(search_form(physical).as_bytes());
+    }
+    form
+}
+
+/// The objects a plan finds on one index: the base's and the fresh part's entries, each
+/// in name order.
+#[derive(Debug)]
+pub(crate) struct Found {
+    index: Arc<Index>,
+    base: Vec<u32>,
+    fresh: Vec<u32>,
+}
+
+impl Found {
+    pub(crate) fn count(&self) -> u64 {
+        (self.base.len() + self.fresh.len()) as u64
+    }
+
+    /// A page in name order (`descending`: Name, then ids, descending): the two parts
+    /// merged.
+    pub(crate) fn page(&self, page: Page, descending: bool) -> Vec<ObjectId> {
+        let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
+        let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
+        let (base, fresh) = (&self.index.base.entries, &self.index.fresh.entries);
+        let mut a: Box<dyn Iterator<Item = &Entry>> = if descending {
+            Box::new(self.base.iter().rev().map(|&at| &base[at as usize]))
+        } else {
+            Box::new(self.base.iter().map(|&at| &base[at as usize]))
+        };
+        let mut b: Box<dyn Iterator<Item = &Entry>> = if descending {
+            Box::new(self.fresh.iter().rev().map(|&at| &fresh[at as usize]))
+        } else {
+            Box::new(self.fresh.iter().map(|&at| &fresh[at as usize]))
+        };
+        let (mut next_a, mut next_b) = (a.next(), b.next());
+        let mut ids = Vec::new();
+        let mut skipped = 0;
+        while ids.len() < limit {
+            let take_a = match (next_a, next_b) {
+                (Some(x), Some(y)) => (x.key() < y.key()) != descending,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let entry = if take_a {
+                let e = next_a;
+                next_a = a.next();
+                e
+            } else {
+                let e = next_b;
+                next_b = b.next();
+                e
+            };
+            if skipped < offset {
+                skipped += 1;
+            } else if let Some(entry) = entry {
+                ids.push(entry.id);
+            }
+        }
+        ids
+    }
+
+    /// The facet's values among the objects, most first, then by value; `None` when the
+    /// index does not keep them ([`eval::counts`]).
+    pub(crate) fn value_counts(&self, facet: &Facet, limit: u64) -> Option<Vec<ValueCount>> {
+        eval::value_counts(&self.index, [&self.base, &self.fresh], facet, limit)
+    }
+}
+
+/// The index of one store (shared by its clones) and the answers of its latest plans.
+#[derive(Debug, Default)]
+pub(crate) struct Mirror {
+    current: RwLock<Option<Arc<Index>>>,
+    /// One reader of changes at a time.
+    merging: tokio::sync::Mutex<()>,
+    /// A whole read runs in the background.
+    building: Arc<AtomicBool>,
+    /// The catalog is larger than [`MOST_OBJECTS`]: not kept.
+    too_large: AtomicBool,
+    answers: Mutex<Vec<(Cond, i64, Arc<Found>)>>,
+}
+
+impl Mirror {
+    fn current(&self) -> Option<Arc<Index>> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set(&self, index: Arc<Index>) {
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(index);
+    }
+
+    fn answer(&self, condition: &Cond, version: i64) -> Option<Arc<Found>> {
+        let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+        answers
+            .iter()
+            .find(|(c, v, _)| *v == version && c == condition)
+            .map(|(_, _, found)| Arc::clone(found))
+    }
+
+    fn keep_answer(&self, condition: Cond, version: i64, found: Arc<Found>) {
+        let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+        answers.retain(|(_, v, _)| *v == version);
+        answers.push((condition, version, found));
+        while answers.len() > ANSWERS {
+            answers.remove(0);
+        }
+    }
+}
+
+/// The catalog's version and the journal's oldest kept version (migration 32).
+const VERSIONS: &str =
+    "SELECT name, version FROM versions WHERE name IN ('catalog', 'catalog_changes')";
+
+impl<D: Driver> SqlStore<D> {
+    /// The objects the plan finds, from the search index; `None` when the index does
+    /// not serve the plan (a condition it cannot test, not read yet, being read again).
+    pub(crate) async fn mirrored(&self, plan: &Plan) -> Result<Option<Arc<Found>>> {
+        if self.reads_snapshot() || !eval::supports(plan) {
+            return Ok(None);
+        }
+        let mirror = &self.mirror;
+        if mirror.too_large.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let version = self.catalog_version().await?;
+        let condition = plan.condition();
+        if let Some(found) = mirror.answer(&condition, version) {
+            return Ok(Some(found));
+        }
+        let Some(index) = self.index_at(version).await? else {
+            return Ok(None);
+        };
+        let found = Arc::new(eval::find(&index, &condition));
+        mirror.keep_answer(condition, index.version, Arc::clone(&found));
+        Ok(Some(found))
+    }
+
+    async fn catalog_version(&self) -> Result<i64> {
+        let rows = self
+            .short_rows(
+                Stmt::query(
+                    "SELECT version FROM versions WHERE name = 'catalog'",
+                    Vec::new(),
+                ),
+                "the catalog version",
+            )
+            .await?;
+        match rows.first() {
+            Some(row) => row.int(0, "versions"),
+            None => Err(lore_core::Error::internal(
+                "the catalog version is missing (migration 26)",
+            )),
+        }
+    }
+
+    /// The index at the version (or later), merging the changes since the kept one;
+    /// `None` when there is none to answer with now (a whole read started or running).
+    async fn index_at(&self, version: i64) -> Result<Option<Arc<Index>>> {
+        let mirror = &self.mirror;
+        if let Some(index) = mirror.current().filter(|i| i.version >= version) {
+            return Ok(Some(index));
+        }
+        if mirror.building.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        let Some(_merging) = mirror.merging.try_lock().ok() else {
+            // Another call is merging: wait for it, then use what it made.
+            let _wait = mirror.merging.lock().await;
+            return Ok(mirror.current().filter(|i| i.version >= version));
+        };
+        if let Some(index) = mirror.current().filter(|i| i.version >= version) {
+            return Ok(Some(index));
+        }
+        if let Some(old) = mirror.current()
+            && let Some(index) = self.merged(&old).await?
+        {
+            let index = Arc::new(index);
+            mirror.set(Arc::clone(&index));
+            return Ok(Some(index));
+        }
+        self.build_in_background();
+        Ok(None)
+    }
+
+    /// Starts reading the whole index in the background, unless a read runs already.
+    fn build_in_background(&self) {
+        let building = Arc::clone(&self.mirror.building);
+        if building.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let store = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = store.build_index().await {
+                tracing::warn!("reading the search index failed: {}", e.message);
+            }
+            building.store(false, Ordering::Release);
+        });
+    }
+
+    /// Reads the whole index now (one snapshot) and keeps it. Tests and the server's
+    /// start use it; searches start it in the background.
+    pub async fn build_index(&self) -> Result<()> {
+        let snapshot = self
+            .driver()
+            .snapshot()
+            .await
+            .map_err(|e| crate::store::read_error(e, "opening a snapshot"))?;
+        let read = |stmts: Vec<Stmt>| async {
+            snapshot
+                .read(stmts)
+                .await
+                .map_err(|e| crate::store::read_error(e, "reading the search index"))
+        };
+        let mut outcomes = read(vec![Stmt::query(VERSIONS, Vec::new())]).await?;
+        let (version, _) = versions(outcomes.pop().map(|o| o.rows).unwrap_or_default())?;
+        let mut texts = Texts::default();
+        let mut entries = Vec::new();
+        let mut after = (i64::MIN, i64::MIN);
+        loop {
+            let chunk = read(vec![Stmt::query(
+                format!(
+                    "{OBJECTS} WHERE (model_id, object_id) > ($1, $2) \
+                     ORDER BY model_id, object_id LIMIT {CHUNK}"
+                ),
+                vec![after.0.into(), after.1.into()],
+            )])
+            .await?
+            .pop()
+            .map(|o| o.rows)
+            .unwrap_or_default();
+            let done = (chunk.len() as i64) < CHUNK;
+            if let Some(last) = chunk.last() {
+                after = (last.int(0, "objects")?, last.int(1, "objects")?);
+            }
+            entries.extend(entries_of(chunk, &mut texts)?);
+            if entries.len() > MOST_OBJECTS {
+                self.mirror.too_large.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
+            if done {
+                break;
+            }
+        }
+        attach(
+            &mut entries,
+            read(hanging_statements(None)).await?,
+            &mut texts,
+        )?;
+        let Some(base) = Segment::new(entries, texts) else {
+            self.mirror.too_large.store(true, Ordering::Relaxed);
+            return Ok(());
+        };
+        self.mirror.set(Arc::new(Index {
+            version,
+            stale: Arc::new(vec![0; base.entries.len().div_ceil(64)]),
+            base: Arc::new(base),
+            fresh: Arc::new(Segment::empty()),
+        }));
+        Ok(())
+    }
+
+    /// The index with the changes since `old`'s version merged in; `None` when the
+    /// journal does not list them object by object, or they are too many.
+    async fn merged(&self, old: &Index) -> Result<Option<Index>> {
+        let snapshot = self
+            .driver()
+            .snapshot()
+            .await
+            .map_err(|e| crate::store::read_error(e, "opening a snapshot"))?;
+        let read = |stmts: Vec<Stmt>| async {
+            snapshot
+                .read(stmts)
+                .await
+                .map_err(|e| crate::store::read_error(e, "reading changes"))
+        };
+        let since = old.version;
+        let mut outcomes = read(vec![
+            Stmt::query(VERSIONS, Vec::new()),
+            Stmt::query(
+                format!(
+                    "SELECT model_id, object_id FROM catalog_changes WHERE version > $1 LIMIT {}",
+                    MOST_MERGED + 1
+                ),
+                vec![since.into()],
+            ),
+        ])
+        .await?
+        .into_iter();
+        let (version, kept_from) = versions(outcomes.next().map(|o| o.rows).unwrap_or_default())?;
+        let listed = outcomes.next().map(|o| o.rows).unwrap_or_default();
+        if since < kept_from || listed.len() > MOST_MERGED {
+            return Ok(None);
+        }
+        let mut changed = HashSet::with_capacity(listed.len());
+        for row in &listed {
+            match (
+                row.opt_int(0, "catalog_changes")?,
+                row.opt_int(1, "catalog_changes")?,
+            ) {
+                (Some(model), Some(object)) => {
+                    changed.insert(ObjectId::new(model, object));
+                }
+                // Everything changed.
+                _ => return Ok(None),
+            }
+        }
+        if changed.is_empty() {
+            // Only what the index does not keep changed.
+            return Ok(Some(Index {
+                version,
+                base: Arc::clone(&old.base),
+                stale: Arc::clone(&old.stale),
+                fresh: Arc::clone(&old.fresh),
+            }));
+        }
+        let from = "(SELECT model_id, object_id FROM catalog_changes WHERE version > $1)";
+        let mut statements = vec![Stmt::query(
+            format!("{OBJECTS} WHERE (model_id, object_id) IN {from}"),
+            vec![since.into()],
+        )];
+        statements.extend(hanging_statements(Some(since)));
+        let mut outcomes = read(statements).await?.into_iter();
+        let rows = outcomes.next().map(|o| o.rows).unwrap_or_default();
+        // The fresh part: its entries that did not change again, and the objects read
+        // now (those that still exist).
+        let mut texts = old.fresh.texts.clone();
+        let mut fresh = entries_of(rows, &mut texts)?;
+        attach(&mut fresh, outcomes.collect(), &mut texts)?;
+        for (at, entry) in old.fresh.entries.iter().enumerate() {
+            if !changed.contains(&entry.id) {
+                // Its texts keep their numbers: `texts` began as the old part's.
+                fresh.push((entry.clone(), old.fresh.form(at).to_vec()));
+            }
+        }
+        if fresh.len() > MOST_FRESH {
+            return Ok(None);
+        }
+        let mut stale = (*old.stale).clone();
+        for at in changed.iter().filter_map(|&id| old.base.position(id)) {
+            stale[at as usize / 64] |= 1 << (at % 64);
+        }
+        let Some(fresh) = Segment::new(fresh, texts) else {
+            return Ok(None);
+        };
+        Ok(Some(Index {
+            version,
+            base: Arc::clone(&old.base),
+            stale: Arc::new(stale),
+            fresh: Arc::new(fresh),
+        }))
+    }
+}
+
+/// The columns of an object the index keeps, from `objects`.
+const OBJECTS: &str = "SELECT model_id, object_id, kind, name, physical_name, type_name, data_type, \
+     CASE WHEN description IS NOT NULL THEN 1 ELSE 0 END FROM objects";
+
+/// The statements that read what hangs on objects (labels, data classes, sensitivity
+/// labels, curation): of every object, or of those changed since a version.
+fn hanging_statements(since: Option<i64>) -> Vec<Stmt> {
+    let (only, params) = match since {
+        Some(version) => (
+            " AND (x.model_id, x.object_id) IN \
+             (SELECT model_id, object_id FROM catalog_changes WHERE version > $1)",
+            vec![version.into()],
+        ),
+        None => ("", Vec::new()),
+    };
+    let label = TagKind::Label.as_str();
+    vec![
+        Stmt::query(
+            format!(
+                "SELECT x.model_id, x.object_id, x.value FROM tags x WHERE x.kind = '{label}'{only}"
+            ),
+            params.clone(),
+        ),
+        Stmt::query(
+            format!(
+                "SELECT x.model_id, x.object_id, x.data_class, x.status FROM classifications x \
+                 JOIN data_classes d ON d.name = x.data_class WHERE 1 = 1{only}"
+            ),
+            params.clone(),
+        ),
+        Stmt::query(
+            format!(
+                "SELECT x.model_id, x.object_id, x.label, x.status, s.position FROM label_assignments x \
+                 JOIN sensitivity_labels s ON s.name = x.label WHERE 1 = 1{only}"
+            ),
+            params.clone(),
+        ),
+        Stmt::query(
+            format!(
+                "SELECT DISTINCT x.model_id, x.object_id, x.kind FROM curation x \
+                 JOIN users u ON u.model_id = x.user_model AND u.object_id = x.user_object \
+                 WHERE 1 = 1{only}"
+            ),
+            params,
+        ),
+    ]
+}
+
+/// The catalog's version and the journal's oldest kept one, from [`VERSIONS`].
+fn versions(rows: Vec<Row>) -> Result<(i64, i64)> {
+    let (mut catalog, mut kept) = (None, None);
+    for mut row in rows {
+        let name = row.text(0, "versions")?;
+        let version = row.int(1, "versions")?;
+        match name.as_str() {
+            "catalog" => catalog = Some(version),
+            _ => kept = Some(version),
+        }
+    }
+    match (catalog, kept) {
+        (Some(catalog), Some(kept)) => Ok((catalog, kept)),
+        _ => Err(lore_core::Error::internal(
+            "the catalog version or the journal of changes is missing (migrations 26, 32)",
+        )),
+    }
+}
+
+const WHAT: &str = "the search index";
+
+/// The entries of the objects' rows ([`OBJECTS`]), each with its forms, nothing hanging
+/// on them yet.
+fn entries_of(rows: Vec<Row>, texts: &mut Texts) -> Result<Vec<(Entry, Vec<u8>)>> {
+    let mut entries = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
+        let kind = row.text(2, WHAT)?;
+        let kind = ObjectKind::parse(&kind).ok_or_else(|| {
+            lore_core::Error::internal(format!("object {id} has the unknown kind '{kind}'"))
+        })?;
+        let name = row.text(3, WHAT)?;
+        let physical = row.opt_text(4, WHAT)?;
+        let type_name = texts.number(&row.text(5, WHAT)?);
+        let data_type = match row.opt_text(6, WHAT)? {
+            Some(t) => texts.number(&t),
+            None => NONE,
+        };
+        let flags = if row.int(7, WHAT)? != 0 { DESCRIBED } else { 0 };
+        let form = forms_of(&name, physical.as_deref());
+        entries.push((
+            Entry {
+                id,
+                kind,
+                name: name.into_boxed_str(),
+                type_name,
+                data_type,
+                labels: Box::default(),
+                classes: Box::default(),
+                top_label: NONE,
+                flags,
+            },
+            form,
+        ));
+    }
+    Ok(entries)
+}
+
+/// Adds what hangs on the entries' objects (the rows of [`hanging_statements`]).
+fn attach(
+    entries: &mut [(Entry, Vec<u8>)],
+    hanging: Vec<crate::driver::Outcome>,
+    texts: &mut Texts,
+) -> Result<()> {
+    let at: HashMap<ObjectId, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, (e, _))| (e.id, i))
+        .collect();
+    let mut hanging = hanging.into_iter().map(|o| o.rows);
+    let mut next = || hanging.next().unwrap_or_default();
+    let (labels, classes, assigned, curation) = (next(), next(), next(), next());
+    let mut labels_of: HashMap<usize, Vec<u32>> = HashMap::new();
+    for mut row in labels {
+        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
+        if let Some(&i) = at.get(&id) {
+            labels_of
+                .entry(i)
+                .or_default()
+                .push(texts.number(&row.text(2, WHAT)?));
+        }
+    }
+    for (i, mut labels) in labels_of {
+        labels.sort_unstable();
+        labels.dedup();
+        entries[i].0.labels = labels.into_boxed_slice();
+    }
+    let mut classes_of: HashMap<usize, Vec<(u32, ClassificationStatus)>> = HashMap::new();
+    for mut row in classes {
+        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
+        let status = row.text(3, WHAT)?;
+        let Some(status) = ClassificationStatus::parse(&status) else {
+            continue;
+        };
+        if let Some(&i) = at.get(&id) {
+            classes_of
+                .entry(i)
+                .or_default()
+                .push((texts.number(&row.text(2, WHAT)?), status));
+        }
+    }
+    for (i, classes) in classes_of {
+        entries[i].0.classes = classes.into_boxed_slice();
+    }
+    // The most restrictive approved or matched label: highest position, then first name.
+    let mut top: HashMap<usize, (i64, String)> = HashMap::new();
+    for mut row in assigned {
+        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
+        let status = ClassificationStatus::parse(&row.text(3, WHAT)?);
+        if !matches!(
+            status,
+            Some(ClassificationStatus::Matched | ClassificationStatus::Approved)
+        ) {
+            continue;
+        }
+        let Some(&i) = at.get(&id) else { continue };
+        let (label, position) = (row.text(2, WHAT)?, row.int(4, WHAT)?);
+        let better = match top.get(&i) {
+            None => true,
+            Some((p, best)) => position > *p || (position == *p && label < *best),
+        };
+        if better {
+            top.insert(i, (position, label));
+        }
+    }
+    for (i, (_, label)) in top {
+        entries[i].0.top_label = texts.number(&label);
+    }
+    for mut row in curation {
+        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
+        let flag = match CurationKind::parse(&row.text(2, WHAT)?) {
+            Some(CurationKind::Certification) => CERTIFIED,
+            Some(CurationKind::Endorsement) => ENDORSED,
+            Some(CurationKind::Warning) => WARNED,
+            _ => 0,
+        };
+        if let Some(&i) = at.get(&id) {
+            entries[i].0.flags |= flag;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,412 @@
+//! Which plans the search index answers ([`supports`], [`counts`]), and how: a plan's
+//! condition tested on the kept entries ([`find`]), a facet counted over the entries
+//! found ([`value_counts`]). Tests mean what [`lore_core::mql::eval`] (the reference
+//! evaluator, which the SQL compiler is held to) says they mean: text folded, compared
+//! byte-wise.
+
+use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use lore_core::ObjectId;
+use lore_core::model::{CurationKind, ObjectKind, TagKind};
+use lore_core::mql::eval::passes;
+use lore_core::mql::plan::{
+    ClassStatuses, Column, Cond, Facet, Field, LabelSet, Lit, Plan, Relation, Test, ValueCount,
+    fold,
+};
+use memchr::memmem;
+
+use super::{CERTIFIED, DESCRIBED, ENDORSED, Entry, Found, Index, NONE, Segment, WARNED};
+
+/// A text search run on an index: whether it reads Name's form, Physical Name's, and
+/// the term.
+pub(crate) type TermKey = (bool, bool, String);
+
+/// Whether the index can test every condition of the plan.
+pub(crate) fn supports(plan: &Plan) -> bool {
+    testable(&plan.filter) && testable(&plan.visibility)
+}
+
+fn testable(cond: &Cond) -> bool {
+    match cond {
+        Cond::True | Cond::False | Cond::Ids(_) | Cond::Kinds(_) => true,
+        Cond::And(items) | Cond::Or(items) => items.iter().all(testable),
+        Cond::Not(inner) => testable(inner),
+        Cond::Search { columns, text } => {
+            !columns.is_empty()
+                && !text.is_empty()
+                && !text.contains(['\0', '\u{1}'])
+                && columns
+                    .iter()
+                    .all(|c| matches!(c, Column::Name | Column::PhysicalName))
+        }
+        Cond::Test(field, _) => text_field(field).is_some() || *field == MODEL,
+        Cond::Has(field) => text_field(field).is_some() || *field == MODEL || flag(field).is_some(),
+        Cond::Related(Relation::DataClasses(_), inner) => class_testable(inner),
+        Cond::Related(..) | Cond::Edge { .. } | Cond::DataHidden => false,
+        Cond::Within(within) => within.subtrees.is_empty(),
+    }
+}
+
+fn class_testable(cond: &Cond) -> bool {
+    match cond {
+        Cond::True | Cond::False => true,
+        Cond::And(items) | Cond::Or(items) => items.iter().all(class_testable),
+        Cond::Not(inner) => class_testable(inner),
+        Cond::Test(Field::ClassName, _) | Cond::Has(Field::ClassName) => true,
+        _ => false,
+    }
+}
+
+const MODEL: Field = Field::Column(Column::ModelNumber);
+
+/// The text fields an entry keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextField {
+    Name,
+    Type,
+    DataType,
+    Labels,
+    TopLabel,
+}
+
+fn text_field(field: &Field) -> Option<TextField> {
+    Some(match field {
+        Field::Column(Column::Name) => TextField::Name,
+        Field::Column(Column::TypeName) => TextField::Type,
+        Field::Column(Column::DataType) => TextField::DataType,
+        Field::Tags(TagKind::Label) => TextField::Labels,
+        Field::Labels(LabelSet::Top) => TextField::TopLabel,
+        _ => return None,
+    })
+}
+
+/// The flag of a field the index keeps only whether it has a value.
+fn flag(field: &Field) -> Option<u8> {
+    Some(match field {
+        Field::Column(Column::Description) => DESCRIBED,
+        Field::Curators(CurationKind::Certification) => CERTIFIED,
+        Field::Curators(CurationKind::Endorsement) => ENDORSED,
+        Field::Curators(CurationKind::Warning) => WARNED,
+        _ => return None,
+    })
+}
+
+/// Whether the index counts the facet's values.
+pub(crate) fn counts(facet: &Facet) -> bool {
+    facet.gap.is_none()
+        && facet.hidden == Cond::False
+        && match (&facet.relation, &facet.field) {
+            (None, field) => text_field(field).is_some() || *field == MODEL,
+            (Some(Relation::DataClasses(_)), Field::ClassName) => true,
+            _ => false,
+        }
+}
+
+/// A condition made ready for an index: texts tested once per distinct text, searches
+/// run.
+enum Ready {
+    Const(bool),
+    And(Vec<Ready>),
+    Or(Vec<Ready>),
+    Not(Box<Ready>),
+    /// The entries a search found (sorted).
+    Found(Arc<Vec<u32>>),
+    /// Name passes the test (folded).
+    Name(Test),
+    /// Some value of the field passes: by the index's text number.
+    Texts(TextField, Vec<bool>),
+    /// The field has a value.
+    HasText(TextField),
+    Model(Test),
+    HasModel,
+    Flag(u8),
+    /// Some classification of one of the statuses, of a class whose name passes.
+    Classes(ClassStatuses, Vec<bool>),
+    Ids(HashSet<ObjectId>),
+    Kinds(Vec<ObjectKind>),
+    Models(Vec<i64>),
+}
+
+fn ready(index: &Segment, cond: &Cond) -> Ready {
+    match cond {
+        Cond::True => Ready::Const(true),
+        Cond::False => Ready::Const(false),
+        Cond::And(items) => Ready::And(items.iter().map(|c| ready(index, c)).collect()),
+        Cond::Or(items) => Ready::Or(items.iter().map(|c| ready(index, c)).collect()),
+        Cond::Not(inner) => Ready::Not(Box::new(ready(index, inner))),
+        Cond::Search { columns, text } => {
+            let key = (
+                columns.contains(&Column::Name),
+                columns.contains(&Column::PhysicalName),
+                text.clone(),
+            );
+            Ready::Found(search(index, key))
+        }
+        Cond::Test(field, test) if *field == MODEL => Ready::Model(test.clone()),
+        Cond::Has(field) if *field == MODEL => Ready::HasModel,
+        Cond::Test(field, test) => match text_field(field) {
+            Some(TextField::Name) => Ready::Name(test.clone()),
+            Some(field) => Ready::Texts(field, passing(index, |t| passes_text(t, test))),
+            None => Ready::Const(false),
+        },
+        Cond::Has(field) => match (text_field(field), flag(field)) {
+            (Some(field), _) => Ready::HasText(field),
+            (None, Some(flag)) => Ready::Flag(flag),
+            (None, None) => Ready::Const(false),
+        },
+        Cond::Related(Relation::DataClasses(statuses), inner) => {
+            Ready::Classes(*statuses, passing(index, |t| class_holds(inner, t)))
+        }
+        Cond::Ids(ids) => Ready::Ids(ids.iter().copied().collect()),
+        Cond::Kinds(kinds) => Ready::Kinds(kinds.clone()),
+        Cond::Within(within) => Ready::Models(within.models.clone()),
+        // Not testable ([`supports`]): never reached.
+        Cond::Related(..) | Cond::Edge { .. } | Cond::DataHidden => Ready::Const(false),
+    }
+}
+
+/// For each of the index's texts (folded), whether it passes.
+fn passing(index: &Segment, pass: impl Fn(&str) -> bool) -> Vec<bool> {
+    index.texts.folded.iter().map(|t| pass(t)).collect()
+}
+
+fn passes_text(folded: &str, test: &Test) -> bool {
+    passes(&Lit::Text(folded.to_owned()), test)
+}
+
+/// A condition on a data class, of its (folded) name.
+fn class_holds(cond: &Cond, name: &str) -> bool {
+    match cond {
+        Cond::True | Cond::Has(Field::ClassName) => true,
+        Cond::And(items) => items.iter().all(|c| class_holds(c, name)),
+        Cond::Or(items) => items.iter().any(|c| class_holds(c, name)),
+        Cond::Not(inner) => !class_holds(inner, name),
+        Cond::Test(Field::ClassName, test) => passes_text(name, test),
+        _ => false,
+    }
+}
+
+impl Ready {
+    fn holds(&self, entry: &Entry, at: u32) -> bool {
+        match self {
+            Ready::Const(b) => *b,
+            Ready::And(items) => items.iter().all(|c| c.holds(entry, at)),
+            Ready::Or(items) => items.iter().any(|c| c.holds(entry, at)),
+            Ready::Not(inner) => !inner.holds(entry, at),
+            Ready::Found(rows) => rows.binary_search(&at).is_ok(),
+            Ready::Name(test) => passes_text(&fold(&entry.name), test),
+            Ready::Texts(field, pass) => {
+                let yes = |n: u32| n != NONE && pass.get(n as usize).copied().unwrap_or(false);
+                match field {
+                    TextField::Name => false,
+                    TextField::Type => yes(entry.type_name),
+                    TextField::DataType => yes(entry.data_type),
+                    TextField::TopLabel => yes(entry.top_label),
+                    TextField::Labels => entry.labels.iter().any(|&n| yes(n)),
+                }
+            }
+            Ready::HasText(field) => match field {
+                TextField::Name | TextField::Type => true,
+                TextField::DataType => entry.data_type != NONE,
+                TextField::TopLabel => entry.top_label != NONE,
+                TextField::Labels => !entry.labels.is_empty(),
+            },
+            Ready::Model(test) => entry
+                .model_number()
+                .is_some_and(|m| passes(&Lit::Integer(m), test)),
+            Ready::HasModel => entry.model_number().is_some(),
+            Ready::Flag(flag) => entry.flags & flag != 0,
+            Ready::Classes(statuses, pass) => entry.classes.iter().any(|&(class, status)| {
+                statuses.contains(status) && pass.get(class as usize).copied().unwrap_or(false)
+            }),
+            Ready::Ids(ids) => ids.contains(&entry.id),
+            Ready::Kinds(kinds) => kinds.contains(&entry.kind),
+            Ready::Models(models) => entry.model_number().is_some_and(|m| models.contains(&m)),
+        }
+    }
+
+    /// The smallest list of entries (sorted) every entry satisfying the condition is
+    /// in: a search it requires, or the objects it names.
+    fn candidates(&self, segment: &Segment) -> Option<Cow<'_, [u32]>> {
+        match self {
+            Ready::Found(rows) => Some(Cow::Borrowed(rows.as_slice())),
+            Ready::Ids(ids) => {
+                let mut rows: Vec<u32> =
+                    ids.iter().filter_map(|&id| segment.position(id)).collect();
+                rows.sort_unstable();
+                Some(Cow::Owned(rows))
+            }
+            Ready::And(items) => items
+                .iter()
+                .filter_map(|c| c.candidates(segment))
+                .min_by_key(|rows| rows.len()),
+            _ => None,
+        }
+    }
+}
+
+/// The objects satisfying the condition: in each part of the index, in name order.
+pub(crate) fn find(index: &Arc<Index>, cond: &Cond) -> Found {
+    let base = found_in(&index.base, cond, |at| !index.is_stale(at));
+    let fresh = found_in(&index.fresh, cond, |_| true);
+    Found {
+        index: Arc::clone(index),
+        base,
+        fresh,
+    }
+}
+
+/// The entries of a segment that are `current` and satisfy the condition, in order.
+fn found_in(segment: &Segment, cond: &Cond, current: impl Fn(u32) -> bool) -> Vec<u32> {
+    let ready = ready(segment, cond);
+    let holds = |&at: &u32| current(at) && ready.holds(&segment.entries[at as usize], at);
+    match ready.candidates(segment) {
+        Some(candidates) => candidates.iter().copied().filter(holds).collect(),
+        None => (0..segment.entries.len() as u32).filter(holds).collect(),
+    }
+}
+
+/// The entries whose forms hold the term, kept on the index for the calls that follow.
+fn search(index: &Segment, key: TermKey) -> Arc<Vec<u32>> {
+    {
+        let terms = index.terms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, rows)) = terms.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(rows);
+        }
+    }
+    let (in_name, in_physical, term) = (&key.0, &key.1, key.2.as_bytes());
+    let mut rows: Vec<u32> = Vec::new();
+    let mut at = 0usize;
+    let last = index.starts.len().saturating_sub(1);
+    for found in memmem::find_iter(&index.forms, term) {
+        while at < last && index.starts[at + 1] as usize <= found {
+            at += 1;
+        }
+        if at >= last || rows.last() == Some(&(at as u32)) {
+            continue;
+        }
+        let start = index.starts[at] as usize;
+        // Which form: before the mark, Name's; after it, Physical Name's (a term never
+        // holds the mark, so it never spans both).
+        let mark = memchr::memchr(1, &index.forms[start..found]).is_some();
+        if (*in_name && !mark) || (*in_physical && mark) {
+            rows.push(at as u32);
+        }
+    }
+    let rows = Arc::new(rows);
+    let mut terms = index.terms.lock().unwrap_or_else(|e| e.into_inner());
+    terms.push((key, Arc::clone(&rows)));
+    if terms.len() > 16 {
+        terms.remove(0);
+    }
+    rows
+}
+
+/// The facet's values among the objects found, most first, then by value; `None` when
+/// the index does not keep them ([`counts`]).
+pub(crate) fn value_counts(
+    index: &Index,
+    rows: [&[u32]; 2],
+    facet: &Facet,
+    limit: u64,
+) -> Option<Vec<ValueCount>> {
+    if !counts(facet) {
+        return None;
+    }
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let parts = [(&*index.base, rows[0]), (&*index.fresh, rows[1])];
+    if facet.field == MODEL {
+        let mut counted: HashMap<i64, u64> = HashMap::new();
+        for (segment, rows) in parts {
+            for &at in rows {
+                if let Some(model) = segment.entries[at as usize].model_number() {
+                    *counted.entry(model).or_default() += 1;
+                }
+            }
+        }
+        let mut counted: Vec<(i64, u64)> = counted.into_iter().collect();
+        counted.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
+        return Some(
+            counted
+                .into_iter()
+                .take(limit)
+                .map(|(value, count)| ValueCount {
+                    value: Lit::Integer(value),
+                    count,
+                })
+                .collect(),
+        );
+    }
+    let mut counted: HashMap<&str, u64> = HashMap::new();
+    for (segment, rows) in parts {
+        for (value, n) in text_counts(segment, rows, facet)? {
+            *counted.entry(value).or_default() += n;
+        }
+    }
+    let mut counted: Vec<(&str, u64)> = counted.into_iter().collect();
+    counted.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
+    Some(
+        counted
+            .into_iter()
+            .take(limit)
+            .map(|(value, count)| ValueCount {
+                value: Lit::Text(value.to_owned()),
+                count,
+            })
+            .collect(),
+    )
+}
+
+/// A text facet's values among a segment's entries, each entry counted once per value.
+fn text_counts<'s>(
+    segment: &'s Segment,
+    rows: &[u32],
+    facet: &Facet,
+) -> Option<Vec<(&'s str, u64)>> {
+    let entries = rows.iter().map(|&at| &segment.entries[at as usize]);
+    let mut by_name: HashMap<&str, u64> = HashMap::new();
+    let mut by_number: HashMap<u32, u64> = HashMap::new();
+    let mut one = |n: u32| {
+        if n != NONE {
+            *by_number.entry(n).or_default() += 1;
+        }
+    };
+    match (&facet.relation, text_field(&facet.field)) {
+        (Some(Relation::DataClasses(statuses)), _) => {
+            let mut distinct = Vec::new();
+            for entry in entries {
+                distinct.clear();
+                distinct.extend(
+                    entry
+                        .classes
+                        .iter()
+                        .filter(|(_, s)| statuses.contains(*s))
+                        .map(|&(class, _)| class),
+                );
+                distinct.sort_unstable();
+                distinct.dedup();
+                distinct.iter().for_each(|&n| one(n));
+            }
+        }
+        (_, Some(TextField::Name)) => {
+            for entry in entries {
+                *by_name.entry(&entry.name).or_default() += 1;
+            }
+        }
+        (_, Some(TextField::Type)) => entries.for_each(|e| one(e.type_name)),
+        (_, Some(TextField::DataType)) => entries.for_each(|e| one(e.data_type)),
+        (_, Some(TextField::TopLabel)) => entries.for_each(|e| one(e.top_label)),
+        (_, Some(TextField::Labels)) => entries.for_each(|e| e.labels.iter().for_each(|&n| one(n))),
+        (_, None) => return None,
+    }
+    let mut counted: Vec<(&str, u64)> = by_name.into_iter().collect();
+    counted.extend(
+        by_number
+            .into_iter()
+            .map(|(n, c)| (segment.texts.text(n), c)),
+    );
+    Some(counted)
+}
