@@ -445,7 +445,8 @@ async fn intake_edges_written_before_migration_30_get_their_job_as_origin() {
         "outputs": [output]
     });
     let answer = catalog
-        .lineage().accept_lineage_event(&caller, &event)
+        .lineage()
+        .accept_lineage_event(&caller, &event)
         .await
         .expect("the event");
     assert_eq!(answer.status, "accepted", "{answer:?}");

@@ -17,7 +17,6 @@ mod auth;
 mod backup;
 mod browse;
 mod curation;
-mod data_mapping;
 mod documents;
 mod execute;
 mod external_login;
@@ -29,7 +28,6 @@ mod meta_model;
 mod model_import;
 mod model_io;
 mod notifications;
-mod openlineage;
 mod operations;
 mod query;
 mod semantics;
@@ -47,7 +45,6 @@ pub use attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
 pub use curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
-pub use data_mapping::{MAX_MAPPINGS, MappingImport, SCRIPT_HEADER};
 pub use documents::{
     DashboardImport, LicenseRecord, MAX_DASHBOARD_BYTES, MAX_DASHBOARD_NAME_CHARS,
     MAX_DASHBOARD_WIDGETS,
@@ -62,16 +59,18 @@ pub use grants::{
     OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,
 };
 pub use groups::{GroupDetails, GroupUpdate, NewGroup};
-pub use lineage::{
+pub use lineage::Lineage;
+pub use lineage::data_mapping::{MAX_MAPPINGS, MappingImport, SCRIPT_HEADER};
+pub use lineage::flow::{
     LineageOperation, LineageOperations, LineageRequest, MAX_LINEAGE_DEPTH, MAX_LINEAGE_FAN_OUT,
     MAX_LINEAGE_OPERATIONS,
 };
+pub use lineage::openlineage::{EventAnswer, MAX_RUNS, RunRecord};
 pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
 pub use model_import::{ImportOptions, ImportSummary};
 pub use model_io::ExportOptions;
 pub use notifications::Notifications;
 pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
-pub use openlineage::{EventAnswer, MAX_RUNS, RunRecord};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, MqlQuery, QueryValidation, UpgradedQuery, mql_version};
 pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
@@ -214,7 +213,7 @@ pub struct Shared {
     /// by [`SessionStore::session_check`](crate::store::SessionStore::session_check).
     callers: auth::KnownCallers,
     /// The databases harvested into models, which OpenLineage datasets are matched to.
-    harvests: openlineage::HarvestCache,
+    harvests: lineage::openlineage::HarvestCache,
     /// The grant chains of object-role callers' entity reads, by repository version.
     chains: grants::KeptChains,
     /// The repository's tree sight follows, kept by repository version.
@@ -237,7 +236,7 @@ impl Catalog {
             running_here: std::sync::Mutex::default(),
             touching: std::sync::Mutex::default(),
             callers: auth::KnownCallers::default(),
-            harvests: openlineage::HarvestCache::default(),
+            harvests: lineage::openlineage::HarvestCache::default(),
             chains: grants::KeptChains::default(),
             tree: visibility::KeptTree::default(),
         }))

@@ -48,6 +48,7 @@ pub async fn export_script(
     let target = present(params.target_model_id.as_deref()).unwrap_or(source);
     let script = state
         .catalog
+        .lineage()
         .export_mapping_script(&caller, source, target)
         .await?;
     Ok((
@@ -101,6 +102,7 @@ pub async fn import_script(
         .map_err(|e| Error::internal(format!("cannot read the spooled upload: {e}")))?;
     Ok(ok(state
         .catalog
+        .lineage()
         .import_mapping_script(&caller, &bytes)
         .await?))
 }

@@ -48,6 +48,7 @@ pub async fn get_operations(
     };
     Ok(ok(state
         .catalog
+        .lineage()
         .lineage_operations(&caller, &start, &request)
         .await?))
 }

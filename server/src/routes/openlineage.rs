@@ -49,7 +49,11 @@ pub async fn post_event(
     req: Request,
 ) -> ApiResult<Response> {
     let event = body_json(&state, req).await?;
-    let answer = state.catalog.accept_lineage_event(&caller, &event).await?;
+    let answer = state
+        .catalog
+        .lineage()
+        .accept_lineage_event(&caller, &event)
+        .await?;
     let status = if answer.status == "accepted" {
         StatusCode::CREATED
     } else {
@@ -72,6 +76,7 @@ pub async fn post_batch(
     };
     Ok(ok(state
         .catalog
+        .lineage()
         .accept_lineage_batch(&caller, &events)
         .await?))
 }
@@ -91,6 +96,7 @@ pub async fn job_runs(
 ) -> ApiResult<Response> {
     let runs = state
         .catalog
+        .lineage()
         .lineage_runs(&caller, &namespace, &job, params.limit.as_deref())
         .await?;
     Ok(ok(serde_json::json!({ "runs": runs })))
@@ -102,5 +108,9 @@ pub async fn run(
     Authenticated(caller): Authenticated,
     Path(run_id): Path<String>,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.lineage_run(&caller, &run_id).await?))
+    Ok(ok(state
+        .catalog
+        .lineage()
+        .lineage_run(&caller, &run_id)
+        .await?))
 }

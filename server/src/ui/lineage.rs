@@ -193,6 +193,7 @@ async fn walks(
     };
     let first: LineageOperations = state
         .catalog
+        .lineage()
         .lineage_operations(
             &session.caller,
             start_id,
@@ -210,6 +211,7 @@ async fn walks(
     for column in columns_of(state, session, &start.id, &params.direction).await? {
         let answer = state
             .catalog
+            .lineage()
             .lineage_operations(
                 &session.caller,
                 &column,
@@ -228,6 +230,7 @@ async fn walks(
         // An object the user may not see (or that is gone) expands to nothing.
         match state
             .catalog
+            .lineage()
             .lineage_operations(&session.caller, id, &request(2, &params.direction))
             .await
         {

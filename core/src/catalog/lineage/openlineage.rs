@@ -17,8 +17,9 @@ pub(crate) use map::HarvestCache;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Catalog;
+use super::Lineage;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{Capability, LineageEvent, LineageRun, RunFilter, format_datetime, now};
 use crate::openlineage::{self, MAX_BATCH};
@@ -104,7 +105,7 @@ impl From<LineageRun> for RunRecord {
 /// The most runs one listing answers.
 pub const MAX_RUNS: u32 = 1_000;
 
-impl Catalog {
+impl Lineage<'_> {
     /// Keeps one posted event and maps it into the model ([`map`]); refuses it (an
     /// error) when it is not an OpenLineage event or the model cannot take it.
     pub async fn accept_lineage_event(
@@ -251,7 +252,7 @@ impl Catalog {
         limit: Option<&str>,
     ) -> Result<Vec<RunRecord>> {
         self.require_runs(caller)?;
-        let limit = super::lineage::bounded(limit, "limit", 100, MAX_RUNS)?;
+        let limit = crate::catalog::lineage::flow::bounded(limit, "limit", 100, MAX_RUNS)?;
         if !self.sees_job(caller, namespace, job).await? {
             return Ok(Vec::new());
         }
@@ -283,7 +284,7 @@ impl Catalog {
         if caller.has(Capability::EmitLineage) {
             Ok(())
         } else {
-            super::visibility::require_view_somewhere(caller)
+            crate::catalog::visibility::require_view_somewhere(caller)
         }
     }
 
@@ -298,7 +299,9 @@ impl Catalog {
             None => Ok(false),
         }
     }
+}
 
+impl Catalog {
     /// Removes the raw events received before `before` (the retention the
     /// configuration sets); runs stay. Returns how many. Run by the server.
     pub(crate) async fn purge_lineage_events(

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use super::Catalog;
-use super::browse::embedded;
+use super::Lineage;
 use crate::auth::Caller;
+use crate::catalog::browse::embedded;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{LineageBounds, Object};
@@ -65,7 +65,12 @@ pub struct LineageOperation {
 }
 
 /// A whole number from 1 to `max` given as text, `default` when absent.
-pub(super) fn bounded(text: Option<&str>, name: &str, default: u32, max: u32) -> Result<u32> {
+pub(in crate::catalog) fn bounded(
+    text: Option<&str>,
+    name: &str,
+    default: u32,
+    max: u32,
+) -> Result<u32> {
     match text.map(str::trim).filter(|t| !t.is_empty()) {
         None => Ok(default),
         Some(t) => t
@@ -80,7 +85,7 @@ pub(super) fn bounded(text: Option<&str>, name: &str, default: u32, max: u32) ->
     }
 }
 
-impl Catalog {
+impl Lineage<'_> {
     /// `GET /lineage/getOperations/{startingId}` (View Metadata on the object). An
     /// operation shows when the caller sees both of its objects and reaches it from the
     /// starting object through objects they see.
@@ -90,7 +95,7 @@ impl Catalog {
         start: &str,
         request: &LineageRequest,
     ) -> Result<LineageOperations> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let (upstream, downstream) = match request
             .direction
             .as_deref()

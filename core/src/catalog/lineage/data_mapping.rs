@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use super::Catalog;
-use super::visibility::Visible;
+use super::Lineage;
 use crate::auth::Caller;
+use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{Capability, Edge, EdgeKind, Object, ObjectKind};
@@ -390,7 +390,7 @@ impl ModelIndex {
     }
 }
 
-impl Catalog {
+impl Lineage<'_> {
     async fn mapping_model(&self, caller: &Caller, text: &str, what: &str) -> Result<Visible> {
         let model = self.find_text(caller, text).await?;
         if model.kind != ObjectKind::Model {

@@ -31,9 +31,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::super::Catalog;
-use super::super::visibility::Sight;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
+use crate::catalog::visibility::Sight;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::Capability;
