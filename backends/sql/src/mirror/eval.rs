@@ -197,7 +197,16 @@ impl Ready {
             Ready::Or(items) => items.iter().any(|c| c.holds(entry, at)),
             Ready::Not(inner) => !inner.holds(entry, at),
             Ready::Found(rows) => rows.binary_search(&at).is_ok(),
-            Ready::Name(test) => passes_text(&fold(&entry.name), test),
+            Ready::Name(test) => match test {
+                // A folded literal has no upper case (folding is ASCII): equal to the
+                // folded name exactly when equal to the name, ignoring ASCII case.
+                Test::Eq(Lit::Text(text)) => entry.name.eq_ignore_ascii_case(text),
+                Test::In(lits) => lits.iter().any(|lit| match lit {
+                    Lit::Text(text) => entry.name.eq_ignore_ascii_case(text),
+                    _ => false,
+                }),
+                _ => passes_text(&fold(&entry.name), test),
+            },
             Ready::Texts(field, pass) => {
                 let yes = |n: u32| n != NONE && pass.get(n as usize).copied().unwrap_or(false);
                 match field {
