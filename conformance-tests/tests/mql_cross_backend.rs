@@ -389,6 +389,148 @@ async fn the_search_index_answers_alike_on_every_backend() {
     );
 }
 
+/// One store's search index follows what another store over the same database (another
+/// process) writes: each write reaches the next search, merged from the journal of
+/// changes (the index's version moves with the catalog's without reading it whole), and
+/// a write of "everything" (a model cleared) is answered by the statements until the
+/// index is read again.
+async fn search_index_follows_another_store<D: lore_backend_sql::Driver>(
+    writer: lore_backend_sql::SqlStore<D>,
+    searcher: lore_backend_sql::SqlStore<D>,
+) {
+    use lore_core::model::{Tag, TagKind};
+    use lore_core::store::{ObjectStore, Op, StoreBase};
+    let repo = mql_gen::repository(7);
+    let writer: Arc<dyn Store> = loaded(Arc::new(writer), &repo).await;
+    let meta = mql_gen::meta_model();
+    let plan = |filter: &str| {
+        let query = GeneratedQuery {
+            filter: filter.to_owned(),
+            orderby: None,
+            source: lore_core::mql::plan::Cond::True,
+        };
+        mql_gen::plan(&query, &meta).unwrap_or_else(|e| panic!("{filter}: {e}"))
+    };
+    let zebra = plan("text = 'zebra'");
+    let striped = plan("Labels = 'striped'");
+    let name = searcher.backend();
+    let count = |plan: lore_core::mql::plan::Plan| {
+        let searcher = searcher.clone();
+        async move {
+            match searcher.count(&plan).await {
+                Ok(n) => n,
+                Err(err) => panic!("{name}: counting: {err}"),
+            }
+        }
+    };
+    if let Err(err) = searcher.build_index().await {
+        panic!("{name}: reading the search index: {err}");
+    }
+    let read_at = searcher.search_index_version();
+    assert!(read_at.is_some(), "{name}: the index was read");
+    assert_eq!(
+        count(zebra.clone()).await,
+        0,
+        "{name}: nothing holds the term yet"
+    );
+    let mut renamed = repo
+        .ops
+        .iter()
+        .find_map(|op| match op {
+            Op::PutObject(o) if o.kind == lore_core::model::ObjectKind::ModelObject => {
+                Some(o.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the repository has model objects"));
+    renamed.name = "Zebra crossing".to_owned();
+    let id = renamed.id;
+    let steps: Vec<(Vec<Op>, u64, u64)> = vec![
+        (vec![Op::PutObject(renamed.clone())], 1, 0),
+        (
+            vec![Op::AddTag(Tag {
+                object: id,
+                kind: TagKind::Label,
+                value: "Striped".to_owned(),
+            })],
+            1,
+            1,
+        ),
+        (vec![Op::DeleteObject(id)], 0, 0),
+        // Made again: its label went with it.
+        (vec![Op::PutObject(renamed)], 1, 0),
+    ];
+    for (i, (ops, zebras, stripes)) in steps.into_iter().enumerate() {
+        if let Err(err) = writer.apply(Batch::from(ops)).await {
+            panic!("{name}: step {i}: {err}");
+        }
+        assert_eq!(
+            count(zebra.clone()).await,
+            zebras,
+            "{name}: step {i}: the term"
+        );
+        assert_eq!(
+            count(striped.clone()).await,
+            stripes,
+            "{name}: step {i}: the label"
+        );
+        let page = match searcher.query(&zebra, ALL).await {
+            Ok(ids) => ids,
+            Err(err) => panic!("{name}: step {i}: a page: {err}"),
+        };
+        assert_eq!(page.len() as u64, zebras, "{name}: step {i}: the page");
+    }
+    let merged_at = searcher.search_index_version();
+    assert!(
+        merged_at > read_at,
+        "{name}: the index followed the writes ({read_at:?} → {merged_at:?}) without being read whole again"
+    );
+    // A model cleared: everything changed; the statements answer meanwhile.
+    if let Err(err) = writer
+        .apply(Batch::from(vec![Op::ClearModel(id.model)]))
+        .await
+    {
+        panic!("{name}: clearing model {}: {err}", id.model);
+    }
+    assert_eq!(
+        count(zebra.clone()).await,
+        0,
+        "{name}: the cleared model's object is gone"
+    );
+}
+
+#[tokio::test]
+async fn the_search_index_follows_another_sqlite_store() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("a temporary directory: {e}"));
+    let path = dir.path().join("lore.db");
+    let open = || async {
+        match lore_backend_sqlite::SqliteStore::open(path.clone()).await {
+            Ok(store) => store,
+            Err(err) => panic!("opening {}: {err}", path.display()),
+        }
+    };
+    let writer = open().await;
+    let searcher = open().await;
+    search_index_follows_another_store(writer, searcher).await;
+}
+
+#[tokio::test]
+async fn the_search_index_follows_another_postgres_store() {
+    let Some(db) = TestDatabase::create().await else {
+        eprintln!("PostgreSQL is not reachable: skipped");
+        return;
+    };
+    let open = || async {
+        match PostgresStore::open(&db.url).await {
+            Ok(store) => store,
+            Err(err) => panic!("connecting to {}: {err}", db.name),
+        }
+    };
+    let writer = open().await;
+    let searcher = open().await;
+    search_index_follows_another_store(writer, searcher).await;
+}
+
 /// The conditions the tag order of the SQL stores serves (a type and a label in name
 /// order, a label alone, a type without a label; migration 21) answer as the reference
 /// evaluator does, over tags whose values fold alike, tags on repository objects, tags

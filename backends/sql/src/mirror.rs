@@ -446,6 +446,12 @@ impl<D: Driver> SqlStore<D> {
         });
     }
 
+    /// The catalog version the search index holds, if it has been read (for tests: an
+    /// index that follows writes moves with the catalog, one read whole does too).
+    pub fn search_index_version(&self) -> Option<i64> {
+        self.mirror.current().map(|index| index.version)
+    }
+
     /// Reads the whole index now (one snapshot) and keeps it. Tests and the server's
     /// start use it; searches start it in the background.
     pub async fn build_index(&self) -> Result<()> {
