@@ -16,7 +16,6 @@ mod attributes;
 mod auth;
 mod backup;
 mod browse;
-mod curation;
 mod documents;
 mod execute;
 mod external_login;
@@ -30,7 +29,6 @@ mod model_io;
 mod notifications;
 mod operations;
 mod query;
-mod semantics;
 mod server_side;
 mod system_log;
 mod types;
@@ -44,16 +42,18 @@ use std::time::Duration;
 pub use attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
 pub use auth::Bootstrap;
 pub use browse::{BrowseNode, FolderRequest};
-pub use curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use documents::{
     DashboardImport, LicenseRecord, MAX_DASHBOARD_BYTES, MAX_DASHBOARD_NAME_CHARS,
     MAX_DASHBOARD_WIDGETS,
 };
 pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
 pub use external_login::{ExternalIdentity, TokenVerifier, map_groups, requested_link};
-pub use governance::{
+pub use governance::Governance;
+pub use governance::classification::{
     DataClassUpdate, LabelDefinition, ObjectLabels, ProfilingRecord, ProfilingUpdate,
 };
+pub use governance::curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
+pub use governance::semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
 pub use grants::{
     CsvImportSummary, GLOBAL_ROLES_CSV_HEADER, Grantee, GranteeKind, GranteeRef,
     OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,
@@ -73,7 +73,6 @@ pub use notifications::Notifications;
 pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
 pub use operations::{ImportModelRequest, MAX_LISTED};
 pub use query::{Explain, MqlQuery, QueryValidation, UpgradedQuery, mql_version};
-pub use semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
 pub use server_side::{Backlog, ServerCatalog};
 pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
 pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};

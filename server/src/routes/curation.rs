@@ -25,7 +25,11 @@ pub async fn get_curation(
     Authenticated(caller): Authenticated,
     Path(object): Path<String>,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.object_curation(&caller, &object).await?))
+    Ok(ok(state
+        .catalog
+        .governance()
+        .object_curation(&caller, &object)
+        .await?))
 }
 
 /// What the caller says of an object.
@@ -57,6 +61,7 @@ pub async fn add_curation(
     let kind = body.kind.ok_or_else(|| Error::missing("kind"))?;
     Ok(ok(state
         .catalog
+        .governance()
         .add_curation(&caller, &object, &kind, body.text.as_deref())
         .await?))
 }
@@ -99,6 +104,7 @@ pub async fn remove_curation(
     };
     Ok(ok(state
         .catalog
+        .governance()
         .remove_curation(&caller, &object, params.kind.as_deref(), id)
         .await?))
 }
@@ -132,6 +138,7 @@ pub async fn workflow_transition(
     let action = body.action.ok_or_else(|| Error::missing("action"))?;
     Ok(ok(state
         .catalog
+        .governance()
         .workflow_transition(&caller, &object, &action)
         .await?))
 }

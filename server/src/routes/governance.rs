@@ -77,7 +77,7 @@ pub async fn list_data_classes(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    let classes = state.catalog.data_classes(&caller).await?;
+    let classes = state.catalog.governance().data_classes(&caller).await?;
     Ok(ok(classes.iter().map(data_class_json).collect::<Vec<_>>()))
 }
 
@@ -92,7 +92,11 @@ pub async fn get_data_class(
     Authenticated(caller): Authenticated,
     Path(name): Path<String>,
 ) -> ApiResult<Response> {
-    let class = state.catalog.data_class(&caller, &name).await?;
+    let class = state
+        .catalog
+        .governance()
+        .data_class(&caller, &name)
+        .await?;
     Ok(ok(data_class_json(&class)))
 }
 
@@ -124,7 +128,11 @@ pub async fn put_data_class(
         hide_data: body.hide_data,
         definition: body.definition,
     };
-    let class = state.catalog.put_data_class(&caller, &name, update).await?;
+    let class = state
+        .catalog
+        .governance()
+        .put_data_class(&caller, &name, update)
+        .await?;
     Ok(ok(data_class_json(&class)))
 }
 
@@ -181,7 +189,11 @@ pub async fn list_sensitivity_labels(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    let labels = state.catalog.sensitivity_labels(&caller).await?;
+    let labels = state
+        .catalog
+        .governance()
+        .sensitivity_labels(&caller)
+        .await?;
     Ok(ok(labels.iter().map(label_json).collect::<Vec<_>>()))
 }
 
@@ -220,6 +232,7 @@ pub async fn put_sensitivity_label(
     };
     let label = state
         .catalog
+        .governance()
         .put_sensitivity_label(&caller, definition)
         .await?;
     Ok(ok(label_json(&label)))
@@ -239,6 +252,7 @@ pub async fn get_object_labels(
 ) -> ApiResult<Response> {
     let labels = state
         .catalog
+        .governance()
         .object_labels(&caller, &object_ref(&object)?)
         .await?;
     Ok(ok(object_labels_json(&labels)))
@@ -290,6 +304,7 @@ pub async fn put_object_label(
     };
     let labels = state
         .catalog
+        .governance()
         .set_object_label(&caller, &object_ref(&object)?, &label, status)
         .await?;
     Ok(ok(object_labels_json(&labels)))
@@ -342,6 +357,7 @@ pub async fn get_data_profiling(
 ) -> ApiResult<Response> {
     let record = state
         .catalog
+        .governance()
         .data_profiling(&caller, &object_ref(&object)?)
         .await?;
     Ok(ok(profiling_json(&record)))
@@ -417,6 +433,7 @@ async fn write_profiling(
     };
     let record = state
         .catalog
+        .governance()
         .put_data_profiling(&caller, &object_ref(&object)?, update)
         .await?;
     Ok(ok(profiling_json(&record)))

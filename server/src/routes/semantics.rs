@@ -59,6 +59,7 @@ pub async fn add_semantic_link(
     let (source, target) = params.ends()?;
     state
         .catalog
+        .governance()
         .add_semantic_link(&caller, source, target)
         .await?;
     Ok(ok(""))
@@ -79,6 +80,7 @@ pub async fn remove_semantic_link(
     let (source, target) = params.ends()?;
     state
         .catalog
+        .governance()
         .remove_semantic_link(&caller, source, target)
         .await?;
     Ok(ok(""))
@@ -100,6 +102,7 @@ pub async fn add_entity_relationship(
     let (source, target) = params.ends()?;
     state
         .catalog
+        .governance()
         .add_entity_relationship(&caller, source, target, params.name.as_deref())
         .await?;
     Ok(ok(""))
@@ -121,6 +124,7 @@ pub async fn remove_entity_relationship(
     let (source, target) = params.ends()?;
     state
         .catalog
+        .governance()
         .remove_entity_relationship(&caller, source, target, present(params.name.as_deref()))
         .await?;
     Ok(ok(""))
@@ -214,7 +218,11 @@ pub async fn put_term(
             .map(|r| (r.reference_type, r.term_id))
             .collect(),
     };
-    Ok(ok(state.catalog.put_term(&caller, &request).await?))
+    Ok(ok(state
+        .catalog
+        .governance()
+        .put_term(&caller, &request)
+        .await?))
 }
 
 /// How classify names the term: an existing one, or a path to create.
@@ -298,6 +306,7 @@ pub async fn classify(
     let choice = params.choice()?;
     Ok(ok(state
         .catalog
+        .governance()
         .classify(&caller, &object, &choice)
         .await?))
 }
@@ -317,7 +326,11 @@ pub async fn unclassify(
     Params(params): Params<ClassifyParams>,
 ) -> ApiResult<Response> {
     let term = present(params.term_id.as_deref());
-    Ok(ok(state.catalog.unclassify(&caller, &object, term).await?))
+    Ok(ok(state
+        .catalog
+        .governance()
+        .unclassify(&caller, &object, term)
+        .await?))
 }
 
 /// Deprecated: classifies `objectId` with a term; use POST /semanticMapping/semanticLink.
@@ -365,5 +378,9 @@ pub async fn term_reports(
     Authenticated(caller): Authenticated,
     Path(term): Path<String>,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.term_reports(&caller, &term).await?))
+    Ok(ok(state
+        .catalog
+        .governance()
+        .term_reports(&caller, &term)
+        .await?))
 }

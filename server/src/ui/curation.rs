@@ -61,11 +61,13 @@ pub async fn curate(
     let outcome = match form.op.as_str() {
         "add" => state
             .catalog
+            .governance()
             .add_curation(&session.caller, &id, &form.kind, form.text.as_deref())
             .await
             .map(|_| format!("{} added", form.kind)),
         "remove" => state
             .catalog
+            .governance()
             .remove_curation(
                 &session.caller,
                 &id,
@@ -95,6 +97,7 @@ pub async fn workflow(
     let to = back_to(&id, form.back.as_deref());
     let outcome = state
         .catalog
+        .governance()
         .workflow_transition(&session.caller, &id, &form.action)
         .await
         .map(|c| format!("{}: now {}", form.action, c.workflow_state));
@@ -151,11 +154,13 @@ async fn review(
             let set = match what {
                 Reviewed::SensitivityLabel => state
                     .catalog
+                    .governance()
                     .set_object_label(caller, &reference, &form.label, status)
                     .await
                     .map(drop),
                 Reviewed::DataClass => state
                     .catalog
+                    .governance()
                     .set_object_data_class(caller, &reference, &form.label, status)
                     .await
                     .map(drop),
@@ -198,6 +203,7 @@ pub async fn tag(
     let outcome = match ObjectRef::parse(&id) {
         Ok(reference) => state
             .catalog
+            .governance()
             .set_object_tag_label(&session.caller, &reference, &form.label, add)
             .await
             .map(|_| {
@@ -235,12 +241,14 @@ pub async fn term(
     } else if form.op == "remove" {
         state
             .catalog
+            .governance()
             .remove_semantic_link(&session.caller, &id, term)
             .await
             .map(|()| "term unlinked".to_owned())
     } else {
         state
             .catalog
+            .governance()
             .add_semantic_link(&session.caller, &id, term)
             .await
             .map(|()| "term linked".to_owned())

@@ -248,8 +248,15 @@ async fn show(
     // From here on the object is named by the id the catalog answered.
     let reference = ObjectRef::parse(&entity.id)?;
     let crumbs = catalog.get_context(caller, &reference).await?;
-    let labels = catalog.object_labels(caller, &reference).await?;
-    let curation = catalog.object_curation(caller, &entity.id).await.ok();
+    let labels = catalog
+        .governance()
+        .object_labels(caller, &reference)
+        .await?;
+    let curation = catalog
+        .governance()
+        .object_curation(caller, &entity.id)
+        .await
+        .ok();
     let mut page = ObjectPage::new(&session, &entity, crumbs, &labels, tab);
     if let Some(curation) = &curation {
         fill_curation(&mut page, curation, caller.name());
@@ -270,6 +277,7 @@ async fn show(
         "classification" => classification_of(&mut page, &state, &session, &reference).await?,
         "profiling" => {
             let record = catalog
+                .governance()
                 .data_profiling(caller, &reference)
                 .await
                 .map_err(PageError)?;
@@ -415,12 +423,14 @@ async fn classification_of(
     let catalog = &state.catalog;
     let caller = &session.caller;
     page.defined_labels = catalog
+        .governance()
         .sensitivity_labels(caller)
         .await?
         .into_iter()
         .map(|l| l.name)
         .collect();
     page.class_assignments = catalog
+        .governance()
         .object_data_classes(caller, reference)
         .await?
         .into_iter()
@@ -430,6 +440,7 @@ async fn classification_of(
         })
         .collect();
     page.defined_classes = catalog
+        .governance()
         .data_classes(caller)
         .await?
         .into_iter()
@@ -461,6 +472,7 @@ async fn glossary_of(
     }
     if page.is_term {
         page.represented_by = catalog
+            .governance()
             .term_reports(caller, &page.id)
             .await?
             .into_iter()

@@ -12,9 +12,10 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
-use super::Catalog;
-use super::visibility::Visible;
+use super::Governance;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
+use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{CURATION_IDS, Capability, Curation, CurationKind, Object, User, now};
@@ -156,11 +157,15 @@ impl Catalog {
         }
         Ok(out)
     }
+}
 
+impl Governance<'_> {
     async fn curated_object(&self, caller: &Caller, object: &str) -> Result<Visible> {
         self.find_text(caller, object).await
     }
+}
 
+impl Catalog {
     /// The actions of the workflow the caller may take on the object in its state.
     pub(crate) async fn workflow_tasks(
         &self,
@@ -175,7 +180,9 @@ impl Catalog {
             .map(|s| s.action)
             .collect())
     }
+}
 
+impl Governance<'_> {
     /// `GET /curation/{objectId}`: who endorsed, certified, commented on, warned about
     /// and watches the object, its workflow state and the caller's workflow tasks (View
     /// Metadata on it).

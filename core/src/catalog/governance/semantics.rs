@@ -8,9 +8,9 @@
 
 use serde::Serialize;
 
-use super::Catalog;
-use super::visibility::Visible;
+use super::Governance;
 use crate::auth::Caller;
+use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, stable_id};
 use crate::model::{
@@ -81,7 +81,7 @@ fn describe(object: &Object) -> String {
     )
 }
 
-impl Catalog {
+impl Governance<'_> {
     /// Resolves a model object the caller sees, named by parameter `what`.
     async fn visible_model_object(
         &self,
@@ -442,7 +442,7 @@ impl Catalog {
                 sight.sees(other).then(|| GlossaryTermReference {
                     reference_type: ReferenceType::parse(&e.name)
                         .map_or_else(|| e.name.clone(), |r| r.as_str().to_owned()),
-                    term: super::browse::embedded(other),
+                    term: crate::catalog::browse::embedded(other),
                 })
             })
             .collect();

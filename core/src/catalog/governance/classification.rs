@@ -9,7 +9,7 @@
 
 use serde_json::Value as Json;
 
-use super::Catalog;
+use super::Governance;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
@@ -95,21 +95,21 @@ fn review_capability(status: ClassificationStatus) -> Result<Capability> {
     }
 }
 
-/// The longest label [`Catalog::set_object_tag_label`] takes.
+/// The longest label [`Governance::set_object_tag_label`] takes.
 pub const MAX_LABEL_CHARS: usize = 200;
 
-impl Catalog {
+impl Governance<'_> {
     // ---- data classes
 
     /// Every data class, by name (View Metadata somewhere).
     pub async fn data_classes(&self, caller: &Caller) -> Result<Vec<DataClass>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         self.store.data_classes().await
     }
 
     /// The data class of that name (View Metadata somewhere).
     pub async fn data_class(&self, caller: &Caller, name: &str) -> Result<DataClass> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         self.find_data_class(name).await
     }
 
@@ -122,7 +122,7 @@ impl Catalog {
         update: DataClassUpdate,
     ) -> Result<DataClass> {
         caller.require(Capability::ManageMetaModel)?;
-        let name = super::users::check_name(Some(name))?;
+        let name = crate::catalog::users::check_name(Some(name))?;
         let mut class = match self.find_data_class(&name).await {
             Ok(existing) => existing,
             Err(_) => DataClass {
@@ -257,7 +257,7 @@ impl Catalog {
 
     /// Every sensitivity label definition, by name (View Metadata somewhere).
     pub async fn sensitivity_labels(&self, caller: &Caller) -> Result<Vec<SensitivityLabel>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         self.store.sensitivity_labels().await
     }
 
@@ -268,7 +268,7 @@ impl Catalog {
         definition: LabelDefinition,
     ) -> Result<SensitivityLabel> {
         caller.require(Capability::ManageMetaModel)?;
-        let name = super::users::check_name(definition.name.as_deref())?;
+        let name = crate::catalog::users::check_name(definition.name.as_deref())?;
         let existing = self
             .store
             .sensitivity_labels()
