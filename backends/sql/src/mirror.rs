@@ -39,7 +39,7 @@ use lore_core::{ObjectId, Result};
 
 use crate::driver::{Driver, DriverSnapshot, Stmt};
 use crate::store::SqlStore;
-use crate::value::Row;
+use crate::value::{Row, SqlValue};
 
 pub(crate) use eval::counts;
 
@@ -142,7 +142,7 @@ pub(crate) struct Segment {
     by_id: Vec<(ObjectId, u32)>,
     /// The objects of the text searches run on this segment: (columns, term) → entries.
     /// A segment never changes, so they stay true for as long as it is kept.
-    terms: Mutex<Vec<(eval::TermKey, Arc<Vec<u32>>)>>,
+    terms: Mutex<Vec<(eval::TermKey, Arc<eval::Term>)>>,
 }
 
 impl Segment {
@@ -364,7 +364,7 @@ impl<D: Driver> SqlStore<D> {
     /// The objects the plan finds, from the search index; `None` when the index does
     /// not serve the plan (a condition it cannot test, not read yet, being read again).
     pub(crate) async fn mirrored(&self, plan: &Plan) -> Result<Option<Arc<Found>>> {
-        if self.reads_snapshot() || !eval::supports(plan) {
+        if self.reads_snapshot() || !eval::searches(&plan.filter) || !eval::supports(plan) {
             return Ok(None);
         }
         let mirror = &self.mirror;
@@ -455,6 +455,7 @@ impl<D: Driver> SqlStore<D> {
     /// Reads the whole index now (one snapshot) and keeps it. Tests and the server's
     /// start use it; searches start it in the background.
     pub async fn build_index(&self) -> Result<()> {
+        let started = std::time::Instant::now();
         let snapshot = self
             .driver()
             .snapshot()
@@ -474,8 +475,8 @@ impl<D: Driver> SqlStore<D> {
         loop {
             let chunk = read(vec![Stmt::query(
                 format!(
-                    "{OBJECTS} WHERE (model_id, object_id) > ($1, $2) \
-                     ORDER BY model_id, object_id LIMIT {CHUNK}"
+                    "{OBJECTS} FROM objects x WHERE (x.model_id, x.object_id) > ($1, $2) \
+                     ORDER BY x.model_id, x.object_id LIMIT {CHUNK}"
                 ),
                 vec![after.0.into(), after.1.into()],
             )])
@@ -505,6 +506,12 @@ impl<D: Driver> SqlStore<D> {
             self.mirror.too_large.store(true, Ordering::Relaxed);
             return Ok(());
         };
+        tracing::info!(
+            objects = base.entries.len(),
+            version,
+            seconds = started.elapsed().as_secs_f64(),
+            "search index read"
+        );
         self.mirror.set(Arc::new(Index {
             version,
             stale: Arc::new(vec![0; base.entries.len().div_ceil(64)]),
@@ -568,10 +575,10 @@ impl<D: Driver> SqlStore<D> {
                 fresh: Arc::clone(&old.fresh),
             }));
         }
-        let from = "(SELECT model_id, object_id FROM catalog_changes WHERE version > $1)";
+        let (from, joined, params) = rows_of("objects", Some(since));
         let mut statements = vec![Stmt::query(
-            format!("{OBJECTS} WHERE (model_id, object_id) IN {from}"),
-            vec![since.into()],
+            format!("{OBJECTS} FROM {from} WHERE {joined}"),
+            params,
         )];
         statements.extend(hanging_statements(Some(since)));
         let mut outcomes = read(statements).await?.into_iter();
@@ -607,49 +614,62 @@ impl<D: Driver> SqlStore<D> {
 }
 
 /// The columns of an object the index keeps, from `objects`.
-const OBJECTS: &str = "SELECT model_id, object_id, kind, name, physical_name, type_name, data_type, \
-     CASE WHEN description IS NOT NULL THEN 1 ELSE 0 END FROM objects";
+const OBJECTS: &str = "SELECT x.model_id, x.object_id, x.kind, x.name, x.physical_name, \
+     x.type_name, x.data_type, CASE WHEN x.description IS NOT NULL THEN 1 ELSE 0 END";
+
+/// The objects changed since a version (`$1`), in the journal: the rows of the changed
+/// objects are found from them by key (`x`, joined in that order).
+const CHANGED: &str = "(SELECT DISTINCT model_id, object_id FROM catalog_changes WHERE version > $1) c \
+     CROSS JOIN";
+
+/// `FROM` the table as `x`: all of its rows, or (`since`) those of the objects changed
+/// since the version, with the condition that joins them.
+fn rows_of(table: &str, since: Option<i64>) -> (String, &'static str, Vec<SqlValue>) {
+    match since {
+        Some(version) => (
+            format!("{CHANGED} {table} x"),
+            "x.model_id = c.model_id AND x.object_id = c.object_id",
+            vec![version.into()],
+        ),
+        None => (format!("{table} x"), "1 = 1", Vec::new()),
+    }
+}
 
 /// The statements that read what hangs on objects (labels, data classes, sensitivity
 /// labels, curation): of every object, or of those changed since a version.
 fn hanging_statements(since: Option<i64>) -> Vec<Stmt> {
-    let (only, params) = match since {
-        Some(version) => (
-            " AND (x.model_id, x.object_id) IN \
-             (SELECT model_id, object_id FROM catalog_changes WHERE version > $1)",
-            vec![version.into()],
-        ),
-        None => ("", Vec::new()),
-    };
     let label = TagKind::Label.as_str();
-    vec![
+    let statement = |table: &str, select: &str, join: &str, condition: &str| {
+        let (from, joined, params) = rows_of(table, since);
         Stmt::query(
-            format!(
-                "SELECT x.model_id, x.object_id, x.value FROM tags x WHERE x.kind = '{label}'{only}"
-            ),
-            params.clone(),
-        ),
-        Stmt::query(
-            format!(
-                "SELECT x.model_id, x.object_id, x.data_class, x.status FROM classifications x \
-                 JOIN data_classes d ON d.name = x.data_class WHERE 1 = 1{only}"
-            ),
-            params.clone(),
-        ),
-        Stmt::query(
-            format!(
-                "SELECT x.model_id, x.object_id, x.label, x.status, s.position FROM label_assignments x \
-                 JOIN sensitivity_labels s ON s.name = x.label WHERE 1 = 1{only}"
-            ),
-            params.clone(),
-        ),
-        Stmt::query(
-            format!(
-                "SELECT DISTINCT x.model_id, x.object_id, x.kind FROM curation x \
-                 JOIN users u ON u.model_id = x.user_model AND u.object_id = x.user_object \
-                 WHERE 1 = 1{only}"
-            ),
+            format!("SELECT {select} FROM {from} {join} WHERE {joined}{condition}"),
             params,
+        )
+    };
+    vec![
+        statement(
+            "tags",
+            "x.model_id, x.object_id, x.value",
+            "",
+            &format!(" AND x.kind = '{label}'"),
+        ),
+        statement(
+            "classifications",
+            "x.model_id, x.object_id, x.data_class, x.status",
+            "JOIN data_classes d ON d.name = x.data_class",
+            "",
+        ),
+        statement(
+            "label_assignments",
+            "x.model_id, x.object_id, x.label, x.status, s.position",
+            "JOIN sensitivity_labels s ON s.name = x.label",
+            "",
+        ),
+        statement(
+            "curation",
+            "DISTINCT x.model_id, x.object_id, x.kind",
+            "JOIN users u ON u.model_id = x.user_model AND u.object_id = x.user_object",
+            "",
         ),
     ]
 }

@@ -29,6 +29,33 @@ pub(crate) fn supports(plan: &Plan) -> bool {
     testable(&plan.filter) && testable(&plan.visibility)
 }
 
+/// Whether the condition holds a text search: what the index is for. Without one the
+/// statements answer from the database's own indexes and tallies, faster than a scan
+/// of every kept object.
+pub(crate) fn searches(cond: &Cond) -> bool {
+    match cond {
+        Cond::Search { .. } => true,
+        Cond::And(items) | Cond::Or(items) => items.iter().any(searches),
+        Cond::Not(inner) => searches(inner),
+        _ => false,
+    }
+}
+
+/// The entries of a segment whose forms hold a term: in order, and as a bit per entry.
+#[derive(Debug)]
+pub(crate) struct Term {
+    rows: Vec<u32>,
+    bits: Vec<u64>,
+}
+
+impl Term {
+    fn holds(&self, at: u32) -> bool {
+        self.bits
+            .get(at as usize / 64)
+            .is_some_and(|bits| bits & (1 << (at % 64)) != 0)
+    }
+}
+
 fn testable(cond: &Cond) -> bool {
     match cond {
         Cond::True | Cond::False | Cond::Ids(_) | Cond::Kinds(_) => true,
@@ -112,8 +139,8 @@ enum Ready {
     And(Vec<Ready>),
     Or(Vec<Ready>),
     Not(Box<Ready>),
-    /// The entries a search found (sorted).
-    Found(Arc<Vec<u32>>),
+    /// The entries a search found.
+    Found(Arc<Term>),
     /// Name passes the test (folded).
     Name(Test),
     /// Some value of the field passes: by the index's text number.
@@ -196,7 +223,7 @@ impl Ready {
             Ready::And(items) => items.iter().all(|c| c.holds(entry, at)),
             Ready::Or(items) => items.iter().any(|c| c.holds(entry, at)),
             Ready::Not(inner) => !inner.holds(entry, at),
-            Ready::Found(rows) => rows.binary_search(&at).is_ok(),
+            Ready::Found(term) => term.holds(at),
             Ready::Name(test) => match test {
                 // A folded literal has no upper case (folding is ASCII): equal to the
                 // folded name exactly when equal to the name, ignoring ASCII case.
@@ -241,7 +268,7 @@ impl Ready {
     /// in: a search it requires, or the objects it names.
     fn candidates(&self, segment: &Segment) -> Option<Cow<'_, [u32]>> {
         match self {
-            Ready::Found(rows) => Some(Cow::Borrowed(rows.as_slice())),
+            Ready::Found(term) => Some(Cow::Borrowed(term.rows.as_slice())),
             Ready::Ids(ids) => {
                 let mut rows: Vec<u32> =
                     ids.iter().filter_map(|&id| segment.position(id)).collect();
@@ -279,7 +306,7 @@ fn found_in(segment: &Segment, cond: &Cond, current: impl Fn(u32) -> bool) -> Ve
 }
 
 /// The entries whose forms hold the term, kept on the index for the calls that follow.
-fn search(index: &Segment, key: TermKey) -> Arc<Vec<u32>> {
+fn search(index: &Segment, key: TermKey) -> Arc<Term> {
     {
         let terms = index.terms.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, rows)) = terms.iter().find(|(k, _)| *k == key) {
@@ -305,13 +332,17 @@ fn search(index: &Segment, key: TermKey) -> Arc<Vec<u32>> {
             rows.push(at as u32);
         }
     }
-    let rows = Arc::new(rows);
+    let mut bits = vec![0u64; index.entries.len().div_ceil(64)];
+    for &at in &rows {
+        bits[at as usize / 64] |= 1 << (at % 64);
+    }
+    let term = Arc::new(Term { rows, bits });
     let mut terms = index.terms.lock().unwrap_or_else(|e| e.into_inner());
-    terms.push((key, Arc::clone(&rows)));
+    terms.push((key, Arc::clone(&term)));
     if terms.len() > 16 {
         terms.remove(0);
     }
-    rows
+    term
 }
 
 /// The facet's values among the objects found, most first, then by value; `None` when
@@ -377,10 +408,11 @@ fn text_counts<'s>(
 ) -> Option<Vec<(&'s str, u64)>> {
     let entries = rows.iter().map(|&at| &segment.entries[at as usize]);
     let mut by_name: HashMap<&str, u64> = HashMap::new();
-    let mut by_number: HashMap<u32, u64> = HashMap::new();
+    // By text number: few texts, many entries.
+    let mut by_number: Vec<u64> = vec![0; segment.texts.texts.len()];
     let mut one = |n: u32| {
-        if n != NONE {
-            *by_number.entry(n).or_default() += 1;
+        if let Some(count) = by_number.get_mut(n as usize) {
+            *count += 1;
         }
     };
     match (&facet.relation, text_field(&facet.field)) {
@@ -415,7 +447,9 @@ fn text_counts<'s>(
     counted.extend(
         by_number
             .into_iter()
-            .map(|(n, c)| (segment.texts.text(n), c)),
+            .enumerate()
+            .filter(|&(_, c)| c > 0)
+            .map(|(n, c)| (segment.texts.text(n as u32), c)),
     );
     Some(counted)
 }
