@@ -194,6 +194,7 @@ async fn run(objects: i64) -> BenchResult<()> {
     let resident = status_mib("VmRSS:");
     let started = Instant::now();
     let (file, manifest) = catalog
+        .operations()
         .backup(&operator, tempfile::tempfile()?, BackupOptions::default())
         .await?;
     let took = started.elapsed();
@@ -237,7 +238,7 @@ async fn run(objects: i64) -> BenchResult<()> {
         let base = peak_mib(true);
         let resident = status_mib("VmRSS:");
         let started = Instant::now();
-        catalog.restore(&operator, backup).await?;
+        catalog.operations().restore(&operator, backup).await?;
         let took = started.elapsed();
         let grew = peak_mib(false) - base;
         let bulk = load(baseline.as_ref(), objects).await?;

@@ -6,7 +6,7 @@
 //! cargo bench -p lore-conformance --bench import
 //! ```
 //!
-//! - Lore import: `Catalog::import_archive` of a synthetic database model (schemas,
+//! - Lore import: `Objects::import_archive` of a synthetic database model (schemas,
 //!   tables, columns; attribute values, labels, collections and relationships), built in
 //!   memory once, into a fresh store per repetition, by an administrator.
 //! - Store::apply alone: the ops that import sends, built beforehand the same way, applied
@@ -17,7 +17,7 @@
 //!   insert per table on PostgreSQL. Building the rows from the archive is timed too.
 //!   Outside the timings, the rows are checked to match Lore's (SQLite: row for row;
 //!   PostgreSQL: counts per table).
-//! - Lore export: `Catalog::model_archive` of the imported model; Store reads alone: the
+//! - Lore export: `Objects::model_archive` of the imported model; Store reads alone: the
 //!   `model_objects` and `details` calls it makes. SQL SELECT: one query per table of the
 //!   same rows, decoded into Rust values.
 //!
@@ -91,12 +91,12 @@ struct Line {
     backend: &'static str,
     objects: usize,
     rows: usize,
-    /// `Catalog::import_archive`.
+    /// `Objects::import_archive`.
     import: Duration,
     /// `Store::apply` of the same ops, built beforehand, on another fresh store.
     apply: Duration,
     baseline_import: Option<Duration>,
-    /// `Catalog::model_archive`.
+    /// `Objects::model_archive`.
     export: Duration,
     /// `Store::model_objects` and `Store::details` of the model, the reads of the export.
     store_read: Duration,
@@ -216,9 +216,12 @@ fn keep_best(best: &mut Duration, elapsed: Duration) {
 /// A catalog over the store with a logged-in administrator.
 async fn catalog(store: Arc<dyn Store>) -> BenchResult<(Catalog, Caller)> {
     let catalog = Catalog::new(store, CatalogConfig::default());
-    catalog.bootstrap(Some(PASSWORD)).await?;
-    let key = catalog.login(ADMINISTRATOR_USER, PASSWORD, false).await?;
-    let caller = catalog.authenticate(&key).await?;
+    catalog.identity().bootstrap(Some(PASSWORD)).await?;
+    let key = catalog
+        .identity()
+        .login(ADMINISTRATOR_USER, PASSWORD, false)
+        .await?;
+    let caller = catalog.identity().authenticate(&key).await?;
     Ok((catalog, caller))
 }
 
@@ -246,6 +249,7 @@ async fn lore_run(
     let copy = archive.clone();
     let start = Instant::now();
     let summary = catalog
+        .objects()
         .import_archive(&caller, copy, &ImportOptions::default())
         .await?;
     let import = start.elapsed();
@@ -266,7 +270,7 @@ async fn lore_run(
     })
 }
 
-/// The ops `Catalog::import_archive` sends for the archive as a new model, built the same
+/// The ops `Objects::import_archive` sends for the archive as a new model, built the same
 /// way (ids in archive order, which is parents first here).
 fn lore_batch(archive: &ModelArchive, model: i64, user: ObjectId) -> BenchResult<Batch> {
     let now = lore_core::model::now();
@@ -297,7 +301,7 @@ fn lore_batch(archive: &ModelArchive, model: i64, user: ObjectId) -> BenchResult
         value: Value::Text(archive.model.profile.clone()),
     }));
     // Numbered as Lore numbers them: in the order of the archive's objects.csv, which
-    // `Catalog::import_archive` writes sorted by native id.
+    // `Objects::import_archive` writes sorted by native id.
     let mut order: Vec<&str> = archive
         .objects
         .iter()
@@ -375,6 +379,7 @@ async fn lore_reads(run: &LoreRun, objects: usize) -> BenchResult<(Duration, Dur
     let start = Instant::now();
     let archive = run
         .catalog
+        .objects()
         .model_archive(
             &run.caller,
             &ObjectRef::Id(model),

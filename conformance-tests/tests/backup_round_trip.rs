@@ -516,6 +516,7 @@ async fn lore_backup_and_lore_restore_work_offline() {
         lore_core::catalog::CatalogConfig::default(),
     );
     memory
+        .identity()
         .bootstrap(Some("Secret-Password-1"))
         .await
         .expect("bootstrap");

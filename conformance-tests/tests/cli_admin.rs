@@ -123,7 +123,11 @@ async fn sqlite() -> Fixture {
 
 /// Whether the user logs in with the password.
 async fn logs_in(catalog: &Catalog, name: &str, password: &str) -> bool {
-    catalog.login(name, password, false).await.is_ok()
+    catalog
+        .identity()
+        .login(name, password, false)
+        .await
+        .is_ok()
 }
 
 /// The id `lore user show` prints for a user.
@@ -267,6 +271,7 @@ async fn users_are_added_listed_shown_changed_and_deleted() {
 
     // Disabling ends the sessions and refuses logins; enabling lets the user in again.
     let key = c
+        .identity()
         .login("alicia", "alice-password-1", false)
         .await
         .expect("alicia logs in");
@@ -275,7 +280,7 @@ async fn users_are_added_listed_shown_changed_and_deleted() {
         "Changed user alicia: disabled, their sessions ended.\n"
     );
     assert!(
-        c.authenticate(&key).await.is_err(),
+        c.identity().authenticate(&key).await.is_err(),
         "the session outlived disabling"
     );
     assert!(!logs_in(c, "alicia", "alice-password-1").await);
@@ -312,6 +317,7 @@ async fn a_password_is_reset_from_stdin_a_file_or_the_environment() {
         "\\r\\n is trimmed"
     );
     let key = c
+        .identity()
         .login("carol", "first-password", false)
         .await
         .expect("carol logs in");
@@ -328,7 +334,7 @@ async fn a_password_is_reset_from_stdin_a_file_or_the_environment() {
     assert!(logs_in(c, "carol", "second-password").await);
     assert!(!logs_in(c, "carol", "first-password").await);
     assert!(
-        c.authenticate(&key).await.is_err(),
+        c.identity().authenticate(&key).await.is_err(),
         "the session outlived the reset"
     );
 
@@ -544,11 +550,16 @@ async fn global_roles_are_granted_and_revoked() {
     .await);
     let alice_may_administer = || async {
         let key = c
+            .identity()
             .login("alice", "alice-password", false)
             .await
             .expect("alice logs in");
-        let caller = c.authenticate(&key).await.expect("alice's key works");
-        match c.list_users(&caller).await {
+        let caller = c
+            .identity()
+            .authenticate(&key)
+            .await
+            .expect("alice's key works");
+        match c.identity().list_users(&caller).await {
             Ok(_) => true,
             Err(e) if e.code == ErrorCode::PermissionDenied => false,
             Err(e) => panic!("listing users: {e}"),

@@ -411,14 +411,20 @@ async fn intake_edges_written_before_migration_30_get_their_job_as_origin() {
     let store: Arc<dyn lore_core::Store> = Arc::new(store);
     let catalog = lore_core::Catalog::new(Arc::clone(&store), CatalogConfig::default());
     catalog
+        .identity()
         .bootstrap(Some("a-long-enough-password"))
         .await
         .expect("bootstrap");
     let key = catalog
+        .identity()
         .login("Administrator", "a-long-enough-password", false)
         .await
         .expect("login");
-    let caller = catalog.authenticate(&key).await.expect("the administrator");
+    let caller = catalog
+        .identity()
+        .authenticate(&key)
+        .await
+        .expect("the administrator");
     let dataset = |name: &str| json!({"namespace": "postgres://db:5432", "name": name});
     let mut output = dataset("shop.public.daily");
     output["facets"]["schema"] = json!({

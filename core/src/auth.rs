@@ -74,7 +74,7 @@ pub fn hash_api_key(key: &str) -> String {
 }
 
 /// The authenticated user of a call, with the global capabilities of their roles
-/// (their own and their groups'). Only [`Catalog::authenticate`](crate::Catalog::authenticate)
+/// (their own and their groups'). Only [`Identity::authenticate`](crate::catalog::Identity::authenticate)
 /// (and, for the command line, [`Catalog::command_line_operator`](crate::Catalog::command_line_operator))
 /// makes one, so holding a `Caller` proves a valid API key (or direct access to the store).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -71,7 +71,11 @@ const REFUSES: Provider = Provider {
 async fn catalog() -> (Catalog, Arc<dyn Store>) {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let catalog = Catalog::new(Arc::clone(&store), CatalogConfig::default());
-    catalog.bootstrap(Some("admin-password")).await.unwrap();
+    catalog
+        .identity()
+        .bootstrap(Some("admin-password"))
+        .await
+        .unwrap();
     (catalog, store)
 }
 
@@ -104,10 +108,11 @@ async fn add_user(
 
 async fn administrator(catalog: &Catalog) -> lore_core::auth::Caller {
     let key = catalog
+        .identity()
         .login("Administrator", "admin-password", false)
         .await
         .unwrap();
-    catalog.authenticate(&key).await.unwrap()
+    catalog.identity().authenticate(&key).await.unwrap()
 }
 
 fn linked(subject: &str) -> Option<ExternalLink> {
@@ -118,12 +123,21 @@ fn linked(subject: &str) -> Option<ExternalLink> {
 }
 
 async fn login(catalog: &Catalog, provider: &Provider, token: &str) -> lore_core::Result<String> {
-    catalog.login_external(provider, token, false, None).await
+    catalog
+        .identity()
+        .login_external(provider, token, false, None)
+        .await
 }
 
 async fn signed_in_as(catalog: &Catalog, provider: &Provider, token: &str) -> String {
     let key = login(catalog, provider, token).await.unwrap();
-    catalog.authenticate(&key).await.unwrap().name().to_owned()
+    catalog
+        .identity()
+        .authenticate(&key)
+        .await
+        .unwrap()
+        .name()
+        .to_owned()
 }
 
 #[track_caller]
@@ -137,6 +151,7 @@ fn assert_refused(outcome: lore_core::Result<String>, why: &str) {
 async fn a_name_claim_never_signs_in_as_the_administrator_or_a_password_account() {
     let (catalog, store) = catalog().await;
     let admin_key = catalog
+        .identity()
         .login("Administrator", "admin-password", false)
         .await
         .unwrap();
@@ -149,7 +164,10 @@ async fn a_name_claim_never_signs_in_as_the_administrator_or_a_password_account(
         for provider in [&REFUSES, &CREATES] {
             let token = format!("attacker-sub/{name}");
             // forceLogin would end the real administrator's sessions, were it them.
-            let outcome = catalog.login_external(provider, &token, true, None).await;
+            let outcome = catalog
+                .identity()
+                .login_external(provider, &token, true, None)
+                .await;
             assert_refused(
                 outcome,
                 if provider.creates {
@@ -161,7 +179,7 @@ async fn a_name_claim_never_signs_in_as_the_administrator_or_a_password_account(
         }
     }
     assert!(
-        catalog.authenticate(&admin_key).await.is_ok(),
+        catalog.identity().authenticate(&admin_key).await.is_ok(),
         "the administrator's session is untouched"
     );
     let admin = store.user_by_name("Administrator").await.unwrap().unwrap();
@@ -172,7 +190,7 @@ async fn a_name_claim_never_signs_in_as_the_administrator_or_a_password_account(
     let key = login(&catalog, &CREATES, "other-sub/\u{410}dministrator")
         .await
         .unwrap();
-    let caller = catalog.authenticate(&key).await.unwrap();
+    let caller = catalog.identity().authenticate(&key).await.unwrap();
     assert_ne!(caller.user(), admin.id);
     assert!(!caller.has(Capability::Administer));
     assert!(!caller.has(Capability::ViewMetadata));
@@ -211,7 +229,7 @@ async fn a_sign_in_finds_its_user_by_subject_whatever_name_it_carries() {
         );
     }
     // No password logs in to that account.
-    assert!(catalog.login("ada", "", false).await.is_err());
+    assert!(catalog.identity().login("ada", "", false).await.is_err());
     assert_eq!(
         store.user_count().await.unwrap(),
         2,
@@ -230,6 +248,7 @@ async fn an_account_marked_by_an_administrator_is_linked_at_its_next_sign_in_by_
         "no Lore user is linked",
     );
     catalog
+        .identity()
         .link_identity(&admin, "kate", Some(ExternalLink::AtNextSignIn))
         .await
         .unwrap();
@@ -278,6 +297,7 @@ async fn an_account_marked_by_an_administrator_is_linked_at_its_next_sign_in_by_
     );
     // An administrator cannot mark a password account (the Administrator) either.
     let refused = catalog
+        .identity()
         .link_identity(&admin, "Administrator", Some(ExternalLink::AtNextSignIn))
         .await
         .unwrap_err();
@@ -295,6 +315,7 @@ async fn an_administrator_links_and_unlinks_an_account_by_issuer_and_subject() {
         })
     };
     let user = catalog
+        .identity()
         .link_identity(&admin, "administrator", link(" adm-1 "))
         .await
         .unwrap();
@@ -305,6 +326,7 @@ async fn an_administrator_links_and_unlinks_an_account_by_issuer_and_subject() {
     );
     let bob = add_user(&store, "bob", true, None).await;
     let taken = catalog
+        .identity()
         .link_identity(&admin, "bob", link("adm-1"))
         .await
         .unwrap_err();
@@ -312,6 +334,7 @@ async fn an_administrator_links_and_unlinks_an_account_by_issuer_and_subject() {
     assert_eq!(store.user(bob).await.unwrap().unwrap().external, None);
     for (issuer, subject) in [("", "s"), (ISSUER, " "), (ISSUER, "a\nb")] {
         let bad = catalog
+            .identity()
             .link_identity(
                 &admin,
                 "bob",
@@ -331,6 +354,7 @@ async fn an_administrator_links_and_unlinks_an_account_by_issuer_and_subject() {
         );
     }
     let missing = catalog
+        .identity()
         .link_identity(&admin, "nobody", link("x"))
         .await
         .unwrap_err();
@@ -338,18 +362,21 @@ async fn an_administrator_links_and_unlinks_an_account_by_issuer_and_subject() {
 
     // Only an administrator links.
     catalog
+        .identity()
         .link_identity(&admin, "bob", link("bob-1"))
         .await
         .unwrap();
     let bob_key = login(&catalog, &REFUSES, "bob-1/bob").await.unwrap();
-    let bob_caller = catalog.authenticate(&bob_key).await.unwrap();
+    let bob_caller = catalog.identity().authenticate(&bob_key).await.unwrap();
     let refused = catalog
+        .identity()
         .link_identity(&bob_caller, "bob", link("adm-1"))
         .await
         .unwrap_err();
     assert_eq!(refused.code, ErrorCode::PermissionDenied);
 
     catalog
+        .identity()
         .link_identity(&admin, "Administrator", None)
         .await
         .unwrap();
@@ -405,6 +432,7 @@ async fn a_verified_email_links_only_when_the_setting_asks_and_only_one_account_
     // Never an account with a password (the administrator's), nor a disabled one.
     let admin = administrator(&catalog).await;
     catalog
+        .identity()
         .update_user(
             &admin,
             lore_core::catalog::UserUpdate {
@@ -441,7 +469,12 @@ async fn concurrent_first_logins_create_one_user() {
     let (catalog, store) = catalog().await;
     let logins = (0..8).map(|_| {
         let catalog = catalog.clone();
-        tokio::spawn(async move { catalog.external_user(&CREATES, "g-1/grace").await })
+        tokio::spawn(async move {
+            catalog
+                .identity()
+                .external_user(&CREATES, "g-1/grace")
+                .await
+        })
     });
     let mut ids = Vec::new();
     for login in logins {
@@ -470,14 +503,15 @@ async fn force_ends_the_other_sessions() {
     add_user(&store, "bob", true, linked("b-1")).await;
     let first = login(&catalog, &REFUSES, "b-1/bob").await.unwrap();
     let second = login(&catalog, &REFUSES, "b-1/bob").await.unwrap();
-    assert!(catalog.authenticate(&first).await.is_ok());
+    assert!(catalog.identity().authenticate(&first).await.is_ok());
     let forced = catalog
+        .identity()
         .login_external(&REFUSES, "b-1/bob", true, None)
         .await
         .unwrap();
-    assert!(catalog.authenticate(&first).await.is_err());
-    assert!(catalog.authenticate(&second).await.is_err());
-    assert!(catalog.authenticate(&forced).await.is_ok());
+    assert!(catalog.identity().authenticate(&first).await.is_err());
+    assert!(catalog.identity().authenticate(&second).await.is_err());
+    assert!(catalog.identity().authenticate(&forced).await.is_ok());
 }
 
 #[tokio::test]
@@ -506,6 +540,7 @@ async fn refused_sign_ins_are_throttled_by_address() {
         let catalog = catalog.clone();
         async move {
             catalog
+                .identity()
                 .login_external(&REFUSES, token, false, Some(address))
                 .await
         }
@@ -519,6 +554,7 @@ async fn refused_sign_ins_are_throttled_by_address() {
     // from the locked address is refused too (one count per address).
     assert!(from("10.0.0.10", "e-1/eve").await.is_ok());
     let password = catalog
+        .identity()
         .login_from("Administrator", "admin-password", false, Some("10.0.0.9"))
         .await
         .unwrap_err();

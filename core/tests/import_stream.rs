@@ -143,12 +143,21 @@ fn recording(apply: bool, fail_at: Option<usize>) -> (Catalog, Arc<Recording>) {
 
 /// The administrator, through the only way in: bootstrap, login, authenticate.
 async fn caller(catalog: &Catalog) -> Caller {
-    catalog.bootstrap(Some("pw")).await.expect("bootstrap");
+    catalog
+        .identity()
+        .bootstrap(Some("pw"))
+        .await
+        .expect("bootstrap");
     let key = catalog
+        .identity()
         .login("Administrator", "pw", false)
         .await
         .expect("login");
-    catalog.authenticate(&key).await.expect("authenticate")
+    catalog
+        .identity()
+        .authenticate(&key)
+        .await
+        .expect("authenticate")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -205,6 +214,7 @@ async fn import_measured(catalog: &Catalog, archive: &[u8]) -> (usize, usize) {
     let base = CURRENT.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     let summary = catalog
+        .objects()
         .import_model(&caller, archive, &ImportOptions::default())
         .await
         .expect("the import");
@@ -234,6 +244,7 @@ async fn a_failure_half_way_writes_nothing() {
     let (catalog, store) = recording(true, Some(2));
     let archive = database(12_000);
     let error = catalog
+        .objects()
         .import_model(&caller(&catalog).await, &archive, &ImportOptions::default())
         .await
         .expect_err("the store fails");
@@ -255,6 +266,7 @@ async fn reimport_writes_only_the_difference() {
     let (catalog, store) = recording(true, None);
     let archive = database(100);
     let summary = catalog
+        .objects()
         .import_model(&caller(&catalog).await, &archive, &ImportOptions::default())
         .await
         .expect("the import");
@@ -265,6 +277,7 @@ async fn reimport_writes_only_the_difference() {
     };
     let before = store.seen.lock().expect("lock").ops;
     let again = catalog
+        .objects()
         .import_model(&caller(&catalog).await, &archive, &options)
         .await
         .expect("the re-import");
@@ -281,6 +294,7 @@ async fn reimport_writes_only_the_difference() {
     // Fewer columns: the last ten vanish, the rest stays as it was.
     let smaller = database(90);
     let summary = catalog
+        .objects()
         .import_model(&caller(&catalog).await, &smaller, &options)
         .await
         .expect("the re-import");

@@ -22,7 +22,7 @@ pub struct User {
 }
 
 /// How a user account is tied to an identity provider's account
-/// (`Catalog::external_user`).
+/// (`Identity::external_user`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExternalLink {
@@ -255,7 +255,7 @@ pub struct Session {
     /// The absolute end: the login timeout after `created_at`.
     pub expires_at: Timestamp,
     /// When the key was last seen in use (updated coarsely, see
-    /// `Catalog::authenticate`); the idle timeout
+    /// `Identity::authenticate`); the idle timeout
     /// counts from here.
     pub last_seen_at: Timestamp,
 }

@@ -310,6 +310,7 @@ pub async fn open_catalog_with(
     let admin_password =
         crate::config::value_or_file(env, "LORE_ADMIN_PASSWORD").map_err(|e| e.to_string())?;
     let notice = match catalog
+        .identity()
         .bootstrap(admin_password.as_deref())
         .await
         .map_err(|e| format!("cannot prepare the store: {}", e.chain()))?
@@ -515,6 +516,7 @@ async fn list_users(
     enabled: Option<bool>,
 ) -> Result<String, String> {
     let users: Vec<User> = catalog
+        .identity()
         .list_users(operator)
         .await
         .map_err(message)?
@@ -530,13 +532,19 @@ async fn show_user(
     operator: &Caller,
     name: &str,
 ) -> Result<String, String> {
-    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    let user = catalog
+        .identity()
+        .get_user(operator, name)
+        .await
+        .map_err(message)?;
     let reference = user.id.to_string();
     let groups = catalog
+        .identity()
         .list_groups(operator, Some(&reference))
         .await
         .map_err(message)?;
     let roles = catalog
+        .identity()
         .global_roles(operator, Some(&user_ref(&reference)))
         .await
         .map_err(message)?;
@@ -578,7 +586,11 @@ async fn add_user(
         ));
     }
     let has_password = new.password.is_some();
-    let user = catalog.create_user(operator, new).await.map_err(message)?;
+    let user = catalog
+        .identity()
+        .create_user(operator, new)
+        .await
+        .map_err(message)?;
     let mut out = format!("Created user {} ({})", user.name, user.id);
     if !user.enabled {
         out.push_str(", disabled");
@@ -610,8 +622,13 @@ async fn set_user(
                 .into(),
         );
     }
-    let before = catalog.get_user(operator, name).await.map_err(message)?;
+    let before = catalog
+        .identity()
+        .get_user(operator, name)
+        .await
+        .map_err(message)?;
     let user = catalog
+        .identity()
         .update_user(
             operator,
             UserUpdate {
@@ -647,8 +664,13 @@ async fn set_password(
              {NEW_PASSWORD_ENV}"
         )
     })?;
-    let user = catalog.get_user(operator, name).await.map_err(message)?;
     let user = catalog
+        .identity()
+        .get_user(operator, name)
+        .await
+        .map_err(message)?;
+    let user = catalog
+        .identity()
         .update_user(
             operator,
             UserUpdate {
@@ -671,8 +693,13 @@ async fn delete_user(
     operator: &Caller,
     name: &str,
 ) -> Result<String, String> {
-    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    let user = catalog
+        .identity()
+        .get_user(operator, name)
+        .await
+        .map_err(message)?;
     catalog
+        .identity()
         .delete_user(operator, &user.id.to_string())
         .await
         .map_err(message)?;
@@ -686,6 +713,7 @@ async fn user_roles(
     name: &str,
 ) -> Result<String, String> {
     let roles = catalog
+        .identity()
         .global_roles(operator, Some(&user_ref(name)))
         .await
         .map_err(message)?;
@@ -700,6 +728,7 @@ async fn grant_user_roles(
     roles: &[String],
 ) -> Result<String, String> {
     let held = catalog
+        .identity()
         .grant_global_roles(operator, &user_ref(name), roles)
         .await
         .map_err(message)?;
@@ -719,6 +748,7 @@ async fn link_user(
     link: ExternalLink,
 ) -> Result<String, String> {
     let user = catalog
+        .identity()
         .link_identity(operator, name, Some(link))
         .await
         .map_err(message)?;
@@ -736,6 +766,7 @@ async fn unlink_user(
     name: &str,
 ) -> Result<String, String> {
     let user = catalog
+        .identity()
         .link_identity(operator, name, None)
         .await
         .map_err(message)?;
@@ -752,8 +783,13 @@ async fn revoke_user_role(
     name: &str,
     role: &str,
 ) -> Result<String, String> {
-    let user = catalog.get_user(operator, name).await.map_err(message)?;
+    let user = catalog
+        .identity()
+        .get_user(operator, name)
+        .await
+        .map_err(message)?;
     catalog
+        .identity()
         .revoke_global_role(operator, &user_ref(&user.id.to_string()), role)
         .await
         .map_err(message)?;
@@ -823,6 +859,7 @@ async fn list_groups(
     member: Option<&str>,
 ) -> Result<String, String> {
     let groups = catalog
+        .identity()
         .list_groups(operator, member)
         .await
         .map_err(message)?;
@@ -836,9 +873,14 @@ async fn show_group(
     operator: &Caller,
     name: &str,
 ) -> Result<String, String> {
-    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let details = catalog
+        .identity()
+        .get_group(operator, name)
+        .await
+        .map_err(message)?;
     let group = &details.group;
     let roles = catalog
+        .identity()
         .global_roles(
             operator,
             Some(&GranteeRef {
@@ -867,7 +909,11 @@ async fn add_group(
     operator: &Caller,
     new: NewGroup,
 ) -> Result<String, String> {
-    let details = catalog.create_group(operator, new).await.map_err(message)?;
+    let details = catalog
+        .identity()
+        .create_group(operator, new)
+        .await
+        .map_err(message)?;
     Ok(format!(
         "Created group {} ({}){} with {}.\n",
         details.group.name,
@@ -894,8 +940,13 @@ async fn set_group(
             "nothing to change; give --description, --rename, --enable or --disable".into(),
         );
     }
-    let before = catalog.get_group(operator, name).await.map_err(message)?;
+    let before = catalog
+        .identity()
+        .get_group(operator, name)
+        .await
+        .map_err(message)?;
     let details = catalog
+        .identity()
         .update_group(
             operator,
             GroupUpdate {
@@ -925,8 +976,13 @@ async fn add_members(
     name: &str,
     users: &[String],
 ) -> Result<String, String> {
-    let before = catalog.get_group(operator, name).await.map_err(message)?;
+    let before = catalog
+        .identity()
+        .get_group(operator, name)
+        .await
+        .map_err(message)?;
     let details = catalog
+        .identity()
         .add_members(operator, &before.group.id.to_string(), users)
         .await
         .map_err(message)?;
@@ -955,8 +1011,13 @@ async fn remove_member(
     name: &str,
     user: &str,
 ) -> Result<String, String> {
-    let user = catalog.get_user(operator, user).await.map_err(message)?;
+    let user = catalog
+        .identity()
+        .get_user(operator, user)
+        .await
+        .map_err(message)?;
     let details = catalog
+        .identity()
         .remove_member(operator, name, &user.id.to_string())
         .await
         .map_err(message)?;
@@ -974,8 +1035,13 @@ async fn delete_group(
     operator: &Caller,
     name: &str,
 ) -> Result<String, String> {
-    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let details = catalog
+        .identity()
+        .get_group(operator, name)
+        .await
+        .map_err(message)?;
     catalog
+        .identity()
         .delete_group(operator, &details.group.id.to_string())
         .await
         .map_err(message)?;
@@ -989,9 +1055,14 @@ async fn grant_group_roles(
     name: &str,
     roles: &[String],
 ) -> Result<String, String> {
-    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let details = catalog
+        .identity()
+        .get_group(operator, name)
+        .await
+        .map_err(message)?;
     let group = &details.group;
     let held = catalog
+        .identity()
         .grant_global_roles(operator, &group_ref(&group.id.to_string()), roles)
         .await
         .map_err(message)?;
@@ -1010,9 +1081,14 @@ async fn revoke_group_role(
     name: &str,
     role: &str,
 ) -> Result<String, String> {
-    let details = catalog.get_group(operator, name).await.map_err(message)?;
+    let details = catalog
+        .identity()
+        .get_group(operator, name)
+        .await
+        .map_err(message)?;
     let group = &details.group;
     catalog
+        .identity()
         .revoke_global_role(operator, &group_ref(&group.id.to_string()), role)
         .await
         .map_err(message)?;

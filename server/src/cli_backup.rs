@@ -64,6 +64,7 @@ pub async fn backup_to(
     let temp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
     let (out, manifest) = catalog
+        .operations()
         .backup(
             &catalog.command_line_operator(),
             BufWriter::new(temp),
@@ -109,13 +110,20 @@ pub async fn restore_from(
     replace: bool,
 ) -> Result<String, String> {
     let operator = catalog.command_line_operator();
-    if !replace && !catalog.is_fresh(&operator).await.map_err(|e| e.chain())? {
+    if !replace
+        && !catalog
+            .operations()
+            .is_fresh(&operator)
+            .await
+            .map_err(|e| e.chain())?
+    {
         return Err(
             "the store holds a repository already; pass --replace to replace it with the backup"
                 .to_owned(),
         );
     }
     let plan = catalog
+        .operations()
         .restore(&operator, file)
         .await
         .map_err(|e| e.chain())?;

@@ -69,7 +69,10 @@ where
 /// The caller the request's API key belongs to; 401 in the envelope when the key is
 /// missing, invalid, expired or logged out.
 pub async fn authenticate(catalog: &Catalog, parts: &Parts) -> Result<Caller, ApiError> {
-    Ok(catalog.authenticate(require_api_key(parts)?).await?)
+    Ok(catalog
+        .identity()
+        .authenticate(require_api_key(parts)?)
+        .await?)
 }
 
 /// The API key of the request; 401 in the envelope when it carries none.

@@ -43,7 +43,7 @@ pub const PUBLIC_ROUTES: &[(&str, &str)] = &[
 ];
 
 /// Routes whose handler checks the key itself, inside its first store read (one
-/// statement for the key's check and the object: `Catalog::get_entity_by_key`). The gate
+/// statement for the key's check and the object: `Objects::get_entity_by_key`). The gate
 /// only requires that such a call carries a key; the handler takes it as a
 /// [`KeyToCheck`](crate::extract::KeyToCheck), answers 401 for a key that fails, as the
 /// gate does, and puts the caller's name in its response for the call log.

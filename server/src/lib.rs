@@ -358,7 +358,7 @@ pub async fn spawn_measured(
         Some(metrics.clone()),
     )
     .map_err(|e| lore_core::Error::internal(e.to_string()))?;
-    let bootstrap = catalog.bootstrap(admin_password).await?;
+    let bootstrap = catalog.identity().bootstrap(admin_password).await?;
     let sender = delivery::Sender::new(server.clone(), &settings.notifications)
         .map_err(|e| lore_core::Error::internal(e.to_string()))?
         .with_metrics(metrics.clone());

@@ -639,7 +639,9 @@ impl Authenticator for OAuth2Login {
     /// `auth.oauth2.create_users` is on.
     async fn authenticate(&self, credentials: &Credentials) -> Result<ObjectId> {
         match credentials {
-            Credentials::BearerToken(token) => self.catalog.external_user(self, token).await,
+            Credentials::BearerToken(token) => {
+                self.catalog.identity().external_user(self, token).await
+            }
             Credentials::Password { .. } => Err(refused(
                 "OAuth 2.0 login takes an access token, not a password",
             )),

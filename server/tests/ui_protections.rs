@@ -81,7 +81,7 @@ impl Ui {
         configure(&mut settings);
         let server = lore_server::catalog(Arc::new(MemoryStore::new()), &settings).unwrap();
         let catalog = server.catalog();
-        catalog.bootstrap(Some(PASSWORD)).await.unwrap();
+        catalog.identity().bootstrap(Some(PASSWORD)).await.unwrap();
         let app = lore_server::app(catalog, &settings).unwrap();
         Self {
             app,

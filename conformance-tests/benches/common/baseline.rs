@@ -129,7 +129,7 @@ pub fn baseline_rows(archive: &ModelArchive, model: i64, user: ObjectId) -> Benc
         updated_by: user,
     });
     // Numbered as Lore numbers them: in the order of the archive's objects.csv, which
-    // `Catalog::import_archive` writes sorted by native id.
+    // `Objects::import_archive` writes sorted by native id.
     let mut order: Vec<&str> = archive
         .objects
         .iter()

@@ -1,64 +1,64 @@
 //! The Catalog: the one service every front end (HTTP, CLI) calls. It resolves
 //! identifiers, checks authorization, and turns requests into store reads and batches.
 //!
+//! # Concerns
+//! Its behaviour is split by concern, one module and one handle type each; a handle is a
+//! borrow of the catalog made by the method of the concern's name, so a call reads
+//! `catalog.lineage().lineage_operations(..)`:
+//!
+//! | concern | module | handle | owns |
+//! |---|---|---|---|
+//! | objects and attributes | `objects/` | [`Objects`] | entities, the repository tree and folders, attribute values, the meta model, model import and export, dashboards and the license |
+//! | search | `search/` | [`Search`] | MQL (validate, upgrade, run, count), an entity's selected attributes and relationships, value counts, worksheets |
+//! | lineage | `lineage/` | [`Lineage`] | lineage operations, data mapping scripts, OpenLineage events and runs |
+//! | governance | `governance/` | [`Governance`] | data classes, sensitivity labels, profiling, the glossary and semantic links, entity relationships, curation and workflow |
+//! | identity | `identity/` | [`Identity`] | the first administrator, login and sessions, users, groups, roles and grants |
+//! | operations | `operations/` | [`Operations`] | import settings, attachments, background imports and their logs, backup and restore, the system log |
+//! | notifications | `notifications/` | [`Notifications`] | users' notifications and their deliveries |
+//!
+//! What every concern uses stays on [`Catalog`] in this module: construction, the
+//! configuration, the store, the meta model, an object's path and context, and sight
+//! (`visibility.rs`). The store's record roles follow the same concerns
+//! ([`RecordStore`](crate::store::RecordStore)).
+//!
 //! Authorization by construction: every public method a front end may call takes the
-//! [`Caller`](crate::auth::Caller) that only [`Catalog::authenticate`] makes, except the
-//! way in ([`Catalog::bootstrap`], [`Catalog::login`], [`Catalog::login_external`],
-//! [`Catalog::authenticate`], [`Catalog::logout`]) and [`Catalog::ping`]. What the
+//! [`Caller`](crate::auth::Caller) that only [`Identity::authenticate`] makes, except the
+//! way in ([`Identity::bootstrap`], [`Identity::login`], [`Identity::login_external`],
+//! [`Identity::authenticate`], [`Identity::logout`]) and [`Catalog::ping`]. What the
 //! server itself does (the system log, the outbox, the operations sweeper, the command
-//! line's operator) is on [`ServerCatalog`], which request handlers never hold. Objects a
-//! client names are reached only through [`Catalog::find`] (`visibility.rs`), which
-//! answers what the caller may see or "not found"; the store and the unchecked helpers
-//! stay inside the crate.
+//! line's operator) is on [`ServerCatalog`] (`server_side.rs`), which request handlers
+//! never hold. Objects a client names are reached only through [`Catalog::find`]
+//! (`visibility.rs`), which answers what the caller may see or "not found"; the store and
+//! the unchecked helpers stay inside the crate.
 
-mod administrators;
-mod attributes;
-mod auth;
-mod backup;
-mod browse;
-mod documents;
-mod execute;
-mod external_login;
 mod governance;
-mod grants;
-mod groups;
+mod identity;
 mod lineage;
-mod meta_model;
-mod model_import;
-mod model_io;
 mod notifications;
+mod objects;
 mod operations;
-mod query;
+mod search;
 mod server_side;
-mod system_log;
-mod types;
-mod users;
 mod visibility;
-mod worksheets;
 
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-pub use attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
-pub use auth::Bootstrap;
-pub use browse::{BrowseNode, FolderRequest};
-pub use documents::{
-    DashboardImport, LicenseRecord, MAX_DASHBOARD_BYTES, MAX_DASHBOARD_NAME_CHARS,
-    MAX_DASHBOARD_WIDGETS,
-};
-pub use execute::{AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult};
-pub use external_login::{ExternalIdentity, TokenVerifier, map_groups, requested_link};
 pub use governance::Governance;
 pub use governance::classification::{
     DataClassUpdate, LabelDefinition, ObjectLabels, ProfilingRecord, ProfilingUpdate,
 };
 pub use governance::curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use governance::semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
-pub use grants::{
+pub use identity::Identity;
+pub use identity::auth::Bootstrap;
+pub use identity::external_login::{ExternalIdentity, TokenVerifier, map_groups, requested_link};
+pub use identity::grants::{
     CsvImportSummary, GLOBAL_ROLES_CSV_HEADER, Grantee, GranteeKind, GranteeRef,
     OBJECT_ROLES_CSV_HEADER, RoleDefinition, RoleGrant,
 };
-pub use groups::{GroupDetails, GroupUpdate, NewGroup};
+pub use identity::groups::{GroupDetails, GroupUpdate, NewGroup};
+pub use identity::users::{MIN_PASSWORD_CHARS, NewUser, UserUpdate};
 pub use lineage::Lineage;
 pub use lineage::data_mapping::{MAX_MAPPINGS, MappingImport, SCRIPT_HEADER};
 pub use lineage::flow::{
@@ -66,18 +66,29 @@ pub use lineage::flow::{
     MAX_LINEAGE_OPERATIONS,
 };
 pub use lineage::openlineage::{EventAnswer, MAX_RUNS, RunRecord};
-pub use meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
-pub use model_import::{ImportOptions, ImportSummary};
-pub use model_io::ExportOptions;
 pub use notifications::Notifications;
 pub use notifications::{MAX_NOTIFICATIONS, NotificationView, retry_wait};
-pub use operations::{ImportModelRequest, MAX_LISTED};
-pub use query::{Explain, MqlQuery, QueryValidation, UpgradedQuery, mql_version};
+pub use objects::Objects;
+pub use objects::attributes::{AttributeSetting, WRITABLE_SYSTEM_ATTRIBUTES};
+pub use objects::browse::{BrowseNode, FolderRequest};
+pub use objects::documents::{
+    DashboardImport, LicenseRecord, MAX_DASHBOARD_BYTES, MAX_DASHBOARD_NAME_CHARS,
+    MAX_DASHBOARD_WIDGETS,
+};
+pub use objects::meta_model::{DefinitionCounts, META_XML_FORMAT_VERSION, MetaImportSummary};
+pub use objects::model_import::{ImportOptions, ImportSummary};
+pub use objects::model_io::ExportOptions;
+pub use objects::types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
+pub use operations::Operations;
+pub use operations::imports::{ImportModelRequest, MAX_LISTED};
+pub use operations::system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
+pub use search::Search;
+pub use search::execute::{
+    AttributeValueCounts, CountedValue, MqlEntity, PageRequest, QueryResult,
+};
+pub use search::query::{Explain, MqlQuery, QueryValidation, UpgradedQuery, mql_version};
+pub use search::worksheets::{MAX_WORKSHEET_NAME_CHARS, NewWorksheet, WorksheetRef};
 pub use server_side::{Backlog, ServerCatalog};
-pub use system_log::{DEFAULT_LOG_PAGE_SIZE, LogPage, LogRead, MAX_LOG_PAGE_SIZE};
-pub use types::{AttributeTypeInfo, GroupTypeInfo, ObjectTypeInfo};
-pub use users::{MIN_PASSWORD_CHARS, NewUser, UserUpdate};
-pub use worksheets::{MAX_WORKSHEET_NAME_CHARS, NewWorksheet, WorksheetRef};
 
 use crate::archive::ArchiveLimits;
 use crate::auth::Caller;
@@ -210,11 +221,11 @@ pub struct Shared {
     touching: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The callers of keys seen lately (by key hash), each trusted again on every call
     /// by [`SessionStore::session_check`](crate::store::SessionStore::session_check).
-    callers: auth::KnownCallers,
+    callers: identity::auth::KnownCallers,
     /// The databases harvested into models, which OpenLineage datasets are matched to.
     harvests: lineage::openlineage::HarvestCache,
     /// The grant chains of object-role callers' entity reads, by repository version.
-    chains: grants::KeptChains,
+    chains: identity::grants::KeptChains,
     /// The repository's tree sight follows, kept by repository version.
     tree: visibility::KeptTree,
 }
@@ -234,9 +245,9 @@ impl Catalog {
             meta: RwLock::default(),
             running_here: std::sync::Mutex::default(),
             touching: std::sync::Mutex::default(),
-            callers: auth::KnownCallers::default(),
+            callers: identity::auth::KnownCallers::default(),
             harvests: lineage::openlineage::HarvestCache::default(),
-            chains: grants::KeptChains::default(),
+            chains: identity::grants::KeptChains::default(),
             tree: visibility::KeptTree::default(),
         }))
     }

@@ -139,7 +139,11 @@ pub async fn system_log(
     caller.require(Capability::Administer)?;
     let filter = params.filter()?;
     let page = params.page()?;
-    let read = state.catalog.system_log(&caller, &filter, page).await?;
+    let read = state
+        .catalog
+        .operations()
+        .system_log(&caller, &filter, page)
+        .await?;
     let mut response = ok(read.entries);
     if let Ok(total) = HeaderValue::from_str(&read.total.to_string()) {
         response.headers_mut().insert(TOTAL_COUNT_HEADER, total);

@@ -41,6 +41,7 @@ async fn key_for(
     let address = peer.0.map(|ip| ip.to_string());
     Ok(state
         .catalog
+        .identity()
         .login_from(&user, &password, force, address.as_deref())
         .await?)
 }
@@ -124,6 +125,7 @@ pub async fn login_oauth2(
     let token = bearer_token(&headers, &body)?.ok_or_else(|| Error::missing("token"))?;
     let key = state
         .catalog
+        .identity()
         .login_external(
             oauth2.as_ref(),
             &token,
@@ -146,6 +148,6 @@ pub async fn logout(
 ) -> ApiResult<Response> {
     let (parts, _body) = req.into_parts();
     let key = api_key(&parts).unwrap_or_default();
-    state.catalog.logout(key).await?;
+    state.catalog.identity().logout(key).await?;
     Ok(ok(""))
 }

@@ -65,6 +65,7 @@ pub async fn backup(
     })?;
     let (mut file, manifest) = state
         .catalog
+        .operations()
         .backup(
             &caller,
             file,
@@ -129,7 +130,7 @@ pub async fn restore(
     if size == 0 {
         return Err(Error::missing("the backup (request body)").into());
     }
-    let plan = state.catalog.restore(&caller, file).await?;
+    let plan = state.catalog.operations().restore(&caller, file).await?;
     Ok(ok(restored_json(&plan.manifest, &plan.records)))
 }
 

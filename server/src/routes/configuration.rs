@@ -38,6 +38,7 @@ pub async fn list_models(
     let configuration = optional_ref(params.configuration_id.as_deref())?;
     Ok(ok(state
         .catalog
+        .objects()
         .list_models(&caller, configuration.as_ref())
         .await?))
 }
@@ -65,6 +66,7 @@ pub async fn list_connected_models(
     let configuration = optional_ref(params.configuration_id.as_deref())?;
     Ok(ok(state
         .catalog
+        .objects()
         .list_connected_models(&caller, &model, configuration.as_ref())
         .await?))
 }

@@ -49,6 +49,7 @@ pub async fn import_dashboard(
         .map_err(|e| Error::internal(format!("cannot read the spooled upload: {e}")))?;
     Ok(ok(state
         .catalog
+        .objects()
         .import_dashboard(&caller, &bytes, params.name.as_deref(), replace)
         .await?))
 }
@@ -78,7 +79,11 @@ pub async fn export_dashboard(
         .as_deref()
         .filter(|n| !n.trim().is_empty())
         .ok_or_else(|| Error::missing("name"))?;
-    let definition = state.catalog.export_dashboard(&caller, name).await?;
+    let definition = state
+        .catalog
+        .objects()
+        .export_dashboard(&caller, name)
+        .await?;
     let file: String = name
         .trim()
         .chars()
@@ -136,5 +141,9 @@ pub async fn update_license(
     Authenticated(caller): Authenticated,
     JsonBody(record): JsonBody<Value>,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.update_license(&caller, &record).await?))
+    Ok(ok(state
+        .catalog
+        .objects()
+        .update_license(&caller, &record)
+        .await?))
 }

@@ -51,10 +51,14 @@ pub async fn get_entity(
         _ => None,
     };
     if let Some(reference) = plain {
-        let (caller, entity) = state.catalog.get_entity_by_key(&key, &reference).await?;
+        let (caller, entity) = state
+            .catalog
+            .objects()
+            .get_entity_by_key(&key, &reference)
+            .await?;
         return Ok(called_by(&caller, ok(entity)));
     }
-    let caller = state.catalog.authenticate(&key).await?;
+    let caller = state.catalog.identity().authenticate(&key).await?;
     let response = match (object_id, params) {
         (Err(rejection), _) => rejection.into_response(),
         (_, Err(e)) => return Err(e),
@@ -64,9 +68,14 @@ pub async fn get_entity(
             match params.select.as_deref() {
                 Some(select) => ok(state
                     .catalog
+                    .search()
                     .get_entity_selected(&caller, &reference, select, version)
                     .await?),
-                None => ok(state.catalog.get_entity(&caller, &reference).await?),
+                None => ok(state
+                    .catalog
+                    .objects()
+                    .get_entity(&caller, &reference)
+                    .await?),
             }
         }
     };
@@ -164,6 +173,7 @@ pub async fn validate_mql_query(
     let explain = params.explain()?;
     Ok(ok(state
         .catalog
+        .search()
         .validate_query(&caller, MqlQuery::text(&params.fields(), version), explain)
         .await?))
 }
@@ -183,6 +193,7 @@ pub async fn upgrade_mql_query(
     body.explain()?;
     Ok(ok(state
         .catalog
+        .search()
         .upgrade_query(&caller, &body.fields(), version)
         .await?))
 }
@@ -200,6 +211,7 @@ pub async fn count_mql_query(
     params.explain()?;
     Ok(ok(state
         .catalog
+        .search()
         .count_query(&caller, MqlQuery::text(&params.fields(), version))
         .await?))
 }
@@ -283,6 +295,7 @@ pub async fn execute_mql_query(
     let page = PageRequest { size, number };
     Ok(ok(state
         .catalog
+        .search()
         .execute_query(
             &caller,
             MqlQuery::text(&body.query.fields(), version),
@@ -322,6 +335,7 @@ pub async fn get_attribute_value_counts(
     let limit = whole_number("limit", body.limit.as_ref())?;
     Ok(ok(state
         .catalog
+        .search()
         .attribute_value_counts(
             &caller,
             MqlQuery::text(&body.query.fields(), version),

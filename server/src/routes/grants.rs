@@ -117,6 +117,7 @@ pub async fn get_global_roles(
     let grantee = grantee_ref(params.grantee, params.grantee_type.as_deref())?;
     let roles = state
         .catalog
+        .identity()
         .global_roles(&caller, grantee.as_ref())
         .await?;
     Ok(ok(grants_json(&roles)))
@@ -136,6 +137,7 @@ pub async fn get_global_grantees(
 ) -> ApiResult<Response> {
     let grants = state
         .catalog
+        .identity()
         .global_grantees(&caller, params.role.as_deref().filter(|r| !r.is_empty()))
         .await?;
     Ok(ok(grants_json(&grants)))
@@ -159,6 +161,7 @@ pub async fn grant_global_roles(
     roles.extend(body.role);
     let held = state
         .catalog
+        .identity()
         .grant_global_roles(&caller, &grantee, &roles)
         .await?;
     Ok(ok(grants_json(&held)))
@@ -180,6 +183,7 @@ pub async fn revoke_global_role(
     let role = body.role.ok_or_else(|| Error::missing("role"))?;
     state
         .catalog
+        .identity()
         .revoke_global_role(&caller, &grantee, &role)
         .await?;
     Ok(ok(""))
@@ -203,6 +207,7 @@ pub async fn get_object_roles(
     let grantee = grantee_ref(params.grantee, params.grantee_type.as_deref())?;
     let roles = state
         .catalog
+        .identity()
         .object_roles(&caller, &object_ref(&object)?, grantee.as_ref())
         .await?;
     Ok(ok(grants_json(&roles)))
@@ -223,6 +228,7 @@ pub async fn get_object_grantees(
 ) -> ApiResult<Response> {
     let grants = state
         .catalog
+        .identity()
         .object_grantees(
             &caller,
             &object_ref(&object)?,
@@ -252,6 +258,7 @@ pub async fn grant_object_role(
     let role = body.role.ok_or_else(|| Error::missing("role"))?;
     let held = state
         .catalog
+        .identity()
         .grant_object_role(&caller, &object_ref(&object)?, &grantee, &role)
         .await?;
     Ok(ok(grants_json(&held)))
@@ -275,6 +282,7 @@ pub async fn revoke_object_role(
     let role = body.role.ok_or_else(|| Error::missing("role"))?;
     state
         .catalog
+        .identity()
         .revoke_object_role(&caller, &object_ref(&object)?, &grantee, &role)
         .await?;
     Ok(ok(""))
@@ -331,6 +339,7 @@ pub async fn import_global_roles_csv(
     let bytes = read_csv_upload(req, &state).await?;
     let summary = state
         .catalog
+        .identity()
         .import_global_roles_csv(&caller, &bytes, replace)
         .await?;
     Ok(ok(summary))
@@ -345,7 +354,11 @@ pub async fn export_global_roles_csv(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    let bytes = state.catalog.export_global_roles_csv(&caller).await?;
+    let bytes = state
+        .catalog
+        .identity()
+        .export_global_roles_csv(&caller)
+        .await?;
     Ok(csv_download(bytes, "global-roles.csv"))
 }
 
@@ -370,6 +383,7 @@ pub async fn import_object_roles_csv(
     let bytes = read_csv_upload(req, &state).await?;
     let summary = state
         .catalog
+        .identity()
         .import_object_roles_csv(&caller, &bytes, replace)
         .await?;
     Ok(ok(summary))
@@ -405,6 +419,7 @@ pub async fn export_object_roles_csv(
         .transpose()?;
     let bytes = state
         .catalog
+        .identity()
         .export_object_roles_csv(&caller, object.as_ref())
         .await?;
     Ok(csv_download(bytes, "object-roles.csv"))
@@ -432,7 +447,7 @@ pub async fn list_roles(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    let roles = state.catalog.roles(&caller).await?;
+    let roles = state.catalog.identity().roles(&caller).await?;
     Ok(ok(json!({
         "roles": roles.iter().map(role_json).collect::<Vec<_>>(),
         "capabilities": Capability::ALL,
@@ -457,7 +472,11 @@ pub async fn put_role(
         global: body.global,
         capabilities: body.capabilities,
     };
-    let role = state.catalog.put_role(&caller, definition).await?;
+    let role = state
+        .catalog
+        .identity()
+        .put_role(&caller, definition)
+        .await?;
     Ok(ok(role_json(&role)))
 }
 
@@ -472,6 +491,6 @@ pub async fn delete_role(
     Authenticated(caller): Authenticated,
     Path(name): Path<String>,
 ) -> ApiResult<Response> {
-    state.catalog.delete_role(&caller, &name).await?;
+    state.catalog.identity().delete_role(&caller, &name).await?;
     Ok(ok(""))
 }

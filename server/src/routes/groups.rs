@@ -95,6 +95,7 @@ pub async fn list_groups(
     };
     let groups = state
         .catalog
+        .identity()
         .list_groups(&caller, params.member.as_deref())
         .await?;
     Ok(ok(groups
@@ -121,7 +122,7 @@ pub async fn create_group(
         enabled: body.enabled,
         members: body.members,
     };
-    let details = state.catalog.create_group(&caller, new).await?;
+    let details = state.catalog.identity().create_group(&caller, new).await?;
     Ok(ok(details_json(&details)))
 }
 
@@ -146,7 +147,11 @@ pub async fn update_group(
         enabled: body.enabled,
         members: body.members,
     };
-    let details = state.catalog.update_group(&caller, update).await?;
+    let details = state
+        .catalog
+        .identity()
+        .update_group(&caller, update)
+        .await?;
     Ok(ok(details_json(&details)))
 }
 
@@ -161,7 +166,7 @@ pub async fn get_group(
     Authenticated(caller): Authenticated,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let details = state.catalog.get_group(&caller, &id).await?;
+    let details = state.catalog.identity().get_group(&caller, &id).await?;
     Ok(ok(details_json(&details)))
 }
 
@@ -176,7 +181,7 @@ pub async fn delete_group(
     Authenticated(caller): Authenticated,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    state.catalog.delete_group(&caller, &id).await?;
+    state.catalog.identity().delete_group(&caller, &id).await?;
     Ok(ok(""))
 }
 
@@ -193,7 +198,11 @@ pub async fn add_members(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<MembersBody>,
 ) -> ApiResult<Response> {
-    let details = state.catalog.add_members(&caller, &id, &body.users).await?;
+    let details = state
+        .catalog
+        .identity()
+        .add_members(&caller, &id, &body.users)
+        .await?;
     Ok(ok(details_json(&details)))
 }
 
@@ -209,6 +218,10 @@ pub async fn remove_member(
     Authenticated(caller): Authenticated,
     Path((id, user)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let details = state.catalog.remove_member(&caller, &id, &user).await?;
+    let details = state
+        .catalog
+        .identity()
+        .remove_member(&caller, &id, &user)
+        .await?;
     Ok(ok(details_json(&details)))
 }

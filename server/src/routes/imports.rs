@@ -38,7 +38,7 @@ pub async fn list_importers(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    let (importers, administrator) = state.catalog.importers(&caller)?;
+    let (importers, administrator) = state.catalog.operations().importers(&caller)?;
     let listed: Vec<Value> = importers
         .all()
         .iter()
@@ -116,9 +116,14 @@ pub async fn get_import_model(
 ) -> ApiResult<Response> {
     let model =
         optional_ref(params.model_id.as_deref())?.ok_or_else(|| Error::missing("modelId"))?;
-    let (model, settings) = state.catalog.import_settings(&caller, &model).await?;
+    let (model, settings) = state
+        .catalog
+        .operations()
+        .import_settings(&caller, &model)
+        .await?;
     let attachments = state
         .catalog
+        .operations()
         .attachments(&caller, &ObjectRef::Id(model.id))
         .await?;
     Ok(ok(settings_json(&model, &settings, &attachments)))
@@ -162,9 +167,14 @@ pub async fn put_import_model(
         parameters: body.parameters,
         attachment: body.attachment.filter(|a| !a.trim().is_empty()),
     };
-    let (model, settings) = state.catalog.set_import_settings(&caller, request).await?;
+    let (model, settings) = state
+        .catalog
+        .operations()
+        .set_import_settings(&caller, request)
+        .await?;
     let attachments = state
         .catalog
+        .operations()
         .attachments(&caller, &ObjectRef::Id(model.id))
         .await?;
     Ok(ok(settings_json(&model, &settings, &attachments)))
@@ -213,6 +223,7 @@ pub async fn attach_file(
     };
     let info = state
         .catalog
+        .operations()
         .attach(&caller, &object, &name, &media_type, content)
         .await?;
     Ok(ok(attachment_json(&info)))
@@ -257,6 +268,7 @@ pub async fn download_model_attachment(
     let name = query.name.or(body.name).filter(|n| !n.trim().is_empty());
     let attachment = state
         .catalog
+        .operations()
         .attachment(&caller, &object, name.as_deref())
         .await?;
     Ok((
@@ -341,7 +353,11 @@ pub async fn start_import(
     Path(content_id): Path<String>,
 ) -> ApiResult<Response> {
     let model = ObjectRef::parse(&content_id)?;
-    let operation = state.catalog.start_import(&caller, &model).await?;
+    let operation = state
+        .catalog
+        .operations()
+        .start_import(&caller, &model)
+        .await?;
     Ok(ok(operation.id))
 }
 
@@ -370,7 +386,13 @@ pub async fn list_operations(
 ) -> ApiResult<Response> {
     let model = match optional_ref(params.model_id.as_deref())? {
         None => None,
-        Some(reference) => Some(state.catalog.object_id(&caller, &reference).await?),
+        Some(reference) => Some(
+            state
+                .catalog
+                .operations()
+                .object_id(&caller, &reference)
+                .await?,
+        ),
     };
     let wanted_state = match params
         .state
@@ -405,6 +427,7 @@ pub async fn list_operations(
     };
     let operations = state
         .catalog
+        .operations()
         .operations(
             &caller,
             OperationFilter {
@@ -437,7 +460,11 @@ pub async fn download_operation_log(
         .trim()
         .parse()
         .map_err(|_| Error::invalid(format!("operationId '{operation_id}' is not a number")))?;
-    let (operation, lines) = state.catalog.operation_log(&caller, id).await?;
+    let (operation, lines) = state
+        .catalog
+        .operations()
+        .operation_log(&caller, id)
+        .await?;
     let json_only = headers
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())

@@ -39,6 +39,7 @@ pub async fn import_xml(
         .map_err(|e| Error::internal(format!("cannot read the spooled upload: {e}")))?;
     Ok(ok(state
         .catalog
+        .objects()
         .import_meta_model_xml(&caller, &bytes)
         .await?))
 }
@@ -71,6 +72,7 @@ pub async fn export_xml(
         .filter(|p| !p.is_empty());
     let bytes = state
         .catalog
+        .objects()
         .export_meta_model_xml(&caller, package)
         .await?;
     Ok((
@@ -99,7 +101,11 @@ pub async fn custom_attribute(
     Authenticated(caller): Authenticated,
     Path(name): Path<String>,
 ) -> ApiResult<Response> {
-    let (info, description) = state.catalog.attribute_type_named(&caller, &name).await?;
+    let (info, description) = state
+        .catalog
+        .objects()
+        .attribute_type_named(&caller, &name)
+        .await?;
     let mut value = serde_json::to_value(&info)
         .map_err(|e| Error::internal(format!("cannot write an attribute type: {e}")))?;
     value["id"] = json!(info.name);

@@ -51,6 +51,7 @@ pub async fn repository_browse(
         .unwrap_or("/");
     let links = state
         .catalog
+        .objects()
         .repository_browse(&caller, path, &kinds)
         .await?;
     Ok(ok(json!({ "links": links })))

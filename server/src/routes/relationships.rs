@@ -25,6 +25,7 @@ pub async fn get_relationships(
     let reference = ObjectRef::parse(&object_id)?;
     Ok(ok(state
         .catalog
+        .search()
         .relationships(&caller, &reference, params.select.as_deref(), version)
         .await?))
 }
@@ -43,6 +44,7 @@ pub async fn count_relationships(
     let reference = ObjectRef::parse(&object_id)?;
     Ok(ok(state
         .catalog
+        .search()
         .count_relationships(&caller, &reference, version)
         .await?))
 }

@@ -35,7 +35,11 @@ pub async fn get_context(
 ) -> ApiResult<Response> {
     let object =
         optional_ref(params.object_id.as_deref())?.ok_or_else(|| Error::missing("objectId"))?;
-    Ok(ok(state.catalog.get_context(&caller, &object).await?))
+    Ok(ok(state
+        .catalog
+        .objects()
+        .get_context(&caller, &object)
+        .await?))
 }
 
 /// What createFolder takes.
@@ -59,7 +63,11 @@ pub async fn create_folder(
     Authenticated(caller): Authenticated,
     JsonBody(body): JsonBody<FolderRequest>,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.create_folder(&caller, &body).await?))
+    Ok(ok(state
+        .catalog
+        .objects()
+        .create_folder(&caller, &body)
+        .await?))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -104,6 +112,7 @@ pub async fn import_model(
     };
     Ok(ok(state
         .catalog
+        .objects()
         .import_model_from(&caller, BufReader::new(content), &options)
         .await?))
 }
@@ -154,6 +163,7 @@ pub async fn export_model(
     };
     let bytes = state
         .catalog
+        .objects()
         .export_model(&caller, &model, &options)
         .await?;
     let file_name = "model.zip";
@@ -260,6 +270,7 @@ pub async fn set_attributes(
         .collect::<Vec<_>>();
     Ok(ok(state
         .catalog
+        .objects()
         .set_attributes(&caller, object, &settings)
         .await?))
 }

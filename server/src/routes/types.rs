@@ -31,6 +31,7 @@ pub async fn list_object_types(
     let include = flag(params.include_attributes.as_deref(), "includeAttributes")?;
     Ok(ok(state
         .catalog
+        .objects()
         .list_object_types(&caller, params.profile_name.as_deref(), include)
         .await?))
 }
@@ -47,6 +48,7 @@ pub async fn list_entity_types(
     let include = flag(params.include_attributes.as_deref(), "includeAttributes")?;
     let types = state
         .catalog
+        .objects()
         .list_object_types(&caller, params.profile_name.as_deref(), include)
         .await?;
     Ok(ok(json!([{ "entityTypes": types }])))
@@ -81,6 +83,7 @@ pub async fn list_attribute_types(
 ) -> ApiResult<Response> {
     Ok(ok(state
         .catalog
+        .objects()
         .list_attribute_types(&caller, params.value())
         .await?))
 }
@@ -95,6 +98,7 @@ pub async fn list_group_types(
 ) -> ApiResult<Response> {
     Ok(ok(state
         .catalog
+        .objects()
         .list_group_types(&caller, params.value())
         .await?))
 }
@@ -106,7 +110,7 @@ pub async fn list_profiles(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.list_profiles(&caller).await?))
+    Ok(ok(state.catalog.objects().list_profiles(&caller).await?))
 }
 
 /// Lists search categories.
@@ -116,5 +120,5 @@ pub async fn list_categories(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
 ) -> ApiResult<Response> {
-    Ok(ok(state.catalog.list_categories(&caller).await?))
+    Ok(ok(state.catalog.objects().list_categories(&caller).await?))
 }

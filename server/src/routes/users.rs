@@ -78,6 +78,7 @@ pub async fn link_identity(
     )?;
     let user = state
         .catalog
+        .identity()
         .link_identity(&caller, &id, Some(link))
         .await?;
     Ok(ok(user_json(&user)))
@@ -95,7 +96,11 @@ pub async fn unlink_identity(
     Authenticated(caller): Authenticated,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let user = state.catalog.link_identity(&caller, &id, None).await?;
+    let user = state
+        .catalog
+        .identity()
+        .link_identity(&caller, &id, None)
+        .await?;
     Ok(ok(user_json(&user)))
 }
 
@@ -162,7 +167,11 @@ pub async fn update_user(
         password: body.password,
         old_password: body.old_password,
     };
-    let user = state.catalog.update_user(&caller, update).await?;
+    let user = state
+        .catalog
+        .identity()
+        .update_user(&caller, update)
+        .await?;
     Ok(ok(user_json(&user)))
 }
 
@@ -185,7 +194,7 @@ pub async fn create_user(
         password: body.password,
         enabled: body.enabled,
     };
-    let user = state.catalog.create_user(&caller, new).await?;
+    let user = state.catalog.identity().create_user(&caller, new).await?;
     Ok(ok(user_json(&user)))
 }
 
@@ -211,7 +220,7 @@ pub async fn list_users(
         Some(value) => Some(flag(Some(value), "enabled")?),
         None => None,
     };
-    let users = state.catalog.list_users(&caller).await?;
+    let users = state.catalog.identity().list_users(&caller).await?;
     Ok(ok(users
         .iter()
         .filter(|u| enabled.is_none_or(|e| u.enabled == e))
@@ -229,7 +238,7 @@ pub async fn get_user(
     Authenticated(caller): Authenticated,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let user = state.catalog.get_user(&caller, &id).await?;
+    let user = state.catalog.identity().get_user(&caller, &id).await?;
     Ok(ok(user_json(&user)))
 }
 
@@ -245,6 +254,6 @@ pub async fn delete_user(
     Authenticated(caller): Authenticated,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    state.catalog.delete_user(&caller, &id).await?;
+    state.catalog.identity().delete_user(&caller, &id).await?;
     Ok(ok(""))
 }

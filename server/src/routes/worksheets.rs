@@ -54,7 +54,11 @@ pub async fn create_worksheet(
             mql_version,
         },
     };
-    Ok(ok(state.catalog.create_worksheet(&caller, new).await?))
+    Ok(ok(state
+        .catalog
+        .search()
+        .create_worksheet(&caller, new)
+        .await?))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -76,7 +80,11 @@ pub async fn list_worksheets(
     Params(params): Params<ListParams>,
 ) -> ApiResult<Response> {
     let everyone = flag(params.all.as_deref(), "all")?;
-    Ok(ok(state.catalog.list_worksheets(&caller, everyone).await?))
+    Ok(ok(state
+        .catalog
+        .search()
+        .list_worksheets(&caller, everyone)
+        .await?))
 }
 
 /// A worksheet id, or INVALID_PARAMETER naming the parameter.
@@ -99,7 +107,11 @@ pub async fn get_worksheet(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     let worksheet = WorksheetRef::Id(worksheet_id(&id)?);
-    Ok(ok(state.catalog.get_worksheet(&caller, &worksheet).await?))
+    Ok(ok(state
+        .catalog
+        .search()
+        .get_worksheet(&caller, &worksheet)
+        .await?))
 }
 
 /// Deletes a worksheet of the caller (any user's for an administrator).
@@ -113,7 +125,11 @@ pub async fn delete_worksheet(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     let worksheet = WorksheetRef::Id(worksheet_id(&id)?);
-    state.catalog.delete_worksheet(&caller, &worksheet).await?;
+    state
+        .catalog
+        .search()
+        .delete_worksheet(&caller, &worksheet)
+        .await?;
     Ok(ok(""))
 }
 
@@ -211,6 +227,7 @@ pub async fn execute_worksheet(
     )?;
     Ok(ok(state
         .catalog
+        .search()
         .execute_worksheet(&caller, &worksheet, page, legacy)
         .await?))
 }
@@ -229,6 +246,7 @@ pub async fn count_worksheet(
     let worksheet = worksheet_ref(params.worksheet_id, params.name)?;
     Ok(ok(state
         .catalog
+        .search()
         .count_worksheet(&caller, &worksheet)
         .await?))
 }

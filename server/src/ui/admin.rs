@@ -92,7 +92,7 @@ fn time(t: &lore_core::model::Timestamp) -> String {
 
 /// `GET /ui/admin/users`.
 pub async fn users(State(state): State<AppState>, session: Session) -> PageResult {
-    let users = state.catalog.list_users(&session.caller).await?;
+    let users = state.catalog.identity().list_users(&session.caller).await?;
     let mut page = AdminPage::new(&session, "users", "Users");
     page.issuer = state.oauth2.as_ref().map(|o| o.issuer().to_owned());
     page.tables.push(TableView {
@@ -159,6 +159,7 @@ pub async fn link_identity(
     let outcome = match link {
         Ok(link) => state
             .catalog
+            .identity()
             .link_identity(&session.caller, form.name.trim(), link)
             .await
             .map(|u| match u.external {
@@ -187,6 +188,7 @@ pub async fn create_user(
     let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
     let outcome = state
         .catalog
+        .identity()
         .create_user(
             &session.caller,
             NewUser {
@@ -216,6 +218,7 @@ pub async fn enable_user(
 ) -> Response {
     let outcome = state
         .catalog
+        .identity()
         .update_user(
             &session.caller,
             UserUpdate {
@@ -237,7 +240,11 @@ pub async fn enable_user(
 
 /// `GET /ui/admin/groups`.
 pub async fn groups(State(state): State<AppState>, session: Session) -> PageResult {
-    let groups = state.catalog.list_groups(&session.caller, None).await?;
+    let groups = state
+        .catalog
+        .identity()
+        .list_groups(&session.caller, None)
+        .await?;
     let mut page = AdminPage::new(&session, "groups", "Groups");
     page.tables.push(TableView {
         id: "groups",
@@ -279,6 +286,7 @@ pub async fn create_group(
         .collect();
     let outcome = state
         .catalog
+        .identity()
         .create_group(
             &session.caller,
             NewGroup {
@@ -295,10 +303,15 @@ pub async fn create_group(
 
 /// `GET /ui/admin/roles`: who holds which global role.
 pub async fn roles(State(state): State<AppState>, session: Session) -> PageResult {
-    let grants = state.catalog.global_grantees(&session.caller, None).await?;
+    let grants = state
+        .catalog
+        .identity()
+        .global_grantees(&session.caller, None)
+        .await?;
     let mut page = AdminPage::new(&session, "roles", "Global roles");
     page.roles = state
         .catalog
+        .identity()
         .roles(&session.caller)
         .await?
         .into_iter()
@@ -353,6 +366,7 @@ pub async fn grant_global(
 ) -> Response {
     let outcome = state
         .catalog
+        .identity()
         .grant_global_roles(
             &session.caller,
             &grantee_of(&form),
@@ -375,11 +389,13 @@ pub async fn grant_object(
         Err(e) => Err(e),
         Ok(reference) if form.op.as_deref() == Some("revoke") => state
             .catalog
+            .identity()
             .revoke_object_role(&session.caller, &reference, &grantee_of(&form), &form.role)
             .await
             .map(|()| format!("{} revoked from {}", form.role, form.grantee)),
         Ok(reference) => state
             .catalog
+            .identity()
             .grant_object_role(&session.caller, &reference, &grantee_of(&form), &form.role)
             .await
             .map(|_| format!("{} granted to {}", form.role, form.grantee)),
@@ -398,10 +414,12 @@ pub async fn access_of(state: &AppState, session: &Session, id: &str) -> Result<
     let reference = ObjectRef::parse(id)?;
     let grants = state
         .catalog
+        .identity()
         .object_grantees(&session.caller, &reference, None)
         .await?;
     let roles = state
         .catalog
+        .identity()
         .roles(&session.caller)
         .await?
         .into_iter()
@@ -428,6 +446,7 @@ pub async fn access_of(state: &AppState, session: &Session, id: &str) -> Result<
 pub async fn operations(State(state): State<AppState>, session: Session) -> PageResult {
     let operations = state
         .catalog
+        .operations()
         .operations(
             &session.caller,
             OperationFilter {
@@ -495,6 +514,7 @@ pub async fn start_import(
         Ok(reference) => {
             state
                 .catalog
+                .operations()
                 .start_import(&session.caller, &reference)
                 .await
         }
@@ -516,7 +536,11 @@ pub async fn operation(
     session: Session,
     Path(id): Path<i64>,
 ) -> PageResult {
-    let (operation, lines) = state.catalog.operation_log(&session.caller, id).await?;
+    let (operation, lines) = state
+        .catalog
+        .operations()
+        .operation_log(&session.caller, id)
+        .await?;
     let mut page = AdminPage::new(
         &session,
         "operation",
@@ -548,6 +572,7 @@ pub async fn system_log(
         .and_then(|p| p.parse::<i64>().ok());
     let read = state
         .catalog
+        .operations()
         .system_log(
             &session.caller,
             &SystemLogFilter::default(),

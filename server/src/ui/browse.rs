@@ -101,10 +101,12 @@ pub async fn node(
     let reference = ObjectRef::parse(&id)?;
     let entity = state
         .catalog
+        .objects()
         .get_entity(&session.caller, &reference)
         .await?;
     let crumbs = state
         .catalog
+        .objects()
         .get_context(&session.caller, &reference)
         .await?;
     let kind = entity.object_type.display_name.clone();
@@ -159,6 +161,7 @@ async fn repository_level(
 ) -> Result<Vec<Node>, Error> {
     let tree = state
         .catalog
+        .objects()
         .repository_browse(&session.caller, path, &ObjectKind::ALL)
         .await?;
     // The answer is the whole subtree below the path; this level is its top.
@@ -241,6 +244,7 @@ async fn count_children(
     );
     let counts = state
         .catalog
+        .search()
         .attribute_value_counts(
             &session.caller,
             MqlQuery::Built(&children),

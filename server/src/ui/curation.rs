@@ -275,6 +275,7 @@ pub async fn edit_form(
 ) -> PageResult {
     let entity = state
         .catalog
+        .objects()
         .get_entity(&session.caller, &ObjectRef::parse(&id)?)
         .await?;
     let description = query::text(&entity.attributes, Attr::DESCRIPTION);
@@ -307,6 +308,7 @@ pub async fn edit_save(
     };
     match state
         .catalog
+        .objects()
         .set_attributes(&session.caller, &id, &[setting])
         .await
     {
@@ -317,6 +319,7 @@ pub async fn edit_save(
         Err(e) if e.code.http_status() < 500 && e.code.http_status() != 404 => {
             let entity = state
                 .catalog
+                .objects()
                 .get_entity(&session.caller, &ObjectRef::parse(&id)?)
                 .await?;
             let page = EditDescription {

@@ -287,6 +287,7 @@ async fn columns_of(
 async fn features(state: &AppState, session: &Session) -> Result<Vec<TypeName>, Error> {
     state
         .catalog
+        .objects()
         .types_of_system_type(&session.caller, SystemType::Feature)
         .await
 }
@@ -364,6 +365,7 @@ pub async fn csv(
     let reference = ObjectRef::parse(&id)?;
     let entity = state
         .catalog
+        .objects()
         .get_entity(&session.caller, &reference)
         .await?;
     let (_, walks) = walks(&state, &session, &entity.id, &params).await?;

@@ -134,6 +134,7 @@ pub async fn submit(
     let address = address.map(|a| a.to_string());
     match state
         .catalog
+        .identity()
         .login_from(form.user.trim(), &form.password, false, address.as_deref())
         .await
     {
@@ -188,7 +189,7 @@ pub async fn logout(
     headers: HeaderMap,
     session: Session,
 ) -> Response {
-    if let Err(e) = state.catalog.logout(&session.key).await {
+    if let Err(e) = state.catalog.identity().logout(&session.key).await {
         return page::PageError(e).into_response();
     }
     let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/ui/login?out=1")]).into_response();
@@ -367,6 +368,7 @@ pub async fn oidc_callback(
             };
             state
                 .catalog
+                .identity()
                 .login_external(
                     &checked,
                     &id_token,

@@ -179,6 +179,7 @@ pub async fn summary(
 ) -> PageResult {
     let entity = state
         .catalog
+        .objects()
         .get_entity(&session.caller, &ObjectRef::parse(&id)?)
         .await?;
     let mut description_html = String::new();
@@ -244,10 +245,10 @@ async fn show(
     let catalog = &state.catalog;
     let caller = &session.caller;
     let reference = ObjectRef::parse(&id)?;
-    let entity = catalog.get_entity(caller, &reference).await?;
+    let entity = catalog.objects().get_entity(caller, &reference).await?;
     // From here on the object is named by the id the catalog answered.
     let reference = ObjectRef::parse(&entity.id)?;
-    let crumbs = catalog.get_context(caller, &reference).await?;
+    let crumbs = catalog.objects().get_context(caller, &reference).await?;
     let labels = catalog
         .governance()
         .object_labels(caller, &reference)
@@ -460,6 +461,7 @@ async fn glossary_of(
     let catalog = &state.catalog;
     let caller = &session.caller;
     let found = catalog
+        .search()
         .relationships(
             caller,
             reference,
@@ -493,7 +495,11 @@ async fn import_of(
     model: &ObjectRef,
 ) -> Result<ImportView, lore_core::Error> {
     let catalog = &state.catalog;
-    let (settings, missing) = match catalog.import_settings(&session.caller, model).await {
+    let (settings, missing) = match catalog
+        .operations()
+        .import_settings(&session.caller, model)
+        .await
+    {
         Ok((_, s)) => (
             Some(vec![
                 Property {
@@ -531,6 +537,7 @@ async fn import_of(
     };
     let operations = match id {
         Some(id) => catalog
+            .operations()
             .operations(
                 &session.caller,
                 lore_core::model::OperationFilter {

@@ -65,6 +65,7 @@ pub async fn execute(
 ) -> Result<Vec<Row>> {
     let found = state
         .catalog
+        .search()
         .execute_query(
             &session.caller,
             MqlQuery::Built(query),
@@ -85,6 +86,7 @@ pub async fn execute(
 pub async fn count(state: &AppState, session: &Session, query: &Query) -> Result<u64> {
     state
         .catalog
+        .search()
         .count_query(&session.caller, MqlQuery::Built(query))
         .await
 }

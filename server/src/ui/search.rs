@@ -482,7 +482,11 @@ async fn exact_matches(
     let whole = request.text.trim();
     if whole.starts_with('/')
         && let Ok(reference) = lore_core::id::ObjectRef::parse(whole)
-        && let Ok(entity) = state.catalog.get_entity(&session.caller, &reference).await
+        && let Ok(entity) = state
+            .catalog
+            .objects()
+            .get_entity(&session.caller, &reference)
+            .await
         && !rows.iter().any(|r| r.id == entity.id)
     {
         rows.insert(
@@ -562,6 +566,7 @@ async fn facets(
         let select = group.iter().map(|&i| FACETS[i].attribute.into()).collect();
         let counted_query = over(select, filters[first].clone());
         let counts = catalog
+            .search()
             .attribute_value_counts(
                 caller,
                 MqlQuery::Built(&counted_query),
@@ -628,6 +633,7 @@ async fn facets(
         let filter = all(status_filter.clone().into_iter().chain([condition()]));
         let counted_query = over(vec![Attr::NAME.into()], filter);
         let count = catalog
+            .search()
             .count_query(caller, MqlQuery::Built(&counted_query))
             .await?;
         let selected = request.is_selected("status", param);
@@ -821,6 +827,7 @@ pub async fn validate(
         Ok(asked) => {
             state
                 .catalog
+                .search()
                 .validate_query(&session.caller, MqlQuery::Built(&asked), false)
                 .await
         }

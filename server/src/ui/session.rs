@@ -313,7 +313,7 @@ pub async fn require_session(State(state): State<AppState>, req: Request, next: 
     }
     let key = read_cookie(&state.ui, req.headers(), SESSION_COOKIE).map(str::to_owned);
     let caller = match &key {
-        Some(key) => state.catalog.authenticate(key).await.ok(),
+        Some(key) => state.catalog.identity().authenticate(key).await.ok(),
         None => None,
     };
     let (Some(key), Some(caller)) = (key, caller) else {

@@ -56,6 +56,7 @@ fn query_text(q: &SavedQuery) -> String {
 pub async fn list(State(state): State<AppState>, session: Session) -> PageResult {
     let worksheets = state
         .catalog
+        .search()
         .list_worksheets(&session.caller, false)
         .await?;
     Ok(html(&WorksheetsPage {
@@ -94,6 +95,7 @@ pub async fn save(
             let fields = query.clause_texts();
             state
                 .catalog
+                .search()
                 .create_worksheet(
                     &session.caller,
                     NewWorksheet {
@@ -132,6 +134,7 @@ pub async fn delete(
     let outcome = match form.id.parse::<ObjectId>() {
         Ok(id) => state
             .catalog
+            .search()
             .delete_worksheet(&session.caller, &WorksheetRef::Id(id))
             .await
             .map(|()| "deleted the saved search".to_owned()),

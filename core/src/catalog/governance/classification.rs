@@ -122,7 +122,7 @@ impl Governance<'_> {
         update: DataClassUpdate,
     ) -> Result<DataClass> {
         caller.require(Capability::ManageMetaModel)?;
-        let name = crate::catalog::users::check_name(Some(name))?;
+        let name = crate::catalog::identity::users::check_name(Some(name))?;
         let mut class = match self.find_data_class(&name).await {
             Ok(existing) => existing,
             Err(_) => DataClass {
@@ -268,7 +268,7 @@ impl Governance<'_> {
         definition: LabelDefinition,
     ) -> Result<SensitivityLabel> {
         caller.require(Capability::ManageMetaModel)?;
-        let name = crate::catalog::users::check_name(definition.name.as_deref())?;
+        let name = crate::catalog::identity::users::check_name(definition.name.as_deref())?;
         let existing = self
             .store
             .sensitivity_labels()

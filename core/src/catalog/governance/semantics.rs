@@ -442,7 +442,7 @@ impl Governance<'_> {
                 sight.sees(other).then(|| GlossaryTermReference {
                     reference_type: ReferenceType::parse(&e.name)
                         .map_or_else(|| e.name.clone(), |r| r.as_str().to_owned()),
-                    term: crate::catalog::browse::embedded(other),
+                    term: crate::catalog::objects::browse::embedded(other),
                 })
             })
             .collect();

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Lineage;
 use crate::auth::Caller;
-use crate::catalog::browse::embedded;
+use crate::catalog::objects::browse::embedded;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{LineageBounds, Object};

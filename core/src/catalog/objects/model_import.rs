@@ -16,13 +16,14 @@ use std::io::{Cursor, Read, Seek};
 
 use serde::{Deserialize, Serialize};
 
-use super::Catalog;
+use super::Objects;
 use crate::archive::read::{
     AttributeCheck, NO_PARENT, ObjectIndex, ProfilingCheck, attribute_row, classification_row,
     connection_row, label_row, object_row, profiling_row, relationship_row, spec, tag_row,
 };
 use crate::archive::{self, ArchiveLimits, ArchiveReader, ModelArchive};
 use crate::auth::Caller;
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, stable_id};
 use crate::import::Produced;
@@ -186,9 +187,9 @@ const UNLIMITED: ArchiveLimits = ArchiveLimits {
     max_ratio: u64::MAX,
 };
 
-impl Catalog {
+impl Objects<'_> {
     /// `POST /repository/model/import` of an archive in memory. See
-    /// [`Catalog::import_model_from`].
+    /// [`Objects::import_model_from`].
     pub async fn import_model(
         &self,
         caller: &Caller,
@@ -743,7 +744,9 @@ impl Catalog {
             }
         }
     }
+}
 
+impl Catalog {
     /// A new model named `name` in `folder` (the root when absent), not yet written,
     /// with a reserved id, after checking the caller holds Import on the folder (globally
     /// for the root) and the name is free; `hint` ends the message of a taken name.
@@ -1307,7 +1310,7 @@ impl Checks<'_> {
     }
 }
 
-impl Catalog {
+impl Objects<'_> {
     async fn checks<'m>(&self, meta: &'m MetaModel) -> Result<Checks<'m>> {
         let known_labels = self.store.sensitivity_labels().await?;
         Ok(Checks {

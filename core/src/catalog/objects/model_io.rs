@@ -2,10 +2,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::Catalog;
-use super::visibility::Visible;
+use super::Objects;
 use crate::archive::{self, ArchiveObject, ModelArchive};
 use crate::auth::Caller;
+use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::*;
@@ -20,7 +20,7 @@ pub struct ExportOptions {
     pub objects: Option<Vec<ObjectRef>>,
 }
 
-impl Catalog {
+impl Objects<'_> {
     /// `POST /repository/model/export`: the model as an archive.
     pub async fn export_model(
         &self,
@@ -39,7 +39,7 @@ impl Catalog {
         model: &ObjectRef,
         options: &ExportOptions,
     ) -> Result<ModelArchive> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let mut model = self.find(caller, model).await?;
         if model.kind == ObjectKind::ModelObject && options.objects.is_none() {
             // Exporting a term: the model of the object, restricted to that object.

@@ -1,8 +1,9 @@
 //! The system log: every API call with its status, appended by the front end that
 //! served it and read by administrators (`GET /admin/systemLog`).
 
-use super::Catalog;
+use super::Operations;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{Capability, SystemLogEntry, SystemLogFilter, Timestamp};
 use crate::mql::plan::Page;
@@ -54,7 +55,7 @@ pub struct LogRead {
     pub total: u64,
 }
 
-impl Catalog {
+impl Operations<'_> {
     /// `GET /admin/systemLog`: the entries that pass the filter, newest first, for
     /// callers who may administer the server.
     pub async fn system_log(
@@ -76,7 +77,9 @@ impl Catalog {
         let total = self.store.count_system_log(filter).await?;
         Ok(LogRead { entries, total })
     }
+}
 
+impl Catalog {
     /// Appends calls a front end served to the system log. Not a call of a client: the
     /// server records every call, whoever made it, so this takes no caller.
     pub(crate) async fn record_calls(&self, entries: Vec<SystemLogEntry>) -> Result<()> {

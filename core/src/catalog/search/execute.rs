@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
-use super::Catalog;
-use super::browse::embedded;
-use super::query::MqlQuery;
-use super::visibility::Sight;
+use super::Search;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
+use crate::catalog::objects::browse::embedded;
+use crate::catalog::search::query::MqlQuery;
+use crate::catalog::visibility::Sight;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{
@@ -90,7 +91,7 @@ pub struct MqlEntity {
     pub attributes: Vec<Attribute>,
 }
 
-impl Catalog {
+impl Search<'_> {
     /// `POST /entities/executeMQLQuery`: one page of the query's objects.
     pub async fn execute_query(
         &self,
@@ -103,7 +104,7 @@ impl Catalog {
         let hidden = self.hidden_data(caller).await?;
         let page = page.page()?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(query, &meta)?;
+        let validated = Catalog::checked_query(query, &meta)?;
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
@@ -124,13 +125,15 @@ impl Catalog {
         let sight = self.sight(caller).await?;
         let hidden = self.hidden_data(caller).await?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(query, &meta)?;
+        let validated = Catalog::checked_query(query, &meta)?;
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
         self.store.count(&plan).await
     }
+}
 
+impl Catalog {
     /// The plan of a validated query for the caller, with the warnings of lowering: only
     /// the objects in the caller's sight.
     pub(crate) async fn plan(
@@ -346,7 +349,9 @@ impl Catalog {
             })
         })
     }
+}
 
+impl Search<'_> {
     /// The objects of `ids`, in that order, in the MQL entity format.
     async fn mql_entities(
         &self,
@@ -1192,7 +1197,7 @@ pub const DEFAULT_VALUE_COUNTS: u64 = 100;
 /// The most values a request may ask to be counted per attribute.
 pub const MAX_VALUE_COUNTS: u64 = 10_000;
 
-impl Catalog {
+impl Search<'_> {
     /// `POST /entities/getAttributeValueCounts`: for each SELECT item, how many of the
     /// query's objects have each value; dates in buckets of `gap` (a day by default).
     pub async fn attribute_value_counts(
@@ -1222,7 +1227,7 @@ impl Catalog {
             }
         };
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(query, &meta)?;
+        let validated = Catalog::checked_query(query, &meta)?;
         let (plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
@@ -1301,7 +1306,7 @@ fn lit_json(lit: Lit) -> Json {
     }
 }
 
-impl Catalog {
+impl Search<'_> {
     /// `GET /entities/{objectId}` with `select`: the object in the MQL entity format.
     pub async fn get_entity_selected(
         &self,
@@ -1310,9 +1315,10 @@ impl Catalog {
         select: &str,
         version: u32,
     ) -> Result<MqlEntity> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(MqlQuery::text(&select_only(select), version), &meta)?;
+        let validated =
+            Catalog::checked_query(MqlQuery::text(&select_only(select), version), &meta)?;
         let object = self.find(caller, reference).await?;
         let sight = self.sight(caller).await?;
         let hidden = self.hidden_data(caller).await?;
@@ -1335,10 +1341,10 @@ impl Catalog {
         select: Option<&str>,
         version: u32,
     ) -> Result<QueryResult> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         let validated = match select {
-            Some(select) => Some(Self::checked_query(
+            Some(select) => Some(Catalog::checked_query(
                 MqlQuery::text(&select_only(select), version),
                 &meta,
             )?),
@@ -1362,7 +1368,7 @@ impl Catalog {
         })
     }
 
-    /// `GET /relationships/count/{objectId}`: how many objects [`Catalog::relationships`]
+    /// `GET /relationships/count/{objectId}`: how many objects [`Search::relationships`]
     /// answers.
     pub async fn count_relationships(
         &self,
@@ -1370,7 +1376,7 @@ impl Catalog {
         reference: &ObjectRef,
         version: u32,
     ) -> Result<u64> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let _ = version;
         let object = self.find(caller, reference).await?;
         let sight = self.sight(caller).await?;

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{Seek, Write};
 use std::sync::PoisonError;
 
-use super::Catalog;
+use super::Operations;
 use crate::auth::Caller;
 use crate::backup::{
     BackupLimits, BackupOptions, BackupReader, BackupSummary, RestorePlan, plan_restore,
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::model::{Capability, OperationFilter, OperationState};
 use crate::store::{Op, WriteTx};
 
-impl Catalog {
+impl Operations<'_> {
     /// Writes a backup of the whole repository to `out`, for administrators: the
     /// backup holds password hashes.
     pub async fn backup<W: Write + Seek + Send>(

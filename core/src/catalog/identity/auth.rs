@@ -1,9 +1,10 @@
 //! Login, logout, sessions and the first administrator.
 
-use super::Catalog;
+use super::Identity;
 use crate::auth::{
     Caller, hash_api_key, hash_password, new_api_key, new_password, verify_login_password,
 };
+use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::{
@@ -23,7 +24,7 @@ pub enum Bootstrap {
     CreatedWithGeneratedPassword(String),
 }
 
-impl Catalog {
+impl Identity<'_> {
     /// Prepares a store at start-up: writes the built-in roles that are missing or differ
     /// from this version's definitions and, when the store has no users, creates the
     /// `Administrator` account. Safe to run from several processes.
@@ -75,13 +76,13 @@ impl Catalog {
     }
 
     /// Checks a user name and password and opens a session; returns the API key.
-    /// With `force`, the user's other sessions end. The same as [`Catalog::login_from`]
+    /// With `force`, the user's other sessions end. The same as [`Identity::login_from`]
     /// from an unknown address.
     pub async fn login(&self, user_name: &str, password: &str, force: bool) -> Result<String> {
         self.login_from(user_name, password, force, None).await
     }
 
-    /// [`Catalog::login`] from a client address, which failed logins are counted
+    /// [`Identity::login`] from a client address, which failed logins are counted
     /// against (see [`THROTTLES`]): after a few failures for one user name from one
     /// address, and after many from one address, further attempts are refused with
     /// TOO_MANY_LOGIN_ATTEMPTS for a while that doubles with each failure, up to 15
@@ -124,7 +125,9 @@ impl Catalog {
         }
         self.open_session(user.id, force).await
     }
+}
 
+impl Catalog {
     /// The failures counted against `subjects`, or TOO_MANY_LOGIN_ATTEMPTS when one of
     /// them is locked at `now`.
     async fn unless_locked(
@@ -156,7 +159,7 @@ impl Catalog {
     /// by the client's address like password logins: refused before `attempt` runs
     /// while the address is locked, and a refusal (AUTHENTICATION_ERROR) counts as a
     /// failed login of the address.
-    pub(super) async fn throttled<T>(
+    pub(in crate::catalog) async fn throttled<T>(
         &self,
         address: Option<&str>,
         attempt: impl std::future::Future<Output = Result<T>>,
@@ -210,7 +213,9 @@ impl Catalog {
             0,
         )
     }
+}
 
+impl Identity<'_> {
     /// Ends the session of the key; the key fails afterwards.
     pub async fn logout(&self, key: &str) -> Result<()> {
         let key_hash = hash_api_key(key);
@@ -238,12 +243,14 @@ impl Catalog {
         }
         self.read_caller(key_hash, now).await
     }
+}
 
+impl Catalog {
     /// The caller known for the key hash, if a check read for it (`None`: no live
     /// session) says it is still the key's: AUTHENTICATION_ERROR when the session is
     /// gone, `None` when the key is unknown here or what its caller holds has changed
     /// since (then its principal is to be read again).
-    pub(super) async fn known_caller(
+    pub(in crate::catalog) async fn known_caller(
         &self,
         key_hash: &str,
         check: Option<SessionCheck>,
@@ -264,7 +271,9 @@ impl Catalog {
         self.admit(key_hash.to_owned(), &check.session, now).await?;
         Ok(Some(known.caller.at_meta_version(check.meta_version)))
     }
+}
 
+impl Identity<'_> {
     /// The caller of the key hash read whole from the store, and remembered.
     async fn read_caller(&self, key_hash: String, now: Timestamp) -> Result<Caller> {
         let principal = self
@@ -285,7 +294,9 @@ impl Catalog {
         );
         Ok(caller)
     }
+}
 
+impl Catalog {
     /// Refuses a session unused for longer than the idle timeout (and ends it), and
     /// records its use when due.
     async fn admit(&self, key_hash: String, session: &Session, now: Timestamp) -> Result<()> {
@@ -357,7 +368,7 @@ fn caller_of(principal: crate::store::Principal) -> Caller {
 
 /// A key's caller as read at an access version.
 #[derive(Debug, Clone)]
-pub(super) struct KnownCaller {
+pub(in crate::catalog) struct KnownCaller {
     caller: Caller,
     access_version: i64,
 }
@@ -365,7 +376,9 @@ pub(super) struct KnownCaller {
 /// The callers of keys seen lately, by key hash. Bounded: past [`KnownCallers::LIMIT`]
 /// keys it starts again empty, which costs each key one principal read.
 #[derive(Debug, Default)]
-pub(super) struct KnownCallers(std::sync::Mutex<std::collections::HashMap<String, KnownCaller>>);
+pub(in crate::catalog) struct KnownCallers(
+    std::sync::Mutex<std::collections::HashMap<String, KnownCaller>>,
+);
 
 impl KnownCallers {
     const LIMIT: usize = 10_000;
@@ -388,7 +401,7 @@ impl KnownCallers {
         known.insert(key_hash, caller);
     }
 
-    pub(super) fn knows(&self, key_hash: &str) -> bool {
+    pub(in crate::catalog) fn knows(&self, key_hash: &str) -> bool {
         self.known().contains_key(key_hash)
     }
 

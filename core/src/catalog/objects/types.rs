@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Catalog;
+use super::Objects;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::model::{AttributeType, MetaModel, ObjectType, SystemType, TypeName};
@@ -70,7 +70,7 @@ fn object_type_info(meta: &MetaModel, t: &ObjectType, include_attributes: bool) 
     }
 }
 
-impl Catalog {
+impl Objects<'_> {
     /// `GET /types/listObjectTypes`: object types, optionally of one profile.
     pub async fn list_object_types(
         &self,
@@ -78,7 +78,7 @@ impl Catalog {
         profile: Option<&str>,
         include_attributes: bool,
     ) -> Result<Vec<ObjectTypeInfo>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         if let Some(p) = profile.filter(|p| !meta.profiles.iter().any(|known| known.name == *p)) {
             return Err(Error::not_found(format!("profile '{p}' does not exist")));
@@ -100,7 +100,7 @@ impl Catalog {
         caller: &Caller,
         system_type: SystemType,
     ) -> Result<Vec<TypeName>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         Ok(meta
             .object_types
@@ -121,7 +121,7 @@ impl Catalog {
         caller: &Caller,
         object_type: Option<&str>,
     ) -> Result<Vec<AttributeTypeInfo>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         Ok(match object_type {
             None => meta
@@ -160,7 +160,7 @@ impl Catalog {
 
     /// `GET /types/listProfiles`: profile names.
     pub async fn list_profiles(&self, caller: &Caller) -> Result<Vec<String>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         Ok(self
             .meta_model_for(caller)
             .await?
@@ -172,7 +172,7 @@ impl Catalog {
 
     /// `GET /types/listCategories`: search categories.
     pub async fn list_categories(&self, caller: &Caller) -> Result<Vec<String>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         Ok(self.meta_model_for(caller).await?.categories())
     }
 }

@@ -5,10 +5,11 @@
 //! is absent (OBJECT_NOT_FOUND), except to an administrator, who sees and deletes every
 //! user's. Running one is running its clauses as `executeMQLQuery` would, for the caller.
 
-use super::Catalog;
-use super::MqlQuery;
-use super::execute::{PageRequest, QueryResult};
+use super::Search;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
+use crate::catalog::MqlQuery;
+use crate::catalog::search::execute::{PageRequest, QueryResult};
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::{Capability, SavedQuery, Worksheet};
@@ -51,12 +52,12 @@ fn clause(text: Option<String>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty())
 }
 
-impl Catalog {
+impl Search<'_> {
     /// `POST /worksheets`: saves a query under a name among the caller's worksheets. The
     /// query is validated as `validateMQLQuery` would (an invalid one is refused with the
     /// validator's message); a name the caller already uses, in any case, is CONFLICT.
     pub async fn create_worksheet(&self, caller: &Caller, new: NewWorksheet) -> Result<Worksheet> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let name = new.name.trim();
         if name.is_empty() {
             return Err(Error::missing("name"));
@@ -76,7 +77,7 @@ impl Catalog {
             mql_version: new.query.mql_version,
         };
         let meta = self.meta_model_for(caller).await?;
-        Self::checked_query(MqlQuery::text(&fields(&query), query.mql_version), &meta)?;
+        Catalog::checked_query(MqlQuery::text(&fields(&query), query.mql_version), &meta)?;
         if self
             .store
             .worksheet_by_name(caller.user(), name)
@@ -108,7 +109,7 @@ impl Catalog {
     /// `GET /worksheets`: the caller's worksheets by name, or with `everyone` (for
     /// administrators only) every user's.
     pub async fn list_worksheets(&self, caller: &Caller, everyone: bool) -> Result<Vec<Worksheet>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         if everyone {
             caller.require(Capability::Administer)?;
             return self.store.worksheets(None).await;
@@ -122,14 +123,14 @@ impl Catalog {
         caller: &Caller,
         worksheet: &WorksheetRef,
     ) -> Result<Worksheet> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         self.visible_worksheet(caller, worksheet).await
     }
 
     /// `DELETE /worksheets/{worksheetId}`: deletes a worksheet of the caller's (any
     /// user's for an administrator).
     pub async fn delete_worksheet(&self, caller: &Caller, worksheet: &WorksheetRef) -> Result<()> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         self.store
             .apply(vec![Op::DeleteWorksheet(worksheet.id)].into())
@@ -145,7 +146,7 @@ impl Catalog {
         page: PageRequest,
         legacy: bool,
     ) -> Result<QueryResult> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         let query = &worksheet.query;
         self.execute_query(
@@ -159,7 +160,7 @@ impl Catalog {
 
     /// `GET /entities/countWorksheet`: how many objects the worksheet's query finds.
     pub async fn count_worksheet(&self, caller: &Caller, worksheet: &WorksheetRef) -> Result<u64> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
         let query = &worksheet.query;
         self.count_query(caller, MqlQuery::text(&fields(query), query.mql_version))

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use super::Catalog;
+use super::Identity;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectId;
@@ -117,7 +117,7 @@ fn identity_part<'a>(value: &'a str, name: &str) -> Result<&'a str> {
     Ok(value)
 }
 
-impl Catalog {
+impl Identity<'_> {
     /// The enabled user a token proves the caller to be, once the verifier has checked
     /// it: see the module documentation. An identity linked to no user is created
     /// (enabled, without a password, without roles) when the verifier creates users,
@@ -241,10 +241,10 @@ impl Catalog {
         Ok(user)
     }
 
-    /// Logs in the user a token names (see [`Catalog::external_user`]) and opens a
+    /// Logs in the user a token names (see [`Identity::external_user`]) and opens a
     /// session like a password login; returns the API key. With `force`, the user's
     /// other sessions end. Refused sign-ins count against the client's address as failed
-    /// password logins do ([`Catalog::login_from`]), and a locked address is refused
+    /// password logins do ([`Identity::login_from`]), and a locked address is refused
     /// before the token is read.
     pub async fn login_external(
         &self,

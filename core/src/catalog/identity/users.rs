@@ -8,8 +8,9 @@
 
 use serde::Deserialize;
 
-use super::Catalog;
+use super::Identity;
 use crate::auth::{Caller, hash_password, verify_password};
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::{Capability, User};
@@ -48,7 +49,7 @@ pub struct UserUpdate {
     pub old_password: Option<String>,
 }
 
-impl Catalog {
+impl Identity<'_> {
     /// Every user, sorted by name (administrators only).
     pub async fn list_users(&self, caller: &Caller) -> Result<Vec<User>> {
         caller.require(Capability::Administer)?;
@@ -84,7 +85,9 @@ impl Catalog {
         })
         .await
     }
+}
 
+impl Catalog {
     /// Stores a new user under a new id (the one in `user` is ignored), after checking
     /// the name: the one way users are created, by an administrator or at a first
     /// OAuth 2.0 login. A taken name is a CONFLICT.
@@ -96,7 +99,9 @@ impl Catalog {
             .await?;
         Ok(user)
     }
+}
 
+impl Identity<'_> {
     /// Changes a user: see the module documentation for who may change what.
     pub async fn update_user(&self, caller: &Caller, update: UserUpdate) -> Result<User> {
         let reference = update
@@ -170,7 +175,9 @@ impl Catalog {
         self.apply_keeping_an_administrator(vec![Op::DeleteUser(user.id)].into())
             .await
     }
+}
 
+impl Catalog {
     /// The user of an id (`-1_<n>`) or a name, or OBJECT_NOT_FOUND.
     pub(crate) async fn find_user(&self, reference: &str) -> Result<User> {
         let by_id = match reference.parse::<ObjectId>() {
@@ -185,7 +192,7 @@ impl Catalog {
     }
 }
 
-pub(super) fn check_name(name: Option<&str>) -> Result<String> {
+pub(in crate::catalog) fn check_name(name: Option<&str>) -> Result<String> {
     let name = name.ok_or_else(|| Error::missing("name"))?;
     if name.trim().is_empty() || name.trim() != name {
         return Err(Error::invalid(

@@ -5,7 +5,7 @@
 
 use serde_json::Value as Json;
 
-use super::Catalog;
+use super::Objects;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{
@@ -34,7 +34,7 @@ pub struct AttributeSetting {
     pub value: Json,
 }
 
-impl Catalog {
+impl Objects<'_> {
     /// Sets attribute values on one object (Edit Metadata on it) and answers it. Every
     /// value is checked first: an unknown attribute, one the object's type does not
     /// carry, a read-only system attribute or a value of the wrong type changes nothing.

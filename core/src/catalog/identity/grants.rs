@@ -17,9 +17,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 
-use super::Catalog;
-use super::visibility::Visible;
+use super::Identity;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
+use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
 use crate::model::{Capability, Grant, Role};
@@ -115,7 +116,7 @@ pub const OBJECT_ROLES_CSV_HEADER: [&str; 5] =
 /// At most this many line errors are listed in a refused CSV import.
 const MAX_LISTED_ERRORS: usize = 20;
 
-impl Catalog {
+impl Identity<'_> {
     // ---- roles
 
     /// Every role, sorted by name (any caller).
@@ -127,7 +128,7 @@ impl Catalog {
     /// without Administer defines only roles within their own capabilities).
     pub async fn put_role(&self, caller: &Caller, definition: RoleDefinition) -> Result<Role> {
         caller.require(Capability::ManageRoles)?;
-        let name = super::users::check_name(definition.name.as_deref())?;
+        let name = crate::catalog::identity::users::check_name(definition.name.as_deref())?;
         if Role::is_builtin(&name) {
             return Err(Error::invalid(format!(
                 "'{name}' is a built-in role and cannot be changed"
@@ -663,7 +664,9 @@ impl Catalog {
         };
         self.find_grantee(&reference).await
     }
+}
 
+impl Catalog {
     // ---- checks and lookups
 
     /// The grants of a role as they reach users: a grant to an enabled group stands for
@@ -688,7 +691,9 @@ impl Catalog {
         }
         Ok(expanded.into_iter().collect())
     }
+}
 
+impl Identity<'_> {
     /// Fails unless the caller may grant or revoke `role` globally (`None`) or on the
     /// object: the role must be of that kind, the caller must hold ManageRoles there and,
     /// without Administer, every capability of the role there.
@@ -743,7 +748,9 @@ impl Catalog {
         }
         Ok(())
     }
+}
 
+impl Catalog {
     /// The capabilities the caller holds on an object: their global ones and those of
     /// their object roles on the object's repository anchor or its ancestors.
     pub(crate) async fn capabilities_on(
@@ -827,7 +834,9 @@ impl Catalog {
         self.chains.keep(anchor, version, Arc::clone(&chain));
         Ok(chain)
     }
+}
 
+impl Identity<'_> {
     /// The repository object an object role is granted on; a model object is refused.
     async fn grant_target(&self, caller: &Caller, reference: &ObjectRef) -> Result<Visible> {
         let object = self.find(caller, reference).await?;
@@ -840,7 +849,9 @@ impl Catalog {
         }
         Ok(object)
     }
+}
 
+impl Catalog {
     pub(crate) async fn find_role(&self, name: &str) -> Result<Role> {
         self.store
             .roles()
@@ -893,7 +904,9 @@ impl Catalog {
             Error::not_found(format!("no {what} '{text}'"))
         })
     }
+}
 
+impl Identity<'_> {
     async fn grantee_or_caller(
         &self,
         caller: &Caller,

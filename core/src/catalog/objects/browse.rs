@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::Catalog;
+use super::Objects;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
 use crate::model::*;
@@ -182,13 +183,15 @@ impl Catalog {
             (None, _) => None,
         }
     }
+}
 
+impl Objects<'_> {
     /// `GET /entities/{objectId}` in the legacy format. A raw read by id, whose object
     /// [`Catalog::shown`] answers as missing unless the caller sees it, before anything
     /// of it is used.
     #[allow(clippy::disallowed_methods)]
     pub async fn get_entity(&self, caller: &Caller, reference: &ObjectRef) -> Result<Entity> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         // By id, the object and what hangs on it come in one read.
         let (object, details) = match reference {
             ObjectRef::Id(id) => {
@@ -208,12 +211,12 @@ impl Catalog {
         self.entity_with(&object, &details, &meta).await
     }
 
-    /// [`Catalog::authenticate`] and then [`Catalog::get_entity`]: for a key seen before
+    /// [`Identity::authenticate`] and then [`Objects::get_entity`]: for a key seen before
     /// and an object by id, in one store read, which carries the key's check
     /// ([`ObjectStore::entity_read`](crate::store::ObjectStore::entity_read)); what it
     /// read is used only once the check says the caller known for the key is still its.
     /// Answers the caller with the entity, for the call log. The raw read is checked by
-    /// [`Catalog::shown`] as in [`Catalog::get_entity`].
+    /// [`Catalog::shown`] as in [`Objects::get_entity`].
     #[allow(clippy::disallowed_methods)]
     pub async fn get_entity_by_key(
         &self,
@@ -227,7 +230,7 @@ impl Catalog {
             let now = crate::model::now();
             let read = self.store.entity_read(*id, Some((&key_hash, now))).await?;
             if let Some(caller) = self.known_caller(&key_hash, read.check, now).await? {
-                super::visibility::require_view_somewhere(&caller)?;
+                crate::catalog::visibility::require_view_somewhere(&caller)?;
                 let object = self
                     .shown(&caller, reference, read.object, read.repository_version)
                     .await?;
@@ -236,7 +239,7 @@ impl Catalog {
                 return Ok((caller, entity));
             }
         }
-        let caller = self.authenticate(key).await?;
+        let caller = self.identity().authenticate(key).await?;
         let entity = self.get_entity(&caller, reference).await?;
         Ok((caller, entity))
     }
@@ -247,7 +250,7 @@ impl Catalog {
         caller: &Caller,
         reference: &ObjectRef,
     ) -> Result<Vec<EmbeddedEntity>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let object = self.find(caller, reference).await?;
         let sight = self.sight(caller).await?;
         // Ancestors the caller may not see (a folder above a granted model) are left out.
@@ -298,7 +301,7 @@ impl Catalog {
         model: &ObjectRef,
         configuration: Option<&ObjectRef>,
     ) -> Result<Vec<Entity>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let model = self.find(caller, model).await?;
         let sight = self.sight(caller).await?;
         if model.kind != ObjectKind::Model {

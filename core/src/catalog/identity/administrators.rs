@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::Catalog;
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{Capability, Grant, User};

@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Catalog;
-use super::types::AttributeTypeInfo;
+use super::Objects;
 use crate::auth::Caller;
+use crate::catalog::objects::types::AttributeTypeInfo;
 use crate::error::{Error, Result};
 use crate::model::{
     AttributeKind, AttributeType, Capability, MetaModel, ObjectType, SystemType, TypeName,
@@ -388,7 +388,7 @@ fn write(attributes: &[AttributeType], object_types: &[ObjectType]) -> Result<Ve
     Ok(text.into_bytes())
 }
 
-impl Catalog {
+impl Objects<'_> {
     /// `POST /repository/metaModel/importXML`: adds or changes the attribute and object
     /// types a file defines, all in one write or none (Manage Meta Model). A type keeps
     /// its value type once defined: values already stored are of it.
@@ -461,7 +461,7 @@ impl Catalog {
         caller: &Caller,
         package: Option<&str>,
     ) -> Result<Vec<u8>> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let builtin = MetaModel::builtin();
         let mut attributes: Vec<AttributeType> = self
             .store
@@ -492,7 +492,7 @@ impl Catalog {
         caller: &Caller,
         name: &str,
     ) -> Result<(AttributeTypeInfo, String)> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         let found = meta
             .attribute_type(name)

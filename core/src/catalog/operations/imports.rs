@@ -4,7 +4,7 @@
 //!
 //! An operation runs in the process that started it. While it runs, that process renews
 //! its heartbeat; an operation whose heartbeat is older than
-//! [`CatalogConfig::operation_stale_after`](super::CatalogConfig) lost its process (a
+//! [`CatalogConfig::operation_stale_after`](crate::catalog::CatalogConfig) lost its process (a
 //! crash, a restart) and is marked failed by whichever process sweeps first.
 
 use std::sync::{Arc, Mutex};
@@ -13,11 +13,12 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::Catalog;
-use super::visibility::Visible;
+use super::Operations;
+use crate::catalog::Catalog;
+use crate::catalog::visibility::Visible;
 
-use super::model_import::ImportOptions;
 use crate::auth::Caller;
+use crate::catalog::objects::model_import::ImportOptions;
 use crate::error::{Error, Result};
 use crate::id::ObjectRef;
 use crate::import::{
@@ -46,7 +47,7 @@ pub struct ImportModelRequest {
     pub attachment: Option<String>,
 }
 
-impl Catalog {
+impl Operations<'_> {
     /// `PUT /repository/importModel`: sets how `startImport` imports a model, creating the
     /// (empty) model when the request names a folder and a name instead of a model.
     pub async fn set_import_settings(
@@ -285,7 +286,7 @@ impl Catalog {
         operation.id = self.store.insert_operation(operation.clone()).await?;
         self.running(operation.id, true);
         let tracker = Tracker::new(operation.clone());
-        let catalog = self.clone();
+        let catalog = self.catalog.clone();
         let caller = caller.clone();
         let run = operation.clone();
         tokio::spawn(async move {
@@ -293,13 +294,14 @@ impl Catalog {
             let (stop, stopped) = tokio::sync::oneshot::channel();
             let beating = tokio::spawn(beat(catalog.clone(), tracker.clone(), heartbeat, stopped));
             let outcome = catalog
+                .operations()
                 .run_import(&caller, &run, &settings, importer, file, &tracker)
                 .await;
             // The last beat's write lands before the end is written, never after it.
             let _ = stop.send(());
             let _ = beating.await;
-            catalog.finish(&tracker, outcome).await;
-            catalog.running(run.id, false);
+            catalog.operations().finish(&tracker, outcome).await;
+            catalog.operations().running(run.id, false);
         });
         Ok(operation)
     }
@@ -312,7 +314,7 @@ impl Catalog {
         importer: Arc<dyn crate::import::Importer>,
         file: Option<Attachment>,
         tracker: &Tracker,
-    ) -> Result<super::model_import::ImportSummary> {
+    ) -> Result<crate::catalog::objects::model_import::ImportSummary> {
         let work_dir = tempfile::Builder::new()
             .prefix("lore-import-")
             .tempdir()
@@ -363,11 +365,17 @@ impl Catalog {
             model: operation.model.map(ObjectRef::Id),
             ..ImportOptions::default()
         };
-        self.import_produced(caller, &produced, &options).await
+        self.objects()
+            .import_produced(caller, &produced, &options)
+            .await
     }
 
     /// Records how an operation ended.
-    async fn finish(&self, tracker: &Tracker, outcome: Result<super::model_import::ImportSummary>) {
+    async fn finish(
+        &self,
+        tracker: &Tracker,
+        outcome: Result<crate::catalog::objects::model_import::ImportSummary>,
+    ) {
         match outcome {
             Ok(summary) => {
                 let message = format!(
@@ -415,7 +423,9 @@ impl Catalog {
             }
         }
     }
+}
 
+impl Catalog {
     /// Writes what the tracker gathered: new log lines, progress, heartbeat.
     async fn flush(&self, tracker: &Tracker) -> Result<()> {
         let (operation, lines) = tracker.take();
@@ -427,7 +437,9 @@ impl Catalog {
         }
         self.store.update_operation(&operation).await
     }
+}
 
+impl Operations<'_> {
     /// `GET /operations/listOperations`: the operations the caller may see, newest
     /// first. Administrators and repository managers see every operation; others see
     /// those they started.
@@ -460,7 +472,9 @@ impl Catalog {
         let log = self.store.operation_log(id).await?;
         Ok((operation, log))
     }
+}
 
+impl Catalog {
     /// Marks failed the running operations whose process stopped renewing their
     /// heartbeat; answers how many.
     pub(crate) async fn fail_interrupted_operations(&self) -> Result<usize> {
@@ -518,7 +532,9 @@ impl Catalog {
         }
         Ok(failed)
     }
+}
 
+impl<'c> Operations<'c> {
     /// Notes that this process runs (or no longer runs) an operation.
     fn running(&self, id: i64, running: bool) {
         if let Ok(mut here) = self.running_here.lock() {
@@ -532,9 +548,12 @@ impl Catalog {
 
     /// The importers of this server, for `GET /repository/importers`; what did not load
     /// is shown to administrators only.
-    pub fn importers(&self, caller: &Caller) -> Result<(&Importers, bool)> {
+    pub fn importers(&self, caller: &Caller) -> Result<(&'c Importers, bool)> {
         crate::catalog::visibility::require_view_somewhere(caller)?;
-        Ok((&self.config.importers, caller.has(Capability::Administer)))
+        Ok((
+            &self.catalog.config.importers,
+            caller.has(Capability::Administer),
+        ))
     }
 
     /// The id of an object the caller sees, for filters such as listOperations' model.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
-use super::Catalog;
+use super::Objects;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Capability, Document, DocumentKind, now, parse_datetime};
@@ -113,7 +113,7 @@ fn widget_count(definition: &Json) -> usize {
     definition["widgets"].as_array().map_or(0, Vec::len)
 }
 
-impl Catalog {
+impl Objects<'_> {
     /// `POST /repository/dashboard/import`: keeps a dashboard definition as one of the
     /// caller's dashboards (View Metadata somewhere). A dashboard of the same name is
     /// replaced only when `replace` is set (CONFLICT otherwise).
@@ -124,7 +124,7 @@ impl Catalog {
         name: Option<&str>,
         replace: bool,
     ) -> Result<DashboardImport> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let definition: Json = serde_json::from_slice(bytes).map_err(|e| {
             Error::invalid(format!("the dashboard definition is not valid JSON: {e}"))
         })?;
@@ -160,7 +160,7 @@ impl Catalog {
     /// `POST /repository/dashboard/export`: the definition of one of the caller's
     /// dashboards, as importing it takes it back.
     pub async fn export_dashboard(&self, caller: &Caller, name: &str) -> Result<Json> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         self.store
             .document(DocumentKind::Dashboard, Some(caller.user()), name.trim())
             .await?

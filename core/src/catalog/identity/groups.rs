@@ -8,9 +8,10 @@
 
 use serde::Deserialize;
 
-use super::Catalog;
-use super::users::check_name;
+use super::Identity;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
+use crate::catalog::identity::users::check_name;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::{Capability, Group, Membership, User};
@@ -49,7 +50,7 @@ pub struct GroupDetails {
     pub members: Vec<User>,
 }
 
-impl Catalog {
+impl Identity<'_> {
     /// Every group, sorted by name (administrators only); with `member`, only the groups
     /// of that user (which the user may also read about themselves).
     pub async fn list_groups(&self, caller: &Caller, member: Option<&str>) -> Result<Vec<Group>> {
@@ -207,7 +208,9 @@ impl Catalog {
         batch.push(Op::DeleteGroup(group.id));
         self.apply_keeping_an_administrator(batch).await
     }
+}
 
+impl Catalog {
     /// Makes the user's memberships of the provider-managed groups (`managed`) equal
     /// `groups` (a subset of it), in one batch; a named group that does not exist yet is
     /// created, enabled and without roles. Memberships of other groups stay.
@@ -279,7 +282,9 @@ impl Catalog {
         };
         found.ok_or_else(|| Error::not_found(format!("no group '{reference}'")))
     }
+}
 
+impl Identity<'_> {
     /// The users of the references, each once, in the order given.
     async fn find_users(&self, references: &[String]) -> Result<Vec<User>> {
         let mut users: Vec<User> = Vec::with_capacity(references.len());

@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Catalog;
+use super::Search;
 use crate::auth::Caller;
+use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::ObjectRef;
 use crate::model::MetaModel;
@@ -80,7 +81,7 @@ pub fn mql_version(text: Option<&str>) -> Result<u32> {
     }
 }
 
-impl Catalog {
+impl Search<'_> {
     /// `GET /entities/validateMQLQuery`: parses and validates a query against the meta
     /// model; unknown FROM and CONTEXT ids are warnings, as the query would find nothing.
     pub async fn validate_query(
@@ -91,7 +92,7 @@ impl Catalog {
     ) -> Result<QueryValidation> {
         let sight = self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
-        let validated = Self::checked_query(query, &meta)?;
+        let validated = Catalog::checked_query(query, &meta)?;
         let (query, mut warnings) = (validated.query, validated.warnings);
         let sources = [
             ("FROM", query.from.as_ref().map(|f| &f.id)),
@@ -129,7 +130,7 @@ impl Catalog {
             warnings.append(&mut more);
             let page = crate::mql::plan::Page {
                 offset: 0,
-                limit: super::execute::DEFAULT_PAGE_SIZE,
+                limit: crate::catalog::search::execute::DEFAULT_PAGE_SIZE,
             };
             let store = self.store.explain(&plan, page).await?;
             Some(Explain {
@@ -196,7 +197,7 @@ fn listed<T: std::fmt::Display>(items: &[T]) -> String {
         .join(", ")
 }
 
-impl Catalog {
+impl Search<'_> {
     /// `POST /entities/upgradeMQLQuery`: validates the query in its version, rewrites it
     /// in current syntax and validates the result.
     pub async fn upgrade_query(
@@ -205,11 +206,11 @@ impl Catalog {
         fields: &QueryFields<'_>,
         version: u32,
     ) -> Result<UpgradedQuery> {
-        super::visibility::require_view_somewhere(caller)?;
+        crate::catalog::visibility::require_view_somewhere(caller)?;
         let meta = self.meta_model_for(caller).await?;
         // An earlier version's query comes back upgraded; a current one may still use
         // earlier names (with warnings), which the upgrade replaces.
-        let validated = Self::checked_query(MqlQuery::text(fields, version), &meta)?;
+        let validated = Catalog::checked_query(MqlQuery::text(fields, version), &meta)?;
         let warnings = validated.warnings;
         let (mut upgraded, _) = upgrade(&validated.query, &meta);
         let scope = upgraded.from.as_mut().and_then(|f| f.scope.take());
