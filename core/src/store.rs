@@ -156,7 +156,7 @@ pub enum Op {
         name: String,
     },
     /// Inserts an operation with its id, or replaces the one with that id (a restore;
-    /// a new operation takes its id from [`RecordStore::insert_operation`]).
+    /// a new operation takes its id from [`OperationRecords::insert_operation`]).
     PutOperation(Operation),
     /// Writes a line of an operation's log, replacing the line of the same number.
     PutOperationLogLine {

@@ -211,8 +211,9 @@ impl Objects<'_> {
         self.entity_with(&object, &details, &meta).await
     }
 
-    /// [`Identity::authenticate`] and then [`Objects::get_entity`]: for a key seen before
-    /// and an object by id, in one store read, which carries the key's check
+    /// [`Identity::authenticate`](crate::catalog::Identity::authenticate) and then
+    /// [`Objects::get_entity`]: for a key seen before and an object by id, in one store
+    /// read, which carries the key's check
     /// ([`ObjectStore::entity_read`](crate::store::ObjectStore::entity_read)); what it
     /// read is used only once the check says the caller known for the key is still its.
     /// Answers the caller with the entity, for the call log. The raw read is checked by
