@@ -25,7 +25,6 @@
 //! "too many" (its statements answer it, as before), so it is read at most once per
 //! state.
 
-use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +34,7 @@ use lore_core::{ObjectId, Result};
 
 use crate::compile;
 use crate::driver::{Driver, Stmt};
+use crate::mirror::most_first;
 use crate::store::SqlStore;
 use crate::value::Row;
 
@@ -230,18 +230,7 @@ impl Hits {
             for model in self.objects.iter().filter_map(|h| h.model) {
                 *counts.entry(model).or_default() += 1;
             }
-            let mut counts: Vec<(i64, u64)> = counts.into_iter().collect();
-            counts.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
-            return Some(
-                counts
-                    .into_iter()
-                    .take(limit)
-                    .map(|(value, count)| ValueCount {
-                        value: Lit::Integer(value),
-                        count,
-                    })
-                    .collect(),
-            );
+            return Some(most_first(counts, limit, Lit::Integer));
         }
         let mut counts: HashMap<&str, u64> = HashMap::new();
         if Self::is_labels(facet) {
@@ -264,18 +253,9 @@ impl Hits {
                 *counts.entry(value).or_default() += 1;
             }
         }
-        let mut counts: Vec<(&str, u64)> = counts.into_iter().collect();
-        counts.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
-        Some(
-            counts
-                .into_iter()
-                .take(limit)
-                .map(|(value, count)| ValueCount {
-                    value: Lit::Text(value.to_owned()),
-                    count,
-                })
-                .collect(),
-        )
+        Some(most_first(counts, limit, |value| {
+            Lit::Text(value.to_owned())
+        }))
     }
 }
 

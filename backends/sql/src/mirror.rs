@@ -41,7 +41,7 @@ use crate::driver::{Driver, DriverSnapshot, Stmt};
 use crate::store::SqlStore;
 use crate::value::{Row, SqlValue};
 
-pub(crate) use eval::counts;
+pub(crate) use eval::{counts, most_first};
 
 /// Objects read per statement while the index is read whole.
 const CHUNK: i64 = 50_000;
@@ -446,6 +446,13 @@ impl<D: Driver> SqlStore<D> {
         });
     }
 
+    async fn open_snapshot(&self) -> Result<D::Snapshot> {
+        self.driver()
+            .snapshot()
+            .await
+            .map_err(|e| crate::store::read_error(e, "opening a snapshot"))
+    }
+
     /// The catalog version the search index holds, if it has been read (for tests: an
     /// index that follows writes moves with the catalog, one read whole does too).
     pub fn search_index_version(&self) -> Option<i64> {
@@ -456,17 +463,8 @@ impl<D: Driver> SqlStore<D> {
     /// start use it; searches start it in the background.
     pub async fn build_index(&self) -> Result<()> {
         let started = std::time::Instant::now();
-        let snapshot = self
-            .driver()
-            .snapshot()
-            .await
-            .map_err(|e| crate::store::read_error(e, "opening a snapshot"))?;
-        let read = |stmts: Vec<Stmt>| async {
-            snapshot
-                .read(stmts)
-                .await
-                .map_err(|e| crate::store::read_error(e, "reading the search index"))
-        };
+        let snapshot = self.open_snapshot().await?;
+        let read = |stmts| read_in(&snapshot, stmts, "reading the search index");
         let mut outcomes = read(vec![Stmt::query(VERSIONS, Vec::new())]).await?;
         let (version, _) = versions(outcomes.pop().map(|o| o.rows).unwrap_or_default())?;
         let mut texts = Texts::default();
@@ -524,17 +522,8 @@ impl<D: Driver> SqlStore<D> {
     /// The index with the changes since `old`'s version merged in; `None` when the
     /// journal does not list them object by object, or they are too many.
     async fn merged(&self, old: &Index) -> Result<Option<Index>> {
-        let snapshot = self
-            .driver()
-            .snapshot()
-            .await
-            .map_err(|e| crate::store::read_error(e, "opening a snapshot"))?;
-        let read = |stmts: Vec<Stmt>| async {
-            snapshot
-                .read(stmts)
-                .await
-                .map_err(|e| crate::store::read_error(e, "reading changes"))
-        };
+        let snapshot = self.open_snapshot().await?;
+        let read = |stmts| read_in(&snapshot, stmts, "reading changes");
         let since = old.version;
         let mut outcomes = read(vec![
             Stmt::query(VERSIONS, Vec::new()),
@@ -611,6 +600,18 @@ impl<D: Driver> SqlStore<D> {
             fresh: Arc::new(fresh),
         }))
     }
+}
+
+/// Runs reads on a snapshot.
+async fn read_in<S: DriverSnapshot>(
+    snapshot: &S,
+    stmts: Vec<Stmt>,
+    what: &str,
+) -> Result<Vec<crate::driver::Outcome>> {
+    snapshot
+        .read(stmts)
+        .await
+        .map_err(|e| crate::store::read_error(e, what))
 }
 
 /// The columns of an object the index keeps, from `objects`.

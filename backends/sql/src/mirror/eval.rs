@@ -367,18 +367,7 @@ pub(crate) fn value_counts(
                 }
             }
         }
-        let mut counted: Vec<(i64, u64)> = counted.into_iter().collect();
-        counted.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
-        return Some(
-            counted
-                .into_iter()
-                .take(limit)
-                .map(|(value, count)| ValueCount {
-                    value: Lit::Integer(value),
-                    count,
-                })
-                .collect(),
-        );
+        return Some(most_first(counted, limit, Lit::Integer));
     }
     let mut counted: HashMap<&str, u64> = HashMap::new();
     for (segment, rows) in parts {
@@ -386,18 +375,28 @@ pub(crate) fn value_counts(
             *counted.entry(value).or_default() += n;
         }
     }
-    let mut counted: Vec<(&str, u64)> = counted.into_iter().collect();
+    Some(most_first(counted, limit, |value| {
+        Lit::Text(value.to_owned())
+    }))
+}
+
+/// Counted values as a facet answers them: most first, then by value (byte-wise for
+/// text), at most `limit`.
+pub(crate) fn most_first<V: Ord + Copy>(
+    counted: HashMap<V, u64>,
+    limit: usize,
+    lit: impl Fn(V) -> Lit,
+) -> Vec<ValueCount> {
+    let mut counted: Vec<(V, u64)> = counted.into_iter().collect();
     counted.sort_unstable_by_key(|&(value, n)| (Reverse(n), value));
-    Some(
-        counted
-            .into_iter()
-            .take(limit)
-            .map(|(value, count)| ValueCount {
-                value: Lit::Text(value.to_owned()),
-                count,
-            })
-            .collect(),
-    )
+    counted
+        .into_iter()
+        .take(limit)
+        .map(|(value, count)| ValueCount {
+            value: lit(value),
+            count,
+        })
+        .collect()
 }
 
 /// A text facet's values among a segment's entries, each entry counted once per value.
