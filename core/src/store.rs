@@ -291,47 +291,7 @@ pub enum ObjectsChanged {
 /// through this before it writes.
 pub fn prepare(op: &mut Op) -> Result<()> {
     match op {
-        Op::PutObject(o) => {
-            o.created_at = micros(o.created_at);
-            o.updated_at = micros(o.updated_at);
-            let what = || format!("object {}", o.id);
-            // Model objects live in their model's id space, everything else in the
-            // repository's: counts rely on it (the SQL backends' tallies).
-            if o.id.is_repository() == (o.kind == crate::model::ObjectKind::ModelObject) {
-                return Err(Error::invalid(format!(
-                    "{} is a {} and cannot have an id {} the repository's id space",
-                    what(),
-                    o.kind.as_str(),
-                    if o.id.is_repository() {
-                        "in"
-                    } else {
-                        "outside"
-                    }
-                )));
-            }
-            text(&o.name, &what)?;
-            text(&o.object_type.profile, &what)?;
-            text(&o.object_type.name, &what)?;
-            for field in [
-                &o.physical_name,
-                &o.native_id,
-                &o.stable_id,
-                &o.description,
-                &o.business_name,
-                &o.business_description,
-                &o.data_type,
-                &o.external_url,
-                &o.workflow_state,
-            ] {
-                text(field.as_deref().unwrap_or_default(), &what)?;
-            }
-            if let Some(parent) = o.parent.filter(|p| p.model != o.id.model) {
-                return Err(Error::invalid(format!(
-                    "object {} cannot have {parent} as its parent: a parent lies in the same id space as its child",
-                    o.id
-                )));
-            }
-        }
+        Op::PutObject(o) => prepare_object(o)?,
         Op::ClearModel(model) => {
             if *model == REPOSITORY_MODEL {
                 return Err(Error::invalid(
@@ -339,18 +299,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 ));
             }
         }
-        Op::SetAttribute(a) => {
-            let what = || format!("attribute '{}' of {}", a.attribute, a.object);
-            text(&a.attribute, &what)?;
-            match &mut a.value {
-                Value::Text(t) => text(t, &what)?,
-                Value::Double(d) if d.is_nan() => {
-                    return Err(Error::invalid(format!("{} cannot be NaN", what())));
-                }
-                Value::DateTime(t) => *t = micros(*t),
-                _ => {}
-            }
-        }
+        Op::SetAttribute(a) => prepare_attribute(a)?,
         Op::RemoveAttribute { attribute, .. } => text(attribute, &|| "an attribute name".into())?,
         Op::AddEdge(e) | Op::RemoveEdge(e) => text(&e.name, &|| "an edge name".into())?,
         Op::AddTag(t) | Op::RemoveTag(t) => {
@@ -386,32 +335,14 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             json(&d.body, &what)?;
         }
         Op::DeleteDocument { name, .. } => text(name, &|| "a document name".into())?,
-        Op::PutObjectType(t) => {
-            let what = || format!("object type '{}'", t.name.qualified());
-            for field in [&t.name.profile, &t.name.name, &t.display_name, &t.category] {
-                text(field, &what)?;
-            }
-            for attribute in &t.attributes {
-                text(attribute, &what)?;
-            }
-        }
+        Op::PutObjectType(t) => prepare_object_type(t)?,
         Op::PutDataClass(c) => {
             let what = || format!("data class '{}'", c.name);
             text(&c.name, &what)?;
             text(&c.description, &what)?;
             json(&c.definition, &what)?;
         }
-        Op::PutSensitivityLabel(l) => {
-            let what = || format!("sensitivity label '{}'", l.name);
-            for field in [
-                &l.name,
-                &l.description,
-                &l.foreground_color,
-                &l.background_color,
-            ] {
-                text(field, &what)?;
-            }
-        }
+        Op::PutSensitivityLabel(l) => prepare_sensitivity_label(l)?,
         Op::PutUser(u) => {
             u.created_at = micros(u.created_at);
             let what = || format!("user {}", u.id);
@@ -436,28 +367,9 @@ pub fn prepare(op: &mut Op) -> Result<()> {
             json(&p.profile, &what)?;
             json(&p.sample, &what)?;
         }
-        Op::PutWorksheet(w) => {
-            w.created_at = micros(w.created_at);
-            w.updated_at = micros(w.updated_at);
-            let what = || format!("worksheet {}", w.id);
-            let q = &w.query;
-            for field in [&w.name, &w.description, &q.select] {
-                text(field, &what)?;
-            }
-            for field in [&q.from, &q.scope, &q.filter, &q.order_by, &q.context] {
-                text(field.as_deref().unwrap_or_default(), &what)?;
-            }
-        }
+        Op::PutWorksheet(w) => prepare_worksheet(w)?,
         Op::PutOperation(operation) => prepare_operation(operation)?,
-        Op::PutDelivery(d) | Op::UpdateDelivery(d) => {
-            d.next_attempt_at = micros(d.next_attempt_at);
-            d.created_at = micros(d.created_at);
-            d.updated_at = micros(d.updated_at);
-            no_nul(&mut d.last_error);
-            let what = || format!("delivery {}", d.id);
-            text(&d.target, &what)?;
-            json(&d.payload, &what)?;
-        }
+        Op::PutDelivery(d) | Op::UpdateDelivery(d) => prepare_delivery(d)?,
         Op::PutOperationLogLine { line, .. } => prepare_log_line(line),
         Op::PutImportSettings(settings) => prepare_import_settings(settings)?,
         Op::PutAttachment(attachment) => prepare_attachment(attachment)?,
@@ -480,6 +392,118 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         | Op::DeleteRole(_)
         | Op::AddMember(_)
         | Op::RemoveMember(_) => {}
+    }
+    Ok(())
+}
+
+/// An object as every backend stores it (see [`prepare`]).
+fn prepare_object(o: &mut crate::model::Object) -> Result<()> {
+    o.created_at = micros(o.created_at);
+    o.updated_at = micros(o.updated_at);
+    let what = || format!("object {}", o.id);
+    // Model objects live in their model's id space, everything else in the
+    // repository's: counts rely on it (the SQL backends' tallies).
+    if o.id.is_repository() == (o.kind == crate::model::ObjectKind::ModelObject) {
+        return Err(Error::invalid(format!(
+            "{} is a {} and cannot have an id {} the repository's id space",
+            what(),
+            o.kind.as_str(),
+            if o.id.is_repository() {
+                "in"
+            } else {
+                "outside"
+            }
+        )));
+    }
+    text(&o.name, &what)?;
+    text(&o.object_type.profile, &what)?;
+    text(&o.object_type.name, &what)?;
+    for field in [
+        &o.physical_name,
+        &o.native_id,
+        &o.stable_id,
+        &o.description,
+        &o.business_name,
+        &o.business_description,
+        &o.data_type,
+        &o.external_url,
+        &o.workflow_state,
+    ] {
+        text(field.as_deref().unwrap_or_default(), &what)?;
+    }
+    if let Some(parent) = o.parent.filter(|p| p.model != o.id.model) {
+        return Err(Error::invalid(format!(
+            "object {} cannot have {parent} as its parent: a parent lies in the same id space as its child",
+            o.id
+        )));
+    }
+    Ok(())
+}
+
+/// An attribute value as every backend stores it (see [`prepare`]).
+fn prepare_attribute(a: &mut AttributeValue) -> Result<()> {
+    let what = || format!("attribute '{}' of {}", a.attribute, a.object);
+    text(&a.attribute, &what)?;
+    match &mut a.value {
+        Value::Text(t) => text(t, &what)?,
+        Value::Double(d) if d.is_nan() => {
+            return Err(Error::invalid(format!("{} cannot be NaN", what())));
+        }
+        Value::DateTime(t) => *t = micros(*t),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A worksheet as every backend stores it (see [`prepare`]).
+fn prepare_worksheet(w: &mut Worksheet) -> Result<()> {
+    w.created_at = micros(w.created_at);
+    w.updated_at = micros(w.updated_at);
+    let what = || format!("worksheet {}", w.id);
+    let q = &w.query;
+    for field in [&w.name, &w.description, &q.select] {
+        text(field, &what)?;
+    }
+    for field in [&q.from, &q.scope, &q.filter, &q.order_by, &q.context] {
+        text(field.as_deref().unwrap_or_default(), &what)?;
+    }
+    Ok(())
+}
+
+/// A delivery as every backend stores it (see [`prepare`]).
+fn prepare_delivery(d: &mut Delivery) -> Result<()> {
+    d.next_attempt_at = micros(d.next_attempt_at);
+    d.created_at = micros(d.created_at);
+    d.updated_at = micros(d.updated_at);
+    no_nul(&mut d.last_error);
+    let what = || format!("delivery {}", d.id);
+    text(&d.target, &what)?;
+    json(&d.payload, &what)?;
+    Ok(())
+}
+
+/// An object type as every backend stores it (see [`prepare`]).
+fn prepare_object_type(t: &mut ObjectType) -> Result<()> {
+    let what = || format!("object type '{}'", t.name.qualified());
+    for field in [&t.name.profile, &t.name.name, &t.display_name, &t.category] {
+        text(field, &what)?;
+    }
+    for attribute in &t.attributes {
+        text(attribute, &what)?;
+    }
+    Ok(())
+}
+
+/// A sensitivity label as every backend stores it (see [`prepare`]).
+fn prepare_sensitivity_label(l: &mut SensitivityLabel) -> Result<()> {
+    let what = || format!("sensitivity label '{}'", l.name);
+    for field in [
+        &l.name,
+        &l.description,
+        &l.foreground_color,
+        &l.background_color,
+    ] {
+        text(field, &what)?;
     }
     Ok(())
 }
