@@ -124,6 +124,31 @@ async fn operator_sees_calls_and_statements(backend: Backend, metrics: Metrics, 
         0.0
     );
     assert_eq!(must(&text, "lore_outbox_depth", &[]), 0.0);
+
+    // The search index: read by the first text search (`lore serve` reads it at start),
+    // in the background; then it holds every object.
+    let objects = t.get("/entities/countMQLQuery?select=Name").await;
+    let objects = objects.ok().as_f64().expect("a count");
+    t.get("/entities/countMQLQuery?select=Name&where=text%20%3D%20%27a%27")
+        .await
+        .ok();
+    let mut text = text;
+    for _ in 0..200 {
+        let reading = must(&text, "lore_search_index_reading", &[]);
+        let held = must(&text, "lore_search_index_objects", &[]);
+        if reading == 0.0 && held > 0.0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        text = scrape(&url, None).await.2;
+    }
+    assert_eq!(must(&text, "lore_search_index_reading", &[]), 0.0, "{text}");
+    // Every object MQL finds (models and model objects), and the repository's folders.
+    let held = must(&text, "lore_search_index_objects", &[]);
+    assert!(
+        held >= objects,
+        "{held} objects held, {objects} found by MQL"
+    );
     assert_eq!(must(&text, "lore_system_log_dropped_total", &[]), 0.0);
     assert_eq!(
         must(

@@ -873,6 +873,11 @@ pub trait StoreBase: Send + Sync + std::fmt::Debug + 'static {
     /// Checks that the store answers; used by `/healthz`.
     async fn ping(&self) -> Result<()>;
 
+    /// Starts readying in the background what the store keeps in memory (the SQL
+    /// stores' search index), so that the first calls find it ready; `lore serve` calls
+    /// it once at start. Nothing by default.
+    fn warm_up(&self) {}
+
     /// Reserves `count` consecutive ids in the id space of `model` (use
     /// [`REPOSITORY_MODEL`](crate::id::REPOSITORY_MODEL) for repository objects, users and
     /// groups) and returns the first. Reserved ids are never handed out again, even when

@@ -8,7 +8,9 @@
 //! For each size of `LORE_BENCH_SIZES` (default 100,000 and 1,000,000 objects) and each
 //! backend (SQLite in a temporary directory; PostgreSQL on a fresh database of
 //! `LORE_TEST_POSTGRES_URL`, skipped when unreachable), the bench starts `lore serve`
-//! from this build, imports the synthetic model, and requests each screen of [`screens`]
+//! from this build, imports the synthetic model, waits until the server has read its
+//! search index again (the import changed everything; it prints how long that took),
+//! and requests each screen of [`screens`]
 //! `LORE_BENCH_RUNS` times (default 15, after 2 unmeasured runs) with the session cookie
 //! (which holds an API key, so the bench logs in through the API), then the API call the
 //! screen is built from as many times. The time is the whole request over loopback: the
@@ -20,7 +22,8 @@
 //! who holds only the object role Viewer (View Metadata) on the imported model, not
 //! globally: a caller whose sight is that model. Nothing here asserts a speed. Before each
 //! request a folder is created (not measured), so no request is answered from what the
-//! server kept of an earlier one (the search hit cache).
+//! server kept of an earlier one (the search hit cache). `LORE_BENCH_BACKENDS=sqlite`
+//! (or `postgres`) runs one backend; `LORE_BENCH_KEEP=1` keeps the SQLite databases.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -283,6 +286,7 @@ async fn main() -> BenchResult<()> {
     let dir = tempfile::tempdir()?;
     let mut lines = Vec::new();
     let mut peaks = Vec::new();
+    let mut index_ready = Vec::new();
     for &n in &sizes {
         eprintln!("writing the synthetic model of {n} objects ...");
         let archive = write_archive(&dir.path().join(format!("model-{n}.zip")), n, false)?;
@@ -303,6 +307,15 @@ async fn main() -> BenchResult<()> {
                 "{backend}: imported {n} objects in {:.1} s",
                 clock.elapsed().as_secs_f64()
             );
+            // The import changed everything: the server reads its search index again, in
+            // the background (the database answers searches meanwhile). Measured from here.
+            let clock = Instant::now();
+            let read = index_read(&server, n)?;
+            eprintln!(
+                "{backend}: search index ready {:.1} s after the import (read in {read:.1} s)",
+                clock.elapsed().as_secs_f64()
+            );
+            index_ready.push((backend, n, clock.elapsed().as_secs_f64(), read));
             let table = ObjectId::new(model.content_model(), table_number);
             let restricted =
                 server::key_with_object_role(addr, &key, &model.to_string(), "Viewer").await?;
@@ -416,6 +429,11 @@ async fn main() -> BenchResult<()> {
         );
     }
     println!();
+    for (backend, n, ready, read) in &index_ready {
+        println!(
+            "{backend} at {n} objects: the search index ready {ready:.1} s after the import (read whole in {read:.1} s)"
+        );
+    }
     for (backend, n, kib) in &peaks {
         println!(
             "{backend} at {n} objects: the server's peak resident memory (VmHWM, import included) {}",
@@ -432,16 +450,60 @@ async fn storages(
     dir: &std::path::Path,
     name: &str,
 ) -> BenchResult<Vec<(Storage, Box<dyn std::any::Any>)>> {
-    let sqlite_dir = tempfile::tempdir_in(dir)?;
-    let mut all: Vec<(Storage, Box<dyn std::any::Any>)> = vec![(
-        Storage::Sqlite(sqlite_dir.path().join(format!("{name}.db"))),
-        Box::new(sqlite_dir),
-    )];
-    match TestDatabase::create().await {
-        Some(database) => all.push((Storage::Postgres(database.url.clone()), Box::new(database))),
-        None => eprintln!("postgres: skipped (PostgreSQL not reachable)"),
+    // `LORE_BENCH_BACKENDS=sqlite` (or `postgres`): one backend only.
+    let backends =
+        std::env::var("LORE_BENCH_BACKENDS").unwrap_or_else(|_| "sqlite,postgres".into());
+    let mut all: Vec<(Storage, Box<dyn std::any::Any>)> = Vec::new();
+    if backends.contains("sqlite") {
+        let path = if std::env::var_os("LORE_BENCH_KEEP").is_some() {
+            // Kept for a look afterwards (`lore serve` on it, the `sqlite3` shell).
+            let kept = tempfile::tempdir()?.keep();
+            eprintln!("sqlite: the database is kept in {}", kept.display());
+            (
+                kept.join(format!("{name}.db")),
+                Box::new(()) as Box<dyn std::any::Any>,
+            )
+        } else {
+            let sqlite_dir = tempfile::tempdir_in(dir)?;
+            let path = sqlite_dir.path().join(format!("{name}.db"));
+            (path, Box::new(sqlite_dir) as Box<dyn std::any::Any>)
+        };
+        all.push((Storage::Sqlite(path.0), path.1));
+    }
+    if backends.contains("postgres") {
+        match TestDatabase::create().await {
+            Some(database) => {
+                all.push((Storage::Postgres(database.url.clone()), Box::new(database)))
+            }
+            None => eprintln!("postgres: skipped (PostgreSQL not reachable)"),
+        }
     }
     Ok(all)
+}
+
+/// Waits until the server's log says its search index holds at least `objects` objects
+/// (`search index read objects=… seconds=…`); answers the seconds that read took.
+fn index_read(server: &LoreServer, objects: usize) -> BenchResult<f64> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let log = server.log()?;
+        for line in log.lines().filter(|l| l.contains("search index read")) {
+            let field = |name: &str| {
+                line.split_whitespace()
+                    .find_map(|word| word.strip_prefix(name))
+                    .and_then(|v| v.parse::<f64>().ok())
+            };
+            if let (Some(read), Some(seconds)) = (field("objects="), field("seconds="))
+                && read >= objects as f64
+            {
+                return Ok(seconds);
+            }
+        }
+        if Instant::now() > deadline {
+            return Err("the search index was not read within 300 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A model archive of `n` tables in one schema, laid out so that all are within five

@@ -218,6 +218,8 @@ async fn serve(settings: Settings) -> Result<(), lore_core::Error> {
     tracing::info!(backend = %settings.storage.backend, storage = ?settings.storage, "opening the store");
     let metrics = lore_server::Metrics::new();
     let store = lore_server::open_store_measured(&settings, Some(&metrics)).await?;
+    // The search index is read now, in the background, not by the first search.
+    store.warm_up();
     let env: HashMap<String, String> = std::env::vars().collect();
     let admin_password = lore_server::config::value_or_file(&env, "LORE_ADMIN_PASSWORD")
         .map_err(|e| lore_core::Error::invalid(e.to_string()))?;

@@ -98,6 +98,7 @@ struct VersionLabels {
 type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
 /// Reads a store's connections.
 type PoolProbe = Box<dyn Fn() -> PoolUse + Send + Sync>;
+type IndexProbe = Box<dyn Fn() -> lore_backend_sql::SearchIndexState + Send + Sync>;
 
 /// The metrics of one server; clones share them.
 #[derive(Clone, Debug)]
@@ -122,6 +123,8 @@ struct Inner {
 struct Sources {
     /// The backend's name and how to read its connections.
     pool: Option<(&'static str, PoolProbe)>,
+    /// How to read the search index's state (objects kept, being read).
+    index: Option<IndexProbe>,
     recorder: Option<Recorder>,
     catalog: Option<ServerCatalog>,
 }
@@ -216,8 +219,10 @@ impl Metrics {
             backend,
             statements: self.0.statements.clone(),
         }));
+        let probed = store.clone();
+        self.sources().pool = Some((backend, Box::new(move || probed.driver().pool_use())));
         let store = store.clone();
-        self.sources().pool = Some((backend, Box::new(move || store.driver().pool_use())));
+        self.sources().index = Some(Box::new(move || store.search_index_state()));
     }
 
     /// Reads at each scrape what waits in the store and what this process ended.
@@ -261,7 +266,7 @@ impl Metrics {
 
     /// The metrics in the Prometheus text format.
     pub async fn render(&self) -> String {
-        let (catalog, dropped, pool) = {
+        let (catalog, dropped, pool, index) = {
             let sources = self.sources();
             (
                 sources.catalog.clone(),
@@ -270,6 +275,7 @@ impl Metrics {
                     .pool
                     .as_ref()
                     .map(|(backend, read)| (*backend, read())),
+                sources.index.as_ref().map(|read| read()),
             )
         };
         let backlog = match &catalog {
@@ -304,6 +310,22 @@ impl Metrics {
                 "lore_store_pool_max_connections",
                 "The most connections the store opens",
                 max,
+            );
+        }
+        if let Some(index) = index {
+            let objects = Gauge::<i64>::default();
+            objects.set(gauge(index.objects));
+            now.register(
+                "lore_search_index_objects",
+                "Objects in this process's search index (0 until it is first read)",
+                objects,
+            );
+            let reading = Gauge::<i64>::default();
+            reading.set(i64::from(index.reading));
+            now.register(
+                "lore_search_index_reading",
+                "1 while this process reads its search index whole (the database answers searches meanwhile)",
+                reading,
             );
         }
         if let Some(backlog) = backlog {

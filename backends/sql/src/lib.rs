@@ -35,6 +35,7 @@ pub use driver::{
     Access, DbError, DbErrorKind, Driver, DriverSnapshot, DriverTx, Observed, Outcome, PoolUse,
     StatementObserver, Stmt, Table, in_order,
 };
+pub use mirror::SearchIndexState;
 pub use store::SqlStore;
 pub use value::{ColType, Row, SqlValue};
 pub use write::BULK_ROWS;
@@ -208,6 +209,11 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 32,
         name: "the objects each write of the catalog changed",
         sql: include_str!("../migrations/0032_catalog_changes.sql"),
+    },
+    Migration {
+        version: 33,
+        name: "objects of one name in name order",
+        sql: include_str!("../migrations/0033_name_fold_order.sql"),
     },
 ];
 

@@ -306,11 +306,24 @@ impl Found {
         ids
     }
 
-    /// The facet's values among the objects, most first, then by value; `None` when the
-    /// index does not keep them ([`eval::counts`]).
-    pub(crate) fn value_counts(&self, facet: &Facet, limit: u64) -> Option<Vec<ValueCount>> {
-        eval::value_counts(&self.index, [&self.base, &self.fresh], facet, limit)
+    /// Each facet's values among the objects, most first, then by value; `None` for a
+    /// facet the index does not keep ([`eval::counts`]).
+    pub(crate) fn value_counts(
+        &self,
+        facets: &[Facet],
+        limit: u64,
+    ) -> Vec<Option<Vec<ValueCount>>> {
+        eval::value_counts(&self.index, [&self.base, &self.fresh], facets, limit)
     }
+}
+
+/// What a store's search index holds ([`SqlStore::search_index_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchIndexState {
+    /// The objects it holds (0 until it is first read).
+    pub objects: u64,
+    /// Whether it is being read whole (the database answers searches meanwhile).
+    pub reading: bool,
 }
 
 /// The index of one store (shared by its clones) and the answers of its latest plans.
@@ -431,8 +444,17 @@ impl<D: Driver> SqlStore<D> {
         Ok(None)
     }
 
+    /// After a write the journal lists as "everything" (a large import, a model cleared,
+    /// a restore): the index, when kept, is read whole again now, in the background,
+    /// rather than by the first search after it.
+    pub(crate) fn everything_changed(&self) {
+        if self.mirror.current().is_some() {
+            self.build_in_background();
+        }
+    }
+
     /// Starts reading the whole index in the background, unless a read runs already.
-    fn build_in_background(&self) {
+    pub(crate) fn build_in_background(&self) {
         let building = Arc::clone(&self.mirror.building);
         if building.swap(true, Ordering::AcqRel) {
             return;
@@ -451,6 +473,18 @@ impl<D: Driver> SqlStore<D> {
             .snapshot()
             .await
             .map_err(|e| crate::store::read_error(e, "opening a snapshot"))
+    }
+
+    /// What the search index holds now, for the server's metrics.
+    pub fn search_index_state(&self) -> SearchIndexState {
+        let objects = self.mirror.current().map_or(0, |index| {
+            let stale: u32 = index.stale.iter().map(|bits| bits.count_ones()).sum();
+            (index.base.entries.len() + index.fresh.entries.len()) as u64 - u64::from(stale)
+        });
+        SearchIndexState {
+            objects,
+            reading: self.mirror.building.load(Ordering::Acquire),
+        }
     }
 
     /// The catalog version the search index holds, if it has been read (for tests: an

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use lore_core::Result;
 use lore_core::model::TagKind;
-use lore_core::mql::plan::{Column, Cond, Field, Lit, Page, Plan, Test, fold};
+use lore_core::mql::plan::{Column, Cond, Field, Lit, Page, Plan, Relation, Test, fold};
 
 use crate::compile::{self, Compiled, Search};
 use crate::dialect::Dialect;
@@ -68,6 +68,10 @@ impl<D: Driver> SqlStore<D> {
             Vec::new()
         };
         let types = broad_type_order(plan).filter(|_| probes.type_order);
+        // The children of named objects are few, whatever their type: found by their
+        // parent, with the type tested on them. Without statistics (a new or small
+        // database) SQLite's planner reads every object of the type instead.
+        let children_first = D::DIALECT == Dialect::Sqlite && children_of_named(&plan.filter);
         let tags = if probes.required_tags {
             required_tags(plan)
         } else {
@@ -82,6 +86,7 @@ impl<D: Driver> SqlStore<D> {
             let index = compile::TextIndex::Only(Vec::new());
             let choices = compile::PageChoices {
                 tags_per_object: probes.required_tags,
+                types_unindexed: children_first,
                 ..Default::default()
             };
             let keys = &compile::NO_KEYS;
@@ -89,10 +94,11 @@ impl<D: Driver> SqlStore<D> {
         }
         let objects = self.catalog_objects().await?;
         let cap = probe_cap(objects, page);
-        let types_unindexed = match types {
-            Some(types) => self.of_types(&types).await? > cap,
-            None => false,
-        };
+        let types_unindexed = children_first
+            || match types {
+                Some(types) => self.of_types(&types).await? > cap,
+                None => false,
+            };
         let tags_per_object = probes.required_tags && !self.any_few_tags(&tags, cap).await?;
         let chosen = self.text_index(searches.clone(), cap).await?;
         let (keys, density) = if D::DIALECT == Dialect::Postgres {
@@ -557,6 +563,16 @@ fn required_tags(plan: &Plan) -> Vec<(TagKind, String)> {
     let mut out = Vec::new();
     walk(&plan.condition(), &mut out);
     out
+}
+
+/// Whether the condition requires the objects to be children of objects it names (a
+/// `Parent` relation to ids, at the top of its AND).
+fn children_of_named(cond: &Cond) -> bool {
+    match cond {
+        Cond::And(items) => items.iter().any(children_of_named),
+        Cond::Related(Relation::Parent, inner) => matches!(**inner, Cond::Ids(_)),
+        _ => false,
+    }
 }
 
 /// The folded object types a SQLite page in "Updated Date" order requires (a test of the

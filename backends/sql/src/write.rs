@@ -115,6 +115,8 @@ pub struct Writer {
     /// Journal rows written as the transaction went, under version -1, wait for the
     /// version the transaction moves the catalog to.
     changes_waiting: bool,
+    /// The journal says "everything" for this transaction.
+    changed_everything: bool,
     pending: Pending,
     /// Rows sent through the bulk path so far.
     bulk_rows: usize,
@@ -146,6 +148,7 @@ impl Writer {
             models_changed: Some(std::collections::BTreeSet::new()),
             objects_changed: Some(std::collections::BTreeSet::new()),
             changes_waiting: false,
+            changed_everything: false,
             pending: Pending::default(),
             bulk_rows: 0,
             new_rows: false,
@@ -352,12 +355,15 @@ impl Writer {
     /// (migration 32), and the journal cut to [`KEPT_CHANGES`] versions.
     fn journal_changes(&mut self) {
         match self.objects_changed.replace(Default::default()) {
-            None => self.exec(
-                "INSERT INTO catalog_changes (version, model_id, object_id) \
+            None => {
+                self.changed_everything = true;
+                self.exec(
+                    "INSERT INTO catalog_changes (version, model_id, object_id) \
                  SELECT version, NULL, NULL FROM versions WHERE name = 'catalog'",
-                Vec::new(),
-                "noting a change of everything",
-            ),
+                    Vec::new(),
+                    "noting a change of everything",
+                );
+            }
             Some(objects) => {
                 let objects: Vec<ObjectId> = objects.into_iter().collect();
                 for chunk in objects.chunks(CHANGES_PER_STATEMENT) {
@@ -581,6 +587,11 @@ impl Writer {
     /// Rows sent through the bulk path so far.
     pub fn bulk_rows(&self) -> usize {
         self.bulk_rows
+    }
+
+    /// Whether the journal says "everything" for this transaction (migration 32).
+    pub fn changed_everything(&self) -> bool {
+        self.changed_everything
     }
 
     fn bulk(&mut self, table: &'static Table, rows: Vec<Vec<SqlValue>>, what: &'static str) {

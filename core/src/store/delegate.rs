@@ -73,6 +73,10 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).ping().await
                 }
+                fn warm_up(&self) {
+                    let $this = self;
+                    ($target).warm_up()
+                }
                 async fn reserve_ids(&self, model: i64, count: u64) -> $crate::Result<i64> {
                     let $this = self;
                     ($target).reserve_ids(model, count).await

@@ -122,6 +122,12 @@ impl LoreServer {
         self.child.id()
     }
 
+    /// The server's whole log so far.
+    #[allow(dead_code, reason = "not every bench reads the log")]
+    pub fn log(&self) -> std::io::Result<String> {
+        std::fs::read_to_string(&self.log)
+    }
+
     /// The last lines of the server's log, for error messages.
     pub fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use axum::extract::{Path, RawQuery, State};
 use lore_core::catalog::{LineageOperations, LineageRequest};
 use lore_core::model::{SystemType, TypeName};
-use lore_core::mql::Query;
-use lore_core::mql::build::Attr;
+use lore_core::mql::build::{Attr, all};
+use lore_core::mql::{Expr, Query};
 use lore_core::wire::EmbeddedEntity;
 use lore_core::{Error, ObjectRef};
 
@@ -251,35 +251,34 @@ const MAX_COLUMNS: i64 = 500;
 
 /// The ids of the columns (and fields) of an object that have lineage the walk wants
 /// (`Has Data Lineage` upstream, `Has Data Impact` downstream), as the caller sees them.
-/// (Types and flags are tested here rather than in the query: with them, SQLite's planner
-/// walks every column of the repository instead of the object's children.)
 async fn columns_of(
     state: &AppState,
     session: &Session,
     id: &str,
     direction: &str,
 ) -> Result<Vec<String>, Error> {
-    let children = Query::select([
-        Attr::OBJECT_ID,
-        Attr::OBJECT_TYPE,
-        Attr::HAS_DATA_LINEAGE,
-        Attr::HAS_DATA_IMPACT,
-    ])
-    .filter(Attr::OBJECT_ID.of_parent().eq(id));
     let features = features(state, session).await?;
-    let rows = query::execute(state, session, &children, MAX_COLUMNS, 1).await?;
-    Ok(rows
-        .iter()
-        .filter(|row| {
-            let name = row.text(Attr::OBJECT_TYPE);
-            features.iter().any(|t| t.name == name)
-        })
-        .filter(|row| {
-            (direction != "downstream" && row.flag(Attr::HAS_DATA_LINEAGE))
-                || (direction != "upstream" && row.flag(Attr::HAS_DATA_IMPACT))
-        })
-        .map(|row| row.text(Attr::OBJECT_ID))
-        .collect())
+    if features.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut lineage = Vec::new();
+    if direction != "downstream" {
+        lineage.push(Attr::HAS_DATA_LINEAGE.eq(true));
+    }
+    if direction != "upstream" {
+        lineage.push(Attr::HAS_DATA_IMPACT.eq(true));
+    }
+    let lineage = match lineage.len() {
+        1 => lineage.remove(0),
+        _ => Expr::Or(lineage),
+    };
+    let columns = Query::select([Attr::OBJECT_ID]).filter(all([
+        Attr::OBJECT_ID.of_parent().eq(id),
+        Attr::OBJECT_TYPE.any(features.iter().map(|t| t.name.clone())),
+        lineage,
+    ]));
+    let rows = query::execute(state, session, &columns, MAX_COLUMNS, 1).await?;
+    Ok(rows.iter().map(|row| row.text(Attr::OBJECT_ID)).collect())
 }
 
 /// The types of columns and fields (system type `Feature`), which lineage draws inside

@@ -42,11 +42,6 @@ impl Row {
         text(&self.0.attributes, attr)
     }
 
-    /// Whether a boolean attribute is true.
-    pub fn flag(&self, attr: Attr) -> bool {
-        self.get(attr).and_then(Json::as_bool) == Some(true)
-    }
-
     /// The last object of `Context` (the parent, or the glossary of a term).
     pub fn context_last(&self) -> Option<&Json> {
         self.get(Attr::CONTEXT)

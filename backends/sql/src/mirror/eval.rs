@@ -345,39 +345,159 @@ fn search(index: &Segment, key: TermKey) -> Arc<Term> {
     term
 }
 
-/// The facet's values among the objects found, most first, then by value; `None` when
-/// the index does not keep them ([`counts`]).
+/// Each facet's values among the objects found, most first, then by value; `None` for a
+/// facet the index does not keep ([`counts`]). The facets are counted in one pass over
+/// the entries found: a broad term finds hundreds of thousands.
 pub(crate) fn value_counts(
     index: &Index,
     rows: [&[u32]; 2],
-    facet: &Facet,
+    facets: &[Facet],
     limit: u64,
-) -> Option<Vec<ValueCount>> {
-    if !counts(facet) {
-        return None;
-    }
+) -> Vec<Option<Vec<ValueCount>>> {
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let parts = [(&*index.base, rows[0]), (&*index.fresh, rows[1])];
-    if facet.field == MODEL {
-        let mut counted: HashMap<i64, u64> = HashMap::new();
-        for (segment, rows) in parts {
-            for &at in rows {
-                if let Some(model) = segment.entries[at as usize].model_number() {
-                    *counted.entry(model).or_default() += 1;
+    let mut totals: Vec<Option<Total>> = facets
+        .iter()
+        .map(|facet| {
+            counts(facet).then(|| {
+                if facet.field == MODEL {
+                    Total::Models(HashMap::new())
+                } else {
+                    Total::Texts(HashMap::new())
+                }
+            })
+        })
+        .collect();
+    for (segment, rows) in parts {
+        let mut counters: Vec<Option<Counter>> = facets
+            .iter()
+            .zip(&totals)
+            .map(|(facet, total)| total.as_ref().and_then(|_| Counter::of(segment, facet)))
+            .collect();
+        let mut distinct = Vec::new();
+        for &at in rows {
+            let entry = &segment.entries[at as usize];
+            for counter in counters.iter_mut().flatten() {
+                counter.add(entry, &mut distinct);
+            }
+        }
+        for (total, counter) in totals.iter_mut().zip(counters) {
+            if let (Some(total), Some(counter)) = (total, counter) {
+                counter.into_total(segment, total);
+            }
+        }
+    }
+    totals
+        .into_iter()
+        .map(|total| {
+            total.map(|total| match total {
+                Total::Models(counted) => most_first(counted, limit, Lit::Integer),
+                Total::Texts(counted) => {
+                    most_first(counted, limit, |value| Lit::Text(value.to_owned()))
+                }
+            })
+        })
+        .collect()
+}
+
+/// A facet's counts over the whole index.
+enum Total<'s> {
+    Models(HashMap<i64, u64>),
+    Texts(HashMap<&'s str, u64>),
+}
+
+/// A facet's counts over one segment's entries: by the segment's text number (few texts,
+/// many entries), by name, or by model.
+enum Counter<'s> {
+    /// The entry's text (type, data type, top label), its labels, or the names of its
+    /// data classes of these statuses (each once).
+    Texts(TextField, Vec<u64>),
+    Classes(ClassStatuses, Vec<u64>),
+    Names(HashMap<&'s str, u64>),
+    /// By model number: the last model counted, with its count so far, then the others.
+    Models(Option<(i64, u64)>, HashMap<i64, u64>),
+}
+
+impl<'s> Counter<'s> {
+    fn of(segment: &Segment, facet: &Facet) -> Option<Self> {
+        let numbers = || vec![0; segment.texts.texts.len()];
+        Some(match (&facet.relation, text_field(&facet.field)) {
+            (Some(Relation::DataClasses(statuses)), _) => Counter::Classes(*statuses, numbers()),
+            _ if facet.field == MODEL => Counter::Models(None, HashMap::new()),
+            (_, Some(TextField::Name)) => Counter::Names(HashMap::new()),
+            (_, Some(field)) => Counter::Texts(field, numbers()),
+            (_, None) => return None,
+        })
+    }
+
+    fn add(&mut self, entry: &'s Entry, distinct: &mut Vec<u32>) {
+        let one = |counts: &mut Vec<u64>, n: u32| {
+            if let Some(count) = counts.get_mut(n as usize) {
+                *count += 1;
+            }
+        };
+        match self {
+            Counter::Texts(field, counts) => match field {
+                TextField::Type => one(counts, entry.type_name),
+                TextField::DataType => one(counts, entry.data_type),
+                TextField::TopLabel => one(counts, entry.top_label),
+                TextField::Labels => entry.labels.iter().for_each(|&n| one(counts, n)),
+                TextField::Name => {}
+            },
+            Counter::Classes(statuses, counts) => {
+                if entry.classes.is_empty() {
+                    return;
+                }
+                distinct.clear();
+                distinct.extend(
+                    entry
+                        .classes
+                        .iter()
+                        .filter(|(_, s)| statuses.contains(*s))
+                        .map(|&(class, _)| class),
+                );
+                distinct.sort_unstable();
+                distinct.dedup();
+                distinct.iter().for_each(|&n| one(counts, n));
+            }
+            Counter::Names(counted) => *counted.entry(&entry.name).or_default() += 1,
+            Counter::Models(last, counted) => {
+                let Some(model) = entry.model_number() else {
+                    return;
+                };
+                match last {
+                    Some((m, n)) if *m == model => *n += 1,
+                    _ => {
+                        if let Some((m, n)) = last.replace((model, 1)) {
+                            *counted.entry(m).or_default() += n;
+                        }
+                    }
                 }
             }
         }
-        return Some(most_first(counted, limit, Lit::Integer));
     }
-    let mut counted: HashMap<&str, u64> = HashMap::new();
-    for (segment, rows) in parts {
-        for (value, n) in text_counts(segment, rows, facet)? {
-            *counted.entry(value).or_default() += n;
+
+    /// Adds the segment's counts to the facet's.
+    fn into_total(self, segment: &'s Segment, total: &mut Total<'s>) {
+        match (self, total) {
+            (Counter::Models(last, counted), Total::Models(total)) => {
+                for (model, n) in counted.into_iter().chain(last) {
+                    *total.entry(model).or_default() += n;
+                }
+            }
+            (Counter::Names(counted), Total::Texts(total)) => {
+                for (name, n) in counted {
+                    *total.entry(name).or_default() += n;
+                }
+            }
+            (Counter::Texts(_, counts) | Counter::Classes(_, counts), Total::Texts(total)) => {
+                for (n, count) in counts.into_iter().enumerate().filter(|&(_, c)| c > 0) {
+                    *total.entry(segment.texts.text(n as u32)).or_default() += count;
+                }
+            }
+            _ => {}
         }
     }
-    Some(most_first(counted, limit, |value| {
-        Lit::Text(value.to_owned())
-    }))
 }
 
 /// Counted values as a facet answers them: most first, then by value (byte-wise for
@@ -397,58 +517,4 @@ pub(crate) fn most_first<V: Ord + Copy>(
             count,
         })
         .collect()
-}
-
-/// A text facet's values among a segment's entries, each entry counted once per value.
-fn text_counts<'s>(
-    segment: &'s Segment,
-    rows: &[u32],
-    facet: &Facet,
-) -> Option<Vec<(&'s str, u64)>> {
-    let entries = rows.iter().map(|&at| &segment.entries[at as usize]);
-    let mut by_name: HashMap<&str, u64> = HashMap::new();
-    // By text number: few texts, many entries.
-    let mut by_number: Vec<u64> = vec![0; segment.texts.texts.len()];
-    let mut one = |n: u32| {
-        if let Some(count) = by_number.get_mut(n as usize) {
-            *count += 1;
-        }
-    };
-    match (&facet.relation, text_field(&facet.field)) {
-        (Some(Relation::DataClasses(statuses)), _) => {
-            let mut distinct = Vec::new();
-            for entry in entries {
-                distinct.clear();
-                distinct.extend(
-                    entry
-                        .classes
-                        .iter()
-                        .filter(|(_, s)| statuses.contains(*s))
-                        .map(|&(class, _)| class),
-                );
-                distinct.sort_unstable();
-                distinct.dedup();
-                distinct.iter().for_each(|&n| one(n));
-            }
-        }
-        (_, Some(TextField::Name)) => {
-            for entry in entries {
-                *by_name.entry(&entry.name).or_default() += 1;
-            }
-        }
-        (_, Some(TextField::Type)) => entries.for_each(|e| one(e.type_name)),
-        (_, Some(TextField::DataType)) => entries.for_each(|e| one(e.data_type)),
-        (_, Some(TextField::TopLabel)) => entries.for_each(|e| one(e.top_label)),
-        (_, Some(TextField::Labels)) => entries.for_each(|e| e.labels.iter().for_each(|&n| one(n))),
-        (_, None) => return None,
-    }
-    let mut counted: Vec<(&str, u64)> = by_name.into_iter().collect();
-    counted.extend(
-        by_number
-            .into_iter()
-            .enumerate()
-            .filter(|&(_, c)| c > 0)
-            .map(|(n, c)| (segment.texts.text(n as u32), c)),
-    );
-    Some(counted)
 }

@@ -16,7 +16,7 @@ use crate::write::{self, Context, Pending, Writer, write_error};
 
 /// A write transaction of the shared store over the driver's.
 struct SqlWriteTx<'a, D: Driver> {
-    driver: &'a D,
+    store: &'a SqlStore<D>,
     tx: D::Tx,
     writer: Writer,
     /// The store's write transactions begun before this one.
@@ -101,11 +101,12 @@ impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
         let rest = self.writer.finish();
         self.send(rest).await?;
         let Self {
-            driver,
+            store,
             tx,
             writer,
             commits,
         } = *self;
+        let driver = store.driver.as_ref();
         tx.commit().await.map_err(|e| {
             write_error(
                 e,
@@ -115,6 +116,9 @@ impl<D: Driver> WriteTx for SqlWriteTx<'_, D> {
                 }],
             )
         })?;
+        if writer.changed_everything() {
+            store.everything_changed();
+        }
         if writer.bulk_rows() >= write::BULK_ROWS {
             refresh_statistics(driver).await;
         } else if commits % COMPACT_EVERY == COMPACT_EVERY - 1 {
@@ -134,6 +138,12 @@ impl<D: Driver> StoreBase for SqlStore<D> {
         self.rows("SELECT 1", Vec::new(), "nothing (a ping)")
             .await?;
         Ok(())
+    }
+
+    fn warm_up(&self) {
+        if !self.reads_snapshot() {
+            self.build_in_background();
+        }
     }
 
     async fn reserve_ids(&self, model: i64, count: u64) -> Result<i64> {
@@ -223,7 +233,7 @@ impl<D: Driver> StoreBase for SqlStore<D> {
             )
         })?;
         Ok(Box::new(SqlWriteTx {
-            driver: self.driver.as_ref(),
+            store: self,
             tx,
             writer: Writer::new(D::DIALECT),
             commits: self.writes.fetch_add(1, Ordering::Relaxed),

@@ -548,9 +548,10 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
                 .counted_by_statements(plan, &others, limit)
                 .await?
                 .into_iter();
-            return Ok(facets
-                .iter()
-                .map(|facet| match found.value_counts(facet, limit) {
+            return Ok(found
+                .value_counts(facets, limit)
+                .into_iter()
+                .map(|counted| match counted {
                     Some(counts) => counts,
                     None => others.next().unwrap_or_default(),
                 })
