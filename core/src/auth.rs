@@ -1,6 +1,9 @@
 //! Authentication: password hashes, API keys, the authenticated caller, and the trait
 //! further login methods (OAuth 2.0) implement.
 
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use async_trait::async_trait;
@@ -77,7 +80,14 @@ pub fn hash_api_key(key: &str) -> String {
 /// (their own and their groups'). Only [`Identity::authenticate`](crate::catalog::Identity::authenticate)
 /// (and, for the command line, [`Catalog::command_line_operator`](crate::Catalog::command_line_operator))
 /// makes one, so holding a `Caller` proves a valid API key (or direct access to the store).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A `Caller` is the viewer of one request: every catalog call of the request takes it,
+/// and what the caller may see (their sight and where their data is hidden, worked out
+/// from their object grants and the repository's tree) is worked out by the first call
+/// that needs it and kept on it for the others ([`Seen`]). Its clones are the same
+/// request's caller and share that; the caller of each new request
+/// ([`Identity::authenticate`](crate::catalog::Identity::authenticate)) starts afresh.
+#[derive(Debug, Clone)]
 pub struct Caller {
     user: ObjectId,
     name: String,
@@ -87,6 +97,59 @@ pub struct Caller {
     object_grants: Vec<(ObjectId, Vec<Capability>)>,
     /// The store's meta model version when the key was checked, read with it.
     meta_version: i64,
+    /// What the catalog worked out of what this caller sees, for this request.
+    seen: Arc<Seen>,
+}
+
+impl PartialEq for Caller {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            self.user,
+            &self.name,
+            &self.capabilities,
+            &self.object_grants,
+            self.meta_version,
+        ) == (
+            other.user,
+            &other.name,
+            &other.capabilities,
+            &other.object_grants,
+            other.meta_version,
+        )
+    }
+}
+
+impl Eq for Caller {}
+
+/// The objects a caller holds a capability on through object roles: the granted
+/// repository objects and their subtrees, and the model numbers of the models among them.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Granted {
+    pub(crate) repository: BTreeSet<ObjectId>,
+    pub(crate) models: BTreeSet<i64>,
+}
+
+/// What one request's caller holds each capability on ([`Granted`]), with the repository
+/// version it was worked out at: kept while that version is the repository's (a write in
+/// the same request, or in another process, moves it).
+#[derive(Debug, Default)]
+pub(crate) struct Seen(Mutex<Vec<(Capability, i64, Arc<Granted>)>>);
+
+impl Seen {
+    pub(crate) fn get(&self, capability: Capability, version: i64) -> Option<Arc<Granted>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|(c, v, _)| *c == capability && *v == version)
+            .map(|(_, _, granted)| Arc::clone(granted))
+    }
+
+    pub(crate) fn keep(&self, capability: Capability, version: i64, granted: Arc<Granted>) {
+        let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.retain(|(c, _, _)| *c != capability);
+        seen.push((capability, version, granted));
+    }
 }
 
 impl Caller {
@@ -104,7 +167,13 @@ impl Caller {
             capabilities,
             object_grants,
             meta_version,
+            seen: Arc::default(),
         }
+    }
+
+    /// What the catalog worked out of what this caller sees, for this request.
+    pub(crate) fn seen(&self) -> &Seen {
+        &self.seen
     }
 
     /// The objects the caller holds object roles on, with those roles' capabilities.
@@ -117,9 +186,11 @@ impl Caller {
         self.meta_version
     }
 
-    /// The same caller, its key checked again at another meta model version.
+    /// The same caller for a new request, its key checked again at another meta model
+    /// version: nothing of what an earlier request worked out is kept.
     pub(crate) fn at_meta_version(mut self, meta_version: i64) -> Self {
         self.meta_version = meta_version;
+        self.seen = Arc::default();
         self
     }
 
@@ -175,6 +246,46 @@ pub trait Authenticator: Send + Sync + std::fmt::Debug {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_caller_sees_is_kept_for_its_request_at_one_version() {
+        let caller = Caller::new(
+            ObjectId::repository(7),
+            "keeper".into(),
+            Vec::new(),
+            vec![(ObjectId::repository(9), vec![Capability::ViewMetadata])],
+            1,
+        );
+        let granted = Arc::new(Granted {
+            repository: BTreeSet::from([ObjectId::repository(9)]),
+            models: BTreeSet::new(),
+        });
+        assert!(caller.seen().get(Capability::ViewMetadata, 3).is_none());
+        caller
+            .seen()
+            .keep(Capability::ViewMetadata, 3, Arc::clone(&granted));
+        let same_request = caller.clone();
+        assert!(
+            same_request
+                .seen()
+                .get(Capability::ViewMetadata, 3)
+                .is_some_and(|g| Arc::ptr_eq(&g, &granted))
+        );
+        assert!(
+            caller.seen().get(Capability::ViewMetadata, 4).is_none(),
+            "the repository moved: worked out again"
+        );
+        assert!(caller.seen().get(Capability::ViewData, 3).is_none());
+        let next_request = caller.clone().at_meta_version(2);
+        assert!(
+            next_request
+                .seen()
+                .get(Capability::ViewMetadata, 3)
+                .is_none(),
+            "a new request starts afresh"
+        );
+        assert_eq!(next_request, caller.at_meta_version(2));
+    }
 
     #[test]
     fn passwords_verify_only_against_their_hash() {

@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::Catalog;
-use crate::auth::Caller;
+use crate::auth::{Caller, Granted};
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
 use crate::model::{Capability, Object, ObjectKind};
@@ -55,13 +55,10 @@ impl KeptTree {
 pub(crate) enum Sight {
     /// View Metadata globally.
     Everything,
-    /// View Metadata through object roles.
-    Granted {
-        /// The repository objects the caller sees: the granted ones and their subtrees.
-        repository: BTreeSet<ObjectId>,
-        /// The model numbers of the models among them, whose objects the caller sees.
-        models: BTreeSet<i64>,
-    },
+    /// View Metadata through object roles: the repository objects the caller sees (the
+    /// granted ones and their subtrees), and the models among them, whose objects the
+    /// caller sees.
+    Granted(Arc<Granted>),
 }
 
 impl Sight {
@@ -74,11 +71,11 @@ impl Sight {
     pub(crate) fn sees_id(&self, id: ObjectId) -> bool {
         match self {
             Sight::Everything => true,
-            Sight::Granted { repository, models } => {
+            Sight::Granted(granted) => {
                 if id.is_repository() {
-                    repository.contains(&id)
+                    granted.repository.contains(&id)
                 } else {
-                    models.contains(&id.model)
+                    granted.models.contains(&id.model)
                 }
             }
         }
@@ -89,9 +86,9 @@ impl Sight {
     pub(crate) fn condition(&self) -> Cond {
         match self {
             Sight::Everything => Cond::True,
-            Sight::Granted { models, .. } if models.is_empty() => Cond::False,
-            Sight::Granted { models, .. } => Cond::Within(Within {
-                models: models.iter().copied().collect(),
+            Sight::Granted(granted) if granted.models.is_empty() => Cond::False,
+            Sight::Granted(granted) => Cond::Within(Within {
+                models: granted.models.iter().copied().collect(),
                 subtrees: Vec::new(),
             }),
         }
@@ -120,20 +117,13 @@ impl Catalog {
         if caller.has(Capability::ViewMetadata) {
             return Ok(Sight::Everything);
         }
-        let roots: BTreeSet<ObjectId> = caller
-            .object_grants()
-            .iter()
-            .filter(|(_, capabilities)| capabilities.contains(&Capability::ViewMetadata))
-            .map(|(object, _)| *object)
-            .collect();
-        if roots.is_empty() {
-            return Err(Error::forbidden(format!(
+        match self.granted(caller, Capability::ViewMetadata).await? {
+            Some(granted) => Ok(Sight::Granted(granted)),
+            None => Err(Error::forbidden(format!(
                 "user '{}' lacks the capability ViewMetadata, globally and on every object",
                 caller.name()
-            )));
+            ))),
         }
-        let (repository, models) = self.granted_subtrees(&roots).await?;
-        Ok(Sight::Granted { repository, models })
     }
 
     /// The condition under which an object's profiled and sampled data is hidden from
@@ -145,23 +135,14 @@ impl Catalog {
         if caller.has(Capability::ViewData) {
             return Ok(Cond::False);
         }
-        let roots: BTreeSet<ObjectId> = caller
-            .object_grants()
-            .iter()
-            .filter(|(_, capabilities)| capabilities.contains(&Capability::ViewData))
-            .map(|(object, _)| *object)
-            .collect();
-        if roots.is_empty() {
+        let granted = self.granted(caller, Capability::ViewData).await?;
+        let Some(granted) = granted.filter(|g| !g.models.is_empty()) else {
             return Ok(Cond::DataHidden);
-        }
-        let (_, models) = self.granted_subtrees(&roots).await?;
-        if models.is_empty() {
-            return Ok(Cond::DataHidden);
-        }
+        };
         Ok(Cond::and(vec![
             Cond::DataHidden,
             Cond::not(Cond::Within(Within {
-                models: models.into_iter().collect(),
+                models: granted.models.iter().copied().collect(),
                 subtrees: Vec::new(),
             })),
         ]))
@@ -177,33 +158,23 @@ impl Catalog {
         if caller.has(capability) {
             return Ok(Cond::True);
         }
-        let roots: BTreeSet<ObjectId> = caller
-            .object_grants()
-            .iter()
-            .filter(|(_, capabilities)| capabilities.contains(&capability))
-            .map(|(object, _)| *object)
-            .collect();
-        if roots.is_empty() {
-            return Ok(Cond::False);
-        }
-        let (_, models) = self.granted_subtrees(&roots).await?;
-        Ok(if models.is_empty() {
-            Cond::False
-        } else {
-            Cond::Within(Within {
-                models: models.into_iter().collect(),
+        let granted = self.granted(caller, capability).await?;
+        Ok(match granted.filter(|g| !g.models.is_empty()) {
+            None => Cond::False,
+            Some(granted) => Cond::Within(Within {
+                models: granted.models.iter().copied().collect(),
                 subtrees: Vec::new(),
-            })
+            }),
         })
     }
 
-    /// The repository's tree: read once per repository version and kept for every
-    /// caller and request while no repository object changes (in this process or any
-    /// other over the same database); read each time from a store that keeps no version.
-    async fn repository_tree(&self) -> Result<Arc<Tree>> {
-        // The version is read before the tree: a write between the two leaves a tree
+    /// The repository's tree at the repository version read just before: read once per
+    /// version and kept for every caller and request while no repository object changes
+    /// (in this process or any other over the same database); read each time from a
+    /// store that keeps no version.
+    async fn repository_tree(&self, version: Option<i64>) -> Result<Arc<Tree>> {
+        // The version was read before the tree: a write between the two leaves a tree
         // newer than its version, which the next call reads again.
-        let version = self.store.repository_version().await?;
         if let Some(version) = version
             && let Some(tree) = self.tree.get(version)
         {
@@ -230,35 +201,37 @@ impl Catalog {
         Ok(tree)
     }
 
-    /// The repository objects at or below the roots, and the model numbers of the
-    /// models among them.
-    async fn granted_subtrees(
+    /// What the caller holds the capability on through object roles; `None` when they
+    /// hold it on no object. Worked out once per request (and repository version): kept
+    /// on the caller ([`Caller::seen`]) for the request's other calls.
+    async fn granted(
         &self,
-        roots: &BTreeSet<ObjectId>,
-    ) -> Result<(BTreeSet<ObjectId>, BTreeSet<i64>)> {
-        let tree = self.repository_tree().await?;
-        let (parents, models) = (&tree.parents, tree.models.iter().copied());
-        let mut repository = BTreeSet::new();
-        for &id in parents.keys() {
-            let mut next = Some(id);
-            let mut steps = 0;
-            while let Some(at) = next {
-                if roots.contains(&at) {
-                    repository.insert(id);
-                    break;
-                }
-                steps += 1;
-                if steps > 10_000 {
-                    break;
-                }
-                next = parents.get(&at).copied().flatten();
-            }
-        }
-        let models = models
-            .filter(|m| repository.contains(m))
-            .map(ObjectId::content_model)
+        caller: &Caller,
+        capability: Capability,
+    ) -> Result<Option<Arc<Granted>>> {
+        let roots: BTreeSet<ObjectId> = caller
+            .object_grants()
+            .iter()
+            .filter(|(_, capabilities)| capabilities.contains(&capability))
+            .map(|(object, _)| *object)
             .collect();
-        Ok((repository, models))
+        if roots.is_empty() {
+            return Ok(None);
+        }
+        let version = self.store.repository_version().await?;
+        if let Some(version) = version
+            && let Some(granted) = caller.seen().get(capability, version)
+        {
+            return Ok(Some(granted));
+        }
+        let tree = self.repository_tree(version).await?;
+        let granted = Arc::new(granted_subtrees(&tree, &roots));
+        if let Some(version) = version {
+            caller
+                .seen()
+                .keep(capability, version, Arc::clone(&granted));
+        }
+        Ok(Some(granted))
     }
 
     /// The object a client named, if the caller may see it; otherwise exactly the
@@ -462,6 +435,33 @@ pub(crate) fn not_found(reference: &ObjectRef) -> Error {
             format!("repository path '/{}' does not exist", names.join("/")),
         ),
     }
+}
+
+/// The repository objects at or below the roots, and the model numbers of the models
+/// among them.
+fn granted_subtrees(tree: &Tree, roots: &BTreeSet<ObjectId>) -> Granted {
+    let (parents, models) = (&tree.parents, tree.models.iter().copied());
+    let mut repository = BTreeSet::new();
+    for &id in parents.keys() {
+        let mut next = Some(id);
+        let mut steps = 0;
+        while let Some(at) = next {
+            if roots.contains(&at) {
+                repository.insert(id);
+                break;
+            }
+            steps += 1;
+            if steps > 10_000 {
+                break;
+            }
+            next = parents.get(&at).copied().flatten();
+        }
+    }
+    let models = models
+        .filter(|m| repository.contains(m))
+        .map(ObjectId::content_model)
+        .collect();
+    Granted { repository, models }
 }
 
 #[cfg(test)]
