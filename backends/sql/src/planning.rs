@@ -873,6 +873,31 @@ mod tests {
         assert!(!sql(false).contains("+("), "{}", sql(false));
     }
 
+    /// The children of named objects are found by their parent: a type test beside
+    /// that relation does not choose the type's index (SQLite without statistics would).
+    #[test]
+    fn children_of_named_objects_are_found_by_their_parent() {
+        let children = Cond::Related(
+            Relation::Parent,
+            Box::new(Cond::Ids(vec![lore_core::ObjectId::new(2, 5)])),
+        );
+        let column = Cond::Test(
+            Field::Column(Column::TypeName),
+            Test::Eq(Lit::Text("column".into())),
+        );
+        let nested = Cond::And(vec![
+            Cond::Kinds(Vec::new()),
+            Cond::And(vec![children.clone(), column.clone()]),
+        ]);
+        assert!(children_of_named(&nested));
+        assert!(children_of_named(&children));
+        assert!(!children_of_named(&column));
+        let either = Cond::Or(vec![children.clone(), column.clone()]);
+        assert!(!children_of_named(&either), "not required");
+        let by_test = Cond::Related(Relation::Parent, Box::new(column));
+        assert!(!children_of_named(&by_test), "a parent found by a test");
+    }
+
     /// Each database probes what its own planner cannot tell, and nothing else.
     #[test]
     fn each_dialect_probes_what_its_planner_cannot_tell() {
