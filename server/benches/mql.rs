@@ -16,7 +16,8 @@
 //!
 //! Before each run a folder is created (not measured): the commit ends what the server
 //! kept of an earlier run's search (its hit cache answers only at the data's state it
-//! read), so every run measures the query as someone asking it for the first time. `LORE_BENCH_CASES` (names, or
+//! read), so every run measures the query as someone asking it for the first time. The
+//! cases start once the server has read its search index again after the imports. `LORE_BENCH_CASES` (names, or
 //! parts of them, comma separated) runs only those queries.
 
 use std::time::{Duration, Instant};
@@ -537,6 +538,14 @@ async fn bench(
         .ok_or("the import answered no modelId")?
         .parse()?;
     let restricted = server::key_with_object_role(addr, &key, &small.to_string(), "Viewer").await?;
+    // The import changed everything: the server reads its search index again, in the
+    // background (the database answers searches meanwhile); the cases run once it is read.
+    let clock = Instant::now();
+    let read = server.search_index_read(archive.objects)?;
+    eprintln!(
+        "{backend}: search index ready {:.1} s after the imports (read in {read:.1} s)",
+        clock.elapsed().as_secs_f64()
+    );
     let mut baseline = Baseline::connect(storage).await?;
     // `LORE_BENCH_CASES=Labels,Updated`: only the cases whose names contain one of these.
     let only = std::env::var("LORE_BENCH_CASES").unwrap_or_default();

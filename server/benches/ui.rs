@@ -310,7 +310,7 @@ async fn main() -> BenchResult<()> {
             // The import changed everything: the server reads its search index again, in
             // the background (the database answers searches meanwhile). Measured from here.
             let clock = Instant::now();
-            let read = index_read(&server, n)?;
+            let read = server.search_index_read(n)?;
             eprintln!(
                 "{backend}: search index ready {:.1} s after the import (read in {read:.1} s)",
                 clock.elapsed().as_secs_f64()
@@ -479,31 +479,6 @@ async fn storages(
         }
     }
     Ok(all)
-}
-
-/// Waits until the server's log says its search index holds at least `objects` objects
-/// (`search index read objects=… seconds=…`); answers the seconds that read took.
-fn index_read(server: &LoreServer, objects: usize) -> BenchResult<f64> {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let log = server.log()?;
-        for line in log.lines().filter(|l| l.contains("search index read")) {
-            let field = |name: &str| {
-                line.split_whitespace()
-                    .find_map(|word| word.strip_prefix(name))
-                    .and_then(|v| v.parse::<f64>().ok())
-            };
-            if let (Some(read), Some(seconds)) = (field("objects="), field("seconds="))
-                && read >= objects as f64
-            {
-                return Ok(seconds);
-            }
-        }
-        if Instant::now() > deadline {
-            return Err("the search index was not read within 300 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// A model archive of `n` tables in one schema, laid out so that all are within five

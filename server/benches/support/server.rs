@@ -122,10 +122,31 @@ impl LoreServer {
         self.child.id()
     }
 
-    /// The server's whole log so far.
-    #[allow(dead_code, reason = "not every bench reads the log")]
-    pub fn log(&self) -> std::io::Result<String> {
-        std::fs::read_to_string(&self.log)
+    /// Waits until the server's log says its search index holds at least `objects`
+    /// objects (`search index read objects=… seconds=…`: after an import of many, the
+    /// server reads it again in the background); answers the seconds that read took.
+    #[allow(dead_code, reason = "not every bench searches")]
+    pub fn search_index_read(&self, objects: usize) -> BenchResult<f64> {
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let log = std::fs::read_to_string(&self.log)?;
+            for line in log.lines().filter(|l| l.contains("search index read")) {
+                let field = |name: &str| {
+                    line.split_whitespace()
+                        .find_map(|word| word.strip_prefix(name))
+                        .and_then(|v| v.parse::<f64>().ok())
+                };
+                if let (Some(read), Some(seconds)) = (field("objects="), field("seconds="))
+                    && read >= objects as f64
+                {
+                    return Ok(seconds);
+                }
+            }
+            if Instant::now() > deadline {
+                return Err("the search index was not read within 300 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// The last lines of the server's log, for error messages.
