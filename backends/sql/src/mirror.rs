@@ -8,10 +8,10 @@
 //! are found by one scan of the objects' search forms laid end to end in one buffer
 //! ([`memchr::memmem`]), a few milliseconds for 1,000,000 objects, and counted in memory.
 //!
-//! **What is kept** of each object ([`Entry`]): its id, kind, name, search form (Name's
-//! and Physical Name's, [`search_form`]), type and data type, labels, data classes with
-//! their statuses, top sensitivity label, and whether it is certified, endorsed, warned
-//! and described: about 130 bytes an object. Conditions on anything else, and facets of
+//! **What is kept** of each object ([`segment`]): its id, kind, name, search forms
+//! (Name's and Physical Name's, [`search_form`](lore_core::mql::plan::search_form)), type
+//! and data type, labels, data classes with their statuses, top sensitivity label, and
+//! whether it is certified, endorsed, warned and described: about 90 bytes an object. Conditions on anything else, and facets of
 //! anything else, are answered by the database as before ([`supports`]).
 //!
 //! **Kept in step by the journal of changes** (migration 32): every write transaction
@@ -28,13 +28,14 @@
 //! (`tests/mirror.rs` of the SQLite and PostgreSQL stores) hold it to that.
 
 mod eval;
+mod segment;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use lore_core::model::{ClassificationStatus, CurationKind, ObjectKind, TagKind};
-use lore_core::mql::plan::{Cond, Facet, Page, Plan, ValueCount, search_form};
+use lore_core::model::TagKind;
+use lore_core::mql::plan::{Cond, Facet, Page, Plan, ValueCount};
 use lore_core::{ObjectId, Result};
 
 use crate::driver::{Driver, DriverSnapshot, Stmt};
@@ -42,6 +43,7 @@ use crate::store::SqlStore;
 use crate::value::{Row, SqlValue};
 
 pub(crate) use eval::{counts, most_first};
+use segment::{Draft, Segment};
 
 /// Objects read per statement while the index is read whole.
 const CHUNK: i64 = 50_000;
@@ -55,141 +57,6 @@ const ANSWERS: usize = 16;
 /// At most this many objects changed since the index was read whole; more have it read
 /// whole again (in the background).
 const MOST_FRESH: usize = 50_000;
-
-/// A kept object.
-#[derive(Debug, Clone)]
-struct Entry {
-    id: ObjectId,
-    kind: ObjectKind,
-    name: Box<str>,
-    /// Its type's name in the index's texts.
-    type_name: u32,
-    /// Its data type in the texts ([`NONE`]: none).
-    data_type: u32,
-    /// Its labels in the texts, distinct, sorted.
-    labels: Box<[u32]>,
-    /// Its classifications whose data class exists: (the class's name in the texts,
-    /// status).
-    classes: Box<[(u32, ClassificationStatus)]>,
-    /// Its most restrictive approved or matched sensitivity label ([`NONE`]: none).
-    top_label: u32,
-    /// [`CERTIFIED`], [`ENDORSED`], [`WARNED`], [`DESCRIBED`].
-    flags: u8,
-}
-
-const NONE: u32 = u32::MAX;
-const CERTIFIED: u8 = 1;
-const ENDORSED: u8 = 2;
-const WARNED: u8 = 4;
-const DESCRIBED: u8 = 8;
-
-impl Entry {
-    /// The model number (`"Model Id"`), as [`lore_core::model::Object::model_number`].
-    fn model_number(&self) -> Option<i64> {
-        match self.kind {
-            ObjectKind::Model => Some(self.id.content_model()),
-            ObjectKind::ModelObject => Some(self.id.model),
-            _ => None,
-        }
-    }
-
-    /// The order of the index and of a page in name order: Name, then ids.
-    fn key(&self) -> (&str, ObjectId) {
-        (&self.name, self.id)
-    }
-}
-
-/// The texts entries share (types, labels, data classes): each once, with its folded
-/// form for tests.
-#[derive(Debug, Default, Clone)]
-struct Texts {
-    texts: Vec<Arc<str>>,
-    folded: Vec<Arc<str>>,
-    numbers: HashMap<Arc<str>, u32>,
-}
-
-impl Texts {
-    fn number(&mut self, text: &str) -> u32 {
-        if let Some(&n) = self.numbers.get(text) {
-            return n;
-        }
-        let n = u32::try_from(self.texts.len()).unwrap_or(NONE - 1);
-        let text: Arc<str> = Arc::from(text);
-        self.folded
-            .push(Arc::from(lore_core::mql::plan::fold(&text).as_str()));
-        self.texts.push(Arc::clone(&text));
-        self.numbers.insert(text, n);
-        n
-    }
-
-    fn text(&self, n: u32) -> &str {
-        self.texts.get(n as usize).map_or("", |t| t)
-    }
-}
-
-/// Kept objects, immutable once made: the index's base (every object when it was read
-/// whole) or its fresh part (the objects changed since).
-#[derive(Debug)]
-pub(crate) struct Segment {
-    /// In name order ([`Entry::key`]).
-    entries: Vec<Entry>,
-    texts: Texts,
-    /// Each entry's search form of Name, `\u{1}`, that of Physical Name, then `\0`.
-    forms: Vec<u8>,
-    /// Where each entry's forms start in `forms`; one more at the end.
-    starts: Vec<u32>,
-    /// The entries' positions by id.
-    by_id: Vec<(ObjectId, u32)>,
-    /// The objects of the text searches run on this segment: (columns, term) → entries.
-    /// A segment never changes, so they stay true for as long as it is kept.
-    terms: Mutex<Vec<(eval::TermKey, Arc<eval::Term>)>>,
-}
-
-impl Segment {
-    /// The segment of the entries (in any order) with their forms; `None` when their
-    /// forms do not fit in 4 GiB.
-    fn new(mut entries: Vec<(Entry, Vec<u8>)>, texts: Texts) -> Option<Self> {
-        entries.sort_unstable_by(|a, b| a.0.key().cmp(&b.0.key()));
-        let mut forms = Forms::default();
-        let mut kept = Vec::with_capacity(entries.len());
-        for (entry, form) in entries {
-            if !forms.push(&form) {
-                return None;
-            }
-            kept.push(entry);
-        }
-        let mut by_id: Vec<(ObjectId, u32)> = kept
-            .iter()
-            .enumerate()
-            .map(|(at, e)| (e.id, at as u32))
-            .collect();
-        by_id.sort_unstable();
-        Some(Self {
-            entries: kept,
-            texts,
-            forms: forms.bytes,
-            starts: forms.starts,
-            by_id,
-            terms: Mutex::new(Vec::new()),
-        })
-    }
-
-    fn empty() -> Self {
-        Self::new(Vec::new(), Texts::default()).unwrap_or_else(|| unreachable!())
-    }
-
-    fn form(&self, at: usize) -> &[u8] {
-        let (start, end) = (self.starts[at] as usize, self.starts[at + 1] as usize);
-        &self.forms[start..end.saturating_sub(1)]
-    }
-
-    fn position(&self, id: ObjectId) -> Option<u32> {
-        self.by_id
-            .binary_search_by_key(&id, |&(i, _)| i)
-            .ok()
-            .map(|at| self.by_id[at].1)
-    }
-}
 
 /// The index at one version of the catalog: the base, less its entries changed since,
 /// and the fresh entries of the objects changed since.
@@ -211,43 +78,6 @@ impl Index {
     }
 }
 
-/// Search forms laid end to end.
-#[derive(Debug, Default)]
-struct Forms {
-    bytes: Vec<u8>,
-    starts: Vec<u32>,
-}
-
-impl Forms {
-    fn push(&mut self, form: &[u8]) -> bool {
-        let Ok(start) = u32::try_from(self.bytes.len()) else {
-            return false;
-        };
-        if self.starts.is_empty() {
-            self.starts.push(start);
-        }
-        self.bytes.extend_from_slice(form);
-        self.bytes.push(0);
-        match u32::try_from(self.bytes.len()) {
-            Ok(end) => {
-                self.starts.push(end);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-}
-
-/// The forms of an object: Name's search form, `\u{1}`, Physical Name's.
-fn forms_of(name: &str, physical: Option<&str>) -> Vec<u8> {
-    let mut form = search_form(name).into_bytes();
-    form.push(1);
-    if let Some(physical) = physical {
-        form.extend_from_slice(search_form(physical).as_bytes());
-    }
-    form
-}
-
 /// The objects a plan finds on one index: the base's and the fresh part's entries, each
 /// in name order.
 #[derive(Debug)]
@@ -267,23 +97,15 @@ impl Found {
     pub(crate) fn page(&self, page: Page, descending: bool) -> Vec<ObjectId> {
         let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
-        let (base, fresh) = (&self.index.base.entries, &self.index.fresh.entries);
-        let mut a: Box<dyn Iterator<Item = &Entry>> = if descending {
-            Box::new(self.base.iter().rev().map(|&at| &base[at as usize]))
-        } else {
-            Box::new(self.base.iter().map(|&at| &base[at as usize]))
-        };
-        let mut b: Box<dyn Iterator<Item = &Entry>> = if descending {
-            Box::new(self.fresh.iter().rev().map(|&at| &fresh[at as usize]))
-        } else {
-            Box::new(self.fresh.iter().map(|&at| &fresh[at as usize]))
-        };
+        let (base, fresh) = (&*self.index.base, &*self.index.fresh);
+        let mut a = keys_in_order(base, &self.base, descending);
+        let mut b = keys_in_order(fresh, &self.fresh, descending);
         let (mut next_a, mut next_b) = (a.next(), b.next());
         let mut ids = Vec::new();
         let mut skipped = 0;
         while ids.len() < limit {
             let take_a = match (next_a, next_b) {
-                (Some(x), Some(y)) => (x.key() < y.key()) != descending,
+                (Some(x), Some(y)) => (x < y) != descending,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => break,
@@ -299,8 +121,8 @@ impl Found {
             };
             if skipped < offset {
                 skipped += 1;
-            } else if let Some(entry) = entry {
-                ids.push(entry.id);
+            } else if let Some((_, id)) = entry {
+                ids.push(id);
             }
         }
         ids
@@ -324,6 +146,21 @@ pub struct SearchIndexState {
     pub objects: u64,
     /// Whether it is being read whole (the database answers searches meanwhile).
     pub reading: bool,
+}
+
+/// The keys ([`Segment::key`]) of a segment's entries at `rows` (in name order), in
+/// that order or the reverse.
+fn keys_in_order<'a>(
+    segment: &'a Segment,
+    rows: &'a [u32],
+    descending: bool,
+) -> Box<dyn Iterator<Item = (&'a str, ObjectId)> + 'a> {
+    let keys = rows.iter().map(move |&at| segment.key(at));
+    if descending {
+        Box::new(keys.rev())
+    } else {
+        Box::new(keys)
+    }
 }
 
 /// The index of one store (shared by its clones) and the answers of its latest plans.
@@ -501,8 +338,7 @@ impl<D: Driver> SqlStore<D> {
         let read = |stmts| read_in(&snapshot, stmts, "reading the search index");
         let mut outcomes = read(vec![Stmt::query(VERSIONS, Vec::new())]).await?;
         let (version, _) = versions(outcomes.pop().map(|o| o.rows).unwrap_or_default())?;
-        let mut texts = Texts::default();
-        let mut entries = Vec::new();
+        let mut draft = Draft::default();
         let mut after = (i64::MIN, i64::MIN);
         loop {
             let chunk = read(vec![Stmt::query(
@@ -520,8 +356,7 @@ impl<D: Driver> SqlStore<D> {
             if let Some(last) = chunk.last() {
                 after = (last.int(0, "objects")?, last.int(1, "objects")?);
             }
-            entries.extend(entries_of(chunk, &mut texts)?);
-            if entries.len() > MOST_OBJECTS {
+            if draft.read(chunk)?.is_none() || draft.len() > MOST_OBJECTS {
                 self.mirror.too_large.store(true, Ordering::Relaxed);
                 return Ok(());
             }
@@ -529,12 +364,8 @@ impl<D: Driver> SqlStore<D> {
                 break;
             }
         }
-        attach(
-            &mut entries,
-            read(hanging_statements(None)).await?,
-            &mut texts,
-        )?;
-        let Some(base) = Segment::new(entries, texts) else {
+        draft.attach(read(hanging_statements(None)).await?)?;
+        let Some(base) = draft.segment() else {
             self.mirror.too_large.store(true, Ordering::Relaxed);
             return Ok(());
         };
@@ -608,13 +439,18 @@ impl<D: Driver> SqlStore<D> {
         let rows = outcomes.next().map(|o| o.rows).unwrap_or_default();
         // The fresh part: its entries that did not change again, and the objects read
         // now (those that still exist).
-        let mut texts = old.fresh.texts.clone();
-        let mut fresh = entries_of(rows, &mut texts)?;
-        attach(&mut fresh, outcomes.collect(), &mut texts)?;
-        for (at, entry) in old.fresh.entries.iter().enumerate() {
-            if !changed.contains(&entry.id) {
-                // Its texts keep their numbers: `texts` began as the old part's.
-                fresh.push((entry.clone(), old.fresh.form(at).to_vec()));
+        let mut fresh = Draft::with_texts(old.fresh.texts.clone());
+        if fresh.read(rows)?.is_none() {
+            return Ok(None);
+        }
+        // Attached before the old part's entries join: those have theirs already.
+        fresh.attach(outcomes.collect())?;
+        for at in 0..old.fresh.len() as u32 {
+            // Its texts keep their numbers: the draft's began as the old part's.
+            if !changed.contains(&old.fresh.entries[at as usize].id)
+                && fresh.keep(&old.fresh, at).is_none()
+            {
+                return Ok(None);
             }
         }
         if fresh.len() > MOST_FRESH {
@@ -624,7 +460,7 @@ impl<D: Driver> SqlStore<D> {
         for at in changed.iter().filter_map(|&id| old.base.position(id)) {
             stale[at as usize / 64] |= 1 << (at % 64);
         }
-        let Some(fresh) = Segment::new(fresh, texts) else {
+        let Some(fresh) = fresh.segment() else {
             return Ok(None);
         };
         Ok(Some(Index {
@@ -726,128 +562,4 @@ fn versions(rows: Vec<Row>) -> Result<(i64, i64)> {
             "the catalog version or the journal of changes is missing (migrations 26, 32)",
         )),
     }
-}
-
-const WHAT: &str = "the search index";
-
-/// The entries of the objects' rows ([`OBJECTS`]), each with its forms, nothing hanging
-/// on them yet.
-fn entries_of(rows: Vec<Row>, texts: &mut Texts) -> Result<Vec<(Entry, Vec<u8>)>> {
-    let mut entries = Vec::with_capacity(rows.len());
-    for mut row in rows {
-        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-        let kind = row.text(2, WHAT)?;
-        let kind = ObjectKind::parse(&kind).ok_or_else(|| {
-            lore_core::Error::internal(format!("object {id} has the unknown kind '{kind}'"))
-        })?;
-        let name = row.text(3, WHAT)?;
-        let physical = row.opt_text(4, WHAT)?;
-        let type_name = texts.number(&row.text(5, WHAT)?);
-        let data_type = match row.opt_text(6, WHAT)? {
-            Some(t) => texts.number(&t),
-            None => NONE,
-        };
-        let flags = if row.int(7, WHAT)? != 0 { DESCRIBED } else { 0 };
-        let form = forms_of(&name, physical.as_deref());
-        entries.push((
-            Entry {
-                id,
-                kind,
-                name: name.into_boxed_str(),
-                type_name,
-                data_type,
-                labels: Box::default(),
-                classes: Box::default(),
-                top_label: NONE,
-                flags,
-            },
-            form,
-        ));
-    }
-    Ok(entries)
-}
-
-/// Adds what hangs on the entries' objects (the rows of [`hanging_statements`]).
-fn attach(
-    entries: &mut [(Entry, Vec<u8>)],
-    hanging: Vec<crate::driver::Outcome>,
-    texts: &mut Texts,
-) -> Result<()> {
-    let at: HashMap<ObjectId, usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, (e, _))| (e.id, i))
-        .collect();
-    let mut hanging = hanging.into_iter().map(|o| o.rows);
-    let mut next = || hanging.next().unwrap_or_default();
-    let (labels, classes, assigned, curation) = (next(), next(), next(), next());
-    let mut labels_of: HashMap<usize, Vec<u32>> = HashMap::new();
-    for mut row in labels {
-        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-        if let Some(&i) = at.get(&id) {
-            labels_of
-                .entry(i)
-                .or_default()
-                .push(texts.number(&row.text(2, WHAT)?));
-        }
-    }
-    for (i, mut labels) in labels_of {
-        labels.sort_unstable();
-        labels.dedup();
-        entries[i].0.labels = labels.into_boxed_slice();
-    }
-    let mut classes_of: HashMap<usize, Vec<(u32, ClassificationStatus)>> = HashMap::new();
-    for mut row in classes {
-        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-        let status = row.text(3, WHAT)?;
-        let Some(status) = ClassificationStatus::parse(&status) else {
-            continue;
-        };
-        if let Some(&i) = at.get(&id) {
-            classes_of
-                .entry(i)
-                .or_default()
-                .push((texts.number(&row.text(2, WHAT)?), status));
-        }
-    }
-    for (i, classes) in classes_of {
-        entries[i].0.classes = classes.into_boxed_slice();
-    }
-    // The most restrictive approved or matched label: highest position, then first name.
-    let mut top: HashMap<usize, (i64, String)> = HashMap::new();
-    for mut row in assigned {
-        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-        let status = ClassificationStatus::parse(&row.text(3, WHAT)?);
-        if !matches!(
-            status,
-            Some(ClassificationStatus::Matched | ClassificationStatus::Approved)
-        ) {
-            continue;
-        }
-        let Some(&i) = at.get(&id) else { continue };
-        let (label, position) = (row.text(2, WHAT)?, row.int(4, WHAT)?);
-        let better = match top.get(&i) {
-            None => true,
-            Some((p, best)) => position > *p || (position == *p && label < *best),
-        };
-        if better {
-            top.insert(i, (position, label));
-        }
-    }
-    for (i, (_, label)) in top {
-        entries[i].0.top_label = texts.number(&label);
-    }
-    for mut row in curation {
-        let id = ObjectId::new(row.int(0, WHAT)?, row.int(1, WHAT)?);
-        let flag = match CurationKind::parse(&row.text(2, WHAT)?) {
-            Some(CurationKind::Certification) => CERTIFIED,
-            Some(CurationKind::Endorsement) => ENDORSED,
-            Some(CurationKind::Warning) => WARNED,
-            _ => 0,
-        };
-        if let Some(&i) = at.get(&id) {
-            entries[i].0.flags |= flag;
-        }
-    }
-    Ok(())
 }

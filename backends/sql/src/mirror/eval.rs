@@ -18,7 +18,8 @@ use lore_core::mql::plan::{
 };
 use memchr::memmem;
 
-use super::{CERTIFIED, DESCRIBED, ENDORSED, Entry, Found, Index, NONE, Segment, WARNED};
+use super::segment::{CERTIFIED, DESCRIBED, ENDORSED, Entry, NONE, Segment, WARNED};
+use super::{Found, Index};
 
 /// A text search run on an index: whether it reads Name's form, Physical Name's, and
 /// the term.
@@ -217,23 +218,32 @@ fn class_holds(cond: &Cond, name: &str) -> bool {
 }
 
 impl Ready {
-    fn holds(&self, entry: &Entry, at: u32) -> bool {
+    /// Whether the segment's entry at `at` satisfies the condition.
+    fn holds(&self, segment: &Segment, at: u32) -> bool {
+        self.holds_on(segment, &segment.entries[at as usize], at)
+    }
+
+    /// [`Ready::holds`] of the entry at `at`, read once by the caller.
+    fn holds_on(&self, segment: &Segment, entry: &Entry, at: u32) -> bool {
         match self {
             Ready::Const(b) => *b,
-            Ready::And(items) => items.iter().all(|c| c.holds(entry, at)),
-            Ready::Or(items) => items.iter().any(|c| c.holds(entry, at)),
-            Ready::Not(inner) => !inner.holds(entry, at),
+            Ready::And(items) => items.iter().all(|c| c.holds_on(segment, entry, at)),
+            Ready::Or(items) => items.iter().any(|c| c.holds_on(segment, entry, at)),
+            Ready::Not(inner) => !inner.holds_on(segment, entry, at),
             Ready::Found(term) => term.holds(at),
-            Ready::Name(test) => match test {
-                // A folded literal has no upper case (folding is ASCII): equal to the
-                // folded name exactly when equal to the name, ignoring ASCII case.
-                Test::Eq(Lit::Text(text)) => entry.name.eq_ignore_ascii_case(text),
-                Test::In(lits) => lits.iter().any(|lit| match lit {
-                    Lit::Text(text) => entry.name.eq_ignore_ascii_case(text),
-                    _ => false,
-                }),
-                _ => passes_text(&fold(&entry.name), test),
-            },
+            Ready::Name(test) => {
+                let name = segment.name(at);
+                match test {
+                    // A folded literal has no upper case (folding is ASCII): equal to the
+                    // folded name exactly when equal to the name, ignoring ASCII case.
+                    Test::Eq(Lit::Text(text)) => name.eq_ignore_ascii_case(text),
+                    Test::In(lits) => lits.iter().any(|lit| match lit {
+                        Lit::Text(text) => name.eq_ignore_ascii_case(text),
+                        _ => false,
+                    }),
+                    _ => passes_text(&fold(name), test),
+                }
+            }
             Ready::Texts(field, pass) => {
                 let yes = |n: u32| n != NONE && pass.get(n as usize).copied().unwrap_or(false);
                 match field {
@@ -241,23 +251,25 @@ impl Ready {
                     TextField::Type => yes(entry.type_name),
                     TextField::DataType => yes(entry.data_type),
                     TextField::TopLabel => yes(entry.top_label),
-                    TextField::Labels => entry.labels.iter().any(|&n| yes(n)),
+                    TextField::Labels => segment.labels(entry).iter().any(|&n| yes(n)),
                 }
             }
             Ready::HasText(field) => match field {
                 TextField::Name | TextField::Type => true,
                 TextField::DataType => entry.data_type != NONE,
                 TextField::TopLabel => entry.top_label != NONE,
-                TextField::Labels => !entry.labels.is_empty(),
+                TextField::Labels => !segment.labels(entry).is_empty(),
             },
             Ready::Model(test) => entry
                 .model_number()
                 .is_some_and(|m| passes(&Lit::Integer(m), test)),
             Ready::HasModel => entry.model_number().is_some(),
             Ready::Flag(flag) => entry.flags & flag != 0,
-            Ready::Classes(statuses, pass) => entry.classes.iter().any(|&(class, status)| {
-                statuses.contains(status) && pass.get(class as usize).copied().unwrap_or(false)
-            }),
+            Ready::Classes(statuses, pass) => {
+                segment.classes(entry).iter().any(|&(class, status)| {
+                    statuses.contains(status) && pass.get(class as usize).copied().unwrap_or(false)
+                })
+            }
             Ready::Ids(ids) => ids.contains(&entry.id),
             Ready::Kinds(kinds) => kinds.contains(&entry.kind),
             Ready::Models(models) => entry.model_number().is_some_and(|m| models.contains(&m)),
@@ -298,10 +310,10 @@ pub(crate) fn find(index: &Arc<Index>, cond: &Cond) -> Found {
 /// The entries of a segment that are `current` and satisfy the condition, in order.
 fn found_in(segment: &Segment, cond: &Cond, current: impl Fn(u32) -> bool) -> Vec<u32> {
     let ready = ready(segment, cond);
-    let holds = |&at: &u32| current(at) && ready.holds(&segment.entries[at as usize], at);
+    let holds = |&at: &u32| current(at) && ready.holds(segment, at);
     match ready.candidates(segment) {
         Some(candidates) => candidates.iter().copied().filter(holds).collect(),
-        None => (0..segment.entries.len() as u32).filter(holds).collect(),
+        None => (0..segment.len() as u32).filter(holds).collect(),
     }
 }
 
@@ -332,7 +344,7 @@ fn search(index: &Segment, key: TermKey) -> Arc<Term> {
             rows.push(at as u32);
         }
     }
-    let mut bits = vec![0u64; index.entries.len().div_ceil(64)];
+    let mut bits = vec![0u64; index.len().div_ceil(64)];
     for &at in &rows {
         bits[at as usize / 64] |= 1 << (at % 64);
     }
@@ -378,7 +390,7 @@ pub(crate) fn value_counts(
         for &at in rows {
             let entry = &segment.entries[at as usize];
             for counter in counters.iter_mut().flatten() {
-                counter.add(entry, &mut distinct);
+                counter.add(segment, entry, at, &mut distinct);
             }
         }
         for (total, counter) in totals.iter_mut().zip(counters) {
@@ -430,7 +442,7 @@ impl<'s> Counter<'s> {
         })
     }
 
-    fn add(&mut self, entry: &'s Entry, distinct: &mut Vec<u32>) {
+    fn add(&mut self, segment: &'s Segment, entry: &Entry, at: u32, distinct: &mut Vec<u32>) {
         let one = |counts: &mut Vec<u64>, n: u32| {
             if let Some(count) = counts.get_mut(n as usize) {
                 *count += 1;
@@ -441,17 +453,17 @@ impl<'s> Counter<'s> {
                 TextField::Type => one(counts, entry.type_name),
                 TextField::DataType => one(counts, entry.data_type),
                 TextField::TopLabel => one(counts, entry.top_label),
-                TextField::Labels => entry.labels.iter().for_each(|&n| one(counts, n)),
+                TextField::Labels => segment.labels(entry).iter().for_each(|&n| one(counts, n)),
                 TextField::Name => {}
             },
             Counter::Classes(statuses, counts) => {
-                if entry.classes.is_empty() {
+                let classes = segment.classes(entry);
+                if classes.is_empty() {
                     return;
                 }
                 distinct.clear();
                 distinct.extend(
-                    entry
-                        .classes
+                    classes
                         .iter()
                         .filter(|(_, s)| statuses.contains(*s))
                         .map(|&(class, _)| class),
@@ -460,7 +472,7 @@ impl<'s> Counter<'s> {
                 distinct.dedup();
                 distinct.iter().for_each(|&n| one(counts, n));
             }
-            Counter::Names(counted) => *counted.entry(&entry.name).or_default() += 1,
+            Counter::Names(counted) => *counted.entry(segment.name(at)).or_default() += 1,
             Counter::Models(last, counted) => {
                 let Some(model) = entry.model_number() else {
                     return;
