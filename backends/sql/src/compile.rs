@@ -252,7 +252,8 @@ pub struct PageChoices {
     /// The tests of the object type are kept from the type's index (SQLite): for a type
     /// many objects have, in an order another index holds ("Updated Date"), reading that
     /// index and testing the type finds a page after a few rows, where the type's index
-    /// would hand over all of them to be sorted.
+    /// would hand over all of them to be sorted. Also for the children of named objects,
+    /// found by their parent whatever their type.
     pub types_unindexed: bool,
     /// Tags are tested with `EXISTS` per object (SQLite): SQLite builds the list of an
     /// `IN` whole before its first row, every object of a common label for a page whose

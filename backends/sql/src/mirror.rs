@@ -25,7 +25,7 @@
 //!
 //! The index is only used for plans whose every condition it can test
 //! ([`eval::supports`]), so an answer is the database's answer: the differential tests
-//! (`tests/mirror.rs` of the SQLite and PostgreSQL stores) hold it to that.
+//! (`conformance-tests/tests/mql_cross_backend.rs`) hold it to that.
 
 mod eval;
 mod segment;
@@ -171,6 +171,8 @@ pub(crate) struct Mirror {
     merging: tokio::sync::Mutex<()>,
     /// A whole read runs in the background.
     building: Arc<AtomicBool>,
+    /// A write of "everything" committed while a whole read ran: it reads once more.
+    again: AtomicBool,
     /// The catalog is larger than [`MOST_OBJECTS`]: not kept.
     too_large: AtomicBool,
     answers: Mutex<Vec<(Cond, i64, Arc<Found>)>>,
@@ -184,8 +186,29 @@ impl Mirror {
             .clone()
     }
 
+    /// Keeps the index, unless the one kept is newer (a merge that began before a whole
+    /// read may end after it), and forgets the answers of older ones.
     fn set(&self, index: Arc<Index>) {
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(index);
+        let version = index.version;
+        {
+            let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+            if current.as_ref().is_some_and(|kept| kept.version > version) {
+                return;
+            }
+            *current = Some(index);
+        }
+        let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+        answers.retain(|(_, v, _)| *v >= version);
+    }
+
+    /// The catalog is too large to keep: nothing is kept.
+    fn give_up(&self) {
+        self.too_large.store(true, Ordering::Relaxed);
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = None;
+        self.answers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     fn answer(&self, condition: &Cond, version: i64) -> Option<Arc<Found>> {
@@ -285,7 +308,9 @@ impl<D: Driver> SqlStore<D> {
     /// a restore): the index, when kept, is read whole again now, in the background,
     /// rather than by the first search after it.
     pub(crate) fn everything_changed(&self) {
-        if self.mirror.current().is_some() {
+        if self.mirror.current().is_some() && !self.mirror.too_large.load(Ordering::Relaxed) {
+            // A read running now may have begun before this write: it reads once more.
+            self.mirror.again.store(true, Ordering::Release);
             self.build_in_background();
         }
     }
@@ -298,10 +323,20 @@ impl<D: Driver> SqlStore<D> {
         }
         let store = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = store.build_index().await {
-                tracing::warn!("reading the search index failed: {}", e.message);
+            loop {
+                store.mirror.again.store(false, Ordering::Release);
+                if let Err(e) = store.build_index().await {
+                    tracing::warn!("reading the search index failed: {}", e.message);
+                }
+                building.store(false, Ordering::Release);
+                // A write of "everything" that committed during the read found it
+                // running: read again, unless another read has begun since.
+                if !store.mirror.again.load(Ordering::Acquire)
+                    || building.swap(true, Ordering::AcqRel)
+                {
+                    break;
+                }
             }
-            building.store(false, Ordering::Release);
         });
     }
 
@@ -357,7 +392,7 @@ impl<D: Driver> SqlStore<D> {
                 after = (last.int(0, "objects")?, last.int(1, "objects")?);
             }
             if draft.read(chunk)?.is_none() || draft.len() > MOST_OBJECTS {
-                self.mirror.too_large.store(true, Ordering::Relaxed);
+                self.mirror.give_up();
                 return Ok(());
             }
             if done {
@@ -366,7 +401,7 @@ impl<D: Driver> SqlStore<D> {
         }
         draft.attach(read(hanging_statements(None)).await?)?;
         let Some(base) = draft.segment() else {
-            self.mirror.too_large.store(true, Ordering::Relaxed);
+            self.mirror.give_up();
             return Ok(());
         };
         tracing::info!(

@@ -105,15 +105,15 @@ impl<T: Default> Laid<T> {
     }
 }
 
-/// A length as a 32-bit position; `None` past 4 GiB.
-fn position(len: usize) -> Option<u32> {
+/// A length as a 32-bit offset; `None` past 4 GiB.
+fn offset(len: usize) -> Option<u32> {
     u32::try_from(len).ok()
 }
 
 impl Laid<String> {
     fn push(&mut self, text: &str) -> Option<()> {
         self.text.push_str(text);
-        self.ends.push(position(self.text.len())?);
+        self.ends.push(offset(self.text.len())?);
         Some(())
     }
 
@@ -125,7 +125,7 @@ impl Laid<String> {
 impl Laid<Vec<u8>> {
     fn push(&mut self, bytes: &[u8]) -> Option<()> {
         self.text.extend_from_slice(bytes);
-        self.ends.push(position(self.text.len())?);
+        self.ends.push(offset(self.text.len())?);
         Some(())
     }
 
@@ -280,7 +280,7 @@ impl Draft {
     pub(super) fn keep(&mut self, segment: &Segment, at: u32) -> Option<()> {
         let mut entry = segment.entries[at as usize];
         if let Some(hanging) = segment.hanging.get(entry.hanging as usize) {
-            entry.hanging = position(self.hanging.len())?;
+            entry.hanging = offset(self.hanging.len())?;
             self.hanging.push(hanging.clone());
         }
         self.push(entry, segment.name(at), segment.form(at as usize))
@@ -401,7 +401,7 @@ impl Draft {
         for &i in &order {
             laid_forms.extend_from_slice(forms.get(i as usize));
             laid_forms.push(0);
-            starts.push(position(laid_forms.len())?);
+            starts.push(offset(laid_forms.len())?);
         }
         drop(forms);
         let mut laid_names = Laid {

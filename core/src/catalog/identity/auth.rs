@@ -288,7 +288,8 @@ impl Identity<'_> {
         self.callers.remember(
             key_hash,
             KnownCaller {
-                caller: caller.clone(),
+                // Not this request's: what it works out of its sight stays with it.
+                caller: caller.clone().at_meta_version(caller.meta_version()),
                 access_version,
             },
         );
