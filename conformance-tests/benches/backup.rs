@@ -132,7 +132,7 @@ fn chunks(objects: i64) -> impl Iterator<Item = Vec<Op>> {
 /// Writes the repository through one write transaction: the restore's baseline.
 async fn load(store: &dyn Store, objects: i64) -> BenchResult<Duration> {
     let started = Instant::now();
-    let mut tx = store.begin().await?;
+    let mut tx = store.begin(lore_core::model::Author::system()).await?;
     for ops in chunks(objects) {
         tx.write(ops).await?;
     }

@@ -94,7 +94,7 @@ fn starts(edges: i64) -> Vec<(ObjectId, bool)> {
 
 async fn load(store: &dyn Store, edges: &[Edge]) -> BenchResult<Duration> {
     let start = Instant::now();
-    let mut tx = store.begin().await?;
+    let mut tx = store.begin(lore_core::model::Author::system()).await?;
     tx.expect_new_rows();
     for chunk in edges.chunks(20_000) {
         tx.write(chunk.iter().cloned().map(Op::AddEdge).collect())

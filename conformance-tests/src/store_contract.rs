@@ -36,6 +36,7 @@ mod access;
 mod backend_checks;
 mod batches;
 mod details;
+mod history;
 mod lineage;
 mod objects;
 mod outbox;
@@ -52,6 +53,7 @@ use backend_checks::*;
 use batches::*;
 use details::*;
 pub use details::{entity_reads_follow_writes, repository_version_follows_writes};
+use history::*;
 use lineage::*;
 use objects::*;
 use outbox::*;
@@ -191,6 +193,10 @@ pub fn cases() -> Vec<StoreCase> {
         case!(lineage_events_refuse_nul_and_times_out_of_range),
         case!(put_lineage_run_writes_the_run_as_given),
         case!(lineage_runs_and_events_in_pages),
+        // History
+        case!(history_keeps_each_replaced_row_with_its_revision),
+        case!(history_keeps_nothing_of_what_did_not_change),
+        case!(clear_all_forgets_the_history),
         // Restore
         case!(clear_all_empties_everything_but_the_system_log),
         case!(restore_ops_keep_their_ids_and_replace),

@@ -262,7 +262,10 @@ pub async fn reads_do_not_wait_for_an_open_transaction(store: Arc<dyn Store>) {
             .await,
         "opening a session",
     );
-    let mut tx = ok(store.begin().await, "beginning a transaction");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "beginning a transaction",
+    );
     ok(
         tx.write(vec![Op::PutObject(folder(3, "during"))]).await,
         "writing inside the transaction",
@@ -288,7 +291,10 @@ pub async fn reads_do_not_wait_for_an_open_transaction(store: Arc<dyn Store>) {
 
 /// Dropping an open transaction rolls it back, and the next transaction can start.
 pub async fn a_dropped_transaction_leaves_nothing(store: Arc<dyn Store>) {
-    let mut tx = ok(store.begin().await, "beginning a transaction");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "beginning a transaction",
+    );
     ok(
         tx.write(vec![Op::PutObject(folder(1, "gone"))]).await,
         "writing a chunk",
@@ -298,10 +304,13 @@ pub async fn a_dropped_transaction_leaves_nothing(store: Arc<dyn Store>) {
         "writing a second chunk",
     );
     drop(tx);
-    let mut tx = tokio::time::timeout(StdDuration::from_secs(5), store.begin())
-        .await
-        .expect("a new transaction starts after a dropped one")
-        .expect("beginning");
+    let mut tx = tokio::time::timeout(
+        StdDuration::from_secs(5),
+        store.begin(lore_core::model::Author::system()),
+    )
+    .await
+    .expect("a new transaction starts after a dropped one")
+    .expect("beginning");
     ok(
         tx.write(vec![Op::PutObject(folder(3, "kept"))]).await,
         "writing",

@@ -199,6 +199,11 @@ impl Caller {
         self.user
     }
 
+    /// The caller as the author of a write of their own ([`Author::user`]).
+    pub fn author(&self) -> crate::model::Author {
+        crate::model::Author::user(self.user)
+    }
+
     /// The user name, for logs and messages.
     pub fn name(&self) -> &str {
         &self.name

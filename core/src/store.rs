@@ -37,8 +37,8 @@ mod delegate;
 mod records;
 
 pub use records::{
-    GovernanceRecords, LineageRecords, NotificationRecords, ObjectRecords, OperationRecords,
-    RecordStore, SearchRecords,
+    GovernanceRecords, HistoryRecords, LineageRecords, NotificationRecords, ObjectRecords,
+    OperationRecords, RecordStore, SearchRecords,
 };
 
 use async_trait::async_trait;
@@ -281,6 +281,40 @@ pub enum ObjectsChanged {
     Models([i64; 2]),
     /// The objects of any model.
     All,
+}
+
+/// What an entity read would have answered at `version`, from the object's history
+/// ([`HistoryRecords::entity_as_of`]): the images current then, in the order
+/// [`Details`] keeps.
+pub fn entity_at(history: ObjectHistory, version: i64) -> (Option<Object>, Details) {
+    fn at<T>(images: Vec<Versioned<T>>, version: i64) -> Vec<T> {
+        images
+            .into_iter()
+            .filter(|i| i.current_at(version))
+            .map(|i| i.row)
+            .collect()
+    }
+    let object = at(history.objects, version).pop();
+    let mut details = Details {
+        attributes: at(history.attributes, version),
+        edges: at(history.edges, version),
+        tags: at(history.tags, version),
+        classifications: at(history.classifications, version),
+        labels: at(history.labels, version),
+        profiling: Vec::new(),
+    };
+    details
+        .attributes
+        .sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
+    details.edges.sort();
+    details.tags.sort();
+    details
+        .classifications
+        .sort_by(|a, b| (a.object, &a.data_class).cmp(&(b.object, &b.data_class)));
+    details
+        .labels
+        .sort_by(|a, b| (a.object, &a.label).cmp(&(b.object, &b.label)));
+    (object, details)
 }
 
 /// Brings an op into the form every backend stores, so all of them answer alike:
@@ -684,15 +718,22 @@ fn text(value: &str, what: &dyn Fn() -> String) -> Result<()> {
     Ok(())
 }
 
-/// Writes that land together or not at all.
+/// Writes that land together or not at all, and who makes them: the store records the
+/// author with the transaction's revision ([`HistoryRecords`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Batch {
     pub ops: Vec<Op>,
+    pub author: Author,
 }
 
 impl Batch {
+    /// An empty batch of the server itself ([`Author::system`]).
     pub fn new() -> Self {
         Self::default()
+    }
+    /// The ops, written by `author`.
+    pub fn by(author: Author, ops: Vec<Op>) -> Self {
+        Self { ops, author }
     }
     pub fn push(&mut self, op: Op) -> &mut Self {
         self.ops.push(op);
@@ -706,9 +747,14 @@ impl Batch {
     }
 }
 
+/// A batch of the server itself ([`Author::system`]): what the catalog writes for a
+/// caller names the caller instead ([`Batch::by`]).
 impl From<Vec<Op>> for Batch {
     fn from(ops: Vec<Op>) -> Self {
-        Self { ops }
+        Self {
+            ops,
+            author: Author::system(),
+        }
     }
 }
 
@@ -776,6 +822,7 @@ pub trait WriteTx: Send {
 struct Buffered<'a, S: ?Sized> {
     store: &'a S,
     ops: Vec<Op>,
+    author: Author,
 }
 
 #[async_trait]
@@ -785,7 +832,7 @@ impl<S: StoreBase + ?Sized> WriteTx for Buffered<'_, S> {
         Ok(())
     }
     async fn commit(self: Box<Self>) -> Result<()> {
-        self.store.apply(Batch { ops: self.ops }).await
+        self.store.apply(Batch::by(self.author, self.ops)).await
     }
 }
 
@@ -856,9 +903,9 @@ impl<T> Store for T where
 /// caller call every store method on a concrete store (a `dyn Store` needs no import).
 pub mod prelude {
     pub use super::{
-        AccessStore, DefinitionStore, GovernanceRecords, LineageRecords, NotificationRecords,
-        ObjectRecords, ObjectStore, OperationRecords, RecordStore, SearchRecords, SessionStore,
-        Store, StoreBase,
+        AccessStore, DefinitionStore, GovernanceRecords, HistoryRecords, LineageRecords,
+        NotificationRecords, ObjectRecords, ObjectStore, OperationRecords, RecordStore,
+        SearchRecords, SessionStore, Store, StoreBase,
     };
 }
 
@@ -894,12 +941,13 @@ pub trait StoreBase: Send + Sync + std::fmt::Debug + 'static {
     /// Applies the batch atomically.
     async fn apply(&self, batch: Batch) -> Result<()>;
 
-    /// Opens a write transaction. Writers wait for each other; readers do not wait for
-    /// writers.
-    async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+    /// Opens a write transaction of `author`. Writers wait for each other; readers do
+    /// not wait for writers.
+    async fn begin(&self, author: Author) -> Result<Box<dyn WriteTx + '_>> {
         Ok(Box::new(Buffered {
             store: self,
             ops: Vec::new(),
+            author,
         }))
     }
 }

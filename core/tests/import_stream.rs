@@ -71,6 +71,7 @@ struct Recording {
 struct RecordingTx<'a> {
     store: &'a Recording,
     ops: Vec<Op>,
+    author: lore_core::model::Author,
 }
 
 #[async_trait]
@@ -92,7 +93,10 @@ impl WriteTx for RecordingTx<'_> {
         Ok(())
     }
     async fn commit(self: Box<Self>) -> Result<()> {
-        self.store.inner.apply(Batch::from(self.ops)).await
+        self.store
+            .inner
+            .apply(Batch::by(self.author, self.ops))
+            .await
     }
 }
 
@@ -116,10 +120,11 @@ impl StoreBase for Recording {
     async fn apply(&self, batch: Batch) -> Result<()> {
         self.inner.apply(batch).await
     }
-    async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+    async fn begin(&self, author: lore_core::model::Author) -> Result<Box<dyn WriteTx + '_>> {
         Ok(Box::new(RecordingTx {
             store: self,
             ops: Vec::new(),
+            author,
         }))
     }
 }

@@ -362,9 +362,10 @@ mod tests {
         );
         let (stale_digest, fresh_digest) = (stale.digest.clone(), fresh.digest.clone());
         store
-            .apply(Batch {
-                ops: vec![Op::PutLineageEvent(stale), Op::PutLineageEvent(fresh)],
-            })
+            .apply(Batch::from(vec![
+                Op::PutLineageEvent(stale),
+                Op::PutLineageEvent(fresh),
+            ]))
             .await
             .unwrap();
         let settings = WriterSettings {

@@ -12,6 +12,7 @@
 //! [`Store`]: lore_core::Store
 //! [`StoreBase::apply`]: lore_core::store::StoreBase::apply
 
+mod history;
 mod read;
 mod state;
 mod store;

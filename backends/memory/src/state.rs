@@ -105,6 +105,8 @@ pub(crate) struct State {
     pub(crate) meta_version: i64,
     /// Moves with every op that [changes access](lore_core::store::Op::changes_access).
     pub(crate) access_version: i64,
+    /// The revisions and the replaced images of the kept tables.
+    pub(crate) history: crate::history::History,
 }
 
 pub(crate) fn user_key(name: &str) -> String {
@@ -352,5 +354,58 @@ pub(crate) fn set_entry<K: Ord, V>(
     match value {
         Some(value) => map.insert(key, value),
         None => map.remove(&key),
+    }
+}
+
+impl State {
+    /// The current image of a row of a kept table, if the row exists.
+    pub(crate) fn image(&self, key: &crate::history::RowKey) -> Option<crate::history::Image> {
+        use crate::history::{Image, RowKey};
+        use lore_core::model::{AttributeValue, Classification, LabelAssignment};
+        match key {
+            RowKey::Object(id) => self.objects.get(id).cloned().map(Image::Object),
+            RowKey::Attribute(object, attribute) => self
+                .attributes
+                .get(&(*object, attribute.clone()))
+                .map(|value| {
+                    Image::Attribute(AttributeValue {
+                        object: *object,
+                        attribute: attribute.clone(),
+                        value: value.clone(),
+                    })
+                }),
+            RowKey::Edge(source, kind, target, name) => {
+                let key = (*source, *kind, *target, name.clone());
+                self.edges_out.contains(&key).then(|| {
+                    Image::Edge(Edge {
+                        kind: *kind,
+                        source: *source,
+                        target: *target,
+                        name: name.clone(),
+                        origin: self.edge_origins.get(&key).cloned(),
+                    })
+                })
+            }
+            RowKey::Tag(tag) => self.tags.contains(tag).then(|| Image::Tag(tag.clone())),
+            RowKey::Classification(object, data_class) => self
+                .classifications
+                .get(&(*object, data_class.clone()))
+                .map(|status| {
+                    Image::Classification(Classification {
+                        object: *object,
+                        data_class: data_class.clone(),
+                        status: *status,
+                    })
+                }),
+            RowKey::Label(object, label) => {
+                self.labels.get(&(*object, label.clone())).map(|status| {
+                    Image::Label(LabelAssignment {
+                        object: *object,
+                        label: label.clone(),
+                        status: *status,
+                    })
+                })
+            }
+        }
     }
 }

@@ -924,3 +924,64 @@ impl NotificationRecords for MemoryStore {
             .collect())
     }
 }
+
+#[async_trait]
+impl lore_core::store::HistoryRecords for MemoryStore {
+    async fn history_span(&self) -> Result<lore_core::model::HistorySpan> {
+        let state = self.read()?;
+        let revisions = &state.history.revisions;
+        match (revisions.values().next(), revisions.values().next_back()) {
+            (Some(oldest), Some(newest)) => Ok(lore_core::model::HistorySpan {
+                oldest: *oldest,
+                newest: *newest,
+            }),
+            _ => Err(Error::internal("the store keeps no revision")),
+        }
+    }
+
+    async fn revision(&self, version: i64) -> Result<Option<lore_core::model::Revision>> {
+        Ok(self.read()?.history.revisions.get(&version).copied())
+    }
+
+    async fn revision_at(
+        &self,
+        at: lore_core::model::Timestamp,
+    ) -> Result<Option<lore_core::model::Revision>> {
+        Ok(self
+            .read()?
+            .history
+            .revisions
+            .values()
+            .rev()
+            .find(|r| r.at <= at)
+            .copied())
+    }
+
+    async fn revisions(&self, versions: &[i64]) -> Result<Vec<lore_core::model::Revision>> {
+        let state = self.read()?;
+        let mut found: Vec<_> = versions
+            .iter()
+            .filter_map(|v| state.history.revisions.get(v).copied())
+            .collect();
+        found.sort_by_key(|r| r.version);
+        found.dedup_by_key(|r| r.version);
+        Ok(found)
+    }
+
+    async fn object_history(
+        &self,
+        id: ObjectId,
+        limit: usize,
+    ) -> Result<lore_core::model::ObjectHistory> {
+        Ok(self.read()?.object_history(id, limit))
+    }
+
+    async fn entity_as_of(
+        &self,
+        id: ObjectId,
+        version: i64,
+    ) -> Result<(Option<lore_core::model::Object>, Details)> {
+        let history = self.read()?.object_history(id, usize::MAX);
+        Ok(lore_core::store::entity_at(history, version))
+    }
+}

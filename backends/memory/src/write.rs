@@ -16,7 +16,11 @@ use lore_core::model::{
     Membership, Notification, Object, ObjectType, Operation, OperationLogLine, Profiling, Role,
     SensitivityLabel, Tag, TypeName, User, Value, Worksheet,
 };
+use lore_core::model::{Author, Revision};
 use lore_core::store::{Batch, Op, prepare};
+
+use crate::history::{Image, RowKey};
+use std::collections::HashSet;
 
 use crate::state::{DocumentKey, State, set_entry};
 use crate::{MemoryStore, Operations};
@@ -247,8 +251,90 @@ impl Tx<'_> {
         let old = std::mem::take(self.state);
         self.state.meta_version = old.meta_version + 1;
         self.state.access_version = old.access_version + 1;
+        // The history goes with everything else; versions go on from where they were.
+        self.state.history.version = old.history.version;
+        self.state.history.revisions.clear();
         self.undo.push(Undo::Everything(Box::new(old)));
         self.deferred.push(Deferred::ClearAll);
+    }
+}
+
+impl Tx<'_> {
+    /// The batch's revision, and the images of the kept rows it changed (as they were
+    /// before it): what the undo log holds first for each row, after the last clear.
+    fn record(&mut self, author: Author) {
+        let version = self.state.history.version + 1;
+        let start = self
+            .undo
+            .iter()
+            .rposition(|u| matches!(u, Undo::Everything(_)))
+            .map_or(0, |i| i + 1);
+        let mut seen = HashSet::new();
+        let mut changes = Vec::new();
+        for undo in &self.undo[start..] {
+            let (key, old) = match undo {
+                Undo::Object(id, old) => (RowKey::Object(*id), old.clone().map(Image::Object)),
+                Undo::Attribute(object, attribute, old) => (
+                    RowKey::Attribute(*object, attribute.clone()),
+                    old.clone().map(|value| {
+                        Image::Attribute(AttributeValue {
+                            object: *object,
+                            attribute: attribute.clone(),
+                            value,
+                        })
+                    }),
+                ),
+                Undo::Edge(edge, was) => (
+                    RowKey::Edge(edge.source, edge.kind, edge.target, edge.name.clone()),
+                    was.then(|| Image::Edge(edge.clone())),
+                ),
+                Undo::Tag(tag, was) => (
+                    RowKey::Tag(tag.clone()),
+                    was.then(|| Image::Tag(tag.clone())),
+                ),
+                Undo::Classification(object, data_class, old) => (
+                    RowKey::Classification(*object, data_class.clone()),
+                    old.map(|status| {
+                        Image::Classification(Classification {
+                            object: *object,
+                            data_class: data_class.clone(),
+                            status,
+                        })
+                    }),
+                ),
+                Undo::Label(object, label, old) => (
+                    RowKey::Label(*object, label.clone()),
+                    old.map(|status| {
+                        Image::Label(LabelAssignment {
+                            object: *object,
+                            label: label.clone(),
+                            status,
+                        })
+                    }),
+                ),
+                _ => continue,
+            };
+            if seen.insert(key.clone()) {
+                changes.push((key, old));
+            }
+        }
+        for (key, old) in changes {
+            let now = self.state.image(&key);
+            if now != old {
+                let exists = now.is_some();
+                self.state.history.changed(key, old, exists, version);
+            }
+        }
+        let history = &mut self.state.history;
+        history.version = version;
+        history.revisions.insert(
+            version,
+            Revision {
+                version,
+                at: lore_core::model::now(),
+                author,
+            },
+        );
     }
 }
 
@@ -262,12 +348,16 @@ impl MemoryStore {
             undo: Vec::new(),
             deferred: Vec::new(),
         };
+        if batch.ops.is_empty() {
+            return Ok(());
+        }
         for mut op in batch.ops {
             if let Err(e) = prepare(&mut op).and_then(|()| tx.apply(op)) {
                 tx.rollback();
                 return Err(e);
             }
         }
+        tx.record(batch.author);
         if tx.deferred.is_empty() {
             return Ok(());
         }

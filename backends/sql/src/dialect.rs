@@ -412,6 +412,38 @@ impl Dialect {
         }
     }
 
+    /// The statement that opens a write transaction's history (migration 34) and answers
+    /// its stamp. SQLite, one writer at a time: the version the transaction will move the
+    /// catalog to, kept in `versions` for the triggers of deletes. PostgreSQL: a negative
+    /// number of its own, set as `lore.stamp` for the transaction.
+    pub fn history_stamp(self) -> &'static str {
+        match self {
+            Self::Sqlite => {
+                "UPDATE versions SET version = (SELECT v.version + 1 FROM versions v \
+                 WHERE v.name = 'catalog') WHERE name = 'history_stamp' RETURNING version"
+            }
+            Self::Postgres => {
+                "SELECT CAST(set_config('lore.stamp', CAST(-nextval('history_stamps') AS TEXT), true) \
+                 AS BIGINT)"
+            }
+        }
+    }
+
+    /// The statements that stop the triggers of deletes keeping history rows, and start
+    /// them again for the transaction of `stamp` (a restore's clear: migration 34).
+    pub fn history_pause(self, stamp: i64) -> (&'static str, String) {
+        match self {
+            Self::Sqlite => (
+                "UPDATE versions SET version = 0 WHERE name = 'history_stamp'",
+                format!("UPDATE versions SET version = {stamp} WHERE name = 'history_stamp'"),
+            ),
+            Self::Postgres => (
+                "SELECT set_config('lore.stamp', '0', true)",
+                format!("SELECT set_config('lore.stamp', '{stamp}', true)"),
+            ),
+        }
+    }
+
     /// A statement that makes concurrent migrations from several processes wait for each
     /// other inside the migration's transaction (SQLite's write lock already does).
     pub fn migration_lock(self) -> Option<&'static str> {

@@ -215,6 +215,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "objects of one name in name order",
         sql: include_str!("../migrations/0033_name_fold_order.sql"),
     },
+    Migration {
+        version: 34,
+        name: "history: revisions and versioned rows",
+        sql: include_str!("../migrations/0034_history.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -8,6 +8,7 @@
 mod access;
 mod base;
 mod definitions;
+mod history;
 mod objects;
 mod records;
 mod sessions;

@@ -25,6 +25,7 @@ mod tables;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use lore_core::model::Author;
 use lore_core::store::{ObjectsChanged, Op};
 use lore_core::{Error, ObjectId, Result};
 
@@ -93,6 +94,11 @@ impl Pending {
 #[derive(Debug)]
 pub struct Writer {
     dialect: Dialect,
+    /// Who makes the transaction, recorded with its revision (migration 34).
+    author: Author,
+    /// The transaction's history stamp: the `valid_from` of the rows it writes
+    /// (migration 34).
+    stamp: i64,
     objects: Vec<Vec<SqlValue>>,
     attributes: Vec<Vec<SqlValue>>,
     edges: Vec<Vec<SqlValue>>,
@@ -132,10 +138,13 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// A writer of statements in the dialect.
-    pub fn new(dialect: Dialect) -> Self {
+    /// A writer of statements in the dialect, for a transaction of `author` whose
+    /// history stamp is `stamp` ([`Dialect::history_stamp`]).
+    pub fn new(dialect: Dialect, author: Author, stamp: i64) -> Self {
         Self {
             dialect,
+            author,
+            stamp,
             objects: Vec::new(),
             attributes: Vec::new(),
             edges: Vec::new(),
@@ -253,10 +262,35 @@ impl Writer {
     fn clear_all(&mut self) {
         // Buffered rows were written before the clear.
         self.flush();
+        // The history goes with everything else, and the rows deleted leave none.
+        let (pause, resume) = self.dialect.history_pause(self.stamp);
+        self.exec(pause, Vec::new(), "pausing the history");
         for table in CLEARED_TABLES {
             self.exec(table.1, Vec::new(), format!("emptying table {}", table.0));
         }
+        self.pending.push(
+            Stmt::exec(resume, Vec::new()),
+            Context::of("resuming the history"),
+        );
         self.meta_changed = true;
+    }
+
+    /// The transaction's revision (migration 34), after the catalog's version moved.
+    fn record_revision(&mut self) {
+        let author = self.author;
+        self.exec(
+            "INSERT INTO catalog_versions (version, stamp, at, source, user_model, user_object, operation) \
+             SELECT version, $1, $2, $3, $4, $5, $6 FROM versions WHERE name = 'catalog'",
+            vec![
+                self.stamp.into(),
+                lore_core::model::now().into(),
+                author.source.as_str().into(),
+                author.user.map(|u| u.model).into(),
+                author.user.map(|u| u.object).into(),
+                author.operation.into(),
+            ],
+            "recording the revision",
+        );
     }
 
     /// The statements ready to send; partly filled bulk buffers wait for more rows.
@@ -290,6 +324,7 @@ impl Writer {
                 "moving the catalog version",
             );
             self.journal_changes();
+            self.record_revision();
         }
         // After the catalog version moved: the models take its new value.
         let changed = self.models_changed.replace(Default::default());

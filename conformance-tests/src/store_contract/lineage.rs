@@ -498,7 +498,10 @@ pub(super) async fn a_failed_batch_lands_no_lineage_event(store: Arc<dyn Store>)
         ErrorCode::Conflict,
         "a batch with a clashing user",
     );
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     match tx.write(batch).await {
         Ok(()) => fails(
             tx.commit().await,

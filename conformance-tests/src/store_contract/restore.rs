@@ -440,7 +440,10 @@ pub(super) async fn a_failed_restore_lands_nothing(store: Arc<dyn Store>) {
         ErrorCode::InvalidParameter,
         "a restore batch with an invalid object",
     );
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     let written = tx.write(restore).await;
     match written {
         Ok(()) => fails(

@@ -74,7 +74,7 @@ pub(super) async fn a_snapshot_reads_one_moment_and_refuses_writes(store: Arc<dy
         snapshot.reserve_ids(number, 1).await.is_err(),
         "a snapshot gives no ids"
     );
-    let refused = match snapshot.begin().await {
+    let refused = match snapshot.begin(lore_core::model::Author::system()).await {
         Err(_) => true,
         Ok(mut tx) => {
             let written = tx.write(vec![Op::DeleteObject(kept.id)]).await;

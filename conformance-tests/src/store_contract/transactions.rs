@@ -4,7 +4,7 @@ use super::*;
 
 /// Writes `chunks` in one transaction and commits it.
 pub(super) async fn commit_chunks(store: &dyn Store, chunks: Vec<Vec<Op>>, what: &str) {
-    let mut tx = ok(store.begin().await, what);
+    let mut tx = ok(store.begin(lore_core::model::Author::system()).await, what);
     for chunk in chunks {
         ok(tx.write(chunk).await, what);
     }
@@ -22,7 +22,10 @@ pub(super) async fn begin_lands_every_chunk_on_commit(store: Arc<dyn Store>) {
     let table = model_object(model, o[0].object, None, "table");
     let column = model_object(model, o[1].object, Some(o[0]), "column");
 
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     ok(
         tx.write(vec![
             Op::PutObject(folder.clone()),
@@ -106,7 +109,10 @@ pub(super) async fn begin_dropped_uncommitted_leaves_store_unchanged(store: Arc<
     .await;
     let before = ok(store.details(Scope::Model(model)).await, "details");
 
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     let mut changed = kept.clone();
     changed.name = "changed".into();
     ok(
@@ -175,7 +181,10 @@ pub(super) async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Ar
         attr(o[1], "B", Value::Text("b\tc\r\n\\".into())),
         attr(o[1], "C", Value::Double(-0.1)),
     ];
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     tx.expect_new_rows();
     let mut ops = vec![Op::PutObject(table.clone()), Op::PutObject(column.clone())];
     ops.extend(values.iter().cloned().map(Op::SetAttribute));
@@ -238,7 +247,10 @@ pub(super) async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Ar
     let mut renamed = table.clone();
     renamed.name = "renamed".into();
     let extra = model_object(model, o[2].object, None, "extra");
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     tx.expect_new_rows();
     let outcome = match tx
         .write(vec![
@@ -279,7 +291,10 @@ pub(super) async fn begin_failing_chunk_lands_nothing(store: Arc<dyn Store>) {
     let taken = repository_object(r[0].object, ObjectKind::Folder, None, "Taken");
     apply(store, vec![Op::PutObject(taken.clone())], "setting up").await;
 
-    let mut tx = ok(store.begin().await, "begin");
+    let mut tx = ok(
+        store.begin(lore_core::model::Author::system()).await,
+        "begin",
+    );
     ok(
         tx.write(vec![
             Op::PutObject(repository_object(

@@ -96,7 +96,7 @@ use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::import::Importers;
 use crate::model::{Capability, MetaModel, Object, ObjectKind};
-use crate::store::Store;
+use crate::store::{Op, Store};
 use visibility::Visible;
 
 /// Settings of the catalog that configuration can change.
@@ -254,6 +254,21 @@ impl Catalog {
 
     pub fn config(&self) -> &CatalogConfig {
         &self.config
+    }
+
+    /// Applies the ops as one batch written by `author`. Every write of the catalog goes
+    /// through here or through [`Catalog::begin`], naming its author, which the store
+    /// keeps with the write's revision (`tests/authors.rs` holds the catalog to it).
+    pub(crate) async fn write(&self, author: crate::model::Author, ops: Vec<Op>) -> Result<()> {
+        self.store.apply(crate::store::Batch::by(author, ops)).await
+    }
+
+    /// Opens a write transaction of `author` (see [`Catalog::write`]).
+    pub(crate) async fn begin(
+        &self,
+        author: crate::model::Author,
+    ) -> Result<Box<dyn crate::store::WriteTx + '_>> {
+        self.store.begin(author).await
     }
 
     /// Answers the name of the storage backend once the store has answered a trivial

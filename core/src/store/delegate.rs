@@ -14,7 +14,8 @@
 /// [`LineageRecords`](crate::store::LineageRecords),
 /// [`GovernanceRecords`](crate::store::GovernanceRecords),
 /// [`OperationRecords`](crate::store::OperationRecords),
-/// [`NotificationRecords`](crate::store::NotificationRecords)) for `Type`; each method
+/// [`NotificationRecords`](crate::store::NotificationRecords),
+/// [`HistoryRecords`](crate::store::HistoryRecords)) for `Type`; each method
 /// binds `this` to `&self`, evaluates `target` (anything whose methods are the role's: a
 /// store, a reference to one, an `Arc<dyn Store>`) and calls the same method on it with
 /// the same arguments. `target` may do more first, for every method of the listed roles:
@@ -97,9 +98,10 @@ macro_rules! delegate_store {
                 }
                 async fn begin(
                     &self,
+                    author: $crate::model::Author,
                 ) -> $crate::Result<::std::boxed::Box<dyn $crate::store::WriteTx + '_>> {
                     let $this = self;
-                    ($target).begin().await
+                    ($target).begin(author).await
                 }
             }
         };
@@ -479,6 +481,7 @@ macro_rules! delegate_store {
         $crate::delegate_store!(@GovernanceRecords $ty, $this, $target);
         $crate::delegate_store!(@OperationRecords $ty, $this, $target);
         $crate::delegate_store!(@NotificationRecords $ty, $this, $target);
+        $crate::delegate_store!(@HistoryRecords $ty, $this, $target);
     };
     (@ObjectRecords $ty:ty, $this:ident, $target:expr) => {
         const _: () = {
@@ -797,6 +800,58 @@ macro_rules! delegate_store {
                 ) -> $crate::Result<::std::vec::Vec<$crate::model::Notification>> {
                     let $this = self;
                     ($target).notifications_page(after, limit).await
+                }
+            }
+        };
+    };
+    (@HistoryRecords $ty:ty, $this:ident, $target:expr) => {
+        const _: () = {
+            use $crate::store::HistoryRecords as _;
+            #[$crate::async_trait::async_trait]
+            impl $crate::store::HistoryRecords for $ty {
+                async fn history_span(&self) -> $crate::Result<$crate::model::HistorySpan> {
+                    let $this = self;
+                    ($target).history_span().await
+                }
+                async fn revision(
+                    &self,
+                    version: i64,
+                ) -> $crate::Result<::std::option::Option<$crate::model::Revision>> {
+                    let $this = self;
+                    ($target).revision(version).await
+                }
+                async fn revision_at(
+                    &self,
+                    at: $crate::model::Timestamp,
+                ) -> $crate::Result<::std::option::Option<$crate::model::Revision>> {
+                    let $this = self;
+                    ($target).revision_at(at).await
+                }
+                async fn revisions(
+                    &self,
+                    versions: &[i64],
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Revision>> {
+                    let $this = self;
+                    ($target).revisions(versions).await
+                }
+                async fn object_history(
+                    &self,
+                    id: $crate::ObjectId,
+                    limit: usize,
+                ) -> $crate::Result<$crate::model::ObjectHistory> {
+                    let $this = self;
+                    ($target).object_history(id, limit).await
+                }
+                async fn entity_as_of(
+                    &self,
+                    id: $crate::ObjectId,
+                    version: i64,
+                ) -> $crate::Result<(
+                    ::std::option::Option<$crate::model::Object>,
+                    $crate::store::Details,
+                )> {
+                    let $this = self;
+                    ($target).entity_as_of(id, version).await
                 }
             }
         };

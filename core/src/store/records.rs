@@ -169,6 +169,37 @@ pub trait NotificationRecords: Send + Sync {
     async fn notifications_page(&self, after: i64, limit: usize) -> Result<Vec<Notification>>;
 }
 
+/// What the history concern reads: the revisions of the catalog (who wrote each write
+/// transaction, and when) and the images of the rows they replaced (see
+/// [`crate::model::Versioned`]). Every write transaction that moves the catalog's
+/// version records its revision and, for each row of the kept tables it replaced or
+/// removed, the image it had, in the same transaction; a row written again with the same
+/// values in one transaction, or a row written and removed in one, leaves no image.
+/// [`Op::ClearAll`](super::Op::ClearAll) forgets the history with everything else.
+#[async_trait]
+pub trait HistoryRecords: Send + Sync {
+    /// The oldest and the newest revision kept.
+    async fn history_span(&self) -> Result<HistorySpan>;
+    /// The revision of that version, if it is kept.
+    async fn revision(&self, version: i64) -> Result<Option<Revision>>;
+    /// The newest revision committed at or before `at`, if one is kept.
+    async fn revision_at(&self, at: Timestamp) -> Result<Option<Revision>>;
+    /// The revisions of these versions that are kept, by version.
+    async fn revisions(&self, versions: &[i64]) -> Result<Vec<Revision>>;
+    /// Every kept image of the object's row and of what hangs on it, at most `limit` of
+    /// each list, the newest kept when there are more ([`ObjectHistory::truncated`]).
+    async fn object_history(&self, id: ObjectId, limit: usize) -> Result<ObjectHistory>;
+    /// What [`ObjectStore::entity_read`](super::ObjectStore::entity_read) would have
+    /// answered at `version` (the object, its attribute values, the edges from it, its
+    /// tags, classifications and sensitivity labels; no profiling): from the images
+    /// current at that version. The caller checks that the version is kept.
+    async fn entity_as_of(
+        &self,
+        id: ObjectId,
+        version: i64,
+    ) -> Result<(Option<Object>, super::Details)>;
+}
+
 /// Every record role at once: what users and processes keep beside the catalog's
 /// objects. A backend implements each role; the blanket implementation makes it a
 /// `RecordStore`.
@@ -179,6 +210,7 @@ pub trait RecordStore:
     + GovernanceRecords
     + OperationRecords
     + NotificationRecords
+    + HistoryRecords
 {
 }
 
@@ -189,5 +221,6 @@ impl<T> RecordStore for T where
         + GovernanceRecords
         + OperationRecords
         + NotificationRecords
+        + HistoryRecords
 {
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use async_trait::async_trait;
+use lore_core::model::Author;
 use lore_core::pace::YieldEvery;
 use lore_core::store::{Batch, Op, StoreBase, WriteTx, prepare};
 use lore_core::{Error, Result, Store};
@@ -216,26 +217,36 @@ impl<D: Driver> StoreBase for SqlStore<D> {
         if batch.is_empty() {
             return Ok(());
         }
-        let mut tx = self.begin().await?;
+        let mut tx = self.begin(batch.author).await?;
         tx.write(batch.ops).await?;
         tx.commit().await
     }
 
-    async fn begin(&self) -> Result<Box<dyn WriteTx + '_>> {
+    async fn begin(&self, author: Author) -> Result<Box<dyn WriteTx + '_>> {
         self.writable()?;
-        let tx = self.driver.begin().await.map_err(|e| {
-            write_error(
-                e,
-                &[Context {
-                    what: "starting a write".into(),
-                    on_unique: None,
-                }],
-            )
-        })?;
+        let starting = || {
+            [Context {
+                what: "starting a write".into(),
+                on_unique: None,
+            }]
+        };
+        let mut tx = self
+            .driver
+            .begin()
+            .await
+            .map_err(|e| write_error(e, &starting()))?;
+        let opened = tx
+            .run(vec![Stmt::query(D::DIALECT.history_stamp(), Vec::new())])
+            .await
+            .map_err(|e| write_error(e, &starting()))?;
+        let stamp = match opened.first().and_then(|o| o.rows.first()) {
+            Some(row) => row.int(0, "the history stamp")?,
+            None => return Err(Error::internal("the history stamp was not read")),
+        };
         Ok(Box::new(SqlWriteTx {
             store: self,
             tx,
-            writer: Writer::new(D::DIALECT),
+            writer: Writer::new(D::DIALECT, author, stamp),
             commits: self.writes.fetch_add(1, Ordering::Relaxed),
         }))
     }

@@ -13,7 +13,7 @@ use super::{BULK_ROWS, Context, Writer, to_json};
 
 impl Writer {
     pub(super) fn put_object(&mut self, object: Object) {
-        self.objects.push(object_row(object));
+        self.objects.push(object_row(object, self.stamp));
         if self.objects.len() >= BULK_ROWS {
             self.flush_objects();
         }
@@ -166,7 +166,7 @@ impl Writer {
 
     pub(super) fn set_attribute(&mut self, value: AttributeValue) {
         self.forget_print(value.object);
-        self.attributes.push(attribute_row(value));
+        self.attributes.push(attribute_row(value, self.stamp));
         if self.attributes.len() >= BULK_ROWS {
             self.flush_attributes();
         }
@@ -184,7 +184,7 @@ impl Writer {
 
     pub(super) fn add_edge(&mut self, edge: Edge) {
         self.forget_print(edge.source);
-        self.edges.push(edge_row(edge));
+        self.edges.push(edge_row(edge, self.stamp));
         if self.edges.len() >= BULK_ROWS {
             self.flush_edges();
         }
@@ -208,7 +208,9 @@ impl Writer {
 
     pub(super) fn add_tag(&mut self, tag: Tag) {
         self.forget_print(tag.object);
-        self.tags.push(tag_row(tag));
+        let mut row = tag_row(tag);
+        row.push(self.stamp.into());
+        self.tags.push(row);
         if self.tags.len() >= BULK_ROWS {
             self.flush_tags();
         }
@@ -232,15 +234,17 @@ impl Writer {
     pub(super) fn set_classification(&mut self, c: Classification) {
         let what = format!("classifying {} as '{}'", c.object, c.data_class);
         self.exec(
-            "INSERT INTO classifications (model_id, object_id, data_class, status, placed) \
-             VALUES ($1, $2, $3, $4, EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $1 AND o.object_id = $2)) \
+            "INSERT INTO classifications (model_id, object_id, data_class, status, placed, valid_from) \
+             VALUES ($1, $2, $3, $4, EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $1 AND o.object_id = $2), $5) \
              ON CONFLICT (model_id, object_id, data_class) DO UPDATE SET status = excluded.status, \
-             placed = excluded.placed",
+             placed = excluded.placed, valid_from = excluded.valid_from \
+             WHERE classifications.status <> excluded.status OR classifications.placed <> excluded.placed",
             vec![
                 c.object.model.into(),
                 c.object.object.into(),
                 c.data_class.into(),
                 c.status.as_str().into(),
+                self.stamp.into(),
             ],
             what,
         );
@@ -258,15 +262,17 @@ impl Writer {
     pub(super) fn set_label_assignment(&mut self, l: LabelAssignment) {
         let what = format!("labelling {} as '{}'", l.object, l.label);
         self.exec(
-            "INSERT INTO label_assignments (model_id, object_id, label, status, placed) \
-             VALUES ($1, $2, $3, $4, EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $1 AND o.object_id = $2)) \
+            "INSERT INTO label_assignments (model_id, object_id, label, status, placed, valid_from) \
+             VALUES ($1, $2, $3, $4, EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $1 AND o.object_id = $2), $5) \
              ON CONFLICT (model_id, object_id, label) DO UPDATE SET status = excluded.status, \
-             placed = excluded.placed",
+             placed = excluded.placed, valid_from = excluded.valid_from \
+             WHERE label_assignments.status <> excluded.status OR label_assignments.placed <> excluded.placed",
             vec![
                 l.object.model.into(),
                 l.object.object.into(),
                 l.label.into(),
                 l.status.as_str().into(),
+                self.stamp.into(),
             ],
             what,
         );
@@ -401,7 +407,7 @@ impl Writer {
     }
 }
 
-fn object_row(o: Object) -> Vec<SqlValue> {
+fn object_row(o: Object, stamp: i64) -> Vec<SqlValue> {
     vec![
         o.id.model.into(),
         o.id.object.into(),
@@ -425,10 +431,11 @@ fn object_row(o: Object) -> Vec<SqlValue> {
         o.updated_at.into(),
         o.updated_by.map(|u| u.model).into(),
         o.updated_by.map(|u| u.object).into(),
+        stamp.into(),
     ]
 }
 
-fn attribute_row(a: AttributeValue) -> Vec<SqlValue> {
+fn attribute_row(a: AttributeValue, stamp: i64) -> Vec<SqlValue> {
     let (kind, text, integer, double, boolean, datetime) = match a.value {
         Value::Text(s) => ("text", Some(s), None, None, None, None),
         Value::Integer(i) => ("integer", None, Some(i), None, None, None),
@@ -453,14 +460,16 @@ fn attribute_row(a: AttributeValue) -> Vec<SqlValue> {
         SqlValue::Real(double),
         SqlValue::Bool(boolean),
         SqlValue::Int(datetime),
+        stamp.into(),
     ]
 }
 
 /// An edge's row of `edges`, in [`EDGES`](super::tables::EDGES)' order.
-fn edge_row(e: Edge) -> Vec<SqlValue> {
+fn edge_row(e: Edge, stamp: i64) -> Vec<SqlValue> {
     let origin = e.origin.clone();
     let mut row = edge_key(e);
     row.push(origin.into());
+    row.push(stamp.into());
     row
 }
 

@@ -28,6 +28,7 @@ const OBJECT_COLUMNS: &[(&str, ColType)] = &[
     ("updated_at", Int),
     ("updated_by_model", Int),
     ("updated_by_object", Int),
+    ("valid_from", Int),
 ];
 
 pub static OBJECTS: Table = Table {
@@ -44,7 +45,24 @@ pub static OBJECTS: Table = Table {
         data_type = excluded.data_type, external_url = excluded.external_url, \
         hide_data = excluded.hide_data, workflow_state = excluded.workflow_state, \
         created_at = excluded.created_at, updated_at = excluded.updated_at, \
-        updated_by_model = excluded.updated_by_model, updated_by_object = excluded.updated_by_object",
+        updated_by_model = excluded.updated_by_model, updated_by_object = excluded.updated_by_object, \
+        valid_from = excluded.valid_from \
+        WHERE objects.kind IS DISTINCT FROM excluded.kind OR objects.parent IS DISTINCT FROM \
+        excluded.parent OR objects.profile IS DISTINCT FROM excluded.profile OR \
+        objects.type_name IS DISTINCT FROM excluded.type_name OR objects.system_type IS \
+        DISTINCT FROM excluded.system_type OR objects.name IS DISTINCT FROM excluded.name OR \
+        objects.physical_name IS DISTINCT FROM excluded.physical_name OR objects.native_id IS \
+        DISTINCT FROM excluded.native_id OR objects.stable_id IS DISTINCT FROM \
+        excluded.stable_id OR objects.description IS DISTINCT FROM excluded.description OR \
+        objects.business_name IS DISTINCT FROM excluded.business_name OR \
+        objects.business_description IS DISTINCT FROM excluded.business_description OR \
+        objects.data_type IS DISTINCT FROM excluded.data_type OR objects.external_url IS \
+        DISTINCT FROM excluded.external_url OR objects.hide_data IS DISTINCT FROM \
+        excluded.hide_data OR objects.workflow_state IS DISTINCT FROM excluded.workflow_state \
+        OR objects.created_at IS DISTINCT FROM excluded.created_at OR objects.updated_at IS \
+        DISTINCT FROM excluded.updated_at OR objects.updated_by_model IS DISTINCT FROM \
+        excluded.updated_by_model OR objects.updated_by_object IS DISTINCT FROM \
+        excluded.updated_by_object",
 };
 
 const ATTRIBUTE_VALUE_COLUMNS: &[(&str, ColType)] = &[
@@ -57,6 +75,7 @@ const ATTRIBUTE_VALUE_COLUMNS: &[(&str, ColType)] = &[
     ("double_value", Real),
     ("boolean_value", Bool),
     ("datetime_value", Int),
+    ("valid_from", Int),
 ];
 
 pub static ATTRIBUTE_VALUES: Table = Table {
@@ -67,7 +86,14 @@ pub static ATTRIBUTE_VALUES: Table = Table {
     on_conflict: "ON CONFLICT (model_id, object_id, attribute) DO UPDATE SET \
         value_kind = excluded.value_kind, text_value = excluded.text_value, \
         integer_value = excluded.integer_value, double_value = excluded.double_value, \
-        boolean_value = excluded.boolean_value, datetime_value = excluded.datetime_value",
+        boolean_value = excluded.boolean_value, datetime_value = excluded.datetime_value, \
+        valid_from = excluded.valid_from \
+        WHERE attribute_values.value_kind IS DISTINCT FROM excluded.value_kind OR \
+        attribute_values.text_value IS DISTINCT FROM excluded.text_value OR \
+        attribute_values.integer_value IS DISTINCT FROM excluded.integer_value OR \
+        attribute_values.double_value IS DISTINCT FROM excluded.double_value OR \
+        attribute_values.boolean_value IS DISTINCT FROM excluded.boolean_value OR \
+        attribute_values.datetime_value IS DISTINCT FROM excluded.datetime_value",
 };
 
 /// [`OBJECTS`] and [`ATTRIBUTE_VALUES`] for rows promised new
@@ -98,6 +124,7 @@ pub static EDGES: Table = Table {
         ("target_object", Int),
         ("name", Text),
         ("origin", Text),
+        ("valid_from", Int),
     ],
     derived: &[],
     join: "",
@@ -116,6 +143,7 @@ pub static TAGS: Table = Table {
         ("object_id", Int),
         ("kind", Text),
         ("value", Text),
+        ("valid_from", Int),
     ],
     derived: &[
         ("value_fold", "{fold}(v.value)"),
@@ -163,7 +191,7 @@ pub(super) const HANGING_TABLES: [&str; 10] = [
 
 /// Every table [`Op::ClearAll`](lore_core::store::Op::ClearAll) empties, with its
 /// statement: all but the system log and the schema's own bookkeeping.
-pub(super) const CLEARED_TABLES: [(&str, &str); 31] = [
+pub(super) const CLEARED_TABLES: [(&str, &str); 38] = [
     ("objects", "DELETE FROM objects"),
     ("attribute_values", "DELETE FROM attribute_values"),
     ("edges", "DELETE FROM edges"),
@@ -195,4 +223,20 @@ pub(super) const CLEARED_TABLES: [(&str, &str); 31] = [
     ("import_prints", "DELETE FROM import_prints"),
     ("lineage_events", "DELETE FROM lineage_events"),
     ("lineage_runs", "DELETE FROM lineage_runs"),
+    ("catalog_versions", "DELETE FROM catalog_versions"),
+    ("objects_history", "DELETE FROM objects_history"),
+    (
+        "attribute_values_history",
+        "DELETE FROM attribute_values_history",
+    ),
+    ("edges_history", "DELETE FROM edges_history"),
+    ("tags_history", "DELETE FROM tags_history"),
+    (
+        "classifications_history",
+        "DELETE FROM classifications_history",
+    ),
+    (
+        "label_assignments_history",
+        "DELETE FROM label_assignments_history",
+    ),
 ];

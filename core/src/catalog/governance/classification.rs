@@ -141,8 +141,7 @@ impl Governance<'_> {
         if let Some(definition) = update.definition {
             class.definition = definition;
         }
-        self.store
-            .apply(vec![Op::PutDataClass(class.clone())].into())
+        self.write(caller.author(), vec![Op::PutDataClass(class.clone())])
             .await?;
         Ok(class)
     }
@@ -184,16 +183,16 @@ impl Governance<'_> {
         self.require_on(caller, review_capability(status)?, &object)
             .await?;
         let class = self.find_data_class(data_class).await?;
-        self.store
-            .apply(
-                vec![Op::SetClassification(Classification {
-                    object: object.id,
-                    data_class: class.name,
-                    status,
-                })]
-                .into(),
-            )
-            .await?;
+        self.write(
+            caller.author(),
+            vec![Op::SetClassification(Classification {
+                object: object.id,
+                data_class: class.name,
+                status,
+            })]
+            .into(),
+        )
+        .await?;
         self.object_data_classes(caller, &ObjectRef::Id(object.id))
             .await
     }
@@ -238,7 +237,7 @@ impl Governance<'_> {
             } else {
                 Op::RemoveTag(tag)
             };
-            self.store.apply(vec![op].into()).await?;
+            self.write(caller.author(), vec![op]).await?;
         }
         let mut labels: Vec<String> = self
             .store
@@ -298,9 +297,11 @@ impl Governance<'_> {
         if let Some(v) = definition.hide_data {
             label.hide_data = v;
         }
-        self.store
-            .apply(vec![Op::PutSensitivityLabel(label.clone())].into())
-            .await?;
+        self.write(
+            caller.author(),
+            vec![Op::PutSensitivityLabel(label.clone())],
+        )
+        .await?;
         Ok(label)
     }
 
@@ -323,16 +324,16 @@ impl Governance<'_> {
         self.require_on(caller, review_capability(status)?, &object)
             .await?;
         let label = self.find_label(label).await?;
-        self.store
-            .apply(
-                vec![Op::SetLabelAssignment(LabelAssignment {
-                    object: object.id,
-                    label: label.name,
-                    status,
-                })]
-                .into(),
-            )
-            .await?;
+        self.write(
+            caller.author(),
+            vec![Op::SetLabelAssignment(LabelAssignment {
+                object: object.id,
+                label: label.name,
+                status,
+            })]
+            .into(),
+        )
+        .await?;
         self.labels_of(object.id).await
     }
 
@@ -427,7 +428,7 @@ impl Governance<'_> {
             // hideData as it already is: nothing to write.
             return self.profiling_record(caller, &object).await;
         }
-        self.store.apply(ops.into()).await?;
+        self.write(caller.author(), ops).await?;
         self.profiling_record(caller, &object).await
     }
 

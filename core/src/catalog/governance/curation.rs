@@ -19,7 +19,7 @@ use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{CURATION_IDS, Capability, Curation, CurationKind, Object, User, now};
-use crate::store::{Batch, Op};
+use crate::store::Op;
 
 /// The longest comment or warning.
 pub const MAX_CURATION_TEXT_CHARS: usize = 10_000;
@@ -274,16 +274,18 @@ impl Governance<'_> {
                 .any(|e| e.kind == kind && e.user == caller.user());
         if !held {
             let id = self.store.reserve_ids(CURATION_IDS, 1).await?;
-            self.store
-                .apply(Batch::from(vec![Op::PutCuration(Curation {
+            self.write(
+                caller.author(),
+                vec![Op::PutCuration(Curation {
                     id,
                     object: object.id,
                     kind,
                     user: caller.user(),
                     text: text.to_owned(),
                     at: now(),
-                })]))
-                .await?;
+                })],
+            )
+            .await?;
         }
         self.curation_of(caller, &object).await
     }
@@ -338,8 +340,7 @@ impl Governance<'_> {
             }
             (None, None) => return Err(Error::missing("kind or id")),
         };
-        self.store
-            .apply(Batch::from(vec![Op::DeleteCuration(target.id)]))
+        self.write(caller.author(), vec![Op::DeleteCuration(target.id)])
             .await?;
         self.curation_of(caller, &object).await
     }
@@ -380,8 +381,7 @@ impl Governance<'_> {
         object.workflow_state = Some(step.to.to_owned());
         object.updated_at = now();
         object.updated_by = Some(caller.user());
-        self.store
-            .apply(Batch::from(vec![Op::PutObject(object.clone())]))
+        self.write(caller.author(), vec![Op::PutObject(object.clone())])
             .await?;
         self.notify_watchers(
             object.id,

@@ -17,7 +17,7 @@ use crate::model::{
     Capability, Edge, EdgeKind, GLOSSARY_PROFILE, Object, ObjectKind, ReferenceType, SystemType,
     TypeName,
 };
-use crate::store::{Batch, Op};
+use crate::store::Op;
 use crate::wire::{EmbeddedEntity, Entity};
 
 /// The object type of glossary terms.
@@ -122,11 +122,11 @@ impl Governance<'_> {
         target: &str,
     ) -> Result<()> {
         let (source, target) = self.link_ends(caller, source, target).await?;
-        self.store
-            .apply(Batch::from(vec![Op::AddEdge(semantic_link(
-                &source, &target,
-            ))]))
-            .await
+        self.write(
+            caller.author(),
+            vec![Op::AddEdge(semantic_link(&source, &target))],
+        )
+        .await
     }
 
     /// `DELETE /semanticMapping/semanticLink`: removes the link; NOT_FOUND when there is
@@ -146,15 +146,15 @@ impl Governance<'_> {
                 describe(&target)
             )));
         }
-        self.remove_edges(links).await
+        self.remove_edges(caller, links).await
     }
 
-    async fn remove_edges(&self, edges: Vec<Edge>) -> Result<()> {
-        self.store
-            .apply(Batch::from(
-                edges.into_iter().map(Op::RemoveEdge).collect::<Vec<_>>(),
-            ))
-            .await
+    async fn remove_edges(&self, caller: &Caller, edges: Vec<Edge>) -> Result<()> {
+        self.write(
+            caller.author(),
+            edges.into_iter().map(Op::RemoveEdge).collect(),
+        )
+        .await
     }
 
     async fn link_ends(
@@ -212,7 +212,7 @@ impl Governance<'_> {
         let edge = self
             .entity_relationship(caller, source, target, name)
             .await?;
-        self.store.apply(Batch::from(vec![Op::AddEdge(edge)])).await
+        self.write(caller.author(), vec![Op::AddEdge(edge)]).await
     }
 
     /// `DELETE /dataModel/entityRelationship`: removes the relationship of that name, or
@@ -247,7 +247,7 @@ impl Governance<'_> {
                 wanted.target
             )));
         }
-        self.remove_edges(found).await
+        self.remove_edges(caller, found).await
     }
 
     async fn entity_relationship(
@@ -338,7 +338,7 @@ impl Governance<'_> {
             }));
         }
         if !ops.is_empty() {
-            self.store.apply(Batch::from(ops)).await?;
+            self.write(caller.author(), ops).await?;
         }
         self.glossary_term(caller, &term).await
     }
@@ -478,7 +478,7 @@ impl Governance<'_> {
             return Err(Error::invalid("a term cannot classify itself"));
         }
         ops.push(Op::AddEdge(semantic_link(&object, &term)));
-        self.store.apply(Batch::from(ops)).await?;
+        self.write(caller.author(), ops).await?;
         self.entity(caller, &object).await
     }
 
@@ -513,7 +513,7 @@ impl Governance<'_> {
             )));
         }
         if !edges.is_empty() {
-            self.remove_edges(edges).await?;
+            self.remove_edges(caller, edges).await?;
         }
         self.entity(caller, &object).await
     }

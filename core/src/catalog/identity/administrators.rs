@@ -16,7 +16,12 @@ impl Catalog {
     /// The check reads the administrators before the write, so two administrators who
     /// remove each other at the same moment can both succeed; each alone cannot remove
     /// the last one.
-    pub(crate) async fn apply_keeping_an_administrator(&self, batch: Batch) -> Result<()> {
+    pub(crate) async fn apply_keeping_an_administrator(
+        &self,
+        author: crate::model::Author,
+        ops: Vec<Op>,
+    ) -> Result<()> {
+        let batch = Batch::by(author, ops);
         let before = self.administrators_after(&Batch::new()).await?;
         if !before.is_empty() && self.administrators_after(&batch).await?.is_empty() {
             return Err(Error::invalid(
@@ -24,7 +29,7 @@ impl Catalog {
                  with the Administer capability, directly or through an enabled group)",
             ));
         }
-        self.store.apply(batch).await
+        self.write(batch.author, batch.ops).await
     }
 
     /// The enabled users who would hold Administer globally once the batch is applied.

@@ -8,8 +8,8 @@ use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCode, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
 use crate::model::{
-    ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Capability, Grant, LoginFailures, Role, Session,
-    Timestamp, User,
+    ADMINISTRATOR_ROLE, ADMINISTRATOR_USER, Author, Capability, Grant, LoginFailures, Role,
+    Session, Timestamp, User,
 };
 use crate::store::{Batch, Op, SessionCheck};
 
@@ -36,7 +36,7 @@ impl Identity<'_> {
             .map(Op::PutRole)
             .collect();
         if !missing.is_empty() {
-            self.store.apply(missing.into()).await?;
+            self.write(Author::system(), missing).await?;
         }
         if self.store.user_count().await? > 0 {
             return Ok(Bootstrap::Existing);
@@ -67,7 +67,7 @@ impl Identity<'_> {
             role: ADMINISTRATOR_ROLE.to_owned(),
             object: None,
         }));
-        match self.store.apply(batch).await {
+        match self.write(Author::system(), batch.ops).await {
             Ok(()) => Ok(outcome),
             // Another process created the administrator first.
             Err(e) if e.code == ErrorCode::Conflict => Ok(Bootstrap::Existing),

@@ -234,9 +234,8 @@ impl Identity<'_> {
     /// The user linked to an identity at a sign-in.
     async fn linked(&self, mut user: User, link: ExternalLink, by: &str) -> Result<User> {
         user.external = Some(link);
-        self.store
-            .apply(vec![Op::PutUser(user.clone())].into())
-            .await?;
+        let author = crate::model::Author::by(crate::model::Source::System, user.id);
+        self.write(author, vec![Op::PutUser(user.clone())]).await?;
         tracing::info!(user = %user.name, "linked a user to their identity provider's account by {by}");
         Ok(user)
     }
@@ -280,7 +279,7 @@ impl Identity<'_> {
             created_at: crate::model::now(),
             external: Some(link.clone()),
         };
-        match self.add_user(user).await {
+        match self.add_user(crate::model::Author::system(), user).await {
             Ok(user) => {
                 tracing::info!(user = %name, "created a user at their first OAuth 2.0 login");
                 Ok(user)
@@ -341,8 +340,7 @@ impl Identity<'_> {
             other => other,
         };
         user.external = link;
-        self.store
-            .apply(vec![Op::PutUser(user.clone())].into())
+        self.write(caller.author(), vec![Op::PutUser(user.clone())])
             .await?;
         Ok(user)
     }

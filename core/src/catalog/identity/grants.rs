@@ -179,7 +179,7 @@ impl Identity<'_> {
                 if role.global { " global" } else { "n object" },
             )));
         }
-        self.apply_keeping_an_administrator(vec![Op::PutRole(role.clone())].into())
+        self.apply_keeping_an_administrator(caller.author(), vec![Op::PutRole(role.clone())])
             .await?;
         Ok(role)
     }
@@ -195,7 +195,7 @@ impl Identity<'_> {
                 role.name
             )));
         }
-        self.apply_keeping_an_administrator(vec![Op::DeleteRole(role.name)].into())
+        self.apply_keeping_an_administrator(caller.author(), vec![Op::DeleteRole(role.name)])
             .await
     }
 
@@ -272,7 +272,7 @@ impl Identity<'_> {
                 object: None,
             }));
         }
-        self.store.apply(batch).await?;
+        self.write(caller.author(), batch.ops).await?;
         let reference = GranteeRef {
             reference: grantee.id.to_string(),
             kind: Some(grantee.kind),
@@ -305,7 +305,7 @@ impl Identity<'_> {
                 grant.role
             )));
         }
-        self.apply_keeping_an_administrator(vec![Op::RemoveGrant(grant)].into())
+        self.apply_keeping_an_administrator(caller.author(), vec![Op::RemoveGrant(grant)])
             .await
     }
 
@@ -396,7 +396,8 @@ impl Identity<'_> {
             role: role.name,
             object: Some(target),
         };
-        self.store.apply(vec![Op::AddGrant(grant)].into()).await?;
+        self.write(caller.author(), vec![Op::AddGrant(grant)])
+            .await?;
         let reference = GranteeRef {
             reference: grantee.id.to_string(),
             kind: Some(grantee.kind),
@@ -438,7 +439,8 @@ impl Identity<'_> {
                 grant.role
             )));
         }
-        self.store.apply(vec![Op::RemoveGrant(grant)].into()).await
+        self.write(caller.author(), vec![Op::RemoveGrant(grant)])
+            .await
     }
 
     // ---- CSV
@@ -614,7 +616,8 @@ impl Identity<'_> {
             }
         }
         if !batch.is_empty() {
-            self.apply_keeping_an_administrator(batch).await?;
+            self.apply_keeping_an_administrator(caller.author(), batch.ops)
+                .await?;
         }
         Ok(summary)
     }

@@ -101,7 +101,7 @@ impl Identity<'_> {
                 user: user.id,
             }));
         }
-        self.store.apply(batch).await?;
+        self.write(caller.author(), batch.ops).await?;
         self.group_details(id).await
     }
 
@@ -145,7 +145,8 @@ impl Identity<'_> {
                 }));
             }
         }
-        self.apply_keeping_an_administrator(batch).await?;
+        self.apply_keeping_an_administrator(caller.author(), batch.ops)
+            .await?;
         self.group_details(group.id).await
     }
 
@@ -169,7 +170,7 @@ impl Identity<'_> {
                 user: user.id,
             }));
         }
-        self.store.apply(batch).await?;
+        self.write(caller.author(), batch.ops).await?;
         self.group_details(group.id).await
     }
 
@@ -196,7 +197,8 @@ impl Identity<'_> {
             group: group.id,
             user: user.id,
         }));
-        self.apply_keeping_an_administrator(batch).await?;
+        self.apply_keeping_an_administrator(caller.author(), batch.ops)
+            .await?;
         self.group_details(group.id).await
     }
 
@@ -206,7 +208,8 @@ impl Identity<'_> {
         let group = self.find_group(reference).await?;
         let mut batch = Batch::new();
         batch.push(Op::DeleteGroup(group.id));
-        self.apply_keeping_an_administrator(batch).await
+        self.apply_keeping_an_administrator(caller.author(), batch.ops)
+            .await
     }
 }
 
@@ -267,7 +270,11 @@ impl Catalog {
         if batch.is_empty() {
             return Ok(());
         }
-        self.store.apply(batch).await
+        self.write(
+            crate::model::Author::by(crate::model::Source::System, user),
+            batch.ops,
+        )
+        .await
     }
 
     /// The group of an id (`-1_<n>`) or a name, or OBJECT_NOT_FOUND.

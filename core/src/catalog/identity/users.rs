@@ -72,17 +72,20 @@ impl Identity<'_> {
             Some(p) => Some(hash_password(check_password(p)?)?),
             None => None,
         };
-        self.add_user(User {
-            id: ObjectId::repository(0),
-            name: new.name.ok_or_else(|| Error::missing("name"))?,
-            full_name: new.full_name.unwrap_or_default(),
-            email: new.email.unwrap_or_default(),
-            description: new.description.unwrap_or_default(),
-            password_hash,
-            enabled: new.enabled.unwrap_or(true),
-            created_at: crate::model::now(),
-            external: None,
-        })
+        self.add_user(
+            caller.author(),
+            User {
+                id: ObjectId::repository(0),
+                name: new.name.ok_or_else(|| Error::missing("name"))?,
+                full_name: new.full_name.unwrap_or_default(),
+                email: new.email.unwrap_or_default(),
+                description: new.description.unwrap_or_default(),
+                password_hash,
+                enabled: new.enabled.unwrap_or(true),
+                created_at: crate::model::now(),
+                external: None,
+            },
+        )
         .await
     }
 }
@@ -91,12 +94,14 @@ impl Catalog {
     /// Stores a new user under a new id (the one in `user` is ignored), after checking
     /// the name: the one way users are created, by an administrator or at a first
     /// OAuth 2.0 login. A taken name is a CONFLICT.
-    pub(crate) async fn add_user(&self, mut user: User) -> Result<User> {
+    pub(crate) async fn add_user(
+        &self,
+        author: crate::model::Author,
+        mut user: User,
+    ) -> Result<User> {
         user.name = check_name(Some(&user.name))?;
         user.id = ObjectId::repository(self.store.reserve_ids(REPOSITORY_MODEL, 1).await?);
-        self.store
-            .apply(vec![Op::PutUser(user.clone())].into())
-            .await?;
+        self.write(author, vec![Op::PutUser(user.clone())]).await?;
         Ok(user)
     }
 }
@@ -156,7 +161,7 @@ impl Identity<'_> {
             end_sessions |= !enabled && user.enabled;
             user.enabled = enabled;
         }
-        self.apply_keeping_an_administrator(vec![Op::PutUser(user.clone())].into())
+        self.apply_keeping_an_administrator(caller.author(), vec![Op::PutUser(user.clone())])
             .await?;
         if end_sessions {
             self.store.delete_sessions_of(user.id).await?;
@@ -172,7 +177,7 @@ impl Identity<'_> {
         if user.id == caller.user() {
             return Err(Error::invalid("a user cannot delete themselves"));
         }
-        self.apply_keeping_an_administrator(vec![Op::DeleteUser(user.id)].into())
+        self.apply_keeping_an_administrator(caller.author(), vec![Op::DeleteUser(user.id)])
             .await
     }
 }

@@ -20,8 +20,8 @@ use crate::auth::Caller;
 use crate::catalog::visibility::Visible;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
-use crate::model::{Capability, Edge, EdgeKind, Object, ObjectKind};
-use crate::store::{Batch, Op, Scope};
+use crate::model::{Author, Capability, Edge, EdgeKind, Object, ObjectKind, Source};
+use crate::store::{Op, Scope};
 
 /// The first line of every script this Lore writes.
 pub const SCRIPT_HEADER: &str = "-- Lore data mapping script, format 1";
@@ -557,7 +557,8 @@ impl Lineage<'_> {
             .chain(added.into_iter().map(Op::AddEdge))
             .collect();
         if !ops.is_empty() {
-            self.store.apply(Batch::from(ops)).await?;
+            self.write(Author::by(Source::DataMapping, caller.user()), ops)
+                .await?;
         }
         Ok(summary)
     }

@@ -21,9 +21,11 @@ use super::Lineage;
 use crate::auth::Caller;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
-use crate::model::{Capability, LineageEvent, LineageRun, RunFilter, format_datetime, now};
+use crate::model::{
+    Author, Capability, LineageEvent, LineageRun, RunFilter, Source, format_datetime, now,
+};
 use crate::openlineage::{self, MAX_BATCH};
-use crate::store::{Batch, Op};
+use crate::store::Op;
 
 /// What became of one posted event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -219,7 +221,10 @@ impl Lineage<'_> {
                 return Ok((answers, used));
             }
             kept.extend(mapper.into_ops());
-            match self.store.apply(Batch { ops: kept }).await {
+            match self
+                .write(Author::by(Source::OpenLineage, caller.user()), kept)
+                .await
+            {
                 Ok(_) => return Ok((answers, used)),
                 Err(e) if attempt < 3 && map::lost_race(&e) => continue,
                 Err(e) if map::lost_race(&e) && used > 1 => {

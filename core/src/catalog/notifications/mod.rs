@@ -25,7 +25,7 @@ use crate::model::{
     Capability, CurationKind, DELIVERY_IDS, Delivery, DeliveryChannel, DeliveryState,
     NOTIFICATION_IDS, Notification, NotificationKind, format_datetime, now,
 };
-use crate::store::{Batch, Op};
+use crate::store::Op;
 
 /// The notifications concern of a [`Catalog`]: a user's notifications and the
 /// deliveries administrators read. Made by [`Catalog::notifications`].
@@ -191,7 +191,7 @@ impl Catalog {
             .map(Op::PutNotification)
             .chain(deliveries.into_iter().map(Op::PutDelivery))
             .collect();
-        self.store.apply(Batch::from(ops)).await
+        self.write(crate::model::Author::system(), ops).await
     }
 
     /// The deliveries of one event's notifications (all of one kind, model and message).
@@ -317,9 +317,11 @@ impl Catalog {
                 }
             }
         }
-        self.store
-            .apply(Batch::from(vec![Op::UpdateDelivery(delivery.clone())]))
-            .await?;
+        self.write(
+            crate::model::Author::system(),
+            vec![Op::UpdateDelivery(delivery.clone())],
+        )
+        .await?;
         Ok(delivery)
     }
 }
@@ -380,9 +382,11 @@ impl Notifications<'_> {
             .ok_or_else(|| Error::not_found(format!("you have no notification {id}")))?;
         if notification.read != read {
             notification.read = read;
-            self.store
-                .apply(Batch::from(vec![Op::PutNotification(notification.clone())]))
-                .await?;
+            self.write(
+                crate::model::Author::system(),
+                vec![Op::PutNotification(notification.clone())],
+            )
+            .await?;
         }
         Ok(view(&notification))
     }

@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{
     AttributeKind, AttributeType, AttributeValue, Capability, MetaModel, Object, Value, ValueType,
 };
-use crate::store::{Batch, Op};
+use crate::store::Op;
 use crate::wire::Entity;
 
 /// The system attributes a client may set; every other one is computed or kept by the
@@ -83,7 +83,7 @@ impl Objects<'_> {
         object.updated_at = crate::model::now();
         object.updated_by = Some(caller.user());
         ops.insert(0, Op::PutObject(object.clone()));
-        self.store.apply(Batch::from(ops)).await?;
+        self.write(caller.author(), ops).await?;
         let names: Vec<&str> = settings.iter().map(|s| s.name.as_str()).collect();
         self.notify_watchers(
             object.id,

@@ -9,7 +9,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef, REPOSITORY_MODEL};
 use crate::model::*;
-use crate::store::{Batch, Details, Op, Scope};
+use crate::store::{Details, Op, Scope};
 use crate::wire::{Attribute, AttributeTypeRef, EmbeddedEntity, Entity, TypeRef};
 
 /// A node of `repositoryBrowse`'s tree.
@@ -474,8 +474,7 @@ impl Objects<'_> {
         object.parent = parent_id;
         object.description = request.description.clone().filter(|d| !d.is_empty());
         object.updated_by = Some(caller.user());
-        self.store
-            .apply(Batch::from(vec![Op::PutObject(object.clone())]))
+        self.write(caller.author(), vec![Op::PutObject(object.clone())])
             .await?;
         self.entity(caller, &object).await
     }

@@ -8,7 +8,7 @@ use super::Objects;
 use crate::auth::Caller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Capability, Document, DocumentKind, now, parse_datetime};
-use crate::store::{Batch, Op};
+use crate::store::Op;
 
 /// The longest dashboard name.
 pub const MAX_DASHBOARD_NAME_CHARS: usize = 200;
@@ -140,16 +140,18 @@ impl Objects<'_> {
             )));
         }
         let widgets = widget_count(&definition);
-        self.store
-            .apply(Batch::from(vec![Op::PutDocument(Document {
+        self.write(
+            caller.author(),
+            vec![Op::PutDocument(Document {
                 kind: DocumentKind::Dashboard,
                 owner,
                 name: name.clone(),
                 body: definition,
                 updated_at: now(),
                 updated_by: owner,
-            })]))
-            .await?;
+            })],
+        )
+        .await?;
         Ok(DashboardImport {
             name,
             widgets,
@@ -248,8 +250,7 @@ impl Objects<'_> {
             updated_at: today,
             updated_by: Some(caller.user()),
         };
-        self.store
-            .apply(Batch::from(vec![Op::PutDocument(document.clone())]))
+        self.write(caller.author(), vec![Op::PutDocument(document.clone())])
             .await?;
         Ok(license_record(&document))
     }

@@ -14,7 +14,7 @@ use crate::model::{
     AttributeKind, AttributeType, Capability, MetaModel, ObjectType, SystemType, TypeName,
     ValueType,
 };
-use crate::store::{Batch, Op};
+use crate::store::Op;
 
 /// The version of the XML format this binary writes and reads.
 pub const META_XML_FORMAT_VERSION: u32 = 1;
@@ -448,7 +448,7 @@ impl Objects<'_> {
             .chain(object_types.into_iter().map(Op::PutObjectType))
             .collect();
         if !ops.is_empty() {
-            self.store.apply(Batch::from(ops)).await?;
+            self.write(caller.author(), ops).await?;
         }
         Ok(summary)
     }

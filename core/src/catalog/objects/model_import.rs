@@ -414,7 +414,7 @@ impl Objects<'_> {
             for print in reprints {
                 writer.push(print)?;
             }
-            let mut tx = self.store.begin().await?;
+            let mut tx = self.begin(import_author(&writer)).await?;
             writer.write_held(&mut *tx).await?;
             tx.commit().await?;
         }
@@ -592,7 +592,7 @@ impl Objects<'_> {
             attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
             value: landing.changes.profile.clone(),
         }))?;
-        let mut tx = self.store.begin().await?;
+        let mut tx = self.begin(import_author(&writer)).await?;
         if landing.empty {
             // The checks (unique native ids and attributes) prove a new model's rows new;
             // an existing model's own row and attribute are updated first.
@@ -1341,4 +1341,9 @@ mod tests {
             7
         ));
     }
+}
+
+/// The author of an import's writes: the import, for the user who runs it.
+fn import_author(writer: &ModelWriter<'_>) -> crate::model::Author {
+    crate::model::Author::by(crate::model::Source::Import, writer.user())
 }

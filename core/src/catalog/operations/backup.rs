@@ -63,7 +63,7 @@ impl Operations<'_> {
         let mut tx: Option<Box<dyn WriteTx + '_>> = None;
         let mut failed = None;
         while let Some(ops) = receiver.recv().await {
-            if let Err(e) = self.write_restored(&mut tx, ops).await {
+            if let Err(e) = self.write_restored(caller, &mut tx, ops).await {
                 failed = Some(e);
                 break;
             }
@@ -106,11 +106,13 @@ impl Operations<'_> {
     /// store) with the first chunk.
     async fn write_restored<'a>(
         &'a self,
+        caller: &Caller,
         tx: &mut Option<Box<dyn WriteTx + 'a>>,
         ops: Vec<Op>,
     ) -> Result<()> {
         if tx.is_none() {
-            let mut opened = self.store.begin().await?;
+            let author = crate::model::Author::by(crate::model::Source::Restore, caller.user());
+            let mut opened = self.begin(author).await?;
             opened.write(vec![Op::ClearAll]).await?;
             // Everything written from here on lands in an empty store.
             opened.expect_new_rows();

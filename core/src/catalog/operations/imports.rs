@@ -28,7 +28,7 @@ use crate::model::{
     Attachment, AttachmentInfo, Capability, ImportSettings, Object, ObjectKind, Operation,
     OperationDetail, OperationFilter, OperationLogLine, OperationProgress, OperationState, now,
 };
-use crate::store::{Batch, Op};
+use crate::store::Op;
 
 /// Most operations one listing answers.
 pub const MAX_LISTED: usize = 1_000;
@@ -107,8 +107,7 @@ impl Operations<'_> {
                 "; pass modelId to set its import",
             )
             .await?;
-        self.store
-            .apply(Batch::from(vec![Op::PutObject(model.clone())]))
+        self.write(caller.author(), vec![Op::PutObject(model.clone())])
             .await?;
         Ok(model)
     }

@@ -100,8 +100,7 @@ impl Search<'_> {
             updated_at: now,
         };
         // The store's unique key refuses a concurrent save of the same name.
-        self.store
-            .apply(vec![Op::PutWorksheet(worksheet.clone())].into())
+        self.write(caller.author(), vec![Op::PutWorksheet(worksheet.clone())])
             .await?;
         Ok(worksheet)
     }
@@ -132,8 +131,7 @@ impl Search<'_> {
     pub async fn delete_worksheet(&self, caller: &Caller, worksheet: &WorksheetRef) -> Result<()> {
         crate::catalog::visibility::require_view_somewhere(caller)?;
         let worksheet = self.visible_worksheet(caller, worksheet).await?;
-        self.store
-            .apply(vec![Op::DeleteWorksheet(worksheet.id)].into())
+        self.write(caller.author(), vec![Op::DeleteWorksheet(worksheet.id)])
             .await
     }
 

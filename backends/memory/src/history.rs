@@ -1,0 +1,231 @@
+//! What a memory store keeps of the past: a revision per batch, the version each current
+//! row of a kept table was written at, and the images its batches replaced or removed,
+//! by the object they belong to (the source, for an edge). The same history the SQL
+//! stores keep in their `_history` tables (migration 34).
+
+use std::collections::{BTreeMap, HashMap};
+
+use lore_core::id::ObjectId;
+use lore_core::model::{
+    AttributeValue, Classification, Edge, EdgeKind, LabelAssignment, Object, ObjectHistory,
+    Revision, Tag, Versioned,
+};
+
+/// A row of a kept table, by its key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum RowKey {
+    Object(ObjectId),
+    Attribute(ObjectId, String),
+    /// Source, kind, target, name.
+    Edge(ObjectId, EdgeKind, ObjectId, String),
+    Tag(Tag),
+    Classification(ObjectId, String),
+    Label(ObjectId, String),
+}
+
+impl RowKey {
+    /// The object whose history the row belongs to.
+    pub(crate) fn owner(&self) -> ObjectId {
+        match self {
+            RowKey::Object(id)
+            | RowKey::Attribute(id, _)
+            | RowKey::Edge(id, ..)
+            | RowKey::Classification(id, _)
+            | RowKey::Label(id, _) => *id,
+            RowKey::Tag(tag) => tag.object,
+        }
+    }
+}
+
+/// An image of a row of any kept table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Image {
+    Object(Object),
+    Attribute(AttributeValue),
+    Edge(Edge),
+    Tag(Tag),
+    Classification(Classification),
+    Label(LabelAssignment),
+}
+
+/// The kept history of a memory store.
+#[derive(Debug, Clone)]
+pub(crate) struct History {
+    /// The catalog's version: moves with every batch of ops.
+    pub(crate) version: i64,
+    pub(crate) revisions: BTreeMap<i64, Revision>,
+    /// The version each current row was written at; absent: 0.
+    pub(crate) since: HashMap<RowKey, i64>,
+    /// Replaced and removed images by owner, oldest first.
+    pub(crate) past: HashMap<ObjectId, ObjectHistory>,
+}
+
+impl History {
+    /// Notes that the row of `key` changed from `old` in the batch of `version`: the old
+    /// image is kept, and the row now current (if any) dates from `version`.
+    pub(crate) fn changed(&mut self, key: RowKey, old: Option<Image>, exists: bool, version: i64) {
+        let from = if exists {
+            self.since.insert(key.clone(), version)
+        } else {
+            self.since.remove(&key)
+        }
+        .unwrap_or(0);
+        let Some(old) = old else {
+            return;
+        };
+        let past = self.past.entry(key.owner()).or_default();
+        let to = Some(version);
+        match old {
+            Image::Object(row) => past.objects.push(Versioned { from, to, row }),
+            Image::Attribute(row) => past.attributes.push(Versioned { from, to, row }),
+            Image::Edge(row) => past.edges.push(Versioned { from, to, row }),
+            Image::Tag(row) => past.tags.push(Versioned { from, to, row }),
+            Image::Classification(row) => past.classifications.push(Versioned { from, to, row }),
+            Image::Label(row) => past.labels.push(Versioned { from, to, row }),
+        }
+    }
+
+    /// The version a current row was written at.
+    pub(crate) fn since(&self, key: &RowKey) -> i64 {
+        self.since.get(key).copied().unwrap_or(0)
+    }
+}
+
+impl Default for History {
+    /// A new store's: its first revision, of the empty catalog, now.
+    fn default() -> Self {
+        Self {
+            version: 0,
+            revisions: BTreeMap::from([(
+                0,
+                Revision {
+                    version: 0,
+                    at: lore_core::model::now(),
+                    author: lore_core::model::Author::system(),
+                },
+            )]),
+            since: HashMap::new(),
+            past: HashMap::new(),
+        }
+    }
+}
+
+impl crate::state::State {
+    /// Every image of the object's rows, current and past, oldest first; at most `limit`
+    /// of each list, the newest.
+    pub(crate) fn object_history(&self, id: ObjectId, limit: usize) -> ObjectHistory {
+        let mut history = self.history.past.get(&id).cloned().unwrap_or_default();
+        let mut current = |key: RowKey| {
+            let from = self.history.since(&key);
+            match self.image(&key) {
+                Some(Image::Object(row)) => history.objects.push(Versioned {
+                    from,
+                    to: None,
+                    row,
+                }),
+                Some(Image::Attribute(row)) => history.attributes.push(Versioned {
+                    from,
+                    to: None,
+                    row,
+                }),
+                Some(Image::Edge(row)) => history.edges.push(Versioned {
+                    from,
+                    to: None,
+                    row,
+                }),
+                Some(Image::Tag(row)) => history.tags.push(Versioned {
+                    from,
+                    to: None,
+                    row,
+                }),
+                Some(Image::Classification(row)) => history.classifications.push(Versioned {
+                    from,
+                    to: None,
+                    row,
+                }),
+                Some(Image::Label(row)) => history.labels.push(Versioned {
+                    from,
+                    to: None,
+                    row,
+                }),
+                None => {}
+            }
+        };
+        current(RowKey::Object(id));
+        for (object, attribute) in self
+            .attributes
+            .range((id, String::new())..)
+            .take_while(|((o, _), _)| *o == id)
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>()
+        {
+            current(RowKey::Attribute(object, attribute));
+        }
+        for (source, kind, target, name) in self
+            .edges_out
+            .range((id, first_kind(), crate::state::MIN_ID, String::new())..)
+            .take_while(|(s, ..)| *s == id)
+            .cloned()
+            .collect::<Vec<_>>()
+        {
+            current(RowKey::Edge(source, kind, target, name));
+        }
+        let first_tag = Tag {
+            object: id,
+            kind: lore_core::model::TagKind::Label,
+            value: String::new(),
+        };
+        for tag in self
+            .tags
+            .range(first_tag..)
+            .take_while(|t| t.object == id)
+            .cloned()
+            .collect::<Vec<_>>()
+        {
+            current(RowKey::Tag(tag));
+        }
+        for (object, class) in self
+            .classifications
+            .range((id, String::new())..)
+            .take_while(|((o, _), _)| *o == id)
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>()
+        {
+            current(RowKey::Classification(object, class));
+        }
+        for (object, label) in self
+            .labels
+            .range((id, String::new())..)
+            .take_while(|((o, _), _)| *o == id)
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>()
+        {
+            current(RowKey::Label(object, label));
+        }
+        fn newest<T>(images: &mut Vec<Versioned<T>>, limit: usize) -> bool {
+            images.sort_by_key(|i| (i.from, i.to.is_none()));
+            let cut = images.len() > limit;
+            if cut {
+                images.drain(..images.len() - limit);
+            }
+            cut
+        }
+        let mut cut = newest(&mut history.objects, limit);
+        cut |= newest(&mut history.attributes, limit);
+        cut |= newest(&mut history.edges, limit);
+        cut |= newest(&mut history.tags, limit);
+        cut |= newest(&mut history.classifications, limit);
+        cut |= newest(&mut history.labels, limit);
+        history.truncated = cut;
+        history
+    }
+}
+
+/// The smallest edge kind, to start a range of one source's edges.
+fn first_kind() -> EdgeKind {
+    EdgeKind::ALL
+        .iter()
+        .min()
+        .copied()
+        .unwrap_or(EdgeKind::ALL[0])
+}

@@ -1,0 +1,239 @@
+//! [`SqlStore`]'s [`HistoryRecords`]: the revisions of `catalog_versions` and the images
+//! of the versioned tables and their `_history` twins (migration 34).
+
+use async_trait::async_trait;
+use lore_core::model::*;
+use lore_core::store::{Details, HistoryRecords};
+use lore_core::{Error, ObjectId, Result};
+
+use super::SqlStore;
+use crate::driver::{Driver, Stmt};
+use crate::read::{self, object_columns};
+use crate::value::{Row, SqlValue};
+
+/// The columns of a revision, as [`revision`] reads them.
+const REVISION_COLUMNS: &str = "version, at, source, user_model, user_object, operation";
+
+/// Images read per table for an entity as of a version: far more than an object has.
+const ENTITY_IMAGES: usize = 100_000;
+
+/// The version a stamp (a `valid_from` or `valid_to`) names: a stamp of PostgreSQL's
+/// (negative) is looked up in `catalog_versions`.
+fn version_of(column: &str) -> String {
+    format!(
+        "CASE WHEN {column} >= 0 THEN {column} ELSE \
+         (SELECT c.version FROM catalog_versions c WHERE c.stamp = {column}) END"
+    )
+}
+
+/// The images of one versioned table of the object `$1`, `$2`: the current rows and the
+/// kept ones, newest first, at most `$3`, each with its versions after its columns.
+fn images(table: &str, columns: &str, key: [&str; 2]) -> String {
+    let [model, object] = key;
+    let (from, to) = (version_of("t.valid_from"), version_of("t.valid_to"));
+    format!(
+        "SELECT * FROM (\
+         SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t \
+         WHERE t.{model} = $1 AND t.{object} = $2 \
+         UNION ALL \
+         SELECT {columns}, {from} AS lore_from, {to} AS lore_to FROM {table}_history t \
+         WHERE t.{model} = $1 AND t.{object} = $2\
+         ) i ORDER BY lore_from DESC LIMIT $3"
+    )
+}
+
+fn revision(mut row: Row) -> Result<Revision> {
+    const T: &str = "catalog_versions";
+    let source = row.text(2, T)?;
+    let user = match (row.opt_int(3, T)?, row.opt_int(4, T)?) {
+        (Some(m), Some(o)) => Some(ObjectId::new(m, o)),
+        _ => None,
+    };
+    Ok(Revision {
+        version: row.int(0, T)?,
+        at: row.timestamp(1, T)?,
+        author: Author {
+            source: Source::parse(&source).ok_or_else(|| {
+                Error::internal(format!("table {T} holds '{source}', which is not a source"))
+            })?,
+            user,
+            operation: row.opt_int(5, T)?,
+        },
+    })
+}
+
+/// The images of rows with `width` columns of their own, decoded by `decode`, oldest
+/// first.
+fn versioned<T>(
+    rows: Vec<Row>,
+    width: usize,
+    decode: fn(Row) -> Result<T>,
+) -> Result<Vec<Versioned<T>>> {
+    let mut images = rows
+        .into_iter()
+        .map(|row| {
+            let from = row.opt_int(width, "history")?.unwrap_or(0);
+            let to = row.opt_int(width + 1, "history")?;
+            Ok(Versioned {
+                from,
+                to,
+                row: decode(row)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    images.reverse();
+    Ok(images)
+}
+
+/// The images of the last `limit` of each list, and whether one was cut.
+fn keep_newest<T>(images: &mut Vec<Versioned<T>>, limit: usize) -> bool {
+    if images.len() > limit {
+        images.drain(..images.len() - limit);
+        true
+    } else {
+        false
+    }
+}
+
+impl<D: Driver> SqlStore<D> {
+    async fn revisions_where(
+        &self,
+        condition: &str,
+        params: Vec<SqlValue>,
+    ) -> Result<Vec<Revision>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT {REVISION_COLUMNS} FROM catalog_versions WHERE {condition} \
+                         ORDER BY version"
+                    ),
+                    params,
+                ),
+                "catalog_versions",
+            )
+            .await?;
+        read::all(rows, revision)
+    }
+
+    async fn read_history(&self, id: ObjectId, limit: usize) -> Result<ObjectHistory> {
+        let limit = limit.min(i64::MAX as usize - 1);
+        let key = ["model_id", "object_id"];
+        let statements = [
+            images("objects", object_columns!(), key),
+            images(
+                "attribute_values",
+                "model_id, object_id, attribute, value_kind, text_value, integer_value, \
+                 double_value, boolean_value, datetime_value",
+                key,
+            ),
+            images(
+                "edges",
+                "kind, source_model, source_object, target_model, target_object, name, origin",
+                ["source_model", "source_object"],
+            ),
+            images("tags", "model_id, object_id, kind, value", key),
+            images(
+                "classifications",
+                "model_id, object_id, data_class, status",
+                key,
+            ),
+            images(
+                "label_assignments",
+                "model_id, object_id, label, status",
+                key,
+            ),
+        ];
+        let params = || {
+            vec![
+                SqlValue::from(id.model),
+                id.object.into(),
+                ((limit + 1) as i64).into(),
+            ]
+        };
+        let queries = statements
+            .into_iter()
+            .map(|sql| Stmt::query(sql, params()))
+            .collect();
+        let mut outcomes = self.read(queries, "the history of an object").await?;
+        let mut next = || outcomes.remove(0).rows;
+        let mut history = ObjectHistory {
+            objects: versioned(next(), 22, read::object)?,
+            attributes: versioned(next(), 9, read::attribute)?,
+            edges: versioned(next(), 7, read::edge)?,
+            tags: versioned(next(), 4, read::tag)?,
+            classifications: versioned(next(), 4, read::classification)?,
+            labels: versioned(next(), 4, read::label)?,
+            truncated: false,
+        };
+        let mut cut = false;
+        cut |= keep_newest(&mut history.objects, limit);
+        cut |= keep_newest(&mut history.attributes, limit);
+        cut |= keep_newest(&mut history.edges, limit);
+        cut |= keep_newest(&mut history.tags, limit);
+        cut |= keep_newest(&mut history.classifications, limit);
+        cut |= keep_newest(&mut history.labels, limit);
+        history.truncated = cut;
+        Ok(history)
+    }
+}
+
+#[async_trait]
+impl<D: Driver> HistoryRecords for SqlStore<D> {
+    async fn history_span(&self) -> Result<HistorySpan> {
+        let revisions = self
+            .revisions_where(
+                "version = (SELECT MIN(version) FROM catalog_versions) \
+                 OR version = (SELECT MAX(version) FROM catalog_versions)",
+                Vec::new(),
+            )
+            .await?;
+        match (revisions.first(), revisions.last()) {
+            (Some(oldest), Some(newest)) => Ok(HistorySpan {
+                oldest: *oldest,
+                newest: *newest,
+            }),
+            _ => Err(Error::internal("the store keeps no revision")),
+        }
+    }
+
+    async fn revision(&self, version: i64) -> Result<Option<Revision>> {
+        Ok(self
+            .revisions_where("version = $1", vec![version.into()])
+            .await?
+            .pop())
+    }
+
+    async fn revision_at(&self, at: Timestamp) -> Result<Option<Revision>> {
+        Ok(self
+            .revisions_where(
+                "version = (SELECT MAX(version) FROM catalog_versions WHERE at <= $1)",
+                vec![at.into()],
+            )
+            .await?
+            .pop())
+    }
+
+    async fn revisions(&self, versions: &[i64]) -> Result<Vec<Revision>> {
+        let mut found = Vec::with_capacity(versions.len());
+        for chunk in versions.chunks(500) {
+            let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
+            found.extend(
+                self.revisions_where(&format!("version IN ({})", list.join(", ")), Vec::new())
+                    .await?,
+            );
+        }
+        found.sort_by_key(|r| r.version);
+        found.dedup_by_key(|r| r.version);
+        Ok(found)
+    }
+
+    async fn object_history(&self, id: ObjectId, limit: usize) -> Result<ObjectHistory> {
+        self.read_history(id, limit).await
+    }
+
+    async fn entity_as_of(&self, id: ObjectId, version: i64) -> Result<(Option<Object>, Details)> {
+        let history = self.read_history(id, ENTITY_IMAGES).await?;
+        Ok(lore_core::store::entity_at(history, version))
+    }
+}

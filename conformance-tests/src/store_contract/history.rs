@@ -1,0 +1,331 @@
+//! History: every write transaction is a revision with its author, and the rows of the
+//! kept tables it replaced or removed are kept as they were, with the versions they were
+//! current in ([`HistoryRecords`](lore_core::store::HistoryRecords)).
+
+use super::*;
+
+async fn newest(store: &dyn Store) -> Revision {
+    ok(store.history_span().await, "history_span").newest
+}
+
+async fn apply_by(store: &dyn Store, author: Author, ops: Vec<Op>, what: &str) -> i64 {
+    ok(store.apply(Batch::by(author, ops)).await, what);
+    newest(store).await.version
+}
+
+fn image<T>(from: i64, to: Option<i64>, row: T) -> Versioned<T> {
+    Versioned { from, to, row }
+}
+
+fn classification(object: ObjectId, data_class: &str, status: ClassificationStatus) -> Op {
+    Op::SetClassification(Classification {
+        object,
+        data_class: data_class.to_owned(),
+        status,
+    })
+}
+
+pub(super) async fn history_keeps_each_replaced_row_with_its_revision(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "History Model").await;
+    let [o, other] = ids(store, model, 2).await[..] else {
+        unreachable!("two ids")
+    };
+    let user = ObjectId::repository(41);
+    let start = newest(store).await;
+
+    let mut first = model_object(model, o.object, None, "orders");
+    first.description = Some("one".into());
+    let feeds = edge(EdgeKind::Lineage, o, other, "feeds");
+    let v1 = apply_by(
+        store,
+        Author::user(user),
+        vec![
+            Op::PutObject(first.clone()),
+            Op::PutObject(model_object(model, other.object, None, "other")),
+            Op::SetAttribute(attr(o, "A", Value::Integer(1))),
+            Op::AddTag(tag(o, TagKind::Label, "one")),
+            classification(o, "Email", ClassificationStatus::Proposed),
+            Op::AddEdge(feeds.clone()),
+        ],
+        "the first write",
+    )
+    .await;
+    assert_eq!(
+        v1,
+        start.version + 1,
+        "each write transaction is one version"
+    );
+    let revision = ok(store.revision(v1).await, "revision").expect("the revision is kept");
+    assert_eq!(
+        revision.author,
+        Author::user(user),
+        "the revision names its author"
+    );
+    assert!(revision.at >= start.at, "revisions are in time order");
+
+    let mut second = first.clone();
+    second.description = Some("two".into());
+    let import = Author::by(Source::Import, user).in_operation(7);
+    let v2 = apply_by(
+        store,
+        import,
+        vec![
+            Op::PutObject(second.clone()),
+            Op::SetAttribute(attr(o, "A", Value::Integer(2))),
+            Op::RemoveTag(tag(o, TagKind::Label, "one")),
+            Op::AddTag(tag(o, TagKind::Label, "two")),
+            classification(o, "Email", ClassificationStatus::Approved),
+            Op::RemoveEdge(feeds.clone()),
+        ],
+        "the second write",
+    )
+    .await;
+    let revision = ok(store.revision(v2).await, "revision").expect("the revision is kept");
+    assert_eq!(
+        revision.author, import,
+        "an import's revision names it and its operation"
+    );
+
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history.objects,
+        vec![
+            image(v1, Some(v2), first.clone()),
+            image(v2, None, second.clone())
+        ],
+        "the object's row: each image with the versions it was current in, oldest first"
+    );
+    assert_eq!(
+        history.attributes,
+        vec![
+            image(v1, Some(v2), attr(o, "A", Value::Integer(1))),
+            image(v2, None, attr(o, "A", Value::Integer(2)))
+        ],
+        "an attribute value replaced"
+    );
+    assert_eq!(
+        history.tags,
+        vec![
+            image(v1, Some(v2), tag(o, TagKind::Label, "one")),
+            image(v2, None, tag(o, TagKind::Label, "two"))
+        ],
+        "a label removed and one added"
+    );
+    assert_eq!(
+        history.classifications.len(),
+        2,
+        "a status replaced: two images"
+    );
+    assert_eq!(
+        history.edges,
+        vec![image(v1, Some(v2), feeds.clone())],
+        "an edge from it, removed"
+    );
+    assert!(!history.truncated, "nothing was cut");
+
+    let (then, details) = ok(store.entity_as_of(o, v1).await, "entity_as_of");
+    assert_eq!(then, Some(first.clone()), "the object as it was");
+    assert_eq!(details.attributes, vec![attr(o, "A", Value::Integer(1))]);
+    assert_eq!(details.tags, vec![tag(o, TagKind::Label, "one")]);
+    assert_eq!(details.edges, vec![feeds.clone()]);
+    assert_eq!(
+        details.classifications,
+        vec![Classification {
+            object: o,
+            data_class: "Email".into(),
+            status: ClassificationStatus::Proposed
+        }]
+    );
+    let (before, details) = ok(store.entity_as_of(o, start.version).await, "entity_as_of");
+    assert_eq!(before, None, "before it was made, the object did not exist");
+    assert_eq!(details, Details::default(), "nor did anything on it");
+
+    // Deleted: its last images end at the deletion, and the past still reads.
+    let v3 = apply_by(
+        store,
+        Author::user(user),
+        vec![Op::DeleteObject(o)],
+        "deleting",
+    )
+    .await;
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history.objects.last(),
+        Some(&image(v2, Some(v3), second.clone())),
+        "the deleted object's last image ends at its deletion"
+    );
+    assert_eq!(
+        history.attributes.last(),
+        Some(&image(v2, Some(v3), attr(o, "A", Value::Integer(2)))),
+        "so do the rows that went with it"
+    );
+    let (then, details) = ok(store.entity_as_of(o, v2).await, "entity_as_of");
+    assert_eq!(
+        then,
+        Some(second),
+        "the deleted object, as of before its deletion"
+    );
+    assert_eq!(details.tags, vec![tag(o, TagKind::Label, "two")]);
+    assert_eq!(ok(store.entity_as_of(o, v3).await, "entity_as_of").0, None);
+
+    // The cut keeps the newest images.
+    let cut = ok(store.object_history(o, 1).await, "object_history");
+    assert!(cut.truncated, "a cut history says so");
+    assert_eq!(
+        cut.objects,
+        vec![image(v2, Some(v3), first_named(&first, "two"))]
+    );
+
+    let found = ok(store.revisions(&[v1, v3, v3 + 1_000]).await, "revisions");
+    assert_eq!(
+        found.iter().map(|r| r.version).collect::<Vec<_>>(),
+        vec![v1, v3],
+        "the revisions kept, by version"
+    );
+    assert_eq!(
+        ok(
+            store.revision_at(now() + Duration::seconds(60)).await,
+            "revision_at"
+        )
+        .map(|r| r.version),
+        Some(v3),
+        "the newest revision at or before a time"
+    );
+    assert_eq!(
+        ok(store.revision_at(at(0)).await, "revision_at"),
+        None,
+        "no revision is kept from before the store began"
+    );
+}
+
+/// `object` with the description `description`.
+fn first_named(object: &Object, description: &str) -> Object {
+    let mut object = object.clone();
+    object.description = Some(description.into());
+    object
+}
+
+pub(super) async fn history_keeps_nothing_of_what_did_not_change(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Unchanged Model").await;
+    let [o, made] = ids(store, model, 2).await[..] else {
+        unreachable!("two ids")
+    };
+    let object = model_object(model, o.object, None, "kept");
+    let stable = object.stable_id.clone();
+    let v1 = apply_by(
+        store,
+        Author::system(),
+        vec![
+            Op::PutObject(object.clone()),
+            Op::SetAttribute(attr(o, "A", Value::Text("x".into()))),
+            classification(o, "Email", ClassificationStatus::Proposed),
+        ],
+        "the first write",
+    )
+    .await;
+    // The same rows again, and a row written twice in one transaction.
+    apply_by(
+        store,
+        Author::system(),
+        vec![
+            Op::PutObject(object.clone()),
+            Op::SetAttribute(attr(o, "A", Value::Text("x".into()))),
+            classification(o, "Email", ClassificationStatus::Proposed),
+            Op::AddTag(tag(o, TagKind::Label, "l")),
+            Op::RemoveTag(tag(o, TagKind::Label, "l")),
+        ],
+        "the same again",
+    )
+    .await;
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history.objects,
+        vec![image(v1, None, object)],
+        "a row written again unchanged keeps its image and its version"
+    );
+    assert_eq!(
+        history.attributes,
+        vec![image(v1, None, attr(o, "A", Value::Text("x".into())))]
+    );
+    assert_eq!(history.classifications.len(), 1);
+    assert!(
+        history.tags.is_empty(),
+        "a tag added and removed in one write leaves nothing"
+    );
+
+    // Made and deleted in one write: nothing.
+    let mut ops = vec![Op::PutObject(model_object(
+        model,
+        made.object,
+        None,
+        "gone",
+    ))];
+    ops.push(Op::SetAttribute(attr(made, "A", Value::Integer(1))));
+    ops.push(Op::DeleteObject(made));
+    apply_by(store, Author::system(), ops, "making and deleting").await;
+    assert_eq!(
+        ok(store.object_history(made, 100).await, "object_history"),
+        ObjectHistory::default(),
+        "an object made and deleted in one write has no history"
+    );
+
+    // A failed write records no revision.
+    let before = newest(store).await;
+    let mut clash = model_object(model, made.object, None, "clash");
+    clash.stable_id = stable;
+    let failed = store
+        .apply(Batch::by(
+            Author::system(),
+            vec![
+                Op::SetAttribute(attr(o, "A", Value::Text("y".into()))),
+                Op::PutObject(clash),
+            ],
+        ))
+        .await;
+    assert!(failed.is_err(), "the clashing write fails");
+    assert_eq!(newest(store).await, before, "a failed write is no revision");
+    assert_eq!(
+        ok(store.object_history(o, 100).await, "object_history")
+            .attributes
+            .len(),
+        1,
+        "and keeps no image"
+    );
+}
+
+pub(super) async fn clear_all_forgets_the_history(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Cleared Model").await;
+    let o = ids(store, model, 1).await[0];
+    let mut object = model_object(model, o.object, None, "cleared");
+    apply_by(
+        store,
+        Author::system(),
+        vec![Op::PutObject(object.clone())],
+        "put",
+    )
+    .await;
+    object.description = Some("changed".into());
+    apply_by(
+        store,
+        Author::system(),
+        vec![Op::PutObject(object.clone())],
+        "put",
+    )
+    .await;
+    let restorer = Author::by(Source::Restore, ObjectId::repository(3));
+    let cleared = apply_by(store, restorer, vec![Op::ClearAll], "clearing").await;
+    let span = ok(store.history_span().await, "history_span");
+    assert_eq!(
+        span.oldest.version, cleared,
+        "the clear's revision is the oldest kept"
+    );
+    assert_eq!(span.newest.author, restorer);
+    assert_eq!(
+        ok(store.object_history(o, 100).await, "object_history"),
+        ObjectHistory::default(),
+        "the images went with everything else"
+    );
+}
