@@ -268,12 +268,43 @@ where
     outputs
 }
 
+/// Takes the database back to before migration 34 (history): its triggers, functions,
+/// tables, sequence and columns go.
+async fn undo_migration_34(conn: &mut PgConnection) {
+    let mut statements = vec![
+        "DROP TABLE catalog_versions".to_owned(),
+        "DROP SEQUENCE history_stamps".to_owned(),
+    ];
+    for table in [
+        "objects",
+        "attribute_values",
+        "edges",
+        "tags",
+        "classifications",
+        "label_assignments",
+    ] {
+        for event in ["update", "delete"] {
+            statements.push(format!("DROP TRIGGER {table}_history_{event} ON {table}"));
+            statements.push(format!("DROP FUNCTION lore_{table}_history_{event}()"));
+        }
+        statements.push(format!("DROP TABLE {table}_history"));
+        statements.push(format!("ALTER TABLE {table} DROP COLUMN valid_from"));
+    }
+    for statement in statements {
+        sqlx::query(sqlx::AssertSqlSafe(statement.as_str()))
+            .execute(&mut *conn)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+}
+
 /// Takes the database back to before migration 31 (the value tallies, placed rows and
 /// described objects): its triggers, functions, table, indexes and columns go, and
 /// `object_tallies` is made again as migration 16 made it; migration 32 (the journal of
 /// changes) goes first. Tests that undo an earlier migration run this first: 31 and 32
 /// are applied again with it.
 async fn undo_migration_31(conn: &mut PgConnection) {
+    undo_migration_34(conn).await;
     let mut statements = vec![
         "DROP TABLE catalog_changes".to_owned(),
         "DELETE FROM versions WHERE name = 'catalog_changes'".to_owned(),

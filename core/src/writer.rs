@@ -154,6 +154,8 @@ enum Undo {
 pub(crate) struct ModelWriter<'s> {
     store: &'s dyn Store,
     user: ObjectId,
+    /// Who the write's transactions are recorded as written by.
+    author: crate::model::Author,
     now: Timestamp,
     /// Whether each op is checked as it is pushed, as the store checks it ([`prepare`]),
     /// so a part of a held write that the store would refuse is refused alone. A
@@ -181,6 +183,7 @@ impl<'s> ModelWriter<'s> {
         Self {
             store,
             user,
+            author: crate::model::Author::user(user),
             now: crate::model::now(),
             check: true,
             spare_ids: HashMap::new(),
@@ -193,6 +196,17 @@ impl<'s> ModelWriter<'s> {
             part_start: 0,
             undo: Vec::new(),
         }
+    }
+
+    /// The same write, recorded as written by `author`.
+    pub(crate) fn by(mut self, author: crate::model::Author) -> Self {
+        self.author = author;
+        self
+    }
+
+    /// Who the write's transactions are recorded as written by.
+    pub(crate) fn author(&self) -> crate::model::Author {
+        self.author
     }
 
     /// When the write happens: the time of what it makes and changes.

@@ -40,7 +40,7 @@ impl RowKey {
 /// An image of a row of any kept table.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Image {
-    Object(Object),
+    Object(Box<Object>),
     Attribute(AttributeValue),
     Edge(Edge),
     Tag(Tag),
@@ -76,7 +76,11 @@ impl History {
         let past = self.past.entry(key.owner()).or_default();
         let to = Some(version);
         match old {
-            Image::Object(row) => past.objects.push(Versioned { from, to, row }),
+            Image::Object(row) => past.objects.push(Versioned {
+                from,
+                to,
+                row: *row,
+            }),
             Image::Attribute(row) => past.attributes.push(Versioned { from, to, row }),
             Image::Edge(row) => past.edges.push(Versioned { from, to, row }),
             Image::Tag(row) => past.tags.push(Versioned { from, to, row }),
@@ -121,7 +125,7 @@ impl crate::state::State {
                 Some(Image::Object(row)) => history.objects.push(Versioned {
                     from,
                     to: None,
-                    row,
+                    row: *row,
                 }),
                 Some(Image::Attribute(row)) => history.attributes.push(Versioned {
                     from,

@@ -363,7 +363,11 @@ impl State {
         use crate::history::{Image, RowKey};
         use lore_core::model::{AttributeValue, Classification, LabelAssignment};
         match key {
-            RowKey::Object(id) => self.objects.get(id).cloned().map(Image::Object),
+            RowKey::Object(id) => self
+                .objects
+                .get(id)
+                .cloned()
+                .map(|o| Image::Object(Box::new(o))),
             RowKey::Attribute(object, attribute) => self
                 .attributes
                 .get(&(*object, attribute.clone()))

@@ -273,7 +273,10 @@ impl Tx<'_> {
         let mut changes = Vec::new();
         for undo in &self.undo[start..] {
             let (key, old) = match undo {
-                Undo::Object(id, old) => (RowKey::Object(*id), old.clone().map(Image::Object)),
+                Undo::Object(id, old) => (
+                    RowKey::Object(*id),
+                    old.clone().map(|o| Image::Object(Box::new(o))),
+                ),
                 Undo::Attribute(object, attribute, old) => (
                     RowKey::Attribute(*object, attribute.clone()),
                     old.clone().map(|value| {

@@ -40,12 +40,34 @@ fn user(object: i64, name: &str) -> User {
     }
 }
 
+/// Takes the database back to before migration 34 (history): its triggers, tables and
+/// columns go.
+fn undo_migration_34(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    for table in [
+        "objects",
+        "attribute_values",
+        "edges",
+        "tags",
+        "classifications",
+        "label_assignments",
+    ] {
+        conn.execute_batch(&format!(
+            "DROP TRIGGER {table}_history_update; DROP TRIGGER {table}_history_delete;
+             DROP TABLE {table}_history; ALTER TABLE {table} DROP COLUMN valid_from;"
+        ))?;
+    }
+    conn.execute_batch(
+        "DROP TABLE catalog_versions; DELETE FROM versions WHERE name = 'history_stamp';",
+    )
+}
+
 /// Takes the database at `path` back to before migration 31 (the value tallies, placed
 /// rows and described objects): its triggers, table, indexes and columns go, and
 /// `object_tallies` is made again as migration 16 made it; migration 32 (the journal of
 /// changes) goes first. Tests that undo an earlier migration run this first: 31 and 32
 /// are applied again with it.
 fn undo_migration_31(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    undo_migration_34(conn)?;
     conn.execute_batch(
         "DROP TABLE catalog_changes; DELETE FROM versions WHERE name = 'catalog_changes';",
     )?;

@@ -15,6 +15,7 @@
 //! | identity | `identity/` | [`Identity`] | the first administrator, login and sessions, users, groups, roles and grants |
 //! | operations | `operations/` | [`Operations`] | import settings, attachments, background imports and their logs, backup and restore, the system log |
 //! | notifications | `notifications/` | [`Notifications`] | users' notifications and their deliveries |
+//! | history | `history/` | [`History`] | an object's changes, entities as of a time or a version |
 //!
 //! What every concern uses stays on [`Catalog`] in this module: construction, the
 //! configuration, the store, the meta model, an object's path and context, and sight
@@ -32,6 +33,7 @@
 //! the unchecked helpers stay inside the crate.
 
 mod governance;
+mod history;
 mod identity;
 mod lineage;
 mod notifications;
@@ -50,6 +52,7 @@ pub use governance::classification::{
 };
 pub use governance::curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use governance::semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
+pub use history::{AsOf, Change, History, ObjectChanges};
 pub use identity::Identity;
 pub use identity::auth::Bootstrap;
 pub use identity::external_login::{ExternalIdentity, TokenVerifier, map_groups, requested_link};

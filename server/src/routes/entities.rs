@@ -4,7 +4,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use axum::response::Response;
-use lore_core::catalog::MqlQuery;
+use lore_core::catalog::{AsOf, MqlQuery};
 use lore_core::catalog::{PageRequest, mql_version};
 use lore_core::mql::QueryFields;
 use lore_core::{Error, ObjectRef};
@@ -25,12 +25,26 @@ pub struct EntityParams {
     pub mql_version: Option<String>,
 }
 
+/// [`EntityParams`] and the moment to read the entity at.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct EntityReadParams {
+    /// MQL SELECT list; when present the MQL entity format is asked for.
+    pub select: Option<String>,
+    /// MQL version (current 3).
+    pub mql_version: Option<String>,
+    /// Read the entity as it was then: an RFC 3339 time or a version id (see
+    /// `GET /history/objects/{objectId}`). Not with `select`.
+    pub as_of: Option<String>,
+}
+
 /// Reads one object (model object, repository object) by id, stable id or repository
 /// path: in the legacy entity format, or with `select` in the MQL entity format (one
 /// attribute per SELECT item).
 #[utoipa::path(get, path = "/entities/{objectId}", tag = "Browse", security(("api_key" = ["ViewMetadata"])),
-    params(("objectId" = String, Path, description = "Object id (`447_16`, `-1_4`), stable id, or URL-encoded repository path"), EntityParams),
-    responses((status = 200, description = "The entity"), (status = 404, description = "No such object")))]
+    params(("objectId" = String, Path, description = "Object id (`447_16`, `-1_4`), stable id, or URL-encoded repository path"), EntityReadParams),
+    responses((status = 200, description = "The entity"), (status = 400, description = "A malformed id, select or asOf, or an asOf not kept"), (status = 404, description = "No such object")))]
 ///
 /// The gate leaves this route's key to the handler ([`crate::gate::SELF_CHECKED_ROUTES`]):
 /// a plain read by id checks it in the same store read as the object. Anything else
@@ -40,10 +54,10 @@ pub async fn get_entity(
     State(state): State<AppState>,
     KeyToCheck(key): KeyToCheck,
     object_id: Result<Path<String>, PathRejection>,
-    params: Result<Params<EntityParams>, ApiError>,
+    params: Result<Params<EntityReadParams>, ApiError>,
 ) -> ApiResult<Response> {
     let plain = match (&object_id, &params) {
-        (Ok(Path(id)), Ok(Params(p))) if p.select.is_none() => {
+        (Ok(Path(id)), Ok(Params(p))) if p.select.is_none() && p.as_of.is_none() => {
             mql_version(p.mql_version.as_deref())
                 .and_then(|_| ObjectRef::parse(id))
                 .ok()
@@ -65,13 +79,25 @@ pub async fn get_entity(
         (Ok(Path(object_id)), Ok(Params(params))) => {
             let version = mql_version(params.mql_version.as_deref())?;
             let reference = ObjectRef::parse(&object_id)?;
-            match params.select.as_deref() {
-                Some(select) => ok(state
+            let as_of = params.as_of.as_deref().map(AsOf::parse).transpose()?;
+            match (params.select.as_deref(), as_of) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::invalid(
+                        "asOf reads the legacy entity format: leave out select, or asOf",
+                    )
+                    .into());
+                }
+                (None, Some(as_of)) => ok(state
+                    .catalog
+                    .history()
+                    .get_entity_as_of(&caller, &reference, as_of)
+                    .await?),
+                (Some(select), None) => ok(state
                     .catalog
                     .search()
                     .get_entity_selected(&caller, &reference, select, version)
                     .await?),
-                None => ok(state
+                (None, None) => ok(state
                     .catalog
                     .objects()
                     .get_entity(&caller, &reference)

@@ -15,6 +15,7 @@ pub mod governance;
 pub mod grants;
 pub mod groups;
 pub mod health;
+pub mod history;
 pub mod imports;
 pub mod lineage;
 pub mod meta_model;
@@ -57,7 +58,7 @@ use crate::error::ApiError;
         (name = "Authentication"), (name = "Browse"), (name = "Repository"),
         (name = "Types"), (name = "Operation"), (name = "Worksheets"), (name = "Users"), (name = "Roles"),
         (name = "Governance"), (name = "Glossary"), (name = "Semantic Mapping"), (name = "Data Model"), (name = "Lineage"), (name = "Data Mapping"), (name = "Curation"), (name = "Notifications"), (name = "License"),
-        (name = "Administration"),
+        (name = "Administration"), (name = "History"),
         (name = "Removed")
     )
 )]
@@ -83,6 +84,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(auth::login_oauth2))
         .routes(routes!(auth::logout))
         .routes(routes!(entities::get_entity))
+        .routes(routes!(history::object_history))
         .routes(routes!(entities::validate_mql_query))
         .routes(routes!(entities::upgrade_mql_query))
         .routes(routes!(entities::count_mql_query))

@@ -109,6 +109,7 @@ pub async fn import_model(
         folder: optional_ref(params.folder_id.as_deref())?,
         name: params.model_name.filter(|n| !n.trim().is_empty()),
         configuration: optional_ref(params.configuration_id.as_deref())?,
+        operation: None,
     };
     Ok(ok(state
         .catalog

@@ -2,7 +2,8 @@
 //! dashboards and the license, backup and restore.
 
 use crate::cases::{
-    B, Case, D, N, Needs, attributes, backup, documents, grants, groups, sight, users, visibility,
+    B, Case, D, N, Needs, attributes, backup, documents, grants, groups, history, sight, users,
+    visibility,
 };
 
 /// The cases of this part, in the order they run.
@@ -206,6 +207,39 @@ pub(super) fn cases() -> Vec<Case> {
             sight::hidden_objects_answer_like_missing_ones,
             AnyServer,
             []
+        ),
+        // History
+        case!(
+            history::an_objects_changes_are_listed_and_read_as_of,
+            AnyServer,
+            [
+                ("GET", "/history/objects/{objectId}", N),
+                ("GET", "/entities/{objectId}", N)
+            ]
+        ),
+        case!(
+            history::a_removed_objects_history_is_read_by_its_id,
+            AnyServer,
+            [
+                ("GET", "/history/objects/{objectId}", N),
+                ("GET", "/entities/{objectId}", N)
+            ]
+        ),
+        case!(
+            history::history_bad_input_is_refused,
+            AnyServer,
+            [
+                ("GET", "/history/objects/{objectId}", B),
+                ("GET", "/entities/{objectId}", B)
+            ]
+        ),
+        case!(
+            history::history_without_view_metadata_is_denied,
+            AnyServer,
+            [
+                ("GET", "/history/objects/{objectId}", D),
+                ("GET", "/entities/{objectId}", D)
+            ]
         ),
         // Attribute values
         case!(

@@ -189,8 +189,7 @@ impl Governance<'_> {
                 object: object.id,
                 data_class: class.name,
                 status,
-            })]
-            .into(),
+            })],
         )
         .await?;
         self.object_data_classes(caller, &ObjectRef::Id(object.id))
@@ -330,8 +329,7 @@ impl Governance<'_> {
                 object: object.id,
                 label: label.name,
                 status,
-            })]
-            .into(),
+            })],
         )
         .await?;
         self.labels_of(object.id).await

@@ -102,7 +102,7 @@ pub struct ObjectCuration {
     pub my_workflow_tasks: Vec<&'static str>,
 }
 
-fn user_json(user: Option<&User>, id: ObjectId) -> Json {
+pub(crate) fn user_json(user: Option<&User>, id: ObjectId) -> Json {
     match user {
         Some(u) => json!({"id": u.id.to_string(), "name": u.name, "fullName": u.full_name}),
         None => json!({"id": id.to_string(), "name": Json::Null}),

@@ -69,7 +69,7 @@ impl Catalog {
         self.entity_with(object, &details, &meta).await
     }
 
-    async fn entity_with(
+    pub(crate) async fn entity_with(
         &self,
         object: &Object,
         details: &Details,

@@ -55,6 +55,9 @@ pub struct ImportOptions {
     pub name: Option<String>,
     /// Add the model to this configuration or configuration version.
     pub configuration: Option<ObjectRef>,
+    /// The operation the import runs in (a harvest), which its writes name as their
+    /// author with the caller.
+    pub operation: Option<i64>,
 }
 
 /// What an import did.
@@ -335,7 +338,9 @@ impl Objects<'_> {
             }
         };
         let compared_at = started.elapsed();
-        let mut writer = ModelWriter::new(&*self.store, caller.user());
+        let mut author = crate::model::Author::by(crate::model::Source::Import, caller.user());
+        author.operation = options.operation;
+        let mut writer = ModelWriter::new(&*self.store, caller.user()).by(author);
         let first = writer
             .reserve(number, compared.nodes.count(Fate::Added) as u64)
             .await?;
@@ -414,7 +419,7 @@ impl Objects<'_> {
             for print in reprints {
                 writer.push(print)?;
             }
-            let mut tx = self.begin(import_author(&writer)).await?;
+            let mut tx = self.begin(writer.author()).await?;
             writer.write_held(&mut *tx).await?;
             tx.commit().await?;
         }
@@ -592,7 +597,7 @@ impl Objects<'_> {
             attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
             value: landing.changes.profile.clone(),
         }))?;
-        let mut tx = self.begin(import_author(&writer)).await?;
+        let mut tx = self.begin(writer.author()).await?;
         if landing.empty {
             // The checks (unique native ids and attributes) prove a new model's rows new;
             // an existing model's own row and attribute are updated first.
@@ -1341,9 +1346,4 @@ mod tests {
             7
         ));
     }
-}
-
-/// The author of an import's writes: the import, for the user who runs it.
-fn import_author(writer: &ModelWriter<'_>) -> crate::model::Author {
-    crate::model::Author::by(crate::model::Source::Import, writer.user())
 }

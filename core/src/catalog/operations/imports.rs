@@ -362,6 +362,7 @@ impl Operations<'_> {
         tracker.phase("writing the model");
         let options = ImportOptions {
             model: operation.model.map(ObjectRef::Id),
+            operation: Some(operation.id),
             ..ImportOptions::default()
         };
         self.objects()

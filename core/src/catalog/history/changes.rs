@@ -1,0 +1,280 @@
+//! An object's changes, worked out from the images its history keeps: where two images
+//! of a row follow each other the row changed; where one ends with none after it, the row
+//! was removed; where one begins with none before it, it was added.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::{Value as Json, json};
+
+use crate::id::ObjectId;
+use crate::model::{Object, ObjectHistory, TagKind, Versioned};
+
+/// One change of an object, or of something on it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    /// The version the change was made in.
+    pub version: i64,
+    /// When (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// Who: `source` (user, import, openlineage, data-mapping, propagation, restore,
+    /// system), `user` and `operationId` where there are.
+    pub author: Json,
+    /// `created`, `deleted`, `moved`, `attribute`, `label`, `collection`, `dataClass`,
+    /// `sensitivityLabel` or `edge`.
+    pub kind: &'static str,
+    /// The attribute, label, collection, data class or sensitivity label; the edge's
+    /// kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The value before (null: there was none).
+    pub old: Json,
+    /// The value after (null: there is none).
+    pub new: Json,
+    /// The other end of a changed edge, which the caller must see for it to be listed.
+    #[serde(skip)]
+    pub(crate) edge_target: Option<ObjectId>,
+}
+
+impl Change {
+    fn new(version: i64, kind: &'static str, name: Option<String>, old: Json, new: Json) -> Self {
+        Self {
+            version,
+            at: None,
+            author: Json::Null,
+            kind,
+            name,
+            old,
+            new,
+            edge_target: None,
+        }
+    }
+}
+
+/// The system attributes a change of the object's row shows, as the entity names them.
+fn system_attributes(o: &Object) -> [(&'static str, Json); 11] {
+    [
+        ("Name", json!(o.name)),
+        ("Physical Name", json!(o.physical_name)),
+        ("Description", json!(o.description)),
+        ("Business Name", json!(o.business_name)),
+        ("Business Description", json!(o.business_description)),
+        ("Data Type", json!(o.data_type)),
+        ("External Url", json!(o.external_url)),
+        ("Hide Data", json!(o.hide_data)),
+        ("Workflow State", json!(o.workflow_state)),
+        ("Object Type", json!(o.object_type.qualified())),
+        ("Native Id", json!(o.native_id)),
+    ]
+}
+
+fn summary(o: &Object) -> Json {
+    json!({"name": o.name, "objectType": o.object_type.qualified()})
+}
+
+/// Every change the history shows, in no particular order.
+pub(super) fn of(history: &ObjectHistory) -> Vec<Change> {
+    let mut out = Vec::new();
+    let deleted = object_changes(&history.objects, &mut out);
+    rows(
+        &history.attributes,
+        |a| a.attribute.clone(),
+        |a| ("attribute", Some(a.attribute.clone()), json!(a.value)),
+        &deleted,
+        &mut out,
+    );
+    rows(
+        &history.tags,
+        |t| (t.kind, t.value.clone()),
+        |t| {
+            let kind = match t.kind {
+                TagKind::Label => "label",
+                TagKind::Collection => "collection",
+            };
+            (kind, Some(t.value.clone()), json!(t.value))
+        },
+        &deleted,
+        &mut out,
+    );
+    rows(
+        &history.classifications,
+        |c| c.data_class.clone(),
+        |c| {
+            (
+                "dataClass",
+                Some(c.data_class.clone()),
+                json!(c.status.as_str()),
+            )
+        },
+        &deleted,
+        &mut out,
+    );
+    rows(
+        &history.labels,
+        |l| l.label.clone(),
+        |l| {
+            (
+                "sensitivityLabel",
+                Some(l.label.clone()),
+                json!(l.status.as_str()),
+            )
+        },
+        &deleted,
+        &mut out,
+    );
+    let first_edge = out.len();
+    rows(
+        &history.edges,
+        |e| (e.kind, e.target, e.name.clone()),
+        |e| {
+            (
+                "edge",
+                Some(e.kind.as_str().to_owned()),
+                json!({"targetId": e.target.to_string(), "name": e.name}),
+            )
+        },
+        &deleted,
+        &mut out,
+    );
+    for change in &mut out[first_edge..] {
+        change.edge_target = edge_target(change);
+    }
+    out
+}
+
+/// The other end of an edge change, as its value names it.
+fn edge_target(change: &Change) -> Option<ObjectId> {
+    let value = if change.new.is_null() {
+        &change.old
+    } else {
+        &change.new
+    };
+    let text = value.get("targetId")?.as_str()?;
+    match crate::id::ObjectRef::parse(text) {
+        Ok(crate::id::ObjectRef::Id(id)) => Some(id),
+        _ => None,
+    }
+}
+
+/// The changes of the object's own row; answers the versions it was deleted in.
+fn object_changes(images: &[Versioned<Object>], out: &mut Vec<Change>) -> BTreeSet<i64> {
+    let mut deleted = BTreeSet::new();
+    let mut previous: Option<&Versioned<Object>> = None;
+    for image in images {
+        match previous {
+            Some(p) if p.to == Some(image.from) => {
+                if p.row.parent != image.row.parent {
+                    out.push(Change::new(
+                        image.from,
+                        "moved",
+                        None,
+                        json!(p.row.parent.map(|p| p.to_string())),
+                        json!(image.row.parent.map(|p| p.to_string())),
+                    ));
+                }
+                let before = system_attributes(&p.row);
+                for ((name, old), (_, new)) in before.into_iter().zip(system_attributes(&image.row))
+                {
+                    if old != new {
+                        out.push(Change::new(
+                            image.from,
+                            "attribute",
+                            Some(name.to_owned()),
+                            old,
+                            new,
+                        ));
+                    }
+                }
+            }
+            _ => {
+                if let Some(p) = previous
+                    && let Some(to) = p.to
+                {
+                    deleted.insert(to);
+                    out.push(Change::new(
+                        to,
+                        "deleted",
+                        None,
+                        summary(&p.row),
+                        Json::Null,
+                    ));
+                }
+                if image.from > 0 {
+                    out.push(Change::new(
+                        image.from,
+                        "created",
+                        None,
+                        Json::Null,
+                        summary(&image.row),
+                    ));
+                }
+            }
+        }
+        previous = Some(image);
+    }
+    if let Some(p) = previous
+        && let Some(to) = p.to
+    {
+        deleted.insert(to);
+        out.push(Change::new(
+            to,
+            "deleted",
+            None,
+            summary(&p.row),
+            Json::Null,
+        ));
+    }
+    deleted
+}
+
+/// The changes of the rows of one kind hanging on the object, by key: a value replaced,
+/// a row added or removed. Rows that went with the object's deletion are not listed
+/// apart.
+fn rows<T, K: Ord>(
+    images: &[Versioned<T>],
+    key: impl Fn(&T) -> K,
+    describe: impl Fn(&T) -> (&'static str, Option<String>, Json),
+    deleted: &BTreeSet<i64>,
+    out: &mut Vec<Change>,
+) {
+    let mut by_key: BTreeMap<K, Vec<&Versioned<T>>> = BTreeMap::new();
+    for image in images {
+        by_key.entry(key(&image.row)).or_default().push(image);
+    }
+    for images in by_key.values() {
+        let mut previous: Option<&Versioned<T>> = None;
+        for image in images {
+            let (kind, name, value) = describe(&image.row);
+            match previous {
+                Some(p) if p.to == Some(image.from) => {
+                    let (_, _, old) = describe(&p.row);
+                    if old != value {
+                        out.push(Change::new(image.from, kind, name, old, value));
+                    }
+                }
+                _ => {
+                    if let Some(p) = previous
+                        && let Some(to) = p.to
+                        && !deleted.contains(&to)
+                    {
+                        let (_, _, old) = describe(&p.row);
+                        out.push(Change::new(to, kind, name.clone(), old, Json::Null));
+                    }
+                    if image.from > 0 {
+                        out.push(Change::new(image.from, kind, name, Json::Null, value));
+                    }
+                }
+            }
+            previous = Some(image);
+        }
+        if let Some(p) = previous
+            && let Some(to) = p.to
+            && !deleted.contains(&to)
+        {
+            let (kind, name, old) = describe(&p.row);
+            out.push(Change::new(to, kind, name, old, Json::Null));
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! History: what an object was, and what changed on it, by whom and when.
+//!
+//! Every write transaction of the store is a revision (its version, time and
+//! [`Author`]); the rows of objects and of what hangs on them that a revision replaced
+//! or removed are kept with the versions they were current in
+//! ([`HistoryRecords`](crate::store::HistoryRecords)). This concern reads them for a
+//! caller: an object's changes, newest first ([`History::object_changes`]), and an entity
+//! as of a time or a version ([`History::get_entity_as_of`]).
+//!
+//! Sight is today's: an object the caller cannot see now has no history for them (the
+//! same "not found" as a name that matches nothing), and a change of an edge whose other
+//! end they cannot see is left out. A version or time the store does not keep is refused
+//! with INVALID_PARAMETER saying why, never answered with today's state.
+
+mod changes;
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+use serde_json::{Value as Json, json};
+
+use super::Catalog;
+use super::governance::curation::user_json;
+use super::visibility::{not_found, require_view_somewhere};
+use crate::auth::Caller;
+use crate::error::{Error, Result};
+use crate::id::{ObjectId, ObjectRef};
+use crate::model::{Author, Revision, Timestamp, format_datetime};
+use crate::wire::Entity;
+
+pub use changes::Change;
+
+/// The most images of each kind of row read for an object's history: the changes of an
+/// object edited more often than this are cut to its newest ones (and say so).
+pub const MAX_HISTORY_IMAGES: usize = 10_000;
+/// Changes on one page of an object's history, when the caller asks for none.
+pub const DEFAULT_CHANGES: usize = 50;
+/// The most changes a caller may ask for on one page.
+pub const MAX_CHANGES: usize = 500;
+
+/// The history concern: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct History<'c> {
+    catalog: &'c Catalog,
+}
+
+impl Catalog {
+    /// History: an object's changes and entities as of a time or a version.
+    pub fn history(&self) -> History<'_> {
+        History { catalog: self }
+    }
+}
+
+impl std::ops::Deref for History<'_> {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        self.catalog
+    }
+}
+
+/// A moment of the catalog a caller asks for: a time, or a version (the catalog's
+/// version after a write transaction, as `GET /history/objects/{objectId}` names them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsOf {
+    Version(i64),
+    Time(Timestamp),
+}
+
+impl AsOf {
+    /// An `asOf` as a client wrote it: an RFC 3339 time or a version id.
+    pub fn parse(text: &str) -> Result<Self> {
+        let text = text.trim();
+        if !text.is_empty() && text.len() <= 19 && text.bytes().all(|b| b.is_ascii_digit()) {
+            return text
+                .parse()
+                .map(Self::Version)
+                .map_err(|_| Error::invalid(format!("asOf version {text} is out of range")));
+        }
+        match chrono::DateTime::parse_from_rfc3339(text) {
+            Ok(time) => Ok(Self::Time(crate::model::micros(time.to_utc()))),
+            Err(_) => {
+                let shown: String = text.chars().take(64).collect();
+                Err(Error::invalid(format!(
+                    "asOf '{shown}' is neither an RFC 3339 time (such as 2026-11-29T10:00:00Z) \
+                     nor a version id (such as 42)"
+                )))
+            }
+        }
+    }
+}
+
+/// A page of an object's changes, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectChanges {
+    pub object_id: String,
+    pub changes: Vec<Change>,
+    /// Pass as `before` for the next page; absent on the last one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_before: Option<i64>,
+    /// The history kept of this object was cut to its newest images
+    /// ([`MAX_HISTORY_IMAGES`]): older changes are not listed.
+    pub truncated: bool,
+}
+
+impl History<'_> {
+    /// The kept revision a caller's `asOf` names: the version itself, or the newest
+    /// revision at or before the time. A version not made yet, a time in the future and
+    /// either older than the history kept are INVALID_PARAMETER.
+    pub async fn revision_of(&self, as_of: AsOf) -> Result<Revision> {
+        let span = self.store.history_span().await?;
+        let kept = || {
+            format!(
+                "the history kept begins at {} (version {})",
+                format_datetime(&span.oldest.at),
+                span.oldest.version
+            )
+        };
+        let found = match as_of {
+            AsOf::Version(version) => {
+                if version > span.newest.version {
+                    return Err(Error::invalid(format!(
+                        "asOf version {version} has not been made yet: the newest is {}",
+                        span.newest.version
+                    )));
+                }
+                if version < span.oldest.version {
+                    return Err(Error::invalid(format!(
+                        "asOf version {version} is older than the history kept: {}",
+                        kept()
+                    )));
+                }
+                self.store.revision(version).await?
+            }
+            AsOf::Time(at) => {
+                if at > crate::model::now() {
+                    return Err(Error::invalid(format!(
+                        "asOf {} is in the future",
+                        format_datetime(&at)
+                    )));
+                }
+                if at < span.oldest.at {
+                    return Err(Error::invalid(format!(
+                        "asOf {} is older than the history kept: {}",
+                        format_datetime(&at),
+                        kept()
+                    )));
+                }
+                self.store.revision_at(at).await?
+            }
+        };
+        found.ok_or_else(|| Error::invalid(format!("asOf names no kept version: {}", kept())))
+    }
+
+    /// The id of the object a caller asks the history of, if they may see it: an object
+    /// that exists now is found as every read finds it; one deleted since (by id only) is
+    /// judged by its last image, with today's sight.
+    async fn target(&self, caller: &Caller, reference: &ObjectRef) -> Result<ObjectId> {
+        require_view_somewhere(caller)?;
+        match self.find(caller, reference).await {
+            Ok(object) => return Ok(object.id),
+            Err(e) if e.code != crate::ErrorCode::ObjectNotFound => return Err(e),
+            Err(_) => {}
+        }
+        let ObjectRef::Id(id) = reference else {
+            return Err(not_found(reference));
+        };
+        let last = self.store.object_history(*id, 1).await?.objects.pop();
+        match last {
+            // Deleted since: judged by what it was last.
+            Some(image) if image.to.is_some() => {
+                let object = self.shown(caller, reference, Some(image.row), None).await?;
+                Ok(object.id)
+            }
+            // It exists, and `find` said the caller may not see it; or it never did.
+            _ => Err(not_found(reference)),
+        }
+    }
+
+    /// `GET /entities/{objectId}?asOf=`: the entity as it was at the revision `asOf`
+    /// names, with today's sight; an object that did not exist then is not found.
+    pub async fn get_entity_as_of(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        as_of: AsOf,
+    ) -> Result<Entity> {
+        let id = self.target(caller, reference).await?;
+        let revision = self.revision_of(as_of).await?;
+        let (object, details) = self.store.entity_as_of(id, revision.version).await?;
+        let object = object.ok_or_else(|| not_found(reference))?;
+        let meta = self.meta_model_for(caller).await?;
+        self.entity_with(&object, &details, &meta).await
+    }
+
+    /// `GET /history/objects/{objectId}`: the object's changes, newest first, at most
+    /// `limit` (whole versions: the last one on a page is never split), before the
+    /// version `before` when given.
+    pub async fn object_changes(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        before: Option<i64>,
+        limit: Option<usize>,
+    ) -> Result<ObjectChanges> {
+        let limit = match limit {
+            None => DEFAULT_CHANGES,
+            Some(0) => return Err(Error::invalid("limit must be at least 1")),
+            Some(n) if n > MAX_CHANGES => {
+                return Err(Error::invalid(format!(
+                    "limit must be at most {MAX_CHANGES}, not {n}"
+                )));
+            }
+            Some(n) => n,
+        };
+        let id = self.target(caller, reference).await?;
+        let history = self.store.object_history(id, MAX_HISTORY_IMAGES).await?;
+        let truncated = history.truncated;
+        let mut all = changes::of(&history);
+        // Edges whose other end the caller cannot see now are left out.
+        let mut hidden = BTreeSet::new();
+        for target in all.iter().filter_map(|c| c.edge_target) {
+            if !hidden.contains(&target) && self.visible_id(caller, target).await?.is_none() {
+                hidden.insert(target);
+            }
+        }
+        all.retain(|c| match c.kind {
+            "edge" => c.edge_target.is_some_and(|t| !hidden.contains(&t)),
+            _ => true,
+        });
+        all.retain(|c| before.is_none_or(|b| c.version < b));
+        all.sort_by_key(|c| std::cmp::Reverse(c.version));
+        let mut page = Vec::new();
+        let mut next_before = None;
+        for change in all {
+            if page.len() >= limit
+                && page
+                    .last()
+                    .is_some_and(|l: &Change| l.version != change.version)
+            {
+                next_before = page.last().map(|l: &Change| l.version);
+                break;
+            }
+            page.push(change);
+        }
+        self.describe(&mut page).await?;
+        Ok(ObjectChanges {
+            object_id: id.to_string(),
+            changes: page,
+            next_before,
+            truncated,
+        })
+    }
+
+    /// Gives each change the time and author of its revision.
+    async fn describe(&self, changes: &mut [Change]) -> Result<()> {
+        let versions: Vec<i64> = changes
+            .iter()
+            .map(|c| c.version)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let revisions: HashMap<i64, Revision> = self
+            .store
+            .revisions(&versions)
+            .await?
+            .into_iter()
+            .map(|r| (r.version, r))
+            .collect();
+        let mut users = HashMap::new();
+        for revision in revisions.values() {
+            if let Some(user) = revision.author.user
+                && !users.contains_key(&user)
+            {
+                let found = self.store.user(user).await?;
+                users.insert(user, user_json(found.as_ref(), user));
+            }
+        }
+        for change in changes {
+            if let Some(revision) = revisions.get(&change.version) {
+                change.at = Some(format_datetime(&revision.at));
+                change.author = author_json(&revision.author, &users);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An author as a change shows it: its source, user and operation.
+fn author_json(author: &Author, users: &HashMap<ObjectId, Json>) -> Json {
+    json!({
+        "source": author.source.as_str(),
+        "user": author.user.and_then(|u| users.get(&u).cloned()),
+        "operationId": author.operation,
+    })
+}
