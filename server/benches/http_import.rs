@@ -20,7 +20,12 @@
 //!   the largest `VmRSS` sampled every 50 ms);
 //! - re-imports the same archive into that model (`modelId`), then the edited one,
 //!   printing the answer's `added`/`updated`/`removed`/`unchanged` counts where it has
-//!   them.
+//!   them;
+//! - then re-imports the plain and the edited archive in turn, `LORE_BENCH_REIMPORTS`
+//!   times (default 10), each changing 1% of the objects, and prints the database's size
+//!   after the first import and after them all, with the rows its history keeps
+//!   (`docs/history.md`): SQLite's file with its WAL, PostgreSQL's
+//!   `pg_database_size` after a `VACUUM` (what a live database settles at).
 //!
 //! - on a fresh server over a fresh database (SQLite file, PostgreSQL database), imports
 //!   the same archive as a new model through the plugin path: the
@@ -115,6 +120,20 @@ struct Line {
     edited: Import,
     plugin: PluginImport,
     baseline: Duration,
+    history: HistoryGrowth,
+}
+
+/// What the alternating re-imports cost and kept.
+#[derive(Debug)]
+struct HistoryGrowth {
+    reimports: usize,
+    /// Their mean wall time.
+    mean: Duration,
+    /// The database's size right after the first import and after every re-import.
+    size_fresh: u64,
+    size_after: u64,
+    /// Rows of the `_history` tables after every re-import.
+    kept_rows: u64,
 }
 
 async fn run(sizes: &[usize]) -> BenchResult<()> {
@@ -196,12 +215,19 @@ async fn bench(
         return Err(format!("the import answered objectCount {objects:?}, not {n}").into());
     }
     eprintln!("{}", imported_line(&server));
+    let size_fresh = database_size(storage).await?;
     eprintln!("{backend} {n}: re-import, unchanged ...");
     let unchanged = import(&server, &key, &archive.path, Some(&model_id)).await?;
     eprintln!("{}", imported_line(&server));
     eprintln!("{backend} {n}: re-import, 1% edited ...");
-    let edited = import(&server, &key, &edited.path, Some(&model_id)).await?;
+    let edited_import = import(&server, &key, &edited.path, Some(&model_id)).await?;
     eprintln!("{}", imported_line(&server));
+    let history = history_growth(storage, &server, &key, &model_id, [archive, edited]).await?;
+    let history = HistoryGrowth {
+        size_fresh,
+        ..history
+    };
+    let edited = edited_import;
     // A fresh server on a fresh database, as for the first import: time and memory are
     // comparable (a database already holding the model would make every insert dearer).
     drop(server);
@@ -234,7 +260,101 @@ async fn bench(
         edited,
         plugin,
         baseline,
+        history,
     })
+}
+
+/// Re-imports the plain and the edited archive in turn into the model (which holds the
+/// edited one), each changing 1% of its objects back or forth, and measures what the
+/// database keeps after them: with the edited re-import before them, `reimports + 1`
+/// changes of 1% since the first import.
+async fn history_growth(
+    storage: &Storage,
+    server: &LoreServer,
+    key: &str,
+    model_id: &str,
+    [plain, edited]: [&ArchiveFile; 2],
+) -> BenchResult<HistoryGrowth> {
+    let reimports = env_list("LORE_BENCH_REIMPORTS", &[10])?
+        .first()
+        .copied()
+        .unwrap_or(10);
+    let mut total = Duration::ZERO;
+    for i in 0..reimports {
+        let archive = if i % 2 == 0 { plain } else { edited };
+        let n = archive.objects;
+        eprintln!(
+            "{} {n}: re-import {} of {reimports}, 1% changed ...",
+            storage.backend(),
+            i + 1
+        );
+        let done = import(server, key, &archive.path, Some(model_id)).await?;
+        total += done.wall;
+    }
+    let size_after = database_size(storage).await?;
+    let kept_rows = history_rows(storage).await?;
+    Ok(HistoryGrowth {
+        reimports,
+        mean: total / reimports.max(1) as u32,
+        size_fresh: 0,
+        size_after,
+        kept_rows,
+    })
+}
+
+/// The tables the history keeps (migration 34).
+const HISTORY_TABLES: [&str; 6] = [
+    "objects_history",
+    "attribute_values_history",
+    "edges_history",
+    "tags_history",
+    "classifications_history",
+    "label_assignments_history",
+];
+
+/// The database's size on disk: SQLite's file and its WAL after a checkpoint;
+/// PostgreSQL's database after a `VACUUM`.
+async fn database_size(storage: &Storage) -> BenchResult<u64> {
+    match storage {
+        Storage::Sqlite(path) => {
+            let conn = rusqlite::Connection::open(path)?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            drop(conn);
+            let wal = path.with_extension("db-wal");
+            let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+            Ok(size(path) + size(&wal))
+        }
+        Storage::Postgres(url) => {
+            let mut conn = PgConnection::connect(url).await?;
+            sqlx::raw_sql("VACUUM").execute(&mut conn).await?;
+            let size: i64 = sqlx::query_scalar("SELECT pg_database_size(current_database())")
+                .fetch_one(&mut conn)
+                .await?;
+            Ok(size as u64)
+        }
+    }
+}
+
+/// The rows the history tables hold.
+async fn history_rows(storage: &Storage) -> BenchResult<u64> {
+    let sql = HISTORY_TABLES
+        .map(|t| format!("(SELECT COUNT(*) FROM {t})"))
+        .join(" + ");
+    let sql = format!("SELECT {sql}");
+    match storage {
+        Storage::Sqlite(path) => {
+            let conn = rusqlite::Connection::open(path)?;
+            let rows: i64 = conn.query_row(&sql, [], |r| r.get(0))?;
+            Ok(rows as u64)
+        }
+        Storage::Postgres(url) => {
+            let mut conn = PgConnection::connect(url).await?;
+            let rows: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                .fetch_one(&mut conn)
+                .await?;
+            Ok(rows as u64)
+        }
+    }
 }
 
 /// The server's last `model imported` (or `re-imported unchanged`) log line: where an
@@ -626,4 +746,32 @@ fn print_tables(lines: &[Line]) {
         "peak RSS: the server's VmHWM over the import (reset before it; * where the reset \
          failed and it counts from the server's start). Counts: '-' where the answer has none."
     );
+    println!();
+    println!(
+        "History: the edited re-import above and re-imports of the plain and the edited \
+         archive in turn after it, each changing 1% of the objects:"
+    );
+    println!();
+    println!(
+        "| backend  | objects | 1% changes | mean re-import | size after import | size after the changes | growth | rows kept | target: ≤ 1.3× |"
+    );
+    println!(
+        "|----------|--------:|-----------:|---------------:|------------------:|----------------------:|-------:|----------:|----------------|"
+    );
+    for l in lines {
+        let h = &l.history;
+        let growth = h.size_after as f64 / h.size_fresh.max(1) as f64;
+        println!(
+            "| {:<8} | {:>7} | {:>10} | {:>14} | {:>14.1} MB | {:>18.1} MB | {:>5.2}× | {:>9} | {:<14} |",
+            l.backend,
+            l.objects,
+            h.reimports + 1,
+            secs(h.mean),
+            h.size_fresh as f64 / 1e6,
+            h.size_after as f64 / 1e6,
+            growth,
+            h.kept_rows,
+            if growth <= 1.3 { "met" } else { "missed" },
+        );
+    }
 }

@@ -233,3 +233,40 @@ fn first_kind() -> EdgeKind {
         .copied()
         .unwrap_or(EdgeKind::ALL[0])
 }
+
+impl crate::state::State {
+    /// The edges from and to the object current at `version`, sorted: the current ones
+    /// written by then, and the kept ones whose interval holds it.
+    pub(crate) fn edges_as_of(&self, id: ObjectId, version: i64) -> Vec<Edge> {
+        let mut edges: Vec<Edge> = Vec::new();
+        let outgoing = self
+            .edges_out
+            .range((id, first_kind(), crate::state::MIN_ID, String::new())..)
+            .take_while(|(s, ..)| *s == id);
+        let incoming = self
+            .edges_in
+            .range((id, first_kind(), crate::state::MIN_ID, String::new())..)
+            .take_while(|(t, ..)| *t == id)
+            .map(|(t, k, s, n)| (*s, *k, *t, n.clone()));
+        let current: Vec<(ObjectId, EdgeKind, ObjectId, String)> =
+            outgoing.cloned().chain(incoming).collect();
+        for (source, kind, target, name) in current {
+            let key = RowKey::Edge(source, kind, target, name);
+            if self.history.since(&key) <= version
+                && let Some(Image::Edge(edge)) = self.image(&key)
+            {
+                edges.push(edge);
+            }
+        }
+        for past in self.history.past.values() {
+            for image in &past.edges {
+                if (image.row.source == id || image.row.target == id) && image.current_at(version) {
+                    edges.push(image.row.clone());
+                }
+            }
+        }
+        edges.sort();
+        edges.dedup();
+        edges
+    }
+}

@@ -984,4 +984,8 @@ impl lore_core::store::HistoryRecords for MemoryStore {
         let history = self.read()?.object_history(id, usize::MAX);
         Ok(lore_core::store::entity_at(history, version))
     }
+
+    async fn edges_as_of(&self, id: ObjectId, version: i64) -> Result<Vec<lore_core::model::Edge>> {
+        Ok(self.read()?.edges_as_of(id, version))
+    }
 }

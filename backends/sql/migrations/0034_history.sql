@@ -157,6 +157,7 @@ CREATE TABLE edges_history (
     valid_to   BIGINT NOT NULL
 );
 CREATE INDEX edges_history_key ON edges_history (source_model, source_object, valid_to);
+CREATE INDEX edges_history_target ON edges_history (target_model, target_object, valid_to);
 CREATE INDEX edges_history_to ON edges_history (valid_to);
 --sqlite: CREATE TRIGGER edges_history_update AFTER UPDATE ON edges
 --sqlite:     WHEN old.valid_from <> new.valid_from BEGIN

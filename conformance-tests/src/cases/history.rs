@@ -166,6 +166,83 @@ pub async fn an_objects_changes_are_listed_and_read_as_of(t: &Target) {
     );
 }
 
+/// The names of the objects `GET /relationships/{id}` answers, with `query`.
+async fn related(t: &Target, id: &str, query: &[(&str, &str)]) -> Vec<String> {
+    let resp = t
+        .get_q(&format!("/relationships/{}", encode_segment(id)), query)
+        .await;
+    let mut names: Vec<String> = resp
+        .ok_array()
+        .iter()
+        .filter_map(|e| e["name"].as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names
+}
+
+/// An entity relationship added and then removed: the relationships as of each version
+/// are those of then, listed and counted, while today's are today's.
+pub async fn relationships_are_read_as_of(t: &Target) {
+    let imported = t.import_sample().await;
+    let id_of = |name: &str| format!("{}/Sales DB/sales/{name}", imported.path);
+    let customer = t.entity(&id_of("customer")).await.ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let orders = t.entity(&id_of("orders")).await.ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let ends = [
+        ("sourceObjectId", customer.as_str()),
+        ("targetObjectId", orders.as_str()),
+        ("name", "history_test"),
+    ];
+    let before = related(t, &customer, &[]).await;
+    let request = t
+        .call(reqwest::Method::POST, "/dataModel/entityRelationship")
+        .await;
+    t.send(request.query(&ends)).await.ok();
+    let with = related(t, &customer, &[]).await;
+    let history = t.get(&history_path(&customer)).await;
+    let added = history.ok()["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["kind"] == json!("edge") && c["new"]["name"] == json!("history_test"))
+        .unwrap_or_else(|| panic!("the edge's addition is listed: {}", history.ok()))
+        .clone();
+    assert_eq!(added["new"]["targetId"], json!(orders));
+    let v_added = added["version"].as_i64().expect("a version");
+    t.delete("/dataModel/entityRelationship", &ends).await.ok();
+    assert_eq!(related(t, &customer, &[]).await, before, "removed now");
+
+    let then = (v_added - 1).to_string();
+    let at = v_added.to_string();
+    assert_eq!(related(t, &customer, &[("asOf", &then)]).await, before);
+    assert_eq!(related(t, &customer, &[("asOf", &at)]).await, with);
+    let count = t
+        .get_q(
+            &format!("/relationships/count/{}", encode_segment(&customer)),
+            &[("asOf", &at)],
+        )
+        .await;
+    assert_eq!(count.ok(), &json!(with.len()));
+    // The other end sees it from its side too.
+    let from_orders = related(t, &orders, &[("asOf", &at)]).await;
+    assert!(
+        from_orders.contains(&"customer".to_owned()),
+        "{from_orders:?}"
+    );
+    let resp = t
+        .get_q(
+            &format!("/relationships/{}", encode_segment(&customer)),
+            &[("asOf", "tomorrow")],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
 /// A table a harvest removed keeps its history: read by its id, its creation and its
 /// deletion are the import's, and it reads as it was before the deletion; a re-import
 /// that changes nothing records nothing.

@@ -228,6 +228,47 @@ pub async fn lineage_operations_upstream_and_downstream(t: &Target) {
     assert_eq!(count("\"Has Data Impact\" = true").await, 4);
 }
 
+/// A re-import that drops a lineage row removes its operation; as of a time before the
+/// re-import the operation is there, between the objects as they were.
+pub async fn lineage_operations_are_read_as_of(t: &Target) {
+    let flow = import_flow(t).await;
+    let start = id(t, &format!("{}/sales/orders/customer_id", flow.db)).await;
+    let now = operations(t, &start, &[("direction", "downstream")]).await;
+    assert_eq!(set(&now).len(), 1, "{now}");
+    let before = lore_core::model::format_datetime(&lore_core::model::now());
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+
+    // The same model again, without its GROUP BY row.
+    let sample = Sample::load();
+    let mut relationships =
+        String::from_utf8(sample.files["relationships.csv"].clone()).expect("UTF-8");
+    for (operation, source, target) in &LINEAGE[..3] {
+        relationships.push_str(&format!("lineage,{operation},{source},{target}\n"));
+    }
+    let files = sample.with_file("relationships.csv", Some(relationships.into_bytes()));
+    t.import(zip_map(&files), &[("modelId", &flow.model)])
+        .await
+        .ok();
+    let after = operations(t, &start, &[("direction", "downstream")]).await;
+    assert!(set(&after).is_empty(), "the operation is gone: {after}");
+
+    let then = operations(
+        t,
+        &start,
+        &[("direction", "downstream"), ("asOf", before.as_str())],
+    )
+    .await;
+    assert_eq!(set(&then), set(&now), "as of before the re-import: {then}");
+    assert_eq!(then["startingObject"], now["startingObject"]);
+    let resp = t
+        .get_q(
+            &format!("/lineage/getOperations/{}", encode_segment(&start)),
+            &[("asOf", "2999-01-01T00:00:00Z")],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
 /// Bounds out of range, an unknown direction and an unknown object are refused.
 pub async fn lineage_operations_bad_input(t: &Target) {
     let flow = import_flow(t).await;

@@ -137,6 +137,16 @@ pub(super) async fn history_keeps_each_replaced_row_with_its_revision(store: Arc
             status: ClassificationStatus::Proposed
         }]
     );
+    assert_eq!(
+        ok(store.edges_as_of(other, v1).await, "edges_as_of"),
+        vec![feeds.clone()],
+        "the edges into an object as of a version"
+    );
+    assert_eq!(
+        ok(store.edges_as_of(o, v2).await, "edges_as_of"),
+        Vec::<Edge>::new(),
+        "an edge removed is gone as of its removal"
+    );
     let (before, details) = ok(store.entity_as_of(o, start.version).await, "entity_as_of");
     assert_eq!(before, None, "before it was made, the object did not exist");
     assert_eq!(details, Details::default(), "nor did anything on it");

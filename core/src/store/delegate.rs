@@ -853,6 +853,14 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).entity_as_of(id, version).await
                 }
+                async fn edges_as_of(
+                    &self,
+                    id: $crate::ObjectId,
+                    version: i64,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Edge>> {
+                    let $this = self;
+                    ($target).edges_as_of(id, version).await
+                }
             }
         };
     };

@@ -198,6 +198,8 @@ pub trait HistoryRecords: Send + Sync {
         id: ObjectId,
         version: i64,
     ) -> Result<(Option<Object>, super::Details)>;
+    /// The edges from and to the object that were current at `version`, sorted.
+    async fn edges_as_of(&self, id: ObjectId, version: i64) -> Result<Vec<Edge>>;
 }
 
 /// Every record role at once: what users and processes keep beside the catalog's

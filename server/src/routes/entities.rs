@@ -15,17 +15,7 @@ use crate::AppState;
 use crate::error::{ApiError, ApiResult, ok};
 use crate::extract::{Authenticated, CallUser, JsonBody, KeyToCheck, Params};
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(rename_all = "camelCase")]
-pub struct EntityParams {
-    /// MQL SELECT list; when present the MQL entity format is asked for.
-    pub select: Option<String>,
-    /// MQL version (current 3).
-    pub mql_version: Option<String>,
-}
-
-/// [`EntityParams`] and the moment to read the entity at.
+/// How to read an entity, or the entities related to one.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]

@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use lore_core::catalog::LineageRequest;
+use lore_core::catalog::{AsOf, LineageRequest};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -22,6 +22,9 @@ pub struct LineageParams {
     pub fan_out: Option<String>,
     /// How many operations each direction answers, 1 to 10,000 (default 1,000).
     pub limit: Option<String>,
+    /// Walk the lineage as it was then: an RFC 3339 time or a version id (see
+    /// `GET /history/objects/{objectId}`).
+    pub as_of: Option<String>,
 }
 
 /// The operations along the data flow of an object: upstream (what feeds it) and
@@ -31,7 +34,7 @@ pub struct LineageParams {
 #[utoipa::path(get, path = "/lineage/getOperations/{startingId}", tag = "Lineage", security(("api_key" = ["ViewMetadata"])),
     params(("startingId" = String, Path, description = "The starting object: id, stable id or path"), LineageParams),
     responses((status = 200, description = "`{startingObject, operations: [{direction, depth, source, target, operation}], truncated, depth, fanOut, limit}`"),
-        (status = 400, description = "A bound out of range or an unknown direction"),
+        (status = 400, description = "A bound out of range, an unknown direction, a malformed asOf or an asOf not kept"),
         (status = 401, description = "Missing or invalid key"), (status = 403, description = "Without View Metadata on the object"),
         (status = 404, description = "No such object")))]
 pub async fn get_operations(
@@ -40,12 +43,20 @@ pub async fn get_operations(
     Path(start): Path<String>,
     Params(params): Params<LineageParams>,
 ) -> ApiResult<Response> {
+    let as_of = params.as_of.as_deref().map(AsOf::parse).transpose()?;
     let request = LineageRequest {
         direction: params.direction,
         depth: params.depth,
         fan_out: params.fan_out,
         limit: params.limit,
     };
+    if let Some(as_of) = as_of {
+        return Ok(ok(state
+            .catalog
+            .lineage()
+            .lineage_operations_as_of(&caller, &start, &request, as_of)
+            .await?));
+    }
     Ok(ok(state
         .catalog
         .lineage()

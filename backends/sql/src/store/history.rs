@@ -236,4 +236,34 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         let history = self.read_history(id, ENTITY_IMAGES).await?;
         Ok(lore_core::store::entity_at(history, version))
     }
+
+    async fn edges_as_of(&self, id: ObjectId, version: i64) -> Result<Vec<Edge>> {
+        const COLUMNS: &str =
+            "kind, source_model, source_object, target_model, target_object, name, origin";
+        let (from, to) = (version_of("t.valid_from"), version_of("t.valid_to"));
+        let mut parts = Vec::new();
+        for end in ["source", "target"] {
+            let key = format!("t.{end}_model = $1 AND t.{end}_object = $2");
+            parts.push(format!(
+                "SELECT {COLUMNS} FROM edges t WHERE {key} AND {from} <= $3"
+            ));
+            parts.push(format!(
+                "SELECT {COLUMNS} FROM edges_history t WHERE {key} \
+                 AND {from} <= $3 AND {to} > $3"
+            ));
+        }
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    parts.join(" UNION "),
+                    vec![SqlValue::from(id.model), id.object.into(), version.into()],
+                ),
+                "the edges of an object as of a version",
+            )
+            .await?;
+        let mut edges = read::all(rows, read::edge)?;
+        edges.sort();
+        edges.dedup();
+        Ok(edges)
+    }
 }

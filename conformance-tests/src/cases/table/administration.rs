@@ -226,6 +226,15 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            history::relationships_are_read_as_of,
+            AnyServer,
+            [
+                ("GET", "/relationships/{objectId}", N),
+                ("GET", "/relationships/count/{objectId}", N),
+                ("GET", "/relationships/{objectId}", B)
+            ]
+        ),
+        case!(
             history::history_bad_input_is_refused,
             AnyServer,
             [

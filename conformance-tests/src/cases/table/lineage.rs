@@ -41,6 +41,14 @@ pub(super) fn cases() -> Vec<Case> {
             [("GET", "/lineage/getOperations/{startingId}", N)]
         ),
         case!(
+            lineage::lineage_operations_are_read_as_of,
+            AnyServer,
+            [
+                ("GET", "/lineage/getOperations/{startingId}", N),
+                ("GET", "/lineage/getOperations/{startingId}", B)
+            ]
+        ),
+        case!(
             lineage::lineage_operations_bad_input,
             AnyServer,
             [("GET", "/lineage/getOperations/{startingId}", B)]

@@ -278,3 +278,114 @@ fn rows<T, K: Ord>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        AttributeValue, Edge, EdgeKind, ObjectKind, SystemType, Tag, TypeName, Value,
+    };
+
+    fn table(name: &str, parent: Option<ObjectId>) -> Object {
+        let mut o = Object::new(
+            ObjectId::new(7, 1),
+            ObjectKind::ModelObject,
+            TypeName::new("Database", "Table"),
+            SystemType::Classifier,
+            name,
+        );
+        o.parent = parent;
+        o
+    }
+
+    fn image<T>(from: i64, to: Option<i64>, row: T) -> Versioned<T> {
+        Versioned { from, to, row }
+    }
+
+    fn kinds(changes: &[Change]) -> Vec<(i64, &'static str, Option<&str>, Json, Json)> {
+        let mut list: Vec<_> = changes
+            .iter()
+            .map(|c| {
+                (
+                    c.version,
+                    c.kind,
+                    c.name.as_deref(),
+                    c.old.clone(),
+                    c.new.clone(),
+                )
+            })
+            .collect();
+        list.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+        list
+    }
+
+    #[test]
+    fn images_become_changes() {
+        let id = ObjectId::new(7, 1);
+        let folder = Some(ObjectId::new(7, 9));
+        let attr = |v: i64| AttributeValue {
+            object: id,
+            attribute: "Rows".into(),
+            value: Value::Integer(v),
+        };
+        let label = Tag {
+            object: id,
+            kind: TagKind::Label,
+            value: "PII".into(),
+        };
+        let edge = Edge {
+            kind: EdgeKind::Lineage,
+            source: id,
+            target: ObjectId::new(7, 2),
+            name: "load".into(),
+            origin: None,
+        };
+        let history = ObjectHistory {
+            objects: vec![
+                image(3, Some(5), table("orders", None)),
+                image(5, Some(6), table("sales", None)),
+                image(6, Some(8), table("sales", folder)),
+            ],
+            attributes: vec![image(3, Some(4), attr(1)), image(4, Some(8), attr(2))],
+            tags: vec![image(4, Some(7), label.clone())],
+            edges: vec![image(0, Some(8), edge)],
+            ..ObjectHistory::default()
+        };
+        let changes = of(&history);
+        assert_eq!(
+            kinds(&changes),
+            vec![
+                (3, "attribute", Some("Rows"), Json::Null, json!(1)),
+                (
+                    3,
+                    "created",
+                    None,
+                    Json::Null,
+                    json!({"name": "orders", "objectType": "Database.Table"})
+                ),
+                (4, "attribute", Some("Rows"), json!(1), json!(2)),
+                (4, "label", Some("PII"), Json::Null, json!("PII")),
+                (
+                    5,
+                    "attribute",
+                    Some("Name"),
+                    json!("orders"),
+                    json!("sales")
+                ),
+                (6, "moved", None, Json::Null, json!("7_9")),
+                (7, "label", Some("PII"), json!("PII"), Json::Null),
+                (
+                    8,
+                    "deleted",
+                    None,
+                    json!({"name": "sales", "objectType": "Database.Table"}),
+                    Json::Null
+                ),
+            ],
+            "rows that went with the deletion are not listed apart; an edge from before \
+             history began has no addition"
+        );
+        let edge_changes: Vec<&Change> = changes.iter().filter(|c| c.kind == "edge").collect();
+        assert!(edge_changes.is_empty(), "{edge_changes:?}");
+    }
+}

@@ -177,6 +177,22 @@ impl History<'_> {
         }
     }
 
+    /// The object as it was at the revision `asOf` names, and that revision's version, if
+    /// the caller may see it now and it existed then.
+    pub(crate) async fn object_as_of(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        as_of: AsOf,
+    ) -> Result<(crate::model::Object, i64)> {
+        let id = self.target(caller, reference).await?;
+        let version = self.revision_of(as_of).await?.version;
+        match self.store.entity_as_of(id, version).await?.0 {
+            Some(object) => Ok((object, version)),
+            None => Err(not_found(reference)),
+        }
+    }
+
     /// `GET /entities/{objectId}?asOf=`: the entity as it was at the revision `asOf`
     /// names, with today's sight; an object that did not exist then is not found.
     pub async fn get_entity_as_of(
@@ -191,6 +207,71 @@ impl History<'_> {
         let object = object.ok_or_else(|| not_found(reference))?;
         let meta = self.meta_model_for(caller).await?;
         self.entity_with(&object, &details, &meta).await
+    }
+
+    /// `GET /relationships/{objectId}?asOf=`: the objects related to the object by an
+    /// edge either way at the revision `asOf` names, as they were then, by name; those
+    /// the caller cannot see now are left out. An object that did not exist then is not
+    /// found.
+    pub async fn relationships_as_of(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        as_of: AsOf,
+    ) -> Result<Vec<Entity>> {
+        let (version, related) = self.related_as_of(caller, reference, as_of).await?;
+        let meta = self.meta_model_for(caller).await?;
+        let mut found = Vec::with_capacity(related.len());
+        for id in related {
+            if let (Some(object), details) = self.store.entity_as_of(id, version).await? {
+                found.push((object, details));
+            }
+        }
+        found.sort_by(|(a, _), (b, _)| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        let mut entities = Vec::with_capacity(found.len());
+        for (object, details) in &found {
+            entities.push(self.entity_with(object, details, &meta).await?);
+        }
+        Ok(entities)
+    }
+
+    /// `GET /relationships/count/{objectId}?asOf=`: how many objects
+    /// [`History::relationships_as_of`] answers.
+    pub async fn count_relationships_as_of(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        as_of: AsOf,
+    ) -> Result<u64> {
+        Ok(self
+            .relationships_as_of(caller, reference, as_of)
+            .await?
+            .len() as u64)
+    }
+
+    /// The version `asOf` names and the ids of the objects related to the object then
+    /// that the caller may see now.
+    async fn related_as_of(
+        &self,
+        caller: &Caller,
+        reference: &ObjectRef,
+        as_of: AsOf,
+    ) -> Result<(i64, Vec<ObjectId>)> {
+        let id = self.target(caller, reference).await?;
+        let version = self.revision_of(as_of).await?.version;
+        if self.store.entity_as_of(id, version).await?.0.is_none() {
+            return Err(not_found(reference));
+        }
+        let sight = self.sight(caller).await?;
+        let related: BTreeSet<ObjectId> = self
+            .store
+            .edges_as_of(id, version)
+            .await?
+            .into_iter()
+            .map(|e| if e.source == id { e.target } else { e.source })
+            .filter(|other| *other != id && sight.sees_id(*other))
+            .collect();
+        Ok((version, related.into_iter().collect()))
     }
 
     /// `GET /history/objects/{objectId}`: the object's changes, newest first, at most

@@ -95,6 +95,30 @@ impl Lineage<'_> {
         start: &str,
         request: &LineageRequest,
     ) -> Result<LineageOperations> {
+        self.operations_at(caller, start, request, None).await
+    }
+
+    /// `GET /lineage/getOperations/{startingId}?asOf=`: the operations as they were at
+    /// the revision `asOf` names, between the objects as they were then, with today's
+    /// sight; a starting object that did not exist then is not found.
+    pub async fn lineage_operations_as_of(
+        &self,
+        caller: &Caller,
+        start: &str,
+        request: &LineageRequest,
+        as_of: crate::catalog::AsOf,
+    ) -> Result<LineageOperations> {
+        self.operations_at(caller, start, request, Some(as_of))
+            .await
+    }
+
+    async fn operations_at(
+        &self,
+        caller: &Caller,
+        start: &str,
+        request: &LineageRequest,
+        as_of: Option<crate::catalog::AsOf>,
+    ) -> Result<LineageOperations> {
         crate::catalog::visibility::require_view_somewhere(caller)?;
         let (upstream, downstream) = match request
             .direction
@@ -128,16 +152,27 @@ impl Lineage<'_> {
                 MAX_LINEAGE_OPERATIONS,
             )?,
         };
-        let object = self.find_text(caller, start).await?;
+        let (object, version) = match as_of {
+            None => (self.find_text(caller, start).await?.into_object(), None),
+            Some(as_of) => {
+                let history = self.history();
+                let reference = crate::id::ObjectRef::parse(start)?;
+                let (object, version) = history.object_as_of(caller, &reference, as_of).await?;
+                (object, Some(version))
+            }
+        };
         let sight = self.sight(caller).await?;
 
         let mut walks = Vec::new();
         for (wanted, downstream) in [(upstream, false), (downstream, true)] {
             if wanted {
-                walks.push((
-                    downstream,
-                    self.store.lineage(object.id, downstream, bounds).await?,
-                ));
+                let walk = match version {
+                    None => self.store.lineage(object.id, downstream, bounds).await?,
+                    Some(version) => {
+                        walk_as_of(&*self.store, object.id, downstream, bounds, version).await?
+                    }
+                };
+                walks.push((downstream, walk));
             }
         }
         let mut ids: Vec<ObjectId> = walks
@@ -147,9 +182,18 @@ impl Lineage<'_> {
             .collect();
         ids.sort();
         ids.dedup();
-        let objects: BTreeMap<ObjectId, Object> = self
-            .stored_objects(&ids)
-            .await?
+        ids.retain(|id| sight.sees_id(*id));
+        let found = match version {
+            None => self.stored_objects(&ids).await?,
+            Some(version) => {
+                let mut then = Vec::with_capacity(ids.len());
+                for id in &ids {
+                    then.extend(self.store.entity_as_of(*id, version).await?.0);
+                }
+                then
+            }
+        };
+        let objects: BTreeMap<ObjectId, Object> = found
             .into_iter()
             .filter(|o| sight.sees(o))
             .map(|o| (o.id, o))
@@ -195,4 +239,78 @@ impl Lineage<'_> {
             limit: bounds.limit,
         })
     }
+}
+
+/// Objects a walk as of a version expands at most: each is a read of the store.
+const MOST_NODES_AS_OF: usize = 2_000;
+
+/// [`ObjectStore::lineage`](crate::store::ObjectStore::lineage) of the lineage edges
+/// current at `version` ([`HistoryRecords::edges_as_of`](crate::store::HistoryRecords::edges_as_of)):
+/// the same walk, breadth first within the bounds, each edge once at the smallest depth
+/// of its near end plus one, an object's edges by the other end, then name. Truncated
+/// past [`MOST_NODES_AS_OF`] objects.
+async fn walk_as_of(
+    store: &dyn crate::store::Store,
+    start: ObjectId,
+    downstream: bool,
+    bounds: LineageBounds,
+    version: i64,
+) -> Result<crate::model::LineageWalk> {
+    use std::collections::{BTreeSet, HashMap};
+
+    use crate::model::{Edge, EdgeKind};
+
+    let mut followed: HashMap<ObjectId, Vec<Edge>> = HashMap::new();
+    let mut truncated = false;
+    let near = |e: &Edge| if downstream { e.source } else { e.target };
+    let far = |e: &Edge| if downstream { e.target } else { e.source };
+    let mut nearest: BTreeMap<ObjectId, u32> = BTreeMap::from([(start, 0)]);
+    let mut level: BTreeSet<ObjectId> = BTreeSet::from([start]);
+    for depth in 1..=bounds.depth {
+        let mut next = BTreeSet::new();
+        for node in &level {
+            if !followed.contains_key(node) {
+                if followed.len() >= MOST_NODES_AS_OF {
+                    truncated = true;
+                    continue;
+                }
+                let edges: Vec<Edge> = store
+                    .edges_as_of(*node, version)
+                    .await?
+                    .into_iter()
+                    .filter(|e| e.kind == EdgeKind::Lineage && near(e) == *node)
+                    .take(bounds.fan_out as usize)
+                    .collect();
+                followed.insert(*node, edges);
+            }
+            next.extend(followed[node].iter().map(far));
+        }
+        for node in &next {
+            nearest.entry(*node).or_insert(depth);
+        }
+        level = next;
+        if level.is_empty() {
+            break;
+        }
+    }
+    let mut edges: Vec<(Edge, u32)> = nearest
+        .iter()
+        .filter(|(_, depth)| **depth < bounds.depth)
+        .flat_map(|(node, depth)| {
+            followed
+                .get(node)
+                .into_iter()
+                .flatten()
+                .map(move |e| (e.clone(), depth + 1))
+        })
+        .collect();
+    edges.sort_by(|(a, da), (b, db)| {
+        da.cmp(db)
+            .then(a.source.cmp(&b.source))
+            .then(a.target.cmp(&b.target))
+            .then(a.name.cmp(&b.name))
+    });
+    truncated |= edges.len() > bounds.limit as usize;
+    edges.truncate(bounds.limit as usize);
+    Ok(crate::model::LineageWalk { edges, truncated })
 }
