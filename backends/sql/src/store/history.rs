@@ -14,7 +14,8 @@ use crate::value::{Row, SqlValue};
 /// The columns of a revision, as [`revision`] reads them.
 const REVISION_COLUMNS: &str = "version, at, source, user_model, user_object, operation";
 
-/// Images read per table for an entity as of a version: far more than an object has.
+/// Rows read per table for an entity as of a version (one image per row current then):
+/// far more than an object has.
 const ENTITY_IMAGES: usize = 100_000;
 
 /// The version a stamp (a `valid_from` or `valid_to`) names: a stamp of PostgreSQL's
@@ -27,10 +28,16 @@ fn version_of(column: &str) -> String {
 }
 
 /// The images of one versioned table of the object `$1`, `$2`: the current rows and the
-/// kept ones, newest first, at most `$3`, each with its versions after its columns.
-fn images(table: &str, columns: &str, key: [&str; 2]) -> String {
+/// kept ones, newest first, at most `$3`, each with its versions after its columns; with
+/// `at`, only those current at the version `$4`.
+fn images(table: &str, columns: &str, key: [&str; 2], at: bool) -> String {
     let [model, object] = key;
     let (from, to) = (version_of("t.valid_from"), version_of("t.valid_to"));
+    let current = if at {
+        "WHERE lore_from <= $4 AND (lore_to IS NULL OR lore_to > $4) "
+    } else {
+        ""
+    };
     format!(
         "SELECT * FROM (\
          SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t \
@@ -38,7 +45,7 @@ fn images(table: &str, columns: &str, key: [&str; 2]) -> String {
          UNION ALL \
          SELECT {columns}, {from} AS lore_from, {to} AS lore_to FROM {table}_history t \
          WHERE t.{model} = $1 AND t.{object} = $2\
-         ) i ORDER BY lore_from DESC LIMIT $3"
+         ) i {current}ORDER BY lore_from DESC LIMIT $3"
     )
 }
 
@@ -116,9 +123,17 @@ impl<D: Driver> SqlStore<D> {
         read::all(rows, revision)
     }
 
-    async fn read_history(&self, id: ObjectId, limit: usize) -> Result<ObjectHistory> {
+    /// The object's images, at most `limit` of each list; with `at`, only those current
+    /// at that version.
+    async fn read_history(
+        &self,
+        id: ObjectId,
+        limit: usize,
+        at: Option<i64>,
+    ) -> Result<ObjectHistory> {
         let limit = limit.min(i64::MAX as usize - 1);
         let key = ["model_id", "object_id"];
+        let images = |table, columns, key| images(table, columns, key, at.is_some());
         let statements = [
             images("objects", object_columns!(), key),
             images(
@@ -145,11 +160,13 @@ impl<D: Driver> SqlStore<D> {
             ),
         ];
         let params = || {
-            vec![
+            let mut params = vec![
                 SqlValue::from(id.model),
                 id.object.into(),
                 ((limit + 1) as i64).into(),
-            ]
+            ];
+            params.extend(at.map(SqlValue::from));
+            params
         };
         let queries = statements
             .into_iter()
@@ -229,11 +246,11 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
     }
 
     async fn object_history(&self, id: ObjectId, limit: usize) -> Result<ObjectHistory> {
-        self.read_history(id, limit).await
+        self.read_history(id, limit, None).await
     }
 
     async fn entity_as_of(&self, id: ObjectId, version: i64) -> Result<(Option<Object>, Details)> {
-        let history = self.read_history(id, ENTITY_IMAGES).await?;
+        let history = self.read_history(id, ENTITY_IMAGES, Some(version)).await?;
         Ok(lore_core::store::entity_at(history, version))
     }
 
