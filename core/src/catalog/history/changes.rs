@@ -33,9 +33,10 @@ pub struct Change {
     pub old: Json,
     /// The value after (null: there is none).
     pub new: Json,
-    /// The other end of a changed edge, which the caller must see for it to be listed.
+    /// The other ends of a changed edge, or the parents of a move: the caller must see
+    /// them all for the change to be listed.
     #[serde(skip)]
-    pub(crate) edge_target: Option<ObjectId>,
+    pub(crate) others: Vec<ObjectId>,
 }
 
 impl Change {
@@ -48,7 +49,7 @@ impl Change {
             name,
             old,
             new,
-            edge_target: None,
+            others: Vec::new(),
         }
     }
 }
@@ -139,7 +140,28 @@ pub(super) fn of(history: &ObjectHistory) -> Vec<Change> {
         &mut out,
     );
     for change in &mut out[first_edge..] {
-        change.edge_target = edge_target(change);
+        change.others.extend(edge_target(change));
+        if change.others.is_empty() {
+            // An edge whose end cannot be read is never shown.
+            change.others.push(ObjectId::new(i64::MIN, i64::MIN));
+        }
+    }
+    // Cut histories: what came before the newest of the lists' oldest images is not
+    // known whole, so nothing before it is listed (an oldest image is no creation).
+    if history.truncated {
+        let floor = [
+            history.objects.first().map(|i| i.from),
+            history.attributes.first().map(|i| i.from),
+            history.edges.first().map(|i| i.from),
+            history.tags.first().map(|i| i.from),
+            history.classifications.first().map(|i| i.from),
+            history.labels.first().map(|i| i.from),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+        out.retain(|c| c.version > floor);
     }
     out
 }
@@ -166,13 +188,18 @@ fn object_changes(images: &[Versioned<Object>], out: &mut Vec<Change>) -> BTreeS
         match previous {
             Some(p) if p.to == Some(image.from) => {
                 if p.row.parent != image.row.parent {
-                    out.push(Change::new(
+                    let mut moved = Change::new(
                         image.from,
                         "moved",
                         None,
                         json!(p.row.parent.map(|p| p.to_string())),
                         json!(image.row.parent.map(|p| p.to_string())),
-                    ));
+                    );
+                    moved.others = [p.row.parent, image.row.parent]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    out.push(moved);
                 }
                 let before = system_attributes(&p.row);
                 for ((name, old), (_, new)) in before.into_iter().zip(system_attributes(&image.row))
@@ -387,5 +414,43 @@ mod tests {
         );
         let edge_changes: Vec<&Change> = changes.iter().filter(|c| c.kind == "edge").collect();
         assert!(edge_changes.is_empty(), "{edge_changes:?}");
+        let moved = changes.iter().find(|c| c.kind == "moved").expect("a move");
+        assert_eq!(
+            moved.others,
+            vec![ObjectId::new(7, 9)],
+            "a move names its parents"
+        );
+    }
+
+    #[test]
+    fn a_cut_history_lists_only_what_follows_its_oldest_images() {
+        let history = ObjectHistory {
+            objects: vec![
+                image(5, Some(6), table("orders", None)),
+                image(6, None, table("sales", None)),
+            ],
+            tags: vec![image(
+                3,
+                None,
+                Tag {
+                    object: ObjectId::new(7, 1),
+                    kind: TagKind::Label,
+                    value: "PII".into(),
+                },
+            )],
+            truncated: true,
+            ..ObjectHistory::default()
+        };
+        assert_eq!(
+            kinds(&of(&history)),
+            vec![(
+                6,
+                "attribute",
+                Some("Name"),
+                json!("orders"),
+                json!("sales")
+            )],
+            "the oldest kept image of a cut history is no creation"
+        );
     }
 }

@@ -298,15 +298,10 @@ impl History<'_> {
         let history = self.store.object_history(id, MAX_HISTORY_IMAGES).await?;
         let truncated = history.truncated;
         let mut all = changes::of(&history);
-        // Edges whose other end the caller cannot see now are left out.
-        let mut hidden = BTreeSet::new();
-        for target in all.iter().filter_map(|c| c.edge_target) {
-            if !hidden.contains(&target) && self.visible_id(caller, target).await?.is_none() {
-                hidden.insert(target);
-            }
-        }
+        // Edges and moves whose other end the caller cannot see now are left out.
+        let sight = self.sight(caller).await?;
         all.retain(|c| match c.kind {
-            "edge" => c.edge_target.is_some_and(|t| !hidden.contains(&t)),
+            "edge" | "moved" => c.others.iter().all(|o| sight.sees_id(*o)),
             _ => true,
         });
         all.retain(|c| before.is_none_or(|b| c.version < b));
