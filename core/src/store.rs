@@ -185,6 +185,10 @@ pub enum Op {
         space: i64,
         next: i64,
     },
+    /// Records the version of a model an import makes, numbered after the model's last
+    /// one, at this transaction's revision ([`HistoryRecords::model_versions`]). Counts
+    /// below 0 are refused with INVALID_PARAMETER.
+    PutModelVersion(ModelVersionCounts),
     /// Empties the store for a restore: every object and what hangs on it, the stored
     /// meta model and governance definitions, users, groups, memberships, grants,
     /// sessions, login failures, worksheets, notifications, deliveries, curation, documents,
@@ -268,7 +272,8 @@ impl Op {
             | Op::PutAttachment(_)
             | Op::PutLineageEvent(_)
             | Op::PutLineageRun(_)
-            | Op::SetIdSequence { .. } => ObjectsChanged::None,
+            | Op::SetIdSequence { .. }
+            | Op::PutModelVersion(_) => ObjectsChanged::None,
         }
     }
 }
@@ -409,6 +414,21 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         Op::PutAttachment(attachment) => prepare_attachment(attachment)?,
         Op::PutLineageEvent(event) => prepare_lineage_event(event)?,
         Op::PutLineageRun(run) => prepare_lineage_run(run)?,
+        Op::PutModelVersion(counts) => {
+            let ModelVersionCounts {
+                objects,
+                added,
+                changed,
+                removed,
+                ..
+            } = *counts;
+            if objects.min(added).min(changed).min(removed) < 0 {
+                return Err(Error::invalid(format!(
+                    "the counts of a version of model {} must not be negative",
+                    counts.model
+                )));
+            }
+        }
         Op::SetIdSequence { space, next } => {
             if *next < 1 {
                 return Err(Error::invalid(format!(

@@ -148,3 +148,25 @@ pub struct HistorySpan {
     pub oldest: Revision,
     pub newest: Revision,
 }
+
+/// The counts an import records of the model version it makes
+/// (the store's `Op::PutModelVersion`): the model (its number, as
+/// [`ObjectId::content_model`](crate::id::ObjectId::content_model) gives it), the objects
+/// it has after the import, and those the import added, changed and removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelVersionCounts {
+    pub model: i64,
+    pub objects: i64,
+    pub added: i64,
+    pub changed: i64,
+    pub removed: i64,
+}
+
+/// A version of a model: an import or harvest that changed it, numbered from 1 per
+/// model, with the revision its transaction committed as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelVersion {
+    pub number: i64,
+    pub revision: Revision,
+    pub counts: ModelVersionCounts,
+}

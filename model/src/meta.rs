@@ -193,6 +193,12 @@ pub fn format_datetime(t: &Timestamp) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// A time as RFC 3339 to the microsecond, as stores keep it: the times of history, which
+/// a client passes back as `asOf` and must name the same revision.
+pub fn format_micros(t: &Timestamp) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
 /// One value of a custom attribute, profile attribute or UDP on one object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttributeValue {

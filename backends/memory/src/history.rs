@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use lore_core::id::ObjectId;
 use lore_core::model::{
-    AttributeValue, Classification, Edge, EdgeKind, LabelAssignment, Object, ObjectHistory,
-    Revision, Tag, Versioned,
+    AttributeValue, Classification, Edge, EdgeKind, LabelAssignment, ModelVersion,
+    ModelVersionCounts, Object, ObjectHistory, Revision, Tag, Versioned,
 };
 
 /// A row of a kept table, by its key.
@@ -58,6 +58,16 @@ pub(crate) struct History {
     pub(crate) since: HashMap<RowKey, i64>,
     /// Replaced and removed images by owner, oldest first.
     pub(crate) past: HashMap<ObjectId, ObjectHistory>,
+    /// The versions of models imports made, oldest first.
+    pub(crate) model_versions: Vec<KeptVersion>,
+}
+
+/// A model version as a memory store keeps it: at the version of its batch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeptVersion {
+    pub(crate) version: i64,
+    pub(crate) number: i64,
+    pub(crate) counts: ModelVersionCounts,
 }
 
 impl History {
@@ -110,6 +120,7 @@ impl Default for History {
             )]),
             since: HashMap::new(),
             past: HashMap::new(),
+            model_versions: Vec::new(),
         }
     }
 }
@@ -268,5 +279,63 @@ impl crate::state::State {
         edges.sort();
         edges.dedup();
         edges
+    }
+}
+
+impl crate::state::State {
+    /// The objects of the model whose kept rows a version after `from` and up to `to`
+    /// wrote, replaced or removed, by id, at most `limit`.
+    pub(crate) fn objects_changed_between(
+        &self,
+        model: i64,
+        from: i64,
+        to: i64,
+        limit: usize,
+    ) -> Vec<ObjectId> {
+        let between = |v: i64| from < v && v <= to;
+        let mut found = std::collections::BTreeSet::new();
+        for (key, since) in &self.history.since {
+            let owner = key.owner();
+            if owner.model == model && between(*since) {
+                found.insert(owner);
+            }
+        }
+        for (owner, past) in &self.history.past {
+            if owner.model != model {
+                continue;
+            }
+            fn touched<T>(images: &[Versioned<T>], between: impl Fn(i64) -> bool) -> bool {
+                images
+                    .iter()
+                    .any(|i| between(i.from) || i.to.is_some_and(&between))
+            }
+            if touched(&past.objects, between)
+                || touched(&past.attributes, between)
+                || touched(&past.edges, between)
+                || touched(&past.tags, between)
+                || touched(&past.classifications, between)
+                || touched(&past.labels, between)
+            {
+                found.insert(*owner);
+            }
+        }
+        found.into_iter().take(limit).collect()
+    }
+
+    /// The model's versions that are kept, oldest first.
+    pub(crate) fn model_versions(&self, model: i64) -> Vec<ModelVersion> {
+        self.history
+            .model_versions
+            .iter()
+            .filter(|v| v.counts.model == model)
+            .filter_map(|v| {
+                let revision = *self.history.revisions.get(&v.version)?;
+                Some(ModelVersion {
+                    number: v.number,
+                    revision,
+                    counts: v.counts,
+                })
+            })
+            .collect()
     }
 }

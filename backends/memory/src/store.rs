@@ -988,4 +988,30 @@ impl lore_core::store::HistoryRecords for MemoryStore {
     async fn edges_as_of(&self, id: ObjectId, version: i64) -> Result<Vec<lore_core::model::Edge>> {
         Ok(self.read()?.edges_as_of(id, version))
     }
+
+    async fn entities_as_of(
+        &self,
+        ids: &[ObjectId],
+        version: i64,
+    ) -> Result<Vec<(Option<lore_core::model::Object>, Details)>> {
+        let state = self.read()?;
+        Ok(ids
+            .iter()
+            .map(|id| lore_core::store::entity_at(state.object_history(*id, usize::MAX), version))
+            .collect())
+    }
+
+    async fn objects_changed_between(
+        &self,
+        model: i64,
+        from: i64,
+        to: i64,
+        limit: usize,
+    ) -> Result<Vec<ObjectId>> {
+        Ok(self.read()?.objects_changed_between(model, from, to, limit))
+    }
+
+    async fn model_versions(&self, model: i64) -> Result<Vec<lore_core::model::ModelVersion>> {
+        Ok(self.read()?.model_versions(model))
+    }
 }

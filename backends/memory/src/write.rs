@@ -53,6 +53,8 @@ enum Undo {
     /// A lineage event the batch stored (by digest): none was stored before.
     LineageEvent(String),
     LineageRun(String, Option<LineageRun>),
+    /// A model version the batch recorded (the last one).
+    ModelVersion,
     /// The whole state before [`Op::ClearAll`].
     Everything(Box<State>),
 }
@@ -138,6 +140,9 @@ impl State {
             }
             Undo::Notification(id, old) => {
                 set_entry(&mut self.notifications, id, old);
+            }
+            Undo::ModelVersion => {
+                self.history.model_versions.pop();
             }
             Undo::LineageEvent(digest) => {
                 self.set_lineage_event(digest, None);
@@ -241,6 +246,22 @@ impl Tx<'_> {
                 self.deferred.push(Deferred::Sequence(space, next));
             }
             Op::ClearAll => self.clear_all(),
+            Op::PutModelVersion(counts) => {
+                let history = &mut self.state.history;
+                let number = history
+                    .model_versions
+                    .iter()
+                    .rev()
+                    .find(|v| v.counts.model == counts.model)
+                    .map_or(0, |v| v.number)
+                    + 1;
+                history.model_versions.push(crate::history::KeptVersion {
+                    version: history.version + 1,
+                    number,
+                    counts,
+                });
+                self.undo.push(Undo::ModelVersion);
+            }
         }
         Ok(())
     }

@@ -220,6 +220,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "history: revisions and versioned rows",
         sql: include_str!("../migrations/0034_history.sql"),
     },
+    Migration {
+        version: 35,
+        name: "model versions, and the rows each revision wrote",
+        sql: include_str!("../migrations/0035_model_versions_kept.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

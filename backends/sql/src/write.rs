@@ -25,7 +25,7 @@ mod tables;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use lore_core::model::Author;
+use lore_core::model::{Author, ModelVersionCounts};
 use lore_core::store::{ObjectsChanged, Op};
 use lore_core::{Error, ObjectId, Result};
 
@@ -208,6 +208,7 @@ impl Writer {
             }
             Op::SetProfiling(p) => self.set_profiling(p)?,
             Op::SetImportPrint(p) => self.set_import_print(p),
+            Op::PutModelVersion(counts) => self.put_model_version(counts),
             Op::PutAttributeType(t) => self.put_attribute_type(t),
             Op::PutObjectType(t) => self.put_object_type(t)?,
             Op::PutDataClass(c) => self.put_data_class(c)?,
@@ -276,11 +277,25 @@ impl Writer {
     }
 
     /// The transaction's revision (migration 34), after the catalog's version moved.
+    /// The revision of this transaction, after the catalog's version moved (under its
+    /// row's lock): its time is never before the revision before it's, so the newest
+    /// revision at a time is the one a reader at that time could have seen last.
     fn record_revision(&mut self) {
         let author = self.author;
+        let sql = match self.dialect {
+            Dialect::Sqlite => {
+                "INSERT INTO catalog_versions (version, stamp, at, source, user_model, user_object, operation) \
+                 SELECT version, $1, MAX($2, COALESCE((SELECT MAX(at) FROM catalog_versions), 0)), \
+                 $3, $4, $5, $6 FROM versions WHERE name = 'catalog'"
+            }
+            Dialect::Postgres => {
+                "INSERT INTO catalog_versions (version, stamp, at, source, user_model, user_object, operation) \
+                 SELECT version, $1, GREATEST($2, COALESCE((SELECT MAX(at) FROM catalog_versions), 0)), \
+                 $3, $4, $5, $6 FROM versions WHERE name = 'catalog'"
+            }
+        };
         self.exec(
-            "INSERT INTO catalog_versions (version, stamp, at, source, user_model, user_object, operation) \
-             SELECT version, $1, $2, $3, $4, $5, $6 FROM versions WHERE name = 'catalog'",
+            sql,
             vec![
                 self.stamp.into(),
                 lore_core::model::now().into(),
@@ -290,6 +305,24 @@ impl Writer {
                 author.operation.into(),
             ],
             "recording the revision",
+        );
+    }
+
+    /// A model version at this transaction's stamp, numbered after the model's last.
+    fn put_model_version(&mut self, counts: ModelVersionCounts) {
+        self.exec(
+            "INSERT INTO import_versions (model_id, number, stamp, objects, added, changed, removed) \
+             SELECT $1, COALESCE(MAX(number), 0) + 1, $2, $3, $4, $5, $6 \
+             FROM import_versions WHERE model_id = $1",
+            vec![
+                counts.model.into(),
+                self.stamp.into(),
+                counts.objects.into(),
+                counts.added.into(),
+                counts.changed.into(),
+                counts.removed.into(),
+            ],
+            format!("recording a version of model {}", counts.model),
         );
     }
 

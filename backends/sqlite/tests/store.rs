@@ -40,9 +40,10 @@ fn user(object: i64, name: &str) -> User {
     }
 }
 
-/// Takes the database back to before migration 34 (history): its triggers, tables and
-/// columns go.
+/// Takes the database back to before migration 34 (history): migration 35 first, then
+/// its triggers, tables and columns go.
 fn undo_migration_34(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    undo_migration_35(conn)?;
     for table in [
         "objects",
         "attribute_values",
@@ -59,6 +60,25 @@ fn undo_migration_34(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
         "DROP TABLE catalog_versions; DELETE FROM versions WHERE name = 'history_stamp';",
     )
+}
+
+/// Takes the database back to before migration 35 (model versions, and the indexes of
+/// the rows each revision wrote).
+fn undo_migration_35(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("DROP TABLE import_versions;")?;
+    for table in [
+        "objects",
+        "attribute_values",
+        "edges",
+        "tags",
+        "classifications",
+        "label_assignments",
+    ] {
+        conn.execute_batch(&format!(
+            "DROP INDEX {table}_from; DROP INDEX {table}_history_from;"
+        ))?;
+    }
+    Ok(())
 }
 
 /// Takes the database at `path` back to before migration 31 (the value tallies, placed

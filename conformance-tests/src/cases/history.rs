@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::denied::send_as;
-use super::import::{column, with_objects};
-use crate::harness::{Target, assert_error, encode_segment, sample_archive};
+use super::import::{column, rewrite_csv, with_objects};
+use crate::harness::{Sample, Target, assert_error, encode_segment, sample_archive, zip_map};
 
 /// The value of an attribute in a legacy entity.
 fn attribute(entity: &Value, name: &str) -> Option<Value> {
@@ -354,6 +354,13 @@ pub async fn history_bad_input_is_refused(t: &Target) {
     }
     let resp = t.get(&history_path("not an id")).await;
     assert!(matches!(resp.status, 400 | 404), "{}", resp.describe());
+    let resp = t
+        .get_q(
+            &format!("/relationships/count/{}", encode_segment(&id)),
+            &[("asOf", "yesterday")],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
 }
 
 /// A user without View Metadata reads no history; a user who cannot see the model gets
@@ -361,6 +368,16 @@ pub async fn history_bad_input_is_refused(t: &Target) {
 pub async fn history_without_view_metadata_is_denied(t: &Target) {
     let id = table(t).await;
     let key = t.key_with_roles(&[]).await;
+    // A model's id is its repository object's: `-1_<the number its objects carry>`.
+    let number = id.split('_').next().expect("a model number");
+    let model = format!("-1_{number}");
+    for (path, query) in [
+        (versions_path(&model), vec![]),
+        (compare_path(&model), vec![("from", "1")]),
+    ] {
+        let resp = send_as(t, &key, reqwest::Method::GET, &path, &query, None).await;
+        assert_error(&resp, 403, "PERMISSION_DENIED");
+    }
     let resp = send_as(t, &key, reqwest::Method::GET, &history_path(&id), &[], None).await;
     assert_error(&resp, 403, "PERMISSION_DENIED");
     let resp = send_as(
@@ -373,4 +390,326 @@ pub async fn history_without_view_metadata_is_denied(t: &Target) {
     )
     .await;
     assert_error(&resp, 403, "PERMISSION_DENIED");
+}
+
+/// The sample archive a harvest later finds changed: `hire_date` dropped, `salary`'s
+/// type changed, `first_name` renamed, `email` made not null (breaking); `city`
+/// widened, the table `customer` described anew, a column `phone` added (not breaking).
+fn changed_sample() -> Vec<u8> {
+    const GONE: &str = "salesdb.hr.employee.hire_date";
+    let sample = Sample::load();
+    let objects = rewrite_csv(&sample.files["objects.csv"], |header, rows| {
+        let (native, name, physical, data_type, description) = (
+            column(header, "native_id"),
+            column(header, "name"),
+            column(header, "physical_name"),
+            column(header, "data_type"),
+            column(header, "description"),
+        );
+        rows.retain(|r| r[native] != GONE);
+        let mut phone = None;
+        for row in rows.iter_mut() {
+            row.resize(header.len(), String::new());
+            match row[native].as_str() {
+                "salesdb.sales.customer.city" => row[data_type] = "VARCHAR(120)".into(),
+                "salesdb.hr.employee.salary" => row[data_type] = "INTEGER".into(),
+                "salesdb.sales.customer.first_name" => {
+                    row[name] = "given_name".into();
+                    row[physical] = "given_name".into();
+                }
+                "salesdb.sales.customer" => row[description] = "Every customer.".into(),
+                "salesdb.sales.customer.last_name" => {
+                    let mut new = row.clone();
+                    new[native] = "salesdb.sales.customer.phone".into();
+                    new[name] = "phone".into();
+                    new[physical] = "phone".into();
+                    new[data_type] = "VARCHAR(20)".into();
+                    phone = Some(new);
+                }
+                _ => {}
+            }
+        }
+        rows.extend(phone);
+    });
+    let attributes = rewrite_csv(&sample.files["attributes.csv"], |header, rows| {
+        let (native, name, value) = (
+            column(header, "native_id"),
+            column(header, "attribute"),
+            column(header, "value"),
+        );
+        rows.retain(|r| r[native] != GONE);
+        for row in rows.iter_mut() {
+            if row[native] == "salesdb.sales.customer.email" && row[name] == "Nullable" {
+                row[value] = "false".into();
+            }
+        }
+    });
+    let files = sample.with_file("objects.csv", Some(objects));
+    let mut files = files;
+    files.insert("attributes.csv".into(), attributes);
+    for (name, data) in files.iter_mut() {
+        if name != "objects.csv" && name != "attributes.csv" {
+            *data = rewrite_csv(data, |header, rows| {
+                if let Some(native) = header.iter().position(|h| h == "native_id") {
+                    rows.retain(|r| r.get(native).is_none_or(|n| n != GONE));
+                }
+            });
+        }
+    }
+    zip_map(&files)
+}
+
+fn versions_path(model: &str) -> String {
+    format!("/history/models/{}/versions", encode_segment(model))
+}
+
+fn compare_path(model: &str) -> String {
+    format!("/history/models/{}/compare", encode_segment(model))
+}
+
+/// The objects of a compare by name: (change, breaking, reasons).
+fn by_name(compared: &Value) -> std::collections::BTreeMap<String, (String, bool, Value)> {
+    compared["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().expect("a name").to_owned(),
+                (
+                    o["change"].as_str().expect("a change").to_owned(),
+                    o["breaking"].as_bool().expect("breaking"),
+                    o["reasons"].clone(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Each import that changes a model makes a version (an unchanged one none), listed
+/// with its counts; two versions compare as the objects added, removed and changed, each
+/// change classified breaking or not, breaking ones first, either way round, by version
+/// or by time, and as a CSV file; a version's id reads the model as of it.
+pub async fn a_models_versions_are_listed_and_compared(t: &Target) {
+    let imported = t.import_sample().await;
+    let model = imported.model_id.clone();
+    t.import(sample_archive(), &[("modelId", &model)])
+        .await
+        .ok();
+    let first_name = t
+        .entity(&format!(
+            "{}/Sales DB/sales/customer/first_name",
+            imported.path
+        ))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let summary = t.import(changed_sample(), &[("modelId", &model)]).await;
+    let summary = summary.ok().clone();
+    assert_eq!(
+        (&summary["added"], &summary["updated"], &summary["removed"]),
+        (&json!(1), &json!(5), &json!(1)),
+        "{summary}"
+    );
+
+    let listed = t.get(&versions_path(&model)).await.ok().clone();
+    assert_eq!(listed["modelId"], json!(model));
+    let versions = listed["versions"].as_array().expect("versions").clone();
+    assert_eq!(
+        versions.len(),
+        2,
+        "the first import and the changed one; the unchanged one made none: {listed}"
+    );
+    let (v1, v2) = (&versions[0], &versions[1]);
+    assert_eq!((&v1["number"], &v2["number"]), (&json!(1), &json!(2)));
+    let objects = Sample::load().objects.len();
+    assert_eq!(
+        (&v1["objects"], &v1["added"], &v1["changed"], &v1["removed"]),
+        (&json!(objects), &json!(objects), &json!(0), &json!(0)),
+        "{v1}"
+    );
+    assert_eq!(
+        (&v2["objects"], &v2["added"], &v2["changed"], &v2["removed"]),
+        (&json!(objects), &json!(1), &json!(5), &json!(1)),
+        "{v2}"
+    );
+    assert_eq!(v2["author"]["source"], json!("import"), "{v2}");
+    assert_eq!(v2["author"]["user"]["name"], json!("Administrator"), "{v2}");
+    let (id1, id2) = (
+        v1["id"].as_str().expect("an id").to_owned(),
+        v2["id"].as_str().expect("an id").to_owned(),
+    );
+
+    let compared = t
+        .get_q(&compare_path(&model), &[("from", &id1), ("to", &id2)])
+        .await;
+    let compared = compared.ok().clone();
+    assert_eq!(
+        compared["counts"],
+        json!({"added": 1, "removed": 1, "changed": 5, "moved": 0, "breaking": 4}),
+        "{compared}"
+    );
+    assert_eq!(compared["from"]["version"].to_string(), id1);
+    assert_eq!(compared["truncated"], json!(false));
+    let found = by_name(&compared);
+    let expect = |name: &str, change: &str, breaking: bool, reasons: Value| {
+        assert_eq!(
+            found.get(name),
+            Some(&(change.to_owned(), breaking, reasons)),
+            "{name}: {compared}"
+        );
+    };
+    expect("hire_date", "removed", true, json!(["removed"]));
+    expect("salary", "changed", true, json!(["type changed"]));
+    expect("given_name", "changed", true, json!(["renamed"]));
+    expect("email", "changed", true, json!(["made not null"]));
+    expect("city", "changed", false, json!([]));
+    expect("customer", "changed", false, json!([]));
+    expect("phone", "added", false, json!([]));
+    let listed = compared["objects"].as_array().expect("objects");
+    assert!(
+        listed[..4].iter().all(|o| o["breaking"] == json!(true)),
+        "breaking changes first: {compared}"
+    );
+    let salary = listed
+        .iter()
+        .find(|o| o["name"] == json!("salary"))
+        .expect("salary");
+    assert_eq!(
+        salary["changes"],
+        json!([{"kind": "attribute", "name": "Data Type", "old": "NUMERIC(10,2)", "new": "INTEGER", "breaking": true}]),
+        "{salary}"
+    );
+
+    // The other way round, by time, and up to now.
+    let back = t
+        .get_q(&compare_path(&model), &[("from", &id2), ("to", &id1)])
+        .await;
+    let back = by_name(back.ok());
+    assert_eq!(back["hire_date"].0, "added");
+    assert_eq!(
+        back["phone"],
+        ("removed".to_owned(), true, json!(["removed"]))
+    );
+    let (at1, at2) = (
+        v1["at"].as_str().expect("a time"),
+        v2["at"].as_str().expect("a time"),
+    );
+    let by_time = t
+        .get_q(&compare_path(&model), &[("from", at1), ("to", at2)])
+        .await;
+    assert_eq!(by_time.ok()["counts"], compared["counts"]);
+    let to_now = t.get_q(&compare_path(&model), &[("from", &id1)]).await;
+    assert_eq!(
+        to_now.ok()["counts"],
+        compared["counts"],
+        "to: the newest version"
+    );
+    let same = t
+        .get_q(&compare_path(&model), &[("from", &id2), ("to", &id2)])
+        .await;
+    assert_eq!(same.ok()["objects"], json!([]), "a version against itself");
+    let one = t
+        .get_q(&compare_path(&model), &[("from", &id1), ("limit", "1")])
+        .await;
+    let one = one.ok();
+    assert_eq!(one["objects"].as_array().map(Vec::len), Some(1));
+    assert_eq!(one["truncated"], json!(true), "{one}");
+    assert_eq!(
+        one["counts"], compared["counts"],
+        "the counts are of every object"
+    );
+
+    let csv = t
+        .get_q(
+            &compare_path(&model),
+            &[("from", &id1), ("to", &id2), ("format", "csv")],
+        )
+        .await;
+    assert_eq!(csv.status, 200, "{}", csv.describe());
+    assert!(
+        csv.headers["content-type"]
+            .to_str()
+            .is_ok_and(|c| c.starts_with("text/csv")),
+        "{:?}",
+        csv.headers
+    );
+    let text = String::from_utf8(csv.bytes.clone()).expect("UTF-8");
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "objectId,name,objectType,change,breaking,reasons,kind,attribute,old,new,changeBreaking"
+        )
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains(",salary,") && l.contains("NUMERIC(10,2)")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains(",hire_date,") && l.contains(",removed,"))
+    );
+
+    // A version's id reads the model as of it.
+    let then = t
+        .get_q(
+            &format!("/entities/{}", encode_segment(&first_name)),
+            &[("asOf", &id1)],
+        )
+        .await;
+    assert_eq!(then.ok()["name"], json!("first_name"));
+    let now = t.entity(&first_name).await;
+    assert_eq!(now.ok()["name"], json!("given_name"));
+}
+
+/// A compare without `from`, or with an end, limit or format that is not one, is refused
+/// with what was wrong; an object that is not a model has no versions; a model that is
+/// not there is not found.
+pub async fn model_history_bad_input_is_refused(t: &Target) {
+    let imported = t.import_sample().await;
+    let model = imported.model_id.clone();
+    let path = compare_path(&model);
+    for (query, says) in [
+        (vec![], "from is required"),
+        (vec![("from", "yesterday")], "neither an RFC 3339 time"),
+        (
+            vec![("from", "1"), ("to", "soon")],
+            "neither an RFC 3339 time",
+        ),
+        (vec![("from", "2999-01-01T00:00:00Z")], "in the future"),
+        (vec![("from", "999999999999")], "has not been made yet"),
+        (vec![("from", "1"), ("limit", "0")], "limit"),
+        (vec![("from", "1"), ("limit", "10001")], "limit"),
+        (vec![("from", "1"), ("limit", "many")], "limit"),
+        (vec![("from", "1"), ("format", "xml")], "format"),
+    ] {
+        let resp = t.get_q(&path, &query).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        let message = resp.json["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{query:?}: {message}");
+    }
+    let table = t
+        .entity(&format!("{}/Sales DB/sales/customer", imported.path))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    for resp in [
+        t.get(&versions_path(&table)).await,
+        t.get_q(&compare_path(&table), &[("from", "1")]).await,
+    ] {
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+    }
+    for resp in [
+        t.get(&versions_path("-1_999999999")).await,
+        t.get_q(&compare_path("-1_999999999"), &[("from", "1")])
+            .await,
+    ] {
+        assert_error(&resp, 404, "OBJECT_NOT_FOUND");
+    }
 }

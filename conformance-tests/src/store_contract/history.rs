@@ -339,3 +339,150 @@ pub(super) async fn clear_all_forgets_the_history(store: Arc<dyn Store>) {
         "the images went with everything else"
     );
 }
+
+fn counts(model: i64, objects: i64, added: i64, changed: i64, removed: i64) -> ModelVersionCounts {
+    ModelVersionCounts {
+        model,
+        objects,
+        added,
+        changed,
+        removed,
+    }
+}
+
+pub(super) async fn model_versions_and_what_changed_between_them(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Versioned Model").await;
+    let (_, other_model) = new_model(store, "Other Model").await;
+    let [a, b, c, d] = ids(store, model, 4).await[..] else {
+        unreachable!("four ids")
+    };
+    let elsewhere = ids(store, other_model, 1).await[0];
+    let import = Author::by(Source::Import, ObjectId::repository(41)).in_operation(9);
+    let start = newest(store).await.version;
+    let v1 = apply_by(
+        store,
+        import,
+        vec![
+            Op::PutObject(model_object(model, a.object, None, "a")),
+            Op::PutObject(model_object(model, b.object, None, "b")),
+            Op::PutObject(model_object(model, c.object, None, "c")),
+            Op::SetAttribute(attr(b, "A", Value::Integer(1))),
+            Op::PutModelVersion(counts(model, 3, 3, 0, 0)),
+        ],
+        "the first import",
+    )
+    .await;
+    // Another model's write, between the versions, changes nothing of this one.
+    apply_by(
+        store,
+        Author::system(),
+        vec![Op::PutObject(model_object(
+            other_model,
+            elsewhere.object,
+            None,
+            "elsewhere",
+        ))],
+        "a write elsewhere",
+    )
+    .await;
+    let v2 = apply_by(
+        store,
+        import,
+        vec![
+            Op::SetAttribute(attr(b, "A", Value::Integer(2))),
+            Op::DeleteObject(c),
+            Op::PutObject(model_object(model, d.object, None, "d")),
+            Op::PutModelVersion(counts(model, 3, 1, 1, 1)),
+        ],
+        "the second import",
+    )
+    .await;
+    let v3 = apply_by(
+        store,
+        Author::system(),
+        vec![Op::AddTag(tag(a, TagKind::Label, "late"))],
+        "a label after the imports",
+    )
+    .await;
+
+    let versions = ok(store.model_versions(model).await, "model_versions");
+    assert_eq!(
+        versions
+            .iter()
+            .map(|v| (v.number, v.revision.version, v.counts))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, v1, counts(model, 3, 3, 0, 0)),
+            (2, v2, counts(model, 3, 1, 1, 1)),
+        ],
+        "each version numbered from 1 per model, at its revision, with its counts"
+    );
+    assert_eq!(
+        versions[0].revision.author, import,
+        "a version names its import"
+    );
+    assert_eq!(
+        ok(store.model_versions(other_model).await, "model_versions"),
+        Vec::new(),
+        "a model no import changed has no version"
+    );
+
+    let between = |from: i64, to: i64| async move {
+        ok(
+            store.objects_changed_between(model, from, to, 100).await,
+            "objects_changed_between",
+        )
+    };
+    assert_eq!(
+        between(start, v1).await,
+        vec![a, b, c],
+        "the first import's objects"
+    );
+    assert_eq!(
+        between(v1, v2).await,
+        vec![b, c, d],
+        "changed, removed and added; a write to another model is not this one's"
+    );
+    assert_eq!(between(v2, v3).await, vec![a], "a label is a change");
+    assert_eq!(between(v1, v3).await, vec![a, b, c, d]);
+    assert_eq!(
+        between(v3, v3).await,
+        Vec::new(),
+        "nothing between a version and itself"
+    );
+    assert_eq!(
+        ok(
+            store.objects_changed_between(model, start, v3, 2).await,
+            "objects_changed_between"
+        ),
+        vec![a, b],
+        "at most the limit, the smallest ids"
+    );
+
+    let read = ok(
+        store.entities_as_of(&[b, c, d, elsewhere], v1).await,
+        "entities_as_of",
+    );
+    assert_eq!(read.len(), 4, "one answer per id, in order");
+    assert_eq!(read[0].0.as_ref().map(|o| o.name.as_str()), Some("b"));
+    assert_eq!(read[0].1.attributes, vec![attr(b, "A", Value::Integer(1))]);
+    assert_eq!(
+        read[1].0.as_ref().map(|o| o.name.as_str()),
+        Some("c"),
+        "an object deleted since reads as it was"
+    );
+    assert_eq!(read[2].0, None, "one made since did not exist");
+    assert_eq!(read[3].0, None, "nor did the other model's object");
+    let now = ok(store.entities_as_of(&[b, c], v3).await, "entities_as_of");
+    assert_eq!(now[0].1.attributes, vec![attr(b, "A", Value::Integer(2))]);
+    assert_eq!(now[1].0, None);
+
+    // A restore's clear forgets the versions with the rest of the history.
+    apply_by(store, Author::system(), vec![Op::ClearAll], "clearing").await;
+    assert_eq!(
+        ok(store.model_versions(model).await, "model_versions"),
+        Vec::new(),
+        "the versions went with the history"
+    );
+}

@@ -52,7 +52,10 @@ pub use governance::classification::{
 };
 pub use governance::curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use governance::semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
-pub use history::{AsOf, Change, History, ObjectChanges};
+pub use history::{
+    AsOf, Change, CompareCounts, Comparison, Diff, History, ModelVersions, ObjectChanges,
+    ObjectDiff, VersionView,
+};
 pub use identity::Identity;
 pub use identity::auth::Bootstrap;
 pub use identity::external_login::{ExternalIdentity, TokenVerifier, map_groups, requested_link};

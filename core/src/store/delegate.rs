@@ -861,6 +861,36 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).edges_as_of(id, version).await
                 }
+                async fn entities_as_of(
+                    &self,
+                    ids: &[$crate::ObjectId],
+                    version: i64,
+                ) -> $crate::Result<
+                    ::std::vec::Vec<(
+                        ::std::option::Option<$crate::model::Object>,
+                        $crate::store::Details,
+                    )>,
+                > {
+                    let $this = self;
+                    ($target).entities_as_of(ids, version).await
+                }
+                async fn objects_changed_between(
+                    &self,
+                    model: i64,
+                    from: i64,
+                    to: i64,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::ObjectId>> {
+                    let $this = self;
+                    ($target).objects_changed_between(model, from, to, limit).await
+                }
+                async fn model_versions(
+                    &self,
+                    model: i64,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::ModelVersion>> {
+                    let $this = self;
+                    ($target).model_versions(model).await
+                }
             }
         };
     };

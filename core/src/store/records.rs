@@ -200,6 +200,26 @@ pub trait HistoryRecords: Send + Sync {
     ) -> Result<(Option<Object>, super::Details)>;
     /// The edges from and to the object that were current at `version`, sorted.
     async fn edges_as_of(&self, id: ObjectId, version: i64) -> Result<Vec<Edge>>;
+    /// What [`HistoryRecords::entity_as_of`] answers for each of these objects, in the
+    /// order given; at most 500 objects.
+    async fn entities_as_of(
+        &self,
+        ids: &[ObjectId],
+        version: i64,
+    ) -> Result<Vec<(Option<Object>, super::Details)>>;
+    /// The objects of the model (its number) whose row, or a row hanging on them (an
+    /// attribute value, a tag, a classification, a sensitivity label, an edge from them),
+    /// a revision after `from` and up to `to` wrote, replaced or removed: by id, at most
+    /// `limit` (the smallest ids).
+    async fn objects_changed_between(
+        &self,
+        model: i64,
+        from: i64,
+        to: i64,
+        limit: usize,
+    ) -> Result<Vec<ObjectId>>;
+    /// The versions of the model (its number) that are kept, oldest first.
+    async fn model_versions(&self, model: i64) -> Result<Vec<ModelVersion>>;
 }
 
 /// Every record role at once: what users and processes keep beside the catalog's

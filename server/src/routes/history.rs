@@ -1,8 +1,9 @@
-//! History: an object's changes, newest first (`asOf` on the entity read is in
-//! `entities.rs`).
+//! History: an object's changes, newest first; a model's versions; two states of a
+//! model compared (`asOf` on the entity read is in `entities.rs`).
 
 use axum::extract::{Path, State};
 use axum::response::Response;
+use lore_core::catalog::AsOf;
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -53,4 +54,130 @@ pub async fn object_history(
         .history()
         .object_changes(&caller, &reference, before, limit)
         .await?))
+}
+
+/// A model's versions, oldest first: each import or harvest that changed the model made
+/// one. Each has its `id` (the catalog version it committed as: pass it as `asOf` or to
+/// a compare), its `number` among the model's versions, its time, author and operation,
+/// and the counts of the model's objects after it and of those it added, changed and
+/// removed.
+#[utoipa::path(get, path = "/history/models/{modelId}/versions", tag = "History", security(("api_key" = ["ViewMetadata"])),
+    params(("modelId" = String, Path, description = "Model id (`-1_447`), stable id, or URL-encoded repository path")),
+    responses((status = 200, description = "`{modelId, versions: [{id, number, at, author, operationId, objects, added, changed, removed}]}`"),
+        (status = 400, description = "A malformed id, or an object that is not a model"), (status = 404, description = "No such model")))]
+pub async fn model_versions(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(model_id): Path<String>,
+) -> ApiResult<Response> {
+    let reference = ObjectRef::parse(&model_id)?;
+    Ok(ok(state
+        .catalog
+        .history()
+        .model_versions(&caller, &reference)
+        .await?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareParams {
+    /// One end: a version id (from `/history/models/{modelId}/versions`, or any catalog
+    /// version) or an RFC 3339 time.
+    pub from: Option<String>,
+    /// The other end, as `from`; the newest version when absent.
+    pub to: Option<String>,
+    /// Objects listed, 1 to 10,000 (default 1,000), breaking ones first; the counts are
+    /// of every object.
+    pub limit: Option<String>,
+    /// `json` (default) or `csv`: a row per change.
+    pub format: Option<String>,
+}
+
+/// A model as of `from` against as of `to`: the objects added, removed, changed and
+/// moved, each with its changes (`kind`, `name`, `old`, `new`), and each change marked
+/// `breaking` (a table or column removed, renamed or moved, a type changed other than
+/// widened, a column made not null, a key changed) or not, with the object's `reasons`.
+/// Breaking objects come first. `format=csv` answers the same as a CSV file, a row per
+/// change.
+#[utoipa::path(get, path = "/history/models/{modelId}/compare", tag = "History", security(("api_key" = ["ViewMetadata"])),
+    params(("modelId" = String, Path, description = "Model id (`-1_447`), stable id, or URL-encoded repository path"), CompareParams),
+    responses((status = 200, description = "`{modelId, from, to, counts: {added, removed, changed, moved, breaking}, objects: [{objectId, name, objectType, change, breaking, reasons, changes}], truncated}`, or the CSV file"),
+        (status = 400, description = "A missing or malformed from, a malformed to, limit or format, a version not kept, or an object that is not a model"),
+        (status = 404, description = "No such model")))]
+pub async fn compare(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(model_id): Path<String>,
+    Params(params): Params<CompareParams>,
+) -> ApiResult<Response> {
+    let reference = ObjectRef::parse(&model_id)?;
+    let from = params
+        .from
+        .as_deref()
+        .ok_or_else(|| Error::invalid("from is required: a version id or an RFC 3339 time"))
+        .and_then(AsOf::parse)?;
+    let to = params.to.as_deref().map(AsOf::parse).transpose()?;
+    let limit = number("limit", params.limit.as_deref())?;
+    let csv = match params.format.as_deref().map(str::trim) {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(other) => {
+            let shown: String = other.chars().take(32).collect();
+            return Err(
+                Error::invalid(format!("format must be json or csv, not '{shown}'")).into(),
+            );
+        }
+    };
+    let comparison = state
+        .catalog
+        .history()
+        .compare(&caller, &reference, from, to, limit)
+        .await?;
+    if !csv {
+        return Ok(ok(comparison));
+    }
+    let mut file = crate::ui::download::Csv::new("compare.csv");
+    file.row([
+        "objectId",
+        "name",
+        "objectType",
+        "change",
+        "breaking",
+        "reasons",
+        "kind",
+        "attribute",
+        "old",
+        "new",
+        "changeBreaking",
+    ])?;
+    let text = |value: &serde_json::Value| match value {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    for object in &comparison.objects {
+        let head = [
+            object.object_id.clone(),
+            object.name.clone(),
+            object.object_type.clone(),
+            object.change.to_owned(),
+            object.breaking.to_string(),
+            object.reasons.join("; "),
+        ];
+        if object.changes.is_empty() {
+            file.row(head.iter().map(String::as_str).chain(["", "", "", "", ""]))?;
+        }
+        for change in &object.changes {
+            let tail = [
+                change.kind.to_owned(),
+                change.name.clone().unwrap_or_default(),
+                text(&change.old),
+                text(&change.new),
+                change.breaking.to_string(),
+            ];
+            file.row(head.iter().chain(tail.iter()).map(String::as_str))?;
+        }
+    }
+    Ok(file.into_response()?)
 }

@@ -85,6 +85,8 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(auth::logout))
         .routes(routes!(entities::get_entity))
         .routes(routes!(history::object_history))
+        .routes(routes!(history::model_versions))
+        .routes(routes!(history::compare))
         .routes(routes!(entities::validate_mql_query))
         .routes(routes!(entities::upgrade_mql_query))
         .routes(routes!(entities::count_mql_query))

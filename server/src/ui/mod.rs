@@ -10,7 +10,7 @@ mod admin;
 mod assets;
 mod browse;
 mod curation;
-mod download;
+pub(crate) mod download;
 mod lineage;
 pub mod lineage_graph;
 mod login;

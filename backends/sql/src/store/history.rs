@@ -1,6 +1,8 @@
 //! [`SqlStore`]'s [`HistoryRecords`]: the revisions of `catalog_versions` and the images
 //! of the versioned tables and their `_history` twins (migration 34).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use lore_core::model::*;
 use lore_core::store::{Details, HistoryRecords};
@@ -13,6 +15,9 @@ use crate::value::{Row, SqlValue};
 
 /// The columns of a revision, as [`revision`] reads them.
 const REVISION_COLUMNS: &str = "version, at, source, user_model, user_object, operation";
+
+/// Objects read at once by [`HistoryRecords::entities_as_of`].
+const MOST_ENTITIES_AS_OF: usize = 500;
 
 /// Rows read per table for an entity as of a version (one image per row current then):
 /// far more than an object has.
@@ -27,27 +32,74 @@ fn version_of(column: &str) -> String {
     )
 }
 
-/// The images of one versioned table of the object `$1`, `$2`: the current rows and the
-/// kept ones, newest first, at most `$3`, each with its versions after its columns; with
-/// `at`, only those current at the version `$4`.
-fn images(table: &str, columns: &str, key: [&str; 2], at: bool) -> String {
-    let [model, object] = key;
+/// The images of one versioned table of the objects `filter` names (of the table's
+/// alias `t`), newest first, at most the parameter `limit`, each with its versions after
+/// its columns; with `at` (a parameter), only those current at that version.
+fn images(table: &str, columns: &str, filter: &str, limit: &str, at: Option<&str>) -> String {
     let (from, to) = (version_of("t.valid_from"), version_of("t.valid_to"));
-    let current = if at {
-        "WHERE lore_from <= $4 AND (lore_to IS NULL OR lore_to > $4) "
-    } else {
-        ""
+    let current = match at {
+        Some(at) => format!("WHERE lore_from <= {at} AND (lore_to IS NULL OR lore_to > {at}) "),
+        None => String::new(),
     };
     format!(
         "SELECT * FROM (\
-         SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t \
-         WHERE t.{model} = $1 AND t.{object} = $2 \
+         SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t WHERE {filter} \
          UNION ALL \
          SELECT {columns}, {from} AS lore_from, {to} AS lore_to FROM {table}_history t \
-         WHERE t.{model} = $1 AND t.{object} = $2\
-         ) i {current}ORDER BY lore_from DESC LIMIT $3"
+         WHERE {filter}\
+         ) i {current}ORDER BY lore_from DESC LIMIT {limit}"
     )
 }
+
+/// The versioned tables as [`images`] reads them: name, columns, and the columns of the
+/// object a row belongs to (the source, for an edge).
+const TABLES: [(&str, &str, [&str; 2]); 6] = [
+    ("objects", object_columns!(), ["model_id", "object_id"]),
+    (
+        "attribute_values",
+        "model_id, object_id, attribute, value_kind, text_value, integer_value, \
+         double_value, boolean_value, datetime_value",
+        ["model_id", "object_id"],
+    ),
+    (
+        "edges",
+        "kind, source_model, source_object, target_model, target_object, name, origin",
+        ["source_model", "source_object"],
+    ),
+    (
+        "tags",
+        "model_id, object_id, kind, value",
+        ["model_id", "object_id"],
+    ),
+    (
+        "classifications",
+        "model_id, object_id, data_class, status",
+        ["model_id", "object_id"],
+    ),
+    (
+        "label_assignments",
+        "model_id, object_id, label, status",
+        ["model_id", "object_id"],
+    ),
+];
+
+/// The images of the six tables' statements, decoded in [`TABLES`]' order.
+fn decode_images(mut outcomes: impl Iterator<Item = Vec<Row>>) -> Result<ObjectHistory> {
+    let mut next = || outcomes.next().unwrap_or_default();
+    Ok(ObjectHistory {
+        objects: versioned(next(), 22, read::object)?,
+        attributes: versioned(next(), 9, read::attribute)?,
+        edges: versioned(next(), 7, read::edge)?,
+        tags: versioned(next(), 4, read::tag)?,
+        classifications: versioned(next(), 4, read::classification)?,
+        labels: versioned(next(), 4, read::label)?,
+        truncated: false,
+    })
+}
+
+/// The stamps of the revisions after `$2` and up to `$3`.
+const STAMPS_BETWEEN: &str =
+    "SELECT c.stamp FROM catalog_versions c WHERE c.version > $2 AND c.version <= $3";
 
 fn revision(mut row: Row) -> Result<Revision> {
     const T: &str = "catalog_versions";
@@ -132,57 +184,22 @@ impl<D: Driver> SqlStore<D> {
         at: Option<i64>,
     ) -> Result<ObjectHistory> {
         let limit = limit.min(i64::MAX as usize - 1);
-        let key = ["model_id", "object_id"];
-        let images = |table, columns, key| images(table, columns, key, at.is_some());
-        let statements = [
-            images("objects", object_columns!(), key),
-            images(
-                "attribute_values",
-                "model_id, object_id, attribute, value_kind, text_value, integer_value, \
-                 double_value, boolean_value, datetime_value",
-                key,
-            ),
-            images(
-                "edges",
-                "kind, source_model, source_object, target_model, target_object, name, origin",
-                ["source_model", "source_object"],
-            ),
-            images("tags", "model_id, object_id, kind, value", key),
-            images(
-                "classifications",
-                "model_id, object_id, data_class, status",
-                key,
-            ),
-            images(
-                "label_assignments",
-                "model_id, object_id, label, status",
-                key,
-            ),
-        ];
-        let params = || {
-            let mut params = vec![
-                SqlValue::from(id.model),
-                id.object.into(),
-                ((limit + 1) as i64).into(),
-            ];
-            params.extend(at.map(SqlValue::from));
-            params
-        };
-        let queries = statements
-            .into_iter()
-            .map(|sql| Stmt::query(sql, params()))
+        let queries = TABLES
+            .iter()
+            .map(|(table, columns, [model, object])| {
+                let filter = format!("t.{model} = $1 AND t.{object} = $2");
+                let mut params = vec![
+                    SqlValue::from(id.model),
+                    id.object.into(),
+                    ((limit + 1) as i64).into(),
+                ];
+                params.extend(at.map(SqlValue::from));
+                let sql = images(table, columns, &filter, "$3", at.map(|_| "$4"));
+                Stmt::query(sql, params)
+            })
             .collect();
-        let mut outcomes = self.read(queries, "the history of an object").await?;
-        let mut next = || outcomes.remove(0).rows;
-        let mut history = ObjectHistory {
-            objects: versioned(next(), 22, read::object)?,
-            attributes: versioned(next(), 9, read::attribute)?,
-            edges: versioned(next(), 7, read::edge)?,
-            tags: versioned(next(), 4, read::tag)?,
-            classifications: versioned(next(), 4, read::classification)?,
-            labels: versioned(next(), 4, read::label)?,
-            truncated: false,
-        };
+        let outcomes = self.read(queries, "the history of an object").await?;
+        let mut history = decode_images(outcomes.into_iter().map(|o| o.rows))?;
         let mut cut = false;
         cut |= keep_newest(&mut history.objects, limit);
         cut |= keep_newest(&mut history.attributes, limit);
@@ -282,5 +299,150 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         edges.sort();
         edges.dedup();
         Ok(edges)
+    }
+
+    async fn entities_as_of(
+        &self,
+        ids: &[ObjectId],
+        version: i64,
+    ) -> Result<Vec<(Option<Object>, Details)>> {
+        let mut by_model: HashMap<i64, Vec<i64>> = HashMap::new();
+        for id in ids.iter().take(MOST_ENTITIES_AS_OF) {
+            by_model.entry(id.model).or_default().push(id.object);
+        }
+        let mut histories: HashMap<ObjectId, ObjectHistory> = HashMap::new();
+        for (model, objects) in by_model {
+            let list = objects
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let queries = TABLES
+                .iter()
+                .map(|(table, columns, [m, o])| {
+                    let filter = format!("t.{m} = $1 AND t.{o} IN ({list})");
+                    let params = vec![
+                        SqlValue::from(model),
+                        SqlValue::from(i64::MAX),
+                        SqlValue::from(version),
+                    ];
+                    Stmt::query(images(table, columns, &filter, "$2", Some("$3")), params)
+                })
+                .collect();
+            let outcomes = self.read(queries, "objects as of a version").await?;
+            let all = decode_images(outcomes.into_iter().map(|o| o.rows))?;
+            fn spread<T>(
+                images: Vec<Versioned<T>>,
+                owner: impl Fn(&T) -> ObjectId,
+                histories: &mut HashMap<ObjectId, ObjectHistory>,
+                list: fn(&mut ObjectHistory) -> &mut Vec<Versioned<T>>,
+            ) {
+                for image in images {
+                    list(histories.entry(owner(&image.row)).or_default()).push(image);
+                }
+            }
+            spread(all.objects, |o| o.id, &mut histories, |h| &mut h.objects);
+            spread(
+                all.attributes,
+                |a| a.object,
+                &mut histories,
+                |h| &mut h.attributes,
+            );
+            spread(all.edges, |e| e.source, &mut histories, |h| &mut h.edges);
+            spread(all.tags, |t| t.object, &mut histories, |h| &mut h.tags);
+            spread(
+                all.classifications,
+                |c| c.object,
+                &mut histories,
+                |h| &mut h.classifications,
+            );
+            spread(all.labels, |l| l.object, &mut histories, |h| &mut h.labels);
+        }
+        Ok(ids
+            .iter()
+            .take(MOST_ENTITIES_AS_OF)
+            .map(|id| {
+                let history = histories.get(id).cloned().unwrap_or_default();
+                lore_core::store::entity_at(history, version)
+            })
+            .collect())
+    }
+
+    async fn objects_changed_between(
+        &self,
+        model: i64,
+        from: i64,
+        to: i64,
+        limit: usize,
+    ) -> Result<Vec<ObjectId>> {
+        let mut parts = Vec::new();
+        for (table, _, [m, o]) in TABLES {
+            for (name, stamp) in [
+                (table.to_owned(), "valid_from"),
+                (format!("{table}_history"), "valid_from"),
+                (format!("{table}_history"), "valid_to"),
+            ] {
+                parts.push(format!(
+                    "SELECT t.{o} AS object_id FROM {name} t \
+                     WHERE t.{stamp} IN ({STAMPS_BETWEEN}) AND t.{m} = $1"
+                ));
+            }
+        }
+        let sql = format!(
+            "SELECT object_id FROM ({}) c ORDER BY object_id LIMIT $4",
+            parts.join(" UNION ")
+        );
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    sql,
+                    vec![
+                        SqlValue::from(model),
+                        from.into(),
+                        to.into(),
+                        (limit.min(i64::MAX as usize) as i64).into(),
+                    ],
+                ),
+                "the objects changed between two versions",
+            )
+            .await?;
+        rows.into_iter()
+            .map(|row| Ok(ObjectId::new(model, row.int(0, "objects")?)))
+            .collect()
+    }
+
+    async fn model_versions(&self, model: i64) -> Result<Vec<ModelVersion>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT c.{}, v.number, v.objects, v.added, v.changed, v.removed \
+                         FROM import_versions v JOIN catalog_versions c ON c.stamp = v.stamp \
+                         WHERE v.model_id = $1 ORDER BY v.number",
+                        REVISION_COLUMNS.replace(", ", ", c.")
+                    ),
+                    vec![SqlValue::from(model)],
+                ),
+                "the versions of a model",
+            )
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                const T: &str = "import_versions";
+                let counts = ModelVersionCounts {
+                    model,
+                    objects: row.int(7, T)?,
+                    added: row.int(8, T)?,
+                    changed: row.int(9, T)?,
+                    removed: row.int(10, T)?,
+                };
+                let number = row.int(6, T)?;
+                Ok(ModelVersion {
+                    number,
+                    revision: revision(row)?,
+                    counts,
+                })
+            })
+            .collect()
     }
 }

@@ -191,7 +191,7 @@ pub(super) const HANGING_TABLES: [&str; 10] = [
 
 /// Every table [`Op::ClearAll`](lore_core::store::Op::ClearAll) empties, with its
 /// statement: all but the system log and the schema's own bookkeeping.
-pub(super) const CLEARED_TABLES: [(&str, &str); 38] = [
+pub(super) const CLEARED_TABLES: [(&str, &str); 39] = [
     ("objects", "DELETE FROM objects"),
     ("attribute_values", "DELETE FROM attribute_values"),
     ("edges", "DELETE FROM edges"),
@@ -224,6 +224,7 @@ pub(super) const CLEARED_TABLES: [(&str, &str); 38] = [
     ("lineage_events", "DELETE FROM lineage_events"),
     ("lineage_runs", "DELETE FROM lineage_runs"),
     ("catalog_versions", "DELETE FROM catalog_versions"),
+    ("import_versions", "DELETE FROM import_versions"),
     ("objects_history", "DELETE FROM objects_history"),
     (
         "attribute_values_history",

@@ -239,7 +239,25 @@ pub(super) fn cases() -> Vec<Case> {
             AnyServer,
             [
                 ("GET", "/history/objects/{objectId}", B),
-                ("GET", "/entities/{objectId}", B)
+                ("GET", "/entities/{objectId}", B),
+                ("GET", "/relationships/count/{objectId}", B)
+            ]
+        ),
+        case!(
+            history::a_models_versions_are_listed_and_compared,
+            AnyServer,
+            [
+                ("GET", "/history/models/{modelId}/versions", N),
+                ("GET", "/history/models/{modelId}/compare", N),
+                ("GET", "/entities/{objectId}", N)
+            ]
+        ),
+        case!(
+            history::model_history_bad_input_is_refused,
+            AnyServer,
+            [
+                ("GET", "/history/models/{modelId}/versions", B),
+                ("GET", "/history/models/{modelId}/compare", B)
             ]
         ),
         case!(
@@ -247,7 +265,9 @@ pub(super) fn cases() -> Vec<Case> {
             AnyServer,
             [
                 ("GET", "/history/objects/{objectId}", D),
-                ("GET", "/entities/{objectId}", D)
+                ("GET", "/entities/{objectId}", D),
+                ("GET", "/history/models/{modelId}/versions", D),
+                ("GET", "/history/models/{modelId}/compare", D)
             ]
         ),
         // Attribute values

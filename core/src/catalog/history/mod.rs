@@ -13,6 +13,7 @@
 //! with INVALID_PARAMETER saying why, never answered with today's state.
 
 mod changes;
+mod compare;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -25,10 +26,11 @@ use super::visibility::{not_found, require_view_somewhere};
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
-use crate::model::{Author, Revision, Timestamp, format_datetime};
+use crate::model::{Author, Revision, Timestamp, format_micros};
 use crate::wire::Entity;
 
 pub use changes::Change;
+pub use compare::{CompareCounts, Comparison, Diff, ModelVersions, ObjectDiff, VersionView};
 
 /// The most images of each kind of row read for an object's history: the changes of an
 /// object edited more often than this are cut to its newest ones (and say so).
@@ -112,7 +114,7 @@ impl History<'_> {
         let kept = || {
             format!(
                 "the history kept begins at {} (version {})",
-                format_datetime(&span.oldest.at),
+                format_micros(&span.oldest.at),
                 span.oldest.version
             )
         };
@@ -136,13 +138,13 @@ impl History<'_> {
                 if at > crate::model::now() {
                     return Err(Error::invalid(format!(
                         "asOf {} is in the future",
-                        format_datetime(&at)
+                        format_micros(&at)
                     )));
                 }
                 if at < span.oldest.at {
                     return Err(Error::invalid(format!(
                         "asOf {} is older than the history kept: {}",
-                        format_datetime(&at),
+                        format_micros(&at),
                         kept()
                     )));
                 }
@@ -354,7 +356,7 @@ impl History<'_> {
         }
         for change in changes {
             if let Some(revision) = revisions.get(&change.version) {
-                change.at = Some(format_datetime(&revision.at));
+                change.at = Some(format_micros(&revision.at));
                 change.author = author_json(&revision.author, &users);
             }
         }

@@ -386,8 +386,16 @@ impl Objects<'_> {
 
         let compared = started.elapsed();
         let model_id = model.id;
+        // The import makes a version of the model (history, issue 40).
+        let version = ModelVersionCounts {
+            model: number,
+            objects: summary.object_count as i64,
+            added: summary.added as i64,
+            changed: summary.updated as i64,
+            removed: summary.removed as i64,
+        };
         let (tx, writing) = self
-            .write_landing(&mut reader, writer, model, landing)
+            .write_landing(&mut reader, writer, model, landing, version)
             .await?;
         let written = started.elapsed();
         tx.commit().await?;
@@ -586,6 +594,7 @@ impl Objects<'_> {
         mut writer: ModelWriter<'s>,
         mut model: Object,
         landing: Landing<'_>,
+        version: ModelVersionCounts,
     ) -> Result<(Box<dyn WriteTx + 's>, std::time::Duration)> {
         model.description = landing.changes.description.clone();
         model.updated_at = writer.now();
@@ -597,6 +606,7 @@ impl Objects<'_> {
             attribute: MODEL_PROFILE_ATTRIBUTE.to_owned(),
             value: landing.changes.profile.clone(),
         }))?;
+        writer.push(Op::PutModelVersion(version))?;
         let mut tx = self.begin(writer.author()).await?;
         if landing.empty {
             // The checks (unique native ids and attributes) prove a new model's rows new;
