@@ -16,16 +16,23 @@ pub const DELIVERY_IDS: i64 = -5;
 pub enum NotificationKind {
     ModelChanged,
     ImportFailed,
+    /// A re-import upstream (by lineage) of what the user watches made breaking changes.
+    UpstreamChanged,
 }
 
 impl NotificationKind {
-    pub const ALL: [NotificationKind; 2] = [Self::ModelChanged, Self::ImportFailed];
+    pub const ALL: [NotificationKind; 3] = [
+        Self::ModelChanged,
+        Self::ImportFailed,
+        Self::UpstreamChanged,
+    ];
 
     /// The stable name stored in the database and answered to clients.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::ModelChanged => "MODEL_CHANGED",
             Self::ImportFailed => "IMPORT_FAILED",
+            Self::UpstreamChanged => "UPSTREAM_CHANGED",
         }
     }
 

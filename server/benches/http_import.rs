@@ -25,7 +25,12 @@
 //!   times (default 10), each changing 1% of the objects, and prints the database's size
 //!   after the first import and after them all, with the rows its history keeps
 //!   (`docs/history.md`): SQLite's file with its WAL, PostgreSQL's
-//!   `pg_database_size` after a `VACUUM` (what a live database settles at).
+//!   `pg_database_size` after a `VACUUM` (what a live database settles at);
+//! - then compares versions of the model (`GET /history/models/{id}/compare`, 5 runs
+//!   each, the median): the first import against the edited re-import (1% of the
+//!   objects changed), and the first import against the last re-import (the same 1%,
+//!   changed back and forth in between); the versions listing is the floor it is set
+//!   against (a request of the same server reading one small table).
 //!
 //! - on a fresh server over a fresh database (SQLite file, PostgreSQL database), imports
 //!   the same archive as a new model through the plugin path: the
@@ -134,6 +139,12 @@ struct HistoryGrowth {
     size_after: u64,
     /// Rows of the `_history` tables after every re-import.
     kept_rows: u64,
+    /// Compares: the first version against the second (1% changed), against the last;
+    /// the versions listing as the floor; and the objects the first compare found.
+    compare_one: Duration,
+    compare_all: Duration,
+    versions_floor: Duration,
+    compared_objects: u64,
 }
 
 async fn run(sizes: &[usize]) -> BenchResult<()> {
@@ -293,13 +304,57 @@ async fn history_growth(
     }
     let size_after = database_size(storage).await?;
     let kept_rows = history_rows(storage).await?;
+    eprintln!("{} {}: compares ...", storage.backend(), plain.objects);
+    let path = format!("/history/models/{model_id}/versions");
+    let (versions_floor, listed) = median_call(server, key, &path).await?;
+    let versions = listed["versions"]
+        .as_array()
+        .ok_or("the versions listing holds no versions")?;
+    let id = |at: usize| -> BenchResult<String> {
+        Ok(versions
+            .get(at)
+            .and_then(|v| v["id"].as_str())
+            .ok_or("too few versions")?
+            .to_owned())
+    };
+    let (first, second, last) = (id(0)?, id(1)?, id(versions.len() - 1)?);
+    let compare =
+        |to: &str| format!("/history/models/{model_id}/compare?from={first}&to={to}&limit=10");
+    let (compare_one, found) = median_call(server, key, &compare(&second)).await?;
+    let (compare_all, _) = median_call(server, key, &compare(&last)).await?;
+    let counts = &found["counts"];
+    let compared_objects = ["added", "removed", "changed", "moved"]
+        .iter()
+        .map(|c| counts[c].as_u64().unwrap_or(0))
+        .sum();
     Ok(HistoryGrowth {
         reimports,
         mean: total / reimports.max(1) as u32,
         size_fresh: 0,
         size_after,
         kept_rows,
+        compare_one,
+        compare_all,
+        versions_floor,
+        compared_objects,
     })
+}
+
+/// The median wall time of 5 GETs of `path`, and the last answer's `result`.
+async fn median_call(
+    server: &LoreServer,
+    key: &str,
+    path: &str,
+) -> BenchResult<(Duration, serde_json::Value)> {
+    let mut times = Vec::new();
+    let mut answer = serde_json::Value::Null;
+    for _ in 0..5 {
+        let clock = Instant::now();
+        answer = server::json_call(server.addr, key, "GET", path, None).await?;
+        times.push(clock.elapsed());
+    }
+    times.sort();
+    Ok((times[times.len() / 2], answer))
 }
 
 /// The tables the history keeps (migration 34).
@@ -772,6 +827,36 @@ fn print_tables(lines: &[Line]) {
             growth,
             h.kept_rows,
             if growth <= 1.3 { "met" } else { "missed" },
+        );
+    }
+    println!();
+    println!(
+        "Compare (GET /history/models/{{id}}/compare, median of 5): the first import against \
+         the edited re-import, and against the last re-import; the versions listing as the floor:"
+    );
+    println!();
+    println!(
+        "| backend  | objects | objects that differ | first → second | first → last | versions listing | target: < 1 s |"
+    );
+    println!(
+        "|----------|--------:|--------------------:|---------------:|-------------:|-----------------:|---------------|"
+    );
+    for l in lines {
+        let h = &l.history;
+        let worst = h.compare_one.max(h.compare_all);
+        println!(
+            "| {:<8} | {:>7} | {:>19} | {:>11.0} ms | {:>9.0} ms | {:>13.1} ms | {:<13} |",
+            l.backend,
+            l.objects,
+            h.compared_objects,
+            h.compare_one.as_secs_f64() * 1e3,
+            h.compare_all.as_secs_f64() * 1e3,
+            h.versions_floor.as_secs_f64() * 1e3,
+            if worst < Duration::from_secs(1) {
+                "met"
+            } else {
+                "missed"
+            },
         );
     }
 }

@@ -4,7 +4,7 @@
 //! in the store; a claim runs out if its process stops).
 //!
 //! A webhook receives the event as JSON with these headers:
-//! - `X-Lore-Event`: `MODEL_CHANGED` or `IMPORT_FAILED`;
+//! - `X-Lore-Event`: `MODEL_CHANGED`, `IMPORT_FAILED` or `UPSTREAM_CHANGED`;
 //! - `X-Lore-Delivery`: the delivery's id, the same on every retry (for deduplication);
 //! - `X-Lore-Timestamp`: the Unix time of the attempt, in seconds;
 //! - `X-Lore-Signature`: `sha256=` and the hex HMAC-SHA256, under the webhook's secret,

@@ -396,6 +396,11 @@ pub async fn history_without_view_metadata_is_denied(t: &Target) {
 /// type changed, `first_name` renamed, `email` made not null (breaking); `city`
 /// widened, the table `customer` described anew, a column `phone` added (not breaking).
 fn changed_sample() -> Vec<u8> {
+    zip_map(&changed_files())
+}
+
+/// The files of [`changed_sample`].
+fn changed_files() -> std::collections::BTreeMap<String, Vec<u8>> {
     const GONE: &str = "salesdb.hr.employee.hire_date";
     let sample = Sample::load();
     let objects = rewrite_csv(&sample.files["objects.csv"], |header, rows| {
@@ -456,7 +461,27 @@ fn changed_sample() -> Vec<u8> {
             });
         }
     }
-    zip_map(&files)
+    files
+}
+
+/// The files with a lineage edge from `salary` to `orders.total_amount` added.
+fn with_lineage(
+    mut files: std::collections::BTreeMap<String, Vec<u8>>,
+) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let relationships = rewrite_csv(&files["relationships.csv"], |_, rows| {
+        rows.push(
+            [
+                "lineage",
+                "load_total",
+                "salesdb.hr.employee.salary",
+                "salesdb.sales.orders.total_amount",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        );
+    });
+    files.insert("relationships.csv".into(), relationships);
+    files
 }
 
 fn versions_path(model: &str) -> String {
@@ -712,4 +737,94 @@ pub async fn model_history_bad_input_is_refused(t: &Target) {
     ] {
         assert_error(&resp, 404, "OBJECT_NOT_FOUND");
     }
+}
+
+/// A re-import with breaking changes says so in its answer, and the watchers of what lies
+/// downstream of a changed object (by lineage, as it was before) are told what changed
+/// and what they watch that it reaches; a re-import without breaking changes tells them
+/// nothing.
+pub async fn breaking_changes_are_announced_downstream(t: &Target) {
+    let sample = Sample::load();
+    let imported = t
+        .import_archive(
+            zip_map(&with_lineage(sample.files.clone())),
+            "downstream",
+            "Upstream",
+        )
+        .await;
+    let model = imported.model_id.clone();
+    let total = t
+        .entity(&format!(
+            "{}/Sales DB/sales/orders/total_amount",
+            imported.path
+        ))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let watcher = t.key_with_roles(&["Metadata Viewer"]).await;
+    send_as(
+        t,
+        &watcher,
+        reqwest::Method::POST,
+        &format!("/curation/{}", encode_segment(&total)),
+        &[],
+        Some(json!({"kind": "watch"})),
+    )
+    .await
+    .ok();
+    let upstream = |key: String| async move {
+        let resp = send_as(t, &key, reqwest::Method::GET, "/notifications", &[], None).await;
+        resp.ok_array()
+            .iter()
+            .filter(|n| n["kind"] == json!("UPSTREAM_CHANGED"))
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+
+    // Only a description changed: nothing breaks.
+    let described = with_lineage(sample.with_file(
+        "objects.csv",
+        Some(rewrite_csv(&sample.files["objects.csv"], |header, rows| {
+            let (native, description) =
+                (column(header, "native_id"), column(header, "description"));
+            for row in rows.iter_mut() {
+                if row[native] == "salesdb.hr.employee.salary" {
+                    row[description] = "Pay.".into();
+                }
+            }
+        })),
+    ));
+    let summary = t.import(zip_map(&described), &[("modelId", &model)]).await;
+    assert_eq!(summary.ok()["breaking"], json!(0), "{}", summary.describe());
+    assert!(upstream(watcher.clone()).await.is_empty(), "nothing broke");
+
+    let summary = t
+        .import(
+            zip_map(&with_lineage(changed_files())),
+            &[("modelId", &model)],
+        )
+        .await;
+    let summary = summary.ok().clone();
+    assert_eq!(summary["breaking"], json!(4), "{summary}");
+    assert_eq!(
+        summary["downstream"],
+        json!(1),
+        "total_amount, from salary: {summary}"
+    );
+    let named = summary["breakingChanges"]
+        .as_array()
+        .expect("breakingChanges");
+    assert!(named.contains(&json!("salary (type changed)")), "{summary}");
+    let told = upstream(watcher.clone()).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    let message = told[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("salary (type changed)") && message.contains("'total_amount'"),
+        "what changed and what they watch: {message}"
+    );
+    assert_eq!(told[0]["objectId"], json!(model));
+    // The one who imported is not told of their own change.
+    assert!(upstream(t.key().await).await.is_empty());
 }

@@ -25,7 +25,8 @@ pub struct NotificationParams {
 
 /// The caller's notifications, newest first: `MODEL_CHANGED` for models they watch
 /// (`POST /curation/{objectId}` with kind `watch`), `IMPORT_FAILED` for metadata managers
-/// (a global role with Import) and the user who started the import.
+/// (a global role with Import) and the user who started the import, `UPSTREAM_CHANGED`
+/// for the watchers of objects downstream (by lineage) of a re-import's breaking changes.
 #[utoipa::path(get, path = "/notifications", tag = "Notifications", security(("api_key" = [])),
     params(NotificationParams),
     responses((status = 200, description = "An array of `{id, kind, objectId, message, at, read}`"),

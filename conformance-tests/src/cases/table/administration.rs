@@ -253,6 +253,14 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            history::breaking_changes_are_announced_downstream,
+            AnyServer,
+            [
+                ("POST", "/repository/model/import", N),
+                ("GET", "/notifications", N)
+            ]
+        ),
+        case!(
             history::model_history_bad_input_is_refused,
             AnyServer,
             [

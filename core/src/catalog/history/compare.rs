@@ -201,29 +201,15 @@ impl History<'_> {
             Some(to) => self.revision_of(to).await?,
             None => self.store.history_span().await?.newest,
         };
-        let (low, high) = (from.version.min(to.version), from.version.max(to.version));
-        let mut ids = self
-            .store
-            .objects_changed_between(model.content_model(), low, high, MOST_COMPARED + 1)
-            .await?;
-        let mut truncated = ids.len() > MOST_COMPARED;
-        ids.truncate(MOST_COMPARED);
+        let (mut diffs, mut truncated) = self.differences(model, from.version, to.version).await?;
+        // Edges whose other end the caller cannot see now are left out.
         let sight = self.sight(caller).await?;
-        let mut diffs = Vec::new();
-        for chunk in ids.chunks(CHUNK) {
-            let before = self.store.entities_as_of(chunk, from.version).await?;
-            let after = self.store.entities_as_of(chunk, to.version).await?;
-            for (before, after) in before.into_iter().zip(after) {
-                if let Some(mut diff) = diff(before, after) {
-                    diff.changes.retain(|(change, _)| {
-                        change.kind != "edge" || change.others.iter().all(|o| sight.sees_id(*o))
-                    });
-                    if diff.change != "changed" || !diff.changes.is_empty() {
-                        diffs.push(diff);
-                    }
-                }
-            }
+        for diff in &mut diffs {
+            diff.changes.retain(|(change, _)| {
+                change.kind != "edge" || change.others.iter().all(|o| sight.sees_id(*o))
+            });
         }
+        diffs.retain(|d| d.change != "changed" || !d.changes.is_empty());
         let mut counts = CompareCounts::default();
         for diff in &diffs {
             match diff.change {
@@ -260,6 +246,38 @@ fn end_json(revision: &Revision) -> Json {
     json!({"version": revision.version, "at": format_micros(&revision.at)})
 }
 
+impl History<'_> {
+    /// The objects of the model that differ between the versions `from` and `to` (either
+    /// may be the later), whoever asks; and whether more than [`MOST_COMPARED`] objects
+    /// changed (only the first are compared).
+    pub(super) async fn differences(
+        &self,
+        model: ObjectId,
+        from: i64,
+        to: i64,
+    ) -> Result<(Vec<Found>, bool)> {
+        let (low, high) = (from.min(to), from.max(to));
+        let mut ids = self
+            .store
+            .objects_changed_between(model.content_model(), low, high, MOST_COMPARED + 1)
+            .await?;
+        let truncated = ids.len() > MOST_COMPARED;
+        ids.truncate(MOST_COMPARED);
+        let mut found = Vec::new();
+        for chunk in ids.chunks(CHUNK) {
+            let before = self.store.entities_as_of(chunk, from).await?;
+            let after = self.store.entities_as_of(chunk, to).await?;
+            found.extend(
+                before
+                    .into_iter()
+                    .zip(after)
+                    .filter_map(|(before, after)| diff(before, after)),
+            );
+        }
+        Ok((found, truncated))
+    }
+}
+
 /// The order of changes in a list: what goes first.
 fn rank(change: &str) -> u8 {
     match change {
@@ -271,12 +289,12 @@ fn rank(change: &str) -> u8 {
 }
 
 /// An object found to differ, before it is shown.
-struct Found {
-    id: ObjectId,
-    name: String,
+pub(super) struct Found {
+    pub(super) id: ObjectId,
+    pub(super) name: String,
     object_type: String,
     change: &'static str,
-    reasons: Vec<&'static str>,
+    pub(super) reasons: Vec<&'static str>,
     changes: Vec<(Change, bool)>,
 }
 

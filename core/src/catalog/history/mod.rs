@@ -14,6 +14,7 @@
 
 mod changes;
 mod compare;
+mod downstream;
 
 use std::collections::{BTreeSet, HashMap};
 

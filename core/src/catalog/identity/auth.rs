@@ -325,6 +325,46 @@ fn refused() -> Error {
 /// The caller a principal makes: its global capabilities, and per object the
 /// capabilities of the object roles held there.
 fn caller_of(principal: crate::store::Principal) -> Caller {
+    caller_from(
+        principal.user,
+        &principal.grants,
+        &principal.roles,
+        principal.meta_version,
+    )
+}
+
+impl Catalog {
+    /// The viewer a message is written for: an enabled user as a call of theirs would
+    /// be, with the grants they hold now, directly or through their enabled groups.
+    /// Used only to judge what a notification to them may name (their sight), never to
+    /// act for them. `None` for a user who does not exist or is disabled.
+    pub(crate) async fn reader_of(&self, user: ObjectId) -> Result<Option<Caller>> {
+        let Some(user) = self.store.user(user).await?.filter(|u| u.enabled) else {
+            return Ok(None);
+        };
+        let mut grants = self.store.grants_of(user.id).await?;
+        for group in self.store.groups_of(user.id).await? {
+            if group.enabled {
+                grants.extend(self.store.grants_of(group.id).await?);
+            }
+        }
+        grants.sort();
+        grants.dedup();
+        let mut roles = self.store.roles().await?;
+        roles.retain(|r| grants.iter().any(|g| g.role == r.name));
+        let meta_version = self.store.meta_version().await?;
+        Ok(Some(caller_from(user, &grants, &roles, meta_version)))
+    }
+}
+
+/// The caller of a user with these grants (theirs and their groups') of these roles.
+fn caller_from(
+    user: crate::model::User,
+    grants: &[crate::model::Grant],
+    roles: &[crate::model::Role],
+    meta_version: i64,
+) -> Caller {
+    let principal = Held { grants, roles };
     let mut capabilities: Vec<Capability> = principal
         .grants
         .iter()
@@ -340,7 +380,7 @@ fn caller_of(principal: crate::store::Principal) -> Caller {
     capabilities.sort();
     capabilities.dedup();
     let mut object_grants: Vec<(ObjectId, Vec<Capability>)> = Vec::new();
-    for grant in &principal.grants {
+    for grant in principal.grants {
         let Some(object) = grant.object else { continue };
         let Some(role) = principal
             .roles
@@ -359,12 +399,18 @@ fn caller_of(principal: crate::store::Principal) -> Caller {
         }
     }
     Caller::new(
-        principal.user.id,
-        principal.user.name,
+        user.id,
+        user.name,
         capabilities,
         object_grants,
-        principal.meta_version,
+        meta_version,
     )
+}
+
+/// What a user holds, as [`caller_from`] reads it.
+struct Held<'h> {
+    grants: &'h [crate::model::Grant],
+    roles: &'h [crate::model::Role],
 }
 
 /// A key's caller as read at an access version.

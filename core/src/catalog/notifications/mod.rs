@@ -58,7 +58,7 @@ pub const MAX_NOTIFICATIONS: u32 = 1_000;
 #[serde(rename_all = "camelCase")]
 pub struct NotificationView {
     pub id: i64,
-    /// `MODEL_CHANGED` or `IMPORT_FAILED`.
+    /// `MODEL_CHANGED`, `IMPORT_FAILED` or `UPSTREAM_CHANGED`.
     pub kind: &'static str,
     /// The model it is about.
     pub object_id: String,
@@ -157,7 +157,7 @@ impl Catalog {
     /// Writes the notifications of one event, one per user, and in the same batch the
     /// deliveries that carry the event out: one to each configured webhook, one e-mail
     /// to each user with an address when e-mail is configured.
-    async fn notify(
+    pub(crate) async fn notify(
         &self,
         users: &[ObjectId],
         kind: NotificationKind,

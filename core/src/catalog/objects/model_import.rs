@@ -83,6 +83,17 @@ pub struct ImportSummary {
     /// Objects left exactly as they were.
     #[serde(default)]
     pub unchanged: usize,
+    /// Objects changed in a breaking way (removed, renamed, moved, a type changed, made
+    /// not null, a key changed), against the model's version before.
+    #[serde(default)]
+    pub breaking: usize,
+    /// Objects downstream of those (by lineage, as it was before the import) that the
+    /// importer may see; their watchers were told.
+    #[serde(default)]
+    pub downstream: usize,
+    /// The first 20 breaking changes, each as "name (reasons)".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breaking_changes: Vec<String>,
 }
 
 fn bad(message: impl std::fmt::Display) -> Error {
@@ -257,7 +268,13 @@ impl Objects<'_> {
         reader: ArchiveReader<R>,
         options: &ImportOptions,
     ) -> Result<ImportSummary> {
-        let summary = self.land_archive(caller, reader, options).await?;
+        let mut summary = self.land_archive(caller, reader, options).await?;
+        if let Ok(ObjectRef::Id(model)) = ObjectRef::parse(&summary.model_id)
+            && !summary.created
+            && summary.updated + summary.removed > 0
+        {
+            self.announce_breaking(caller, model, &mut summary).await;
+        }
         if let Ok(ObjectRef::Id(model)) = ObjectRef::parse(&summary.model_id)
             && (summary.created || summary.added + summary.updated + summary.removed > 0)
         {
@@ -277,6 +294,41 @@ impl Objects<'_> {
             self.notify_watchers(model, caller.user(), message).await;
         }
         Ok(summary)
+    }
+
+    /// The breaking changes of the version the import made, against the one before, told
+    /// downstream ([`History::warn_downstream`](crate::catalog::History)); best effort.
+    async fn announce_breaking(
+        &self,
+        caller: &Caller,
+        model: ObjectId,
+        summary: &mut ImportSummary,
+    ) {
+        let versions = match self.store.model_versions(model.content_model()).await {
+            Ok(versions) => versions,
+            Err(e) => {
+                tracing::warn!(error = %e, %model, "cannot read the model's versions");
+                return;
+            }
+        };
+        let [.., before, made] = versions.as_slice() else {
+            return;
+        };
+        let report = self
+            .history()
+            .warn_downstream(
+                caller,
+                model,
+                &summary.model_name,
+                before.revision.version,
+                made.revision.version,
+            )
+            .await;
+        if let Some(report) = report {
+            summary.breaking = report.breaking;
+            summary.downstream = report.affected;
+            summary.breaking_changes = report.named.into_iter().take(20).collect();
+        }
     }
 
     async fn land_archive<R: Read + Seek + Send>(
@@ -878,6 +930,9 @@ impl Compared {
             updated,
             removed: self.vanished.len(),
             unchanged,
+            breaking: 0,
+            downstream: 0,
+            breaking_changes: Vec::new(),
         }
     }
 }

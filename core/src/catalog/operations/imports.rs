@@ -388,6 +388,29 @@ impl Operations<'_> {
                     summary.unchanged
                 );
                 tracker.log(Level::Info, &message);
+                if summary.breaking > 0 {
+                    let more = summary
+                        .breaking
+                        .saturating_sub(summary.breaking_changes.len());
+                    tracker.log(
+                        Level::Warn,
+                        &format!(
+                            "{} breaking change{} against the model's version before: {}{}; \
+                             {} object{} downstream (by lineage) may be affected, and their \
+                             watchers were told",
+                            summary.breaking,
+                            if summary.breaking == 1 { "" } else { "s" },
+                            summary.breaking_changes.join(", "),
+                            if more > 0 {
+                                format!(" and {more} more")
+                            } else {
+                                String::new()
+                            },
+                            summary.downstream,
+                            if summary.downstream == 1 { "" } else { "s" },
+                        ),
+                    );
+                }
                 tracker.end(
                     OperationState::Succeeded,
                     message,
