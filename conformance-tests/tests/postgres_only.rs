@@ -269,10 +269,11 @@ where
 }
 
 /// Takes the database back to before migration 34 (history): its triggers, functions,
-/// tables, sequence and columns go, migration 35's table (model versions) first; its
-/// indexes go with the columns.
+/// tables, sequence and columns go, migrations 36's row and 35's table (model versions)
+/// first; its indexes go with the columns.
 async fn undo_migration_34(conn: &mut PgConnection) {
     let mut statements = vec![
+        "DELETE FROM versions WHERE name = 'history_floor'".to_owned(),
         "DROP TABLE import_versions".to_owned(),
         "DROP TABLE catalog_versions".to_owned(),
         "DROP SEQUENCE history_stamps".to_owned(),

@@ -31,6 +31,21 @@ pub struct Settings {
     /// OpenLineage intake: `[openlineage]`.
     #[serde(default)]
     pub openlineage: OpenLineageSettings,
+    /// What history is kept: `[history]`.
+    #[serde(default)]
+    pub history: HistorySettings,
+}
+
+/// What history is kept (`docs/history.md`); purged every hour, and by `lore history
+/// purge`. Both 0 (the default): everything is kept.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HistorySettings {
+    /// Keep the history of the last this many days; 0: no rule of days.
+    pub keep_days: u64,
+    /// Never forget the history of any of a model's this many newest versions; 0: no
+    /// rule of versions.
+    pub keep_versions: u64,
 }
 
 /// OpenLineage intake (`POST /api/v1/lineage`).
@@ -675,6 +690,7 @@ impl Default for Settings {
             plugin_host: PluginHostSettings::default(),
             operations: OperationSettings::default(),
             openlineage: OpenLineageSettings::default(),
+            history: HistorySettings::default(),
             notifications: NotificationSettings::default(),
             metrics: MetricsSettings::default(),
         }
@@ -833,6 +849,16 @@ impl Settings {
     pub fn lineage_event_retention(&self) -> Option<Duration> {
         (self.openlineage.retention_days > 0)
             .then(|| Duration::from_secs(self.openlineage.retention_days.saturating_mul(86_400)))
+    }
+
+    /// What history is kept (`history.keep_days`, `history.keep_versions`); `None` when
+    /// both are 0, which keeps it all.
+    pub fn history_retention(&self) -> Option<(u64, u64)> {
+        let HistorySettings {
+            keep_days,
+            keep_versions,
+        } = self.history;
+        (keep_days > 0 || keep_versions > 0).then_some((keep_days, keep_versions))
     }
 
     /// How long system log entries are kept (`log.retention_days`); `None` keeps them.

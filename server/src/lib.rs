@@ -3,6 +3,7 @@
 
 pub mod cli_admin;
 pub mod cli_backup;
+pub mod cli_history;
 pub mod cli_import;
 pub mod cli_query;
 pub mod config;
@@ -346,6 +347,7 @@ pub async fn spawn_measured(
             capacity: settings.log.queue_capacity,
             retention: settings.log_retention(),
             lineage_event_retention: settings.lineage_event_retention(),
+            history_retention: settings.history_retention(),
         },
     );
     metrics.watch_catalog(server.clone());

@@ -41,6 +41,8 @@ enum Command {
     /// Restores the repository from a backup into the configured store (created when it
     /// is a SQLite file that does not exist), replacing what it holds.
     Restore(lore_server::cli_backup::RestoreArgs),
+    /// Manages the history kept (`lore history purge`), directly on the configured store.
+    History(lore_server::cli_history::HistoryArgs),
     /// Lists the importers the configuration loads (`[[plugins]]`), with their versions
     /// and formats, and the plugins that fail to load with the reason.
     Plugins {
@@ -118,6 +120,7 @@ fn main() -> ExitCode {
         Command::Restore(args) => {
             run_local("lore restore", lore_server::cli_backup::run_restore(&args))
         }
+        Command::History(args) => run_local("lore history", lore_server::cli_history::run(&args)),
         Command::Import(args) => run_local("lore import", lore_server::cli_import::run(&args)),
         Command::Query(args) => run_local("lore query", lore_server::cli_query::run(&args)),
         Command::Serve { config } => {

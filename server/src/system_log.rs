@@ -34,6 +34,9 @@ pub struct WriterSettings {
     pub retention: Option<Duration>,
     /// How long raw OpenLineage events are kept, purged at the same times.
     pub lineage_event_retention: Option<Duration>,
+    /// What history is kept (`[history] keep_days`, `keep_versions`), purged at the same
+    /// times; `None` keeps it all.
+    pub history_retention: Option<(u64, u64)>,
 }
 
 /// Where calls are recorded: cheap to clone, never waits.
@@ -183,6 +186,17 @@ impl Task {
         }
     }
 
+    /// And the history the retention no longer keeps (`[history]`).
+    async fn purge_history(&self, (keep_days, keep_versions): (u64, u64)) {
+        match self.catalog.purge_history(keep_days, keep_versions).await {
+            Ok(None) => {}
+            Ok(Some((floor, purged))) => {
+                tracing::info!(floor, purged, "purged history older than the retention");
+            }
+            Err(e) => tracing::warn!(error = %e, "purging the history failed"),
+        }
+    }
+
     async fn purge(&self, retention: Duration) {
         let Ok(age) = chrono::Duration::from_std(retention) else {
             return;
@@ -230,12 +244,16 @@ async fn run(
                 task.report_drops();
             }
             _ = purge.tick(), if settings.retention.is_some()
-                || settings.lineage_event_retention.is_some() => {
+                || settings.lineage_event_retention.is_some()
+                || settings.history_retention.is_some() => {
                 if let Some(retention) = settings.retention {
                     task.purge(retention).await;
                 }
                 if let Some(retention) = settings.lineage_event_retention {
                     task.purge_lineage_events(retention).await;
+                }
+                if let Some(retention) = settings.history_retention {
+                    task.purge_history(retention).await;
                 }
             }
         }
@@ -293,6 +311,7 @@ mod tests {
             capacity: 100,
             retention: None,
             lineage_event_retention: None,
+            history_retention: None,
         };
         let (recorder, writer) = start(catalog, settings);
         recorder.record(entry("/a"));
@@ -319,6 +338,7 @@ mod tests {
             capacity: 3,
             retention: None,
             lineage_event_retention: None,
+            history_retention: None,
         };
         let (recorder, writer) = start(catalog, settings);
         // On a current-thread runtime the writer does not run until this task waits:
@@ -373,6 +393,7 @@ mod tests {
             capacity: 10,
             retention: Some(Duration::from_secs(30 * 86_400)),
             lineage_event_retention: Some(Duration::from_secs(90 * 86_400)),
+            history_retention: Some((30, 0)),
         };
         let (_recorder, writer) = start(catalog, settings);
         // The purge interval ticks at once.

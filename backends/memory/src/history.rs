@@ -60,6 +60,9 @@ pub(crate) struct History {
     pub(crate) past: HashMap<ObjectId, ObjectHistory>,
     /// The versions of models imports made, oldest first.
     pub(crate) model_versions: Vec<KeptVersion>,
+    /// The revision from which on the history is kept whole (a purge's): what is older
+    /// cannot be read.
+    pub(crate) floor: i64,
 }
 
 /// A model version as a memory store keeps it: at the version of its batch.
@@ -99,6 +102,64 @@ impl History {
         }
     }
 
+    /// The oldest revision that can be read: the floor, or the oldest kept after it.
+    pub(crate) fn oldest(&self) -> Option<&Revision> {
+        self.revisions.range(self.floor..).next().map(|(_, r)| r)
+    }
+
+    /// Forgets the images no version from `floor` on reads and the model versions before
+    /// it; answers how many images went (see `HistoryRecords::purge_history`).
+    pub(crate) fn purge(&mut self, floor: i64) -> u64 {
+        if floor <= self.floor || !self.revisions.contains_key(&floor) {
+            return 0;
+        }
+        let oldest = self.revisions.keys().next().copied().unwrap_or(0);
+        if floor < oldest {
+            return 0;
+        }
+        fn keep<T>(images: &mut Vec<Versioned<T>>, floor: i64) -> u64 {
+            let before = images.len();
+            images.retain(|i| i.to.is_none_or(|to| to > floor));
+            (before - images.len()) as u64
+        }
+        let mut purged = 0;
+        for past in self.past.values_mut() {
+            purged += keep(&mut past.objects, floor);
+            purged += keep(&mut past.attributes, floor);
+            purged += keep(&mut past.edges, floor);
+            purged += keep(&mut past.tags, floor);
+            purged += keep(&mut past.classifications, floor);
+            purged += keep(&mut past.labels, floor);
+        }
+        self.past.retain(|_, p| {
+            !(p.objects.is_empty()
+                && p.attributes.is_empty()
+                && p.edges.is_empty()
+                && p.tags.is_empty()
+                && p.classifications.is_empty()
+                && p.labels.is_empty())
+        });
+        self.model_versions.retain(|v| v.version >= floor);
+        self.floor = floor;
+        purged
+    }
+
+    /// Of every model with at least `keep` versions, the version of its `keep`-th
+    /// newest; the oldest of those.
+    pub(crate) fn versions_floor(&self, keep: usize) -> Option<i64> {
+        let mut by_model: HashMap<i64, Vec<i64>> = HashMap::new();
+        for v in &self.model_versions {
+            by_model.entry(v.counts.model).or_default().push(v.version);
+        }
+        by_model
+            .values()
+            .filter_map(|versions| {
+                let at = versions.len().checked_sub(keep.max(1))?;
+                versions.get(at).copied()
+            })
+            .min()
+    }
+
     /// The version a current row was written at.
     pub(crate) fn since(&self, key: &RowKey) -> i64 {
         self.since.get(key).copied().unwrap_or(0)
@@ -121,6 +182,7 @@ impl Default for History {
             since: HashMap::new(),
             past: HashMap::new(),
             model_versions: Vec::new(),
+            floor: 0,
         }
     }
 }

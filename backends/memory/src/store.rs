@@ -930,7 +930,7 @@ impl lore_core::store::HistoryRecords for MemoryStore {
     async fn history_span(&self) -> Result<lore_core::model::HistorySpan> {
         let state = self.read()?;
         let revisions = &state.history.revisions;
-        match (revisions.values().next(), revisions.values().next_back()) {
+        match (state.history.oldest(), revisions.values().next_back()) {
             (Some(oldest), Some(newest)) => Ok(lore_core::model::HistorySpan {
                 oldest: *oldest,
                 newest: *newest,
@@ -1013,5 +1013,13 @@ impl lore_core::store::HistoryRecords for MemoryStore {
 
     async fn model_versions(&self, model: i64) -> Result<Vec<lore_core::model::ModelVersion>> {
         Ok(self.read()?.model_versions(model))
+    }
+
+    async fn purge_history(&self, floor: i64) -> Result<u64> {
+        Ok(self.write()?.history.purge(floor))
+    }
+
+    async fn versions_floor(&self, keep: usize) -> Result<Option<i64>> {
+        Ok(self.read()?.history.versions_floor(keep))
     }
 }

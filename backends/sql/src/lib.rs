@@ -225,6 +225,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "model versions, and the rows each revision wrote",
         sql: include_str!("../migrations/0035_model_versions_kept.sql"),
     },
+    Migration {
+        version: 36,
+        name: "the revision from which on history is kept",
+        sql: include_str!("../migrations/0036_history_floor.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -63,9 +63,11 @@ fn undo_migration_34(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
 }
 
 /// Takes the database back to before migration 35 (model versions, and the indexes of
-/// the rows each revision wrote).
+/// the rows each revision wrote), and 36 (the floor of the history) first.
 fn undo_migration_35(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-    conn.execute_batch("DROP TABLE import_versions;")?;
+    conn.execute_batch(
+        "DELETE FROM versions WHERE name = 'history_floor'; DROP TABLE import_versions;",
+    )?;
     for table in [
         "objects",
         "attribute_values",

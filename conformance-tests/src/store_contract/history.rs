@@ -486,3 +486,87 @@ pub(super) async fn model_versions_and_what_changed_between_them(store: Arc<dyn 
         "the versions went with the history"
     );
 }
+
+pub(super) async fn purging_history_keeps_what_reads_from_its_floor(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "Purged Model").await;
+    let o = ids(store, model, 1).await[0];
+    let mut object = model_object(model, o.object, None, "purged");
+    let mut write = |description: &str, version: bool| {
+        object.description = Some(description.to_owned());
+        let mut ops = vec![Op::PutObject(object.clone())];
+        if version {
+            ops.push(Op::PutModelVersion(counts(model, 1, 0, 1, 0)));
+        }
+        ops
+    };
+    let v1 = apply_by(store, Author::system(), write("one", true), "one").await;
+    let v2 = apply_by(store, Author::system(), write("two", true), "two").await;
+    let v3 = apply_by(store, Author::system(), write("three", false), "three").await;
+
+    assert_eq!(
+        ok(store.versions_floor(1).await, "versions_floor"),
+        Some(v2),
+        "each model's newest version"
+    );
+    // Each case has a store of its own: this is the only model with versions.
+    assert_eq!(
+        ok(store.versions_floor(2).await, "versions_floor"),
+        Some(v1),
+        "every model's second newest, the oldest of them"
+    );
+    assert_eq!(
+        ok(store.versions_floor(1_000).await, "versions_floor"),
+        None,
+        "no model has that many"
+    );
+
+    let purged = ok(store.purge_history(v2).await, "purge_history");
+    assert!(purged >= 1, "the image replaced at v2 went: {purged}");
+    assert_eq!(
+        ok(store.history_span().await, "history_span")
+            .oldest
+            .version,
+        v2,
+        "the history begins at the floor"
+    );
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history
+            .objects
+            .iter()
+            .map(|i| (i.from, i.to))
+            .collect::<Vec<_>>(),
+        vec![(v2, Some(v3)), (v3, None)],
+        "what reads at v2 and after stays"
+    );
+    let (then, _) = ok(store.entity_as_of(o, v2).await, "entity_as_of");
+    assert_eq!(then.and_then(|o| o.description), Some("two".into()));
+    assert_eq!(
+        ok(store.model_versions(model).await, "model_versions")
+            .iter()
+            .map(|v| v.revision.version)
+            .collect::<Vec<_>>(),
+        vec![v2],
+        "the versions before the floor went"
+    );
+
+    for (floor, why) in [
+        (v1, "backwards"),
+        (v2, "to where it is"),
+        (v3 + 1_000, "to a revision not made"),
+    ] {
+        assert_eq!(
+            ok(store.purge_history(floor).await, "purge_history"),
+            0,
+            "a purge {why} does nothing"
+        );
+        assert_eq!(
+            ok(store.history_span().await, "history_span")
+                .oldest
+                .version,
+            v2,
+            "and leaves the floor ({why})"
+        );
+    }
+}

@@ -51,6 +51,46 @@ impl ServerCatalog {
         self.0.purge_system_log(before).await
     }
 
+    /// Forgets the history the retention no longer keeps: what no revision from the
+    /// floor on reads, the floor being the newest revision at least `keep_days` old and
+    /// no newer than the `keep_versions`-th newest version of any model that has that
+    /// many (0 for either: no such rule; both 0: nothing is purged). Answers the floor
+    /// and how many kept images went, or `None` when nothing was to go.
+    pub async fn purge_history(
+        &self,
+        keep_days: u64,
+        keep_versions: u64,
+    ) -> Result<Option<(i64, u64)>> {
+        let store = &self.0.store;
+        let mut floors = Vec::new();
+        if keep_days > 0 {
+            let age = chrono::Duration::days(keep_days.min(1_000_000) as i64);
+            match store.revision_at(crate::model::now() - age).await? {
+                Some(revision) => floors.push(revision.version),
+                // Nothing is that old.
+                None => return Ok(None),
+            }
+        }
+        if keep_versions > 0 {
+            match store.versions_floor(keep_versions as usize).await? {
+                Some(version) => floors.push(version),
+                // A rule of versions with no model that many versions old: it keeps
+                // everything only where there is no rule of days.
+                None if keep_days == 0 => return Ok(None),
+                None => {}
+            }
+        }
+        let Some(floor) = floors.into_iter().min() else {
+            return Ok(None);
+        };
+        let span = store.history_span().await?;
+        if floor <= span.oldest.version {
+            return Ok(None);
+        }
+        let purged = store.purge_history(floor).await?;
+        Ok(Some((floor, purged)))
+    }
+
     /// Removes raw OpenLineage events received before `before` (the configured
     /// retention; runs stay); answers how many.
     pub async fn purge_lineage_events(&self, before: Timestamp) -> Result<u64> {

@@ -891,6 +891,17 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).model_versions(model).await
                 }
+                async fn purge_history(&self, floor: i64) -> $crate::Result<u64> {
+                    let $this = self;
+                    ($target).purge_history(floor).await
+                }
+                async fn versions_floor(
+                    &self,
+                    keep: usize,
+                ) -> $crate::Result<::std::option::Option<i64>> {
+                    let $this = self;
+                    ($target).versions_floor(keep).await
+                }
             }
         };
     };

@@ -220,6 +220,15 @@ pub trait HistoryRecords: Send + Sync {
     ) -> Result<Vec<ObjectId>>;
     /// The versions of the model (its number) that are kept, oldest first.
     async fn model_versions(&self, model: i64) -> Result<Vec<ModelVersion>>;
+    /// Forgets the history older than the revision `floor`: the kept images no version
+    /// from `floor` on reads (those replaced at or before it) and the model versions
+    /// before it; the oldest revision [`HistoryRecords::history_span`] answers becomes
+    /// `floor` (never goes back). Answers how many images went. A `floor` that is no kept
+    /// revision, or is older than the history kept, changes nothing.
+    async fn purge_history(&self, floor: i64) -> Result<u64>;
+    /// Of every model with at least `keep` versions, the revision of its `keep`-th newest
+    /// one; the oldest of those (`None` when no model has that many).
+    async fn versions_floor(&self, keep: usize) -> Result<Option<i64>>;
 }
 
 /// Every record role at once: what users and processes keep beside the catalog's

@@ -215,9 +215,12 @@ impl<D: Driver> SqlStore<D> {
 #[async_trait]
 impl<D: Driver> HistoryRecords for SqlStore<D> {
     async fn history_span(&self) -> Result<HistorySpan> {
+        // The oldest readable: the floor of a purge (migration 36), or the oldest kept.
         let revisions = self
             .revisions_where(
-                "version = (SELECT MIN(version) FROM catalog_versions) \
+                "version = (SELECT MAX(f.version) FROM (\
+                 SELECT MIN(version) AS version FROM catalog_versions \
+                 UNION ALL SELECT version FROM versions WHERE name = 'history_floor') f) \
                  OR version = (SELECT MAX(version) FROM catalog_versions)",
                 Vec::new(),
             )
@@ -444,5 +447,66 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
                 })
             })
             .collect()
+    }
+
+    async fn purge_history(&self, floor: i64) -> Result<u64> {
+        // Only forward, only to a kept revision: each statement holds the same guard,
+        // read before the last one moves the floor.
+        const GUARD: &str = "$1 > (SELECT version FROM versions WHERE name = 'history_floor') \
+             AND $1 >= (SELECT MIN(version) FROM catalog_versions) \
+             AND EXISTS (SELECT 1 FROM catalog_versions WHERE version = $1)";
+        let mut pending = crate::write::Pending::default();
+        let context = |what: String| crate::write::Context::of(what);
+        for (table, ..) in TABLES {
+            pending.push(
+                Stmt::exec(
+                    format!(
+                        "DELETE FROM {table}_history WHERE valid_to IN \
+                         (SELECT stamp FROM catalog_versions WHERE version <= $1) AND {GUARD}"
+                    ),
+                    vec![SqlValue::from(floor)],
+                ),
+                context(format!("purging the history of {table}")),
+            );
+        }
+        pending.push(
+            Stmt::exec(
+                format!(
+                    "DELETE FROM import_versions WHERE stamp IN \
+                     (SELECT stamp FROM catalog_versions WHERE version < $1) AND {GUARD}"
+                ),
+                vec![SqlValue::from(floor)],
+            ),
+            context("purging model versions".to_owned()),
+        );
+        pending.push(
+            Stmt::exec(
+                format!(
+                    "UPDATE versions SET version = $1 WHERE name = 'history_floor' AND {GUARD}"
+                ),
+                vec![SqlValue::from(floor)],
+            ),
+            context("moving the floor of the history".to_owned()),
+        );
+        let outcomes = self.write_now(pending).await?;
+        Ok(outcomes.iter().take(TABLES.len()).map(|o| o.affected).sum())
+    }
+
+    async fn versions_floor(&self, keep: usize) -> Result<Option<i64>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    "SELECT MIN(c.version) FROM (SELECT v.stamp, ROW_NUMBER() OVER \
+                     (PARTITION BY v.model_id ORDER BY v.number DESC) AS r FROM import_versions v) k \
+                     JOIN catalog_versions c ON c.stamp = k.stamp WHERE k.r = $1",
+                    vec![SqlValue::from(keep.clamp(1, i64::MAX as usize) as i64)],
+                ),
+                "the floor of the versions kept",
+            )
+            .await?;
+        match rows.into_iter().next() {
+            Some(row) => row.opt_int(0, "import_versions"),
+            None => Ok(None),
+        }
     }
 }
