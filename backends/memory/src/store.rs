@@ -1011,8 +1011,17 @@ impl lore_core::store::HistoryRecords for MemoryStore {
         Ok(self.read()?.objects_changed_between(model, from, to, limit))
     }
 
-    async fn model_versions(&self, model: i64) -> Result<Vec<lore_core::model::ModelVersion>> {
-        Ok(self.read()?.model_versions(model))
+    async fn model_versions(
+        &self,
+        model: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<lore_core::model::ModelVersion>> {
+        let mut versions = self.read()?.model_versions(model);
+        versions.retain(|v| before.is_none_or(|b| v.number < b));
+        versions.reverse();
+        versions.truncate(limit);
+        Ok(versions)
     }
 
     async fn purge_history(&self, floor: i64) -> Result<u64> {

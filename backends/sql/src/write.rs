@@ -135,6 +135,9 @@ pub struct Writer {
     /// before them, is placed at the end of the transaction (migration 31); `None` for
     /// every model.
     placing: Option<std::collections::BTreeSet<i64>>,
+    /// Model versions to record at the end, under the catalog version's lock, so two
+    /// imports of one model number theirs one after the other (migration 35).
+    model_versions: Vec<ModelVersionCounts>,
 }
 
 impl Writer {
@@ -145,6 +148,7 @@ impl Writer {
             dialect,
             author,
             stamp,
+            model_versions: Vec::new(),
             objects: Vec::new(),
             attributes: Vec::new(),
             edges: Vec::new(),
@@ -208,7 +212,7 @@ impl Writer {
             }
             Op::SetProfiling(p) => self.set_profiling(p)?,
             Op::SetImportPrint(p) => self.set_import_print(p),
-            Op::PutModelVersion(counts) => self.put_model_version(counts),
+            Op::PutModelVersion(counts) => self.model_versions.push(counts),
             Op::PutAttributeType(t) => self.put_attribute_type(t),
             Op::PutObjectType(t) => self.put_object_type(t)?,
             Op::PutDataClass(c) => self.put_data_class(c)?,
@@ -308,7 +312,8 @@ impl Writer {
         );
     }
 
-    /// A model version at this transaction's stamp, numbered after the model's last.
+    /// A model version at this transaction's stamp, numbered after the model's last: at
+    /// the end of the transaction, once the catalog version's row is locked.
     fn put_model_version(&mut self, counts: ModelVersionCounts) {
         self.exec(
             "INSERT INTO import_versions (model_id, number, stamp, objects, added, changed, removed) \
@@ -358,6 +363,9 @@ impl Writer {
             );
             self.journal_changes();
             self.record_revision();
+            for counts in std::mem::take(&mut self.model_versions) {
+                self.put_model_version(counts);
+            }
         }
         // After the catalog version moved: the models take its new value.
         let changed = self.models_changed.replace(Default::default());

@@ -547,8 +547,20 @@ pub async fn a_models_versions_are_listed_and_compared(t: &Target) {
         2,
         "the first import and the changed one; the unchanged one made none: {listed}"
     );
-    let (v1, v2) = (&versions[0], &versions[1]);
-    assert_eq!((&v1["number"], &v2["number"]), (&json!(1), &json!(2)));
+    let (v2, v1) = (&versions[0], &versions[1]);
+    assert_eq!(
+        (&v1["number"], &v2["number"]),
+        (&json!(1), &json!(2)),
+        "newest first: {listed}"
+    );
+    let page = t.get_q(&versions_path(&model), &[("limit", "1")]).await;
+    let page = page.ok();
+    assert_eq!(page["versions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(page["nextBefore"], json!(2), "{page}");
+    let older = t
+        .get_q(&versions_path(&model), &[("limit", "1"), ("before", "2")])
+        .await;
+    assert_eq!(older.ok()["versions"][0]["number"], json!(1));
     let objects = Sample::load().objects.len();
     assert_eq!(
         (&v1["objects"], &v1["added"], &v1["changed"], &v1["removed"]),
@@ -727,6 +739,9 @@ pub async fn model_history_bad_input_is_refused(t: &Target) {
     for resp in [
         t.get(&versions_path(&table)).await,
         t.get_q(&compare_path(&table), &[("from", "1")]).await,
+        t.get_q(&versions_path(&model), &[("limit", "0")]).await,
+        t.get_q(&versions_path(&model), &[("limit", "1001")]).await,
+        t.get_q(&versions_path(&model), &[("before", "soon")]).await,
     ] {
         assert_error(&resp, 400, "INVALID_PARAMETER");
     }

@@ -76,6 +76,8 @@ pub const NOT_OBJECTS: &[(&str, &str, &str)] = &[
     ("*", "*", "categoryPath"),
     // The system log's time range and request path.
     ("GET", "/admin/systemLog", "from"),
+    // A compare's ends are versions or times.
+    ("GET", "/history/models/{modelId}/compare", "from"),
     ("GET", "/admin/systemLog", "path"),
     // The id of a user or group (UpdateUserBody, UpdateGroupBody).
     ("PUT", "/admin/users", "id"),
@@ -364,6 +366,11 @@ fn default_query(method: &str, path: &str) -> Vec<(&'static str, String)> {
         | "/semanticMapping/semanticLink" => vec![("name", "Is Defined By".to_owned())],
         "/repository/attachments/{objectId}" => vec![("name", "a.txt".to_owned())],
         "/entities/glossary" => vec![("termPath", "Sight".to_owned())],
+        // Now: within the history kept, and not in the future.
+        "/history/models/{modelId}/compare" => vec![(
+            "from",
+            lore_core::model::format_micros(&lore_core::model::now()),
+        )],
         _ => Vec::new(),
     }
 }

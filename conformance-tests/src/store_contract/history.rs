@@ -406,24 +406,41 @@ pub(super) async fn model_versions_and_what_changed_between_them(store: Arc<dyn 
     )
     .await;
 
-    let versions = ok(store.model_versions(model).await, "model_versions");
+    let versions = ok(
+        store.model_versions(model, None, 10).await,
+        "model_versions",
+    );
     assert_eq!(
         versions
             .iter()
             .map(|v| (v.number, v.revision.version, v.counts))
             .collect::<Vec<_>>(),
         vec![
-            (1, v1, counts(model, 3, 3, 0, 0)),
             (2, v2, counts(model, 3, 1, 1, 1)),
+            (1, v1, counts(model, 3, 3, 0, 0)),
         ],
-        "each version numbered from 1 per model, at its revision, with its counts"
+        "each version numbered from 1 per model, at its revision, with its counts, newest first"
     );
     assert_eq!(
         versions[0].revision.author, import,
         "a version names its import"
     );
+    let paged = |before: Option<i64>, limit: usize| async move {
+        ok(
+            store.model_versions(model, before, limit).await,
+            "model_versions",
+        )
+        .iter()
+        .map(|v| v.number)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(paged(None, 1).await, vec![2], "at most the limit");
+    assert_eq!(paged(Some(2), 10).await, vec![1], "those before a number");
     assert_eq!(
-        ok(store.model_versions(other_model).await, "model_versions"),
+        ok(
+            store.model_versions(other_model, None, 10).await,
+            "model_versions"
+        ),
         Vec::new(),
         "a model no import changed has no version"
     );
@@ -481,7 +498,10 @@ pub(super) async fn model_versions_and_what_changed_between_them(store: Arc<dyn 
     // A restore's clear forgets the versions with the rest of the history.
     apply_by(store, Author::system(), vec![Op::ClearAll], "clearing").await;
     assert_eq!(
-        ok(store.model_versions(model).await, "model_versions"),
+        ok(
+            store.model_versions(model, None, 10).await,
+            "model_versions"
+        ),
         Vec::new(),
         "the versions went with the history"
     );
@@ -543,10 +563,13 @@ pub(super) async fn purging_history_keeps_what_reads_from_its_floor(store: Arc<d
     let (then, _) = ok(store.entity_as_of(o, v2).await, "entity_as_of");
     assert_eq!(then.and_then(|o| o.description), Some("two".into()));
     assert_eq!(
-        ok(store.model_versions(model).await, "model_versions")
-            .iter()
-            .map(|v| v.revision.version)
-            .collect::<Vec<_>>(),
+        ok(
+            store.model_versions(model, None, 10).await,
+            "model_versions"
+        )
+        .iter()
+        .map(|v| v.revision.version)
+        .collect::<Vec<_>>(),
         vec![v2],
         "the versions before the floor went"
     );

@@ -887,9 +887,11 @@ macro_rules! delegate_store {
                 async fn model_versions(
                     &self,
                     model: i64,
+                    before: ::std::option::Option<i64>,
+                    limit: usize,
                 ) -> $crate::Result<::std::vec::Vec<$crate::model::ModelVersion>> {
                     let $this = self;
-                    ($target).model_versions(model).await
+                    ($target).model_versions(model, before, limit).await
                 }
                 async fn purge_history(&self, floor: i64) -> $crate::Result<u64> {
                     let $this = self;

@@ -201,7 +201,7 @@ pub trait HistoryRecords: Send + Sync {
     /// The edges from and to the object that were current at `version`, sorted.
     async fn edges_as_of(&self, id: ObjectId, version: i64) -> Result<Vec<Edge>>;
     /// What [`HistoryRecords::entity_as_of`] answers for each of these objects, in the
-    /// order given; at most 500 objects.
+    /// order given.
     async fn entities_as_of(
         &self,
         ids: &[ObjectId],
@@ -218,8 +218,14 @@ pub trait HistoryRecords: Send + Sync {
         to: i64,
         limit: usize,
     ) -> Result<Vec<ObjectId>>;
-    /// The versions of the model (its number) that are kept, oldest first.
-    async fn model_versions(&self, model: i64) -> Result<Vec<ModelVersion>>;
+    /// The versions of the model (its number) that are kept, newest first: those
+    /// numbered below `before` when given, at most `limit`.
+    async fn model_versions(
+        &self,
+        model: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<ModelVersion>>;
     /// Forgets the history older than the revision `floor`: the kept images no version
     /// from `floor` on reads (those replaced at or before it) and the model versions
     /// before it; the oldest revision [`HistoryRecords::history_span`] answers becomes

@@ -56,26 +56,40 @@ pub async fn object_history(
         .await?))
 }
 
-/// A model's versions, oldest first: each import or harvest that changed the model made
-/// one. Each has its `id` (the catalog version it committed as: pass it as `asOf` or to
+/// A model's versions, newest first: each import or harvest that changed the model made
+/// one. Paged by `limit` (1 to 1,000, default 100) and `before` (the `nextBefore` of the
+/// page before). Each has its `id` (the catalog version it committed as: pass it as `asOf` or to
 /// a compare), its `number` among the model's versions, its time, author and operation,
 /// and the counts of the model's objects after it and of those it added, changed and
 /// removed.
 #[utoipa::path(get, path = "/history/models/{modelId}/versions", tag = "History", security(("api_key" = ["ViewMetadata"])),
-    params(("modelId" = String, Path, description = "Model id (`-1_447`), stable id, or URL-encoded repository path")),
-    responses((status = 200, description = "`{modelId, versions: [{id, number, at, author, operationId, objects, added, changed, removed}]}`"),
-        (status = 400, description = "A malformed id, or an object that is not a model"), (status = 404, description = "No such model")))]
+    params(("modelId" = String, Path, description = "Model id (`-1_447`), stable id, or URL-encoded repository path"), VersionsParams),
+    responses((status = 200, description = "`{modelId, versions: [{id, number, at, author, operationId, objects, added, changed, removed}], nextBefore}`"),
+        (status = 400, description = "A malformed id, before or limit, or an object that is not a model"), (status = 404, description = "No such model")))]
 pub async fn model_versions(
     State(state): State<AppState>,
     Authenticated(caller): Authenticated,
     Path(model_id): Path<String>,
+    Params(params): Params<VersionsParams>,
 ) -> ApiResult<Response> {
     let reference = ObjectRef::parse(&model_id)?;
+    let before = number("before", params.before.as_deref())?;
+    let limit = number("limit", params.limit.as_deref())?;
     Ok(ok(state
         .catalog
         .history()
-        .model_versions(&caller, &reference)
+        .model_versions(&caller, &reference, before, limit)
         .await?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionsParams {
+    /// Only versions numbered below this: the `nextBefore` of the page before.
+    pub before: Option<String>,
+    /// Versions on the page, 1 to 1,000 (default 100).
+    pub limit: Option<String>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -16,7 +16,7 @@ use crate::value::{Row, SqlValue};
 /// The columns of a revision, as [`revision`] reads them.
 const REVISION_COLUMNS: &str = "version, at, source, user_model, user_object, operation";
 
-/// Objects read at once by [`HistoryRecords::entities_as_of`].
+/// Objects read per statement by [`HistoryRecords::entities_as_of`].
 const MOST_ENTITIES_AS_OF: usize = 500;
 
 /// Rows read per table for an entity as of a version (one image per row current then):
@@ -37,17 +37,22 @@ fn version_of(column: &str) -> String {
 /// its columns; with `at` (a parameter), only those current at that version.
 fn images(table: &str, columns: &str, filter: &str, limit: &str, at: Option<&str>) -> String {
     let (from, to) = (version_of("t.valid_from"), version_of("t.valid_to"));
-    let current = match at {
-        Some(at) => format!("WHERE lore_from <= {at} AND (lore_to IS NULL OR lore_to > {at}) "),
-        None => String::new(),
+    // In each branch, so only the rows current then are read out.
+    let (current, kept) = match at {
+        Some(at) => (
+            format!(" AND {from} <= {at}"),
+            format!(" AND {from} <= {at} AND {to} > {at}"),
+        ),
+        None => (String::new(), String::new()),
     };
     format!(
         "SELECT * FROM (\
-         SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t WHERE {filter} \
+         SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t \
+         WHERE {filter}{current} \
          UNION ALL \
          SELECT {columns}, {from} AS lore_from, {to} AS lore_to FROM {table}_history t \
-         WHERE {filter}\
-         ) i {current}ORDER BY lore_from DESC LIMIT {limit}"
+         WHERE {filter}{kept}\
+         ) i ORDER BY lore_from DESC LIMIT {limit}"
     )
 }
 
@@ -310,11 +315,17 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         version: i64,
     ) -> Result<Vec<(Option<Object>, Details)>> {
         let mut by_model: HashMap<i64, Vec<i64>> = HashMap::new();
-        for id in ids.iter().take(MOST_ENTITIES_AS_OF) {
+        for id in ids {
             by_model.entry(id.model).or_default().push(id.object);
         }
         let mut histories: HashMap<ObjectId, ObjectHistory> = HashMap::new();
-        for (model, objects) in by_model {
+        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
+        for (model, objects) in &by_model {
+            for chunk in objects.chunks(MOST_ENTITIES_AS_OF) {
+                chunks.push((*model, chunk.to_vec()));
+            }
+        }
+        for (model, objects) in chunks {
             let list = objects
                 .iter()
                 .map(i64::to_string)
@@ -363,7 +374,6 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         }
         Ok(ids
             .iter()
-            .take(MOST_ENTITIES_AS_OF)
             .map(|id| {
                 let history = histories.get(id).cloned().unwrap_or_default();
                 lore_core::store::entity_at(history, version)
@@ -414,17 +424,26 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
             .collect()
     }
 
-    async fn model_versions(&self, model: i64) -> Result<Vec<ModelVersion>> {
+    async fn model_versions(
+        &self,
+        model: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<ModelVersion>> {
         let rows = self
             .rows_of(
                 Stmt::query(
                     format!(
                         "SELECT c.{}, v.number, v.objects, v.added, v.changed, v.removed \
                          FROM import_versions v JOIN catalog_versions c ON c.stamp = v.stamp \
-                         WHERE v.model_id = $1 ORDER BY v.number",
+                         WHERE v.model_id = $1 AND v.number < $2 ORDER BY v.number DESC LIMIT $3",
                         REVISION_COLUMNS.replace(", ", ", c.")
                     ),
-                    vec![SqlValue::from(model)],
+                    vec![
+                        SqlValue::from(model),
+                        before.unwrap_or(i64::MAX).into(),
+                        (limit.min(i64::MAX as usize) as i64).into(),
+                    ],
                 ),
                 "the versions of a model",
             )

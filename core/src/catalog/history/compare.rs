@@ -29,15 +29,22 @@ pub const MOST_COMPARED: usize = 100_000;
 pub const DEFAULT_LISTED: usize = 1_000;
 /// The most objects a caller may have listed (the counts are of every object).
 pub const MOST_LISTED: usize = 10_000;
+/// Versions listed on a page when the caller asks for no `limit`.
+pub const DEFAULT_VERSIONS: usize = 100;
+/// The most versions a caller may have listed on a page.
+pub const MOST_VERSIONS: usize = 1_000;
 /// Objects read at once at each end.
 const CHUNK: usize = 500;
 
-/// A model's versions, oldest first.
+/// A page of a model's versions, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelVersions {
     pub model_id: String,
     pub versions: Vec<VersionView>,
+    /// Pass as `before` for the next page (older versions); absent on the last one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_before: Option<i64>,
 }
 
 /// One version of a model, as `GET /history/models/{modelId}/versions` lists it.
@@ -138,14 +145,35 @@ impl History<'_> {
         Ok(id)
     }
 
-    /// `GET /history/models/{modelId}/versions`: the model's versions, oldest first.
+    /// `GET /history/models/{modelId}/versions`: the model's versions, newest first, at
+    /// most `limit` (1 to [`MOST_VERSIONS`], [`DEFAULT_VERSIONS`] when absent), those
+    /// numbered below `before` when given.
     pub async fn model_versions(
         &self,
         caller: &Caller,
         reference: &ObjectRef,
+        before: Option<i64>,
+        limit: Option<usize>,
     ) -> Result<ModelVersions> {
+        let limit = match limit {
+            None => DEFAULT_VERSIONS,
+            Some(0) => return Err(Error::invalid("limit must be at least 1")),
+            Some(n) if n > MOST_VERSIONS => {
+                return Err(Error::invalid(format!(
+                    "limit must be at most {MOST_VERSIONS}, not {n}"
+                )));
+            }
+            Some(n) => n,
+        };
         let model = self.model_target(caller, reference).await?;
-        let versions = self.store.model_versions(model.content_model()).await?;
+        let mut versions = self
+            .store
+            .model_versions(model.content_model(), before, limit + 1)
+            .await?;
+        let next_before = (versions.len() > limit).then(|| {
+            versions.truncate(limit);
+            versions.last().map_or(0, |v| v.number)
+        });
         let mut users = HashMap::new();
         for version in &versions {
             if let Some(user) = version.revision.author.user
@@ -171,6 +199,7 @@ impl History<'_> {
                     removed: v.counts.removed,
                 })
                 .collect(),
+            next_before,
         })
     }
 
@@ -421,7 +450,7 @@ pub(crate) fn breaking(change: &Change, key: bool) -> Option<&'static str> {
                 _ => Some("type changed"),
             }
         }
-        ("attribute", Some("Nullable")) if truthy(&change.old) && !truthy(&change.new) => {
+        ("attribute", Some("Nullable")) if truthy(&change.old) && falsy(&change.new) => {
             Some("made not null")
         }
         ("attribute", _) if key => Some("key changed"),
@@ -438,17 +467,34 @@ fn truthy(value: &Json) -> bool {
     }
 }
 
+/// Whether an attribute's value says "false" (a value removed says nothing).
+fn falsy(value: &Json) -> bool {
+    match value {
+        Json::Bool(b) => !*b,
+        Json::String(s) => s.eq_ignore_ascii_case("false") || s.eq_ignore_ascii_case("no"),
+        _ => false,
+    }
+}
+
 /// Whether a data type becomes one that holds every value it held: the same type with
 /// a length, precision or scale no smaller (and as many digits before the point), or a
 /// wider integer or floating-point type.
 pub(crate) fn widened(old: &str, new: &str) -> bool {
-    let (old_base, old_args) = parse_type(old);
-    let (new_base, new_args) = parse_type(new);
+    if old.trim().eq_ignore_ascii_case(new.trim()) {
+        return true;
+    }
+    // A type this rule cannot read whole (`VARCHAR2(10 BYTE)`, `enum('a')`,
+    // `timestamp(3) with time zone`) widens only to itself.
+    let (Some((old_base, old_args)), Some((new_base, new_args))) =
+        (parse_type(old), parse_type(new))
+    else {
+        return false;
+    };
     if old_base == new_base {
         return match (old_args.as_slice(), new_args.as_slice()) {
             (a, b) if a == b => true,
-            // Unbounded now (`varchar`): holds everything.
-            (_, []) => true,
+            // Unbounded now (PostgreSQL's `varchar` without a length): holds everything.
+            (_, []) => UNBOUNDED_WITHOUT_LENGTH.contains(&new_base.as_str()),
             ([length], [wider]) => wider >= length,
             ([precision, scale], [p, s]) => s >= scale && p - s >= precision - scale,
             _ => false,
@@ -464,7 +510,7 @@ pub(crate) fn widened(old: &str, new: &str) -> bool {
             "int2" => "smallint",
             "int8" => "bigint",
             "float4" => "real",
-            "float8" | "double" | "float" => "double precision",
+            "float8" | "double" => "double precision",
             other => other,
         }
         .to_owned()
@@ -480,20 +526,27 @@ pub(crate) fn widened(old: &str, new: &str) -> bool {
         && old_args.is_empty()
 }
 
+/// The types whose values have no bound when they are written without a length.
+const UNBOUNDED_WITHOUT_LENGTH: &[&str] = &["varchar", "character varying"];
+
 /// A data type's base name (lowercase, spaces collapsed) and its numbers:
-/// `VARCHAR(20)` → (`varchar`, [20]), `numeric(10, 2)` → (`numeric`, [10, 2]).
-fn parse_type(text: &str) -> (String, Vec<i64>) {
+/// `VARCHAR(20)` → (`varchar`, [20]), `numeric(10, 2)` → (`numeric`, [10, 2]); `None`
+/// for a type with anything else in or after its parentheses.
+fn parse_type(text: &str) -> Option<(String, Vec<i64>)> {
     let text = text.trim().to_ascii_lowercase();
     let (base, args) = match text.split_once('(') {
-        Some((base, rest)) => (base, rest.trim_end_matches(')')),
+        Some((base, rest)) => (base, rest.strip_suffix(')')?),
         None => (text.as_str(), ""),
     };
     let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
-    let args = args
-        .split(',')
-        .filter_map(|a| a.trim().parse().ok())
-        .collect();
-    (base, args)
+    let args = if args.trim().is_empty() {
+        Vec::new()
+    } else {
+        args.split(',')
+            .map(|a| a.trim().parse().ok())
+            .collect::<Option<Vec<i64>>>()?
+    };
+    Some((base, args))
 }
 
 #[cfg(test)]
@@ -540,6 +593,15 @@ mod tests {
         assert!(!widened("bigint", "int"));
         assert!(!widened("int", "varchar(10)"));
         assert!(!widened("varchar(10)", "text"));
+        assert!(!widened("VARCHAR2(10 BYTE)", "VARCHAR2(5 BYTE)"));
+        assert!(!widened("timestamp(3) with time zone", "timestamp(3)"));
+        assert!(!widened("enum('a','b')", "enum('a')"));
+        assert!(!widened("char(10)", "char"), "char is char(1)");
+        assert!(
+            !widened("decimal(10,2)", "decimal"),
+            "MySQL's is decimal(10,0)"
+        );
+        assert!(widened("VARCHAR2(10 BYTE)", "varchar2(10 byte)"));
     }
 
     #[test]

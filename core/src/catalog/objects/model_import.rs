@@ -94,6 +94,10 @@ pub struct ImportSummary {
     /// The first 20 breaking changes, each as "name (reasons)".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaking_changes: Vec<String>,
+    /// Whether the compare or the walk downstream stopped at its bounds: there may be
+    /// more than these counts say.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub downstream_truncated: bool,
 }
 
 fn bad(message: impl std::fmt::Display) -> Error {
@@ -271,7 +275,7 @@ impl Objects<'_> {
         let mut summary = self.land_archive(caller, reader, options).await?;
         if let Ok(ObjectRef::Id(model)) = ObjectRef::parse(&summary.model_id)
             && !summary.created
-            && summary.updated + summary.removed > 0
+            && summary.added + summary.updated + summary.removed > 0
         {
             self.announce_breaking(caller, model, &mut summary).await;
         }
@@ -296,38 +300,50 @@ impl Objects<'_> {
         Ok(summary)
     }
 
-    /// The breaking changes of the version the import made, against the one before, told
-    /// downstream ([`History::warn_downstream`](crate::catalog::History)); best effort.
+    /// The breaking changes of the version the import made, against the state just
+    /// before it (so what others changed in between is not the import's), told downstream
+    /// ([`History::warn_downstream`](crate::catalog::History)); best effort.
     async fn announce_breaking(
         &self,
         caller: &Caller,
         model: ObjectId,
         summary: &mut ImportSummary,
     ) {
-        let versions = match self.store.model_versions(model.content_model()).await {
+        // The import's own version: the newest of this caller with its counts (another
+        // import of the model may have committed since).
+        let versions = match self
+            .store
+            .model_versions(model.content_model(), None, 16)
+            .await
+        {
             Ok(versions) => versions,
             Err(e) => {
                 tracing::warn!(error = %e, %model, "cannot read the model's versions");
                 return;
             }
         };
-        let [.., before, made] = versions.as_slice() else {
+        let made = versions.iter().find(|v| {
+            v.revision.author.user == Some(caller.user())
+                && (v.counts.added, v.counts.changed, v.counts.removed)
+                    == (
+                        summary.added as i64,
+                        summary.updated as i64,
+                        summary.removed as i64,
+                    )
+        });
+        let Some(made) = made else {
             return;
         };
+        let version = made.revision.version;
         let report = self
             .history()
-            .warn_downstream(
-                caller,
-                model,
-                &summary.model_name,
-                before.revision.version,
-                made.revision.version,
-            )
+            .warn_downstream(caller, model, &summary.model_name, version - 1, version)
             .await;
         if let Some(report) = report {
             summary.breaking = report.breaking;
             summary.downstream = report.affected;
             summary.breaking_changes = report.named.into_iter().take(20).collect();
+            summary.downstream_truncated = report.truncated;
         }
     }
 
@@ -933,6 +949,7 @@ impl Compared {
             breaking: 0,
             downstream: 0,
             breaking_changes: Vec::new(),
+            downstream_truncated: false,
         }
     }
 }

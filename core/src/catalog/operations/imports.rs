@@ -397,7 +397,7 @@ impl Operations<'_> {
                         &format!(
                             "{} breaking change{} against the model's version before: {}{}; \
                              {} object{} downstream (by lineage) may be affected, and their \
-                             watchers were told",
+                             watchers were told{}",
                             summary.breaking,
                             if summary.breaking == 1 { "" } else { "s" },
                             summary.breaking_changes.join(", "),
@@ -408,6 +408,11 @@ impl Operations<'_> {
                             },
                             summary.downstream,
                             if summary.downstream == 1 { "" } else { "s" },
+                            if summary.downstream_truncated {
+                                " (the search stopped at its bounds: there may be more)"
+                            } else {
+                                ""
+                            },
                         ),
                     );
                 }
