@@ -317,7 +317,12 @@ async fn history_growth(
             .ok_or("too few versions")?
             .to_owned())
     };
-    let (first, second, last) = (id(0)?, id(1)?, id(versions.len() - 1)?);
+    // Newest first: the first import is the last listed.
+    let n = versions.len();
+    if n < 2 {
+        return Err(format!("the model has {n} versions, not the two a compare needs").into());
+    }
+    let (first, second, last) = (id(n - 1)?, id(n - 2)?, id(0)?);
     let compare =
         |to: &str| format!("/history/models/{model_id}/compare?from={first}&to={to}&limit=10");
     let (compare_one, found) = median_call(server, key, &compare(&second)).await?;

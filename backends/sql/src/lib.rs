@@ -230,6 +230,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "the revision from which on history is kept",
         sql: include_str!("../migrations/0036_history_floor.sql"),
     },
+    Migration {
+        version: 37,
+        name: "linear statement triggers on updated objects (PostgreSQL)",
+        sql: include_str!("../migrations/0037_linear_update_triggers.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

@@ -1,0 +1,42 @@
+-- Two statement triggers of PostgreSQL's on `objects` joined the old and new
+-- transition tables of an UPDATE. The planner knows nothing of their sizes and chose a
+-- nested loop: a re-import that rewrites 10,000 objects compared every old row with
+-- every new one, and at 1,000,000 objects the statement ran past the 60 s timeout
+-- (the 1% re-import of `server/benches/http_import.rs`). Each is now linear.
+--
+-- The tallies: every old row counts -1 and every new row +1 under its key; a row that
+-- did not change cancels itself out, so no join is needed to find the changed ones.
+--postgres: CREATE OR REPLACE FUNCTION lore_tally_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     INSERT INTO object_tallies (model_id, type_name, typed, data_type, described, n)
+--postgres:         SELECT model_id, type_name, typed, data_type, described, SUM(n) FROM (
+--postgres:             SELECT o.model_id, o.type_name, o.data_type IS NOT NULL AS typed,
+--postgres:                 COALESCE(o.data_type, '') AS data_type, o.description IS NOT NULL AS described, -1 AS n
+--postgres:             FROM tally_old o
+--postgres:             UNION ALL
+--postgres:             SELECT c.model_id, c.type_name, c.data_type IS NOT NULL, COALESCE(c.data_type, ''),
+--postgres:                 c.description IS NOT NULL, 1
+--postgres:             FROM tally_new c
+--postgres:         ) d WHERE model_id <> -1 GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0;
+--postgres:     RETURN NULL;
+--postgres: END $$;
+-- The narrow rows: those whose searched columns changed are the old rows EXCEPT the new
+-- ones (a set difference, hashed; NULLs compare equal, as IS NOT DISTINCT FROM did).
+--postgres: CREATE OR REPLACE FUNCTION lore_search_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+--postgres: BEGIN
+--postgres:     DELETE FROM object_search s USING (
+--postgres:             SELECT model_id, object_id, kind, name, physical_name, type_name, data_type FROM search_old
+--postgres:             EXCEPT
+--postgres:             SELECT model_id, object_id, kind, name, physical_name, type_name, data_type FROM search_new
+--postgres:         ) o
+--postgres:         WHERE s.model_id = o.model_id AND s.object_id = o.object_id;
+--postgres:     INSERT INTO object_search
+--postgres:         SELECT n.model_id, n.object_id, n.kind, n.name, n.physical_name, n.type_name, n.data_type,
+--postgres:             lore_search_text(n.name, n.physical_name),
+--postgres:             (SELECT json_agg(t.value ORDER BY t.value)::text FROM tags t
+--postgres:              WHERE t.model_id = n.model_id AND t.object_id = n.object_id AND t.kind = 'label')
+--postgres:         FROM search_new n
+--postgres:         WHERE NOT EXISTS (SELECT 1 FROM object_search s
+--postgres:             WHERE s.model_id = n.model_id AND s.object_id = n.object_id);
+--postgres:     RETURN NULL;
+--postgres: END $$;
