@@ -84,9 +84,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(auth::login_oauth2))
         .routes(routes!(auth::logout))
         .routes(routes!(entities::get_entity))
-        .routes(routes!(history::object_history))
-        .routes(routes!(history::model_versions))
-        .routes(routes!(history::compare))
+        .merge(history_routes())
         .routes(routes!(entities::validate_mql_query))
         .routes(routes!(entities::upgrade_mql_query))
         .routes(routes!(entities::count_mql_query))
@@ -227,6 +225,14 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
     // 405 with or without a key.
     let router = removed::register(router, &mut openapi);
     (router, completed(openapi))
+}
+
+/// History: an object's changes, a model's versions, two states of a model compared.
+fn history_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(history::object_history))
+        .routes(routes!(history::model_versions))
+        .routes(routes!(history::compare))
 }
 
 /// The document as JSON with what every operation shares filled in

@@ -287,16 +287,7 @@ impl History<'_> {
         before: Option<i64>,
         limit: Option<usize>,
     ) -> Result<ObjectChanges> {
-        let limit = match limit {
-            None => DEFAULT_CHANGES,
-            Some(0) => return Err(Error::invalid("limit must be at least 1")),
-            Some(n) if n > MAX_CHANGES => {
-                return Err(Error::invalid(format!(
-                    "limit must be at most {MAX_CHANGES}, not {n}"
-                )));
-            }
-            Some(n) => n,
-        };
+        let limit = page_limit(limit, DEFAULT_CHANGES, MAX_CHANGES)?;
         let id = self.target(caller, reference).await?;
         let history = self.store.object_history(id, MAX_HISTORY_IMAGES).await?;
         let truncated = history.truncated;
@@ -362,6 +353,18 @@ impl History<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// A page's `limit` as a caller asked for it: 1 to `most`, `default` when absent.
+fn page_limit(limit: Option<usize>, default: usize, most: usize) -> Result<usize> {
+    match limit {
+        None => Ok(default),
+        Some(0) => Err(Error::invalid("limit must be at least 1")),
+        Some(n) if n > most => Err(Error::invalid(format!(
+            "limit must be at most {most}, not {n}"
+        ))),
+        Some(n) => Ok(n),
     }
 }
 
