@@ -52,7 +52,7 @@ pub async fn an_objects_changes_are_listed_and_read_as_of(t: &Target) {
     let id = table(t).await;
     let before = t.entity(&id).await.ok().clone();
     set_description(t, &id, "first").await;
-    let between = lore_core::model::format_datetime(&lore_core::model::now());
+    let between = lore_core::model::format_micros(&lore_core::model::now());
     // Times are kept to the microsecond: the next write is surely later.
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     set_description(t, &id, "second").await;

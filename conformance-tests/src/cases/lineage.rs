@@ -235,7 +235,7 @@ pub async fn lineage_operations_are_read_as_of(t: &Target) {
     let start = id(t, &format!("{}/sales/orders/customer_id", flow.db)).await;
     let now = operations(t, &start, &[("direction", "downstream")]).await;
     assert_eq!(set(&now).len(), 1, "{now}");
-    let before = lore_core::model::format_datetime(&lore_core::model::now());
+    let before = lore_core::model::format_micros(&lore_core::model::now());
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
 
     // The same model again, without its GROUP BY row.
