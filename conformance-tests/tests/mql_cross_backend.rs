@@ -1011,6 +1011,7 @@ async fn value_tallies_answer_alike_on_every_backend() {
                 filter: source.clone(),
                 visibility: visibility.clone(),
                 order: Vec::new(),
+                as_of: None,
             };
             // Every facet from the tallies, on both SQL dialects.
             for facet in &facets {
@@ -1034,6 +1035,7 @@ async fn value_tallies_answer_alike_on_every_backend() {
                     filter: Cond::And(vec![source.clone(), condition.clone()]),
                     visibility: visibility.clone(),
                     order: Vec::new(),
+                    as_of: None,
                 };
                 for dialect in [Dialect::Sqlite, Dialect::Postgres] {
                     assert!(

@@ -350,6 +350,7 @@ impl Lowering<'_> {
             filter: Cond::and(vec![self.lookups.source.clone(), filter]),
             visibility: Cond::True,
             order,
+            as_of: None,
         };
         (plan, self.warnings)
     }

@@ -68,7 +68,7 @@ pub fn indexed_words(term: &str) -> Vec<&str> {
 }
 
 /// A runnable query: the objects satisfying `filter` (and `visibility`), in `order`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct Plan {
     /// The conditions of FROM, the scope filters and WHERE, together.
     pub filter: Cond,
@@ -80,6 +80,11 @@ pub struct Plan {
     /// last key is (newest first by "Updated Date", then the newest ids): so one index
     /// ending in the ids, read backwards, serves a descending order whole.
     pub order: Vec<SortKey>,
+    /// The catalog version the plan reads the objects as of (a kept revision, see
+    /// `HistoryRecords`): the objects and what hangs on them as they were then. `None`:
+    /// as they are now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<i64>,
 }
 
 impl Plan {

@@ -401,3 +401,77 @@ impl crate::state::State {
             .collect()
     }
 }
+
+impl crate::state::State {
+    /// The catalog's objects and what hangs on them as they were at `version`, the rest
+    /// (definitions, users, profiling, curation) as it is now: what a plan as of that
+    /// version reads. A copy of the whole state, rewound: rows written after the
+    /// version are taken out, and the kept images current at it put back.
+    pub(crate) fn as_of(&self, version: i64) -> crate::state::State {
+        let mut then = self.clone();
+        for (key, since) in &self.history.since {
+            if *since <= version {
+                continue;
+            }
+            match key.clone() {
+                RowKey::Object(id) => {
+                    then.set_object(id, None);
+                }
+                RowKey::Attribute(object, name) => {
+                    then.set_attribute(object, name, None);
+                }
+                RowKey::Edge(source, kind, target, name) => {
+                    then.set_edge(
+                        Edge {
+                            kind,
+                            source,
+                            target,
+                            name,
+                            origin: None,
+                        },
+                        false,
+                    );
+                }
+                RowKey::Tag(tag) => {
+                    then.set_tag(tag, false);
+                }
+                RowKey::Classification(object, class) => {
+                    then.classifications.remove(&(object, class));
+                }
+                RowKey::Label(object, label) => {
+                    then.labels.remove(&(object, label));
+                }
+            }
+        }
+        for past in self.history.past.values() {
+            for image in past.objects.iter().filter(|i| i.current_at(version)) {
+                then.set_object(image.row.id, Some(image.row.clone()));
+            }
+            for image in past.attributes.iter().filter(|i| i.current_at(version)) {
+                let row = image.row.clone();
+                then.set_attribute(row.object, row.attribute, Some(row.value));
+            }
+            for image in past.edges.iter().filter(|i| i.current_at(version)) {
+                then.set_edge(image.row.clone(), true);
+            }
+            for image in past.tags.iter().filter(|i| i.current_at(version)) {
+                then.set_tag(image.row.clone(), true);
+            }
+            for image in past
+                .classifications
+                .iter()
+                .filter(|i| i.current_at(version))
+            {
+                let row = &image.row;
+                then.classifications
+                    .insert((row.object, row.data_class.clone()), row.status);
+            }
+            for image in past.labels.iter().filter(|i| i.current_at(version)) {
+                let row = &image.row;
+                then.labels
+                    .insert((row.object, row.label.clone()), row.status);
+            }
+        }
+        then
+    }
+}

@@ -183,16 +183,28 @@ impl ObjectStore for MemoryStore {
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
         let state = self.read()?;
+        if let Some(version) = plan.as_of {
+            let then = state.as_of(version);
+            return Ok(eval::run(plan, &then, then.objects.values(), Some(page)));
+        }
         Ok(eval::run(plan, &*state, state.objects.values(), Some(page)))
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
         let state = self.read()?;
+        let then;
+        let state = match plan.as_of {
+            Some(version) => {
+                then = state.as_of(version);
+                &then
+            }
+            None => &*state,
+        };
         let condition = plan.condition();
         Ok(state
             .objects
             .values()
-            .filter(|o| eval::holds(&condition, &*state, eval::Row::Object(o)))
+            .filter(|o| eval::holds(&condition, state, eval::Row::Object(o)))
             .count() as u64)
     }
 
@@ -203,9 +215,17 @@ impl ObjectStore for MemoryStore {
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
         let state = self.read()?;
+        let then;
+        let state = match plan.as_of {
+            Some(version) => {
+                then = state.as_of(version);
+                &then
+            }
+            None => &*state,
+        };
         Ok(facets
             .iter()
-            .map(|facet| eval::value_counts(plan, &*state, state.objects.values(), facet, limit))
+            .map(|facet| eval::value_counts(plan, state, state.objects.values(), facet, limit))
             .collect())
     }
 
@@ -999,6 +1019,15 @@ impl lore_core::store::HistoryRecords for MemoryStore {
             .iter()
             .map(|id| lore_core::store::entity_at(state.object_history(*id, usize::MAX), version))
             .collect())
+    }
+
+    async fn objects_with_details_as_of(
+        &self,
+        ids: &[ObjectId],
+        version: i64,
+    ) -> Result<(Vec<lore_core::model::Object>, Details)> {
+        let then = self.read()?.as_of(version);
+        Ok((then.objects_of(ids), then.objects_details(ids)))
     }
 
     async fn objects_changed_between(

@@ -294,6 +294,7 @@ fn page_on(
     let mut c = Compiler::new(dialect, index);
     c.keys = keys;
     c.narrow = narrow;
+    c.as_of = plan.as_of.is_some();
     c.scan = choices.scan.is_some();
     c.types_unindexed = choices.types_unindexed && dialect == Dialect::Sqlite;
     c.tags_per_object = choices.tags_per_object && dialect == Dialect::Sqlite;
@@ -386,6 +387,7 @@ pub fn count(plan: &Plan, dialect: Dialect, keys: &SearchKeys) -> Compiled {
         let mut c = Compiler::new(dialect, &TextIndex::Always);
         c.keys = keys;
         c.narrow = narrow;
+        c.as_of = plan.as_of.is_some();
         let condition = c.cond(&plan.condition(), Row::Object("o"));
         let table = table_of(narrow);
         let compiled = Compiled {
@@ -426,7 +428,12 @@ fn on_table(
     may_narrow: bool,
     build: impl Fn(bool) -> (Compiled, Vec<String>),
 ) -> Compiled {
-    if may_narrow && matches!(plan.visibility, Cond::True) && !required_searches(plan).is_empty() {
+    // The narrow table holds today's objects only.
+    if may_narrow
+        && plan.as_of.is_none()
+        && matches!(plan.visibility, Cond::True)
+        && !required_searches(plan).is_empty()
+    {
         let (compiled, reads) = build(true);
         let columns = reads.iter().flat_map(|sql| columns_of(sql, "o"));
         if columns.into_iter().all(|c| NARROW_COLUMNS.contains(&c)) {
@@ -474,6 +481,7 @@ pub fn value_counts(
 ) -> Compiled {
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     c.keys = keys;
+    c.as_of = plan.as_of.is_some();
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let sql = c.facet_counts("objects o", &condition, false, facet, limit);
     Compiled {
@@ -512,6 +520,7 @@ fn facets_counts_on(
     let mut c = Compiler::new(dialect, &TextIndex::Always);
     c.keys = keys;
     c.narrow = narrow;
+    c.as_of = plan.as_of.is_some();
     let condition = c.cond(&plan.condition(), Row::Object("o"));
     let all = dialect.all_object_columns("o");
     let values: Vec<String> = (0..facets.len()).map(|i| format!("v{i}")).collect();
@@ -727,6 +736,10 @@ struct Compiler<'i> {
     /// The statement tests a bounded number of objects `o` read in order
     /// ([`PageChoices::scan`]): PostgreSQL tests a text search on their names.
     scan: bool,
+    /// The statement reads the catalog as of a version ([`Plan::as_of`], see
+    /// `as_of.rs`): a text search is tested on each object, as no text index holds the
+    /// past.
+    as_of: bool,
 }
 
 impl<'i> Compiler<'i> {
@@ -742,6 +755,7 @@ impl<'i> Compiler<'i> {
             tags_per_object: false,
             narrow: false,
             scan: false,
+            as_of: false,
         }
     }
 
@@ -1011,6 +1025,9 @@ impl<'i> Compiler<'i> {
         row: Row<'_>,
         search_form: bool,
     ) -> String {
+        if self.as_of {
+            return self.search_exactly(columns, text, row, search_form);
+        }
         let candidate = indexable(columns, text, search_form);
         // A term in the search form of Name or Physical Name is in their joined forms
         // (the narrow table's `form`, migration 25), and only then.

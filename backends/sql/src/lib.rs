@@ -17,6 +17,7 @@
 //! applies, one transaction each, the migrations above the recorded version, and refuses
 //! a database newer than this binary knows.
 
+mod as_of;
 pub mod compile;
 mod dialect;
 mod driver;

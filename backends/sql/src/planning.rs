@@ -52,6 +52,21 @@ impl From<Compiled> for PageStatement {
 }
 
 impl<D: Driver> SqlStore<D> {
+    /// The statement of a page of a plan as of a version ([`Plan::as_of`]): no probes
+    /// (they count today's rows), every text search tested on each object, the
+    /// versioned tables read as they were (`as_of.rs`).
+    pub(crate) fn page_as_of(&self, plan: &Plan, page: Page) -> compile::Compiled {
+        let compiled = compile::page(
+            plan,
+            D::DIALECT,
+            page,
+            &compile::TextIndex::Only(Vec::new()),
+            &compile::NO_KEYS,
+            compile::PageChoices::default(),
+        );
+        crate::as_of::compiled_as_of(compiled, D::DIALECT, plan.as_of)
+    }
+
     /// The statement of a page, its plan chosen by the probes its dialect needs.
     pub(crate) async fn page_statement(&self, plan: &Plan, page: Page) -> Result<PageStatement> {
         if let Some(compiled) = compile::tags::page(plan, D::DIALECT, page) {
@@ -737,6 +752,7 @@ mod tests {
                 field: order,
                 descending: true,
             }],
+            as_of: None,
         }
     }
 

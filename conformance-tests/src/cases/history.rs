@@ -843,3 +843,198 @@ pub async fn breaking_changes_are_announced_downstream(t: &Target) {
     // The one who imported is not told of their own change.
     assert!(upstream(t.key().await).await.is_empty());
 }
+
+const EXECUTE: &str = "/entities/executeMQLQuery";
+
+/// MQL as of a model's first version: executeMQLQuery, countMQLQuery,
+/// getAttributeValueCounts and validateMQLQuery's explain read the model as it was (a
+/// removed column found with its parent, a renamed one by its old name, an added one
+/// absent, a type as it was), with a text search among them; without `asOf`, today's.
+pub async fn mql_queries_are_read_as_of(t: &Target) {
+    let imported = t.import_sample().await;
+    let model = imported.model_id.clone();
+    t.import(changed_sample(), &[("modelId", &model)])
+        .await
+        .ok();
+    let listed = t.get(&versions_path(&model)).await.ok().clone();
+    let v1 = listed["versions"][1]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("two versions: {listed}"))
+        .to_owned();
+    let from = imported.path.as_str();
+    let columns = "Name = ANY ('hire_date', 'first_name', 'given_name', 'phone', 'city')";
+    let query = |filter: &str, as_of: Option<&str>| {
+        let mut body = json!({
+            "select": "Name, \"Data Type\", Parent.Name",
+            "from": from,
+            "where": filter,
+            "orderby": "Name asc",
+        });
+        if let Some(as_of) = as_of {
+            body["asOf"] = json!(as_of);
+        }
+        body
+    };
+    let names = |resp: &crate::harness::Resp| super::execute::names(resp);
+    let now = t.post(EXECUTE, &[], &query(columns, None)).await;
+    assert_eq!(
+        names(&now),
+        ["city", "given_name", "phone"],
+        "{}",
+        now.describe()
+    );
+    let then = t.post(EXECUTE, &[], &query(columns, Some(&v1))).await;
+    assert_eq!(
+        names(&then),
+        ["city", "first_name", "hire_date"],
+        "{}",
+        then.describe()
+    );
+    let rows = then.ok_array();
+    assert_eq!(rows[0]["attributes"][1]["value"], json!("VARCHAR(80)"));
+    assert_eq!(
+        rows[2]["attributes"][2]["value"],
+        json!("employee"),
+        "a removed column's parent as it was: {}",
+        then.describe()
+    );
+    // A version id as a JSON number, and a time, name the same moment.
+    let v1_number: i64 = v1.parse().expect("a version id");
+    let by_number = t
+        .post(EXECUTE, &[], &{
+            let mut body = query(columns, None);
+            body["asOf"] = json!(v1_number);
+            body
+        })
+        .await;
+    assert_eq!(names(&by_number), names(&then));
+    let at = listed["versions"][1]["at"]
+        .as_str()
+        .expect("a time")
+        .to_owned();
+    let by_time = t.post(EXECUTE, &[], &query(columns, Some(&at))).await;
+    assert_eq!(names(&by_time), names(&then), "{}", by_time.describe());
+    // A text search as of then finds the removed column.
+    let hire = t
+        .post(EXECUTE, &[], &query("text = 'hire'", Some(&v1)))
+        .await;
+    assert_eq!(names(&hire), ["hire_date"], "{}", hire.describe());
+    let hire_now = t.post(EXECUTE, &[], &query("text = 'hire'", None)).await;
+    assert!(names(&hire_now).is_empty(), "{}", hire_now.describe());
+
+    let count = |as_of: Option<&str>| {
+        let mut params = vec![
+            ("select", "Name".to_owned()),
+            ("from", from.to_owned()),
+            ("where", "\"Object Type\" = 'Column'".to_owned()),
+        ];
+        if let Some(as_of) = as_of {
+            params.push(("asOf", as_of.to_owned()));
+        }
+        async move {
+            let params: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let resp = t.get_q("/entities/countMQLQuery", &params).await;
+            resp.ok().as_u64().expect("a count")
+        }
+    };
+    let columns_then = count(Some(&v1)).await;
+    assert_eq!(
+        count(None).await,
+        columns_then,
+        "one column gone, one added"
+    );
+    let dated = t
+        .get_q(
+            "/entities/countMQLQuery",
+            &[
+                ("select", "Name"),
+                ("from", from),
+                ("where", "Name = 'phone'"),
+                ("asOf", &v1),
+            ],
+        )
+        .await;
+    assert_eq!(dated.ok(), &json!(0), "phone was added later");
+
+    let counted = t
+        .post(
+            "/entities/getAttributeValueCounts",
+            &[],
+            &json!({"select": "\"Data Type\"", "from": from, "where": "Name = ANY ('city', 'salary')", "asOf": v1}),
+        )
+        .await;
+    let values = counted.ok_array()[0]["values"].clone();
+    assert!(
+        values.as_array().is_some_and(|v| v
+            .iter()
+            .all(|c| c["value"] != json!("INTEGER") && c["value"] != json!("VARCHAR(120)"))),
+        "the types as they were: {values}"
+    );
+    assert!(
+        values
+            .as_array()
+            .is_some_and(|v| v.iter().any(|c| c["value"] == json!("VARCHAR(80)"))),
+        "{values}"
+    );
+
+    let explained = t
+        .get_q(
+            "/entities/validateMQLQuery",
+            &[
+                ("select", "Name"),
+                ("from", from),
+                ("where", "Name = 'hire_date'"),
+                ("explain", "true"),
+                ("asOf", &v1),
+            ],
+        )
+        .await;
+    let explained = explained.ok();
+    assert_eq!(
+        explained["explain"]["plan"]["as_of"].to_string(),
+        v1,
+        "{explained}"
+    );
+}
+
+/// An `asOf` of a query that is not a time or a version, in the future, not made yet or
+/// of the wrong type is refused with INVALID_PARAMETER, never answered with today's.
+pub async fn mql_as_of_bad_input_is_refused(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    for bad in [
+        json!("yesterday"),
+        json!("2999-01-01T00:00:00Z"),
+        json!("999999999999"),
+        json!(true),
+        json!("-1"),
+    ] {
+        let resp = t
+            .post(
+                EXECUTE,
+                &[],
+                &json!({"select": "Name", "from": from, "asOf": bad}),
+            )
+            .await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        let resp = t
+            .post(
+                "/entities/getAttributeValueCounts",
+                &[],
+                &json!({"select": "Name", "from": from, "asOf": bad}),
+            )
+            .await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+    }
+    let resp = t
+        .get_q(
+            "/entities/countMQLQuery",
+            &[
+                ("select", "Name"),
+                ("from", from),
+                ("asOf", "1999-01-01T00:00:00Z"),
+            ],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}

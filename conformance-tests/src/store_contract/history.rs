@@ -593,3 +593,116 @@ pub(super) async fn purging_history_keeps_what_reads_from_its_floor(store: Arc<d
         );
     }
 }
+
+/// A plan as of a version (`Plan::as_of`) finds, counts and facets the objects as they
+/// were then, a text search among them; `objects_with_details_as_of` reads them with
+/// what hung on them then.
+pub(super) async fn plans_and_reads_as_of_a_version(store: Arc<dyn Store>) {
+    use lore_core::mql::plan::{Column, Cond, Facet, Field, Page, Plan, SortKey, Within};
+    let store = store.as_ref();
+    let (_, model) = new_model(store, "As Of Model").await;
+    let [o, other, third] = ids(store, model, 3).await[..] else {
+        unreachable!("three ids")
+    };
+    let first = model_object(model, o.object, None, "orders");
+    let v1 = apply_by(
+        store,
+        Author::system(),
+        vec![
+            Op::PutObject(first.clone()),
+            Op::PutObject(model_object(model, other.object, None, "other")),
+            Op::SetAttribute(attr(o, "A", Value::Integer(1))),
+            Op::AddTag(tag(o, TagKind::Label, "one")),
+        ],
+        "the first write",
+    )
+    .await;
+    apply_by(
+        store,
+        Author::system(),
+        vec![
+            Op::PutObject(model_object(model, o.object, None, "sales")),
+            Op::SetAttribute(attr(o, "A", Value::Integer(2))),
+            Op::RemoveTag(tag(o, TagKind::Label, "one")),
+            Op::AddTag(tag(o, TagKind::Label, "two")),
+            Op::DeleteObject(other),
+            Op::PutObject(model_object(model, third.object, None, "third")),
+        ],
+        "the second write",
+    )
+    .await;
+
+    let plan = |filter: Cond, as_of: Option<i64>| Plan {
+        filter: Cond::and(vec![
+            Cond::Within(Within {
+                models: vec![model],
+                subtrees: Vec::new(),
+            }),
+            Cond::Kinds(vec![ObjectKind::ModelObject]),
+            filter,
+        ]),
+        visibility: Cond::True,
+        order: vec![SortKey {
+            field: Field::Column(Column::Name),
+            descending: false,
+        }],
+        as_of,
+    };
+    let all = Page {
+        offset: 0,
+        limit: 100,
+    };
+    let found = |p: Plan| async move { ok(store.query(&p, all).await, "query") };
+    assert_eq!(
+        found(plan(Cond::True, Some(v1))).await,
+        vec![o, other],
+        "the objects as they were, in their order then"
+    );
+    assert_eq!(found(plan(Cond::True, None)).await, vec![o, third]);
+    let orders = Cond::Search {
+        columns: vec![Column::Name, Column::PhysicalName],
+        text: "orders".into(),
+    };
+    assert_eq!(
+        found(plan(orders.clone(), Some(v1))).await,
+        vec![o],
+        "a text search among the names then"
+    );
+    assert!(found(plan(orders, None)).await.is_empty());
+    assert_eq!(
+        ok(store.count(&plan(Cond::True, Some(v1))).await, "count"),
+        2
+    );
+    let labels = Facet {
+        relation: None,
+        field: Field::Tags(TagKind::Label),
+        gap: None,
+        hidden: Cond::False,
+    };
+    let counted = ok(
+        store
+            .value_counts(&plan(Cond::True, Some(v1)), &[labels], 10)
+            .await,
+        "value_counts",
+    );
+    let values: Vec<String> = counted[0]
+        .iter()
+        .map(|c| format!("{:?}", c.value))
+        .collect();
+    assert_eq!(values.len(), 1, "one label then: {values:?}");
+    assert!(values[0].contains("one"), "{values:?}");
+
+    let (objects, details) = ok(
+        store
+            .objects_with_details_as_of(&[o, other, third], v1)
+            .await,
+        "objects_with_details_as_of",
+    );
+    assert_eq!(
+        objects.iter().map(|x| x.name.as_str()).collect::<Vec<_>>(),
+        ["orders", "other"],
+        "those that existed then, as they were"
+    );
+    assert_eq!(details.tags, vec![tag(o, TagKind::Label, "one")]);
+    assert_eq!(details.attributes, vec![attr(o, "A", Value::Integer(1))]);
+}

@@ -34,6 +34,7 @@ fn search(term: &str) -> Plan {
             field: Field::Column(Column::Name),
             descending: false,
         }],
+        as_of: None,
     }
 }
 

@@ -17,6 +17,7 @@ fn plan(filter: Cond) -> Plan {
         filter,
         visibility: Cond::True,
         order: Vec::new(),
+        as_of: None,
     }
 }
 

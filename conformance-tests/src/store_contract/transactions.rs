@@ -216,6 +216,7 @@ pub(super) async fn new_rows_land_as_written_and_a_clash_lands_nothing(store: Ar
             },
             visibility: Cond::True,
             order: Vec::new(),
+            as_of: None,
         };
         assert_eq!(ok(store.count(&plan).await, "count"), 1, "{term}");
         let facet = Facet {

@@ -874,6 +874,17 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).entities_as_of(ids, version).await
                 }
+                async fn objects_with_details_as_of(
+                    &self,
+                    ids: &[$crate::ObjectId],
+                    version: i64,
+                ) -> $crate::Result<(
+                    ::std::vec::Vec<$crate::model::Object>,
+                    $crate::store::Details,
+                )> {
+                    let $this = self;
+                    ($target).objects_with_details_as_of(ids, version).await
+                }
                 async fn objects_changed_between(
                     &self,
                     model: i64,

@@ -207,6 +207,15 @@ pub trait HistoryRecords: Send + Sync {
         ids: &[ObjectId],
         version: i64,
     ) -> Result<Vec<(Option<Object>, super::Details)>>;
+    /// What [`ObjectStore::objects_with_details`](super::ObjectStore::objects_with_details)
+    /// would have answered at `version`: the objects of these ids that existed then,
+    /// sorted by id, and what hung on them then (edges either way; profiling, which is
+    /// not kept, as it is now). The caller checks that the version is kept.
+    async fn objects_with_details_as_of(
+        &self,
+        ids: &[ObjectId],
+        version: i64,
+    ) -> Result<(Vec<Object>, super::Details)>;
     /// The objects of the model (its number) whose row, or a row hanging on them (an
     /// attribute value, a tag, a classification, a sensitivity label, an edge from them),
     /// a revision after `from` and up to `to` wrote, replaced or removed: by id, at most

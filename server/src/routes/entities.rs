@@ -136,6 +136,13 @@ pub struct QueryInput {
     #[param(value_type = Option<bool>)]
     #[schema(value_type = Option<bool>)]
     pub explain: Option<serde_json::Value>,
+    /// Run the query on the catalog as it was then: an RFC 3339 time or a version id
+    /// (see `GET /history/models/{modelId}/versions`; a number or a string). Today's
+    /// sight applies.
+    #[serde(rename = "asOf")]
+    #[param(value_type = Option<String>)]
+    #[schema(value_type = Option<String>)]
+    pub as_of: Option<serde_json::Value>,
 }
 
 impl QueryInput {
@@ -160,6 +167,18 @@ impl QueryInput {
             Some(serde_json::Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
             Some(other) => Err(Error::invalid(format!(
                 "explain '{other}' is not true or false"
+            ))),
+        }
+    }
+
+    /// The moment asked for (`asOf`), if any.
+    pub(crate) fn as_of(&self) -> Result<Option<AsOf>, Error> {
+        match &self.as_of {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(text)) => Ok(Some(AsOf::parse(text)?)),
+            Some(serde_json::Value::Number(n)) => Ok(Some(AsOf::parse(&n.to_string())?)),
+            Some(other) => Err(Error::invalid(format!(
+                "asOf {other} is neither an RFC 3339 time nor a version id"
             ))),
         }
     }
@@ -190,6 +209,7 @@ pub async fn validate_mql_query(
     Ok(ok(state
         .catalog
         .search()
+        .as_of(params.as_of()?)
         .validate_query(&caller, MqlQuery::text(&params.fields(), version), explain)
         .await?))
 }
@@ -228,6 +248,7 @@ pub async fn count_mql_query(
     Ok(ok(state
         .catalog
         .search()
+        .as_of(params.as_of()?)
         .count_query(&caller, MqlQuery::text(&params.fields(), version))
         .await?))
 }
@@ -312,6 +333,7 @@ pub async fn execute_mql_query(
     Ok(ok(state
         .catalog
         .search()
+        .as_of(body.query.as_of()?)
         .execute_query(
             &caller,
             MqlQuery::text(&body.query.fields(), version),
@@ -352,6 +374,7 @@ pub async fn get_attribute_value_counts(
     Ok(ok(state
         .catalog
         .search()
+        .as_of(body.query.as_of()?)
         .attribute_value_counts(
             &caller,
             MqlQuery::text(&body.query.fields(), version),

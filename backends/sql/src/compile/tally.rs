@@ -406,6 +406,7 @@ pub(super) mod tests {
             filter,
             visibility,
             order: Vec::new(),
+            as_of: None,
         }
     }
 

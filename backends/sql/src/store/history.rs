@@ -309,6 +309,14 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         Ok(edges)
     }
 
+    async fn objects_with_details_as_of(
+        &self,
+        ids: &[ObjectId],
+        version: i64,
+    ) -> Result<(Vec<Object>, Details)> {
+        self.objects_with_details_at(ids, Some(version)).await
+    }
+
     async fn entities_as_of(
         &self,
         ids: &[ObjectId],

@@ -10,6 +10,7 @@ use lore_core::store::{Details, EntityRead, Explanation, ObjectStore, Scope};
 use lore_core::{Error, ObjectId, Result};
 
 use super::{SqlStore, id_pairs};
+use crate::as_of::compiled_as_of;
 use crate::compile;
 use crate::dialect::Dialect;
 use crate::driver::{Driver, Stmt};
@@ -467,6 +468,16 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
+        if plan.as_of.is_some() {
+            let compiled = self.page_as_of(plan, page);
+            let rows = self
+                .rows_of(
+                    Stmt::query(compiled.sql, compiled.params),
+                    "a query as of a version",
+                )
+                .await?;
+            return page_ids(&rows);
+        }
         // A search's objects kept in name order answer a page in that order.
         let name_order = match &plan.order[..] {
             [key] if key.field == Field::Column(Column::Name) => Some(key.descending),
@@ -510,6 +521,17 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
+        if plan.as_of.is_some() {
+            let compiled = compile::count(plan, D::DIALECT, &compile::NO_KEYS);
+            let compiled = compiled_as_of(compiled, D::DIALECT, plan.as_of);
+            let n = self
+                .number(
+                    Stmt::query(compiled.sql, compiled.params),
+                    "a count as of a version",
+                )
+                .await?;
+            return Ok(n.max(0) as u64);
+        }
         if let Some(found) = self.mirrored(plan).await? {
             return Ok(found.count());
         }
@@ -534,6 +556,9 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
         facets: &[Facet],
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
+        if plan.as_of.is_some() {
+            return self.counted_by_statements(plan, facets, limit).await;
+        }
         // Facets the search index counts, when it serves the plan: counted there, the
         // others by statements.
         if facets.iter().any(crate::mirror::counts)
@@ -594,7 +619,10 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
 
     async fn explain(&self, plan: &Plan, page: Page) -> Result<Option<Explanation>> {
         // The statement that answers the page when its first try does not.
-        let compiled = self.page_statement(plan, page).await?.statement;
+        let compiled = match plan.as_of {
+            Some(_) => self.page_as_of(plan, page),
+            None => self.page_statement(plan, page).await?.statement,
+        };
         let explain = D::DIALECT.explain(&compiled.sql);
         let rows = self
             .rows_of(Stmt::query(explain, compiled.params), "a query plan")
@@ -656,18 +684,7 @@ impl<D: Driver> ObjectStore for SqlStore<D> {
     }
 
     async fn objects_with_details(&self, ids: &[ObjectId]) -> Result<(Vec<Object>, Details)> {
-        let keys = Keys::of(ids);
-        let union = object_unions::<D>().with_objects(keys);
-        let rows = self
-            .rows_of(
-                Stmt::query(union.sql.as_str(), keys.params(ids)),
-                "objects and their details",
-            )
-            .await?;
-        let mut rows = split(&union.parts, rows)?.into_iter();
-        let mut objects = read::all(rows.next().unwrap_or_default(), read::object)?;
-        objects.sort_by_key(|o| o.id);
-        Ok((objects, decode_details(rows)?))
+        self.objects_with_details_at(ids, None).await
     }
 
     async fn entity_read(
@@ -858,6 +875,31 @@ fn lineage_sql(dialect: Dialect, downstream: bool) -> String {
 }
 
 impl<D: Driver> SqlStore<D> {
+    /// [`ObjectStore::objects_with_details`], as of a version when one is given
+    /// ([`HistoryRecords::objects_with_details_as_of`](lore_core::store::HistoryRecords)).
+    pub(crate) async fn objects_with_details_at(
+        &self,
+        ids: &[ObjectId],
+        version: Option<i64>,
+    ) -> Result<(Vec<Object>, Details)> {
+        let keys = Keys::of(ids);
+        let union = object_unions::<D>().with_objects(keys);
+        let sql: std::borrow::Cow<'static, str> = match version {
+            Some(version) => crate::as_of::read_as_of(&union.sql, D::DIALECT, version).into(),
+            None => union.sql.as_str().into(),
+        };
+        let rows = self
+            .rows_of(
+                Stmt::query(sql, keys.params(ids)),
+                "objects and their details",
+            )
+            .await?;
+        let mut rows = split(&union.parts, rows)?.into_iter();
+        let mut objects = read::all(rows.next().unwrap_or_default(), read::object)?;
+        objects.sort_by_key(|o| o.id);
+        Ok((objects, decode_details(rows)?))
+    }
+
     /// The facets' value counts by statements (a search's kept objects aside).
     async fn counted_by_statements(
         &self,
@@ -875,10 +917,18 @@ impl<D: Driver> SqlStore<D> {
         // all the facets (materializing every object of a plan without one would cost
         // more than reading them again).
         let share = !compile::required_searches(plan).is_empty();
-        let keys = self.search_keys(plan).await?;
+        let keys = match plan.as_of {
+            Some(_) => compile::SearchKeys::default(),
+            None => self.search_keys(plan).await?,
+        };
+        // The tallies count today's rows.
+        let tallied = |facet| match plan.as_of {
+            Some(_) => None,
+            None => compile::tally::value_counts(plan, D::DIALECT, facet, limit),
+        };
         let mut shared = Vec::new();
         for (i, facet) in facets.iter().enumerate() {
-            let compiled = match compile::tally::value_counts(plan, D::DIALECT, facet, limit) {
+            let compiled = match tallied(facet) {
                 Some(compiled) => compiled,
                 None if share => {
                     shared.push(i);
@@ -886,17 +936,20 @@ impl<D: Driver> SqlStore<D> {
                 }
                 None => compile::value_counts(plan, D::DIALECT, &keys, facet, limit),
             };
+            let compiled = compiled_as_of(compiled, D::DIALECT, plan.as_of);
             answers[i] = self.counted(compiled, facet).await?;
         }
         match shared[..] {
             [] => {}
             [i] => {
                 let compiled = compile::value_counts(plan, D::DIALECT, &keys, &facets[i], limit);
+                let compiled = compiled_as_of(compiled, D::DIALECT, plan.as_of);
                 answers[i] = self.counted(compiled, &facets[i]).await?;
             }
             _ => {
                 let of: Vec<&Facet> = shared.iter().map(|&i| &facets[i]).collect();
                 let compiled = compile::facets_counts(plan, D::DIALECT, &keys, &of, limit);
+                let compiled = compiled_as_of(compiled, D::DIALECT, plan.as_of);
                 let rows = self
                     .rows_of(Stmt::query(compiled.sql, compiled.params), "value counts")
                     .await?;

@@ -269,6 +269,25 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            history::mql_queries_are_read_as_of,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", N),
+                ("GET", "/entities/countMQLQuery", N),
+                ("POST", "/entities/getAttributeValueCounts", N),
+                ("GET", "/entities/validateMQLQuery", N)
+            ]
+        ),
+        case!(
+            history::mql_as_of_bad_input_is_refused,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", B),
+                ("GET", "/entities/countMQLQuery", B),
+                ("POST", "/entities/getAttributeValueCounts", B)
+            ]
+        ),
+        case!(
             history::history_without_view_metadata_is_denied,
             AnyServer,
             [

@@ -169,6 +169,7 @@ impl Objects<'_> {
                 ]),
                 visibility: Cond::True,
                 order: Vec::new(),
+                as_of: None,
             };
             let all = Page {
                 offset: 0,

@@ -28,7 +28,8 @@ use crate::mql::eval::{self, Facts, Row, Val};
 use crate::mql::lower::{Lookups, RoleHolders, facet, lower, lower_scope, needs};
 use crate::mql::parse::QueryFields;
 use crate::mql::plan::{
-    Cond, DateGap, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Statistic, Within, fold,
+    Column, Cond, DateGap, Field, LabelSet, Lit, Page, Plan, ProfilingPart, Relation, SortKey,
+    Statistic, Within, fold,
 };
 use crate::mql::resolve::{Property, Resolved};
 use crate::mql::validate::Selected;
@@ -105,17 +106,22 @@ impl Search<'_> {
         let page = page.page()?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Catalog::checked_query(query, &meta)?;
-        let (plan, _) = self
+        let (mut plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
+        plan.as_of = self.version().await?;
         let ids = self.store.query(&plan, page).await?;
         if legacy {
-            let (mut objects, _) = self.stored_with_details(&ids).await?;
+            let (mut objects, details) = self.read_at(&ids, plan.as_of).await?;
             order_like(&mut objects, &ids);
-            return Ok(QueryResult::Legacy(self.entities(caller, &objects).await?));
+            let mut entities = Vec::with_capacity(objects.len());
+            for object in &objects {
+                entities.push(self.entity_with(object, &details, &meta).await?);
+            }
+            return Ok(QueryResult::Legacy(entities));
         }
         Ok(QueryResult::Mql(
-            self.mql_entities(caller, &sight, &hidden, &ids, &validated.select)
+            self.mql_entities(caller, &sight, &hidden, &ids, &validated.select, plan.as_of)
                 .await?,
         ))
     }
@@ -126,9 +132,10 @@ impl Search<'_> {
         let hidden = self.hidden_data(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Catalog::checked_query(query, &meta)?;
-        let (plan, _) = self
+        let (mut plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
+        plan.as_of = self.version().await?;
         self.store.count(&plan).await
     }
 }
@@ -326,6 +333,7 @@ impl Catalog {
             ]),
             visibility: Cond::True,
             order: Vec::new(),
+            as_of: None,
         };
         let models: Vec<i64> = self
             .store
@@ -360,11 +368,12 @@ impl Search<'_> {
         hidden: &Cond,
         ids: &[ObjectId],
         select: &[Selected<'_>],
+        version: Option<i64>,
     ) -> Result<Vec<MqlEntity>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut facts = self.page_facts(caller, sight, ids, select).await?;
+        let mut facts = self.page_facts(caller, sight, ids, select, version).await?;
         // Spec 2.7: profiling and sampling of objects whose data is hidden from the
         // caller are not shown.
         if *hidden != Cond::False {
@@ -392,6 +401,67 @@ impl Search<'_> {
         Ok(entities)
     }
 
+    /// The objects of these ids, with what hangs on them: now, or as of a kept version.
+    async fn read_at(
+        &self,
+        ids: &[ObjectId],
+        version: Option<i64>,
+    ) -> Result<(Vec<Object>, crate::store::Details)> {
+        match version {
+            None => self.stored_with_details(ids).await,
+            Some(version) => self.store.objects_with_details_as_of(ids, version).await,
+        }
+    }
+
+    /// The children of an object (a model's top-level objects for a model), sorted by
+    /// name then id: now, or as of a kept version.
+    async fn children_at(&self, object: &Object, version: Option<i64>) -> Result<Vec<ObjectId>> {
+        let Some(version) = version else {
+            let (model, parent) = child_key(object);
+            let children = self.store.children(model, parent).await?;
+            return Ok(children.iter().map(|c| c.id).collect());
+        };
+        let plan = Plan {
+            filter: Cond::Related(Relation::Parent, Box::new(Cond::Ids(vec![object.id]))),
+            visibility: Cond::True,
+            order: vec![SortKey {
+                field: Field::Column(Column::Name),
+                descending: false,
+            }],
+            as_of: Some(version),
+        };
+        let all = Page {
+            offset: 0,
+            limit: u64::MAX,
+        };
+        self.store.query(&plan, all).await
+    }
+
+    /// The ancestors of an object, root first ([`Catalog::context`]): now, or as they
+    /// were at a kept version.
+    async fn context_at(&self, object: &Object, version: Option<i64>) -> Result<Vec<Object>> {
+        let Some(version) = version else {
+            return self.context(object).await;
+        };
+        let mut chain = Vec::new();
+        let mut next = eval::parent_id(object);
+        while let Some(id) = next {
+            if chain.len() > 10_000 {
+                return Err(Error::internal(format!(
+                    "the ancestry of {} has a cycle",
+                    object.id
+                )));
+            }
+            let Some(parent) = self.read_at(&[id], Some(version)).await?.0.pop() else {
+                break;
+            };
+            next = eval::parent_id(&parent);
+            chain.push(parent);
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+
     /// Reads what the SELECT list shows of the page's objects.
     /// What the SELECT items of a page need; ancestors and related objects the caller
     /// may not see are left out.
@@ -401,8 +471,9 @@ impl Search<'_> {
         sight: &Sight,
         ids: &[ObjectId],
         select: &[Selected<'_>],
+        version: Option<i64>,
     ) -> Result<PageFacts> {
-        let (objects, details) = self.stored_with_details(ids).await?;
+        let (objects, details) = self.read_at(ids, version).await?;
         let mut facts = PageFacts::default();
         facts.add(objects, details);
         let page: Vec<Object> = ids
@@ -412,30 +483,25 @@ impl Search<'_> {
         let wants = Wants::of(select);
         if wants.parents {
             let parents: Vec<ObjectId> = page.iter().filter_map(eval::parent_id).collect();
-            let (objects, details) = self.stored_with_details(&parents).await?;
+            let (objects, details) = self.read_at(&parents, version).await?;
             facts.add(objects, details);
         }
         if wants.children {
             let mut child_ids = Vec::new();
             for object in &page {
-                let (model, parent) = if object.kind == ObjectKind::Model {
-                    (object.id.content_model(), None)
-                } else {
-                    (object.id.model, Some(object.id))
-                };
-                let children = self.store.children(model, parent).await?;
-                facts.children.insert(
-                    (model, parent.map(|p| p.object)),
-                    children.iter().map(|c| c.id).collect(),
-                );
-                child_ids.extend(children.iter().map(|c| c.id));
+                let (model, parent) = child_key(object);
+                let children = self.children_at(object, version).await?;
+                child_ids.extend(children.iter().copied());
+                facts
+                    .children
+                    .insert((model, parent.map(|p| p.object)), children);
             }
-            let (objects, details) = self.stored_with_details(&child_ids).await?;
+            let (objects, details) = self.read_at(&child_ids, version).await?;
             facts.add(objects, details);
         }
         if wants.context {
             for object in &page {
-                let chain = self.context(object).await?;
+                let chain = self.context_at(object, version).await?;
                 facts.context.insert(
                     object.id,
                     chain
@@ -455,7 +521,7 @@ impl Search<'_> {
                 })
                 .map(|e| e.target)
                 .collect();
-            for object in self.stored_objects(&targets).await? {
+            for object in self.read_at(&targets, version).await?.0 {
                 if sight.sees(&object) {
                     facts.targets.insert(object.id, embedded(&object));
                 }
@@ -467,7 +533,7 @@ impl Search<'_> {
                 .filter(|o| o.kind == ObjectKind::ModelObject)
                 .map(|o| ObjectId::repository(o.id.model))
                 .collect();
-            for model in self.stored_objects(&models).await? {
+            for model in self.read_at(&models, version).await?.0 {
                 facts.models.insert(model.id, model);
             }
         }
@@ -518,7 +584,7 @@ impl Search<'_> {
                 {
                     // Every ancestor, seen or not: a grant on a hidden folder still
                     // makes its grantee a member of the role below it.
-                    let chain = self.context(object).await?;
+                    let chain = self.context_at(object, version).await?;
                     slot.insert(chain.iter().map(|o| o.id).collect());
                 }
             }
@@ -538,6 +604,15 @@ impl Search<'_> {
             .map(|l| (l.name.clone(), l))
             .collect();
         Ok(facts)
+    }
+}
+
+/// Where an object's children are kept: (model, parent) of `ObjectStore::children`.
+fn child_key(object: &Object) -> (i64, Option<ObjectId>) {
+    if object.kind == ObjectKind::Model {
+        (object.id.content_model(), None)
+    } else {
+        (object.id.model, Some(object.id))
     }
 }
 
@@ -1228,9 +1303,10 @@ impl Search<'_> {
         };
         let meta = self.meta_model_for(caller).await?;
         let validated = Catalog::checked_query(query, &meta)?;
-        let (plan, _) = self
+        let (mut plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
+        plan.as_of = self.version().await?;
         // Each item's attribute and facet (none for an attribute unknown to the meta
         // model, which counts nothing), then one call to the store for all facets.
         let mut items = Vec::with_capacity(validated.select.len());
@@ -1323,7 +1399,14 @@ impl Search<'_> {
         let sight = self.sight(caller).await?;
         let hidden = self.hidden_data(caller).await?;
         let mut entities = self
-            .mql_entities(caller, &sight, &hidden, &[object.id], &validated.select)
+            .mql_entities(
+                caller,
+                &sight,
+                &hidden,
+                &[object.id],
+                &validated.select,
+                None,
+            )
             .await?;
         entities
             .pop()
@@ -1360,7 +1443,7 @@ impl Search<'_> {
                 let ids: Vec<ObjectId> = related.iter().map(|o| o.id).collect();
                 let hidden = self.hidden_data(caller).await?;
                 QueryResult::Mql(
-                    self.mql_entities(caller, &sight, &hidden, &ids, &validated.select)
+                    self.mql_entities(caller, &sight, &hidden, &ids, &validated.select, None)
                         .await?,
                 )
             }

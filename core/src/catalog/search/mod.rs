@@ -11,19 +11,42 @@ pub(super) mod execute;
 pub(super) mod query;
 pub(super) mod worksheets;
 
-use crate::catalog::Catalog;
+use crate::catalog::{AsOf, Catalog};
+use crate::error::Result;
 
 /// The search concern of a [`Catalog`]: MQL queries, relationships, value counts and
 /// worksheets. Made by [`Catalog::search`].
 #[derive(Debug, Clone, Copy)]
 pub struct Search<'c> {
     catalog: &'c Catalog,
+    /// The moment the queries read the catalog as of (`asOf`); `None`: now.
+    as_of: Option<AsOf>,
 }
 
 impl Catalog {
     /// MQL and worksheets: see [`Search`].
     pub fn search(&self) -> Search<'_> {
-        Search { catalog: self }
+        Search {
+            catalog: self,
+            as_of: None,
+        }
+    }
+}
+
+impl Search<'_> {
+    /// The same concern, its queries run as of a time or a version (`asOf`): the objects
+    /// and what hangs on them as they were then, with today's sight.
+    pub fn as_of(self, as_of: Option<AsOf>) -> Self {
+        Self { as_of, ..self }
+    }
+
+    /// The kept version the queries read as of, if one was asked for; an `asOf` not kept
+    /// is INVALID_PARAMETER, as for an entity.
+    async fn version(&self) -> Result<Option<i64>> {
+        match self.as_of {
+            None => Ok(None),
+            Some(as_of) => Ok(Some(self.history().revision_of(as_of).await?.version)),
+        }
     }
 }
 

@@ -93,6 +93,7 @@ impl Search<'_> {
         let sight = self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Catalog::checked_query(query, &meta)?;
+        let version = self.version().await?;
         let (query, mut warnings) = (validated.query, validated.warnings);
         let sources = [
             ("FROM", query.from.as_ref().map(|f| &f.id)),
@@ -118,7 +119,7 @@ impl Search<'_> {
             }
         }
         let explain = if explain {
-            let (plan, mut more) = self
+            let (mut plan, mut more) = self
                 .plan(
                     caller,
                     &sight,
@@ -127,6 +128,7 @@ impl Search<'_> {
                     &meta,
                 )
                 .await?;
+            plan.as_of = version;
             warnings.append(&mut more);
             let page = crate::mql::plan::Page {
                 offset: 0,
