@@ -19,6 +19,12 @@
 //! read), so every run measures the query as someone asking it for the first time. The
 //! cases start once the server has read its search index again after the imports. `LORE_BENCH_CASES` (names, or
 //! parts of them, comma separated) runs only those queries.
+//!
+//! With `LORE_BENCH_AS_OF=1` the bench then re-imports the model with 1% of its objects
+//! edited and runs every query again as of the model's first version (`asOf` in the
+//! body or the query), `LORE_BENCH_AS_OF_RUNS` times (default 5), and prints them next
+//! to the same query answered today on the same server (issue 40's target: < 200 ms p50
+//! at 1,000,000 objects).
 
 use std::time::{Duration, Instant};
 
@@ -441,6 +447,16 @@ struct Line {
     sql: Vec<Duration>,
 }
 
+/// The timings of one query as of the first version, and of it today, on one backend
+/// and size.
+struct AsOfLine {
+    backend: &'static str,
+    objects: usize,
+    case: &'static Case,
+    as_of: Vec<Duration>,
+    today: Vec<Duration>,
+}
+
 /// The peak memory of one server.
 struct Peak {
     backend: &'static str,
@@ -452,7 +468,18 @@ struct Peak {
 async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
     let started = Instant::now();
     let mut lines = Vec::new();
+    let mut as_of_lines = Vec::new();
     let mut peaks = Vec::new();
+    let as_of_runs = match std::env::var("LORE_BENCH_AS_OF").as_deref() {
+        Ok("1") | Ok("true") => Some(
+            env_list("LORE_BENCH_AS_OF_RUNS", &[5])?
+                .first()
+                .copied()
+                .unwrap_or(5)
+                .max(1),
+        ),
+        _ => None,
+    };
     for &n in sizes {
         let dir = tempfile::tempdir()?;
         let archive = write_archive(&dir.path().join("model.zip"), n, false)?;
@@ -460,6 +487,18 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
             "{n} objects: archive of {:.1} MB",
             archive.bytes as f64 / 1e6
         );
+        let edited = match as_of_runs {
+            Some(runs) => Some((
+                write_archive(&dir.path().join("edited.zip"), n, true)?,
+                runs,
+            )),
+            None => None,
+        };
+        let mut out = Out {
+            lines: &mut lines,
+            as_of: &mut as_of_lines,
+            peaks: &mut peaks,
+        };
 
         let sqlite_dir = tempfile::tempdir()?;
         let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
@@ -467,9 +506,9 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
             &storage,
             sqlite_dir.path(),
             &archive,
+            edited.as_ref(),
             runs,
-            &mut lines,
-            &mut peaks,
+            &mut out,
         )
         .await?;
         keep_or_drop(sqlite_dir);
@@ -477,13 +516,24 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
         match TestDatabase::create().await {
             Some(database) => {
                 let storage = Storage::Postgres(database.url.clone());
-                bench(&storage, dir.path(), &archive, runs, &mut lines, &mut peaks).await?;
+                bench(
+                    &storage,
+                    dir.path(),
+                    &archive,
+                    edited.as_ref(),
+                    runs,
+                    &mut out,
+                )
+                .await?;
                 drop(database);
             }
             None => eprintln!("postgres: skipped (PostgreSQL not reachable)"),
         }
     }
     print_table(&lines, runs);
+    if let Some(runs) = as_of_runs {
+        print_as_of_table(&as_of_lines, runs);
+    }
     println!();
     for p in &peaks {
         println!(
@@ -498,13 +548,30 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
     Ok(())
 }
 
+/// The server a bench runs against: its address, backend, the administrator's key, the
+/// restricted user's and the big model.
+struct Served<'a> {
+    addr: std::net::SocketAddr,
+    backend: &'static str,
+    key: &'a str,
+    restricted: &'a str,
+    model: ObjectId,
+}
+
+/// Where [`bench`] puts its figures.
+struct Out<'a> {
+    lines: &'a mut Vec<Line>,
+    as_of: &'a mut Vec<AsOfLine>,
+    peaks: &'a mut Vec<Peak>,
+}
+
 async fn bench(
     storage: &Storage,
     dir: &std::path::Path,
     archive: &ArchiveFile,
+    edited: Option<&(ArchiveFile, usize)>,
     runs: usize,
-    lines: &mut Vec<Line>,
-    peaks: &mut Vec<Peak>,
+    out: &mut Out<'_>,
 ) -> BenchResult<()> {
     let backend = storage.backend();
     eprintln!("{backend}: starting lore serve ...");
@@ -559,7 +626,7 @@ async fn bench(
         for i in 0..WARM_UP + runs {
             server::commit_between_runs(addr, &admin, &format!("bench run {n}.{i}")).await?;
             let clock = Instant::now();
-            let answer = query(addr, key, case.call, &model.to_string()).await?;
+            let answer = query(addr, key, case.call, &model.to_string(), None).await?;
             if i >= WARM_UP {
                 mql.push(clock.elapsed());
             }
@@ -584,7 +651,7 @@ async fn bench(
                 eprintln!("{backend} {} (SQL): {rows} rows", case.name);
             }
         }
-        lines.push(Line {
+        out.lines.push(Line {
             backend,
             objects: archive.objects,
             case,
@@ -592,7 +659,17 @@ async fn bench(
             sql,
         });
     }
-    peaks.push(Peak {
+    if let Some((edited, as_of_runs)) = edited {
+        let on = Served {
+            addr,
+            backend,
+            key: &key,
+            restricted: &restricted,
+            model,
+        };
+        as_of_cases(&on, edited, *as_of_runs, out).await?;
+    }
+    out.peaks.push(Peak {
         backend,
         objects: archive.objects,
         kib: vm_kib(server.pid(), "VmHWM"),
@@ -600,6 +677,81 @@ async fn bench(
     });
     baseline.close().await;
     drop(server);
+    Ok(())
+}
+
+/// Re-imports the model with 1% edited, then runs each case as of the model's first
+/// version: the figures next to today's of the same case.
+async fn as_of_cases(
+    on: &Served<'_>,
+    edited: &ArchiveFile,
+    runs: usize,
+    out: &mut Out<'_>,
+) -> BenchResult<()> {
+    let (addr, backend, key, model) = (on.addr, on.backend, on.key, on.model);
+    let request = Request::get(format!("{BASE}/history/models/{model}/versions"))
+        .header(HOST, addr.to_string())
+        .header("api-key", key)
+        .body(Full::new(Bytes::new()))?;
+    let (_, body) = server::call(addr, request).await?;
+    let listed: serde_json::Value = serde_json::from_slice(&body)?;
+    let first = listed["result"]["versions"]
+        .as_array()
+        .and_then(|v| v.last())
+        .and_then(|v| v["id"].as_str())
+        .ok_or_else(|| format!("no version of the model: {listed}"))?
+        .to_owned();
+    let clock = Instant::now();
+    let result = server::import(
+        addr,
+        key,
+        &edited.path,
+        server::ImportInto::Model(&model.to_string()),
+    )
+    .await?;
+    eprintln!(
+        "{backend}: re-imported with 1% edited in {:.1} s: {}",
+        clock.elapsed().as_secs_f64(),
+        result["updated"]
+    );
+    let only = std::env::var("LORE_BENCH_CASES").unwrap_or_default();
+    for (n, case) in CASES.iter().enumerate() {
+        if !(only.is_empty() || only.split(',').any(|part| case.name.contains(part.trim()))) {
+            continue;
+        }
+        let caller = if case.restricted { on.restricted } else { key };
+        let mut times = Vec::with_capacity(runs);
+        // One unmeasured run first.
+        for i in 0..1 + runs {
+            server::commit_between_runs(addr, key, &format!("bench as-of run {n}.{i}")).await?;
+            let clock = Instant::now();
+            let answer = query(addr, caller, case.call, &model.to_string(), Some(&first)).await?;
+            if i >= 1 {
+                times.push(clock.elapsed());
+            }
+            if i == 0 {
+                eprintln!(
+                    "{backend} {} as of {first}: {}",
+                    case.name,
+                    summary(&answer)
+                );
+            }
+        }
+        let today = out
+            .lines
+            .iter()
+            .rev()
+            .find(|l| l.backend == backend && std::ptr::eq(l.case, case))
+            .map(|l| l.mql.clone())
+            .unwrap_or_default();
+        out.as_of.push(AsOfLine {
+            backend,
+            objects: edited.objects,
+            case,
+            as_of: times,
+            today,
+        });
+    }
     Ok(())
 }
 
@@ -624,14 +776,16 @@ async fn query(
     key: &str,
     call: Call,
     model: &str,
+    as_of: Option<&str>,
 ) -> BenchResult<serde_json::Value> {
     if let Call::Mix(calls) = call {
         let mut answers = Vec::with_capacity(calls.len());
         for call in calls {
-            answers.push(Box::pin(query(addr, key, *call, model)).await?);
+            answers.push(Box::pin(query(addr, key, *call, model, as_of)).await?);
         }
         return Ok(serde_json::Value::Array(answers));
     }
+    let as_of_param = as_of.map_or(String::new(), |v| format!("&asOf={v}"));
     let from = ObjectId::repository(model.parse::<ObjectId>()?.content_model()).to_string();
     let request = match call {
         Call::Mix(_) => return Err("a mix is sent call by call".into()),
@@ -640,18 +794,25 @@ async fn query(
                 Call::Execute(_) => "executeMQLQuery",
                 _ => "getAttributeValueCounts",
             };
+            let mut body: serde_json::Value = serde_json::from_str(&body.replace("{from}", &from))?;
+            if let Some(as_of) = as_of {
+                body["asOf"] = serde_json::json!(as_of);
+            }
             Request::post(format!("{BASE}/entities/{path}"))
                 .header(HOST, addr.to_string())
                 .header("api-key", key)
                 .header(CONTENT_TYPE, "application/json")
-                .body(Full::new(Bytes::from(body.replace("{from}", &from))))?
+                .body(Full::new(Bytes::from(body.to_string())))?
         }
-        Call::CountAll => Request::get(format!("{BASE}/entities/countMQLQuery?select=Name"))
-            .header(HOST, addr.to_string())
-            .header("api-key", key)
-            .body(Full::new(Bytes::new()))?,
+        Call::CountAll => Request::get(format!(
+            "{BASE}/entities/countMQLQuery?select=Name{as_of_param}"
+        ))
+        .header(HOST, addr.to_string())
+        .header("api-key", key)
+        .body(Full::new(Bytes::new()))?,
         Call::Count(filter) => {
-            let mut uri = format!("{BASE}/entities/countMQLQuery?select=Name&from={from}");
+            let mut uri =
+                format!("{BASE}/entities/countMQLQuery?select=Name&from={from}{as_of_param}");
             if !filter.is_empty() {
                 uri.push_str("&where=");
                 uri.push_str(&encode(filter));
@@ -777,6 +938,26 @@ fn print_table(lines: &[Line], runs: usize) {
         }
         println!(
             "| {} | {} | {} | {m50:.2} | {m95:.2} | {s50:.2} | {s95:.2} | {ratio:.2}× | {target} |",
+            l.backend, l.objects, l.case.name
+        );
+    }
+}
+
+fn print_as_of_table(lines: &[AsOfLine], runs: usize) {
+    println!();
+    println!(
+        "MQL as of the model's first version (after a re-import with 1% edited) against the same query today, same server ({runs} runs as of; milliseconds)"
+    );
+    println!(
+        "| backend | objects | query | as-of p50 | as-of p95 | today p50 | p50 ratio | target |"
+    );
+    println!("|---|---:|---|---:|---:|---:|---:|---|");
+    for l in lines {
+        let (a50, a95) = (quantile(&l.as_of, 0.5), quantile(&l.as_of, 0.95));
+        let t50 = quantile(&l.today, 0.5);
+        let ratio = if t50 > 0.0 { a50 / t50 } else { f64::NAN };
+        println!(
+            "| {} | {} | {} | {a50:.2} | {a95:.2} | {t50:.2} | {ratio:.2}× | < 200 ms at 1,000,000 |",
             l.backend, l.objects, l.case.name
         );
     }

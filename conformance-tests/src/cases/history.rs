@@ -914,6 +914,26 @@ pub async fn mql_queries_are_read_as_of(t: &Target) {
         .to_owned();
     let by_time = t.post(EXECUTE, &[], &query(columns, Some(&at))).await;
     assert_eq!(names(&by_time), names(&then), "{}", by_time.describe());
+    // FROM the model's first version, by path and by id, reads the same.
+    for versioned in [format!("{from}@1"), format!("{model}@1")] {
+        let mut body = query(columns, None);
+        body["from"] = json!(versioned);
+        let resp = t.post(EXECUTE, &[], &body).await;
+        assert_eq!(
+            names(&resp),
+            names(&then),
+            "FROM {versioned}: {}",
+            resp.describe()
+        );
+    }
+    let mut latest = query(columns, None);
+    latest["from"] = json!(format!("{from}@2"));
+    let resp = t.post(EXECUTE, &[], &latest).await;
+    assert_eq!(
+        names(&resp),
+        names(&now),
+        "the newest version is today's model"
+    );
     // A text search as of then finds the removed column.
     let hire = t
         .post(EXECUTE, &[], &query("text = 'hire'", Some(&v1)))
@@ -1037,4 +1057,278 @@ pub async fn mql_as_of_bad_input_is_refused(t: &Target) {
         )
         .await;
     assert_error(&resp, 400, "INVALID_PARAMETER");
+
+    // FROM a model's version: one it never had, a folder's, and with asOf too.
+    let folder = format!("/{}", from.split('/').nth(1).expect("a folder"));
+    for (from, as_of) in [
+        (format!("{from}@7"), None),
+        (format!("{folder}@1"), None),
+        (format!("{from}@1"), Some("1")),
+    ] {
+        let mut body = json!({"select": "Name", "from": from});
+        if let Some(as_of) = as_of {
+            body["asOf"] = json!(as_of);
+        }
+        let resp = t.post(EXECUTE, &[], &body).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+    }
+    // A model the caller cannot name is not found, versioned or not.
+    let resp = t
+        .post(
+            EXECUTE,
+            &[],
+            &json!({"select": "Name", "from": "/nofolder/nomodel@1"}),
+        )
+        .await;
+    assert_eq!(resp.status, 404, "{}", resp.describe());
+}
+
+/// The ids of a repositoryBrowse tree, at any depth.
+fn tree_ids(links: &Value, into: &mut Vec<String>) {
+    for node in links.as_array().into_iter().flatten() {
+        if let Some(id) = node["id"].as_str() {
+            into.push(id.to_owned());
+        }
+        tree_ids(&node["links"], into);
+    }
+}
+
+/// The ids of the repository tree from the root, as of a time when given.
+async fn browsed(t: &Target, as_of: Option<&str>) -> Vec<String> {
+    let mut query = vec![("repositoryPath", "/")];
+    query.extend(as_of.map(|a| ("asOf", a)));
+    let resp = t.get_q("/operations/repositoryBrowse", &query).await;
+    let mut ids = Vec::new();
+    tree_ids(&resp.ok()["links"], &mut ids);
+    ids
+}
+
+/// The ids listModels answers, as of a time when given.
+async fn models(t: &Target, as_of: Option<&str>) -> Vec<String> {
+    let query: Vec<(&str, &str)> = as_of.map(|a| ("asOf", a)).into_iter().collect();
+    let resp = t.get_q("/configuration/listModels", &query).await;
+    resp.ok_array()
+        .iter()
+        .filter_map(|m| m["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The browse calls as of a time: repositoryBrowse, listModels and getContext read the
+/// repository as it was (a model and its folder made later are not there, the earlier
+/// ones are, with their ancestors); without `asOf`, today's.
+pub async fn browse_calls_are_read_as_of(t: &Target) {
+    let earlier = t.import_sample().await;
+    // The time before the second import, to the microsecond.
+    let before = lore_core::model::format_micros(&lore_core::model::now());
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let later = t.import_sample().await;
+
+    let now = browsed(t, None).await;
+    let then = browsed(t, Some(&before)).await;
+    for id in [&earlier.model_id, &earlier.folder_id] {
+        assert!(now.contains(id) && then.contains(id), "{id}: {then:?}");
+    }
+    for id in [&later.model_id, &later.folder_id] {
+        assert!(now.contains(id), "{id} now");
+        assert!(!then.contains(id), "{id} was made later: {then:?}");
+    }
+    let below = t
+        .get_q(
+            "/operations/repositoryBrowse",
+            &[
+                (
+                    "repositoryPath",
+                    &format!("/{}", earlier.path.split('/').nth(1).expect("a folder")),
+                ),
+                ("asOf", &before),
+            ],
+        )
+        .await;
+    let mut ids = Vec::new();
+    tree_ids(&below.ok()["links"], &mut ids);
+    assert_eq!(ids, [earlier.model_id.clone()], "below a folder as it was");
+    let gone = t
+        .get_q(
+            "/operations/repositoryBrowse",
+            &[
+                (
+                    "repositoryPath",
+                    &format!("/{}", later.path.split('/').nth(1).expect("a folder")),
+                ),
+                ("asOf", &before),
+            ],
+        )
+        .await;
+    assert_eq!(gone.status, 404, "a folder made later: {}", gone.describe());
+
+    let now = models(t, None).await;
+    let then = models(t, Some(&before)).await;
+    assert!(now.contains(&later.model_id) && now.contains(&earlier.model_id));
+    assert!(then.contains(&earlier.model_id), "{then:?}");
+    assert!(!then.contains(&later.model_id), "{then:?}");
+
+    let context = |id: String, as_of: Option<String>| async move {
+        let mut query = vec![("objectId", id)];
+        query.extend(as_of.map(|a| ("asOf", a)));
+        let query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        t.get_q("/repository/getContext", &query).await
+    };
+    let now = context(earlier.model_id.clone(), None).await;
+    let then = context(earlier.model_id.clone(), Some(before.clone())).await;
+    assert_eq!(then.ok(), now.ok(), "the ancestors then are today's");
+    assert_eq!(then.ok_array()[0]["id"], json!(earlier.folder_id));
+    let not_then = context(later.model_id.clone(), Some(before.clone())).await;
+    assert_error(&not_then, 404, "OBJECT_NOT_FOUND");
+}
+
+/// An `asOf` of a browse call that is not a time or a version, or in the future, is
+/// refused with INVALID_PARAMETER; a folder passed as a configuration too.
+pub async fn browse_as_of_bad_input_is_refused(t: &Target) {
+    let imported = t.import_sample().await;
+    for bad in ["soon", "2999-01-01T00:00:00Z"] {
+        let resp = t
+            .get_q(
+                "/operations/repositoryBrowse",
+                &[("repositoryPath", "/"), ("asOf", bad)],
+            )
+            .await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        let resp = t.get_q("/configuration/listModels", &[("asOf", bad)]).await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+        let resp = t
+            .get_q(
+                "/repository/getContext",
+                &[("objectId", &imported.model_id), ("asOf", bad)],
+            )
+            .await;
+        assert_error(&resp, 400, "INVALID_PARAMETER");
+    }
+    let now = lore_core::model::format_micros(&lore_core::model::now());
+    let resp = t
+        .get_q(
+            "/configuration/listModels",
+            &[("configurationId", &imported.folder_id), ("asOf", &now)],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+}
+
+/// As of a time, a user reads with today's sight: a query without FROM finds only the
+/// model they see, FROM a model they cannot see (or its version) answers as a path that
+/// names nothing, and the browse calls leave it out.
+pub async fn as_of_reads_keep_todays_sight(t: &Target) {
+    use super::groups::{key_of, new_user};
+    use crate::harness::assert_same_as_missing;
+    const MISSING_NAME: &str = "NoSuchModel-9a2e";
+    let hidden = t.import_sample().await;
+    let seen = t.import_sample().await;
+    let before = lore_core::model::format_micros(&lore_core::model::now());
+    let (user, name) = new_user(t, "asof").await;
+    t.put(
+        &format!("/admin/grants/grantObjectRole/{}", seen.model_id),
+        &[],
+        &json!({"grantee": user, "role": "Data Viewer"}),
+    )
+    .await
+    .ok();
+    let key = key_of(t, &name).await;
+    let post = |path: &'static str, body: Value| {
+        let key = key.clone();
+        async move { send_as(t, &key, reqwest::Method::POST, path, &[], Some(body)).await }
+    };
+    let models_of = |resp: &crate::harness::Resp| {
+        resp.ok_array()
+            .iter()
+            .map(|e| e["attributes"][0]["value"].to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let all = json!({"select": "\"Model Id\"", "pageSize": 1000, "asOf": before});
+    let resp = post(EXECUTE, all).await;
+    let models = models_of(&resp);
+    assert_eq!(
+        models,
+        std::collections::BTreeSet::from([seen
+            .model_id
+            .rsplit('_')
+            .next()
+            .unwrap_or_default()
+            .to_owned()]),
+        "only the model they see: {}",
+        resp.describe()
+    );
+    let missing_path = hidden.path.replace(&hidden.model_name, MISSING_NAME);
+    for (from, missing) in [
+        (hidden.path.clone(), missing_path.clone()),
+        (format!("{}@1", hidden.path), format!("{missing_path}@1")),
+    ] {
+        let hidden_resp = post(
+            EXECUTE,
+            json!({"select": "Name", "from": from, "asOf": before}),
+        )
+        .await;
+        let missing_resp = post(
+            EXECUTE,
+            json!({"select": "Name", "from": missing, "asOf": before}),
+        )
+        .await;
+        assert_same_as_missing(
+            &hidden_resp,
+            &hidden.model_name,
+            &missing_resp,
+            MISSING_NAME,
+        );
+    }
+    let listed = send_as(
+        t,
+        &key,
+        reqwest::Method::GET,
+        "/configuration/listModels",
+        &[("asOf", &before)],
+        None,
+    )
+    .await;
+    let ids: Vec<&str> = listed
+        .ok_array()
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert_eq!(ids, [seen.model_id.as_str()], "{}", listed.describe());
+    let browsed = send_as(
+        t,
+        &key,
+        reqwest::Method::GET,
+        "/operations/repositoryBrowse",
+        &[("repositoryPath", "/"), ("asOf", &before)],
+        None,
+    )
+    .await;
+    let mut ids = Vec::new();
+    tree_ids(&browsed.ok()["links"], &mut ids);
+    assert!(
+        !ids.contains(&hidden.model_id) && !ids.contains(&hidden.folder_id),
+        "{ids:?}"
+    );
+    let context = |id: String| {
+        let key = key.clone();
+        let before = before.clone();
+        async move {
+            send_as(
+                t,
+                &key,
+                reqwest::Method::GET,
+                "/repository/getContext",
+                &[("objectId", &id), ("asOf", &before)],
+                None,
+            )
+            .await
+        }
+    };
+    let hidden_resp = context(hidden.model_id.clone()).await;
+    let missing_resp = context("-1_987654321".to_owned()).await;
+    assert_same_as_missing(
+        &hidden_resp,
+        &hidden.model_id,
+        &missing_resp,
+        "-1_987654321",
+    );
 }

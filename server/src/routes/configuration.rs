@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::response::Response;
+use lore_core::catalog::AsOf;
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -25,6 +26,9 @@ pub(crate) fn optional_ref(value: Option<&str>) -> Result<Option<ObjectRef>, Err
 pub struct ListModelsParams {
     /// A configuration or configuration version (id or path); all models when absent.
     pub configuration_id: Option<String>,
+    /// Read it as it was then: an RFC 3339 time or a version id (see
+    /// `GET /history/models/{modelId}/versions`). Today's sight applies.
+    pub as_of: Option<String>,
 }
 
 /// Lists the models of a configuration, or of the whole repository.
@@ -36,6 +40,13 @@ pub async fn list_models(
     Params(params): Params<ListModelsParams>,
 ) -> ApiResult<Response> {
     let configuration = optional_ref(params.configuration_id.as_deref())?;
+    if let Some(as_of) = params.as_of.as_deref() {
+        return Ok(ok(state
+            .catalog
+            .history()
+            .list_models_as_of(&caller, configuration.as_ref(), AsOf::parse(as_of)?)
+            .await?));
+    }
     Ok(ok(state
         .catalog
         .objects()

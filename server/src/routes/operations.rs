@@ -3,6 +3,7 @@
 use axum::extract::State;
 use axum::response::Response;
 use lore_core::Error;
+use lore_core::catalog::AsOf;
 use lore_core::model::ObjectKind;
 use serde::Deserialize;
 use serde_json::json;
@@ -20,6 +21,9 @@ pub struct BrowseParams {
     pub object_types: Option<String>,
     /// Where to start; `/` (the default) is the repository root.
     pub repository_path: Option<String>,
+    /// Read the tree as it was then: an RFC 3339 time or a version id (see
+    /// `GET /history/models/{modelId}/versions`). Today's sight applies.
+    pub as_of: Option<String>,
 }
 
 /// The repository tree below a path: `{"links": [{"objectName", "id", "objectType", "links"}]}`.
@@ -49,10 +53,21 @@ pub async fn repository_browse(
         .as_deref()
         .filter(|p| !p.trim().is_empty())
         .unwrap_or("/");
-    let links = state
-        .catalog
-        .objects()
-        .repository_browse(&caller, path, &kinds)
-        .await?;
+    let links = match params.as_of.as_deref() {
+        Some(as_of) => {
+            state
+                .catalog
+                .history()
+                .repository_browse_as_of(&caller, path, &kinds, AsOf::parse(as_of)?)
+                .await?
+        }
+        None => {
+            state
+                .catalog
+                .objects()
+                .repository_browse(&caller, path, &kinds)
+                .await?
+        }
+    };
     Ok(ok(json!({ "links": links })))
 }

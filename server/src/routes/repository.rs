@@ -5,7 +5,7 @@ use std::io::BufReader;
 use axum::extract::{Request, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use lore_core::catalog::{AttributeSetting, ExportOptions, FolderRequest, ImportOptions};
+use lore_core::catalog::{AsOf, AttributeSetting, ExportOptions, FolderRequest, ImportOptions};
 use lore_core::{Error, ObjectRef};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -22,6 +22,9 @@ use crate::upload::{MODEL_ARCHIVE, spool_upload};
 pub struct ContextParams {
     /// The object (id, stable id or repository path).
     pub object_id: Option<String>,
+    /// Read it as it was then: an RFC 3339 time or a version id (see
+    /// `GET /history/models/{modelId}/versions`). Today's sight applies.
+    pub as_of: Option<String>,
 }
 
 /// The context of an object: its ancestors from the repository root down, each as
@@ -35,6 +38,13 @@ pub async fn get_context(
 ) -> ApiResult<Response> {
     let object =
         optional_ref(params.object_id.as_deref())?.ok_or_else(|| Error::missing("objectId"))?;
+    if let Some(as_of) = params.as_of.as_deref() {
+        return Ok(ok(state
+            .catalog
+            .history()
+            .get_context_as_of(&caller, &object, AsOf::parse(as_of)?)
+            .await?));
+    }
     Ok(ok(state
         .catalog
         .objects()

@@ -288,6 +288,34 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            history::browse_calls_are_read_as_of,
+            AnyServer,
+            [
+                ("GET", "/operations/repositoryBrowse", N),
+                ("GET", "/configuration/listModels", N),
+                ("GET", "/repository/getContext", N)
+            ]
+        ),
+        case!(
+            history::browse_as_of_bad_input_is_refused,
+            AnyServer,
+            [
+                ("GET", "/operations/repositoryBrowse", B),
+                ("GET", "/configuration/listModels", B),
+                ("GET", "/repository/getContext", B)
+            ]
+        ),
+        case!(
+            history::as_of_reads_keep_todays_sight,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", N),
+                ("GET", "/configuration/listModels", N),
+                ("GET", "/operations/repositoryBrowse", N),
+                ("GET", "/repository/getContext", N)
+            ]
+        ),
+        case!(
             history::history_without_view_metadata_is_denied,
             AnyServer,
             [

@@ -12,6 +12,7 @@
 //! end they cannot see is left out. A version or time the store does not keep is refused
 //! with INVALID_PARAMETER saying why, never answered with today's state.
 
+mod browse;
 mod changes;
 mod compare;
 mod downstream;

@@ -488,7 +488,7 @@ fn is_definition(edge: &Edge) -> bool {
     }
 }
 
-fn build_nodes(
+pub(crate) fn build_nodes(
     parent: Option<ObjectId>,
     lookup: &std::collections::HashMap<Option<ObjectId>, Vec<Object>>,
     kinds: &[ObjectKind],

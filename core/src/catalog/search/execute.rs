@@ -109,7 +109,7 @@ impl Search<'_> {
         let (mut plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
-        plan.as_of = self.version().await?;
+        plan.as_of = self.moment(plan.as_of).await?;
         let ids = self.store.query(&plan, page).await?;
         if legacy {
             let (mut objects, details) = self.read_at(&ids, plan.as_of).await?;
@@ -135,7 +135,7 @@ impl Search<'_> {
         let (mut plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
-        plan.as_of = self.version().await?;
+        plan.as_of = self.moment(plan.as_of).await?;
         self.store.count(&plan).await
     }
 }
@@ -151,9 +151,13 @@ impl Catalog {
         query: &Query,
         meta: &MetaModel,
     ) -> Result<(Plan, Vec<String>)> {
+        // FROM a model's version: the model, as of that version.
+        let versioned = self.versioned_from(caller, query).await?;
+        let query = versioned.as_ref().map_or(query, |(q, _)| q);
         let mut lookups = self.lookups(caller, query).await?;
         lookups.source = self.source(caller, query, meta, &lookups).await?;
         let (mut plan, warnings) = lower(query, meta, &lookups);
+        plan.as_of = versioned.map(|(_, version)| version);
         plan.visibility = sight.condition();
         // Spec 2.7: a filter on data profiling drops the objects whose data is hidden
         // from the caller.
@@ -164,6 +168,66 @@ impl Catalog {
             plan.filter = Cond::and(vec![filter, Cond::not(hidden.clone())]);
         }
         Ok((plan, warnings))
+    }
+
+    /// A FROM that names a model's version, `<model id or path>@<number>` (the number
+    /// `GET /history/models/{modelId}/versions` lists): the query with FROM the model,
+    /// and the catalog version to read it as of. `None` for any other FROM, and for one
+    /// whose whole text names an object (a name may hold `@`). A model the caller cannot
+    /// see is not found, as everywhere; a version the model never had, or one older than
+    /// the history kept, is INVALID_PARAMETER.
+    pub(crate) async fn versioned_from(
+        &self,
+        caller: &Caller,
+        query: &Query,
+    ) -> Result<Option<(Query, i64)>> {
+        let Some(from) = &query.from else {
+            return Ok(None);
+        };
+        let text = from.id.text.trim();
+        let Some((model, number)) = text.rsplit_once('@') else {
+            return Ok(None);
+        };
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(None);
+        }
+        if let Ok(whole) = ObjectRef::parse(text)
+            && self.find(caller, &whole).await.is_ok()
+        {
+            return Ok(None);
+        }
+        let object = self.find(caller, &ObjectRef::parse(model)?).await?;
+        if object.kind != ObjectKind::Model {
+            return Err(Error::invalid(format!(
+                "FROM '{text}': '{model}' is a {}; only a model has versions",
+                object.kind.as_str().to_lowercase()
+            )));
+        }
+        let no_such = || {
+            Error::invalid(format!(
+                "FROM '{text}': the model has no version {number} (GET /history/models/{}/versions lists them)",
+                object.id
+            ))
+        };
+        let number: i64 = number.parse().map_err(|_| no_such())?;
+        let found = self
+            .store
+            .model_versions(object.id.content_model(), number.checked_add(1), 1)
+            .await?
+            .into_iter()
+            .find(|v| v.number == number)
+            .ok_or_else(no_such)?;
+        // Refused, as an asOf is, when retention has purged what it read.
+        let version = self
+            .history()
+            .revision_of(crate::catalog::AsOf::Version(found.revision.version))
+            .await?
+            .version;
+        let mut query = query.clone();
+        if let Some(from) = &mut query.from {
+            from.id.text = model.to_owned();
+        }
+        Ok(Some((query, version)))
     }
 
     /// What lowering needs to know from the store.
@@ -440,26 +504,10 @@ impl Search<'_> {
     /// The ancestors of an object, root first ([`Catalog::context`]): now, or as they
     /// were at a kept version.
     async fn context_at(&self, object: &Object, version: Option<i64>) -> Result<Vec<Object>> {
-        let Some(version) = version else {
-            return self.context(object).await;
-        };
-        let mut chain = Vec::new();
-        let mut next = eval::parent_id(object);
-        while let Some(id) = next {
-            if chain.len() > 10_000 {
-                return Err(Error::internal(format!(
-                    "the ancestry of {} has a cycle",
-                    object.id
-                )));
-            }
-            let Some(parent) = self.read_at(&[id], Some(version)).await?.0.pop() else {
-                break;
-            };
-            next = eval::parent_id(&parent);
-            chain.push(parent);
+        match version {
+            None => self.context(object).await,
+            Some(version) => self.context_as_of(object, version).await,
         }
-        chain.reverse();
-        Ok(chain)
     }
 
     /// Reads what the SELECT list shows of the page's objects.
@@ -1306,7 +1354,7 @@ impl Search<'_> {
         let (mut plan, _) = self
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
-        plan.as_of = self.version().await?;
+        plan.as_of = self.moment(plan.as_of).await?;
         // Each item's attribute and facet (none for an attribute unknown to the meta
         // model, which counts nothing), then one call to the store for all facets.
         let mut items = Vec::with_capacity(validated.select.len());

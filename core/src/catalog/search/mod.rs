@@ -48,6 +48,17 @@ impl Search<'_> {
             Some(as_of) => Ok(Some(self.history().revision_of(as_of).await?.version)),
         }
     }
+
+    /// The version a plan reads as of: its FROM's (a model's version) or the `asOf`
+    /// asked for; both is INVALID_PARAMETER.
+    async fn moment(&self, from: Option<i64>) -> Result<Option<i64>> {
+        match (from, self.version().await?) {
+            (Some(_), Some(_)) => Err(crate::error::Error::invalid(
+                "asOf and a model's version in FROM name two moments: give one of them",
+            )),
+            (from, asked) => Ok(from.or(asked)),
+        }
+    }
 }
 
 /// The shared helpers of the [`Catalog`] (sight, the meta model, the store) are the

@@ -93,14 +93,27 @@ impl Search<'_> {
         let sight = self.sight(caller).await?;
         let meta = self.meta_model_for(caller).await?;
         let validated = Catalog::checked_query(query, &meta)?;
-        let version = self.version().await?;
+        // An asOf that names no kept version is refused here too.
+        self.version().await?;
         let (query, mut warnings) = (validated.query, validated.warnings);
+        // FROM a model's version is checked as the query would run it.
+        let versioned = match self.versioned_from(caller, &query).await {
+            Ok(found) => found.is_some(),
+            Err(e) if e.code == ErrorCode::InvalidParameter => {
+                warnings.push(e.message.clone());
+                true
+            }
+            Err(_) => false,
+        };
         let sources = [
             ("FROM", query.from.as_ref().map(|f| &f.id)),
             ("CONTEXT", query.context.as_ref()),
         ];
         for (clause, id) in sources {
             let Some(id) = id else { continue };
+            if clause == "FROM" && versioned {
+                continue;
+            }
             // The same words for a missing object and one the caller cannot see.
             match self.find(caller, &ObjectRef::parse(&id.text)?).await {
                 Ok(_) => {}
@@ -128,7 +141,7 @@ impl Search<'_> {
                     &meta,
                 )
                 .await?;
-            plan.as_of = version;
+            plan.as_of = self.moment(plan.as_of).await?;
             warnings.append(&mut more);
             let page = crate::mql::plan::Page {
                 offset: 0,
