@@ -1146,7 +1146,11 @@ pub async fn browse_calls_are_read_as_of(t: &Target) {
         .await;
     let mut ids = Vec::new();
     tree_ids(&below.ok()["links"], &mut ids);
-    assert_eq!(ids, [earlier.model_id.clone()], "below a folder as it was");
+    assert_eq!(
+        ids,
+        std::slice::from_ref(&earlier.model_id),
+        "below a folder as it was"
+    );
     let gone = t
         .get_q(
             "/operations/repositoryBrowse",
