@@ -395,7 +395,7 @@ pub async fn history_without_view_metadata_is_denied(t: &Target) {
 /// The sample archive a harvest later finds changed: `hire_date` dropped, `salary`'s
 /// type changed, `first_name` renamed, `email` made not null (breaking); `city`
 /// widened, the table `customer` described anew, a column `phone` added (not breaking).
-fn changed_sample() -> Vec<u8> {
+pub(crate) fn changed_sample() -> Vec<u8> {
     zip_map(&changed_files())
 }
 

@@ -27,7 +27,7 @@ mod export;
 mod governance;
 mod grants;
 mod groups;
-mod history;
+pub(crate) mod history;
 pub(crate) mod import;
 mod imports;
 mod lineage;

@@ -38,7 +38,9 @@ use accessibility::every_screen_is_accessible;
 use administration::administration_grants_and_an_import;
 use browse::{browse_to_a_column, glossary_pages};
 use lineage::{lineage_graph_and_table, openlineage_lineage_on_the_object_page};
-use object::{curation_from_the_object_page, object_page_tabs};
+use object::{
+    curation_from_the_object_page, history_and_versions_on_the_object_page, object_page_tabs,
+};
 use protections::policy_violations_and_framing_are_caught;
 use search::search_facets_and_mql;
 use sight::sight_on_every_screen;
@@ -55,6 +57,7 @@ pub fn cases() -> Vec<UiCase> {
         ui_case!(lineage_graph_and_table),
         ui_case!(openlineage_lineage_on_the_object_page),
         ui_case!(curation_from_the_object_page),
+        ui_case!(history_and_versions_on_the_object_page),
         ui_case!(glossary_pages),
         ui_case!(administration_grants_and_an_import),
         ui_case!(sight_on_every_screen),

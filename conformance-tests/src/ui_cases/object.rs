@@ -269,3 +269,82 @@ async fn review_status_of(b: &Browser, kind: &str, name: &str) -> serde_json::Va
     ))
     .await
 }
+
+/// The History tab lists a table's changes, each with a link to the overview as it was
+/// then; that overview shows the old description under a banner; a model's Versions tab
+/// compares its two versions, breaking changes first.
+pub(super) async fn history_and_versions_on_the_object_page(t: &Target, b: &mut Browser) {
+    let imported = t.import_sample().await;
+    let table = t
+        .entity(&format!("{}/Sales DB/sales/customer", imported.path))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    for description in ["first", "second"] {
+        t.put(
+            "/repository/setAttributes",
+            &[],
+            &json!({"id": table, "values": [{
+                "attributeType": {"type": "SYSTEM_ATTRIBUTE", "name": "Description"},
+                "value": description,
+            }]}),
+        )
+        .await
+        .ok();
+    }
+    t.import(
+        crate::cases::history::changed_sample(),
+        &[("modelId", &imported.model_id)],
+    )
+    .await
+    .ok();
+    b.login(&t.user, &t.password).await;
+    let page = format!("/ui/objects/{}", crate::harness::encode_segment(&table));
+    b.goto(&format!("{page}/history")).await;
+    let changes = b.text("#history").await;
+    for expect in ["Description", "first", "second", "Every customer."] {
+        assert!(changes.contains(expect), "{expect}: {changes}");
+    }
+    let then = b
+        .run("return [...document.querySelectorAll('#history tbody tr')].find(r => r.cells[4].textContent === 'first').querySelector('a.as-of-link').getAttribute('href')")
+        .await;
+    b.goto(
+        then.as_str()
+            .expect("a link to the object as of the first edit"),
+    )
+    .await;
+    assert!(b.text("#as-of").await.contains("Shown as it was"));
+    let overview = b.text("#tab-panel").await;
+    assert!(overview.contains("first"), "{overview}");
+    assert!(!overview.contains("Every customer."), "{overview}");
+    b.shot("as-of").await;
+    b.find("#as-of-now")
+        .await
+        .click()
+        .await
+        .expect("Show it now");
+    b.wait_until("the page now", "!document.getElementById('as-of')")
+        .await;
+    assert!(b.text("#tab-panel").await.contains("Every customer."));
+
+    let model = format!(
+        "/ui/objects/{}/versions",
+        crate::harness::encode_segment(&imported.model_id)
+    );
+    b.goto(&model).await;
+    let rows = b
+        .run("return document.querySelectorAll('#versions tbody tr').length")
+        .await;
+    assert_eq!(rows, json!(2), "{}", b.text("#tab-panel").await);
+    assert!(b.text("#compare-counts").await.contains("4 breaking"));
+    let first = b
+        .run("return document.querySelector('#compare tbody tr').className")
+        .await;
+    assert_eq!(first, json!("breaking"), "breaking changes first");
+    b.shot("versions").await;
+    // A table has no Versions tab.
+    b.goto(&format!("{page}/versions")).await;
+    assert_eq!(b.text("h1").await, "Nothing here");
+}

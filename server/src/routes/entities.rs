@@ -138,7 +138,7 @@ pub struct QueryInput {
     pub explain: Option<serde_json::Value>,
     /// Run the query on the catalog as it was then: an RFC 3339 time or a version id
     /// (see `GET /history/models/{modelId}/versions`; a number or a string). Today's
-    /// sight applies.
+    /// sight applies. Not for upgradeMQLQuery, which runs nothing.
     #[serde(rename = "asOf")]
     #[param(value_type = Option<String>)]
     #[schema(value_type = Option<String>)]
@@ -227,6 +227,12 @@ pub async fn upgrade_mql_query(
 ) -> ApiResult<Response> {
     let version = body.version()?;
     body.explain()?;
+    if body.as_of.is_some() {
+        return Err(Error::invalid(
+            "upgradeMQLQuery rewrites a query without running it: asOf does not apply",
+        )
+        .into());
+    }
     Ok(ok(state
         .catalog
         .search()

@@ -11,6 +11,7 @@ mod assets;
 mod browse;
 mod curation;
 pub(crate) mod download;
+mod history;
 mod lineage;
 pub mod lineage_graph;
 mod login;

@@ -5,7 +5,7 @@
 use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use lore_core::ObjectRef;
-use lore_core::catalog::{ObjectCuration, ObjectLabels};
+use lore_core::catalog::{AsOf, ObjectCuration, ObjectLabels};
 use lore_core::model::ClassificationStatus;
 use lore_core::mql::Query;
 use lore_core::mql::build::{Attr, all, search_text};
@@ -27,11 +27,16 @@ const TABS: &[(&str, &str)] = &[
     ("profiling", "Profiling and sampling"),
     ("lineage", "Lineage"),
     ("glossary", "Glossary and links"),
-    ("comments", "Comments and history"),
+    ("comments", "Comments"),
+    ("history", "History"),
     ("access", "Access"),
     // Models only.
     ("import", "Import"),
+    ("versions", "Versions"),
 ];
+
+/// The tabs only a model has.
+const MODEL_TABS: &[&str] = &["import", "versions"];
 
 /// A model's import: its settings (or why there are none) and its recent operations.
 pub struct ImportView {
@@ -133,6 +138,10 @@ struct ObjectPage {
     import: Option<ImportView>,
     /// When and by whom the object last changed.
     updated: String,
+    // History: the object's changes, a model's versions, the page as of a moment.
+    history: Option<super::history::HistoryView>,
+    versions: Option<super::history::VersionsView>,
+    as_of: Option<super::history::AsOfView>,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -245,14 +254,43 @@ async fn show(
     let catalog = &state.catalog;
     let caller = &session.caller;
     let reference = ObjectRef::parse(&id)?;
-    let entity = catalog.objects().get_entity(caller, &reference).await?;
+    // The overview as of a version or a time: the object as it was (one deleted since
+    // too, by its id); badges and curation are today's.
+    let as_of = match tab {
+        "overview" => super::history::param(query.as_deref(), "asOf"),
+        _ => None,
+    };
+    let moment = as_of.as_deref().map(AsOf::parse).transpose()?;
+    let entity = match moment {
+        Some(moment) => {
+            catalog
+                .history()
+                .get_entity_as_of(caller, &reference, moment)
+                .await?
+        }
+        None => catalog.objects().get_entity(caller, &reference).await?,
+    };
     // From here on the object is named by the id the catalog answered.
     let reference = ObjectRef::parse(&entity.id)?;
-    let crumbs = catalog.objects().get_context(caller, &reference).await?;
-    let labels = catalog
-        .governance()
-        .object_labels(caller, &reference)
-        .await?;
+    let crumbs = match moment {
+        Some(moment) => {
+            catalog
+                .history()
+                .get_context_as_of(caller, &reference, moment)
+                .await?
+        }
+        None => catalog.objects().get_context(caller, &reference).await?,
+    };
+    let labels = match catalog.governance().object_labels(caller, &reference).await {
+        Ok(labels) => labels,
+        // Gone since: it has no labels today.
+        Err(_) if moment.is_some() => ObjectLabels {
+            object: entity.id.parse()?,
+            assignments: Vec::new(),
+            current: None,
+        },
+        Err(e) => return Err(e.into()),
+    };
     let curation = catalog
         .governance()
         .object_curation(caller, &entity.id)
@@ -263,10 +301,14 @@ async fn show(
         fill_curation(&mut page, curation, caller.name());
     }
     let is_model = page.kind == "Model";
-    if tab == "import" && !is_model {
+    if MODEL_TABS.contains(&tab) && !is_model {
         return Ok(not_found_page());
     }
     page.tabs = page.tab_links(is_model);
+    page.as_of = as_of.map(|at| super::history::AsOfView {
+        at,
+        now_href: format!("/ui/objects/{}", url_encode(&entity.id)),
+    });
     match tab {
         "overview" => overview_of(&mut page, &entity),
         "children" => {
@@ -286,6 +328,16 @@ async fn show(
         }
         "glossary" => glossary_of(&mut page, &state, &session, &reference).await?,
         "import" => page.import = Some(import_of(&state, &session, &reference).await?),
+        "history" => {
+            page.history = Some(
+                super::history::history_of(&state, &session, &entity.id, query.as_deref()).await?,
+            );
+        }
+        "versions" => {
+            page.versions = Some(
+                super::history::versions_of(&state, &session, &entity.id, query.as_deref()).await?,
+            );
+        }
         "access" => match super::admin::access_of(&state, &session, &entity.id).await {
             Ok(access) => page.access = Some(access),
             Err(e) if e.code.http_status() == 403 => {
@@ -370,6 +422,9 @@ impl ObjectPage {
             access_error: None,
             import: None,
             updated: updated_of(entity),
+            history: None,
+            versions: None,
+            as_of: None,
         };
         page.here = if tab == "overview" {
             format!("/ui/objects/{}", url_encode(&page.id))
@@ -379,10 +434,11 @@ impl ObjectPage {
         page
     }
 
-    /// The links to the tabs, the shown one selected; Import only on a model.
+    /// The links to the tabs, the shown one selected; Import and Versions only on a
+    /// model.
     fn tab_links(&self, is_model: bool) -> Vec<Tab> {
         TABS.iter()
-            .filter(|(t, _)| *t != "import" || is_model)
+            .filter(|(t, _)| is_model || !MODEL_TABS.contains(t))
             .map(|&(t, title)| Tab {
                 href: self.tab_href(t),
                 title,

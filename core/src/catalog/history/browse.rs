@@ -24,33 +24,55 @@ use crate::wire::{EmbeddedEntity, Entity};
 const MOST_REPOSITORY_OBJECTS: u64 = 1_000_000;
 
 impl Catalog {
-    /// The ancestors of an object as they were at `version`, root first
-    /// ([`Catalog::context`]): an ancestor gone since is read as it was; the chain ends
-    /// where one did not exist then.
-    pub(crate) async fn context_as_of(&self, object: &Object, version: i64) -> Result<Vec<Object>> {
-        let mut chain = Vec::new();
-        let mut next = crate::mql::eval::parent_id(object);
-        while let Some(id) = next {
-            if chain.len() > 10_000 {
-                return Err(Error::internal(format!(
-                    "the ancestry of {} has a cycle",
-                    object.id
-                )));
+    /// The ancestors of each object as they were at `version`, root first
+    /// ([`Catalog::context`]), by the object's id: read a level at a time for them all.
+    /// An ancestor gone since is read as it was; a chain ends where one did not exist
+    /// then.
+    pub(crate) async fn contexts_as_of(
+        &self,
+        objects: &[Object],
+        version: i64,
+    ) -> Result<HashMap<ObjectId, Vec<Object>>> {
+        use crate::mql::eval::parent_id;
+        let mut known: HashMap<ObjectId, Object> = HashMap::new();
+        let mut wanted: Vec<ObjectId> = objects.iter().filter_map(parent_id).collect();
+        let mut levels = 0;
+        while !wanted.is_empty() {
+            levels += 1;
+            if levels > 10_000 {
+                return Err(Error::internal("an ancestry as of a version has a cycle"));
             }
-            let Some(parent) = self
+            wanted.sort();
+            wanted.dedup();
+            let (found, _) = self
                 .store
-                .objects_with_details_as_of(&[id], version)
-                .await?
-                .0
-                .pop()
-            else {
-                break;
-            };
-            next = crate::mql::eval::parent_id(&parent);
-            chain.push(parent);
+                .objects_with_details_as_of(&wanted, version)
+                .await?;
+            wanted = found
+                .iter()
+                .filter_map(parent_id)
+                .filter(|p| !known.contains_key(p))
+                .collect();
+            known.extend(found.into_iter().map(|o| (o.id, o)));
         }
-        chain.reverse();
-        Ok(chain)
+        let mut chains = HashMap::with_capacity(objects.len());
+        for object in objects {
+            let mut chain = Vec::new();
+            let mut next = parent_id(object);
+            while let Some(parent) = next.and_then(|id| known.get(&id)) {
+                if chain.len() > 10_000 {
+                    return Err(Error::internal(format!(
+                        "the ancestry of {} has a cycle",
+                        object.id
+                    )));
+                }
+                next = parent_id(parent);
+                chain.push(parent.clone());
+            }
+            chain.reverse();
+            chains.insert(object.id, chain);
+        }
+        Ok(chains)
     }
 }
 
@@ -76,6 +98,11 @@ impl History<'_> {
             limit: MOST_REPOSITORY_OBJECTS,
         };
         let ids = self.store.query(&plan, page).await?;
+        if ids.len() as u64 >= MOST_REPOSITORY_OBJECTS {
+            return Err(Error::internal(format!(
+                "the repository held more than {MOST_REPOSITORY_OBJECTS} objects then"
+            )));
+        }
         let (mut objects, details) = self.store.objects_with_details_as_of(&ids, version).await?;
         objects.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         Ok((objects, details))
@@ -92,9 +119,12 @@ impl History<'_> {
     ) -> Result<Vec<EmbeddedEntity>> {
         let (object, version) = self.object_as_of(caller, reference, as_of).await?;
         let sight = self.sight(caller).await?;
-        Ok(self
-            .context_as_of(&object, version)
-            .await?
+        let mut chains = self
+            .contexts_as_of(std::slice::from_ref(&object), version)
+            .await?;
+        Ok(chains
+            .remove(&object.id)
+            .unwrap_or_default()
             .iter()
             .filter(|o| sight.sees(o))
             .map(embedded)
@@ -181,42 +211,46 @@ impl History<'_> {
         for object in objects {
             lookup.entry(object.parent).or_default().push(object);
         }
-        // The path, name by name, as it was then; it exists for the caller as `find`
-        // says: when they see its first folder, or everything.
+        // The path, name by name, as it was then. A caller who does not see the whole
+        // repository must see every folder on it today: one they cannot see (or one gone
+        // since, which no grant reaches) answers as a name that matches nothing, before
+        // anything else is said of the path.
+        let everything = caller.has(Capability::ViewMetadata);
         let mut start = None;
-        let mut first = None;
         for name in &names {
             let found = lookup
                 .get(&start)
-                .and_then(|children| children.iter().find(|c| &c.name == name));
+                .and_then(|children| children.iter().find(|c| &c.name == name))
+                .filter(|found| everything || sight.sees(found));
             let Some(found) = found else {
                 return Err(not_found(&ObjectRef::Path(names.clone())));
             };
-            first.get_or_insert_with(|| found.clone());
             start = Some(found.id);
             if found.kind == ObjectKind::Model {
-                if !sight.sees(found) {
-                    return Err(not_found(&ObjectRef::Path(names.clone())));
-                }
                 return Err(Error::invalid(format!(
                     "repositoryPath '{path}' was a model; repositoryBrowse lists folders and configurations"
                 )));
-            }
-        }
-        if let Some(first) = &first {
-            let through = if caller.has(Capability::ViewMetadata) {
-                true
-            } else {
-                sight.sees(first)
-            };
-            if !through {
-                return Err(not_found(&ObjectRef::Path(names.clone())));
             }
         }
         // Below the root or a hidden folder, only what the caller sees now shows.
         for children in lookup.values_mut() {
             children.retain(|c| sight.sees(c));
         }
-        Ok(build_nodes(start, &lookup, kinds))
+        // As the tree of today is walked: no deeper than 1,000 levels.
+        let mut level = vec![start];
+        for _ in 0..=1_000 {
+            level = level
+                .iter()
+                .flat_map(|parent| lookup.get(parent).into_iter().flatten())
+                .filter(|c| c.kind != ObjectKind::Model)
+                .map(|c| Some(c.id))
+                .collect();
+            if level.is_empty() {
+                return Ok(build_nodes(start, &lookup, kinds));
+            }
+        }
+        Err(Error::internal(
+            "the repository tree was deeper than 1000 levels",
+        ))
     }
 }

@@ -110,6 +110,7 @@ impl Search<'_> {
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
         plan.as_of = self.moment(plan.as_of).await?;
+        profiling_kept_now(&plan, &hidden)?;
         let ids = self.store.query(&plan, page).await?;
         if legacy {
             let (mut objects, details) = self.read_at(&ids, plan.as_of).await?;
@@ -136,6 +137,7 @@ impl Search<'_> {
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
         plan.as_of = self.moment(plan.as_of).await?;
+        profiling_kept_now(&plan, &hidden)?;
         self.store.count(&plan).await
     }
 }
@@ -439,15 +441,31 @@ impl Search<'_> {
         }
         let mut facts = self.page_facts(caller, sight, ids, select, version).await?;
         // Spec 2.7: profiling and sampling of objects whose data is hidden from the
-        // caller are not shown.
+        // caller are not shown. Profiling is not kept in history: as of a version it is
+        // today's, so it is hidden when the data was hidden then or is now.
         if *hidden != Cond::False {
-            let hidden: Vec<ObjectId> = facts
+            let mut hidden_ids: Vec<ObjectId> = facts
                 .objects
                 .values()
                 .filter(|o| eval::holds(hidden, &facts, Row::Object(o)))
                 .map(|o| o.id)
                 .collect();
-            for id in hidden {
+            if version.is_some() {
+                let (objects, details) = self.stored_with_details(ids).await?;
+                let mut now = PageFacts {
+                    data_classes: facts.data_classes.clone(),
+                    sensitivity_labels: facts.sensitivity_labels.clone(),
+                    ..PageFacts::default()
+                };
+                now.add(objects, details);
+                hidden_ids.extend(
+                    now.objects
+                        .values()
+                        .filter(|o| eval::holds(hidden, &now, Row::Object(o)))
+                        .map(|o| o.id),
+                );
+            }
+            for id in hidden_ids {
                 facts.profiling.remove(&id);
             }
         }
@@ -477,16 +495,32 @@ impl Search<'_> {
         }
     }
 
-    /// The children of an object (a model's top-level objects for a model), sorted by
-    /// name then id: now, or as of a kept version.
-    async fn children_at(&self, object: &Object, version: Option<i64>) -> Result<Vec<ObjectId>> {
-        let Some(version) = version else {
+    /// The children of each page object (a model's top-level objects for a model), each
+    /// list sorted by name then id, under the object's [`child_key`]: now, or as of a
+    /// kept version (one query for the whole page).
+    async fn children_at(
+        &self,
+        page: &[Object],
+        version: Option<i64>,
+    ) -> Result<HashMap<(i64, Option<i64>), Vec<ObjectId>>> {
+        let key = |object: &Object| {
             let (model, parent) = child_key(object);
-            let children = self.store.children(model, parent).await?;
-            return Ok(children.iter().map(|c| c.id).collect());
+            (model, parent.map(|p| p.object))
+        };
+        let mut found = HashMap::new();
+        let Some(version) = version else {
+            for object in page {
+                let (model, parent) = child_key(object);
+                let children = self.store.children(model, parent).await?;
+                found.insert(key(object), children.iter().map(|c| c.id).collect());
+            }
+            return Ok(found);
         };
         let plan = Plan {
-            filter: Cond::Related(Relation::Parent, Box::new(Cond::Ids(vec![object.id]))),
+            filter: Cond::Related(
+                Relation::Parent,
+                Box::new(Cond::Ids(page.iter().map(|o| o.id).collect())),
+            ),
             visibility: Cond::True,
             order: vec![SortKey {
                 field: Field::Column(Column::Name),
@@ -498,15 +532,38 @@ impl Search<'_> {
             offset: 0,
             limit: u64::MAX,
         };
-        self.store.query(&plan, all).await
+        let children = self.store.query(&plan, all).await?;
+        let (objects, _) = self.read_at(&children, Some(version)).await?;
+        let parents: HashMap<ObjectId, Option<ObjectId>> =
+            objects.iter().map(|o| (o.id, eval::parent_id(o))).collect();
+        let by_id: HashMap<ObjectId, &Object> = page.iter().map(|o| (o.id, o)).collect();
+        for object in page {
+            found.insert(key(object), Vec::new());
+        }
+        for child in children {
+            if let Some(parent) = parents
+                .get(&child)
+                .copied()
+                .flatten()
+                .and_then(|p| by_id.get(&p))
+            {
+                found.entry(key(parent)).or_default().push(child);
+            }
+        }
+        Ok(found)
     }
 
-    /// The ancestors of an object, root first ([`Catalog::context`]): now, or as they
-    /// were at a kept version.
-    async fn context_at(&self, object: &Object, version: Option<i64>) -> Result<Vec<Object>> {
+    /// An object's ancestors, root first: today's, or as of the version from the page's
+    /// ancestors read before ([`Catalog::contexts_as_of`]).
+    async fn context_from(
+        &self,
+        object: &Object,
+        contexts: &HashMap<ObjectId, Vec<Object>>,
+        version: Option<i64>,
+    ) -> Result<Vec<Object>> {
         match version {
+            Some(_) => Ok(contexts.get(&object.id).cloned().unwrap_or_default()),
             None => self.context(object).await,
-            Some(version) => self.context_as_of(object, version).await,
         }
     }
 
@@ -535,21 +592,21 @@ impl Search<'_> {
             facts.add(objects, details);
         }
         if wants.children {
-            let mut child_ids = Vec::new();
-            for object in &page {
-                let (model, parent) = child_key(object);
-                let children = self.children_at(object, version).await?;
-                child_ids.extend(children.iter().copied());
-                facts
-                    .children
-                    .insert((model, parent.map(|p| p.object)), children);
-            }
+            facts.children = self.children_at(&page, version).await?;
+            let child_ids: Vec<ObjectId> = facts.children.values().flatten().copied().collect();
             let (objects, details) = self.read_at(&child_ids, version).await?;
             facts.add(objects, details);
         }
+        // As of a version, the ancestors of the whole page, read a level at a time.
+        let contexts = match version {
+            Some(version) if wants.context || !wants.roles.is_empty() => {
+                self.contexts_as_of(&page, version).await?
+            }
+            _ => HashMap::new(),
+        };
         if wants.context {
             for object in &page {
-                let chain = self.context_at(object, version).await?;
+                let chain = self.context_from(object, &contexts, version).await?;
                 facts.context.insert(
                     object.id,
                     chain
@@ -632,7 +689,7 @@ impl Search<'_> {
                 {
                     // Every ancestor, seen or not: a grant on a hidden folder still
                     // makes its grantee a member of the role below it.
-                    let chain = self.context_at(object, version).await?;
+                    let chain = self.context_from(object, &contexts, version).await?;
                     slot.insert(chain.iter().map(|o| o.id).collect());
                 }
             }
@@ -673,6 +730,21 @@ fn order_like(objects: &mut [Object], ids: &[ObjectId]) {
 
 /// The condition with every test of profiling results made to fail on objects whose
 /// data is hidden.
+/// Why a caller whose data is hidden somewhere may not filter or count by profiling as of
+/// a version.
+const PROFILING_NOT_KEPT: &str = "profiling and sampling are not kept in history: as of a \
+     version, only a caller who may view all data filters or counts by them";
+
+/// Refuses a plan as of a version that filters by profiling for a caller whose data is
+/// hidden somewhere: whether an object's data is hidden is judged as it was then, but
+/// its profiling is today's, so a time before a column was hidden would show its values.
+fn profiling_kept_now(plan: &Plan, hidden: &Cond) -> Result<()> {
+    if plan.as_of.is_some() && *hidden != Cond::False && mentions_profiling(&plan.filter) {
+        return Err(Error::invalid(PROFILING_NOT_KEPT));
+    }
+    Ok(())
+}
+
 fn hide_profiling(cond: Cond, hidden: &Cond) -> Cond {
     let each = |items: Vec<Cond>| {
         items
@@ -1355,6 +1427,7 @@ impl Search<'_> {
             .plan(caller, &sight, &hidden, &validated.query, &meta)
             .await?;
         plan.as_of = self.moment(plan.as_of).await?;
+        profiling_kept_now(&plan, &hidden)?;
         // Each item's attribute and facet (none for an attribute unknown to the meta
         // model, which counts nothing), then one call to the store for all facets.
         let mut items = Vec::with_capacity(validated.select.len());
@@ -1375,6 +1448,9 @@ impl Search<'_> {
                 Some(_) => {
                     let mut facet = facet(path, &meta, gap).map_err(Error::invalid)?;
                     if is_profiling(&facet.field) {
+                        if plan.as_of.is_some() && hidden != Cond::False {
+                            return Err(Error::invalid(PROFILING_NOT_KEPT));
+                        }
                         facet.hidden = hidden.clone();
                     }
                     facets.push(facet);

@@ -103,8 +103,21 @@ impl Search<'_> {
                 warnings.push(e.message.clone());
                 true
             }
-            Err(_) => false,
+            // The model names nothing the caller sees: the loop below says so.
+            Err(e)
+                if matches!(
+                    e.code,
+                    ErrorCode::ObjectNotFound | ErrorCode::InvalidRepositoryPath
+                ) =>
+            {
+                false
+            }
+            Err(e) => return Err(e),
         };
+        if versioned && self.as_of.is_some() {
+            // As running it would answer.
+            self.moment(Some(0)).await?;
+        }
         let sources = [
             ("FROM", query.from.as_ref().map(|f| &f.id)),
             ("CONTEXT", query.context.as_ref()),
