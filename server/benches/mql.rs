@@ -20,6 +20,9 @@
 //! cases start once the server has read its search index again after the imports. `LORE_BENCH_CASES` (names, or
 //! parts of them, comma separated) runs only those queries.
 //!
+//! `LORE_BENCH_BACKENDS` (`sqlite`, `postgres` or both, comma separated; both by default)
+//! picks the backends.
+//!
 //! With `LORE_BENCH_AS_OF=1` the bench then re-imports the model with 1% of its objects
 //! edited and runs every query again as of the model's first version (`asOf` in the
 //! body or the query), `LORE_BENCH_AS_OF_RUNS` times (default 5), and prints them next
@@ -455,6 +458,8 @@ struct AsOfLine {
     case: &'static Case,
     as_of: Vec<Duration>,
     today: Vec<Duration>,
+    /// Why the query failed as of the version (a timeout), when it did.
+    failed: Option<String>,
 }
 
 /// The peak memory of one server.
@@ -500,19 +505,23 @@ async fn run(sizes: &[usize], runs: usize) -> BenchResult<()> {
             peaks: &mut peaks,
         };
 
-        let sqlite_dir = tempfile::tempdir()?;
-        let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
-        bench(
-            &storage,
-            sqlite_dir.path(),
-            &archive,
-            edited.as_ref(),
-            runs,
-            &mut out,
-        )
-        .await?;
-        keep_or_drop(sqlite_dir);
-
+        if wanted_backend("sqlite") {
+            let sqlite_dir = tempfile::tempdir()?;
+            let storage = Storage::Sqlite(sqlite_dir.path().join("lore.db"));
+            bench(
+                &storage,
+                sqlite_dir.path(),
+                &archive,
+                edited.as_ref(),
+                runs,
+                &mut out,
+            )
+            .await?;
+            keep_or_drop(sqlite_dir);
+        }
+        if !wanted_backend("postgres") {
+            continue;
+        }
         match TestDatabase::create().await {
             Some(database) => {
                 let storage = Storage::Postgres(database.url.clone());
@@ -556,6 +565,14 @@ struct Served<'a> {
     key: &'a str,
     restricted: &'a str,
     model: ObjectId,
+}
+
+/// Whether `LORE_BENCH_BACKENDS` (both when unset) names the backend.
+fn wanted_backend(backend: &str) -> bool {
+    match std::env::var("LORE_BENCH_BACKENDS") {
+        Ok(list) if !list.trim().is_empty() => list.split(',').any(|b| b.trim() == backend),
+        _ => true,
+    }
 }
 
 /// Where [`bench`] puts its figures.
@@ -721,11 +738,20 @@ async fn as_of_cases(
         }
         let caller = if case.restricted { on.restricted } else { key };
         let mut times = Vec::with_capacity(runs);
+        let mut failed = None;
         // One unmeasured run first.
         for i in 0..1 + runs {
             server::commit_between_runs(addr, key, &format!("bench as-of run {n}.{i}")).await?;
             let clock = Instant::now();
-            let answer = query(addr, caller, case.call, &model.to_string(), Some(&first)).await?;
+            let answer =
+                match query(addr, caller, case.call, &model.to_string(), Some(&first)).await {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        eprintln!("{backend} {} as of {first}: failed: {e}", case.name);
+                        failed = Some(e.to_string());
+                        break;
+                    }
+                };
             if i >= 1 {
                 times.push(clock.elapsed());
             }
@@ -750,6 +776,7 @@ async fn as_of_cases(
             case,
             as_of: times,
             today,
+            failed,
         });
     }
     Ok(())
@@ -953,6 +980,14 @@ fn print_as_of_table(lines: &[AsOfLine], runs: usize) {
     );
     println!("|---|---:|---|---:|---:|---:|---:|---|");
     for l in lines {
+        if let Some(why) = &l.failed {
+            let why: String = why.chars().take(120).collect();
+            println!(
+                "| {} | {} | {} | failed: {why} | | | | < 200 ms at 1,000,000 |",
+                l.backend, l.objects, l.case.name
+            );
+            continue;
+        }
         let (a50, a95) = (quantile(&l.as_of, 0.5), quantile(&l.as_of, 0.95));
         let t50 = quantile(&l.today, 0.5);
         let ratio = if t50 > 0.0 { a50 / t50 } else { f64::NAN };

@@ -97,27 +97,37 @@ fn table_as_of(table: &str, columns: &str, dialect: Dialect, version: i64) -> St
         _ => ("", ""),
     };
     // `valid_from` too: the reads of objects with their details answer it.
-    let rows = format!(
-        "SELECT {rowid}{columns}, valid_from FROM {schema}{table} t WHERE {current} \
-         UNION ALL SELECT {kept_rowid}{columns}, valid_from FROM {schema}{table}_history t \
-         WHERE {kept}"
-    );
-    let body = if table == "tags" {
-        // What the writer keeps on a tag (migration 21): its folded value and whether it
-        // is the first of the object's tags that fold alike. The object's folded type
-        // and name serve only the tags' own statements, which as of a version are not
-        // used.
+    let rows = if table == "tags" {
+        // What the writer keeps on a tag (migration 21) that statements test: its folded
+        // value (stored on a current row, which its index serves; folded here for a kept
+        // one) and whether it is the first of the object's tags that fold alike, which
+        // only narrows a test on the folded value to one row of each such group: every
+        // row passes it here, which changes no answer (all rows of a group fold alike).
+        // The object's folded type and name serve only the tags' own statements, which
+        // as of a version are not used.
+        let truth = match dialect {
+            Dialect::Sqlite => "1",
+            Dialect::Postgres => "TRUE",
+        };
         let fold = dialect.fold("t.value");
+        let rest = format!(
+            "CAST(NULL AS TEXT) AS type_fold, CAST(NULL AS TEXT) AS object_name, \
+             {truth} AS fold_first"
+        );
         format!(
-            "SELECT t.model_id, t.object_id, t.kind, t.value, t.valid_from, {fold} AS value_fold, \
-             NULL AS type_fold, NULL AS object_name, \
-             (ROW_NUMBER() OVER (PARTITION BY t.model_id, t.object_id, t.kind, {fold} \
-             ORDER BY t.value) = 1) AS fold_first FROM ({rows}) t"
+            "SELECT {columns}, valid_from, t.value_fold AS value_fold, {rest} \
+             FROM {schema}{table} t WHERE {current} \
+             UNION ALL SELECT {columns}, valid_from, {fold} AS value_fold, {rest} \
+             FROM {schema}{table}_history t WHERE {kept}"
         )
     } else {
-        rows
+        format!(
+            "SELECT {rowid}{columns}, valid_from FROM {schema}{table} t WHERE {current} \
+             UNION ALL SELECT {kept_rowid}{columns}, valid_from FROM {schema}{table}_history t \
+             WHERE {kept}"
+        )
     };
-    format!("{table} AS NOT MATERIALIZED ({body})")
+    format!("{table} AS NOT MATERIALIZED ({rows})")
 }
 
 #[cfg(test)]

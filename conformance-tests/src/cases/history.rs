@@ -1335,4 +1335,65 @@ pub async fn as_of_reads_keep_todays_sight(t: &Target) {
         &missing_resp,
         "-1_987654321",
     );
+    // A path through a folder they cannot see answers as one that names nothing, the
+    // model at its end included (the seen model sits in a folder they do not see).
+    let folder = |path: &str| path.split('/').nth(1).expect("a folder").to_owned();
+    for path in [
+        format!("/{}", folder(&hidden.path)),
+        seen.path.clone(),
+        format!("/{}", folder(&seen.path)),
+    ] {
+        let resp = send_as(
+            t,
+            &key,
+            reqwest::Method::GET,
+            "/operations/repositoryBrowse",
+            &[("repositoryPath", &path), ("asOf", &before)],
+            None,
+        )
+        .await;
+        assert_error(&resp, 404, "INVALID_REPOSITORY_PATH");
+        assert!(
+            !resp.text().contains(&hidden.model_name),
+            "{}",
+            resp.describe()
+        );
+    }
+
+    // Profiling is not kept: as of a version, a caller whose data is hidden somewhere
+    // may not filter or count by it (whether data was hidden is judged then).
+    let profiled = "\"Data Profiling\".Distinct = 7";
+    let resp = send_as(
+        t,
+        &key,
+        reqwest::Method::GET,
+        "/entities/countMQLQuery",
+        &[("select", "Name"), ("where", profiled), ("asOf", &before)],
+        None,
+    )
+    .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = post(
+        "/entities/getAttributeValueCounts",
+        json!({"select": "\"Data Profiling\".Distinct", "asOf": before}),
+    )
+    .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    // Without asOf, and for the administrator as of then, it runs.
+    send_as(
+        t,
+        &key,
+        reqwest::Method::GET,
+        "/entities/countMQLQuery",
+        &[("select", "Name"), ("where", profiled)],
+        None,
+    )
+    .await
+    .ok();
+    t.get_q(
+        "/entities/countMQLQuery",
+        &[("select", "Name"), ("where", profiled), ("asOf", &before)],
+    )
+    .await
+    .ok();
 }
