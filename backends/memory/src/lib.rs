@@ -61,6 +61,22 @@ struct Operations {
     attachments: HashMap<ObjectId, BTreeMap<String, Attachment>>,
 }
 
+/// What a plan reads ([`MemoryStore::read_for`]).
+enum PlanState<'a> {
+    Now(RwLockReadGuard<'a, State>),
+    Then(Box<State>),
+}
+
+impl std::ops::Deref for PlanState<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        match self {
+            PlanState::Now(state) => state,
+            PlanState::Then(state) => state,
+        }
+    }
+}
+
 /// The system log of a memory store.
 #[derive(Debug, Default, Clone)]
 struct SystemLog {
@@ -76,6 +92,16 @@ impl MemoryStore {
 
     fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
         self.state.read().map_err(|_| poisoned())
+    }
+
+    /// The state a plan reads: the store's, or a copy rewound to the plan's version
+    /// ([`Plan::as_of`](lore_core::mql::plan::Plan::as_of)).
+    fn read_for(&self, as_of: Option<i64>) -> Result<PlanState<'_>> {
+        let state = self.read()?;
+        Ok(match as_of {
+            Some(version) => PlanState::Then(Box::new(state.as_of(version))),
+            None => PlanState::Now(state),
+        })
     }
 
     fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {

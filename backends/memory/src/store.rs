@@ -182,24 +182,14 @@ impl ObjectStore for MemoryStore {
     }
 
     async fn query(&self, plan: &Plan, page: Page) -> Result<Vec<ObjectId>> {
-        let state = self.read()?;
-        if let Some(version) = plan.as_of {
-            let then = state.as_of(version);
-            return Ok(eval::run(plan, &then, then.objects.values(), Some(page)));
-        }
-        Ok(eval::run(plan, &*state, state.objects.values(), Some(page)))
+        let state = self.read_for(plan.as_of)?;
+        let state = &*state;
+        Ok(eval::run(plan, state, state.objects.values(), Some(page)))
     }
 
     async fn count(&self, plan: &Plan) -> Result<u64> {
-        let state = self.read()?;
-        let then;
-        let state = match plan.as_of {
-            Some(version) => {
-                then = state.as_of(version);
-                &then
-            }
-            None => &*state,
-        };
+        let state = self.read_for(plan.as_of)?;
+        let state = &*state;
         let condition = plan.condition();
         Ok(state
             .objects
@@ -214,15 +204,8 @@ impl ObjectStore for MemoryStore {
         facets: &[Facet],
         limit: u64,
     ) -> Result<Vec<Vec<ValueCount>>> {
-        let state = self.read()?;
-        let then;
-        let state = match plan.as_of {
-            Some(version) => {
-                then = state.as_of(version);
-                &then
-            }
-            None => &*state,
-        };
+        let state = self.read_for(plan.as_of)?;
+        let state = &*state;
         Ok(facets
             .iter()
             .map(|facet| eval::value_counts(plan, state, state.objects.values(), facet, limit))

@@ -25,7 +25,7 @@ async fn table(t: &Target) -> String {
     entity["id"].as_str().expect("an id").to_owned()
 }
 
-async fn set_description(t: &Target, id: &str, description: &str) {
+pub(crate) async fn set_description(t: &Target, id: &str, description: &str) {
     t.put(
         "/repository/setAttributes",
         &[],
@@ -1358,6 +1358,19 @@ pub async fn as_of_reads_keep_todays_sight(t: &Target) {
             "{}",
             resp.describe()
         );
+    }
+
+    // The folder above their model, which they cannot see, is not named as its parent,
+    // now or then.
+    let hidden_folder = seen.path.split('/').nth(1).expect("a folder").to_owned();
+    for as_of in [None, Some(before.clone())] {
+        let mut body = json!({"select": "Name, Parent", "where": "\"Object Type\" = 'Model'"});
+        if let Some(as_of) = as_of {
+            body["asOf"] = json!(as_of);
+        }
+        let resp = post(EXECUTE, body).await;
+        assert_eq!(resp.ok_array().len(), 1, "{}", resp.describe());
+        assert!(!resp.text().contains(&hidden_folder), "{}", resp.describe());
     }
 
     // Profiling is not kept: as of a version, a caller whose data is hidden somewhere

@@ -283,16 +283,7 @@ pub(super) async fn history_and_versions_on_the_object_page(t: &Target, b: &mut 
         .expect("an id")
         .to_owned();
     for description in ["first", "second"] {
-        t.put(
-            "/repository/setAttributes",
-            &[],
-            &json!({"id": table, "values": [{
-                "attributeType": {"type": "SYSTEM_ATTRIBUTE", "name": "Description"},
-                "value": description,
-            }]}),
-        )
-        .await
-        .ok();
+        crate::cases::history::set_description(t, &table, description).await;
     }
     t.import(
         crate::cases::history::changed_sample(),

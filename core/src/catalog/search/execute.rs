@@ -586,13 +586,22 @@ impl Search<'_> {
             .filter_map(|id| facts.objects.get(id).cloned())
             .collect();
         let wants = Wants::of(select);
+        // A parent or child the caller cannot see (a hidden folder above a granted
+        // model, a hidden model in a folder) is not shown, as the context leaves it out.
         if wants.parents {
-            let parents: Vec<ObjectId> = page.iter().filter_map(eval::parent_id).collect();
+            let parents: Vec<ObjectId> = page
+                .iter()
+                .filter_map(eval::parent_id)
+                .filter(|p| sight.sees_id(*p))
+                .collect();
             let (objects, details) = self.read_at(&parents, version).await?;
             facts.add(objects, details);
         }
         if wants.children {
             facts.children = self.children_at(&page, version).await?;
+            for children in facts.children.values_mut() {
+                children.retain(|c| sight.sees_id(*c));
+            }
             let child_ids: Vec<ObjectId> = facts.children.values().flatten().copied().collect();
             let (objects, details) = self.read_at(&child_ids, version).await?;
             facts.add(objects, details);
