@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::{AsOf, History};
 use crate::auth::Caller;
 use crate::catalog::Catalog;
-use crate::catalog::objects::browse::{BrowseNode, build_nodes, embedded};
+use crate::catalog::objects::browse::{BrowseNode, build_nodes, embedded, require_configuration};
 use crate::catalog::visibility::{not_found, require_view_somewhere};
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
@@ -148,17 +148,7 @@ impl History<'_> {
             }
             Some(reference) => {
                 let (configuration, version) = self.object_as_of(caller, reference, as_of).await?;
-                if !matches!(
-                    configuration.kind,
-                    ObjectKind::Configuration | ObjectKind::ConfigurationVersion
-                ) {
-                    return Err(Error::invalid(format!(
-                        "{} ('{}') was a {}, not a configuration",
-                        configuration.id,
-                        configuration.name,
-                        configuration.kind.as_str()
-                    )));
-                }
+                require_configuration(&configuration)?;
                 let contents: Vec<ObjectId> = self
                     .store
                     .edges_as_of(configuration.id, version)

@@ -275,17 +275,7 @@ impl Objects<'_> {
             None => self.store.objects_of_kind(ObjectKind::Model).await?,
             Some(reference) => {
                 let configuration = self.find(caller, reference).await?;
-                if !matches!(
-                    configuration.kind,
-                    ObjectKind::Configuration | ObjectKind::ConfigurationVersion
-                ) {
-                    return Err(Error::invalid(format!(
-                        "{} ('{}') is a {}, not a configuration",
-                        configuration.id,
-                        configuration.name,
-                        configuration.kind.as_str()
-                    )));
-                }
+                require_configuration(&configuration)?;
                 self.edge_targets(EdgeKind::ConfigurationContent, configuration.id, false)
                     .await?
             }
@@ -486,6 +476,23 @@ fn is_definition(edge: &Edge) -> bool {
         EdgeKind::CustomRelationship => edge.name == "Is Defined By",
         _ => false,
     }
+}
+
+/// Refuses an object that is not a configuration or a configuration version, where
+/// one is asked for (`listModels`' `configurationId`).
+pub(crate) fn require_configuration(object: &Object) -> Result<()> {
+    if matches!(
+        object.kind,
+        ObjectKind::Configuration | ObjectKind::ConfigurationVersion
+    ) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{} ('{}') is a {}, not a configuration",
+        object.id,
+        object.name,
+        object.kind.as_str()
+    )))
 }
 
 pub(crate) fn build_nodes(

@@ -7,6 +7,7 @@
 //! sight, which MQL puts into every statement (`catalog/visibility.rs`, shared by every
 //! concern), and reading an object by reference (objects).
 
+mod as_of;
 pub(super) mod execute;
 pub(super) mod query;
 pub(super) mod worksheets;
