@@ -1058,6 +1058,24 @@ pub async fn mql_as_of_bad_input_is_refused(t: &Target) {
         .await;
     assert_error(&resp, 400, "INVALID_PARAMETER");
 
+    // validateMQLQuery checks asOf as the query would run it; upgradeMQLQuery runs
+    // nothing and refuses it.
+    let resp = t
+        .get_q(
+            "/entities/validateMQLQuery",
+            &[("select", "Name"), ("from", from), ("asOf", "yesterday")],
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    let resp = t
+        .post(
+            "/entities/upgradeMQLQuery",
+            &[],
+            &json!({"select": "Name", "from": from, "asOf": "1"}),
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+
     // FROM a model's version: one it never had, a folder's, and with asOf too.
     let folder = format!("/{}", from.split('/').nth(1).expect("a folder"));
     for (from, as_of) in [

@@ -284,7 +284,9 @@ pub(super) fn cases() -> Vec<Case> {
             [
                 ("POST", "/entities/executeMQLQuery", B),
                 ("GET", "/entities/countMQLQuery", B),
-                ("POST", "/entities/getAttributeValueCounts", B)
+                ("POST", "/entities/getAttributeValueCounts", B),
+                ("GET", "/entities/validateMQLQuery", B),
+                ("POST", "/entities/upgradeMQLQuery", B)
             ]
         ),
         case!(
