@@ -199,6 +199,7 @@ pub fn cases() -> Vec<StoreCase> {
         case!(clear_all_forgets_the_history),
         case!(model_versions_and_what_changed_between_them),
         case!(purging_history_keeps_what_reads_from_its_floor),
+        case!(history_keeps_curation_and_grants),
         case!(plans_and_reads_as_of_a_version),
         // Restore
         case!(clear_all_empties_everything_but_the_system_log),

@@ -895,13 +895,19 @@ async fn users_are_linked_to_and_unlinked_from_their_sign_in() {
 async fn history_purge_needs_a_retention_and_keeps_what_it_keeps() {
     use lore_server::cli_history::purge_on;
     let fixture = sqlite().await;
-    let refused = err(purge_on(&fixture.catalog, 0, 0).await);
+    let refused = err(purge_on(&fixture.catalog, (0, 0, 0)).await);
     assert!(refused.contains("--keep-days"), "{refused}");
-    let kept = ok(purge_on(&fixture.catalog, 30, 0).await);
+    assert!(refused.contains("--keep-curation-days"), "{refused}");
+    let kept = ok(purge_on(&fixture.catalog, (30, 0, 0)).await);
     assert!(kept.contains("nothing to purge"), "{kept}");
-    let kept = ok(purge_on(&fixture.catalog, 0, 3).await);
+    let kept = ok(purge_on(&fixture.catalog, (0, 3, 0)).await);
     assert!(
         kept.contains("nothing to purge"),
         "no model has versions: {kept}"
+    );
+    let kept = ok(purge_on(&fixture.catalog, (0, 0, 30)).await);
+    assert!(
+        kept.contains("curation history is within its retention"),
+        "{kept}"
     );
 }

@@ -269,15 +269,25 @@ where
 }
 
 /// Takes the database back to before migration 34 (history): its triggers, functions,
-/// tables, sequence and columns go, migrations 36's row and 35's table (model versions)
-/// first; its indexes go with the columns.
+/// tables, sequence and columns go, migration 38's (the history of curation and grants),
+/// 36's row and 35's table (model versions) first; its indexes go with the columns.
 async fn undo_migration_34(conn: &mut PgConnection) {
     let mut statements = vec![
+        "DROP TRIGGER curation_history_update ON curation".to_owned(),
+        "DROP FUNCTION lore_curation_history_update()".to_owned(),
+    ];
+    for table in ["curation", "grants"] {
+        statements.push(format!("DROP TRIGGER {table}_history_delete ON {table}"));
+        statements.push(format!("DROP FUNCTION lore_{table}_history_delete()"));
+        statements.push(format!("DROP TABLE {table}_history"));
+        statements.push(format!("ALTER TABLE {table} DROP COLUMN valid_from"));
+    }
+    statements.extend([
         "DELETE FROM versions WHERE name = 'history_floor'".to_owned(),
         "DROP TABLE import_versions".to_owned(),
         "DROP TABLE catalog_versions".to_owned(),
         "DROP SEQUENCE history_stamps".to_owned(),
-    ];
+    ]);
     for table in [
         "objects",
         "attribute_values",

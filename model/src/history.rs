@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Timestamp;
 use crate::id::ObjectId;
-use crate::{AttributeValue, Classification, Edge, LabelAssignment, Object, Tag};
+use crate::{AttributeValue, Classification, Curation, Edge, Grant, LabelAssignment, Object, Tag};
 
 /// What kind of writer made a revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -137,6 +137,11 @@ pub struct ObjectHistory {
     pub classifications: Vec<Versioned<Classification>>,
     pub labels: Vec<Versioned<LabelAssignment>>,
     pub edges: Vec<Versioned<Edge>>,
+    /// The curation of the object: endorsements, certifications, comments, warnings and
+    /// watches.
+    pub curation: Vec<Versioned<Curation>>,
+    /// The roles granted on the object.
+    pub grants: Vec<Versioned<Grant>>,
     /// Whether a list was cut at the store's bound: the oldest images are left out.
     pub truncated: bool,
 }

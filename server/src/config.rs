@@ -46,6 +46,10 @@ pub struct HistorySettings {
     /// Never forget the history of any of a model's this many newest versions; 0: no
     /// rule of versions.
     pub keep_versions: u64,
+    /// Keep the history of curation (endorsements, certifications, comments, warnings,
+    /// watches) and grants of the last this many days; 0 (the default): all of it,
+    /// whatever the rules above forget of the models.
+    pub keep_curation_days: u64,
 }
 
 /// OpenLineage intake (`POST /api/v1/lineage`).
@@ -851,14 +855,19 @@ impl Settings {
             .then(|| Duration::from_secs(self.openlineage.retention_days.saturating_mul(86_400)))
     }
 
-    /// What history is kept (`history.keep_days`, `history.keep_versions`); `None` when
-    /// both are 0, which keeps it all.
-    pub fn history_retention(&self) -> Option<(u64, u64)> {
+    /// What history is kept (`history.keep_days`, `history.keep_versions`,
+    /// `history.keep_curation_days`); `None` when all are 0, which keeps it all.
+    pub fn history_retention(&self) -> Option<(u64, u64, u64)> {
         let HistorySettings {
             keep_days,
             keep_versions,
+            keep_curation_days,
         } = self.history;
-        (keep_days > 0 || keep_versions > 0).then_some((keep_days, keep_versions))
+        (keep_days > 0 || keep_versions > 0 || keep_curation_days > 0).then_some((
+            keep_days,
+            keep_versions,
+            keep_curation_days,
+        ))
     }
 
     /// How long system log entries are kept (`log.retention_days`); `None` keeps them.

@@ -36,7 +36,7 @@ pub struct WriterSettings {
     pub lineage_event_retention: Option<Duration>,
     /// What history is kept (`[history] keep_days`, `keep_versions`), purged at the same
     /// times; `None` keeps it all.
-    pub history_retention: Option<(u64, u64)>,
+    pub history_retention: Option<(u64, u64, u64)>,
 }
 
 /// Where calls are recorded: cheap to clone, never waits.
@@ -187,13 +187,30 @@ impl Task {
     }
 
     /// And the history the retention no longer keeps (`[history]`).
-    async fn purge_history(&self, (keep_days, keep_versions): (u64, u64)) {
-        match self.catalog.purge_history(keep_days, keep_versions).await {
+    async fn purge_history(&self, (keep_days, keep_versions, keep_curation_days): (u64, u64, u64)) {
+        if keep_days > 0 || keep_versions > 0 {
+            match self.catalog.purge_history(keep_days, keep_versions).await {
+                Ok(None) => {}
+                Ok(Some((floor, purged))) => {
+                    tracing::info!(floor, purged, "purged history older than the retention");
+                }
+                Err(e) => tracing::warn!(error = %e, "purging the history failed"),
+            }
+        }
+        match self
+            .catalog
+            .purge_curation_history(keep_curation_days)
+            .await
+        {
             Ok(None) => {}
             Ok(Some((floor, purged))) => {
-                tracing::info!(floor, purged, "purged history older than the retention");
+                tracing::info!(
+                    floor,
+                    purged,
+                    "purged curation history older than its retention"
+                );
             }
-            Err(e) => tracing::warn!(error = %e, "purging the history failed"),
+            Err(e) => tracing::warn!(error = %e, "purging the curation history failed"),
         }
     }
 
@@ -393,7 +410,7 @@ mod tests {
             capacity: 10,
             retention: Some(Duration::from_secs(30 * 86_400)),
             lineage_event_retention: Some(Duration::from_secs(90 * 86_400)),
-            history_retention: Some((30, 0)),
+            history_retention: Some((30, 0, 0)),
         };
         let (_recorder, writer) = start(catalog, settings);
         // The purge interval ticks at once.

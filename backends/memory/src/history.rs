@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use lore_core::id::ObjectId;
 use lore_core::model::{
-    AttributeValue, Classification, Edge, EdgeKind, LabelAssignment, ModelVersion,
+    AttributeValue, Classification, Curation, Edge, EdgeKind, Grant, LabelAssignment, ModelVersion,
     ModelVersionCounts, Object, ObjectHistory, Revision, Tag, Versioned,
 };
 
@@ -63,6 +63,71 @@ pub(crate) struct History {
     /// The revision from which on the history is kept whole (a purge's): what is older
     /// cannot be read.
     pub(crate) floor: i64,
+    /// Curation and grants, kept apart (no as-of read reads them; their retention is
+    /// their own): the version each current entry was written at (absent: 0) and the
+    /// replaced and removed images, oldest first.
+    pub(crate) social: Social,
+}
+
+/// What a memory store keeps of curation's and grants' past.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Social {
+    pub(crate) curation_since: HashMap<i64, i64>,
+    pub(crate) grant_since: HashMap<Grant, i64>,
+    /// By the object curated.
+    pub(crate) curation_past: HashMap<ObjectId, Vec<Versioned<Curation>>>,
+    pub(crate) grant_past: Vec<Versioned<Grant>>,
+}
+
+impl Social {
+    /// Notes that a curation entry changed from `old` to `now` in the batch of `version`.
+    pub(crate) fn curation(&mut self, id: i64, old: Option<Curation>, now: bool, version: i64) {
+        let from = if now {
+            self.curation_since.insert(id, version)
+        } else {
+            self.curation_since.remove(&id)
+        }
+        .unwrap_or(0);
+        if let Some(row) = old {
+            self.curation_past
+                .entry(row.object)
+                .or_default()
+                .push(Versioned {
+                    from,
+                    to: Some(version),
+                    row,
+                });
+        }
+    }
+
+    /// Notes that a grant was given (`now`) or taken back in the batch of `version`.
+    pub(crate) fn grant(&mut self, grant: Grant, now: bool, version: i64) {
+        if now {
+            self.grant_since.insert(grant, version);
+        } else {
+            let from = self.grant_since.remove(&grant).unwrap_or(0);
+            self.grant_past.push(Versioned {
+                from,
+                to: Some(version),
+                row: grant,
+            });
+        }
+    }
+
+    /// Forgets the images replaced or removed at or before `floor`; answers how many.
+    pub(crate) fn purge(&mut self, floor: i64) -> u64 {
+        fn keep<T>(images: &mut Vec<Versioned<T>>, floor: i64) -> u64 {
+            let before = images.len();
+            images.retain(|i| i.to.is_none_or(|to| to > floor));
+            (before - images.len()) as u64
+        }
+        let mut purged = keep(&mut self.grant_past, floor);
+        for past in self.curation_past.values_mut() {
+            purged += keep(past, floor);
+        }
+        self.curation_past.retain(|_, p| !p.is_empty());
+        purged
+    }
 }
 
 /// A model version as a memory store keeps it: at the version of its batch.
@@ -183,6 +248,7 @@ impl Default for History {
             past: HashMap::new(),
             model_versions: Vec::new(),
             floor: 0,
+            social: Social::default(),
         }
     }
 }
@@ -279,6 +345,38 @@ impl crate::state::State {
         {
             current(RowKey::Label(object, label));
         }
+        let social = &self.history.social;
+        history.curation = social.curation_past.get(&id).cloned().unwrap_or_default();
+        for (_, entry_id) in self
+            .curation_by_object
+            .range((id, i64::MIN)..)
+            .take_while(|(o, _)| *o == id)
+        {
+            if let Some(row) = self.curation.get(entry_id) {
+                history.curation.push(Versioned {
+                    from: social.curation_since.get(entry_id).copied().unwrap_or(0),
+                    to: None,
+                    row: row.clone(),
+                });
+            }
+        }
+        history.grants = social
+            .grant_past
+            .iter()
+            .filter(|i| i.row.object == Some(id))
+            .cloned()
+            .collect();
+        for (_, grant) in self
+            .grants_on
+            .range((id, crate::state::MIN_GRANT)..)
+            .take_while(|(o, _)| *o == id)
+        {
+            history.grants.push(Versioned {
+                from: social.grant_since.get(grant).copied().unwrap_or(0),
+                to: None,
+                row: grant.clone(),
+            });
+        }
         fn newest<T>(images: &mut Vec<Versioned<T>>, limit: usize) -> bool {
             images.sort_by_key(|i| (i.from, i.to.is_none()));
             let cut = images.len() > limit;
@@ -293,8 +391,38 @@ impl crate::state::State {
         cut |= newest(&mut history.tags, limit);
         cut |= newest(&mut history.classifications, limit);
         cut |= newest(&mut history.labels, limit);
+        cut |= newest(&mut history.curation, limit);
+        cut |= newest(&mut history.grants, limit);
         history.truncated = cut;
         history
+    }
+
+    /// Every image of the grants of server-wide roles, current and past, oldest first;
+    /// at most `limit`, the newest, and whether some were left out.
+    pub(crate) fn server_grant_history(&self, limit: usize) -> (Vec<Versioned<Grant>>, bool) {
+        let social = &self.history.social;
+        let mut images: Vec<Versioned<Grant>> = social
+            .grant_past
+            .iter()
+            .filter(|i| i.row.object.is_none())
+            .cloned()
+            .collect();
+        images.extend(
+            self.grants
+                .iter()
+                .filter(|g| g.object.is_none())
+                .map(|g| Versioned {
+                    from: social.grant_since.get(g).copied().unwrap_or(0),
+                    to: None,
+                    row: g.clone(),
+                }),
+        );
+        images.sort_by_key(|i| (i.from, i.to.is_none()));
+        let cut = images.len() > limit;
+        if cut {
+            images.drain(..images.len() - limit);
+        }
+        (images, cut)
     }
 }
 

@@ -1043,4 +1043,18 @@ impl lore_core::store::HistoryRecords for MemoryStore {
     async fn versions_floor(&self, keep: usize) -> Result<Option<i64>> {
         Ok(self.read()?.history.versions_floor(keep))
     }
+
+    async fn server_grant_history(
+        &self,
+        limit: usize,
+    ) -> Result<(
+        Vec<lore_core::model::Versioned<lore_core::model::Grant>>,
+        bool,
+    )> {
+        Ok(self.read()?.server_grant_history(limit))
+    }
+
+    async fn purge_curation_history(&self, floor: i64) -> Result<u64> {
+        Ok(self.write()?.history.social.purge(floor))
+    }
 }

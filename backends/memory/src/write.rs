@@ -349,6 +349,29 @@ impl Tx<'_> {
                 self.state.history.changed(key, old, exists, version);
             }
         }
+        // Curation and grants: the first image the undo log holds of each.
+        let mut curation = HashSet::new();
+        let mut grants = HashSet::new();
+        for undo in &self.undo[start..] {
+            match undo {
+                Undo::Curation(id, old) if curation.insert(*id) => {
+                    let now = self.state.curation.get(id);
+                    if now != old.as_ref() {
+                        let now = now.is_some();
+                        let social = &mut self.state.history.social;
+                        social.curation(*id, old.clone(), now, version);
+                    }
+                }
+                Undo::Grant(grant, was) if grants.insert(grant.clone()) => {
+                    let now = self.state.grants.contains(grant);
+                    if now != *was {
+                        let social = &mut self.state.history.social;
+                        social.grant(grant.clone(), now, version);
+                    }
+                }
+                _ => {}
+            }
+        }
         let history = &mut self.state.history;
         history.version = version;
         history.revisions.insert(

@@ -236,6 +236,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "linear statement triggers on updated objects (PostgreSQL)",
         sql: include_str!("../migrations/0037_linear_update_triggers.sql"),
     },
+    Migration {
+        version: 38,
+        name: "history of curation and grants",
+        sql: include_str!("../migrations/0038_curation_history.sql"),
+    },
 ];
 
 /// How a document without an owner is keyed (`documents.owner_model`, `owner_object`).

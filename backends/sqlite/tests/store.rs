@@ -63,8 +63,15 @@ fn undo_migration_34(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
 }
 
 /// Takes the database back to before migration 35 (model versions, and the indexes of
-/// the rows each revision wrote), and 36 (the floor of the history) first.
+/// the rows each revision wrote), and 38 (the history of curation and grants) and 36
+/// (the floor of the history) first.
 fn undo_migration_35(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    for table in ["curation", "grants"] {
+        conn.execute_batch(&format!(
+            "DROP TRIGGER IF EXISTS {table}_history_update; DROP TRIGGER {table}_history_delete;
+             DROP TABLE {table}_history; ALTER TABLE {table} DROP COLUMN valid_from;"
+        ))?;
+    }
     conn.execute_batch(
         "DELETE FROM versions WHERE name = 'history_floor'; DROP TABLE import_versions;",
     )?;

@@ -597,6 +597,129 @@ pub(super) async fn purging_history_keeps_what_reads_from_its_floor(store: Arc<d
 /// A plan as of a version (`Plan::as_of`) finds, counts and facets the objects as they
 /// were then, a text search among them; `objects_with_details_as_of` reads them with
 /// what hung on them then.
+pub(super) async fn history_keeps_curation_and_grants(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let (model_id, model) = new_model(store, "Curated Model").await;
+    let [o] = ids(store, model, 1).await[..] else {
+        unreachable!("one id")
+    };
+    let number = ok(store.reserve_ids(REPOSITORY_MODEL, 1).await, "reserve_ids");
+    let ann = user(number, &format!("curator{number}"));
+    let entry_id = ok(store.reserve_ids(CURATION_IDS, 1).await, "reserve_ids");
+    let comment = |text: &str| Curation {
+        id: entry_id,
+        object: o,
+        kind: CurationKind::Comment,
+        user: ann.id,
+        text: text.to_owned(),
+        at: at(1_000),
+    };
+    let on_model = Grant {
+        grantee: ann.id,
+        role: "Steward".into(),
+        object: Some(model_id),
+    };
+    let server_wide = Grant {
+        grantee: ann.id,
+        role: format!("Role {number}"),
+        object: None,
+    };
+    let v1 = apply_by(
+        store,
+        Author::user(ann.id),
+        vec![
+            Op::PutUser(ann.clone()),
+            Op::PutObject(model_object(model, o.object, None, "curated")),
+            Op::PutCuration(comment("first")),
+            Op::AddGrant(on_model.clone()),
+            Op::AddGrant(server_wide.clone()),
+        ],
+        "curating and granting",
+    )
+    .await;
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history.curation,
+        vec![image(v1, None, comment("first"))],
+        "a curation entry is current from the version that wrote it"
+    );
+    let history = ok(store.object_history(model_id, 100).await, "object_history");
+    assert_eq!(
+        history.grants,
+        vec![image(v1, None, on_model.clone())],
+        "a role granted on an object is in its history"
+    );
+
+    // The same again keeps nothing; an edit keeps the comment as it was.
+    let v2 = apply_by(
+        store,
+        Author::user(ann.id),
+        vec![
+            Op::PutCuration(comment("first")),
+            Op::AddGrant(on_model.clone()),
+            Op::PutCuration(comment("edited")),
+        ],
+        "editing the comment",
+    )
+    .await;
+    let v3 = apply_by(
+        store,
+        Author::user(ann.id),
+        vec![
+            Op::DeleteCuration(entry_id),
+            Op::RemoveGrant(on_model.clone()),
+            Op::RemoveGrant(server_wide.clone()),
+        ],
+        "removing the comment and the grants",
+    )
+    .await;
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history.curation,
+        vec![
+            image(v1, Some(v2), comment("first")),
+            image(v2, Some(v3), comment("edited"))
+        ],
+        "each image of the entry with the versions it was current in"
+    );
+    let history = ok(store.object_history(model_id, 100).await, "object_history");
+    assert_eq!(
+        history.grants,
+        vec![image(v1, Some(v3), on_model.clone())],
+        "a grant given again while held keeps nothing; a revoked grant is kept"
+    );
+    let (server, cut) = ok(
+        store.server_grant_history(10_000).await,
+        "server_grant_history",
+    );
+    assert!(!cut);
+    assert!(
+        server.contains(&image(v1, Some(v3), server_wide.clone())),
+        "a server-wide grant revoked is kept: {server:?}"
+    );
+    assert!(
+        server.iter().all(|i| i.row.object.is_none()),
+        "only server-wide grants: {server:?}"
+    );
+
+    // Its own retention: the images replaced at or before the floor go, nothing else.
+    let purged = ok(
+        store.purge_curation_history(v2).await,
+        "purge_curation_history",
+    );
+    assert_eq!(purged, 1, "the comment as it was before v2");
+    let history = ok(store.object_history(o, 100).await, "object_history");
+    assert_eq!(
+        history.curation,
+        vec![image(v2, Some(v3), comment("edited"))]
+    );
+    assert_eq!(
+        history.objects.len(),
+        1,
+        "the object's own history is not the curation's to purge"
+    );
+}
+
 pub(super) async fn plans_and_reads_as_of_a_version(store: Arc<dyn Store>) {
     use lore_core::mql::plan::{Column, Cond, Facet, Field, Page, Plan, SortKey, Within};
     let store = store.as_ref();

@@ -91,6 +91,23 @@ impl ServerCatalog {
         Ok(Some((floor, purged)))
     }
 
+    /// Forgets the curation and grant history older than `keep_days` days (their own
+    /// retention, as long as the administrator wants: 0 keeps it all): the images
+    /// replaced at or before the newest revision that old. Answers that revision and
+    /// how many images went, or `None` when nothing was to go.
+    pub async fn purge_curation_history(&self, keep_days: u64) -> Result<Option<(i64, u64)>> {
+        if keep_days == 0 {
+            return Ok(None);
+        }
+        let store = &self.0.store;
+        let age = chrono::Duration::days(keep_days.min(1_000_000) as i64);
+        let Some(floor) = store.revision_at(crate::model::now() - age).await? else {
+            return Ok(None);
+        };
+        let purged = store.purge_curation_history(floor.version).await?;
+        Ok(Some((floor.version, purged)))
+    }
+
     /// Removes raw OpenLineage events received before `before` (the configured
     /// retention; runs stay); answers how many.
     pub async fn purge_lineage_events(&self, before: Timestamp) -> Result<u64> {

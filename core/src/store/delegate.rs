@@ -915,6 +915,20 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).versions_floor(keep).await
                 }
+                async fn server_grant_history(
+                    &self,
+                    limit: usize,
+                ) -> $crate::Result<(
+                    ::std::vec::Vec<$crate::model::Versioned<$crate::model::Grant>>,
+                    bool,
+                )> {
+                    let $this = self;
+                    ($target).server_grant_history(limit).await
+                }
+                async fn purge_curation_history(&self, floor: i64) -> $crate::Result<u64> {
+                    let $this = self;
+                    ($target).purge_curation_history(floor).await
+                }
             }
         };
     };

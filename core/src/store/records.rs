@@ -244,6 +244,13 @@ pub trait HistoryRecords: Send + Sync {
     /// Of every model with at least `keep` versions, the revision of its `keep`-th newest
     /// one; the oldest of those (`None` when no model has that many).
     async fn versions_floor(&self, keep: usize) -> Result<Option<i64>>;
+    /// Every kept image of the grants of server-wide roles, current and past, oldest
+    /// first: at most `limit`, the newest, and whether some were left out.
+    async fn server_grant_history(&self, limit: usize) -> Result<(Vec<Versioned<Grant>>, bool)>;
+    /// Forgets the kept images of curation and grants replaced or removed at or before
+    /// the revision `floor` (their own retention, longer than the models'); answers how
+    /// many went.
+    async fn purge_curation_history(&self, floor: i64) -> Result<u64>;
 }
 
 /// Every record role at once: what users and processes keep beside the catalog's

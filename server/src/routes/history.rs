@@ -35,8 +35,9 @@ fn number<T: std::str::FromStr>(name: &str, text: Option<&str>) -> Result<Option
 
 /// An object's changes, newest first: each with its version, time, author (`source`,
 /// `user`, `operationId`), kind (`created`, `deleted`, `moved`, `attribute`, `label`,
-/// `collection`, `dataClass`, `sensitivityLabel`, `edge`), name, and old and new values.
-/// A deleted object's history is read by its id.
+/// `collection`, `dataClass`, `sensitivityLabel`, `edge`, `curation`, `grant`), name,
+/// and old and new values. Grants are listed to who may manage the object's roles. A
+/// deleted object's history is read by its id.
 #[utoipa::path(get, path = "/history/objects/{objectId}", tag = "History", security(("api_key" = ["ViewMetadata"])),
     params(("objectId" = String, Path, description = "Object id (`447_16`), stable id, or URL-encoded repository path"), HistoryParams),
     responses((status = 200, description = "`{objectId, changes, nextBefore, truncated}`"), (status = 400, description = "A malformed id, before or limit"), (status = 404, description = "No such object")))]
@@ -53,6 +54,27 @@ pub async fn object_history(
         .catalog
         .history()
         .object_changes(&caller, &reference, before, limit)
+        .await?))
+}
+
+/// The grants and revocations of server-wide roles, newest first (ManageRoles): each a
+/// change of kind `grant` with its version, time, author, the role as `name`, and
+/// `{granteeId}` as its new value (granted) or old value (revoked). Paged as an object's
+/// changes. The roles granted on an object are in that object's changes.
+#[utoipa::path(get, path = "/history/grants", tag = "History", security(("api_key" = ["ManageRoles"])),
+    params(HistoryParams),
+    responses((status = 200, description = "`{changes, nextBefore, truncated}`"), (status = 400, description = "A malformed before or limit"), (status = 403, description = "The caller may not manage roles")))]
+pub async fn grant_history(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Params(params): Params<HistoryParams>,
+) -> ApiResult<Response> {
+    let before = number("before", params.before.as_deref())?;
+    let limit = number("limit", params.limit.as_deref())?;
+    Ok(ok(state
+        .catalog
+        .history()
+        .server_grant_changes(&caller, before, limit)
         .await?))
 }
 

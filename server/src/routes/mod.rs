@@ -231,6 +231,7 @@ pub fn api() -> (Router<AppState>, serde_json::Value) {
 fn history_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(history::object_history))
+        .routes(routes!(history::grant_history))
         .routes(routes!(history::model_versions))
         .routes(routes!(history::compare))
 }

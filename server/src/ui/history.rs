@@ -121,6 +121,14 @@ fn shown(value: &Json) -> String {
         Json::Object(map) if map.contains_key("name") || map.contains_key("label") => {
             display(value)
         }
+        // A comment or warning: its text; another act of curation, a grant: whose.
+        Json::Object(map) if map.contains_key("text") => display(&value["text"]),
+        Json::Object(map) if map.contains_key("userId") => {
+            format!("user {}", display(&value["userId"]))
+        }
+        Json::Object(map) if map.contains_key("granteeId") => {
+            format!("grantee {}", display(&value["granteeId"]))
+        }
         Json::Object(_) => value.to_string(),
         other => {
             let text = display(other);
@@ -145,6 +153,8 @@ fn what(kind: &str, name: Option<&str>) -> String {
         "dataClass" => "Data class",
         "sensitivityLabel" => "Sensitivity label",
         "edge" => "Relationship",
+        "curation" => "Curation",
+        "grant" => "Role granted",
         other => other,
     };
     match name {

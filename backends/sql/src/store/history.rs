@@ -98,9 +98,24 @@ fn decode_images(mut outcomes: impl Iterator<Item = Vec<Row>>) -> Result<ObjectH
         tags: versioned(next(), 4, read::tag)?,
         classifications: versioned(next(), 4, read::classification)?,
         labels: versioned(next(), 4, read::label)?,
+        curation: Vec::new(),
+        grants: Vec::new(),
         truncated: false,
     })
 }
+
+/// The curation and grant tables, which the object's history lists but no as-of read
+/// reads (migration 38): name, columns, the object's columns, and how a row decodes.
+const CURATION: (&str, &str, usize) = (
+    "curation",
+    "id, model_id, object_id, kind, user_model, user_object, body, at",
+    8,
+);
+const GRANTS: (&str, &str, usize) = (
+    "grants",
+    "grantee_model, grantee_object, role, model_id, object_id",
+    5,
+);
 
 /// The stamps of the revisions after `$2` and up to `$3`.
 const STAMPS_BETWEEN: &str =
@@ -271,7 +286,71 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
     }
 
     async fn object_history(&self, id: ObjectId, limit: usize) -> Result<ObjectHistory> {
-        self.read_history(id, limit, None).await
+        let mut history = self.read_history(id, limit, None).await?;
+        let limit = limit.min(i64::MAX as usize - 1);
+        let queries = [CURATION, GRANTS]
+            .iter()
+            .map(|(table, columns, _)| {
+                let filter = "t.model_id = $1 AND t.object_id = $2";
+                Stmt::query(
+                    images(table, columns, filter, "$3", None),
+                    vec![
+                        SqlValue::from(id.model),
+                        id.object.into(),
+                        ((limit + 1) as i64).into(),
+                    ],
+                )
+            })
+            .collect();
+        let mut outcomes = self
+            .read(queries, "the curation and grant history of an object")
+            .await?
+            .into_iter()
+            .map(|o| o.rows);
+        history.curation = versioned(
+            outcomes.next().unwrap_or_default(),
+            CURATION.2,
+            read::curation,
+        )?;
+        history.grants = versioned(outcomes.next().unwrap_or_default(), GRANTS.2, read::grant)?;
+        history.truncated |= keep_newest(&mut history.curation, limit);
+        history.truncated |= keep_newest(&mut history.grants, limit);
+        Ok(history)
+    }
+
+    async fn server_grant_history(&self, limit: usize) -> Result<(Vec<Versioned<Grant>>, bool)> {
+        let limit = limit.min(i64::MAX as usize - 1);
+        let (table, columns, width) = GRANTS;
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    images(table, columns, "t.model_id IS NULL", "$1", None),
+                    vec![SqlValue::from((limit + 1) as i64)],
+                ),
+                "the history of the server's grants",
+            )
+            .await?;
+        let mut images = versioned(rows, width, read::grant)?;
+        let cut = keep_newest(&mut images, limit);
+        Ok((images, cut))
+    }
+
+    async fn purge_curation_history(&self, floor: i64) -> Result<u64> {
+        let mut pending = crate::write::Pending::default();
+        for (table, ..) in [CURATION, GRANTS] {
+            pending.push(
+                Stmt::exec(
+                    format!(
+                        "DELETE FROM {table}_history WHERE valid_to IN \
+                         (SELECT stamp FROM catalog_versions WHERE version <= $1)"
+                    ),
+                    vec![SqlValue::from(floor)],
+                ),
+                crate::write::Context::of(format!("purging the history of {table}")),
+            );
+        }
+        let outcomes = self.write_now(pending).await?;
+        Ok(outcomes.iter().map(|o| o.affected).sum())
     }
 
     async fn entity_as_of(&self, id: ObjectId, version: i64) -> Result<(Option<Object>, Details)> {

@@ -207,9 +207,13 @@ impl Writer {
     pub(super) fn add_grant(&mut self, g: Grant) {
         let what = format!("granting role '{}' to {}", g.role, g.grantee);
         self.exec(
-            "INSERT INTO grants (grantee_model, grantee_object, role, model_id, object_id) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-            grant_row(g),
+            "INSERT INTO grants (grantee_model, grantee_object, role, model_id, object_id, valid_from) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+            {
+                let mut row = grant_row(g);
+                row.push(self.stamp.into());
+                row
+            },
             what,
         );
     }

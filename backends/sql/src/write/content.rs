@@ -88,13 +88,17 @@ impl Writer {
     pub(super) fn put_curation(&mut self, c: Curation) {
         let what = format!("writing {} {}", c.kind.as_str(), c.id);
         self.exec(
-            "INSERT INTO curation (id, model_id, object_id, kind, user_model, user_object, body, at, placed) \
+            "INSERT INTO curation (id, model_id, object_id, kind, user_model, user_object, body, at, placed, valid_from) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
              EXISTS (SELECT 1 FROM objects o WHERE o.model_id = $2 AND o.object_id = $3) \
-             AND EXISTS (SELECT 1 FROM users u WHERE u.model_id = $5 AND u.object_id = $6)) \
+             AND EXISTS (SELECT 1 FROM users u WHERE u.model_id = $5 AND u.object_id = $6), $9) \
              ON CONFLICT (id) DO UPDATE SET model_id = excluded.model_id, object_id = excluded.object_id, \
              kind = excluded.kind, user_model = excluded.user_model, user_object = excluded.user_object, \
-             body = excluded.body, at = excluded.at, placed = excluded.placed",
+             body = excluded.body, at = excluded.at, placed = excluded.placed, valid_from = excluded.valid_from \
+             WHERE curation.model_id <> excluded.model_id OR curation.object_id <> excluded.object_id \
+             OR curation.kind <> excluded.kind OR curation.user_model <> excluded.user_model \
+             OR curation.user_object <> excluded.user_object OR curation.body <> excluded.body \
+             OR curation.at <> excluded.at OR curation.placed <> excluded.placed",
             vec![
                 c.id.into(),
                 c.object.model.into(),
@@ -104,6 +108,7 @@ impl Writer {
                 c.user.object.into(),
                 c.text.into(),
                 c.at.into(),
+                self.stamp.into(),
             ],
             what,
         );

@@ -191,7 +191,7 @@ pub(super) const HANGING_TABLES: [&str; 10] = [
 
 /// Every table [`Op::ClearAll`](lore_core::store::Op::ClearAll) empties, with its
 /// statement: all but the system log and the schema's own bookkeeping.
-pub(super) const CLEARED_TABLES: [(&str, &str); 39] = [
+pub(super) const CLEARED_TABLES: [(&str, &str); 41] = [
     ("objects", "DELETE FROM objects"),
     ("attribute_values", "DELETE FROM attribute_values"),
     ("edges", "DELETE FROM edges"),
@@ -240,4 +240,6 @@ pub(super) const CLEARED_TABLES: [(&str, &str); 39] = [
         "label_assignments_history",
         "DELETE FROM label_assignments_history",
     ),
+    ("curation_history", "DELETE FROM curation_history"),
+    ("grants_history", "DELETE FROM grants_history"),
 ];

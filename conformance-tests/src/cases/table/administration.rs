@@ -308,6 +308,16 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            history::curation_and_grants_are_kept_in_history,
+            AnyServer,
+            [
+                ("GET", "/history/grants", N),
+                ("GET", "/history/grants", B),
+                ("GET", "/history/grants", D),
+                ("GET", "/history/objects/{objectId}", N)
+            ]
+        ),
+        case!(
             history::as_of_reads_keep_todays_sight,
             AnyServer,
             [

@@ -23,10 +23,12 @@ pub struct Change {
     /// system), `user` and `operationId` where there are.
     pub author: Json,
     /// `created`, `deleted`, `moved`, `attribute`, `label`, `collection`, `dataClass`,
-    /// `sensitivityLabel` or `edge`.
+    /// `sensitivityLabel`, `edge`, `curation` (an endorsement, certification, comment,
+    /// warning or watch) or `grant` (a role on the object).
     pub kind: &'static str,
     /// The attribute, label, collection, data class or sensitivity label; the edge's
-    /// kind.
+    /// kind; the curation's kind (`endorsement`, `certification`, `comment`, `warning`,
+    /// `watch`); the role granted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The value before (null: there was none).
@@ -125,6 +127,32 @@ pub(super) fn of(history: &ObjectHistory) -> Vec<Change> {
         &deleted,
         &mut out,
     );
+    rows(
+        &history.curation,
+        |c| c.id,
+        |c| {
+            let mut value = json!({"userId": c.user.to_string()});
+            if !c.text.is_empty() {
+                value["text"] = json!(c.text);
+            }
+            ("curation", Some(c.kind.as_str().to_owned()), value)
+        },
+        &deleted,
+        &mut out,
+    );
+    rows(
+        &history.grants,
+        |g| (g.grantee, g.role.clone()),
+        |g| {
+            (
+                "grant",
+                Some(g.role.clone()),
+                json!({"granteeId": g.grantee.to_string()}),
+            )
+        },
+        &deleted,
+        &mut out,
+    );
     let first_edge = out.len();
     rows(
         &history.edges,
@@ -156,6 +184,8 @@ pub(super) fn of(history: &ObjectHistory) -> Vec<Change> {
             history.tags.first().map(|i| i.from),
             history.classifications.first().map(|i| i.from),
             history.labels.first().map(|i| i.from),
+            history.curation.first().map(|i| i.from),
+            history.grants.first().map(|i| i.from),
         ]
         .into_iter()
         .flatten()

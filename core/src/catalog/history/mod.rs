@@ -28,7 +28,7 @@ use super::visibility::{not_found, require_view_somewhere};
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, ObjectRef};
-use crate::model::{Author, Revision, Timestamp, format_micros};
+use crate::model::{Author, ObjectHistory, Revision, Timestamp, format_micros};
 use crate::wire::Entity;
 
 pub use changes::Change;
@@ -105,6 +105,35 @@ pub struct ObjectChanges {
     /// The history kept of this object was cut to its newest images
     /// ([`MAX_HISTORY_IMAGES`]): older changes are not listed.
     pub truncated: bool,
+}
+
+/// A page of the changes of server-wide roles, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantChanges {
+    pub changes: Vec<Change>,
+    /// Pass as `before` for the next page; absent on the last one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_before: Option<i64>,
+    /// The history kept was cut to its newest images: older changes are not listed.
+    pub truncated: bool,
+}
+
+/// The changes before the version `before` (all, without), newest first: at least
+/// `limit` and whole versions (the last one on the page is never split), and the
+/// `before` of the next page when there is one.
+fn page_of(mut all: Vec<Change>, before: Option<i64>, limit: usize) -> (Vec<Change>, Option<i64>) {
+    all.retain(|c| before.is_none_or(|b| c.version < b));
+    all.sort_by_key(|c| std::cmp::Reverse(c.version));
+    let mut page: Vec<Change> = Vec::new();
+    for change in all {
+        if page.len() >= limit && page.last().is_some_and(|l| l.version != change.version) {
+            let next = page.last().map(|l| l.version);
+            return (page, next);
+        }
+        page.push(change);
+    }
+    (page, None)
 }
 
 impl History<'_> {
@@ -293,30 +322,48 @@ impl History<'_> {
         let history = self.store.object_history(id, MAX_HISTORY_IMAGES).await?;
         let truncated = history.truncated;
         let mut all = changes::of(&history);
-        // Edges and moves whose other end the caller cannot see now are left out.
+        // Edges and moves whose other end the caller cannot see now are left out; the
+        // roles granted on the object only to who may manage them, as the grants are.
         let sight = self.sight(caller).await?;
+        let sees_grants = self
+            .capabilities_on(caller, id)
+            .await?
+            .contains(&crate::model::Capability::ManageRoles);
         all.retain(|c| match c.kind {
             "edge" | "moved" => c.others.iter().all(|o| sight.sees_id(*o)),
+            "grant" => sees_grants,
             _ => true,
         });
-        all.retain(|c| before.is_none_or(|b| c.version < b));
-        all.sort_by_key(|c| std::cmp::Reverse(c.version));
-        let mut page = Vec::new();
-        let mut next_before = None;
-        for change in all {
-            if page.len() >= limit
-                && page
-                    .last()
-                    .is_some_and(|l: &Change| l.version != change.version)
-            {
-                next_before = page.last().map(|l: &Change| l.version);
-                break;
-            }
-            page.push(change);
-        }
+        let (mut page, next_before) = page_of(all, before, limit);
         self.describe(&mut page).await?;
         Ok(ObjectChanges {
             object_id: id.to_string(),
+            changes: page,
+            next_before,
+            truncated,
+        })
+    }
+
+    /// `GET /history/grants`: the grants and revocations of server-wide roles, newest
+    /// first, paged as [`History::object_changes`] pages (ManageRoles globally). The
+    /// roles granted on an object are in that object's changes.
+    pub async fn server_grant_changes(
+        &self,
+        caller: &Caller,
+        before: Option<i64>,
+        limit: Option<usize>,
+    ) -> Result<GrantChanges> {
+        caller.require(crate::model::Capability::ManageRoles)?;
+        let limit = page_limit(limit, DEFAULT_CHANGES, MAX_CHANGES)?;
+        let (grants, truncated) = self.store.server_grant_history(MAX_HISTORY_IMAGES).await?;
+        let history = ObjectHistory {
+            grants,
+            truncated,
+            ..ObjectHistory::default()
+        };
+        let (mut page, next_before) = page_of(changes::of(&history), before, limit);
+        self.describe(&mut page).await?;
+        Ok(GrantChanges {
             changes: page,
             next_before,
             truncated,
