@@ -91,8 +91,9 @@ async fn restore(t: &Target, key: &str, backup: Vec<u8>) -> Value {
     resp.ok().clone()
 }
 
-/// Fills the source repository with one or more of everything a backup holds.
-async fn fill(t: &Target) {
+/// Fills the source repository with one or more of everything a backup holds; answers
+/// the id of the model it imports and edits.
+async fn fill(t: &Target) -> String {
     let key = t.key().await;
     let sample = t.import_sample().await;
     let model = sample.model_id.clone();
@@ -317,6 +318,21 @@ async fn fill(t: &Target) {
         .apply(Batch::from(ops))
         .await
         .expect("writing the rest");
+    // Edits the history keeps: the model described twice.
+    for description in ["first", "second"] {
+        call(
+            t,
+            &key,
+            Method::PUT,
+            "/repository/setAttributes",
+            Some(json!({"id": imported, "values": [{
+                "attributeType": {"type": "SYSTEM_ATTRIBUTE", "name": "Description"},
+                "value": description,
+            }]})),
+        )
+        .await;
+    }
+    imported
 }
 
 /// An OpenLineage run event of the backed-up job.
@@ -366,10 +382,15 @@ async fn a_sqlite_backup_restores_into_every_backend_with_the_same_data() {
         .await
         .expect("opening SQLite");
     let source = target(Backend::new(Arc::new(sqlite)).keep(dir)).await;
-    fill(&source).await;
+    let imported = fill(&source).await;
     let key = source.key().await;
     let original = backup(&source, &key).await;
-    let reference = data_files(&original);
+    let mut reference = data_files(&original);
+    let source_revisions = reference.remove("revisions.jsonl").unwrap_or_default();
+    assert!(
+        !source_revisions.is_empty(),
+        "the source backup has revisions"
+    );
     for file in [
         "objects.jsonl",
         "users.jsonl",
@@ -391,6 +412,8 @@ async fn a_sqlite_backup_restores_into_every_backend_with_the_same_data() {
         "id_sequences.jsonl",
         "lineage_runs.jsonl",
         "lineage_events.jsonl",
+        "model_versions.jsonl",
+        "history.jsonl",
     ] {
         assert!(
             reference.get(file).is_some_and(|data| !data.is_empty()),
@@ -422,11 +445,56 @@ async fn a_sqlite_backup_restores_into_every_backend_with_the_same_data() {
         // The restore ended every session: the administrator of the backup logs in.
         let key = other.login().await;
         let copy = backup(other, &key).await;
-        let restored = data_files(&copy);
+        let mut restored = data_files(&copy);
+        // The revisions of the backup, then the restore's own and those after it.
+        let revisions = restored.remove("revisions.jsonl").unwrap_or_default();
+        assert!(
+            revisions.starts_with(&source_revisions) && revisions.len() > source_revisions.len(),
+            "{name}: the restored revisions are the backup's, then the restore's"
+        );
         assert!(
             restored == reference,
             "{name}: the backup of the restored repository differs: {}",
             first_difference(&reference, &restored)
+        );
+        // Its history reads as the source's.
+        for path in [
+            format!("/history/objects/{}", encode_segment(&imported)),
+            format!("/history/models/{}/versions", encode_segment(&imported)),
+        ] {
+            let here = call(other, &key, Method::GET, &path, None).await;
+            let there = call(&source, &source.key().await, Method::GET, &path, None).await;
+            assert_eq!(here, there, "{name}: {path}");
+        }
+        let first_version = call(
+            &source,
+            &source.key().await,
+            Method::GET,
+            &format!("/history/models/{}/versions", encode_segment(&imported)),
+            None,
+        )
+        .await["versions"][0]["id"]
+            .clone();
+        let as_of = json!({"select": "Name, Description", "from": imported, "asOf": first_version});
+        let here = call(
+            other,
+            &key,
+            Method::POST,
+            "/entities/executeMQLQuery",
+            Some(as_of.clone()),
+        )
+        .await;
+        let there = call(
+            &source,
+            &source.key().await,
+            Method::POST,
+            "/entities/executeMQLQuery",
+            Some(as_of),
+        )
+        .await;
+        assert_eq!(
+            here, there,
+            "{name}: the same query as of a version, the same answer"
         );
         // The restored repository answers like the source.
         let answers = |path: &'static str, body: Value| {
@@ -533,9 +601,18 @@ async fn lore_backup_and_lore_restore_work_offline() {
         .expect("lore restore --replace");
     let again = dir.path().join("again.zip");
     backup_to(&memory, &again, true).await.expect("lore backup");
+    let mut again = data_files(&std::fs::read(&again).expect("the backup"));
+    let mut online = online;
+    // The revisions of the backup, then those of the restores.
+    let (before, after) = (
+        online.remove("revisions.jsonl").unwrap_or_default(),
+        again.remove("revisions.jsonl").unwrap_or_default(),
+    );
+    assert!(after.starts_with(&before) && after.len() > before.len());
     assert!(
-        data_files(&std::fs::read(&again).expect("the backup")) == online,
-        "the restored store backs up the same data"
+        again == online,
+        "the restored store backs up the same data: {}",
+        first_difference(&online, &again)
     );
     source.shutdown().await;
 }
@@ -605,8 +682,12 @@ async fn a_version_1_backup_still_restores() {
     );
     let key = t.login().await;
     let mut again = data_files(&backup(&t, &key).await);
-    // Files added to the format since (the lineage files) are empty in the new backup.
+    // Files added to the format since (the lineage files) are empty in the new backup,
+    // but for the history files, which hold the restore itself (the fixture has none).
     again.retain(|name, data| files.contains_key(name) || !data.is_empty());
+    for history in ["revisions.jsonl", "model_versions.jsonl", "history.jsonl"] {
+        again.remove(history);
+    }
     assert!(
         again == files,
         "the version 1 fixture backs up to other files: {}",

@@ -195,6 +195,30 @@ pub enum Op {
     /// operations with their logs, import settings, attachments, lineage events and runs,
     /// and id sequences. The system log stays; the meta model version moves on.
     ClearAll,
+    /// A restore's part of a backup's history, after [`Op::ClearAll`] and the rows it
+    /// restores: see [`RestoredHistory`].
+    RestoreHistory(RestoredHistory),
+}
+
+/// What a restore brings back of a backup's history, in the transaction that restores
+/// it, after the rows it writes. The backup's revisions keep their versions, all below
+/// the restore's own ([`HistoryRecords::advance_version`] makes sure).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RestoredHistory {
+    /// A revision of the backup.
+    Revision(Revision),
+    /// A model version, at the revision of that version.
+    ModelVersion {
+        version: i64,
+        number: i64,
+        counts: ModelVersionCounts,
+    },
+    /// Every image of one object's rows (or of server-wide grants): those replaced are
+    /// kept as they were; a row current in the backup (`to` none) is one the restore
+    /// wrote, and is current since its `from`, as in the backup.
+    Images(Box<ObjectHistory>),
+    /// The oldest revision that can be read: the backup's.
+    Floor(i64),
 }
 
 impl Op {
@@ -273,7 +297,8 @@ impl Op {
             | Op::PutLineageEvent(_)
             | Op::PutLineageRun(_)
             | Op::SetIdSequence { .. }
-            | Op::PutModelVersion(_) => ObjectsChanged::None,
+            | Op::PutModelVersion(_)
+            | Op::RestoreHistory(_) => ObjectsChanged::None,
         }
     }
 }
@@ -436,6 +461,7 @@ pub fn prepare(op: &mut Op) -> Result<()> {
                 )));
             }
         }
+        Op::RestoreHistory(history) => prepare_restored_history(history)?,
         Op::DeleteObject(_)
         | Op::SetImportPrint(_)
         | Op::ClearAll
@@ -446,6 +472,91 @@ pub fn prepare(op: &mut Op) -> Result<()> {
         | Op::DeleteRole(_)
         | Op::AddMember(_)
         | Op::RemoveMember(_) => {}
+    }
+    Ok(())
+}
+
+/// A restore's history as every backend stores it (see [`prepare`]): its rows as their
+/// ops' are; versions not below 0 and each image current in at least one.
+fn prepare_restored_history(history: &mut RestoredHistory) -> Result<()> {
+    fn interval<T>(image: &Versioned<T>, what: &str) -> Result<()> {
+        if image.from < 0 || image.to.is_some_and(|to| to <= image.from) {
+            return Err(Error::invalid(format!(
+                "an image of {what} must be current from a version (0 or above) up to a \
+                 later one, not from {} to {:?}",
+                image.from, image.to
+            )));
+        }
+        Ok(())
+    }
+    match history {
+        RestoredHistory::Revision(revision) => {
+            revision.at = micros(revision.at);
+            if revision.version < 0 {
+                return Err(Error::invalid(format!(
+                    "a revision's version must not be negative, not {}",
+                    revision.version
+                )));
+            }
+        }
+        RestoredHistory::ModelVersion {
+            version,
+            number,
+            counts,
+        } => {
+            prepare(&mut Op::PutModelVersion(*counts))?;
+            if *version < 0 || *number < 1 {
+                return Err(Error::invalid(format!(
+                    "a version of model {} must be numbered from 1 at a version not below 0, \
+                     not {number} at {version}",
+                    counts.model
+                )));
+            }
+        }
+        RestoredHistory::Images(images) => {
+            for image in &mut images.objects {
+                interval(image, "an object")?;
+                prepare_object(&mut image.row)?;
+            }
+            for image in &mut images.attributes {
+                interval(image, "an attribute value")?;
+                prepare_attribute(&mut image.row)?;
+            }
+            for image in &images.edges {
+                interval(image, "an edge")?;
+                text(&image.row.name, &|| "an edge name".into())?;
+            }
+            for image in &images.tags {
+                interval(image, "a tag")?;
+                text(&image.row.value, &|| "a tag".into())?;
+            }
+            for image in &images.classifications {
+                interval(image, "a data class")?;
+                text(&image.row.data_class, &|| "a data class name".into())?;
+            }
+            for image in &images.labels {
+                interval(image, "a sensitivity label")?;
+                text(&image.row.label, &|| "a sensitivity label name".into())?;
+            }
+            for image in &mut images.curation {
+                interval(image, "a curation entry")?;
+                image.row.at = micros(image.row.at);
+                text(&image.row.text, &|| {
+                    format!("curation entry {}", image.row.id)
+                })?;
+            }
+            for image in &images.grants {
+                interval(image, "a grant")?;
+                text(&image.row.role, &|| "a role name".into())?;
+            }
+        }
+        RestoredHistory::Floor(floor) => {
+            if *floor < 0 {
+                return Err(Error::invalid(format!(
+                    "the oldest readable version must not be negative, not {floor}"
+                )));
+            }
+        }
     }
     Ok(())
 }

@@ -112,7 +112,7 @@ pub struct Revision {
 /// An image of a row and the versions it was current in: from `from` (the version that
 /// wrote it) up to, not including, `to` (the one that replaced or removed it; `None`
 /// while it is current). `from` is 0 for a row written before history was kept.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Versioned<T> {
     pub from: i64,
     pub to: Option<i64>,

@@ -225,6 +225,126 @@ impl History {
             .min()
     }
 
+    /// Takes in a restore's part of a backup's history (see
+    /// [`RestoredHistory`](lore_core::store::RestoredHistory)), once the batch's rows are
+    /// recorded: the rows current in the backup are current since when it says.
+    /// Answers the rows it made current since the backup's version: the caller forgets
+    /// those the restore did not write.
+    pub(crate) fn restore(&mut self, restored: lore_core::store::RestoredHistory) -> Vec<RowKey> {
+        use lore_core::store::RestoredHistory;
+        match restored {
+            RestoredHistory::Revision(revision) => {
+                self.revisions.insert(revision.version, revision);
+            }
+            RestoredHistory::Images(images) => return self.restore_images(*images),
+            RestoredHistory::ModelVersion {
+                version,
+                number,
+                counts,
+            } => {
+                self.model_versions.push(KeptVersion {
+                    version,
+                    number,
+                    counts,
+                });
+                self.model_versions.sort_by_key(|v| v.version);
+            }
+            RestoredHistory::Floor(floor) => self.floor = floor,
+        }
+        Vec::new()
+    }
+
+    /// A restore's images: the replaced ones kept, the current ones' rows current since
+    /// their `from`.
+    fn restore_images(&mut self, images: ObjectHistory) -> Vec<RowKey> {
+        let mut made = Vec::new();
+        for i in images.objects {
+            match i.to {
+                None => {
+                    made.push(RowKey::Object(i.row.id));
+                    self.since.insert(RowKey::Object(i.row.id), i.from);
+                }
+                Some(_) => self.past.entry(i.row.id).or_default().objects.push(i),
+            }
+        }
+        for i in images.attributes {
+            match i.to {
+                None => {
+                    let key = RowKey::Attribute(i.row.object, i.row.attribute.clone());
+                    made.push(key.clone());
+                    self.since.insert(key, i.from);
+                }
+                Some(_) => self
+                    .past
+                    .entry(i.row.object)
+                    .or_default()
+                    .attributes
+                    .push(i),
+            }
+        }
+        for i in images.edges {
+            match i.to {
+                None => {
+                    let e = &i.row;
+                    let key = RowKey::Edge(e.source, e.kind, e.target, e.name.clone());
+                    made.push(key.clone());
+                    self.since.insert(key, i.from);
+                }
+                Some(_) => self.past.entry(i.row.source).or_default().edges.push(i),
+            }
+        }
+        for i in images.tags {
+            match i.to {
+                None => {
+                    made.push(RowKey::Tag(i.row.clone()));
+                    self.since.insert(RowKey::Tag(i.row.clone()), i.from);
+                }
+                Some(_) => self.past.entry(i.row.object).or_default().tags.push(i),
+            }
+        }
+        for i in images.classifications {
+            match i.to {
+                None => {
+                    let key = RowKey::Classification(i.row.object, i.row.data_class.clone());
+                    made.push(key.clone());
+                    self.since.insert(key, i.from);
+                }
+                Some(_) => {
+                    let past = self.past.entry(i.row.object).or_default();
+                    past.classifications.push(i);
+                }
+            }
+        }
+        for i in images.labels {
+            match i.to {
+                None => {
+                    let key = RowKey::Label(i.row.object, i.row.label.clone());
+                    made.push(key.clone());
+                    self.since.insert(key, i.from);
+                }
+                Some(_) => self.past.entry(i.row.object).or_default().labels.push(i),
+            }
+        }
+        let social = &mut self.social;
+        for i in images.curation {
+            match i.to {
+                None => drop(social.curation_since.insert(i.row.id, i.from)),
+                Some(_) => social
+                    .curation_past
+                    .entry(i.row.object)
+                    .or_default()
+                    .push(i),
+            }
+        }
+        for i in images.grants {
+            match i.to {
+                None => drop(social.grant_since.insert(i.row.clone(), i.from)),
+                Some(_) => social.grant_past.push(i),
+            }
+        }
+        made
+    }
+
     /// The version a current row was written at.
     pub(crate) fn since(&self, key: &RowKey) -> i64 {
         self.since.get(key).copied().unwrap_or(0)

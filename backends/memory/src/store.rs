@@ -1057,4 +1057,76 @@ impl lore_core::store::HistoryRecords for MemoryStore {
     async fn purge_curation_history(&self, floor: i64) -> Result<u64> {
         Ok(self.write()?.history.social.purge(floor))
     }
+
+    async fn objects_history(
+        &self,
+        ids: &[ObjectId],
+    ) -> Result<Vec<lore_core::model::ObjectHistory>> {
+        let state = self.read()?;
+        Ok(ids
+            .iter()
+            .map(|id| state.object_history(*id, usize::MAX))
+            .collect())
+    }
+
+    async fn gone_with_history(
+        &self,
+        after: Option<ObjectId>,
+        limit: usize,
+    ) -> Result<Vec<ObjectId>> {
+        let state = self.read()?;
+        let mut gone: Vec<ObjectId> = state
+            .history
+            .past
+            .iter()
+            .filter(|(id, past)| {
+                after.is_none_or(|a| **id > a)
+                    && !past.objects.is_empty()
+                    && !state.objects.contains_key(*id)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        gone.sort();
+        gone.truncate(limit);
+        Ok(gone)
+    }
+
+    async fn revisions_after(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<lore_core::model::Revision>> {
+        let state = self.read()?;
+        Ok(state
+            .history
+            .revisions
+            .range(after.saturating_add(1)..)
+            .take(limit)
+            .map(|(_, r)| *r)
+            .collect())
+    }
+
+    async fn all_model_versions(&self) -> Result<Vec<lore_core::model::ModelVersion>> {
+        let state = self.read()?;
+        let mut models: Vec<i64> = state
+            .history
+            .model_versions
+            .iter()
+            .map(|v| v.counts.model)
+            .collect();
+        models.sort_unstable();
+        models.dedup();
+        let mut all: Vec<lore_core::model::ModelVersion> = models
+            .into_iter()
+            .flat_map(|model| state.model_versions(model))
+            .collect();
+        all.sort_by_key(|v| (v.revision.version, v.counts.model));
+        Ok(all)
+    }
+
+    async fn advance_version(&self, version: i64) -> Result<()> {
+        let mut state = self.write()?;
+        state.history.version = state.history.version.max(version);
+        Ok(())
+    }
 }

@@ -160,6 +160,8 @@ struct Tx<'a> {
     state: &'a mut State,
     undo: Vec<Undo>,
     deferred: Vec<Deferred>,
+    /// A restore's history, recorded with the batch's revision.
+    restored: Vec<lore_core::store::RestoredHistory>,
 }
 
 impl Tx<'_> {
@@ -246,6 +248,7 @@ impl Tx<'_> {
                 self.deferred.push(Deferred::Sequence(space, next));
             }
             Op::ClearAll => self.clear_all(),
+            Op::RestoreHistory(history) => self.restored.push(history),
             Op::PutModelVersion(counts) => {
                 let history = &mut self.state.history;
                 let number = history
@@ -372,6 +375,14 @@ impl Tx<'_> {
                 _ => {}
             }
         }
+        for restored in std::mem::take(&mut self.restored) {
+            for key in self.state.history.restore(restored) {
+                // A row the backup says is current but the restore did not write.
+                if self.state.image(&key).is_none() {
+                    self.state.history.since.remove(&key);
+                }
+            }
+        }
         let history = &mut self.state.history;
         history.version = version;
         history.revisions.insert(
@@ -394,6 +405,7 @@ impl MemoryStore {
             state: &mut state,
             undo: Vec::new(),
             deferred: Vec::new(),
+            restored: Vec::new(),
         };
         if batch.ops.is_empty() {
             return Ok(());

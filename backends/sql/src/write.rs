@@ -18,6 +18,7 @@
 mod access;
 mod content;
 mod error;
+mod history;
 mod lineage;
 mod objects;
 mod tables;
@@ -251,6 +252,7 @@ impl Writer {
             // The whole store: here.
             Op::SetIdSequence { space, next } => self.set_id_sequence(space, next),
             Op::ClearAll => self.clear_all(),
+            Op::RestoreHistory(history) => self.restore_history(history),
         }
         Ok(())
     }

@@ -153,10 +153,27 @@ pub async fn backup_and_restore_round_trip(t: &Target) {
 
     let second = backup(t, &key, &[]).await;
     assert_eq!(second.status, 200, "{}", second.describe());
-    assert!(
-        data_files(&first.bytes) == data_files(&second.bytes),
-        "a backup of the restored repository holds the same data"
+    let (mut before, mut after) = (data_files(&first.bytes), data_files(&second.bytes));
+    // The revisions of the backup, then the restore's own and those after it.
+    let (kept, now) = (
+        before.remove("revisions.jsonl").unwrap_or_default(),
+        after.remove("revisions.jsonl").unwrap_or_default(),
     );
+    assert!(
+        !kept.is_empty() && now.starts_with(&kept) && now.len() > kept.len(),
+        "the restore brings back the backup's revisions and adds its own"
+    );
+    assert!(
+        before == after,
+        "a backup of the restored repository holds the same data, its history too"
+    );
+    // What the restore took back is gone from history too.
+    let path = format!(
+        "/history/objects/{}",
+        crate::harness::encode_segment(&later)
+    );
+    let resp = super::denied::send_as(t, &key, reqwest::Method::GET, &path, &[], None).await;
+    assert_error(&resp, 404, "OBJECT_NOT_FOUND");
 
     let slim = backup(t, &key, &[("backupCachedModels", "false")]).await;
     assert_eq!(slim.status, 200, "{}", slim.describe());

@@ -17,13 +17,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use read::{BackupReader, RestorePlan, plan_restore};
+pub use read::{BackupReader, RestorePlan, backup_history, plan_restore};
 pub use write::{BackupOptions, BackupSummary, write_backup};
 
 use crate::id::ObjectId;
 use crate::model::{
-    AttachmentInfo, ClassificationStatus, DataProfile, DataSample, EdgeKind, Object, Operation,
-    OperationLogLine, TagKind, Timestamp, User, Value,
+    AttachmentInfo, Classification, ClassificationStatus, Curation, DataProfile, DataSample, Edge,
+    EdgeKind, Grant, LabelAssignment, Object, ObjectHistory, Operation, OperationLogLine, Tag,
+    TagKind, Timestamp, User, Value, Versioned,
 };
 
 /// What `backup.json` says the file is.
@@ -56,11 +57,14 @@ pub mod files {
     pub const LINEAGE_RUNS: &str = "lineage_runs.jsonl";
     pub const LINEAGE_EVENTS: &str = "lineage_events.jsonl";
     pub const ID_SEQUENCES: &str = "id_sequences.jsonl";
+    pub const REVISIONS: &str = "revisions.jsonl";
+    pub const MODEL_VERSIONS: &str = "model_versions.jsonl";
+    pub const HISTORY: &str = "history.jsonl";
 
     /// Every data file, in restore order. A backup may lack a file (one taken before
     /// the file was added, such as the lineage files): it restores as one without
     /// records.
-    pub const ALL: [&str; 20] = [
+    pub const ALL: [&str; 23] = [
         ATTRIBUTE_TYPES,
         OBJECT_TYPES,
         DATA_CLASSES,
@@ -81,6 +85,9 @@ pub mod files {
         LINEAGE_RUNS,
         LINEAGE_EVENTS,
         ID_SEQUENCES,
+        REVISIONS,
+        MODEL_VERSIONS,
+        HISTORY,
     ];
 }
 
@@ -101,6 +108,110 @@ pub struct Manifest {
     pub model_contents: bool,
     /// The records of each data file.
     pub records: BTreeMap<String, u64>,
+    /// The history the backup carries (`revisions.jsonl`, `model_versions.jsonl`,
+    /// `history.jsonl`); absent in a backup without it (one taken before backups
+    /// carried history, or without the contents of models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryExtent>,
+}
+
+/// The revisions a backup's history spans: the oldest that can be read and the newest.
+/// Every version its records name is at most `newest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryExtent {
+    pub oldest: i64,
+    pub newest: i64,
+}
+
+/// A model version in `model_versions.jsonl`: the model's `number`-th, made by the
+/// revision `version`, with its counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelVersionRecord {
+    pub version: i64,
+    pub number: i64,
+    #[serde(flatten)]
+    pub counts: crate::model::ModelVersionCounts,
+}
+
+/// A line of `history.jsonl`: every image kept of one object's rows and of what hangs
+/// on it, each with the versions it was current in (`to` absent: current when the
+/// backup was taken); or, with no `object`, of the grants of server-wide roles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<ObjectId>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<Versioned<Object>>,
+    /// Of the object's attribute values, typed as `objects.jsonl` types them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<Versioned<AttributeRecord>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<Versioned<Edge>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<Versioned<Tag>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classifications: Vec<Versioned<Classification>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Versioned<LabelAssignment>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curation: Vec<Versioned<Curation>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grants: Vec<Versioned<Grant>>,
+}
+
+/// Images in the order every backend writes them: by their versions, then as their rows
+/// read in JSON (the stores order rows of one version differently).
+fn ordered<T: Serialize>(images: Vec<Versioned<T>>) -> Vec<Versioned<T>> {
+    let mut keyed: Vec<((i64, i64, String), Versioned<T>)> = images
+        .into_iter()
+        .map(|i| {
+            let row = serde_json::to_string(&i.row).unwrap_or_default();
+            ((i.from, i.to.unwrap_or(i64::MAX), row), i)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+impl HistoryRecord {
+    /// The record of an object's history (`None` for the server's grants).
+    pub fn of(object: Option<ObjectId>, history: ObjectHistory) -> Self {
+        let attributes = history
+            .attributes
+            .into_iter()
+            .map(|i| Versioned {
+                from: i.from,
+                to: i.to,
+                row: AttributeRecord {
+                    name: i.row.attribute,
+                    value: i.row.value.into(),
+                },
+            })
+            .collect();
+        Self {
+            object,
+            objects: ordered(history.objects),
+            attributes: ordered(attributes),
+            edges: ordered(history.edges),
+            tags: ordered(history.tags),
+            classifications: ordered(history.classifications),
+            labels: ordered(history.labels),
+            curation: ordered(history.curation),
+            grants: ordered(history.grants),
+        }
+    }
+
+    /// Whether it holds no image.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+            && self.attributes.is_empty()
+            && self.edges.is_empty()
+            && self.tags.is_empty()
+            && self.classifications.is_empty()
+            && self.labels.is_empty()
+            && self.curation.is_empty()
+            && self.grants.is_empty()
+    }
 }
 
 /// Bounds that protect a restore from hostile backups. The records are streamed, so a

@@ -12,18 +12,19 @@ use sha2::{Digest, Sha256};
 use zip::ZipArchive;
 
 use super::{
-    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord, MANIFEST,
-    Manifest, ObjectRecord, OperationRecord, UserRecord, files,
+    AttachmentRecord, BackupLimits, FORMAT_NAME, FORMAT_VERSION, HistoryExtent, HistoryRecord,
+    IdSequenceRecord, MANIFEST, Manifest, ModelVersionRecord, ObjectRecord, OperationRecord,
+    UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::ObjectId;
 use crate::model::{
     Attachment, AttributeType, AttributeValue, CURATION_IDS, Classification, Curation, DataClass,
     Document, Edge, Grant, Group, ImportSettings, LabelAssignment, LineageEvent, LineageRun,
-    Membership, NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectType, Profiling, Role,
-    SensitivityLabel, Tag, Worksheet,
+    Membership, NOTIFICATION_IDS, Notification, OPERATION_IDS, ObjectHistory, ObjectType,
+    Profiling, Revision, Role, SensitivityLabel, Tag, Versioned, Worksheet,
 };
-use crate::store::{Op, prepare_lineage_event, prepare_lineage_run};
+use crate::store::{Op, RestoredHistory, prepare_lineage_event, prepare_lineage_run};
 
 /// Ops handed on at a time.
 const CHUNK: usize = 2000;
@@ -86,6 +87,7 @@ impl<R: Read + Seek> BackupReader<R> {
                 backend: String::new(),
                 model_contents: true,
                 records: BTreeMap::new(),
+                history: None,
             },
             limits,
             budget,
@@ -287,12 +289,14 @@ pub fn plan_restore<R: Read + Seek>(
         },
         known: Known::default(),
     };
+    backup_history(reader)?;
     restore.definitions(reader)?;
     restore.people(reader)?;
     restore.objects(reader)?;
     restore.records(reader)?;
     restore.lineage(reader)?;
     restore.id_sequences(reader)?;
+    restore.history(reader)?;
     restore.ops.flush()?;
     Ok(RestorePlan {
         manifest: reader.manifest.clone(),
@@ -567,6 +571,150 @@ impl Restore<'_> {
     }
 }
 
+/// The history a backup's manifest says it carries, checked: its newest revision is
+/// what a restore moves the catalog's version to first, so the restore's own revision
+/// comes after every one it brings back.
+pub fn backup_history<R: Read + Seek>(reader: &BackupReader<R>) -> Result<Option<HistoryExtent>> {
+    match reader.manifest.history {
+        Some(h) if h.oldest < 0 || h.newest < h.oldest || h.newest > MOST_VERSION => {
+            Err(bad(format!(
+                "{MANIFEST} says its history spans versions {} to {}: they must run up from 0 \
+                 and be at most {MOST_VERSION}",
+                h.oldest, h.newest
+            )))
+        }
+        history => Ok(history),
+    }
+}
+
+/// The highest version a backup's history may name: far beyond what a store reaches,
+/// and far from overflowing the versions that follow.
+const MOST_VERSION: i64 = 1 << 53;
+
+impl Restore<'_> {
+    /// The revisions, model versions and kept images, when the backup carries them:
+    /// every version they name within the manifest's span, every revision's operation
+    /// and user what they are, and an image current in the backup only of an object it
+    /// restores.
+    fn history<R: Read + Seek>(&mut self, reader: &mut BackupReader<R>) -> Result<()> {
+        let Some(extent) = backup_history(reader)? else {
+            return Ok(());
+        };
+        let within = |version: i64, at: &dyn Fn() -> String| {
+            if (0..=extent.newest).contains(&version) {
+                Ok(())
+            } else {
+                Err(bad(format!(
+                    "{}: version {version} is outside the history the backup spans (0 to {})",
+                    at(),
+                    extent.newest
+                )))
+            }
+        };
+        let ops = &mut self.ops;
+        reader.each(files::REVISIONS, |r: Revision, line| {
+            within(r.version, &|| format!("{} line {line}", files::REVISIONS))?;
+            ops.push(Op::RestoreHistory(RestoredHistory::Revision(r)))
+        })?;
+        reader.each(files::MODEL_VERSIONS, |v: ModelVersionRecord, line| {
+            within(v.version, &|| {
+                format!("{} line {line}", files::MODEL_VERSIONS)
+            })?;
+            ops.push(Op::RestoreHistory(RestoredHistory::ModelVersion {
+                version: v.version,
+                number: v.number,
+                counts: v.counts,
+            }))
+        })?;
+        let known = &self.known;
+        reader.each(files::HISTORY, |r: HistoryRecord, line| {
+            let at = || format!("{} line {line}", files::HISTORY);
+            let history = history_of(r);
+            check_images(&history, &within, &at, known)?;
+            ops.push(Op::RestoreHistory(RestoredHistory::Images(Box::new(
+                history,
+            ))))
+        })?;
+        self.ops
+            .push(Op::RestoreHistory(RestoredHistory::Floor(extent.oldest)))
+    }
+}
+
+/// Checks that a version is within the backup's span, naming where it was read.
+type Within<'a> = &'a dyn Fn(i64, &dyn Fn() -> String) -> Result<()>;
+
+/// The images of a line of `history.jsonl`.
+fn history_of(r: HistoryRecord) -> ObjectHistory {
+    let owner = r.object;
+    let attributes = r
+        .attributes
+        .into_iter()
+        .map(|i| Versioned {
+            from: i.from,
+            to: i.to,
+            row: AttributeValue {
+                // An attribute value hangs on the record's object.
+                object: owner.unwrap_or(ObjectId::new(i64::MIN, i64::MIN)),
+                attribute: i.row.name,
+                value: i.row.value.into(),
+            },
+        })
+        .collect();
+    ObjectHistory {
+        objects: r.objects,
+        attributes,
+        edges: r.edges,
+        tags: r.tags,
+        classifications: r.classifications,
+        labels: r.labels,
+        curation: r.curation,
+        grants: r.grants,
+        truncated: false,
+    }
+}
+
+/// Every image's versions within the backup's span; an image current in the backup
+/// only of an object the backup restores (or of a server-wide grant).
+fn check_images(
+    h: &ObjectHistory,
+    within: Within<'_>,
+    at: &dyn Fn() -> String,
+    known: &Known,
+) -> Result<()> {
+    fn each<T>(
+        images: &[Versioned<T>],
+        owner: impl Fn(&T) -> Option<ObjectId>,
+        within: Within<'_>,
+        at: &dyn Fn() -> String,
+        known: &Known,
+    ) -> Result<()> {
+        for image in images {
+            within(image.from, at)?;
+            if let Some(to) = image.to {
+                within(to, at)?;
+            } else if let Some(owner) = owner(&image.row)
+                && !known.objects.contains(&owner)
+            {
+                return Err(bad(format!(
+                    "{}: an image current in the backup is of object {owner}, which it does \
+                     not restore",
+                    at()
+                )));
+            }
+        }
+        Ok(())
+    }
+    each(&h.objects, |o| Some(o.id), within, at, known)?;
+    each(&h.attributes, |a| Some(a.object), within, at, known)?;
+    each(&h.edges, |e| Some(e.source), within, at, known)?;
+    each(&h.tags, |t| Some(t.object), within, at, known)?;
+    each(&h.classifications, |c| Some(c.object), within, at, known)?;
+    each(&h.labels, |l| Some(l.object), within, at, known)?;
+    each(&h.curation, |c| Some(c.object), within, at, known)?;
+    each(&h.grants, |g| g.object, within, at, known)?;
+    Ok(())
+}
+
 /// The ops that put back an object with what hangs on it.
 fn object_ops(r: ObjectRecord, ops: &mut Ops<'_>) -> Result<()> {
     let id = r.object.id;
@@ -715,6 +863,60 @@ mod tests {
             e.message.contains("does not match its size and SHA-256"),
             "{e}"
         );
+    }
+
+    fn manifest_with_history(oldest: i64, newest: i64) -> Vec<u8> {
+        let mut manifest: serde_json::Value =
+            serde_json::from_slice(&manifest()).expect("the manifest");
+        manifest["history"] = serde_json::json!({"oldest": oldest, "newest": newest});
+        serde_json::to_vec(&manifest).expect("JSON")
+    }
+
+    #[test]
+    fn history_outside_its_span_is_refused() {
+        let e = plan(zip_of(&[(MANIFEST, manifest_with_history(5, 3))]))
+            .expect_err("a span running backwards");
+        assert!(e.message.contains("spans versions 5 to 3"), "{e}");
+        let user = br#"{"id":"-1_1","name":"a","full_name":"","email":"","description":"","password_hash":null,"enabled":true,"created_at":"2026-01-01T00:00:00Z"}"#.to_vec();
+        let revision = br#"{"version":9,"at":"2026-01-01T00:00:00Z","author":{"source":"user","user":null,"operation":null}}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::REVISIONS, revision.to_vec()),
+        ]))
+        .expect_err("a revision after the newest");
+        assert!(
+            e.message
+                .contains("revisions.jsonl line 1: version 9 is outside"),
+            "{e}"
+        );
+        // An image current in the backup of an object it does not restore.
+        let image = br#"{"object":"5_1","tags":[{"from":2,"to":null,"row":{"object":"5_1","kind":"Label","value":"x"}}]}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::HISTORY, image.to_vec()),
+        ]))
+        .expect_err("a current image of nothing restored");
+        assert!(
+            e.message.contains("object 5_1, which it does not restore"),
+            "{e}"
+        );
+        let kept = br#"{"object":"5_1","tags":[{"from":2,"to":7,"row":{"object":"5_1","kind":"Label","value":"x"}}]}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::HISTORY, kept.to_vec()),
+        ]))
+        .expect_err("an image replaced after the newest");
+        assert!(e.message.contains("version 7 is outside"), "{e}");
+        let deleted = br#"{"object":"5_1","tags":[{"from":2,"to":3,"row":{"object":"5_1","kind":"Label","value":"x"}}]}"#;
+        plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::HISTORY, deleted.to_vec()),
+        ]))
+        .expect("the kept image of an object deleted since");
     }
 
     #[test]

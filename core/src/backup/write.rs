@@ -9,8 +9,9 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use super::{
-    AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, IdSequenceRecord,
-    MANIFEST, Manifest, ObjectRecord, OperationRecord, StatusRecord, TagRecord, UserRecord, files,
+    AttachmentRecord, AttributeRecord, EdgeRecord, FORMAT_NAME, FORMAT_VERSION, HistoryExtent,
+    HistoryRecord, IdSequenceRecord, MANIFEST, Manifest, ModelVersionRecord, ObjectRecord,
+    OperationRecord, StatusRecord, TagRecord, UserRecord, files,
 };
 use crate::error::{Error, Result};
 use crate::id::{ObjectId, REPOSITORY_MODEL};
@@ -67,6 +68,13 @@ pub async fn write_backup<W: Write + Seek + Send>(
     for (space, next) in store.id_sequences().await? {
         zip.line(&IdSequenceRecord { space, next })?;
     }
+    // The history of the whole catalog, or none: a backup without the contents of
+    // models could restore only a part of it.
+    let history = if options.model_contents {
+        Some(write_history(store, &mut zip, &models).await?)
+    } else {
+        None
+    };
 
     let manifest = Manifest {
         format: FORMAT_NAME.to_owned(),
@@ -80,6 +88,7 @@ pub async fn write_backup<W: Write + Seek + Send>(
             .iter()
             .map(|(k, v)| ((*k).to_owned(), *v))
             .collect(),
+        history,
     };
     let out = zip.finish(&manifest)?;
     Ok((out, manifest))
@@ -164,6 +173,93 @@ async fn write_objects<W: Write + Seek>(
             if !full {
                 break;
             }
+        }
+    }
+    Ok(())
+}
+
+/// The revisions kept from the oldest that can be read, the models' versions, and the
+/// images of every object's rows (of those there now and those gone whose history is
+/// kept) and of the server's grants; answers the span of revisions they name.
+async fn write_history<W: Write + Seek>(
+    store: &dyn Store,
+    zip: &mut Entries<W>,
+    models: &[Object],
+) -> Result<HistoryExtent> {
+    let span = store.history_span().await?;
+    let extent = HistoryExtent {
+        oldest: span.oldest.version,
+        newest: span.newest.version,
+    };
+    zip.start(files::REVISIONS)?;
+    let mut after = extent.oldest - 1;
+    loop {
+        let page = store.revisions_after(after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.version;
+        for revision in page.iter().filter(|r| r.version <= extent.newest) {
+            zip.line(revision)?;
+        }
+    }
+    zip.start(files::MODEL_VERSIONS)?;
+    for v in store.all_model_versions().await? {
+        if v.revision.version <= extent.newest {
+            zip.line(&ModelVersionRecord {
+                version: v.revision.version,
+                number: v.number,
+                counts: v.counts,
+            })?;
+        }
+    }
+    zip.start(files::HISTORY)?;
+    let mut spaces: Vec<i64> = vec![REPOSITORY_MODEL];
+    let numbers: BTreeSet<i64> = models.iter().map(|m| m.id.content_model()).collect();
+    spaces.extend(numbers);
+    for space in spaces {
+        let mut after = None;
+        loop {
+            let page = store.model_objects_page(space, after, PAGE).await?;
+            let Some(last) = page.last() else { break };
+            after = Some(last.id.object);
+            let full = page.len() == PAGE;
+            let ids: Vec<ObjectId> = page.iter().map(|o| o.id).collect();
+            write_histories(store, zip, &ids).await?;
+            if !full {
+                break;
+            }
+        }
+    }
+    let mut after = None;
+    loop {
+        let gone = store.gone_with_history(after, PAGE).await?;
+        let Some(last) = gone.last() else { break };
+        after = Some(*last);
+        write_histories(store, zip, &gone).await?;
+    }
+    let (grants, _) = store.server_grant_history(usize::MAX).await?;
+    let server = HistoryRecord::of(
+        None,
+        crate::model::ObjectHistory {
+            grants,
+            ..Default::default()
+        },
+    );
+    if !server.is_empty() {
+        zip.line(&server)?;
+    }
+    Ok(extent)
+}
+
+/// The history records of these objects.
+async fn write_histories<W: Write + Seek>(
+    store: &dyn Store,
+    zip: &mut Entries<W>,
+    ids: &[ObjectId],
+) -> Result<()> {
+    for (id, history) in ids.iter().zip(store.objects_history(ids).await?) {
+        let record = HistoryRecord::of(Some(*id), history);
+        if !record.is_empty() {
+            zip.line(&record)?;
         }
     }
     Ok(())

@@ -929,6 +929,39 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).purge_curation_history(floor).await
                 }
+                async fn objects_history(
+                    &self,
+                    ids: &[$crate::id::ObjectId],
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::ObjectHistory>> {
+                    let $this = self;
+                    ($target).objects_history(ids).await
+                }
+                async fn gone_with_history(
+                    &self,
+                    after: ::std::option::Option<$crate::id::ObjectId>,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::id::ObjectId>> {
+                    let $this = self;
+                    ($target).gone_with_history(after, limit).await
+                }
+                async fn revisions_after(
+                    &self,
+                    after: i64,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::Revision>> {
+                    let $this = self;
+                    ($target).revisions_after(after, limit).await
+                }
+                async fn all_model_versions(
+                    &self,
+                ) -> $crate::Result<::std::vec::Vec<$crate::model::ModelVersion>> {
+                    let $this = self;
+                    ($target).all_model_versions().await
+                }
+                async fn advance_version(&self, version: i64) -> $crate::Result<()> {
+                    let $this = self;
+                    ($target).advance_version(version).await
+                }
             }
         };
     };

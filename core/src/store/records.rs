@@ -251,6 +251,24 @@ pub trait HistoryRecords: Send + Sync {
     /// the revision `floor` (their own retention, longer than the models'); answers how
     /// many went.
     async fn purge_curation_history(&self, floor: i64) -> Result<u64>;
+    /// What [`HistoryRecords::object_history`] answers of each of these objects, whole
+    /// (no list cut), in the order given (a backup).
+    async fn objects_history(&self, ids: &[ObjectId]) -> Result<Vec<ObjectHistory>>;
+    /// At most `limit` objects above `after`, by id, that are gone but whose rows are kept
+    /// (deleted since history began; a backup).
+    async fn gone_with_history(
+        &self,
+        after: Option<ObjectId>,
+        limit: usize,
+    ) -> Result<Vec<ObjectId>>;
+    /// At most `limit` kept revisions after the version `after`, by version (a backup).
+    async fn revisions_after(&self, after: i64, limit: usize) -> Result<Vec<Revision>>;
+    /// Every kept model version, by revision (a backup).
+    async fn all_model_versions(&self) -> Result<Vec<ModelVersion>>;
+    /// Moves the catalog's version to `version` when it is below, so the next write
+    /// transaction is numbered after it: a restore brings back revisions numbered up to
+    /// `version` before its own.
+    async fn advance_version(&self, version: i64) -> Result<()>;
 }
 
 /// Every record role at once: what users and processes keep beside the catalog's

@@ -89,7 +89,7 @@ const TABLES: [(&str, &str, [&str; 2]); 6] = [
 ];
 
 /// The images of the six tables' statements, decoded in [`TABLES`]' order.
-fn decode_images(mut outcomes: impl Iterator<Item = Vec<Row>>) -> Result<ObjectHistory> {
+fn decode_images(outcomes: &mut impl Iterator<Item = Vec<Row>>) -> Result<ObjectHistory> {
     let mut next = || outcomes.next().unwrap_or_default();
     Ok(ObjectHistory {
         objects: versioned(next(), 22, read::object)?,
@@ -219,7 +219,7 @@ impl<D: Driver> SqlStore<D> {
             })
             .collect();
         let outcomes = self.read(queries, "the history of an object").await?;
-        let mut history = decode_images(outcomes.into_iter().map(|o| o.rows))?;
+        let mut history = decode_images(&mut outcomes.into_iter().map(|o| o.rows))?;
         let mut cut = false;
         cut |= keep_newest(&mut history.objects, limit);
         cut |= keep_newest(&mut history.attributes, limit);
@@ -316,6 +316,177 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         history.truncated |= keep_newest(&mut history.curation, limit);
         history.truncated |= keep_newest(&mut history.grants, limit);
         Ok(history)
+    }
+
+    async fn objects_history(&self, ids: &[ObjectId]) -> Result<Vec<ObjectHistory>> {
+        const MOST: usize = 500;
+        let mut found: HashMap<ObjectId, ObjectHistory> = HashMap::new();
+        for chunk in ids.chunks(MOST) {
+            let keys: Vec<String> = chunk
+                .iter()
+                .map(|id| format!("({}, {})", id.model, id.object))
+                .collect();
+            let keys = keys.join(", ");
+            let all = TABLES
+                .iter()
+                .map(|(table, columns, [m, o])| (*table, *columns, *m, *o))
+                .chain([CURATION, GRANTS].map(|(t, c, _)| (t, c, "model_id", "object_id")));
+            let queries = all
+                .map(|(table, columns, model, object)| {
+                    let filter = format!("(t.{model}, t.{object}) IN (VALUES {keys})");
+                    Stmt::query(
+                        images(table, columns, &filter, "$1", None),
+                        vec![SqlValue::from(i64::MAX - 1)],
+                    )
+                })
+                .collect();
+            let outcomes = self.read(queries, "the history of objects").await?;
+            let mut outcomes = outcomes.into_iter().map(|o| o.rows);
+            let mut all = decode_images(&mut outcomes)?;
+            all.curation = versioned(
+                outcomes.next().unwrap_or_default(),
+                CURATION.2,
+                read::curation,
+            )?;
+            all.grants = versioned(outcomes.next().unwrap_or_default(), GRANTS.2, read::grant)?;
+            let ObjectHistory {
+                objects,
+                attributes,
+                edges,
+                tags,
+                classifications,
+                labels,
+                curation,
+                grants,
+                truncated: _,
+            } = all;
+            for i in objects {
+                found.entry(i.row.id).or_default().objects.push(i);
+            }
+            for i in attributes {
+                found.entry(i.row.object).or_default().attributes.push(i);
+            }
+            for i in edges {
+                found.entry(i.row.source).or_default().edges.push(i);
+            }
+            for i in tags {
+                found.entry(i.row.object).or_default().tags.push(i);
+            }
+            for i in classifications {
+                found
+                    .entry(i.row.object)
+                    .or_default()
+                    .classifications
+                    .push(i);
+            }
+            for i in labels {
+                found.entry(i.row.object).or_default().labels.push(i);
+            }
+            for i in curation {
+                found.entry(i.row.object).or_default().curation.push(i);
+            }
+            for i in grants {
+                if let Some(object) = i.row.object {
+                    found.entry(object).or_default().grants.push(i);
+                }
+            }
+        }
+        Ok(ids
+            .iter()
+            .map(|id| found.remove(id).unwrap_or_default())
+            .collect())
+    }
+
+    async fn gone_with_history(
+        &self,
+        after: Option<ObjectId>,
+        limit: usize,
+    ) -> Result<Vec<ObjectId>> {
+        let after = after.unwrap_or(ObjectId::new(i64::MIN, i64::MIN));
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    "SELECT DISTINCT h.model_id, h.object_id FROM objects_history h \
+                     WHERE (h.model_id > $1 OR (h.model_id = $1 AND h.object_id > $2)) \
+                     AND NOT EXISTS (SELECT 1 FROM objects o \
+                     WHERE o.model_id = h.model_id AND o.object_id = h.object_id) \
+                     ORDER BY h.model_id, h.object_id LIMIT $3",
+                    vec![
+                        SqlValue::from(after.model),
+                        after.object.into(),
+                        (limit.min(i64::MAX as usize) as i64).into(),
+                    ],
+                ),
+                "the objects gone whose history is kept",
+            )
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(ObjectId::new(
+                    row.int(0, "objects_history")?,
+                    row.int(1, "objects_history")?,
+                ))
+            })
+            .collect()
+    }
+
+    async fn revisions_after(&self, after: i64, limit: usize) -> Result<Vec<Revision>> {
+        let limit = limit.min(i64::MAX as usize) as i64;
+        self.revisions_where(
+            "version IN (SELECT version FROM catalog_versions WHERE version > $1 \
+             ORDER BY version LIMIT $2)",
+            vec![after.into(), limit.into()],
+        )
+        .await
+    }
+
+    async fn all_model_versions(&self) -> Result<Vec<ModelVersion>> {
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    format!(
+                        "SELECT c.{}, v.number, v.objects, v.added, v.changed, v.removed, \
+                         v.model_id FROM import_versions v \
+                         JOIN catalog_versions c ON c.stamp = v.stamp \
+                         ORDER BY c.version, v.model_id",
+                        REVISION_COLUMNS.replace(", ", ", c.")
+                    ),
+                    Vec::new(),
+                ),
+                "the versions of every model",
+            )
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                const T: &str = "import_versions";
+                let counts = ModelVersionCounts {
+                    model: row.int(11, T)?,
+                    objects: row.int(7, T)?,
+                    added: row.int(8, T)?,
+                    changed: row.int(9, T)?,
+                    removed: row.int(10, T)?,
+                };
+                let number = row.int(6, T)?;
+                Ok(ModelVersion {
+                    number,
+                    revision: revision(row)?,
+                    counts,
+                })
+            })
+            .collect()
+    }
+
+    async fn advance_version(&self, version: i64) -> Result<()> {
+        let mut pending = crate::write::Pending::default();
+        pending.push(
+            Stmt::exec(
+                "UPDATE versions SET version = $1 WHERE name = 'catalog' AND version < $1",
+                vec![SqlValue::from(version)],
+            ),
+            crate::write::Context::of("moving the catalog's version on"),
+        );
+        self.write_now(pending).await?;
+        Ok(())
     }
 
     async fn server_grant_history(&self, limit: usize) -> Result<(Vec<Versioned<Grant>>, bool)> {
@@ -431,7 +602,7 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
                 })
                 .collect();
             let outcomes = self.read(queries, "objects as of a version").await?;
-            let all = decode_images(outcomes.into_iter().map(|o| o.rows))?;
+            let all = decode_images(&mut outcomes.into_iter().map(|o| o.rows))?;
             fn spread<T>(
                 images: Vec<Versioned<T>>,
                 owner: impl Fn(&T) -> ObjectId,

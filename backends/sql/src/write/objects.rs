@@ -407,7 +407,7 @@ impl Writer {
     }
 }
 
-fn object_row(o: Object, stamp: i64) -> Vec<SqlValue> {
+pub(super) fn object_row(o: Object, stamp: i64) -> Vec<SqlValue> {
     vec![
         o.id.model.into(),
         o.id.object.into(),
@@ -435,7 +435,7 @@ fn object_row(o: Object, stamp: i64) -> Vec<SqlValue> {
     ]
 }
 
-fn attribute_row(a: AttributeValue, stamp: i64) -> Vec<SqlValue> {
+pub(super) fn attribute_row(a: AttributeValue, stamp: i64) -> Vec<SqlValue> {
     let (kind, text, integer, double, boolean, datetime) = match a.value {
         Value::Text(s) => ("text", Some(s), None, None, None, None),
         Value::Integer(i) => ("integer", None, Some(i), None, None, None),
@@ -465,7 +465,7 @@ fn attribute_row(a: AttributeValue, stamp: i64) -> Vec<SqlValue> {
 }
 
 /// An edge's row of `edges`, in [`EDGES`](super::tables::EDGES)' order.
-fn edge_row(e: Edge, stamp: i64) -> Vec<SqlValue> {
+pub(super) fn edge_row(e: Edge, stamp: i64) -> Vec<SqlValue> {
     let origin = e.origin.clone();
     let mut row = edge_key(e);
     row.push(origin.into());

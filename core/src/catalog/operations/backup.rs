@@ -9,8 +9,8 @@ use std::sync::PoisonError;
 use super::Operations;
 use crate::auth::Caller;
 use crate::backup::{
-    BackupLimits, BackupOptions, BackupReader, BackupSummary, RestorePlan, plan_restore,
-    write_backup,
+    BackupLimits, BackupOptions, BackupReader, BackupSummary, RestorePlan, backup_history,
+    plan_restore, write_backup,
 };
 use crate::error::{Error, Result};
 use crate::model::{Capability, OperationFilter, OperationState};
@@ -48,6 +48,20 @@ impl Operations<'_> {
                 "operation {} is running; restore once it has ended",
                 operation.id
             )));
+        }
+        // A backup's history keeps its versions: the restore's own revision must come
+        // after every one of them.
+        let manifest_file = file
+            .try_clone()
+            .map_err(|e| Error::internal(format!("restore: the backup cannot be read: {e}")))?;
+        let history = tokio::task::spawn_blocking(move || {
+            let reader = BackupReader::open(manifest_file, BackupLimits::default())?;
+            backup_history(&reader)
+        })
+        .await
+        .map_err(|e| Error::internal(format!("restore: reading the backup failed: {e}")))??;
+        if let Some(history) = history {
+            self.store.advance_version(history.newest).await?;
         }
         // The backup is read on a blocking thread and its ops come over in chunks, so
         // neither side holds the whole of it.
