@@ -39,7 +39,8 @@ use administration::administration_grants_and_an_import;
 use browse::{browse_to_a_column, glossary_pages};
 use lineage::{lineage_graph_and_table, openlineage_lineage_on_the_object_page};
 use object::{
-    curation_from_the_object_page, history_and_versions_on_the_object_page, object_page_tabs,
+    as_of_switches_on_search_and_lineage, curation_from_the_object_page,
+    history_and_versions_on_the_object_page, object_page_tabs,
 };
 use protections::policy_violations_and_framing_are_caught;
 use search::search_facets_and_mql;
@@ -58,6 +59,7 @@ pub fn cases() -> Vec<UiCase> {
         ui_case!(openlineage_lineage_on_the_object_page),
         ui_case!(curation_from_the_object_page),
         ui_case!(history_and_versions_on_the_object_page),
+        ui_case!(as_of_switches_on_search_and_lineage),
         ui_case!(glossary_pages),
         ui_case!(administration_grants_and_an_import),
         ui_case!(sight_on_every_screen),

@@ -339,3 +339,84 @@ pub(super) async fn history_and_versions_on_the_object_page(t: &Target, b: &mut 
     b.goto(&format!("{page}/versions")).await;
     assert_eq!(b.text("h1").await, "Nothing here");
 }
+
+/// The "as of" switch: the search page searches the catalog as it was (its results open
+/// as of then, "Search it now" comes back), the lineage tab reads the lineage then, and
+/// a bad moment is said on the page.
+pub(super) async fn as_of_switches_on_search_and_lineage(t: &Target, b: &mut Browser) {
+    let imported = t.import_sample().await;
+    let table = t
+        .entity(&format!("{}/Sales DB/sales/customer", imported.path))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    crate::cases::history::set_description(t, &table, "described first").await;
+    let between = lore_core::model::format_micros(&lore_core::model::now());
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    crate::cases::history::set_description(t, &table, "described second").await;
+    b.login(&t.user, &t.password).await;
+
+    let search = format!(
+        "/ui/?q=customer&model={}",
+        imported.model_id.trim_start_matches("-1_")
+    );
+    b.goto(&search).await;
+    b.run(&format!(
+        "document.querySelector('.as-of-switch').open = true; \
+         document.getElementById('search-as-of').value = '{between}'; \
+         document.getElementById('search-button').click(); return true"
+    ))
+    .await;
+    b.wait_until(
+        "the search as of a time",
+        "!!document.getElementById('search-as-of-notice')",
+    )
+    .await;
+    let results = b.text("#results").await;
+    assert!(results.contains("described first"), "{results}");
+    assert!(!results.contains("described second"), "{results}");
+    let href = b
+        .run("return document.querySelector('#results a.name').getAttribute('href')")
+        .await;
+    assert!(
+        href.as_str().is_some_and(|h| h.contains("asOf=")),
+        "a result opens as of the same moment: {href}"
+    );
+    b.shot("search-as-of").await;
+    b.find("#search-now")
+        .await
+        .click()
+        .await
+        .expect("Search it now");
+    b.wait_until(
+        "the search now",
+        "!document.getElementById('search-as-of-notice')",
+    )
+    .await;
+    assert!(b.text("#results").await.contains("described second"));
+
+    // The lineage tab as of the same moment, its switch keeping the view's settings.
+    let page = format!("/ui/objects/{}", crate::harness::encode_segment(&table));
+    b.goto(&format!("{page}/lineage?depth=2&asOf={between}"))
+        .await;
+    assert!(b.text("#as-of").await.contains("its lineage then"));
+    let depth = b
+        .run("return document.querySelector('#as-of-switch input[name=depth]').value")
+        .await;
+    assert_eq!(depth, json!("2"));
+    let tabs = b
+        .run("return [...document.querySelectorAll('#tabs a')].filter(a => a.href.includes('asOf=')).length")
+        .await;
+    assert_eq!(
+        tabs,
+        json!(2),
+        "the overview and lineage tabs stay in the past"
+    );
+
+    // A moment that is neither a time nor a version is said, not a crash.
+    b.goto("/ui/?q=customer&asOf=yesterday").await;
+    let said = b.text("#search-error").await;
+    assert!(said.contains("neither an RFC 3339 time"), "{said}");
+}

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use axum::extract::{Path, RawQuery, State};
-use lore_core::catalog::{LineageOperations, LineageRequest};
+use lore_core::catalog::{AsOf, LineageOperations, LineageRequest};
 use lore_core::model::{SystemType, TypeName};
 use lore_core::mql::build::{Attr, all};
 use lore_core::mql::{Expr, Query};
@@ -40,6 +40,16 @@ pub struct LineageParams {
     pub view: String,
     /// Every object up to the cap, no layer collapsed.
     pub all: bool,
+    /// The time or version the lineage is read as of (`asOf`); now when absent.
+    pub as_of: Option<String>,
+}
+
+impl LineageParams {
+    /// The moment asked for, read (INVALID_PARAMETER when it is neither a time nor a
+    /// version).
+    fn moment(&self) -> Result<Option<AsOf>, Error> {
+        self.as_of.as_deref().map(AsOf::parse).transpose()
+    }
 }
 
 impl LineageParams {
@@ -55,6 +65,7 @@ impl LineageParams {
             focus: None,
             view: "graph".into(),
             all: false,
+            as_of: None,
         };
         for (name, value) in pairs {
             match name.as_str() {
@@ -73,6 +84,7 @@ impl LineageParams {
                 "focus" if !value.is_empty() => params.focus = Some(value),
                 "view" if value == "table" || value == "graph" => params.view = value,
                 "all" => params.all = value == "1",
+                "asOf" if !value.trim().is_empty() => params.as_of = Some(value.trim().to_owned()),
                 _ => {}
             }
         }
@@ -99,6 +111,9 @@ impl LineageParams {
         }
         if p.all {
             pairs.push(("all", "1"));
+        }
+        if let Some(as_of) = &p.as_of {
+            pairs.push(("asOf", as_of));
         }
         query_string(pairs)
     }
@@ -143,6 +158,15 @@ impl LineageView {
     pub fn all_href(&self) -> String {
         format!("?{}", self.params.query(|p| p.all = true))
     }
+    /// What a link to another object adds to stay in the same moment: `?asOf=...`, or
+    /// nothing now.
+    pub fn as_of_query(&self) -> String {
+        self.params
+            .as_of
+            .as_deref()
+            .map(|a| format!("?{}", query_string([("asOf", a)])))
+            .unwrap_or_default()
+    }
     pub fn view_href(&self, view: &str) -> String {
         format!("?{}", self.params.query(|p| p.view = view.to_owned()))
     }
@@ -156,7 +180,7 @@ pub async fn view(
     params: LineageParams,
 ) -> Result<LineageView, Error> {
     let (start, walks) = walks(state, session, start_id, &params).await?;
-    let parents = parents(state, session, &walks).await?;
+    let parents = parents(state, session, &walks, params.moment()?).await?;
     let shape = Shape {
         depth: params.depth,
         columns: params.columns,
@@ -191,15 +215,27 @@ async fn walks(
         fan_out: Some(WALK_FAN_OUT.into()),
         limit: Some(WALK_LIMIT.into()),
     };
-    let first: LineageOperations = state
-        .catalog
-        .lineage()
-        .lineage_operations(
-            &session.caller,
-            start_id,
-            &request(params.depth + 1, &params.direction),
-        )
-        .await?;
+    let moment = params.moment()?;
+    let operations = |id: String, request: LineageRequest| async move {
+        let lineage = state.catalog.lineage();
+        match moment {
+            Some(as_of) => {
+                lineage
+                    .lineage_operations_as_of(&session.caller, &id, &request, as_of)
+                    .await
+            }
+            None => {
+                lineage
+                    .lineage_operations(&session.caller, &id, &request)
+                    .await
+            }
+        }
+    };
+    let first: LineageOperations = operations(
+        start_id.to_owned(),
+        request(params.depth + 1, &params.direction),
+    )
+    .await?;
     let start = first.starting_object.clone();
     let mut walks = vec![Walk {
         center: None,
@@ -208,16 +244,8 @@ async fn walks(
     }];
     // A table's lineage includes its columns' (drawn between tables unless columns are
     // asked for).
-    for column in columns_of(state, session, &start.id, &params.direction).await? {
-        let answer = state
-            .catalog
-            .lineage()
-            .lineage_operations(
-                &session.caller,
-                &column,
-                &request(params.depth + 1, &params.direction),
-            )
-            .await?;
+    for column in columns_of(state, session, &start.id, &params.direction, moment).await? {
+        let answer = operations(column, request(params.depth + 1, &params.direction)).await?;
         if !answer.operations.is_empty() {
             walks.push(Walk {
                 center: None,
@@ -228,12 +256,7 @@ async fn walks(
     }
     for id in &params.expand {
         // An object the user may not see (or that is gone) expands to nothing.
-        match state
-            .catalog
-            .lineage()
-            .lineage_operations(&session.caller, id, &request(2, &params.direction))
-            .await
-        {
+        match operations(id.clone(), request(2, &params.direction)).await {
             Ok(answer) => walks.push(Walk {
                 center: Some(answer.starting_object.id.clone()),
                 truncated: answer.truncated,
@@ -256,6 +279,7 @@ async fn columns_of(
     session: &Session,
     id: &str,
     direction: &str,
+    as_of: Option<AsOf>,
 ) -> Result<Vec<String>, Error> {
     let features = features(state, session).await?;
     if features.is_empty() {
@@ -277,7 +301,7 @@ async fn columns_of(
         Attr::OBJECT_TYPE.any(features.iter().map(|t| t.name.clone())),
         lineage,
     ]));
-    let rows = query::execute(state, session, &columns, MAX_COLUMNS, 1).await?;
+    let rows = query::execute_at(state, session, &columns, MAX_COLUMNS, 1, as_of).await?;
     Ok(rows.iter().map(|row| row.text(Attr::OBJECT_ID)).collect())
 }
 
@@ -296,6 +320,7 @@ async fn parents(
     state: &AppState,
     session: &Session,
     walks: &[Walk],
+    as_of: Option<AsOf>,
 ) -> Result<HashMap<String, EmbeddedEntity>, Error> {
     let features: Vec<String> = features(state, session)
         .await?
@@ -315,7 +340,8 @@ async fn parents(
     for chunk in columns.chunks(500) {
         let these = Query::select([Attr::OBJECT_ID, Attr::CONTEXT])
             .filter(Attr::OBJECT_ID.any(chunk.iter().copied()));
-        let rows = query::execute(state, session, &these, chunk.len() as i64, 1).await?;
+        let size = chunk.len() as i64;
+        let rows = query::execute_at(state, session, &these, size, 1, as_of).await?;
         for row in rows {
             if let Some(parent) = row
                 .context_last()
@@ -362,11 +388,22 @@ pub async fn csv(
 ) -> PageResult {
     let params = LineageParams::from_query(raw.as_deref());
     let reference = ObjectRef::parse(&id)?;
-    let entity = state
-        .catalog
-        .objects()
-        .get_entity(&session.caller, &reference)
-        .await?;
+    let entity = match params.moment()? {
+        Some(as_of) => {
+            state
+                .catalog
+                .history()
+                .get_entity_as_of(&session.caller, &reference, as_of)
+                .await?
+        }
+        None => {
+            state
+                .catalog
+                .objects()
+                .get_entity(&session.caller, &reference)
+                .await?
+        }
+    };
     let (_, walks) = walks(&state, &session, &entity.id, &params).await?;
     let mut out = Csv::new("lore-lineage.csv");
     out.row([

@@ -142,6 +142,8 @@ struct ObjectPage {
     history: Option<super::history::HistoryView>,
     versions: Option<super::history::VersionsView>,
     as_of: Option<super::history::AsOfView>,
+    /// Whether the tab offers the switch to view it as of a time or version.
+    as_of_switch: bool,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -257,7 +259,9 @@ async fn show(
     // The overview as of a version or a time: the object as it was (one deleted since
     // too, by its id); badges and curation are today's.
     let as_of = match tab {
-        "overview" => super::history::param(query.as_deref(), "asOf"),
+        "overview" | "lineage" => {
+            super::history::param(query.as_deref(), "asOf").filter(|a| !a.trim().is_empty())
+        }
         _ => None,
     };
     let moment = as_of.as_deref().map(AsOf::parse).transpose()?;
@@ -305,9 +309,19 @@ async fn show(
         return Ok(not_found_page());
     }
     page.tabs = page.tab_links(is_model);
+    if let Some(at) = &as_of {
+        // The tabs that read the past stay in it.
+        let suffix = format!("?{}", super::page::query_string([("asOf", at.as_str())]));
+        for t in &mut page.tabs {
+            if t.href.ends_with("/overview") || t.href.ends_with("/lineage") {
+                t.href.push_str(&suffix);
+            }
+        }
+    }
+    page.as_of_switch = matches!(tab, "overview" | "lineage");
     page.as_of = as_of.map(|at| super::history::AsOfView {
         at,
-        now_href: format!("/ui/objects/{}", url_encode(&entity.id)),
+        now_href: page.tab_href(tab),
     });
     match tab {
         "overview" => overview_of(&mut page, &entity),
@@ -425,6 +439,7 @@ impl ObjectPage {
             history: None,
             versions: None,
             as_of: None,
+            as_of_switch: false,
         };
         page.here = if tab == "overview" {
             format!("/ui/objects/{}", url_encode(&page.id))

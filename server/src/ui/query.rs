@@ -2,7 +2,7 @@
 //! MQL box) and run through the catalog's executeMQLQuery and countMQLQuery calls, with
 //! the same sight as the API's; answers read by typed system attribute.
 
-use lore_core::catalog::{MqlEntity, MqlQuery, PageRequest, QueryResult};
+use lore_core::catalog::{AsOf, MqlEntity, MqlQuery, PageRequest, QueryResult};
 use lore_core::mql::Query;
 use lore_core::mql::build::Attr;
 use lore_core::wire::Attribute;
@@ -58,9 +58,22 @@ pub async fn execute(
     size: i64,
     page: i64,
 ) -> Result<Vec<Row>> {
+    execute_at(state, session, query, size, page, None).await
+}
+
+/// [`execute`] as of a time or a version (now with `None`).
+pub async fn execute_at(
+    state: &AppState,
+    session: &Session,
+    query: &Query,
+    size: i64,
+    page: i64,
+    as_of: Option<AsOf>,
+) -> Result<Vec<Row>> {
     let found = state
         .catalog
         .search()
+        .as_of(as_of)
         .execute_query(
             &session.caller,
             MqlQuery::Built(query),
@@ -79,9 +92,20 @@ pub async fn execute(
 
 /// How many objects the query finds.
 pub async fn count(state: &AppState, session: &Session, query: &Query) -> Result<u64> {
+    count_at(state, session, query, None).await
+}
+
+/// [`count`] as of a time or a version (now with `None`).
+pub async fn count_at(
+    state: &AppState,
+    session: &Session,
+    query: &Query,
+    as_of: Option<AsOf>,
+) -> Result<u64> {
     state
         .catalog
         .search()
+        .as_of(as_of)
         .count_query(&session.caller, MqlQuery::Built(query))
         .await
 }

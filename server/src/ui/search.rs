@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
-use lore_core::catalog::MqlQuery;
+use lore_core::catalog::{AsOf, MqlQuery};
 use lore_core::mql::build::{Attr, all, search_text};
 use lore_core::mql::{
     Expr, OrderKey, Path, Presence, Query, SearchKind, SearchTerm, SelectItem, mentions,
@@ -110,6 +110,8 @@ pub struct SearchRequest {
     pub page: i64,
     /// Whether the MQL box is open.
     pub show_mql: bool,
+    /// The time or version the search reads the catalog as of (`asOf`); now when absent.
+    pub as_of: Option<String>,
 }
 
 impl SearchRequest {
@@ -127,6 +129,7 @@ impl SearchRequest {
                 "mql" if !value.trim().is_empty() => request.mql = Some(value),
                 "page" => request.page = value.parse().unwrap_or(1).max(1),
                 "view" => request.show_mql = value == "mql",
+                "asOf" if !value.trim().is_empty() => request.as_of = Some(value.trim().to_owned()),
                 "status" if STATUS.iter().any(|s| s.0 == value) => {
                     request.selected.push((name, value))
                 }
@@ -241,6 +244,9 @@ impl SearchRequest {
         if !on {
             pairs.push((param, value));
         }
+        if let Some(as_of) = &self.as_of {
+            pairs.push(("asOf", as_of));
+        }
         format!("/ui/?{}", query_string(pairs))
     }
 
@@ -258,6 +264,9 @@ impl SearchRequest {
         }
         if let Some(page) = page {
             pairs.push(("page".into(), page.to_string()));
+        }
+        if let Some(as_of) = &self.as_of {
+            pairs.push(("asOf".into(), as_of.clone()));
         }
         let text = query_string(pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())));
         if text.is_empty() {
@@ -328,6 +337,19 @@ struct SearchPage {
     facets: Vec<FacetView>,
     /// The selected facet values, carried by the search form.
     selected: Vec<(String, String)>,
+    /// The `asOf` asked for (empty: now), and what links to objects add to show them
+    /// as of it.
+    as_of: String,
+    as_of_query: String,
+    /// This search now.
+    now_href: String,
+}
+
+impl SearchRequest {
+    /// The moment asked for, read: a time or a version (INVALID_PARAMETER otherwise).
+    fn moment(&self) -> Result<Option<AsOf>, Error> {
+        self.as_of.as_deref().map(AsOf::parse).transpose()
+    }
 }
 
 /// `GET /ui/`: the search page.
@@ -357,6 +379,17 @@ pub async fn page(
         mql_rows: Vec::new(),
         facets: Vec::new(),
         selected: request.selected.clone(),
+        as_of: request.as_of.clone().unwrap_or_default(),
+        as_of_query: request
+            .as_of
+            .as_deref()
+            .map(|a| format!("?{}", query_string([("asOf", a)])))
+            .unwrap_or_default(),
+        now_href: SearchRequest {
+            as_of: None,
+            ..request.clone()
+        }
+        .url("/ui/", None),
     };
     match request.mql.clone() {
         Some(mql) => view.query = mql,
@@ -389,10 +422,11 @@ async fn run(
     if adds_id {
         asked.select.push(Attr::OBJECT_ID.into());
     }
-    let total = query::count(state, session, &asked).await?;
+    let as_of = request.moment()?;
+    let total = query::count_at(state, session, &asked, as_of).await?;
     view.total = total;
     view.pages = (total as i64 + PAGE_SIZE - 1) / PAGE_SIZE;
-    let rows = query::execute(state, session, &asked, PAGE_SIZE, request.page).await?;
+    let rows = query::execute_at(state, session, &asked, PAGE_SIZE, request.page, as_of).await?;
     let entities: Vec<_> = rows.into_iter().map(|row| row.0).collect();
     if request.page > 1 {
         view.prev = Some(request.url("/ui/", Some(request.page - 1)));
@@ -473,7 +507,7 @@ async fn exact_matches(
         .flatten()))
         .order_by(Attr::NAME);
     let mut rows = Vec::new();
-    for e in query::execute(state, session, &exact, 10, 1).await? {
+    for e in query::execute_at(state, session, &exact, 10, 1, request.moment()?).await? {
         let mut row = result_row(&e.0.attributes, &[]);
         row.matched = "exact name".into();
         rows.push(row);
@@ -567,6 +601,7 @@ async fn facets(
         let counted_query = over(select, filters[first].clone());
         let counts = catalog
             .search()
+            .as_of(request.moment()?)
             .attribute_value_counts(
                 caller,
                 MqlQuery::Built(&counted_query),
@@ -601,7 +636,7 @@ async fn facets(
             });
         }
         if facet.param == "model" {
-            name_models(state, session, &mut values).await?;
+            name_models(state, session, &mut values, request.moment()?).await?;
         }
         // A selected value stays listed even when nothing has it any more.
         for value in request.values_of(facet.param) {
@@ -634,6 +669,7 @@ async fn facets(
         let counted_query = over(vec![Attr::NAME.into()], filter);
         let count = catalog
             .search()
+            .as_of(request.moment()?)
             .count_query(caller, MqlQuery::Built(&counted_query))
             .await?;
         let selected = request.is_selected("status", param);
@@ -662,6 +698,7 @@ async fn name_models(
     state: &AppState,
     session: &Session,
     values: &mut [FacetValue],
+    as_of: Option<AsOf>,
 ) -> Result<(), Error> {
     let numbers: Vec<i64> = values
         .iter()
@@ -674,7 +711,8 @@ async fn name_models(
         Attr::OBJECT_TYPE.eq("Model"),
         Attr::MODEL_ID.any(numbers.iter().copied()),
     ]));
-    for model in query::execute(state, session, &models, numbers.len() as i64, 1).await? {
+    let size = numbers.len() as i64;
+    for model in query::execute_at(state, session, &models, size, 1, as_of).await? {
         let (name, number) = (model.text(Attr::NAME), model.text(Attr::MODEL_ID));
         for value in values.iter_mut().filter(|v| v.value == number) {
             value.label.clone_from(&name);
@@ -779,7 +817,7 @@ pub async fn csv(
 ) -> PageResult {
     let request = SearchRequest::from_query(raw.as_deref());
     let asked = request.query()?;
-    let rows = query::execute(&state, &session, &asked, CSV_ROWS, 1).await?;
+    let rows = query::execute_at(&state, &session, &asked, CSV_ROWS, 1, request.moment()?).await?;
     let entities: Vec<_> = rows.into_iter().map(|row| row.0).collect();
     let mut out = Csv::new("lore-search.csv");
     if let Some(first) = entities.first() {
