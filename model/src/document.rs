@@ -10,16 +10,19 @@ pub enum DocumentKind {
     Dashboard,
     /// The repository's license record (`POST /License/updateLicense`).
     License,
+    /// A breaking change announced downstream, and the list of those kept (history).
+    Announcement,
 }
 
 impl DocumentKind {
-    pub const ALL: [DocumentKind; 2] = [Self::Dashboard, Self::License];
+    pub const ALL: [DocumentKind; 3] = [Self::Dashboard, Self::License, Self::Announcement];
 
     /// The stable name stored in the database.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Dashboard => "dashboard",
             Self::License => "license",
+            Self::Announcement => "announcement",
         }
     }
 

@@ -842,6 +842,87 @@ pub async fn breaking_changes_are_announced_downstream(t: &Target) {
     assert_eq!(told[0]["objectId"], json!(model));
     // The one who imported is not told of their own change.
     assert!(upstream(t.key().await).await.is_empty());
+
+    // The page of what it reaches says it too, to whoever reads it.
+    let path = format!("/history/objects/{}/upstream", encode_segment(&total));
+    for key in [t.key().await, watcher.clone()] {
+        let resp = send_as(t, &key, reqwest::Method::GET, &path, &[], None).await;
+        let said = resp.ok()["upstream"].as_array().expect("upstream").clone();
+        assert_eq!(said.len(), 1, "{}", resp.describe());
+        assert_eq!(said[0]["modelId"], json!(model));
+        assert_eq!(said[0]["breaking"], json!(4));
+        assert!(
+            said[0]["changes"]
+                .as_array()
+                .is_some_and(|c| c.contains(&json!("salary (type changed)"))),
+            "{said:?}"
+        );
+        assert!(said[0]["version"].is_i64() && said[0]["at"].is_string());
+    }
+    // What is not downstream of them hears nothing.
+    let salary = t
+        .entity(&format!("{}/Sales DB/hr/employee/salary", imported.path))
+        .await;
+    if let Some(id) = salary.json["id"].as_str() {
+        let resp = t
+            .get(&format!("/history/objects/{}/upstream", encode_segment(id)))
+            .await;
+        assert_eq!(resp.ok()["upstream"], json!([]), "{}", resp.describe());
+    }
+}
+
+/// A model with lineage from `salary` to `orders.total_amount`, re-imported with breaking
+/// changes (`salary`'s type among them): the id of `total_amount`, which they reach.
+pub(crate) async fn broken_downstream(t: &Target) -> String {
+    let sample = Sample::load();
+    let imported = t
+        .import_archive(
+            zip_map(&with_lineage(sample.files.clone())),
+            "downstream",
+            "Upstream",
+        )
+        .await;
+    let total = t
+        .entity(&format!(
+            "{}/Sales DB/sales/orders/total_amount",
+            imported.path
+        ))
+        .await
+        .ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    t.import(
+        zip_map(&with_lineage(changed_files())),
+        &[("modelId", &imported.model_id)],
+    )
+    .await
+    .ok();
+    total
+}
+
+/// The breaking changes upstream of an object: a missing or malformed object is refused
+/// as any object read refuses it; one the caller cannot see is missing to them.
+pub async fn upstream_changes_bad_input_is_refused(t: &Target) {
+    let missing = t.get("/history/objects/999999_1/upstream").await;
+    assert_error(&missing, 404, "OBJECT_NOT_FOUND");
+    let resp = t.get("/history/objects/not%20an%20id/upstream").await;
+    assert!(matches!(resp.status, 400 | 404), "{}", resp.describe());
+    let hidden = t.import_sample().await;
+    let key = t.key_with_roles(&[]).await;
+    let resp = send_as(
+        t,
+        &key,
+        reqwest::Method::GET,
+        &format!(
+            "/history/objects/{}/upstream",
+            encode_segment(&hidden.model_id)
+        ),
+        &[],
+        None,
+    )
+    .await;
+    assert_error(&resp, 403, "PERMISSION_DENIED");
 }
 
 const EXECUTE: &str = "/entities/executeMQLQuery";

@@ -419,4 +419,15 @@ pub(super) async fn as_of_switches_on_search_and_lineage(t: &Target, b: &mut Bro
     b.goto("/ui/?q=customer&asOf=yesterday").await;
     let said = b.text("#search-error").await;
     assert!(said.contains("neither an RFC 3339 time"), "{said}");
+
+    // Breaking changes upstream are said on the pages of what they reach.
+    let total = crate::cases::history::broken_downstream(t).await;
+    b.goto(&format!(
+        "/ui/objects/{}",
+        crate::harness::encode_segment(&total)
+    ))
+    .await;
+    let told = b.text("#upstream-breaking").await;
+    assert!(told.contains("salary (type changed)"), "{told}");
+    b.shot("upstream-breaking").await;
 }

@@ -53,8 +53,8 @@ pub use governance::classification::{
 pub use governance::curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use governance::semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
 pub use history::{
-    AsOf, Change, CompareCounts, Comparison, Diff, History, ModelVersions, ObjectChanges,
-    ObjectDiff, VersionView,
+    AsOf, Change, CompareCounts, Comparison, Diff, GrantChanges, History, ModelVersions,
+    ObjectChanges, ObjectDiff, UpstreamChange, UpstreamChanges, VersionView,
 };
 pub use identity::Identity;
 pub use identity::auth::Bootstrap;

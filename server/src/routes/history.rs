@@ -57,6 +57,27 @@ pub async fn object_history(
         .await?))
 }
 
+/// The breaking changes upstream that reach the object, newest first: each re-import of
+/// a model that broke objects the object's lineage reads from (through objects the
+/// caller sees, as the lineage was before the import), with the model, the version it
+/// made, when, how many objects broke and the first of them with their reasons. The
+/// newest 20 announcements are kept.
+#[utoipa::path(get, path = "/history/objects/{objectId}/upstream", tag = "History", security(("api_key" = ["ViewMetadata"])),
+    params(("objectId" = String, Path, description = "Object id (`447_16`), stable id, or URL-encoded repository path")),
+    responses((status = 200, description = "`{objectId, upstream: [{modelId, modelName, version, at, breaking, changes}]}`"), (status = 400, description = "A malformed id"), (status = 404, description = "No such object")))]
+pub async fn upstream_changes(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(object_id): Path<String>,
+) -> ApiResult<Response> {
+    let reference = ObjectRef::parse(&object_id)?;
+    Ok(ok(state
+        .catalog
+        .history()
+        .upstream_changes(&caller, &reference)
+        .await?))
+}
+
 /// The grants and revocations of server-wide roles, newest first (ManageRoles): each a
 /// change of kind `grant` with its version, time, author, the role as `name`, and
 /// `{granteeId}` as its new value (granted) or old value (revoked). Paged as an object's

@@ -232,6 +232,7 @@ fn history_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(history::object_history))
         .routes(routes!(history::grant_history))
+        .routes(routes!(history::upstream_changes))
         .routes(routes!(history::model_versions))
         .routes(routes!(history::compare))
 }

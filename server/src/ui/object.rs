@@ -144,6 +144,8 @@ struct ObjectPage {
     as_of: Option<super::history::AsOfView>,
     /// Whether the tab offers the switch to view it as of a time or version.
     as_of_switch: bool,
+    /// Breaking changes upstream that reach the object (the overview, now).
+    upstream: Vec<lore_core::catalog::UpstreamChange>,
 }
 
 /// What the profiling tab shows: statistics and samples, or why they are hidden.
@@ -323,6 +325,13 @@ async fn show(
         at,
         now_href: page.tab_href(tab),
     });
+    if tab == "overview" && moment.is_none() {
+        page.upstream = catalog
+            .history()
+            .upstream_changes(caller, &reference)
+            .await?
+            .upstream;
+    }
     match tab {
         "overview" => overview_of(&mut page, &entity),
         "children" => {
@@ -440,6 +449,7 @@ impl ObjectPage {
             versions: None,
             as_of: None,
             as_of_switch: false,
+            upstream: Vec::new(),
         };
         page.here = if tab == "overview" {
             format!("/ui/objects/{}", url_encode(&page.id))

@@ -257,7 +257,8 @@ pub(super) fn cases() -> Vec<Case> {
             AnyServer,
             [
                 ("POST", "/repository/model/import", N),
-                ("GET", "/notifications", N)
+                ("GET", "/notifications", N),
+                ("GET", "/history/objects/{objectId}/upstream", N)
             ]
         ),
         case!(
@@ -305,6 +306,14 @@ pub(super) fn cases() -> Vec<Case> {
                 ("GET", "/operations/repositoryBrowse", B),
                 ("GET", "/configuration/listModels", B),
                 ("GET", "/repository/getContext", B)
+            ]
+        ),
+        case!(
+            history::upstream_changes_bad_input_is_refused,
+            AnyServer,
+            [
+                ("GET", "/history/objects/{objectId}/upstream", B),
+                ("GET", "/history/objects/{objectId}/upstream", D)
             ]
         ),
         case!(

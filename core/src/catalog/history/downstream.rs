@@ -59,16 +59,16 @@ fn listed(names: &[String]) -> String {
 }
 
 /// The lineage downstream of the changed objects, as it was: each object's targets.
-struct Walk {
-    start: BTreeSet<ObjectId>,
-    targets: BTreeMap<ObjectId, Vec<ObjectId>>,
-    truncated: bool,
+pub(super) struct Walk {
+    pub(super) start: BTreeSet<ObjectId>,
+    pub(super) targets: BTreeMap<ObjectId, Vec<ObjectId>>,
+    pub(super) truncated: bool,
 }
 
 impl Walk {
     /// The objects a reader reaches from the start through objects they see (a path
     /// through an object they cannot see tells them nothing), without the start.
-    fn reached(&self, sees: impl Fn(ObjectId) -> bool) -> BTreeSet<ObjectId> {
+    pub(super) fn reached(&self, sees: impl Fn(ObjectId) -> bool) -> BTreeSet<ObjectId> {
         let mut reached = BTreeSet::new();
         let mut level: Vec<ObjectId> = self.start.iter().copied().collect();
         for _ in 0..DOWNSTREAM_DEPTH {
@@ -159,6 +159,17 @@ impl History<'_> {
             .map(|o| model_of(*o))
             .collect::<BTreeSet<_>>()
             .len();
+        // The pages of what it reaches say it too.
+        if !exists.is_empty() {
+            self.keep_announcement(
+                caller,
+                (model, model_name),
+                to,
+                (report.breaking, &report.named),
+                &walk,
+            )
+            .await?;
+        }
 
         // The watchers of each object reached, and of its model.
         let mut models: BTreeSet<ObjectId> = BTreeSet::new();

@@ -16,6 +16,7 @@ mod browse;
 mod changes;
 mod compare;
 mod downstream;
+mod upstream;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -33,6 +34,7 @@ use crate::wire::Entity;
 
 pub use changes::Change;
 pub use compare::{CompareCounts, Comparison, Diff, ModelVersions, ObjectDiff, VersionView};
+pub use upstream::{UpstreamChange, UpstreamChanges};
 
 /// The most images of each kind of row read for an object's history: the changes of an
 /// object edited more often than this are cut to its newest ones (and say so).
