@@ -53,8 +53,9 @@ pub use governance::classification::{
 pub use governance::curation::{CurationEntry, DRAFT, MAX_CURATION_TEXT_CHARS, ObjectCuration};
 pub use governance::semantics::{GlossaryTerm, GlossaryTermReference, TermChoice, TermRequest};
 pub use history::{
-    AsOf, Change, CompareCounts, Comparison, Diff, GrantChanges, History, ModelVersions,
-    ObjectChanges, ObjectDiff, UpstreamChange, UpstreamChanges, VersionView,
+    AsOf, Change, CompareCounts, Comparison, ConfigurationPin, Diff, GrantChanges, History,
+    ModelVersions, ObjectChanges, ObjectDiff, PIN_ATTRIBUTE, PinnedModel, UpstreamChange,
+    UpstreamChanges, VersionView,
 };
 pub use identity::Identity;
 pub use identity::auth::Bootstrap;

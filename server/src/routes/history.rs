@@ -78,6 +78,77 @@ pub async fn upstream_changes(
         .await?))
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct PinParams {
+    /// The moment to pin at: an RFC 3339 time or a version id; now when absent.
+    pub as_of: Option<String>,
+}
+
+/// A configuration version's pin: the catalog version it reads its models as of (none:
+/// live, its models now), and each of its models with the number and id of the version
+/// the pin selects (the model's newest version at the pin).
+#[utoipa::path(get, path = "/history/configurations/{configurationId}/pin", tag = "History", security(("api_key" = ["ViewMetadata"])),
+    params(("configurationId" = String, Path, description = "Configuration version id (`-1_12`), stable id, or URL-encoded repository path")),
+    responses((status = 200, description = "`{configurationId, version, at, models: [{modelId, name, number, versionId}]}`"),
+        (status = 400, description = "A malformed id, or an object that is not a configuration version"), (status = 404, description = "No such configuration version")))]
+pub async fn configuration_pin(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(configuration_id): Path<String>,
+) -> ApiResult<Response> {
+    let reference = ObjectRef::parse(&configuration_id)?;
+    Ok(ok(state
+        .catalog
+        .history()
+        .configuration_pin(&caller, &reference)
+        .await?))
+}
+
+/// Pins a configuration version at a moment (`asOf`: a time or a version; now when
+/// absent): a query FROM it then reads each of its models at the newest version it had
+/// at that moment. Replaces an earlier pin. ManageRepository on the configuration version.
+#[utoipa::path(put, path = "/history/configurations/{configurationId}/pin", tag = "History", security(("api_key" = ["ManageRepository"])),
+    params(("configurationId" = String, Path, description = "Configuration version id (`-1_12`), stable id, or URL-encoded repository path"), PinParams),
+    responses((status = 200, description = "The pin, as GET answers it"),
+        (status = 400, description = "A malformed id or asOf, an asOf not kept, or an object that is not a configuration version"),
+        (status = 403, description = "The caller may not manage the configuration version"), (status = 404, description = "No such configuration version")))]
+pub async fn pin_configuration(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(configuration_id): Path<String>,
+    Params(params): Params<PinParams>,
+) -> ApiResult<Response> {
+    let reference = ObjectRef::parse(&configuration_id)?;
+    let as_of = params.as_of.as_deref().map(AsOf::parse).transpose()?;
+    Ok(ok(state
+        .catalog
+        .history()
+        .pin_configuration(&caller, &reference, as_of)
+        .await?))
+}
+
+/// Unpins a configuration version: its models as they are now again. ManageRepository
+/// on the configuration version.
+#[utoipa::path(delete, path = "/history/configurations/{configurationId}/pin", tag = "History", security(("api_key" = ["ManageRepository"])),
+    params(("configurationId" = String, Path, description = "Configuration version id (`-1_12`), stable id, or URL-encoded repository path")),
+    responses((status = 200, description = "The pin, as GET answers it (no version)"),
+        (status = 400, description = "A malformed id, or an object that is not a configuration version"),
+        (status = 403, description = "The caller may not manage the configuration version"), (status = 404, description = "No such configuration version")))]
+pub async fn unpin_configuration(
+    State(state): State<AppState>,
+    Authenticated(caller): Authenticated,
+    Path(configuration_id): Path<String>,
+) -> ApiResult<Response> {
+    let reference = ObjectRef::parse(&configuration_id)?;
+    Ok(ok(state
+        .catalog
+        .history()
+        .unpin_configuration(&caller, &reference)
+        .await?))
+}
+
 /// The grants and revocations of server-wide roles, newest first (ManageRoles): each a
 /// change of kind `grant` with its version, time, author, the role as `name`, and
 /// `{granteeId}` as its new value (granted) or old value (revoked). Paged as an object's

@@ -233,6 +233,11 @@ fn history_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(history::object_history))
         .routes(routes!(history::grant_history))
         .routes(routes!(history::upstream_changes))
+        .routes(routes!(
+            history::configuration_pin,
+            history::pin_configuration,
+            history::unpin_configuration
+        ))
         .routes(routes!(history::model_versions))
         .routes(routes!(history::compare))
 }

@@ -309,6 +309,27 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            history::configuration_versions_select_model_versions,
+            AnyServer,
+            [
+                ("GET", "/history/configurations/{configurationId}/pin", N),
+                ("PUT", "/history/configurations/{configurationId}/pin", N),
+                ("DELETE", "/history/configurations/{configurationId}/pin", N)
+            ]
+        ),
+        case!(
+            history::configuration_pin_bad_input_is_refused,
+            AnyServer,
+            [
+                ("GET", "/history/configurations/{configurationId}/pin", B),
+                ("PUT", "/history/configurations/{configurationId}/pin", B),
+                ("DELETE", "/history/configurations/{configurationId}/pin", B),
+                ("GET", "/history/configurations/{configurationId}/pin", D),
+                ("PUT", "/history/configurations/{configurationId}/pin", D),
+                ("DELETE", "/history/configurations/{configurationId}/pin", D)
+            ]
+        ),
+        case!(
             history::upstream_changes_bad_input_is_refused,
             AnyServer,
             [

@@ -15,6 +15,7 @@
 mod browse;
 mod changes;
 mod compare;
+mod configurations;
 mod downstream;
 mod upstream;
 
@@ -34,6 +35,7 @@ use crate::wire::Entity;
 
 pub use changes::Change;
 pub use compare::{CompareCounts, Comparison, Diff, ModelVersions, ObjectDiff, VersionView};
+pub use configurations::{ConfigurationPin, PIN_ATTRIBUTE, PinnedModel};
 pub use upstream::{UpstreamChange, UpstreamChanges};
 
 /// The most images of each kind of row read for an object's history: the changes of an

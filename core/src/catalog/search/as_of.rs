@@ -31,6 +31,18 @@ impl Catalog {
             return Ok(None);
         };
         let text = from.id.text.trim();
+        // A configuration version pinned at a revision: its models as they were then.
+        if let Ok(whole) = ObjectRef::parse(text)
+            && let Ok(object) = self.find(caller, &whole).await
+            && let Some(pin) = self.history().pin_of(&object).await?
+        {
+            let version = self
+                .history()
+                .revision_of(crate::catalog::AsOf::Version(pin))
+                .await?
+                .version;
+            return Ok(Some((query.clone(), version)));
+        }
         let Some((model, number)) = text.rsplit_once('@') else {
             return Ok(None);
         };

@@ -55,7 +55,8 @@ impl Search<'_> {
     async fn moment(&self, from: Option<i64>) -> Result<Option<i64>> {
         match (from, self.version().await?) {
             (Some(_), Some(_)) => Err(crate::error::Error::invalid(
-                "asOf and a model's version in FROM name two moments: give one of them",
+                "asOf and the version FROM names (a model's version, or a pinned configuration \
+                 version) are two moments: give one of them",
             )),
             (from, asked) => Ok(from.or(asked)),
         }
