@@ -303,6 +303,9 @@ impl Op {
     }
 }
 
+/// An entity as it was at two versions ([`HistoryRecords::entities_at_both`]).
+pub type EntityPair = ((Option<Object>, Details), (Option<Object>, Details));
+
 /// Whose objects an [`Op`] changes ([`Op::objects_changed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectsChanged {

@@ -929,6 +929,15 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).purge_curation_history(floor).await
                 }
+                async fn entities_at_both(
+                    &self,
+                    ids: &[$crate::id::ObjectId],
+                    first: i64,
+                    second: i64,
+                ) -> $crate::Result<::std::vec::Vec<$crate::store::EntityPair>> {
+                    let $this = self;
+                    ($target).entities_at_both(ids, first, second).await
+                }
                 async fn objects_history(
                     &self,
                     ids: &[$crate::id::ObjectId],

@@ -207,6 +207,18 @@ pub trait HistoryRecords: Send + Sync {
         ids: &[ObjectId],
         version: i64,
     ) -> Result<Vec<(Option<Object>, super::Details)>>;
+    /// What [`HistoryRecords::entities_as_of`] answers for each of these objects at
+    /// `first` and at `second`, in the order given: one read for both (a compare).
+    async fn entities_at_both(
+        &self,
+        ids: &[ObjectId],
+        first: i64,
+        second: i64,
+    ) -> Result<Vec<super::EntityPair>> {
+        let at_first = self.entities_as_of(ids, first).await?;
+        let at_second = self.entities_as_of(ids, second).await?;
+        Ok(at_first.into_iter().zip(at_second).collect())
+    }
     /// What [`ObjectStore::objects_with_details`](super::ObjectStore::objects_with_details)
     /// would have answered at `version`: the objects of these ids that existed then,
     /// sorted by id, and what hung on them then (edges either way; profiling, which is

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use lore_core::model::*;
-use lore_core::store::{Details, HistoryRecords};
+use lore_core::store::{Details, EntityPair, HistoryRecords};
 use lore_core::{Error, ObjectId, Result};
 
 use super::SqlStore;
@@ -32,25 +32,63 @@ fn version_of(column: &str) -> String {
     )
 }
 
+/// Which images [`images`] reads: all, or those current at some version from `low` up
+/// to `high` (two parameters; one version when they are the same).
+#[derive(Clone, Copy)]
+struct Current<'a> {
+    low: &'a str,
+    high: &'a str,
+}
+
+impl<'a> Current<'a> {
+    /// Current at the version of one parameter.
+    fn at(version: &'a str) -> Self {
+        Self {
+            low: version,
+            high: version,
+        }
+    }
+}
+
 /// The images of one versioned table of the objects `filter` names (of the table's
 /// alias `t`), newest first, at most the parameter `limit`, each with its versions after
-/// its columns; with `at` (a parameter), only those current at that version.
-fn images(table: &str, columns: &str, filter: &str, limit: &str, at: Option<&str>) -> String {
-    let (from, to) = (version_of("t.valid_from"), version_of("t.valid_to"));
-    // In each branch, so only the rows current then are read out.
-    let (current, kept) = match at {
-        Some(at) => (
-            format!(" AND {from} <= {at}"),
-            format!(" AND {from} <= {at} AND {to} > {at}"),
+/// its columns; with `current`, only those current at a version in its range.
+///
+/// A stamp (a `valid_from` or `valid_to`) names a version: PostgreSQL's (negative) by
+/// its row of `catalog_versions`, joined once per statement rather than looked up per
+/// row; a stamp of 0 or above is the version itself.
+fn images(
+    table: &str,
+    columns: &str,
+    filter: &str,
+    limit: &str,
+    current: Option<Current<'_>>,
+) -> String {
+    let columns: Vec<String> = columns
+        .split(", ")
+        .map(|c| format!("t.{}", c.trim()))
+        .collect();
+    let columns = columns.join(", ");
+    let (from, to) = (
+        "COALESCE(cf.version, t.valid_from)",
+        "COALESCE(ct.version, t.valid_to)",
+    );
+    let (now, kept) = match current {
+        Some(Current { low, high }) => (
+            format!(" AND {from} <= {high}"),
+            format!(" AND {from} <= {high} AND {to} > {low}"),
         ),
         None => (String::new(), String::new()),
     };
     format!(
         "SELECT * FROM (\
          SELECT {columns}, {from} AS lore_from, NULL AS lore_to FROM {table} t \
-         WHERE {filter}{current} \
+         LEFT JOIN catalog_versions cf ON t.valid_from < 0 AND cf.stamp = t.valid_from \
+         WHERE {filter}{now} \
          UNION ALL \
          SELECT {columns}, {from} AS lore_from, {to} AS lore_to FROM {table}_history t \
+         LEFT JOIN catalog_versions cf ON t.valid_from < 0 AND cf.stamp = t.valid_from \
+         LEFT JOIN catalog_versions ct ON t.valid_to < 0 AND ct.stamp = t.valid_to \
          WHERE {filter}{kept}\
          ) i ORDER BY lore_from DESC LIMIT {limit}"
     )
@@ -214,7 +252,7 @@ impl<D: Driver> SqlStore<D> {
                     ((limit + 1) as i64).into(),
                 ];
                 params.extend(at.map(SqlValue::from));
-                let sql = images(table, columns, &filter, "$3", at.map(|_| "$4"));
+                let sql = images(table, columns, &filter, "$3", at.map(|_| Current::at("$4")));
                 Stmt::query(sql, params)
             })
             .collect();
@@ -229,6 +267,83 @@ impl<D: Driver> SqlStore<D> {
         cut |= keep_newest(&mut history.labels, limit);
         history.truncated = cut;
         Ok(history)
+    }
+}
+
+impl<D: Driver> SqlStore<D> {
+    /// The images of the six versioned tables of these objects that were current at some
+    /// version from `low` up to `high`, by object: one statement per table and chunk of
+    /// objects, whatever the range.
+    async fn histories_current(
+        &self,
+        ids: &[ObjectId],
+        low: i64,
+        high: i64,
+    ) -> Result<HashMap<ObjectId, ObjectHistory>> {
+        let mut by_model: HashMap<i64, Vec<i64>> = HashMap::new();
+        for id in ids {
+            by_model.entry(id.model).or_default().push(id.object);
+        }
+        let mut histories: HashMap<ObjectId, ObjectHistory> = HashMap::new();
+        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
+        for (model, objects) in &by_model {
+            for chunk in objects.chunks(MOST_ENTITIES_AS_OF) {
+                chunks.push((*model, chunk.to_vec()));
+            }
+        }
+        for (model, objects) in chunks {
+            let list = objects
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let queries = TABLES
+                .iter()
+                .map(|(table, columns, [m, o])| {
+                    let filter = format!("t.{m} = $1 AND t.{o} IN ({list})");
+                    let params = vec![
+                        SqlValue::from(model),
+                        SqlValue::from(i64::MAX),
+                        SqlValue::from(low),
+                        SqlValue::from(high),
+                    ];
+                    let current = Current {
+                        low: "$3",
+                        high: "$4",
+                    };
+                    Stmt::query(images(table, columns, &filter, "$2", Some(current)), params)
+                })
+                .collect();
+            let outcomes = self.read(queries, "objects as of a version").await?;
+            let all = decode_images(&mut outcomes.into_iter().map(|o| o.rows))?;
+            fn spread<T>(
+                images: Vec<Versioned<T>>,
+                owner: impl Fn(&T) -> ObjectId,
+                histories: &mut HashMap<ObjectId, ObjectHistory>,
+                list: fn(&mut ObjectHistory) -> &mut Vec<Versioned<T>>,
+            ) {
+                for image in images {
+                    list(histories.entry(owner(&image.row)).or_default()).push(image);
+                }
+            }
+            spread(all.objects, |o| o.id, &mut histories, |h| &mut h.objects);
+            spread(
+                all.attributes,
+                |a| a.object,
+                &mut histories,
+                |h| &mut h.attributes,
+            );
+            spread(all.edges, |e| e.source, &mut histories, |h| &mut h.edges);
+            spread(all.tags, |t| t.object, &mut histories, |h| &mut h.tags);
+            spread(
+                all.classifications,
+                |c| c.object,
+                &mut histories,
+                |h| &mut h.classifications,
+            );
+            spread(all.labels, |l| l.object, &mut histories, |h| &mut h.labels);
+        }
+        Ok(histories)
     }
 }
 
@@ -572,69 +687,32 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         ids: &[ObjectId],
         version: i64,
     ) -> Result<Vec<(Option<Object>, Details)>> {
-        let mut by_model: HashMap<i64, Vec<i64>> = HashMap::new();
-        for id in ids {
-            by_model.entry(id.model).or_default().push(id.object);
-        }
-        let mut histories: HashMap<ObjectId, ObjectHistory> = HashMap::new();
-        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
-        for (model, objects) in &by_model {
-            for chunk in objects.chunks(MOST_ENTITIES_AS_OF) {
-                chunks.push((*model, chunk.to_vec()));
-            }
-        }
-        for (model, objects) in chunks {
-            let list = objects
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let queries = TABLES
-                .iter()
-                .map(|(table, columns, [m, o])| {
-                    let filter = format!("t.{m} = $1 AND t.{o} IN ({list})");
-                    let params = vec![
-                        SqlValue::from(model),
-                        SqlValue::from(i64::MAX),
-                        SqlValue::from(version),
-                    ];
-                    Stmt::query(images(table, columns, &filter, "$2", Some("$3")), params)
-                })
-                .collect();
-            let outcomes = self.read(queries, "objects as of a version").await?;
-            let all = decode_images(&mut outcomes.into_iter().map(|o| o.rows))?;
-            fn spread<T>(
-                images: Vec<Versioned<T>>,
-                owner: impl Fn(&T) -> ObjectId,
-                histories: &mut HashMap<ObjectId, ObjectHistory>,
-                list: fn(&mut ObjectHistory) -> &mut Vec<Versioned<T>>,
-            ) {
-                for image in images {
-                    list(histories.entry(owner(&image.row)).or_default()).push(image);
-                }
-            }
-            spread(all.objects, |o| o.id, &mut histories, |h| &mut h.objects);
-            spread(
-                all.attributes,
-                |a| a.object,
-                &mut histories,
-                |h| &mut h.attributes,
-            );
-            spread(all.edges, |e| e.source, &mut histories, |h| &mut h.edges);
-            spread(all.tags, |t| t.object, &mut histories, |h| &mut h.tags);
-            spread(
-                all.classifications,
-                |c| c.object,
-                &mut histories,
-                |h| &mut h.classifications,
-            );
-            spread(all.labels, |l| l.object, &mut histories, |h| &mut h.labels);
-        }
+        let histories = self.histories_current(ids, version, version).await?;
         Ok(ids
             .iter()
             .map(|id| {
                 let history = histories.get(id).cloned().unwrap_or_default();
                 lore_core::store::entity_at(history, version)
+            })
+            .collect())
+    }
+
+    async fn entities_at_both(
+        &self,
+        ids: &[ObjectId],
+        first: i64,
+        second: i64,
+    ) -> Result<Vec<EntityPair>> {
+        let (low, high) = (first.min(second), first.max(second));
+        let histories = self.histories_current(ids, low, high).await?;
+        Ok(ids
+            .iter()
+            .map(|id| {
+                let history = histories.get(id).cloned().unwrap_or_default();
+                (
+                    lore_core::store::entity_at(history.clone(), first),
+                    lore_core::store::entity_at(history, second),
+                )
             })
             .collect())
     }

@@ -278,12 +278,9 @@ impl History<'_> {
         ids.truncate(MOST_COMPARED);
         let mut found = Vec::new();
         for chunk in ids.chunks(CHUNK) {
-            let before = self.store.entities_as_of(chunk, from).await?;
-            let after = self.store.entities_as_of(chunk, to).await?;
+            let both = self.store.entities_at_both(chunk, from, to).await?;
             found.extend(
-                before
-                    .into_iter()
-                    .zip(after)
+                both.into_iter()
                     .filter_map(|(before, after)| diff(before, after)),
             );
         }
