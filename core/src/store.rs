@@ -201,10 +201,15 @@ pub enum Op {
 }
 
 /// What a restore brings back of a backup's history, in the transaction that restores
-/// it, after the rows it writes. The backup's revisions keep their versions, all below
-/// the restore's own ([`HistoryRecords::advance_version`] makes sure).
+/// it. The backup's revisions keep their versions, all below the restore's own:
+/// [`RestoredHistory::Advance`] comes first, right after [`Op::ClearAll`], the rest after
+/// the rows the restore writes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RestoredHistory {
+    /// The catalog's version moves to this one when it is below, so the restoring
+    /// transaction is numbered after every revision it brings back. Taken back with
+    /// the transaction, as everything in it.
+    Advance(i64),
     /// A revision of the backup.
     Revision(Revision),
     /// A model version, at the revision of that version.
@@ -479,6 +484,10 @@ pub fn prepare(op: &mut Op) -> Result<()> {
     Ok(())
 }
 
+/// The highest version a restored history may name: far beyond what a store reaches,
+/// and exact as a JSON number in every client.
+pub const MOST_RESTORED_VERSION: i64 = 1 << 40;
+
 /// A restore's history as every backend stores it (see [`prepare`]): its rows as their
 /// ops' are; versions not below 0 and each image current in at least one.
 fn prepare_restored_history(history: &mut RestoredHistory) -> Result<()> {
@@ -551,6 +560,13 @@ fn prepare_restored_history(history: &mut RestoredHistory) -> Result<()> {
             for image in &images.grants {
                 interval(image, "a grant")?;
                 text(&image.row.role, &|| "a role name".into())?;
+            }
+        }
+        RestoredHistory::Advance(version) => {
+            if !(0..=MOST_RESTORED_VERSION).contains(version) {
+                return Err(Error::invalid(format!(
+                    "a restored history may run up to version {MOST_RESTORED_VERSION}, not {version}"
+                )));
             }
         }
         RestoredHistory::Floor(floor) => {

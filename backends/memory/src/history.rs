@@ -250,6 +250,8 @@ impl History {
                 self.model_versions.sort_by_key(|v| v.version);
             }
             RestoredHistory::Floor(floor) => self.floor = floor,
+            // Applied with its op, before the batch's revision is numbered.
+            RestoredHistory::Advance(_) => {}
         }
         Vec::new()
     }

@@ -1123,10 +1123,4 @@ impl lore_core::store::HistoryRecords for MemoryStore {
         all.sort_by_key(|v| (v.revision.version, v.counts.model));
         Ok(all)
     }
-
-    async fn advance_version(&self, version: i64) -> Result<()> {
-        let mut state = self.write()?;
-        state.history.version = state.history.version.max(version);
-        Ok(())
-    }
 }

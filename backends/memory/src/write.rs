@@ -248,6 +248,11 @@ impl Tx<'_> {
                 self.deferred.push(Deferred::Sequence(space, next));
             }
             Op::ClearAll => self.clear_all(),
+            Op::RestoreHistory(lore_core::store::RestoredHistory::Advance(version)) => {
+                // Taken back with the batch: a restore's ClearAll keeps the whole state.
+                let history = &mut self.state.history;
+                history.version = history.version.max(version);
+            }
             Op::RestoreHistory(history) => self.restored.push(history),
             Op::PutModelVersion(counts) => {
                 let history = &mut self.state.history;

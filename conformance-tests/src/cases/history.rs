@@ -1563,13 +1563,16 @@ pub async fn curation_and_grants_are_kept_in_history(t: &Target) {
         ],
         "each act of curation, with who and what"
     );
-    // A viewer sees the curation of what they see.
+    // A viewer sees the curation of what they see, but not the text of a comment taken
+    // down: that is its author's and the curators'.
     let viewer = t.key_with_roles(&["Metadata Viewer"]).await;
     assert_eq!(
-        changes_of_kind(t, Some(&viewer), &id, "curation")
-            .await
-            .len(),
-        3
+        changes_of_kind(t, Some(&viewer), &id, "curation").await,
+        vec![
+            json!(["endorsement", null, user]),
+            json!(["comment", null, commented]),
+            json!(["comment", user, null]),
+        ]
     );
 
     let (folder, _) = t.unique_folder("Granted History").await;
@@ -1735,6 +1738,18 @@ pub async fn configuration_pin_bad_input_is_refused(t: &Target) {
         404,
         "OBJECT_NOT_FOUND",
     );
+    // The pin is no attribute to set by hand.
+    let resp = t
+        .put(
+            "/repository/setAttributes",
+            &[],
+            &json!({"id": version, "values": [{
+                "attributeType": {"type": "CUSTOM_ATTRIBUTE", "name": "Pinned Version"},
+                "value": 1,
+            }]}),
+        )
+        .await;
+    assert_error(&resp, 400, "INVALID_PARAMETER");
     let viewer = t.key_with_roles(&["Metadata Viewer"]).await;
     for method in [reqwest::Method::PUT, reqwest::Method::DELETE] {
         let resp = send_as(t, &viewer, method, &pin_path(&version), &[], None).await;

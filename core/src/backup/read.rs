@@ -587,9 +587,8 @@ pub fn backup_history<R: Read + Seek>(reader: &BackupReader<R>) -> Result<Option
     }
 }
 
-/// The highest version a backup's history may name: far beyond what a store reaches,
-/// and far from overflowing the versions that follow.
-const MOST_VERSION: i64 = 1 << 53;
+/// The highest version a backup's history may name.
+const MOST_VERSION: i64 = crate::store::MOST_RESTORED_VERSION;
 
 impl Restore<'_> {
     /// The revisions, model versions and kept images, when the backup carries them:
@@ -612,14 +611,61 @@ impl Restore<'_> {
             }
         };
         let ops = &mut self.ops;
+        // Revisions run up by version, their times never back, none after the backup.
+        let created = reader.manifest.created_at;
+        let mut revisions: HashSet<i64> = HashSet::new();
+        let mut last: Option<Revision> = None;
         reader.each(files::REVISIONS, |r: Revision, line| {
-            within(r.version, &|| format!("{} line {line}", files::REVISIONS))?;
+            let at = || format!("{} line {line}", files::REVISIONS);
+            within(r.version, &at)?;
+            if let Some(last) = last
+                && (r.version <= last.version || r.at < last.at)
+            {
+                return Err(bad(format!(
+                    "{}: revision {} at {} follows revision {} at {}: revisions must run up by \
+                     version, their times never going back",
+                    at(),
+                    r.version,
+                    crate::model::format_micros(&r.at),
+                    last.version,
+                    crate::model::format_micros(&last.at)
+                )));
+            }
+            if r.at > created {
+                return Err(bad(format!(
+                    "{}: revision {} is dated after the backup was taken",
+                    at(),
+                    r.version
+                )));
+            }
+            revisions.insert(r.version);
+            last = Some(r);
             ops.push(Op::RestoreHistory(RestoredHistory::Revision(r)))
         })?;
+        // Every version named is one of those revisions (0: before history began).
+        let kept = |version: i64, at: &dyn Fn() -> String| {
+            within(version, at)?;
+            if version == 0 || revisions.contains(&version) {
+                Ok(())
+            } else {
+                Err(bad(format!(
+                    "{}: version {version} is no revision of the backup",
+                    at()
+                )))
+            }
+        };
+        let mut numbered: HashSet<(i64, i64)> = HashSet::new();
         reader.each(files::MODEL_VERSIONS, |v: ModelVersionRecord, line| {
-            within(v.version, &|| {
-                format!("{} line {line}", files::MODEL_VERSIONS)
-            })?;
+            let at = || format!("{} line {line}", files::MODEL_VERSIONS);
+            kept(v.version, &at)?;
+            if !numbered.insert((v.counts.model, v.number)) {
+                return Err(bad(format!(
+                    "{}: model {} has two versions numbered {}",
+                    at(),
+                    v.counts.model,
+                    v.number
+                )));
+            }
             ops.push(Op::RestoreHistory(RestoredHistory::ModelVersion {
                 version: v.version,
                 number: v.number,
@@ -630,7 +676,7 @@ impl Restore<'_> {
         reader.each(files::HISTORY, |r: HistoryRecord, line| {
             let at = || format!("{} line {line}", files::HISTORY);
             let history = history_of(r);
-            check_images(&history, &within, &at, known)?;
+            check_images(&history, &kept, &at, known)?;
             ops.push(Op::RestoreHistory(RestoredHistory::Images(Box::new(
                 history,
             ))))
@@ -878,6 +924,11 @@ mod tests {
             .expect_err("a span running backwards");
         assert!(e.message.contains("spans versions 5 to 3"), "{e}");
         let user = br#"{"id":"-1_1","name":"a","full_name":"","email":"","description":"","password_hash":null,"enabled":true,"created_at":"2026-01-01T00:00:00Z"}"#.to_vec();
+        let revisions = (1..=4)
+            .map(|v| format!(r#"{{"version":{v},"at":"2025-12-0{v}T00:00:00Z","author":{{"source":"user","user":null,"operation":null}}}}"#))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes();
         let revision = br#"{"version":9,"at":"2026-01-01T00:00:00Z","author":{"source":"user","user":null,"operation":null}}"#;
         let e = plan(zip_of(&[
             (MANIFEST, manifest_with_history(1, 4)),
@@ -895,6 +946,7 @@ mod tests {
         let e = plan(zip_of(&[
             (MANIFEST, manifest_with_history(1, 4)),
             (files::USERS, user.clone()),
+            (files::REVISIONS, revisions.clone()),
             (files::HISTORY, image.to_vec()),
         ]))
         .expect_err("a current image of nothing restored");
@@ -906,6 +958,7 @@ mod tests {
         let e = plan(zip_of(&[
             (MANIFEST, manifest_with_history(1, 4)),
             (files::USERS, user.clone()),
+            (files::REVISIONS, revisions.clone()),
             (files::HISTORY, kept.to_vec()),
         ]))
         .expect_err("an image replaced after the newest");
@@ -914,9 +967,35 @@ mod tests {
         plan(zip_of(&[
             (MANIFEST, manifest_with_history(1, 4)),
             (files::USERS, user.clone()),
+            (files::REVISIONS, revisions.clone()),
             (files::HISTORY, deleted.to_vec()),
         ]))
         .expect("the kept image of an object deleted since");
+        // Versions that are no revision, and revisions out of order or from the future.
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::HISTORY, deleted.to_vec()),
+        ]))
+        .expect_err("an image between no revisions");
+        assert!(e.message.contains("version 2 is no revision"), "{e}");
+        let backwards = br#"{"version":2,"at":"2025-12-02T00:00:00Z","author":{"source":"user","user":null,"operation":null}}
+{"version":3,"at":"2025-12-01T00:00:00Z","author":{"source":"user","user":null,"operation":null}}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::REVISIONS, backwards.to_vec()),
+        ]))
+        .expect_err("a time going back");
+        assert!(e.message.contains("never going back"), "{e}");
+        let future = br#"{"version":2,"at":"2026-06-01T00:00:00Z","author":{"source":"user","user":null,"operation":null}}"#;
+        let e = plan(zip_of(&[
+            (MANIFEST, manifest_with_history(1, 4)),
+            (files::USERS, user.clone()),
+            (files::REVISIONS, future.to_vec()),
+        ]))
+        .expect_err("a revision after the backup");
+        assert!(e.message.contains("dated after the backup"), "{e}");
     }
 
     #[test]

@@ -967,10 +967,6 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).all_model_versions().await
                 }
-                async fn advance_version(&self, version: i64) -> $crate::Result<()> {
-                    let $this = self;
-                    ($target).advance_version(version).await
-                }
             }
         };
     };

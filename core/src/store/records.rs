@@ -277,10 +277,6 @@ pub trait HistoryRecords: Send + Sync {
     async fn revisions_after(&self, after: i64, limit: usize) -> Result<Vec<Revision>>;
     /// Every kept model version, by revision (a backup).
     async fn all_model_versions(&self) -> Result<Vec<ModelVersion>>;
-    /// Moves the catalog's version to `version` when it is below, so the next write
-    /// transaction is numbered after it: a restore brings back revisions numbered up to
-    /// `version` before its own.
-    async fn advance_version(&self, version: i64) -> Result<()>;
 }
 
 /// Every record role at once: what users and processes keep beside the catalog's

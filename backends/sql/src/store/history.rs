@@ -32,8 +32,8 @@ fn version_of(column: &str) -> String {
     )
 }
 
-/// Which images [`images`] reads: all, or those current at some version from `low` up
-/// to `high` (two parameters; one version when they are the same).
+/// Which images [`images`] reads: all, or those current at the version `low` or at the
+/// version `high` (two parameters; one version when they are the same).
 #[derive(Clone, Copy)]
 struct Current<'a> {
     low: &'a str,
@@ -74,9 +74,17 @@ fn images(
         "COALESCE(ct.version, t.valid_to)",
     );
     let (now, kept) = match current {
+        // Current at `low` or at `high`, not in between: a compare of far apart
+        // versions reads two states, not every change between them.
+        Some(Current { low, high }) if low == high => (
+            format!(" AND {from} <= {high}"),
+            format!(" AND {from} <= {high} AND {to} > {high}"),
+        ),
         Some(Current { low, high }) => (
             format!(" AND {from} <= {high}"),
-            format!(" AND {from} <= {high} AND {to} > {low}"),
+            format!(
+                " AND (({from} <= {low} AND {to} > {low}) OR ({from} <= {high} AND {to} > {high}))"
+            ),
         ),
         None => (String::new(), String::new()),
     };
@@ -271,9 +279,9 @@ impl<D: Driver> SqlStore<D> {
 }
 
 impl<D: Driver> SqlStore<D> {
-    /// The images of the six versioned tables of these objects that were current at some
-    /// version from `low` up to `high`, by object: one statement per table and chunk of
-    /// objects, whatever the range.
+    /// The images of the six versioned tables of these objects that were current at the
+    /// version `low` or at `high`, by object: one statement per table and chunk of
+    /// objects for both.
     async fn histories_current(
         &self,
         ids: &[ObjectId],
@@ -589,19 +597,6 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
                 })
             })
             .collect()
-    }
-
-    async fn advance_version(&self, version: i64) -> Result<()> {
-        let mut pending = crate::write::Pending::default();
-        pending.push(
-            Stmt::exec(
-                "UPDATE versions SET version = $1 WHERE name = 'catalog' AND version < $1",
-                vec![SqlValue::from(version)],
-            ),
-            crate::write::Context::of("moving the catalog's version on"),
-        );
-        self.write_now(pending).await?;
-        Ok(())
     }
 
     async fn server_grant_history(&self, limit: usize) -> Result<(Vec<Versioned<Grant>>, bool)> {

@@ -77,6 +77,7 @@ impl Writer {
         // The rows the restore wrote before are in their tables.
         self.flush();
         match history {
+            RestoredHistory::Advance(version) => self.advance(version),
             RestoredHistory::Revision(revision) => {
                 let author = revision.author;
                 self.exec(
@@ -132,6 +133,25 @@ impl Writer {
                     "restoring the floor of the history",
                 );
             }
+        }
+    }
+
+    /// Moves the catalog's version to `version` when it is below. On SQLite, where a
+    /// transaction's stamp is the version it will commit as, the stamp moves with it
+    /// (nothing is stamped yet: this comes right after the restore's clear).
+    fn advance(&mut self, version: i64) {
+        self.exec(
+            "UPDATE versions SET version = $1 WHERE name = 'catalog' AND version < $1",
+            vec![version.into()],
+            "moving the catalog's version past the restored history",
+        );
+        if self.dialect == crate::dialect::Dialect::Sqlite && self.stamp <= version {
+            self.stamp = version + 1;
+            self.exec(
+                "UPDATE versions SET version = $1 WHERE name = 'history_stamp'",
+                vec![self.stamp.into()],
+                "moving the transaction's stamp past the restored history",
+            );
         }
     }
 
@@ -254,10 +274,16 @@ impl Writer {
                 self.pending.push(Stmt::exec(sql, row), context);
             }
             None => {
+                // Only a row this restore wrote, once: a second image said to be current
+                // of the same row changes nothing.
                 let at = key.len() + 1;
                 let mut params = key;
                 params.push(from.into());
-                let sql = format!("UPDATE {table} SET valid_from = ${at} WHERE {key_columns}");
+                params.push(self.stamp.into());
+                let sql = format!(
+                    "UPDATE {table} SET valid_from = ${at} WHERE {key_columns} AND valid_from = ${}",
+                    at + 1
+                );
                 self.pending.push(Stmt::exec(sql, params), context);
             }
         }

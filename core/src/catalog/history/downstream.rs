@@ -159,16 +159,20 @@ impl History<'_> {
             .map(|o| model_of(*o))
             .collect::<BTreeSet<_>>()
             .len();
-        // The pages of what it reaches say it too.
-        if !exists.is_empty() {
-            self.keep_announcement(
-                caller,
-                (model, model_name),
-                to,
-                (report.breaking, &report.named),
-                &walk,
-            )
-            .await?;
+        // The pages of what it reaches say it too; the watchers are told whatever
+        // becomes of that.
+        if !exists.is_empty()
+            && let Err(e) = self
+                .keep_announcement(
+                    caller,
+                    (model, model_name),
+                    to,
+                    (report.breaking, &report.named),
+                    &walk,
+                )
+                .await
+        {
+            tracing::warn!(error = %e, %model, "cannot keep the announcement of breaking changes");
         }
 
         // The watchers of each object reached, and of its model.

@@ -329,15 +329,27 @@ impl History<'_> {
         // Edges and moves whose other end the caller cannot see now are left out; the
         // roles granted on the object only to who may manage them, as the grants are.
         let sight = self.sight(caller).await?;
-        let sees_grants = self
-            .capabilities_on(caller, id)
-            .await?
-            .contains(&crate::model::Capability::ManageRoles);
+        let capabilities = self.capabilities_on(caller, id).await?;
+        let sees_grants = capabilities.contains(&crate::model::Capability::ManageRoles);
         all.retain(|c| match c.kind {
             "edge" | "moved" => c.others.iter().all(|o| sight.sees_id(*o)),
             "grant" => sees_grants,
             _ => true,
         });
+        // The text of a comment or warning taken down is its author's and the curators'
+        // to read again, no one else's.
+        if !capabilities.contains(&crate::model::Capability::Curate) {
+            let me = caller.user().to_string();
+            for c in &mut all {
+                if c.kind == "curation"
+                    && c.new.is_null()
+                    && c.old["userId"].as_str() != Some(me.as_str())
+                    && let Some(old) = c.old.as_object_mut()
+                {
+                    old.remove("text");
+                }
+            }
+        }
         let (mut page, next_before) = page_of(all, before, limit);
         self.describe(&mut page).await?;
         Ok(ObjectChanges {

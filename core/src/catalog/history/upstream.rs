@@ -18,6 +18,10 @@ use crate::store::Op;
 
 /// How many announcements are kept (the newest).
 pub const KEPT: usize = 20;
+/// The most lineage edges an announcement keeps of its walk, so every object page that
+/// reads the kept announcements reads little: past it, objects further down are not
+/// told (their watchers were).
+const MOST_EDGES: usize = 5_000;
 /// The document that lists the kept announcements, newest first.
 const LIST: &str = "announcements";
 
@@ -57,6 +61,31 @@ pub struct UpstreamChanges {
     pub upstream: Vec<UpstreamChange>,
 }
 
+/// The walk's edges nearest its start first (breadth first), at most [`MOST_EDGES`].
+fn nearest_edges(walk: &Walk) -> Vec<(ObjectId, Vec<ObjectId>)> {
+    let mut left = MOST_EDGES;
+    let mut kept = Vec::new();
+    let mut seen: BTreeSet<ObjectId> = walk.start.clone();
+    let mut level: Vec<ObjectId> = walk.start.iter().copied().collect();
+    while !level.is_empty() && left > 0 {
+        let mut next = Vec::new();
+        for node in level {
+            let Some(targets) = walk.targets.get(&node) else {
+                continue;
+            };
+            let some: Vec<ObjectId> = targets.iter().take(left).copied().collect();
+            left -= some.len();
+            next.extend(some.iter().filter(|t| seen.insert(**t)).copied());
+            kept.push((node, some));
+            if left == 0 {
+                break;
+            }
+        }
+        level = next;
+    }
+    kept
+}
+
 fn name_of(model: ObjectId, version: i64) -> String {
     format!("{model}@{version}")
 }
@@ -79,7 +108,7 @@ impl History<'_> {
             breaking,
             named: named.iter().take(20).cloned().collect(),
             start: walk.start.clone(),
-            targets: walk.targets.iter().map(|(k, v)| (*k, v.clone())).collect(),
+            targets: nearest_edges(walk),
         };
         let name = name_of(model, version);
         let mut list = self.announcements().await?;

@@ -111,6 +111,13 @@ fn attribute_for(
     if name.is_empty() {
         return Err(Error::missing("attributeType.name"));
     }
+    // A configuration version's pin is set by its own call, which asks its own right.
+    if name.eq_ignore_ascii_case(crate::catalog::PIN_ATTRIBUTE) {
+        return Err(Error::invalid(format!(
+            "attribute '{name}' is a configuration version's pin: set it with PUT \
+             /history/configurations/{{configurationId}}/pin"
+        )));
+    }
     let wanted: Option<Vec<AttributeKind>> = match setting.kind.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(kind) => match AttributeKind::parse(kind) {

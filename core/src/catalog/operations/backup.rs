@@ -14,7 +14,7 @@ use crate::backup::{
 };
 use crate::error::{Error, Result};
 use crate::model::{Capability, OperationFilter, OperationState};
-use crate::store::{Op, WriteTx};
+use crate::store::{Op, RestoredHistory, WriteTx};
 
 impl Operations<'_> {
     /// Writes a backup of the whole repository to `out`, for administrators: the
@@ -50,7 +50,7 @@ impl Operations<'_> {
             )));
         }
         // A backup's history keeps its versions: the restore's own revision must come
-        // after every one of them.
+        // after every one of them (the manifest says how far they run).
         let manifest_file = file
             .try_clone()
             .map_err(|e| Error::internal(format!("restore: the backup cannot be read: {e}")))?;
@@ -60,9 +60,6 @@ impl Operations<'_> {
         })
         .await
         .map_err(|e| Error::internal(format!("restore: reading the backup failed: {e}")))??;
-        if let Some(history) = history {
-            self.store.advance_version(history.newest).await?;
-        }
         // The backup is read on a blocking thread and its ops come over in chunks, so
         // neither side holds the whole of it.
         let (sender, mut receiver) = tokio::sync::mpsc::channel::<Vec<Op>>(2);
@@ -76,8 +73,9 @@ impl Operations<'_> {
         });
         let mut tx: Option<Box<dyn WriteTx + '_>> = None;
         let mut failed = None;
+        let newest = history.map(|h| h.newest);
         while let Some(ops) = receiver.recv().await {
-            if let Err(e) = self.write_restored(caller, &mut tx, ops).await {
+            if let Err(e) = self.write_restored(caller, &mut tx, newest, ops).await {
                 failed = Some(e);
                 break;
             }
@@ -122,12 +120,16 @@ impl Operations<'_> {
         &'a self,
         caller: &Caller,
         tx: &mut Option<Box<dyn WriteTx + 'a>>,
+        newest: Option<i64>,
         ops: Vec<Op>,
     ) -> Result<()> {
         if tx.is_none() {
             let author = crate::model::Author::by(crate::model::Source::Restore, caller.user());
             let mut opened = self.begin(author).await?;
-            opened.write(vec![Op::ClearAll]).await?;
+            let mut first = vec![Op::ClearAll];
+            // A backup's history keeps its versions: the restore comes after them.
+            first.extend(newest.map(|v| Op::RestoreHistory(RestoredHistory::Advance(v))));
+            opened.write(first).await?;
             // Everything written from here on lands in an empty store.
             opened.expect_new_rows();
             *tx = Some(opened);

@@ -39,7 +39,15 @@ impl Catalog {
             let version = self
                 .history()
                 .revision_of(crate::catalog::AsOf::Version(pin))
-                .await?
+                .await
+                .map_err(|e| match e.code {
+                    crate::error::ErrorCode::InvalidParameter => Error::invalid(format!(
+                        "FROM '{text}': the configuration version is pinned at version {pin}, \
+                         which the history no longer keeps ({}); pin it again",
+                        e.message
+                    )),
+                    _ => e,
+                })?
                 .version;
             return Ok(Some((query.clone(), version)));
         }
