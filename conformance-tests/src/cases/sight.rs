@@ -746,6 +746,24 @@ const WRITER_CAPABILITIES: [&str; 7] = [
 pub const NEVER_DONE: &[(&str, &str, &str, &str)] = &[
     (
         "GET",
+        "/history/configurations/{configurationId}/pin",
+        "configurationId",
+        "the world has no configuration version; a model or folder is refused by its kind",
+    ),
+    (
+        "PUT",
+        "/history/configurations/{configurationId}/pin",
+        "configurationId",
+        "the world has no configuration version; a model or folder is refused by its kind",
+    ),
+    (
+        "DELETE",
+        "/history/configurations/{configurationId}/pin",
+        "configurationId",
+        "the world has no configuration version; a model or folder is refused by its kind",
+    ),
+    (
+        "GET",
         "/configuration/listModels",
         "configurationId",
         "the world has no configuration; a model or folder is refused by its kind",
