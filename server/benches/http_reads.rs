@@ -13,7 +13,8 @@
 //! `LORE_BENCH_SECONDS` (default 10) each: first an unknown path (404 from the router,
 //! no store: the ceiling), then `GET /healthz` (one ping of the store), then
 //! `GET /entities/{id}` of random tables of the model (as the administrator, then as an
-//! object-role Viewer), and of the model's other objects each once, which the server
+//! object-role Viewer, and as of the model's first version once a later write made it a
+//! past one: issue 40's as-of read), and of the model's other objects each once, which the server
 //! kept nothing of (`lore_backend_sql`'s kept entity reads). It prints requests per second,
 //! latency p50, p99 and max, errors, and each rate as a share of the ceiling, beside the
 //! targets. Then, while the same server imports a second model of
@@ -97,6 +98,9 @@ struct Line {
     entities: Report,
     /// The same by a user holding the object role Viewer on the model.
     viewer: Report,
+    /// The administrator's reads of the same tables as of the model's first version
+    /// (`?asOf=`), once a later write made it a past one.
+    as_of: Report,
     /// The administrator's reads of objects no one read before (not tables: the other
     /// objects of the model, each once, in id order).
     first_reads: Report,
@@ -309,6 +313,34 @@ async fn bench(
         duration.as_secs()
     );
     let entities_by_admin = load::run(addr, &key, connections, duration, entities.clone()).await?;
+    // The same tables as of the model's first version, which a later write made a past
+    // one (issue 40: the p50 within 2× of today's read).
+    let versions = server::json_call(
+        addr,
+        &key,
+        "GET",
+        &format!("/history/models/-1_{model}/versions"),
+        None,
+    )
+    .await?;
+    let first_version = versions["versions"][0]["id"]
+        .as_i64()
+        .or_else(|| versions["versions"][0]["id"].as_str()?.parse().ok())
+        .ok_or("the model has no version")?;
+    server::commit_between_runs(addr, &key, "after the first version").await?;
+    let as_of_tables = Arc::new(archive.tables.clone());
+    let as_of_entities = load::Target {
+        path: Arc::new(move |rng| {
+            let table = as_of_tables[rng.random_range(0..as_of_tables.len())];
+            format!("{BASE}/entities/{model}_{table}?asOf={first_version}")
+        }),
+        expect: ok,
+    };
+    eprintln!(
+        "{backend}: GET /entities/{{id}}?asOf= (the first version) for {} s ...",
+        duration.as_secs()
+    );
+    let as_of = load::run(addr, &key, connections, duration, as_of_entities).await?;
     // Objects read for the first time: the server kept nothing of them. In id order,
     // skipping the tables; from the first again should the run outlast them.
     let is_table: std::collections::HashSet<i64> = archive.tables.iter().copied().collect();
@@ -361,6 +393,7 @@ async fn bench(
         healthz,
         entities: entities_by_admin,
         viewer: entities_by_viewer,
+        as_of,
         first_reads,
         during_import,
         during_paced_import,
@@ -482,6 +515,18 @@ fn print_table(lines: &[Line]) {
             ("GET /healthz", &l.healthz, "-".to_owned()),
             ("GET /entities/{id}", &l.entities, target(&l.entities)),
             ("  the same, as Viewer", &l.viewer, target(&l.viewer)),
+            (
+                "  as of version 1 (asOf=)",
+                &l.as_of,
+                format!(
+                    "p50 ≤ 2× today's: {}",
+                    if l.as_of.ms_at(0.5) <= 2.0 * l.entities.ms_at(0.5) && l.as_of.errors == 0 {
+                        "met"
+                    } else {
+                        "missed"
+                    }
+                ),
+            ),
             ("  objects not read before", &l.first_reads, "-".to_owned()),
         ] {
             println!(
