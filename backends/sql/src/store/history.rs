@@ -444,22 +444,33 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
     async fn objects_history(&self, ids: &[ObjectId]) -> Result<Vec<ObjectHistory>> {
         const MOST: usize = 500;
         let mut found: HashMap<ObjectId, ObjectHistory> = HashMap::new();
-        for chunk in ids.chunks(MOST) {
-            let keys: Vec<String> = chunk
+        // By model, so each statement finds its rows through the tables' keys.
+        let mut by_model: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+        for id in ids {
+            by_model.entry(id.model).or_default().push(id.object);
+        }
+        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
+        for (model, objects) in &by_model {
+            for chunk in objects.chunks(MOST) {
+                chunks.push((*model, chunk.to_vec()));
+            }
+        }
+        for (model_number, chunk) in chunks {
+            let list = chunk
                 .iter()
-                .map(|id| format!("({}, {})", id.model, id.object))
-                .collect();
-            let keys = keys.join(", ");
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
             let all = TABLES
                 .iter()
                 .map(|(table, columns, [m, o])| (*table, *columns, *m, *o))
                 .chain([CURATION, GRANTS].map(|(t, c, _)| (t, c, "model_id", "object_id")));
             let queries = all
                 .map(|(table, columns, model, object)| {
-                    let filter = format!("(t.{model}, t.{object}) IN (VALUES {keys})");
+                    let filter = format!("t.{model} = $2 AND t.{object} IN ({list})");
                     Stmt::query(
                         images(table, columns, &filter, "$1", None),
-                        vec![SqlValue::from(i64::MAX - 1)],
+                        vec![SqlValue::from(i64::MAX - 1), SqlValue::from(model_number)],
                     )
                 })
                 .collect();
