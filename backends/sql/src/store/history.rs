@@ -163,6 +163,25 @@ const GRANTS: (&str, &str, usize) = (
     5,
 );
 
+/// The objects, by model and in chunks of [`MOST_ENTITIES_AS_OF`]: each model's number
+/// and its object numbers as a list for `IN (...)`, so a statement finds its rows through
+/// the tables' keys. Object numbers are integers, written into the text.
+fn chunks_by_model(ids: &[ObjectId]) -> Vec<(i64, String)> {
+    let mut by_model: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+    for id in ids {
+        by_model.entry(id.model).or_default().push(id.object);
+    }
+    by_model
+        .iter()
+        .flat_map(|(model, objects)| {
+            objects.chunks(MOST_ENTITIES_AS_OF).map(|chunk| {
+                let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
+                (*model, list.join(", "))
+            })
+        })
+        .collect()
+}
+
 /// The stamps of the revisions after `$2` and up to `$3`.
 const STAMPS_BETWEEN: &str =
     "SELECT c.stamp FROM catalog_versions c WHERE c.version > $2 AND c.version <= $3";
@@ -288,23 +307,8 @@ impl<D: Driver> SqlStore<D> {
         low: i64,
         high: i64,
     ) -> Result<HashMap<ObjectId, ObjectHistory>> {
-        let mut by_model: HashMap<i64, Vec<i64>> = HashMap::new();
-        for id in ids {
-            by_model.entry(id.model).or_default().push(id.object);
-        }
         let mut histories: HashMap<ObjectId, ObjectHistory> = HashMap::new();
-        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
-        for (model, objects) in &by_model {
-            for chunk in objects.chunks(MOST_ENTITIES_AS_OF) {
-                chunks.push((*model, chunk.to_vec()));
-            }
-        }
-        for (model, objects) in chunks {
-            let list = objects
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
+        for (model, list) in chunks_by_model(ids) {
             let queries = TABLES
                 .iter()
                 .map(|(table, columns, [m, o])| {
@@ -442,25 +446,8 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
     }
 
     async fn objects_history(&self, ids: &[ObjectId]) -> Result<Vec<ObjectHistory>> {
-        const MOST: usize = 500;
         let mut found: HashMap<ObjectId, ObjectHistory> = HashMap::new();
-        // By model, so each statement finds its rows through the tables' keys.
-        let mut by_model: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
-        for id in ids {
-            by_model.entry(id.model).or_default().push(id.object);
-        }
-        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
-        for (model, objects) in &by_model {
-            for chunk in objects.chunks(MOST) {
-                chunks.push((*model, chunk.to_vec()));
-            }
-        }
-        for (model_number, chunk) in chunks {
-            let list = chunk
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
+        for (model_number, list) in chunks_by_model(ids) {
             let all = TABLES
                 .iter()
                 .map(|(table, columns, [m, o])| (*table, *columns, *m, *o))

@@ -2,8 +2,8 @@
 //! dashboards and the license, backup and restore.
 
 use crate::cases::{
-    B, Case, D, N, Needs, attributes, backup, documents, grants, groups, history, sight, users,
-    visibility,
+    B, Case, D, N, Needs, attributes, backup, configuration_pins, curation_history, documents,
+    grants, groups, history, history_browse, sight, users, visibility,
 };
 
 /// The cases of this part, in the order they run.
@@ -291,7 +291,7 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
-            history::browse_calls_are_read_as_of,
+            history_browse::browse_calls_are_read_as_of,
             AnyServer,
             [
                 ("GET", "/operations/repositoryBrowse", N),
@@ -300,7 +300,7 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
-            history::browse_as_of_bad_input_is_refused,
+            history_browse::browse_as_of_bad_input_is_refused,
             AnyServer,
             [
                 ("GET", "/operations/repositoryBrowse", B),
@@ -309,7 +309,7 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
-            history::configuration_versions_select_model_versions,
+            configuration_pins::configuration_versions_select_model_versions,
             AnyServer,
             [
                 ("GET", "/history/configurations/{configurationId}/pin", N),
@@ -318,7 +318,7 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
-            history::configuration_pin_bad_input_is_refused,
+            configuration_pins::configuration_pin_bad_input_is_refused,
             AnyServer,
             [
                 ("GET", "/history/configurations/{configurationId}/pin", B),
@@ -338,7 +338,7 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
-            history::curation_and_grants_are_kept_in_history,
+            curation_history::curation_and_grants_are_kept_in_history,
             AnyServer,
             [
                 ("GET", "/history/grants", N),
