@@ -1080,3 +1080,126 @@ proptest! {
         });
     }
 }
+
+/// Moves between rounds of changes: every seventh model object whose parent is another
+/// model object goes under the model's first object instead (a scope's subtree, a
+/// `Parent.` test and a `Children.` test read it elsewhere), and every eleventh edge is
+/// taken away.
+fn moves(repo: &Repository) -> Vec<lore_core::store::Op> {
+    use lore_core::store::Op;
+    let mut ops = Vec::new();
+    let mut seen = 0usize;
+    for op in &repo.ops {
+        seen += 1;
+        match op {
+            Op::PutObject(o) if o.parent.is_some() && seen.is_multiple_of(7) => {
+                let first = repo
+                    .objects
+                    .iter()
+                    .find(|id| id.model == o.id.model && **id != o.id && Some(**id) != o.parent);
+                if let Some(first) = first {
+                    let mut o = o.clone();
+                    o.parent = Some(*first);
+                    ops.push(Op::PutObject(o));
+                }
+            }
+            Op::AddEdge(edge) if seen.is_multiple_of(11) => ops.push(Op::RemoveEdge(edge.clone())),
+            _ => {}
+        }
+    }
+    ops
+}
+
+/// MQL as of a version answered by difference (today's answer, less the objects whose
+/// answer may have changed since, with those tested as they were: `catalog/search/past`)
+/// finds what the store's own statements of the whole tables as they were find: the same
+/// pages, counts and value counts, on every backend, after renames, retypes, labels,
+/// classifications, deletions, moves and edges taken away.
+#[tokio::test]
+async fn as_of_by_difference_answers_as_the_past_tables_do() {
+    const QUERIES: usize = 300;
+    let repo = mql_gen::repository(7);
+    let (stores, _database) = every_store(&repo).await;
+    let meta = mql_gen::meta_model();
+    let mut versions = Vec::new();
+    for store in &stores {
+        let version = match store.history_span().await {
+            Ok(span) => span.newest.version,
+            Err(err) => panic!("{}: history_span: {err}", store.backend()),
+        };
+        versions.push(version);
+        let rounds = [
+            changes(&repo, 1),
+            moves(&repo),
+            changes(&repo, 2),
+            changes(&repo, 3),
+        ];
+        for ops in rounds {
+            if let Err(err) = store.apply(Batch::from(ops)).await {
+                panic!("{}: changing the repository: {err}", store.backend());
+            }
+        }
+    }
+    let catalogs: Vec<lore_core::catalog::Catalog> = stores
+        .iter()
+        .map(|s| lore_core::catalog::Catalog::new(Arc::clone(s), Default::default()))
+        .collect();
+    let mut rng = StdRng::seed_from_u64(19);
+    let (mut ran, mut by_difference) = (0, 0);
+    for i in 0..QUERIES {
+        let query = mql_gen::query(&mut rng, &repo);
+        let page = page(&mut rng);
+        let facets: Vec<Facet> = (0..=i % 2)
+            .map(|_| mql_gen::facet(&mut rng, &meta))
+            .collect();
+        let Ok(plan) = mql_gen::plan(&query, &meta) else {
+            continue;
+        };
+        ran += 1;
+        for ((store, catalog), version) in stores.iter().zip(&catalogs).zip(&versions) {
+            let plan = lore_core::mql::plan::Plan {
+                as_of: Some(*version),
+                ..plan.clone()
+            };
+            let backend = store.backend();
+            let what = |e: lore_core::Error| format!("{backend}: {query}: {e}");
+            let (ids, count, counts, differed) = catalog
+                .plan_answers(&plan, page, &facets, 5)
+                .await
+                .unwrap_or_else(|e| panic!("{}", what(e)));
+            let expected = (
+                store
+                    .query(&plan, page)
+                    .await
+                    .unwrap_or_else(|e| panic!("{}", what(e))),
+                store
+                    .count(&plan)
+                    .await
+                    .unwrap_or_else(|e| panic!("{}", what(e))),
+                store
+                    .value_counts(&plan, &facets, 5)
+                    .await
+                    .unwrap_or_else(|e| panic!("{}", what(e))),
+            );
+            assert_eq!(
+                (ids, count, counts),
+                expected,
+                "{backend}: {query} as of version {version} (page {page:?}, facets {facets:?}): \
+                 by difference (left) against the tables as they were (right)"
+            );
+            by_difference += usize::from(differed);
+        }
+    }
+    eprintln!(
+        "{ran} of {QUERIES} generated queries as of a version, {by_difference} answers by difference on {} backends",
+        stores.len()
+    );
+    assert!(
+        ran >= QUERIES * 3 / 4,
+        "only {ran} generated queries were valid"
+    );
+    assert!(
+        by_difference >= ran * stores.len() * 3 / 4,
+        "only {by_difference} answers were worked out by difference"
+    );
+}

@@ -150,7 +150,7 @@ pub fn value_counts<'f>(
 }
 
 /// The order of two literals of one field, as the SQL stores order them.
-fn compare_lits(a: &Lit, b: &Lit) -> Ordering {
+pub fn compare_lits(a: &Lit, b: &Lit) -> Ordering {
     let val = |l: &Lit| match l {
         Lit::Text(t) => Val::Text(Cow::Owned(t.clone())),
         Lit::Integer(i) => Val::Integer(*i),
@@ -163,26 +163,68 @@ fn compare_lits(a: &Lit, b: &Lit) -> Ordering {
 
 fn compare_rows(keys: &[SortKey], facts: &dyn Facts, a: &Object, b: &Object) -> Ordering {
     for key in keys {
-        let va = sort_value(&key.field, facts, a);
-        let vb = sort_value(&key.field, facts, b);
-        let ordering = match (va, vb) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Greater,
-            (Some(_), None) => Ordering::Less,
-            (Some(x), Some(y)) => {
-                let o = compare_values(&x, &y);
-                if key.descending { o.reverse() } else { o }
-            }
-        };
+        let ordering = compare_key(
+            key,
+            sort_value(&key.field, facts, a).as_ref(),
+            sort_value(&key.field, facts, b).as_ref(),
+        );
         if ordering != Ordering::Equal {
             return ordering;
         }
     }
-    // Ties in id order, in the direction of the last key (see `Plan::order`).
-    match keys.last() {
-        Some(key) if key.descending => b.id.cmp(&a.id),
-        _ => a.id.cmp(&b.id),
+    compare_ids(keys, a.id, b.id)
+}
+
+/// The order of two values of one sort key: objects without a value last, whatever the
+/// direction.
+fn compare_key(key: &SortKey, a: Option<&Val<'_>>, b: Option<&Val<'_>>) -> Ordering {
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Greater,
+        (Some(_), None) => Ordering::Less,
+        (Some(x), Some(y)) => {
+            let o = compare_values(x, y);
+            if key.descending { o.reverse() } else { o }
+        }
     }
+}
+
+/// Ties in id order, in the direction of the last key (see `Plan::order`).
+fn compare_ids(keys: &[SortKey], a: ObjectId, b: ObjectId) -> Ordering {
+    match keys.last() {
+        Some(key) if key.descending => b.cmp(&a),
+        _ => a.cmp(&b),
+    }
+}
+
+/// What an object sorts by under a plan's keys, owned: so objects read from different
+/// [`Facts`] (the catalog now and as of a version) can be put in one order.
+pub type SortValues = Vec<Option<Val<'static>>>;
+
+/// The values the object sorts by under the keys ([`run`]'s order).
+pub fn sort_values(keys: &[SortKey], facts: &dyn Facts, object: &Object) -> SortValues {
+    keys.iter()
+        .map(|key| sort_value(&key.field, facts, object).map(Val::into_owned))
+        .collect()
+}
+
+/// The order of two objects by their [`sort_values`], then by id: [`run`]'s order.
+pub fn compare_sorted(
+    keys: &[SortKey],
+    (a, a_id): (&SortValues, ObjectId),
+    (b, b_id): (&SortValues, ObjectId),
+) -> Ordering {
+    for (i, key) in keys.iter().enumerate() {
+        let ordering = compare_key(
+            key,
+            a.get(i).and_then(Option::as_ref),
+            b.get(i).and_then(Option::as_ref),
+        );
+        if ordering != Ordering::Equal {
+            return ordering;
+        }
+    }
+    compare_ids(keys, a_id, b_id)
 }
 
 fn sort_value<'f>(field: &Field, facts: &'f dyn Facts, object: &'f Object) -> Option<Val<'f>> {
@@ -199,6 +241,19 @@ pub enum Val<'a> {
     Double(f64),
     Boolean(bool),
     Time(i64),
+}
+
+impl Val<'_> {
+    /// The value, owning its text.
+    pub fn into_owned(self) -> Val<'static> {
+        match self {
+            Val::Text(t) => Val::Text(Cow::Owned(t.into_owned())),
+            Val::Integer(i) => Val::Integer(i),
+            Val::Double(d) => Val::Double(d),
+            Val::Boolean(b) => Val::Boolean(b),
+            Val::Time(t) => Val::Time(t),
+        }
+    }
 }
 
 /// The order of two values of one field: text byte-wise, numbers numerically.

@@ -634,6 +634,39 @@ impl crate::state::State {
         found.into_iter().take(limit).collect()
     }
 
+    /// The objects of any model whose kept rows, or edges from or to them, a version
+    /// after `after` wrote, replaced or removed, by id, at most `limit`.
+    pub(crate) fn objects_changed_after(&self, after: i64, limit: usize) -> Vec<ObjectId> {
+        let later = |v: i64| v > after;
+        let mut found = std::collections::BTreeSet::new();
+        for (key, since) in &self.history.since {
+            if later(*since) {
+                found.insert(key.owner());
+                if let RowKey::Edge(_, _, target, _) = key {
+                    found.insert(*target);
+                }
+            }
+        }
+        fn touched<T>(image: &Versioned<T>, later: impl Fn(i64) -> bool) -> bool {
+            later(image.from) || image.to.is_some_and(later)
+        }
+        for (owner, past) in &self.history.past {
+            if past.objects.iter().any(|i| touched(i, later))
+                || past.attributes.iter().any(|i| touched(i, later))
+                || past.edges.iter().any(|i| touched(i, later))
+                || past.tags.iter().any(|i| touched(i, later))
+                || past.classifications.iter().any(|i| touched(i, later))
+                || past.labels.iter().any(|i| touched(i, later))
+            {
+                found.insert(*owner);
+            }
+            for edge in past.edges.iter().filter(|i| touched(i, later)) {
+                found.insert(edge.row.target);
+            }
+        }
+        found.into_iter().take(limit).collect()
+    }
+
     /// The model's versions that are kept, oldest first.
     pub(crate) fn model_versions(&self, model: i64) -> Vec<ModelVersion> {
         self.history

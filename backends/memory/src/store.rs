@@ -1023,6 +1023,10 @@ impl lore_core::store::HistoryRecords for MemoryStore {
         Ok(self.read()?.objects_changed_between(model, from, to, limit))
     }
 
+    async fn objects_changed_after(&self, after: i64, limit: usize) -> Result<Vec<ObjectId>> {
+        Ok(self.read()?.objects_changed_after(after, limit))
+    }
+
     async fn model_versions(
         &self,
         model: i64,

@@ -810,6 +810,9 @@ impl<'i> Compiler<'i> {
                 let Row::Object(o) = row else {
                     return "1 = 0".to_owned();
                 };
+                if ids.is_empty() {
+                    return "1 = 0".to_owned();
+                }
                 // One IN list per model: flat, however many ids.
                 let mut by_model: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
                 for id in ids {

@@ -477,6 +477,41 @@ pub(super) async fn model_versions_and_what_changed_between_them(store: Arc<dyn 
         "at most the limit, the smallest ids"
     );
 
+    // Every model's changes since a version, and an edge's far end with its source.
+    let v4 = apply_by(
+        store,
+        Author::system(),
+        vec![Op::AddEdge(edge(EdgeKind::Lineage, elsewhere, d, "feeds"))],
+        "an edge into the model",
+    )
+    .await;
+    let after = |version: i64, limit: usize| async move {
+        ok(
+            store.objects_changed_after(version, limit).await,
+            "objects_changed_after",
+        )
+    };
+    let sorted = |mut ids: Vec<ObjectId>| {
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        after(v3, 100).await,
+        sorted(vec![d, elsewhere]),
+        "an edge changes its target as well as its source"
+    );
+    assert_eq!(
+        after(v1, 100).await,
+        sorted(vec![a, b, c, d, elsewhere]),
+        "in every model"
+    );
+    assert_eq!(after(v4, 100).await, Vec::new(), "nothing after the newest");
+    assert_eq!(
+        after(v1, 2).await,
+        sorted(vec![a, b, c, d, elsewhere])[..2].to_vec(),
+        "at most the limit, the smallest ids"
+    );
+
     let read = ok(
         store.entities_as_of(&[b, c, d, elsewhere], v1).await,
         "entities_as_of",

@@ -235,6 +235,8 @@ pub struct Shared {
     chains: identity::grants::KeptChains,
     /// The repository's tree sight follows, kept by repository version.
     tree: visibility::KeptTree,
+    /// What changed since the versions MQL queries read as of lately.
+    pasts: search::past::KeptPasts,
 }
 
 impl std::ops::Deref for Catalog {
@@ -256,6 +258,7 @@ impl Catalog {
             harvests: lineage::openlineage::HarvestCache::default(),
             chains: identity::grants::KeptChains::default(),
             tree: visibility::KeptTree::default(),
+            pasts: search::past::KeptPasts::default(),
         }))
     }
 

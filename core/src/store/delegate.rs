@@ -895,6 +895,14 @@ macro_rules! delegate_store {
                     let $this = self;
                     ($target).objects_changed_between(model, from, to, limit).await
                 }
+                async fn objects_changed_after(
+                    &self,
+                    after: i64,
+                    limit: usize,
+                ) -> $crate::Result<::std::vec::Vec<$crate::ObjectId>> {
+                    let $this = self;
+                    ($target).objects_changed_after(after, limit).await
+                }
                 async fn model_versions(
                     &self,
                     model: i64,

@@ -239,6 +239,12 @@ pub trait HistoryRecords: Send + Sync {
         to: i64,
         limit: usize,
     ) -> Result<Vec<ObjectId>>;
+    /// The objects, in every model, whose row or a row hanging on them (an attribute
+    /// value, a tag, a classification, a sensitivity label, an edge from or to them) a
+    /// revision after `after` wrote, replaced or removed: by id, at most `limit` (the
+    /// smallest ids). What an MQL query as of `after` must read as it was
+    /// (`catalog/search/past.rs`); everything else reads then as it reads now.
+    async fn objects_changed_after(&self, after: i64, limit: usize) -> Result<Vec<ObjectId>>;
     /// The versions of the model (its number) that are kept, newest first: those
     /// numbered below `before` when given, at most `limit`.
     async fn model_versions(

@@ -753,6 +753,53 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
             .collect()
     }
 
+    async fn objects_changed_after(&self, after: i64, limit: usize) -> Result<Vec<ObjectId>> {
+        const STAMPS_AFTER: &str = "SELECT c.stamp FROM catalog_versions c WHERE c.version > $1";
+        let mut parts = Vec::new();
+        for (table, _, [m, o]) in TABLES {
+            let mut ends = vec![(m, o)];
+            if table == "edges" {
+                ends.push(("target_model", "target_object"));
+            }
+            for (name, stamp) in [
+                (table.to_owned(), "valid_from"),
+                (format!("{table}_history"), "valid_from"),
+                (format!("{table}_history"), "valid_to"),
+            ] {
+                for (m, o) in &ends {
+                    parts.push(format!(
+                        "SELECT t.{m} AS model_id, t.{o} AS object_id FROM {name} t \
+                         WHERE t.{stamp} IN ({STAMPS_AFTER})"
+                    ));
+                }
+            }
+        }
+        let sql = format!(
+            "SELECT model_id, object_id FROM ({}) c ORDER BY model_id, object_id LIMIT $2",
+            parts.join(" UNION ")
+        );
+        let rows = self
+            .rows_of(
+                Stmt::query(
+                    sql,
+                    vec![
+                        SqlValue::from(after),
+                        (limit.min(i64::MAX as usize) as i64).into(),
+                    ],
+                ),
+                "the objects changed after a version",
+            )
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(ObjectId::new(
+                    row.int(0, "objects")?,
+                    row.int(1, "objects")?,
+                ))
+            })
+            .collect()
+    }
+
     async fn model_versions(
         &self,
         model: i64,

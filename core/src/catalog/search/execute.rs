@@ -111,7 +111,7 @@ impl Search<'_> {
             .await?;
         plan.as_of = self.moment(plan.as_of).await?;
         profiling_kept_now(&plan, &hidden)?;
-        let ids = self.store.query(&plan, page).await?;
+        let ids = self.query_at(&plan, page).await?;
         if legacy {
             let (mut objects, details) = self.read_at(&ids, plan.as_of).await?;
             order_like(&mut objects, &ids);
@@ -138,7 +138,7 @@ impl Search<'_> {
             .await?;
         plan.as_of = self.moment(plan.as_of).await?;
         profiling_kept_now(&plan, &hidden)?;
-        self.store.count(&plan).await
+        self.count_at(&plan).await
     }
 }
 
@@ -606,7 +606,7 @@ fn hide_profiling(cond: Cond, hidden: &Cond) -> Cond {
 }
 
 /// Whether a field holds profiling results.
-fn is_profiling(field: &Field) -> bool {
+pub(super) fn is_profiling(field: &Field) -> bool {
     matches!(
         field,
         Field::Statistic(_) | Field::InferredDataTypes | Field::Profiling(_)
@@ -1298,7 +1298,7 @@ impl Search<'_> {
             };
             items.push((path, resolved, counted));
         }
-        let mut counts = self.store.value_counts(&plan, &facets, limit).await?;
+        let mut counts = self.value_counts_at(&plan, &facets, limit).await?;
         let mut answers = Vec::with_capacity(items.len());
         for (path, resolved, counted) in items {
             let display = path

@@ -9,6 +9,7 @@
 
 mod as_of;
 pub(super) mod execute;
+pub(crate) mod past;
 pub(super) mod query;
 pub(super) mod worksheets;
 
