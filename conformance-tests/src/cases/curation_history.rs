@@ -121,3 +121,76 @@ pub async fn curation_and_grants_are_kept_in_history(t: &Target) {
         assert_error(&resp, 400, "INVALID_PARAMETER");
     }
 }
+
+/// MQL as of a moment reads curation as it is now on objects as they were, through a
+/// parent that changed since: a column's comment count beside its table's description
+/// then, and the columns of a table endorsed now whose description then matched.
+pub async fn curation_is_read_with_objects_as_of(t: &Target) {
+    let imported = t.import_sample().await;
+    let from = imported.path.as_str();
+    let table_path = format!("{from}/Sales DB/sales/customer");
+    let table_id = t.entity(&table_path).await.ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let query = |filter: &str, as_of: Option<&str>| {
+        let mut body =
+            json!({"select": "Name", "from": from, "where": filter, "orderby": "Name asc"});
+        if let Some(as_of) = as_of {
+            body["asOf"] = json!(as_of);
+        }
+        body
+    };
+    let names = |resp: &crate::harness::Resp| super::execute::names(resp);
+    let columns = names(
+        &t.post(
+            super::history::EXECUTE,
+            &[],
+            &query("Parent.Name = 'customer'", None),
+        )
+        .await,
+    );
+    let column = columns.first().expect("the table's columns").clone();
+    let column_id = t.entity(&format!("{table_path}/{column}")).await.ok()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    t.post(
+        &format!("/curation/{}", encode_segment(&column_id)),
+        &[],
+        &json!({"kind": "comment", "text": "Checked."}),
+    )
+    .await
+    .ok();
+    t.post(
+        &format!("/curation/{}", encode_segment(&table_id)),
+        &[],
+        &json!({"kind": "endorsement"}),
+    )
+    .await
+    .ok();
+    super::history::set_description(t, &table_id, "before").await;
+    let at = lore_core::model::format_micros(&lore_core::model::now());
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    super::history::set_description(t, &table_id, "after").await;
+
+    let run = |filter: &'static str, as_of: Option<String>| async move {
+        let resp = t
+            .post(
+                super::history::EXECUTE,
+                &[],
+                &query(filter, as_of.as_deref()),
+            )
+            .await;
+        names(&resp)
+    };
+    let commented = "\"Comment Count\" = 1 AND Parent.Description = 'before'";
+    assert_eq!(run(commented, Some(at.clone())).await, vec![column]);
+    assert!(
+        run(commented, None).await.is_empty(),
+        "the table is 'after' now"
+    );
+    let endorsed = "Parent.\"Endorsed By\" EXISTS AND Parent.Description = 'before'";
+    assert_eq!(run(endorsed, Some(at.clone())).await, columns);
+    assert!(run(endorsed, None).await.is_empty());
+}

@@ -338,6 +338,14 @@ pub(super) fn cases() -> Vec<Case> {
             ]
         ),
         case!(
+            curation_history::curation_is_read_with_objects_as_of,
+            AnyServer,
+            [
+                ("POST", "/entities/executeMQLQuery", N),
+                ("POST", "/curation/{objectId}", N)
+            ]
+        ),
+        case!(
             curation_history::curation_and_grants_are_kept_in_history,
             AnyServer,
             [

@@ -44,10 +44,7 @@ impl Catalog {
             }
             wanted.sort();
             wanted.dedup();
-            let (found, _) = self
-                .store
-                .objects_with_details_as_of(&wanted, version)
-                .await?;
+            let (found, _) = self.objects_then(&wanted, version).await?;
             wanted = found
                 .iter()
                 .filter_map(parent_id)

@@ -240,7 +240,7 @@ impl History<'_> {
     ) -> Result<Entity> {
         let id = self.target(caller, reference).await?;
         let revision = self.revision_of(as_of).await?;
-        let (object, details) = self.store.entity_as_of(id, revision.version).await?;
+        let (object, details) = self.entity_then(id, revision.version).await?;
         let object = object.ok_or_else(|| not_found(reference))?;
         let meta = self.meta_model_for(caller).await?;
         self.entity_with(&object, &details, &meta).await

@@ -106,7 +106,7 @@ impl Search<'_> {
     ) -> Result<(Vec<Object>, crate::store::Details)> {
         match version {
             None => self.stored_with_details(ids).await,
-            Some(version) => self.store.objects_with_details_as_of(ids, version).await,
+            Some(version) => self.objects_then(ids, version).await,
         }
     }
 

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use super::kept::{Image, Images, Past};
 use crate::id::ObjectId;
 use crate::model::{
-    ClassificationStatus, CurationKind, DataClass, EdgeKind, Object, Profiling, SensitivityLabel,
-    TagKind, Value,
+    ClassificationStatus, CurationKind, DataClass, Edge, EdgeKind, Object, Profiling,
+    SensitivityLabel, TagKind, Value,
 };
 use crate::mql::eval::Facts;
 
@@ -24,6 +24,8 @@ pub(super) type ChildKey = (i64, Option<i64>);
 #[derive(Debug, Default)]
 pub(super) struct Loaded {
     pub images: Images,
+    /// Objects read without what hangs on them (a test read only their columns so far).
+    pub bare: HashMap<ObjectId, Object>,
     /// Objects read and not found: gone now (an edge's far end deleted since).
     pub absent: HashSet<ObjectId>,
     /// The children of each key now, by id.
@@ -31,6 +33,8 @@ pub(super) struct Loaded {
     /// The curation of the objects read (when the plan reads curation): kind and user's
     /// name.
     pub curation: HashMap<ObjectId, Vec<(CurationKind, String)>>,
+    /// The objects whose curation was read.
+    pub curated: HashSet<ObjectId>,
     /// The profiling of the objects read, when the plan reads it: as it is now.
     pub profiling: HashMap<ObjectId, Profiling>,
     /// The names of the curators met, `None` for a user gone.
@@ -43,16 +47,19 @@ pub(super) struct Loaded {
 #[derive(Debug, Default)]
 pub(super) struct Misses {
     pub objects: BTreeSet<ObjectId>,
+    /// Objects read bare whose attribute values, tags, edges... a test asked for.
+    pub details: BTreeSet<ObjectId>,
     pub children: BTreeSet<ChildKey>,
 }
 
 impl Misses {
     pub fn is_empty(&self) -> bool {
-        self.objects.is_empty() && self.children.is_empty()
+        self.objects.is_empty() && self.details.is_empty() && self.children.is_empty()
     }
 
     pub fn add(&mut self, other: Misses) {
         self.objects.extend(other.objects);
+        self.details.extend(other.details);
         self.children.extend(other.children);
     }
 }
@@ -62,6 +69,8 @@ pub(super) struct Moment<'a> {
     changed: &'a HashSet<ObjectId>,
     /// The changed objects' images at the moment (absent: none then).
     images: &'a Images,
+    /// The edges to the changed objects, when the images hold only those from them.
+    incoming: Option<&'a HashMap<ObjectId, Vec<Edge>>>,
     loaded: &'a Loaded,
     misses: RefCell<Misses>,
     /// The changed objects by their stored parent at the moment.
@@ -71,18 +80,24 @@ pub(super) struct Moment<'a> {
 impl<'a> Moment<'a> {
     /// The catalog as of the past's version.
     pub fn then(past: &'a Past, loaded: &'a Loaded) -> Self {
-        Self::new(&past.changed, &past.then, loaded)
+        Self::new(past, &past.then, Some(&past.then_incoming), loaded)
     }
 
     /// The catalog now (as of the past's newest revision).
     pub fn now(past: &'a Past, loaded: &'a Loaded) -> Self {
-        Self::new(&past.changed, &past.now, loaded)
+        Self::new(past, &past.now, None, loaded)
     }
 
-    fn new(changed: &'a HashSet<ObjectId>, images: &'a Images, loaded: &'a Loaded) -> Self {
+    fn new(
+        past: &'a Past,
+        images: &'a Images,
+        incoming: Option<&'a HashMap<ObjectId, Vec<Edge>>>,
+        loaded: &'a Loaded,
+    ) -> Self {
         Self {
-            changed,
+            changed: &past.changed,
             images,
+            incoming,
             loaded,
             misses: RefCell::default(),
             by_parent: OnceCell::new(),
@@ -93,13 +108,19 @@ impl<'a> Moment<'a> {
         self.misses.into_inner()
     }
 
+    /// The object with what hangs on it; `None` (and a miss) for an object read bare.
     fn image(&self, id: ObjectId) -> Option<&'a Arc<Image>> {
         if self.changed.contains(&id) {
             return self.images.get(&id);
         }
         let found = self.loaded.images.get(&id);
-        if found.is_none() && !self.loaded.absent.contains(&id) {
-            self.misses.borrow_mut().objects.insert(id);
+        if found.is_none() {
+            let mut misses = self.misses.borrow_mut();
+            if self.loaded.bare.contains_key(&id) {
+                misses.details.insert(id);
+            } else if !self.loaded.absent.contains(&id) {
+                misses.objects.insert(id);
+            }
         }
         found
     }
@@ -126,7 +147,17 @@ fn child_key_of(object: &Object) -> ChildKey {
 
 impl Facts for Moment<'_> {
     fn object(&self, id: ObjectId) -> Option<&Object> {
-        self.image(id).map(|i| &i.object)
+        if self.changed.contains(&id) {
+            return self.images.get(&id).map(|i| &i.object);
+        }
+        if let Some(image) = self.loaded.images.get(&id) {
+            return Some(&image.object);
+        }
+        let found = self.loaded.bare.get(&id);
+        if found.is_none() && !self.loaded.absent.contains(&id) {
+            self.misses.borrow_mut().objects.insert(id);
+        }
+        found
     }
 
     fn children_of(&self, model: i64, parent: Option<i64>) -> Vec<&Object> {
@@ -186,10 +217,23 @@ impl Facts for Moment<'_> {
     }
 
     fn profiling(&self, id: ObjectId) -> Option<&Profiling> {
+        if !self.changed.contains(&id) {
+            // Read with what hangs on the object.
+            self.image(id)?;
+        }
         self.loaded.profiling.get(&id)
     }
 
     fn edge_names(&self, id: ObjectId, kind: EdgeKind, outgoing: bool) -> Vec<&str> {
+        if !outgoing && let Some(incoming) = self.incoming.filter(|_| self.changed.contains(&id)) {
+            return incoming
+                .get(&id)
+                .into_iter()
+                .flatten()
+                .filter(|e| e.kind == kind)
+                .map(|e| e.name.as_str())
+                .collect();
+        }
         self.image(id)
             .into_iter()
             .flat_map(|i| if outgoing { &i.outgoing } else { &i.incoming })

@@ -216,6 +216,18 @@ impl Search<'_> {
 
     /// The difference of a plan as of its version from today, if it can be worked out.
     async fn difference(&self, plan: &Plan, facets: &[Facet]) -> Result<Option<Difference>> {
+        let clock = std::time::Instant::now();
+        let found = self.difference_of(plan, facets).await?;
+        tracing::debug!(
+            elapsed_ms = clock.elapsed().as_secs_f64() * 1e3,
+            affected = found.as_ref().map(|d| d.affected.len()),
+            then = found.as_ref().map(|d| d.then.len()),
+            "a query as of a version worked out by difference"
+        );
+        Ok(found)
+    }
+
+    async fn difference_of(&self, plan: &Plan, facets: &[Facet]) -> Result<Option<Difference>> {
         let Some(version) = plan.as_of else {
             return Ok(None);
         };
@@ -245,17 +257,22 @@ impl Search<'_> {
                 .collect(),
             ..Default::default()
         };
+        // What the tests of the changed objects read as it is now, before they are
+        // tested for what reads them ([`flipped`]).
+        let changed: Vec<ObjectId> = past.changed.iter().copied().collect();
+        if curation {
+            self.read_curation(&mut loaded, &changed).await?;
+        }
+        if profiling {
+            // Not kept: as it is now, then too; read again for each query, as a write
+            // of profiling changes no kept row.
+            self.read_profiling(&mut loaded, &changed).await?;
+        }
         let Some(affected) = self.affected(&past, &condition, facets, &loaded).await? else {
             return Ok(None);
         };
         if curation {
             self.read_curation(&mut loaded, &affected).await?;
-        }
-        if profiling {
-            // Not kept: as it is now, then too; read again for each query, as a write
-            // of profiling changes no kept row.
-            let changed: Vec<ObjectId> = past.changed.iter().copied().collect();
-            self.read_profiling(&mut loaded, &changed).await?;
         }
         let unchanged: BTreeSet<ObjectId> = affected
             .iter()
@@ -406,12 +423,35 @@ impl Search<'_> {
         curation: bool,
         profiling: bool,
     ) -> Result<()> {
+        // Objects first bare: most tests read a column (a parent's name).
         let objects: Vec<ObjectId> = misses
             .objects
             .into_iter()
-            .filter(|id| !loaded.images.contains_key(id) && !loaded.absent.contains(id))
+            .filter(|id| {
+                !loaded.images.contains_key(id)
+                    && !loaded.bare.contains_key(id)
+                    && !loaded.absent.contains(id)
+            })
             .collect();
         for chunk in objects.chunks(CHUNK) {
+            let found = self.stored_objects(chunk).await?;
+            let found: HashMap<ObjectId, _> = found.into_iter().map(|o| (o.id, o)).collect();
+            for id in chunk {
+                if !found.contains_key(id) {
+                    loaded.absent.insert(*id);
+                }
+            }
+            loaded.bare.extend(found);
+            if curation {
+                self.read_curation(loaded, chunk).await?;
+            }
+        }
+        let detailed: Vec<ObjectId> = misses
+            .details
+            .into_iter()
+            .filter(|id| !loaded.images.contains_key(id))
+            .collect();
+        for chunk in detailed.chunks(CHUNK) {
             let (found, mut details) = self.stored_with_details(chunk).await?;
             if profiling {
                 let read = std::mem::take(&mut details.profiling);
@@ -424,9 +464,6 @@ impl Search<'_> {
                 if !loaded.images.contains_key(id) {
                     loaded.absent.insert(*id);
                 }
-            }
-            if curation {
-                self.read_curation(loaded, chunk).await?;
             }
         }
         for (model, parent) in misses.children {
@@ -453,7 +490,12 @@ impl Search<'_> {
 
     /// The curation of these objects now, with its users' names.
     async fn read_curation(&self, loaded: &mut Loaded, ids: &[ObjectId]) -> Result<()> {
-        for chunk in ids.chunks(CHUNK) {
+        let unread: Vec<ObjectId> = ids
+            .iter()
+            .filter(|id| loaded.curated.insert(**id))
+            .copied()
+            .collect();
+        for chunk in unread.chunks(CHUNK) {
             for entry in self.store.curation_of(chunk).await? {
                 let name = match loaded.users.get(&entry.user) {
                     Some(name) => name.clone(),
@@ -495,6 +537,7 @@ impl Search<'_> {
             },
         };
         let end = page.offset.saturating_add(page.limit);
+        let clock = std::time::Instant::now();
         // The unaffected objects of the page lie at most `then.len()` places before it.
         let mut low = page.offset.saturating_sub(then.len() as u64);
         let mut window = self
@@ -521,7 +564,17 @@ impl Search<'_> {
                 )
                 .await?;
         }
+        tracing::debug!(
+            elapsed_ms = clock.elapsed().as_secs_f64() * 1e3,
+            "today's objects around a page as of a version"
+        );
+        let clock = std::time::Instant::now();
         let keys = self.window_keys(plan, &window, difference).await?;
+        tracing::debug!(
+            window = window.len(),
+            elapsed_ms = clock.elapsed().as_secs_f64() * 1e3,
+            "the sort keys of today's objects around a page as of a version"
+        );
         let order = &plan.order;
         let before = |p: &(SortValues, ObjectId), w: usize| {
             compare_sorted(order, (&p.0, p.1), (&keys[w], window[w])) == Ordering::Less
