@@ -9,6 +9,7 @@ use lore_core::store::{Details, EntityPair, HistoryRecords};
 use lore_core::{Error, ObjectId, Result};
 
 use super::SqlStore;
+use crate::dialect::Dialect;
 use crate::driver::{Driver, Stmt};
 use crate::read::{self, object_columns};
 use crate::value::{Row, SqlValue};
@@ -182,9 +183,26 @@ fn chunks_by_model(ids: &[ObjectId]) -> Vec<(i64, String)> {
         .collect()
 }
 
-/// The stamps of the revisions after `$2` and up to `$3`.
-const STAMPS_BETWEEN: &str =
-    "SELECT c.stamp FROM catalog_versions c WHERE c.version > $2 AND c.version <= $3";
+/// The test that a row's stamp (`t.{column}`) is of a revision after `${after}` and, with
+/// `upto`, up to `${upto}`. On SQLite a stamp is its version: a range its index reads in
+/// order (a list of the later revisions' stamps makes SQLite's planner, which knows most
+/// rows share the first import's stamp, read every row instead). On PostgreSQL a stamp is
+/// mapped to its version by `catalog_versions`.
+fn stamp_after(dialect: Dialect, column: &str, after: u8, upto: Option<u8>) -> String {
+    match dialect {
+        Dialect::Sqlite => match upto {
+            Some(upto) => format!("t.{column} > ${after} AND t.{column} <= ${upto}"),
+            None => format!("t.{column} > ${after}"),
+        },
+        Dialect::Postgres => {
+            let upto = upto.map_or(String::new(), |u| format!(" AND c.version <= ${u}"));
+            format!(
+                "t.{column} IN (SELECT c.stamp FROM catalog_versions c \
+                 WHERE c.version > ${after}{upto})"
+            )
+        }
+    }
+}
 
 fn revision(mut row: Row) -> Result<Revision> {
     const T: &str = "catalog_versions";
@@ -724,9 +742,9 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
                 (format!("{table}_history"), "valid_from"),
                 (format!("{table}_history"), "valid_to"),
             ] {
+                let changed = stamp_after(D::DIALECT, stamp, 2, Some(3));
                 parts.push(format!(
-                    "SELECT t.{o} AS object_id FROM {name} t \
-                     WHERE t.{stamp} IN ({STAMPS_BETWEEN}) AND t.{m} = $1"
+                    "SELECT t.{o} AS object_id FROM {name} t WHERE {changed} AND t.{m} = $1"
                 ));
             }
         }
@@ -754,7 +772,6 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
     }
 
     async fn objects_changed_after(&self, after: i64, limit: usize) -> Result<Vec<ObjectId>> {
-        const STAMPS_AFTER: &str = "SELECT c.stamp FROM catalog_versions c WHERE c.version > $1";
         let mut parts = Vec::new();
         for (table, _, [m, o]) in TABLES {
             let mut ends = vec![(m, o)];
@@ -766,10 +783,11 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
                 (format!("{table}_history"), "valid_from"),
                 (format!("{table}_history"), "valid_to"),
             ] {
+                let changed = stamp_after(D::DIALECT, stamp, 1, None);
                 for (m, o) in &ends {
                     parts.push(format!(
                         "SELECT t.{m} AS model_id, t.{o} AS object_id FROM {name} t \
-                         WHERE t.{stamp} IN ({STAMPS_AFTER})"
+                         WHERE {changed}"
                     ));
                 }
             }

@@ -216,6 +216,9 @@ impl Search<'_> {
 
     /// The difference of a plan as of its version from today, if it can be worked out.
     async fn difference(&self, plan: &Plan, facets: &[Facet]) -> Result<Option<Difference>> {
+        if plan.as_of.is_none() {
+            return Ok(None);
+        }
         let clock = std::time::Instant::now();
         let found = self.difference_of(plan, facets).await?;
         tracing::debug!(
