@@ -134,8 +134,8 @@ struct Difference {
     affected: Vec<ObjectId>,
     /// The affected objects that passed then, in the plan's order.
     then: Vec<(SortValues, ObjectId)>,
-    /// How many affected objects pass now.
-    now: u64,
+    /// The affected objects that pass now, in the plan's order.
+    now: Vec<(SortValues, ObjectId)>,
     /// Each facet's values among the affected objects that passed then, and that pass
     /// now: every value.
     then_counts: Vec<Vec<ValueCount>>,
@@ -169,7 +169,7 @@ impl Search<'_> {
             let today = self.store.count(&today(plan)).await?;
             if self.still_at(&difference.past).await? {
                 let then = difference.then.len() as u64;
-                return Ok((today + then).saturating_sub(difference.now));
+                return Ok((today + then).saturating_sub(difference.now.len() as u64));
             }
         }
         self.store.count(plan).await
@@ -529,54 +529,20 @@ impl Search<'_> {
         difference: &Difference,
     ) -> Result<Vec<ObjectId>> {
         let then = &difference.then;
-        let others = match difference.affected.is_empty() {
-            true => today(plan),
-            false => Plan {
-                filter: Cond::and(vec![
-                    plan.filter.clone(),
-                    Cond::not(Cond::Ids(difference.affected.clone())),
-                ]),
-                ..today(plan)
-            },
-        };
         let end = page.offset.saturating_add(page.limit);
         let clock = std::time::Instant::now();
         // The unaffected objects of the page lie at most `then.len()` places before it.
         let mut low = page.offset.saturating_sub(then.len() as u64);
-        let mut window = self
-            .store
-            .query(
-                &others,
-                Page {
-                    offset: low,
-                    limit: end - low,
-                },
-            )
-            .await?;
+        let (mut window, mut keys) = self.unaffected(plan, low, end, difference).await?;
         if window.is_empty() && low > 0 {
             // Fewer unaffected objects than `low`: all of them, to place the rest.
             low = 0;
-            window = self
-                .store
-                .query(
-                    &others,
-                    Page {
-                        offset: 0,
-                        limit: end,
-                    },
-                )
-                .await?;
+            (window, keys) = self.unaffected(plan, 0, end, difference).await?;
         }
-        tracing::debug!(
-            elapsed_ms = clock.elapsed().as_secs_f64() * 1e3,
-            "today's objects around a page as of a version"
-        );
-        let clock = std::time::Instant::now();
-        let keys = self.window_keys(plan, &window, difference).await?;
         tracing::debug!(
             window = window.len(),
             elapsed_ms = clock.elapsed().as_secs_f64() * 1e3,
-            "the sort keys of today's objects around a page as of a version"
+            "today's objects around a page as of a version"
         );
         let order = &plan.order;
         let before = |p: &(SortValues, ObjectId), w: usize| {
@@ -605,6 +571,46 @@ impl Search<'_> {
             position += 1;
         }
         Ok(ids)
+    }
+
+    /// The unaffected objects at places `low..end` among today's objects less the
+    /// affected ones, in order, with what they sort by. Read by today's statement of a
+    /// page (so as fast as today's page): from place `low` on, as many more as affected
+    /// objects pass now, each one's place among the unaffected its place today less the
+    /// affected ones before it.
+    async fn unaffected(
+        &self,
+        plan: &Plan,
+        low: u64,
+        end: u64,
+        difference: &Difference,
+    ) -> Result<(Vec<ObjectId>, Vec<SortValues>)> {
+        let passing = &difference.now;
+        let page = Page {
+            offset: low,
+            limit: (end - low).saturating_add(passing.len() as u64),
+        };
+        let read = self.store.query(&today(plan), page).await?;
+        let keys = self.window_keys(plan, &read, difference).await?;
+        let affected: std::collections::HashSet<ObjectId> =
+            difference.affected.iter().copied().collect();
+        let order = &plan.order;
+        let mut window = Vec::new();
+        let mut sorts = Vec::new();
+        for (i, (id, key)) in read.into_iter().zip(keys).enumerate() {
+            if affected.contains(&id) {
+                continue;
+            }
+            let before = passing.partition_point(|n| {
+                compare_sorted(order, (&n.0, n.1), (&key, id)) == Ordering::Less
+            });
+            let place = (low + i as u64).saturating_sub(before as u64);
+            if (low..end).contains(&place) {
+                window.push(id);
+                sorts.push(key);
+            }
+        }
+        Ok((window, sorts))
     }
 
     /// What the window's objects (unaffected: as they were) sort by.
@@ -697,7 +703,7 @@ fn flipped(past: &Past, local: &Cond, loaded: &Loaded) -> BTreeSet<ObjectId> {
 /// now; and what they missed.
 type Tested = (
     Vec<(SortValues, ObjectId)>,
-    u64,
+    Vec<(SortValues, ObjectId)>,
     Vec<Vec<ValueCount>>,
     Vec<Vec<ValueCount>>,
 );
@@ -727,12 +733,15 @@ fn test(
         };
         let passed = passing(&then);
         let passes = passing(&now);
-        let mut sorted: Vec<(SortValues, ObjectId)> = passed
-            .iter()
-            .filter_map(|id| then.object(*id))
-            .map(|o| (sort_values(&plan.order, &then, o), o.id))
-            .collect();
-        sorted.sort_by(|a, b| compare_sorted(&plan.order, (&a.0, a.1), (&b.0, b.1)));
+        let sorted = |moment: &Moment<'_>, ids: &[ObjectId]| {
+            let mut sorted: Vec<(SortValues, ObjectId)> = ids
+                .iter()
+                .filter_map(|id| moment.object(*id))
+                .map(|o| (sort_values(&plan.order, moment, o), o.id))
+                .collect();
+            sorted.sort_by(|a, b| compare_sorted(&plan.order, (&a.0, a.1), (&b.0, b.1)));
+            sorted
+        };
         let counts = |moment: &Moment<'_>, ids: &[ObjectId]| -> Vec<Vec<ValueCount>> {
             facets
                 .iter()
@@ -744,7 +753,12 @@ fn test(
         };
         let then_counts = counts(&then, &passed);
         let now_counts = counts(&now, &passes);
-        (sorted, passes.len() as u64, then_counts, now_counts)
+        (
+            sorted(&then, &passed),
+            sorted(&now, &passes),
+            then_counts,
+            now_counts,
+        )
     };
     let mut misses = then.misses();
     misses.add(now.misses());
