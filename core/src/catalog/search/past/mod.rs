@@ -575,9 +575,9 @@ impl Search<'_> {
 
     /// The unaffected objects at places `low..end` among today's objects less the
     /// affected ones, in order, with what they sort by. Read by today's statement of a
-    /// page (so as fast as today's page): from place `low` on, as many more as affected
-    /// objects pass now, each one's place among the unaffected its place today less the
-    /// affected ones before it.
+    /// page (so as fast as today's page) from place `low` on, and further for as many
+    /// affected objects as it met, each one's place among the unaffected its place today
+    /// less the affected ones that pass now before it.
     async fn unaffected(
         &self,
         plan: &Plan,
@@ -586,29 +586,43 @@ impl Search<'_> {
         difference: &Difference,
     ) -> Result<(Vec<ObjectId>, Vec<SortValues>)> {
         let passing = &difference.now;
-        let page = Page {
-            offset: low,
-            limit: (end - low).saturating_add(passing.len() as u64),
-        };
-        let read = self.store.query(&today(plan), page).await?;
-        let keys = self.window_keys(plan, &read, difference).await?;
         let affected: std::collections::HashSet<ObjectId> =
             difference.affected.iter().copied().collect();
         let order = &plan.order;
         let mut window = Vec::new();
         let mut sorts = Vec::new();
-        for (i, (id, key)) in read.into_iter().zip(keys).enumerate() {
-            if affected.contains(&id) {
-                continue;
+        let mut page = Page {
+            offset: low,
+            limit: end - low,
+        };
+        // The place of the last unaffected object read.
+        let mut last = None;
+        while page.limit > 0 {
+            let read = self.store.query(&today(plan), page).await?;
+            let exhausted = (read.len() as u64) < page.limit;
+            let keys = self.window_keys(plan, &read, difference).await?;
+            for (i, (id, key)) in read.into_iter().zip(keys).enumerate() {
+                if affected.contains(&id) {
+                    continue;
+                }
+                let before = passing.partition_point(|n| {
+                    compare_sorted(order, (&n.0, n.1), (&key, id)) == Ordering::Less
+                });
+                let place = (page.offset + i as u64).saturating_sub(before as u64);
+                last = Some(place);
+                if (low..end).contains(&place) {
+                    window.push(id);
+                    sorts.push(key);
+                }
             }
-            let before = passing.partition_point(|n| {
-                compare_sorted(order, (&n.0, n.1), (&key, id)) == Ordering::Less
-            });
-            let place = (low + i as u64).saturating_sub(before as u64);
-            if (low..end).contains(&place) {
-                window.push(id);
-                sorts.push(key);
+            if exhausted {
+                break;
             }
+            // The places up to `end` not reached yet, each at least one read further.
+            page = Page {
+                offset: page.offset + page.limit,
+                limit: end.saturating_sub(last.map_or(low, |l| l + 1)),
+            };
         }
         Ok((window, sorts))
     }
