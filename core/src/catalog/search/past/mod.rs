@@ -618,10 +618,15 @@ impl Search<'_> {
             if exhausted {
                 break;
             }
-            // The places up to `end` not reached yet, each at least one read further.
+            // The places up to `end` not reached yet, read further; twice as far when the
+            // affected ones keep coming (the newest, first by "Updated Date", often are).
+            let missing = end.saturating_sub(last.map_or(low, |l| l + 1));
             page = Page {
                 offset: page.offset + page.limit,
-                limit: end.saturating_sub(last.map_or(low, |l| l + 1)),
+                limit: match missing {
+                    0 => 0,
+                    missing => missing.max(page.limit.saturating_mul(2)),
+                },
             };
         }
         Ok((window, sorts))
