@@ -601,8 +601,10 @@ impl Search<'_> {
             let read = self.store.query(&today(plan), page).await?;
             let exhausted = (read.len() as u64) < page.limit;
             let keys = self.window_keys(plan, &read, difference).await?;
+            let mut skipped = 0u64;
             for (i, (id, key)) in read.into_iter().zip(keys).enumerate() {
                 if affected.contains(&id) {
+                    skipped += 1;
                     continue;
                 }
                 let before = passing.partition_point(|n| {
@@ -618,14 +620,15 @@ impl Search<'_> {
             if exhausted {
                 break;
             }
-            // The places up to `end` not reached yet, read further; twice as far when the
-            // affected ones keep coming (the newest, first by "Updated Date", often are).
+            // The places up to `end` not reached yet, read further: twice as many as the
+            // affected ones met, which keep coming where they gather (the newest, first
+            // by "Updated Date", often are).
             let missing = end.saturating_sub(last.map_or(low, |l| l + 1));
             page = Page {
                 offset: page.offset + page.limit,
                 limit: match missing {
                     0 => 0,
-                    missing => missing.max(page.limit.saturating_mul(2)),
+                    missing => missing.max(skipped.saturating_mul(2)),
                 },
             };
         }
