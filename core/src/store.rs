@@ -341,18 +341,23 @@ pub fn entity_at(history: ObjectHistory, version: i64) -> (Option<Object>, Detai
         labels: at(history.labels, version),
         profiling: Vec::new(),
     };
-    details
-        .attributes
-        .sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
-    details.edges.sort();
-    details.tags.sort();
-    details
-        .classifications
-        .sort_by(|a, b| (a.object, &a.data_class).cmp(&(b.object, &b.data_class)));
-    details
-        .labels
-        .sort_by(|a, b| (a.object, &a.label).cmp(&(b.object, &b.label)));
+    details.sort();
     (object, details)
+}
+
+impl Details {
+    /// Puts each list in the order `Details` keeps (edges without repeats).
+    pub fn sort(&mut self) {
+        self.attributes
+            .sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
+        self.edges.sort();
+        self.edges.dedup();
+        self.tags.sort();
+        self.classifications
+            .sort_by(|a, b| (a.object, &a.data_class).cmp(&(b.object, &b.data_class)));
+        self.labels
+            .sort_by(|a, b| (a.object, &a.label).cmp(&(b.object, &b.label)));
+    }
 }
 
 /// Brings an op into the form every backend stores, so all of them answer alike:

@@ -807,12 +807,9 @@ impl<'i> Compiler<'i> {
             Cond::Search { columns, text } => self.search(columns, text, row, true),
             Cond::Related(relation, inner) => self.related(*relation, inner, row),
             Cond::Ids(ids) => {
-                let Row::Object(o) = row else {
+                let (Row::Object(o), false) = (row, ids.is_empty()) else {
                     return "1 = 0".to_owned();
                 };
-                if ids.is_empty() {
-                    return "1 = 0".to_owned();
-                }
                 // One IN list per model: flat, however many ids.
                 let mut by_model: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
                 for id in ids {

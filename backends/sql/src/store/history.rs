@@ -208,6 +208,29 @@ impl StampTest {
     }
 }
 
+/// Where a revision's changes show, for each kept table: its current rows by the stamp
+/// that wrote them, its kept rows by the stamps that wrote and replaced them; each with
+/// the columns of the object whose change it is (with `targets`, an edge's target too).
+fn changed_rows(targets: bool) -> Vec<(String, &'static str, [&'static str; 2])> {
+    let mut rows = Vec::new();
+    for (table, _, owner) in TABLES {
+        let mut ends = vec![owner];
+        if targets && table == "edges" {
+            ends.push(["target_model", "target_object"]);
+        }
+        for (name, stamp) in [
+            (table.to_owned(), "valid_from"),
+            (format!("{table}_history"), "valid_from"),
+            (format!("{table}_history"), "valid_to"),
+        ] {
+            for end in &ends {
+                rows.push((name.clone(), stamp, *end));
+            }
+        }
+    }
+    rows
+}
+
 impl<D: Driver> SqlStore<D> {
     /// The test of stamps after `after` and up to `upto`; `None` when no revision is.
     async fn stamp_test(&self, after: i64, upto: Option<i64>) -> Result<Option<StampTest>> {
@@ -765,19 +788,15 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         let Some(changed) = self.stamp_test(from, Some(to)).await? else {
             return Ok(Vec::new());
         };
-        let mut parts = Vec::new();
-        for (table, _, [m, o]) in TABLES {
-            for (name, stamp) in [
-                (table.to_owned(), "valid_from"),
-                (format!("{table}_history"), "valid_from"),
-                (format!("{table}_history"), "valid_to"),
-            ] {
-                parts.push(format!(
+        let parts: Vec<String> = changed_rows(false)
+            .into_iter()
+            .map(|(name, stamp, [m, o])| {
+                format!(
                     "SELECT t.{o} AS object_id FROM {name} t WHERE {} AND t.{m} = $1",
                     changed.of(stamp)
-                ));
-            }
-        }
+                )
+            })
+            .collect();
         let sql = format!(
             "SELECT object_id FROM ({}) c ORDER BY object_id LIMIT $2",
             parts.join(" UNION ")
@@ -798,25 +817,15 @@ impl<D: Driver> HistoryRecords for SqlStore<D> {
         let Some(changed) = self.stamp_test(after, None).await? else {
             return Ok(Vec::new());
         };
-        let mut parts = Vec::new();
-        for (table, _, [m, o]) in TABLES {
-            let mut ends = vec![(m, o)];
-            if table == "edges" {
-                ends.push(("target_model", "target_object"));
-            }
-            for (name, stamp) in [
-                (table.to_owned(), "valid_from"),
-                (format!("{table}_history"), "valid_from"),
-                (format!("{table}_history"), "valid_to"),
-            ] {
-                for (m, o) in &ends {
-                    parts.push(format!(
-                        "SELECT t.{m} AS model_id, t.{o} AS object_id FROM {name} t WHERE {}",
-                        changed.of(stamp)
-                    ));
-                }
-            }
-        }
+        let parts: Vec<String> = changed_rows(true)
+            .into_iter()
+            .map(|(name, stamp, [m, o])| {
+                format!(
+                    "SELECT t.{m} AS model_id, t.{o} AS object_id FROM {name} t WHERE {}",
+                    changed.of(stamp)
+                )
+            })
+            .collect();
         let sql = format!(
             "SELECT model_id, object_id FROM ({}) c ORDER BY model_id, object_id LIMIT $1",
             parts.join(" UNION ")

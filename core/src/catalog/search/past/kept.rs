@@ -135,18 +135,7 @@ fn replaced_then(
         }
     }
     objects.sort_by_key(|o| o.id);
-    details
-        .attributes
-        .sort_by(|a, b| (a.object, &a.attribute).cmp(&(b.object, &b.attribute)));
-    details.edges.sort();
-    details.edges.dedup();
-    details.tags.sort();
-    details
-        .classifications
-        .sort_by(|a, b| (a.object, &a.data_class).cmp(&(b.object, &b.data_class)));
-    details
-        .labels
-        .sort_by(|a, b| (a.object, &a.label).cmp(&(b.object, &b.label)));
+    details.sort();
     (objects, details)
 }
 
